@@ -1,0 +1,59 @@
+package io.jkubelet.agent.runtime;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The container runtime contract, at the level of the CRI: pod sandboxes, containers and images.
+ * What to run is decided above this interface (package {@code kuberuntime}); an implementation only
+ * carries out one operation at a time and reports what exists.
+ *
+ * <p>Implementations must be thread-safe: pod workers call them concurrently for different pods.
+ * Every method may throw {@link RuntimeError}.
+ */
+public interface Runtime {
+
+  /** The runtime's name and version, as {@code docker://20.10.24} would print, e.g. "docker". */
+  String type();
+
+  /** The engine's version; also a health check, since it round-trips to the engine. */
+  String version();
+
+  /**
+   * Lists the containers that jkubelet created (those with an {@code io.kubernetes.pod.uid}
+   * label), sandboxes included, running or not. Containers without that label are never returned.
+   */
+  List<ContainerSummary> listContainers();
+
+  /**
+   * Inspects every sandbox and container of one pod. A pod with nothing in the runtime gets an
+   * empty status, never an error.
+   */
+  PodStatus podStatus(PodRef pod);
+
+  /** Creates and starts a sandbox; returns its id. */
+  String runPodSandbox(SandboxConfig config);
+
+  /** Stops a sandbox's container (SIGTERM, then SIGKILL after {@code grace}). */
+  void stopPodSandbox(String sandboxId, Duration grace);
+
+  /** Removes a stopped sandbox. Missing sandboxes are not an error. */
+  void removePodSandbox(String sandboxId);
+
+  /** Creates a container that joins the sandbox's network and IPC namespaces; returns its id. */
+  String createContainer(String sandboxId, ContainerConfig config);
+
+  void startContainer(String containerId);
+
+  /** SIGTERM, wait up to {@code grace}, then SIGKILL. A container that is not running is fine. */
+  void stopContainer(String containerId, Duration grace);
+
+  /** Removes a container. Missing containers are not an error. */
+  void removeContainer(String containerId);
+
+  /** Whether the image is present locally. */
+  boolean imagePresent(String image);
+
+  /** Pulls an image; throws {@link RuntimeError} with kind {@code IMAGE_PULL} when it fails. */
+  void pullImage(String image, Duration timeout);
+}
