@@ -1,0 +1,287 @@
+package io.jkubelet.config;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.jkubelet.config.KubeletConfiguration.Builder;
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.BiConsumer;
+
+/**
+ * Reads a KubeletConfiguration file, as YAML or JSON.
+ *
+ * <p>The file must hold a single mapping with {@code kind: KubeletConfiguration} and {@code
+ * apiVersion: kubelet.config.k8s.io/v1beta1}. Each supported field is mapped explicitly and has the
+ * type upstream gives it: strings, integers (32-bit), booleans, durations as Go-style strings (see
+ * {@link Durations}) and {@code staticPodURLHeader} as a mapping of header names to lists of
+ * strings. Values are not coerced: {@code maxPods: "110"} is an error, as it is for upstream. A
+ * field that is absent or {@code null} keeps its default. Fields jkubelet does not support are
+ * reported as warnings, not errors, since upstream files commonly set many of them.
+ *
+ * <p>Loading checks types only; ranges are checked by {@link ConfigValidator}, normally after
+ * command-line flags have been overlaid on the loaded configuration.
+ */
+public final class ConfigLoader {
+
+  /** The {@code kind} a configuration file must declare. */
+  public static final String KIND = "KubeletConfiguration";
+
+  /** The {@code apiVersion} a configuration file must declare. */
+  public static final String API_VERSION = "kubelet.config.k8s.io/v1beta1";
+
+  /** The {@link ConfigException#field()} used for problems with the file itself. */
+  public static final String FILE_FIELD = "config";
+
+  private static final ObjectMapper YAML =
+      new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+  /** Supported fields, in upstream's order, each reading its node into the builder. */
+  private static final Map<String, BiConsumer<Builder, JsonNode>> FIELDS = new LinkedHashMap<>();
+
+  static {
+    string("staticPodPath", Builder::staticPodPath);
+    duration("syncFrequency", Builder::syncFrequency);
+    duration("fileCheckFrequency", Builder::fileCheckFrequency);
+    duration("httpCheckFrequency", Builder::httpCheckFrequency);
+    string("staticPodURL", Builder::staticPodURL);
+    FIELDS.put("staticPodURLHeader", (b, v) -> b.staticPodURLHeader(headers(v)));
+    string("address", Builder::address);
+    integer("port", Builder::port);
+    integer("readOnlyPort", Builder::readOnlyPort);
+    bool("registerNode", Builder::registerNode);
+    integer("eventRecordQPS", Builder::eventRecordQPS);
+    integer("eventBurst", Builder::eventBurst);
+    integer("kubeAPIQPS", Builder::kubeAPIQPS);
+    integer("kubeAPIBurst", Builder::kubeAPIBurst);
+    integer("maxPods", Builder::maxPods);
+    duration("nodeStatusUpdateFrequency", Builder::nodeStatusUpdateFrequency);
+    duration("nodeStatusReportFrequency", Builder::nodeStatusReportFrequency);
+    integer("nodeLeaseDurationSeconds", Builder::nodeLeaseDurationSeconds);
+    integer("podInfraOomScoreAdj", Builder::podInfraOomScoreAdj);
+  }
+
+  private ConfigLoader() {}
+
+  /**
+   * A loaded configuration and the warnings to show the user.
+   *
+   * @param config the configuration: file values over defaults; not yet validated
+   * @param warnings one message per ignored field, in file order, e.g. {@code field cgroupDriver is
+   *     not supported by jkubelet and is ignored}
+   */
+  public record Loaded(KubeletConfiguration config, List<String> warnings) {
+    /** Copies {@code warnings} into an unmodifiable list. */
+    public Loaded {
+      Objects.requireNonNull(config, "config");
+      warnings = List.copyOf(warnings);
+    }
+  }
+
+  /**
+   * Loads a configuration file.
+   *
+   * @param file a YAML or JSON KubeletConfiguration file
+   * @return the configuration and warnings about ignored fields
+   * @throws ConfigException with field {@code config} if the file cannot be read, is empty, is not
+   *     valid YAML (the message names the file, line and column, followed by the parser's own
+   *     explanation, which may span several lines and quote the offending text), repeats a field,
+   *     or is not a single mapping; with field {@code kind} or {@code apiVersion} if either is
+   *     missing or not the expected value; with the field's name if a value has the wrong type or
+   *     is a malformed duration
+   */
+  public static Loaded load(Path file) {
+    JsonNode root = parse(file, read(file));
+    expectConstant(root, "kind", KIND);
+    expectConstant(root, "apiVersion", API_VERSION);
+
+    Builder builder = KubeletConfiguration.builder();
+    List<String> warnings = new ArrayList<>();
+    for (Map.Entry<String, JsonNode> entry : root.properties()) {
+      String name = entry.getKey();
+      JsonNode value = entry.getValue();
+      BiConsumer<Builder, JsonNode> reader = FIELDS.get(name);
+      if (reader != null) {
+        if (!value.isNull()) {
+          reader.accept(builder, value);
+        }
+      } else if (!name.equals("kind") && !name.equals("apiVersion")) {
+        warnings.add(unsupported(name));
+      }
+    }
+    return new Loaded(builder.build(), warnings);
+  }
+
+  private static byte[] read(Path file) {
+    if (Files.isDirectory(file)) {
+      throw new ConfigException(FILE_FIELD, file + " is a directory, expected a file");
+    }
+    try {
+      return Files.readAllBytes(file);
+    } catch (NoSuchFileException e) {
+      throw new ConfigException(FILE_FIELD, "file " + file + " does not exist", e);
+    } catch (AccessDeniedException e) {
+      throw new ConfigException(FILE_FIELD, "cannot read " + file + ": permission denied", e);
+    } catch (IOException e) {
+      throw new ConfigException(FILE_FIELD, "cannot read " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static JsonNode parse(Path file, byte[] content) {
+    // A parser rather than readValues(): that would unwrap a top-level list into its elements.
+    try (JsonParser parser = YAML.createParser(content)) {
+      JsonNode root = YAML.readTree(parser);
+      if (root == null || root.isNull() || root.isMissingNode()) {
+        throw new ConfigException(FILE_FIELD, file + " is empty, expected a " + KIND);
+      }
+      if (!root.isObject()) {
+        throw new ConfigException(
+            FILE_FIELD, file + " must hold a mapping of fields, got " + describe(root));
+      }
+      JsonToken next = parser.nextToken();
+      if (next != null && next != JsonToken.VALUE_NULL) {
+        throw new ConfigException(
+            FILE_FIELD, file + " holds more than one YAML document, expected only a " + KIND);
+      }
+      return root;
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      String where =
+          at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+      throw new ConfigException(
+          FILE_FIELD,
+          file + " is not valid YAML" + where + ": " + e.getOriginalMessage().strip(),
+          e);
+    } catch (IOException e) {
+      throw new ConfigException(FILE_FIELD, "cannot read " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static void expectConstant(JsonNode root, String field, String expected) {
+    JsonNode value = root.get(field);
+    if (value == null || value.isNull()) {
+      throw new ConfigException(field, "must be \"" + expected + "\", but it is missing");
+    }
+    if (!value.isTextual() || !value.textValue().equals(expected)) {
+      throw new ConfigException(field, "must be \"" + expected + "\", got " + describe(value));
+    }
+  }
+
+  private static String unsupported(String name) {
+    String warning = "field " + name + " is not supported by jkubelet and is ignored";
+    for (String known : FIELDS.keySet()) {
+      if (known.toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
+        return warning + " (did you mean " + known + "?)";
+      }
+    }
+    return warning;
+  }
+
+  private static void string(String field, BiConsumer<Builder, String> setter) {
+    FIELDS.put(field, (b, v) -> setter.accept(b, asString(field, v)));
+  }
+
+  private static void integer(String field, BiConsumer<Builder, Integer> setter) {
+    FIELDS.put(field, (b, v) -> setter.accept(b, asInt(field, v)));
+  }
+
+  private static void bool(String field, BiConsumer<Builder, Boolean> setter) {
+    FIELDS.put(
+        field,
+        (b, v) -> {
+          if (!v.isBoolean()) {
+            throw new ConfigException(field, "expected true or false, got " + describe(v));
+          }
+          setter.accept(b, v.booleanValue());
+        });
+  }
+
+  private static void duration(String field, BiConsumer<Builder, Duration> setter) {
+    FIELDS.put(
+        field,
+        (b, v) -> {
+          if (!v.isTextual()) {
+            throw new ConfigException(
+                field, "expected a duration such as \"20s\" or \"1m30s\", got " + describe(v));
+          }
+          try {
+            setter.accept(b, Durations.parse(v.textValue()));
+          } catch (IllegalArgumentException e) {
+            throw new ConfigException(field, e.getMessage(), e);
+          }
+        });
+  }
+
+  private static String asString(String field, JsonNode value) {
+    if (!value.isTextual()) {
+      throw new ConfigException(field, "expected a string, got " + describe(value));
+    }
+    return value.textValue();
+  }
+
+  private static int asInt(String field, JsonNode value) {
+    if (!value.isIntegralNumber()) {
+      throw new ConfigException(field, "expected an integer, got " + describe(value));
+    }
+    if (!value.canConvertToInt()) {
+      throw new ConfigException(
+          field,
+          "expected an integer between "
+              + Integer.MIN_VALUE
+              + " and "
+              + Integer.MAX_VALUE
+              + ", got "
+              + describe(value));
+    }
+    return value.intValue();
+  }
+
+  /** Reads {@code staticPodURLHeader}: header name to a list of values; null counts as empty. */
+  private static Map<String, List<String>> headers(JsonNode value) {
+    String field = "staticPodURLHeader";
+    if (!value.isObject()) {
+      throw new ConfigException(
+          field, "expected a mapping of header names to lists of values, got " + describe(value));
+    }
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> header : value.properties()) {
+      String headerField = field + "." + header.getKey();
+      JsonNode values = header.getValue();
+      if (!values.isArray() && !values.isNull()) {
+        throw new ConfigException(
+            headerField, "expected a list of strings, got " + describe(values));
+      }
+      List<String> list = new ArrayList<>();
+      for (int i = 0; i < values.size(); i++) {
+        list.add(asString(headerField + "[" + i + "]", values.get(i)));
+      }
+      headers.put(header.getKey(), list);
+    }
+    return headers;
+  }
+
+  /** A short rendering of a value for messages: scalars as JSON, containers by kind only. */
+  private static String describe(JsonNode value) {
+    if (value.isArray()) {
+      return "a list";
+    }
+    if (value.isObject()) {
+      return "a mapping";
+    }
+    return value.toString();
+  }
+}

@@ -1,0 +1,282 @@
+package io.jkubelet.config;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The node agent's configuration: the subset of {@code kubelet.config.k8s.io/v1beta1}
+ * KubeletConfiguration that jkubelet supports, plus jkubelet's own {@link #podInfraOomScoreAdj}.
+ * Component names are upstream's JSON field names, so they are also the names used in files and in
+ * {@link ConfigException#field()}.
+ *
+ * <p>Instances are immutable. The constructor only rejects null references; ranges are checked by
+ * {@link ConfigValidator}, so a configuration can be assembled from a file and flags first and
+ * validated once at the end.
+ *
+ * @param staticPodPath directory (or single file) of static pod manifests; {@code ""} (the default)
+ *     means no file source
+ * @param syncFrequency how often running pods are reconciled with their desired state; default 1m
+ * @param fileCheckFrequency how often {@code staticPodPath} is re-read; default 20s
+ * @param httpCheckFrequency how often {@code staticPodURL} is re-fetched; default 20s
+ * @param staticPodURL http(s) URL serving static pod manifests; {@code ""} (the default) means no
+ *     URL source
+ * @param staticPodURLHeader HTTP headers sent when fetching {@code staticPodURL}, name to values;
+ *     default empty
+ * @param readOnlyPort port of the unauthenticated read-only HTTP API; 0 disables it; default 10255
+ * @param port port of the main HTTPS API; default 10250
+ * @param address IP address the APIs listen on; default {@code "0.0.0.0"} (all interfaces)
+ * @param maxPods maximum number of pods on this node; default 110
+ * @param nodeStatusUpdateFrequency how often the node status is computed and posted if it changed;
+ *     default 10s
+ * @param nodeStatusReportFrequency how often the node status is posted even if unchanged; default
+ *     5m
+ * @param nodeLeaseDurationSeconds duration of the node's heartbeat Lease; default 40
+ * @param eventRecordQPS events per second the agent may create; default 5
+ * @param eventBurst burst allowance for event creation; default 10
+ * @param kubeAPIQPS requests per second to the API server; default 5
+ * @param kubeAPIBurst burst allowance for API server requests; default 10
+ * @param registerNode whether the agent registers its Node object with the API server; default true
+ * @param podInfraOomScoreAdj not an upstream field: the {@code oom_score_adj} of each pod's pause
+ *     (infra) container. Upstream gives pause containers -998, but some hosts (rootless or
+ *     user-namespaced Docker, for example) refuse a negative {@code oom_score_adj}, so the default
+ *     is 0; at runtime a refused negative value falls back to 0 with a warning. Default 0
+ */
+public record KubeletConfiguration(
+    String staticPodPath,
+    Duration syncFrequency,
+    Duration fileCheckFrequency,
+    Duration httpCheckFrequency,
+    String staticPodURL,
+    Map<String, List<String>> staticPodURLHeader,
+    int readOnlyPort,
+    int port,
+    String address,
+    int maxPods,
+    Duration nodeStatusUpdateFrequency,
+    Duration nodeStatusReportFrequency,
+    int nodeLeaseDurationSeconds,
+    int eventRecordQPS,
+    int eventBurst,
+    int kubeAPIQPS,
+    int kubeAPIBurst,
+    boolean registerNode,
+    int podInfraOomScoreAdj) {
+
+  /**
+   * Copies {@code staticPodURLHeader} into an unmodifiable map (in its iteration order) of
+   * unmodifiable lists.
+   *
+   * @throws NullPointerException if any reference component, header name or header value is null
+   */
+  public KubeletConfiguration {
+    Objects.requireNonNull(staticPodPath, "staticPodPath");
+    Objects.requireNonNull(syncFrequency, "syncFrequency");
+    Objects.requireNonNull(fileCheckFrequency, "fileCheckFrequency");
+    Objects.requireNonNull(httpCheckFrequency, "httpCheckFrequency");
+    Objects.requireNonNull(staticPodURL, "staticPodURL");
+    Objects.requireNonNull(staticPodURLHeader, "staticPodURLHeader");
+    Objects.requireNonNull(address, "address");
+    Objects.requireNonNull(nodeStatusUpdateFrequency, "nodeStatusUpdateFrequency");
+    Objects.requireNonNull(nodeStatusReportFrequency, "nodeStatusReportFrequency");
+    Map<String, List<String>> headers = new LinkedHashMap<>();
+    staticPodURLHeader.forEach(
+        (name, values) ->
+            headers.put(
+                Objects.requireNonNull(name, "staticPodURLHeader name"), List.copyOf(values)));
+    staticPodURLHeader = Collections.unmodifiableMap(headers);
+  }
+
+  /** The configuration with every field at its default, as documented on each component. */
+  public static KubeletConfiguration defaults() {
+    return new Builder().build();
+  }
+
+  /** A builder starting from {@link #defaults()}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * A builder starting from this configuration, for overlaying command-line flags on values read
+   * from a file: set only what the flags give, then {@link Builder#build()}.
+   */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /**
+   * Mutable builder of {@link KubeletConfiguration}. Each setter replaces one field and returns
+   * this builder; nothing is validated until {@link ConfigValidator#validate}.
+   */
+  public static final class Builder {
+    private String staticPodPath = "";
+    private Duration syncFrequency = Duration.ofMinutes(1);
+    private Duration fileCheckFrequency = Duration.ofSeconds(20);
+    private Duration httpCheckFrequency = Duration.ofSeconds(20);
+    private String staticPodURL = "";
+    private Map<String, List<String>> staticPodURLHeader = Map.of();
+    private int readOnlyPort = 10255;
+    private int port = 10250;
+    private String address = "0.0.0.0";
+    private int maxPods = 110;
+    private Duration nodeStatusUpdateFrequency = Duration.ofSeconds(10);
+    private Duration nodeStatusReportFrequency = Duration.ofMinutes(5);
+    private int nodeLeaseDurationSeconds = 40;
+    private int eventRecordQPS = 5;
+    private int eventBurst = 10;
+    private int kubeAPIQPS = 5;
+    private int kubeAPIBurst = 10;
+    private boolean registerNode = true;
+    private int podInfraOomScoreAdj = 0;
+
+    private Builder() {}
+
+    private Builder(KubeletConfiguration c) {
+      staticPodPath = c.staticPodPath;
+      syncFrequency = c.syncFrequency;
+      fileCheckFrequency = c.fileCheckFrequency;
+      httpCheckFrequency = c.httpCheckFrequency;
+      staticPodURL = c.staticPodURL;
+      staticPodURLHeader = c.staticPodURLHeader;
+      readOnlyPort = c.readOnlyPort;
+      port = c.port;
+      address = c.address;
+      maxPods = c.maxPods;
+      nodeStatusUpdateFrequency = c.nodeStatusUpdateFrequency;
+      nodeStatusReportFrequency = c.nodeStatusReportFrequency;
+      nodeLeaseDurationSeconds = c.nodeLeaseDurationSeconds;
+      eventRecordQPS = c.eventRecordQPS;
+      eventBurst = c.eventBurst;
+      kubeAPIQPS = c.kubeAPIQPS;
+      kubeAPIBurst = c.kubeAPIBurst;
+      registerNode = c.registerNode;
+      podInfraOomScoreAdj = c.podInfraOomScoreAdj;
+    }
+
+    public Builder staticPodPath(String value) {
+      staticPodPath = value;
+      return this;
+    }
+
+    public Builder syncFrequency(Duration value) {
+      syncFrequency = value;
+      return this;
+    }
+
+    public Builder fileCheckFrequency(Duration value) {
+      fileCheckFrequency = value;
+      return this;
+    }
+
+    public Builder httpCheckFrequency(Duration value) {
+      httpCheckFrequency = value;
+      return this;
+    }
+
+    public Builder staticPodURL(String value) {
+      staticPodURL = value;
+      return this;
+    }
+
+    public Builder staticPodURLHeader(Map<String, List<String>> value) {
+      staticPodURLHeader = value;
+      return this;
+    }
+
+    public Builder readOnlyPort(int value) {
+      readOnlyPort = value;
+      return this;
+    }
+
+    public Builder port(int value) {
+      port = value;
+      return this;
+    }
+
+    public Builder address(String value) {
+      address = value;
+      return this;
+    }
+
+    public Builder maxPods(int value) {
+      maxPods = value;
+      return this;
+    }
+
+    public Builder nodeStatusUpdateFrequency(Duration value) {
+      nodeStatusUpdateFrequency = value;
+      return this;
+    }
+
+    public Builder nodeStatusReportFrequency(Duration value) {
+      nodeStatusReportFrequency = value;
+      return this;
+    }
+
+    public Builder nodeLeaseDurationSeconds(int value) {
+      nodeLeaseDurationSeconds = value;
+      return this;
+    }
+
+    public Builder eventRecordQPS(int value) {
+      eventRecordQPS = value;
+      return this;
+    }
+
+    public Builder eventBurst(int value) {
+      eventBurst = value;
+      return this;
+    }
+
+    public Builder kubeAPIQPS(int value) {
+      kubeAPIQPS = value;
+      return this;
+    }
+
+    public Builder kubeAPIBurst(int value) {
+      kubeAPIBurst = value;
+      return this;
+    }
+
+    public Builder registerNode(boolean value) {
+      registerNode = value;
+      return this;
+    }
+
+    public Builder podInfraOomScoreAdj(int value) {
+      podInfraOomScoreAdj = value;
+      return this;
+    }
+
+    /**
+     * @return a new configuration with the values set so far
+     * @throws NullPointerException if a reference field was set to null
+     */
+    public KubeletConfiguration build() {
+      return new KubeletConfiguration(
+          staticPodPath,
+          syncFrequency,
+          fileCheckFrequency,
+          httpCheckFrequency,
+          staticPodURL,
+          staticPodURLHeader,
+          readOnlyPort,
+          port,
+          address,
+          maxPods,
+          nodeStatusUpdateFrequency,
+          nodeStatusReportFrequency,
+          nodeLeaseDurationSeconds,
+          eventRecordQPS,
+          eventBurst,
+          kubeAPIQPS,
+          kubeAPIBurst,
+          registerNode,
+          podInfraOomScoreAdj);
+    }
+  }
+}

@@ -1,0 +1,318 @@
+package io.jkubelet.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.params.provider.Arguments.argumentSet;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ConfigLoaderTest {
+
+  private static final String HEADER =
+      "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n";
+
+  @TempDir Path dir;
+
+  private Path write(String content) throws IOException {
+    return Files.writeString(dir.resolve("kubelet.yaml"), content);
+  }
+
+  @Test
+  void loadsEveryFieldOfAFullFile() throws IOException {
+    ConfigLoader.Loaded loaded = ConfigLoader.load(write(Samples.FULL_YAML));
+
+    assertThat(loaded.config()).isEqualTo(Samples.full());
+    assertThat(loaded.config().staticPodURLHeader().keySet())
+        .as("headers keep file order")
+        .containsExactly("Authorization", "X-Multi");
+  }
+
+  @Test
+  void loadsJson() throws IOException {
+    Path file =
+        Files.writeString(
+            dir.resolve("kubelet.json"),
+            """
+            {"apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
+             "maxPods": 42, "syncFrequency": "30s", "registerNode": false,
+             "staticPodURLHeader": {"Authorization": ["Bearer abc"]}}
+            """);
+
+    assertThat(ConfigLoader.load(file).config())
+        .isEqualTo(
+            KubeletConfiguration.builder()
+                .maxPods(42)
+                .syncFrequency(Duration.ofSeconds(30))
+                .registerNode(false)
+                .staticPodURLHeader(Map.of("Authorization", List.of("Bearer abc")))
+                .build());
+  }
+
+  @Test
+  void absentFieldsTakeDefaults() throws IOException {
+    ConfigLoader.Loaded loaded = ConfigLoader.load(write(HEADER));
+
+    assertThat(loaded.config()).isEqualTo(KubeletConfiguration.defaults());
+    assertThat(loaded.warnings()).isEmpty();
+  }
+
+  @Test
+  void nullFieldsTakeDefaults() throws IOException {
+    ConfigLoader.Loaded loaded =
+        ConfigLoader.load(write(HEADER + "maxPods: null\nstaticPodPath:\nsyncFrequency: ~\n"));
+
+    assertThat(loaded.config()).isEqualTo(KubeletConfiguration.defaults());
+  }
+
+  @Test
+  void onlyTheFieldsPresentChange() throws IOException {
+    KubeletConfiguration config =
+        ConfigLoader.load(write(HEADER + "maxPods: 7\nreadOnlyPort: 0\n")).config();
+
+    assertThat(config).isEqualTo(KubeletConfiguration.builder().maxPods(7).readOnlyPort(0).build());
+  }
+
+  @Test
+  void unsupportedFieldsAreWarningsInFileOrder() throws IOException {
+    String upstreamStyle =
+        HEADER
+            + """
+            authentication:
+              anonymous:
+                enabled: false
+            cgroupDriver: systemd
+            maxPods: 30
+            clusterDNS: [10.96.0.10]
+            maxpods: 31
+            """;
+
+    ConfigLoader.Loaded loaded = ConfigLoader.load(write(upstreamStyle));
+
+    assertThat(loaded.config().maxPods()).isEqualTo(30);
+    assertThat(loaded.warnings())
+        .containsExactly(
+            "field authentication is not supported by jkubelet and is ignored",
+            "field cgroupDriver is not supported by jkubelet and is ignored",
+            "field clusterDNS is not supported by jkubelet and is ignored",
+            "field maxpods is not supported by jkubelet and is ignored (did you mean maxPods?)");
+  }
+
+  @Test
+  void fullSampleWarnsAboutItsOneUnsupportedField() throws IOException {
+    assertThat(ConfigLoader.load(write(Samples.FULL_YAML)).warnings())
+        .containsExactly("field cgroupDriver is not supported by jkubelet and is ignored");
+  }
+
+  static Stream<Arguments> badValues() {
+    return Stream.of(
+        argumentSet(
+            "word for an integer",
+            "maxPods: lots",
+            "maxPods",
+            "maxPods: expected an integer, got \"lots\""),
+        argumentSet(
+            "quoted number for an integer",
+            "port: \"10250\"",
+            "port",
+            "port: expected an integer, got \"10250\""),
+        argumentSet(
+            "fraction for an integer",
+            "eventBurst: 1.5",
+            "eventBurst",
+            "eventBurst: expected an integer, got 1.5"),
+        argumentSet(
+            "integer beyond 32 bits",
+            "readOnlyPort: 99999999999",
+            "readOnlyPort",
+            "readOnlyPort: expected an integer between -2147483648 and 2147483647, got"
+                + " 99999999999"),
+        argumentSet(
+            "boolean for an integer",
+            "podInfraOomScoreAdj: true",
+            "podInfraOomScoreAdj",
+            "podInfraOomScoreAdj: expected an integer, got true"),
+        argumentSet(
+            "malformed duration",
+            "syncFrequency: abc",
+            "syncFrequency",
+            "syncFrequency: invalid duration \"abc\": expected a number with a unit (ns, us, ms,"
+                + " s, m, h), e.g. \"20s\" or \"1m30s\""),
+        argumentSet(
+            "negative duration",
+            "httpCheckFrequency: -5s",
+            "httpCheckFrequency",
+            "httpCheckFrequency: invalid duration \"-5s\": must not be negative"),
+        argumentSet(
+            "number for a duration",
+            "fileCheckFrequency: 20",
+            "fileCheckFrequency",
+            "fileCheckFrequency: expected a duration such as \"20s\" or \"1m30s\", got 20"),
+        argumentSet(
+            "string for a boolean",
+            "registerNode: \"yes\"",
+            "registerNode",
+            "registerNode: expected true or false, got \"yes\""),
+        argumentSet(
+            "list for a string",
+            "staticPodPath: [a, b]",
+            "staticPodPath",
+            "staticPodPath: expected a string, got a list"),
+        argumentSet(
+            "number for a string", "address: 10", "address", "address: expected a string, got 10"),
+        argumentSet(
+            "string for the header mapping",
+            "staticPodURLHeader: Authorization",
+            "staticPodURLHeader",
+            "staticPodURLHeader: expected a mapping of header names to lists of values, got"
+                + " \"Authorization\""),
+        argumentSet(
+            "single string for a header's values",
+            "staticPodURLHeader: {Authorization: Bearer abc}",
+            "staticPodURLHeader.Authorization",
+            "staticPodURLHeader.Authorization: expected a list of strings, got \"Bearer abc\""),
+        argumentSet(
+            "number among a header's values",
+            "staticPodURLHeader: {X-Id: [a, 5]}",
+            "staticPodURLHeader.X-Id[1]",
+            "staticPodURLHeader.X-Id[1]: expected a string, got 5"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("badValues")
+  void badValuesNameTheirField(String line, String field, String message) throws IOException {
+    Path file = write(HEADER + line + "\n");
+
+    assertThatThrownBy(() -> ConfigLoader.load(file))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo(field))
+        .hasMessage(message);
+  }
+
+  static Stream<Arguments> badTypeMeta() {
+    return Stream.of(
+        argumentSet(
+            "wrong kind",
+            "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: Pod\n",
+            "kind",
+            "kind: must be \"KubeletConfiguration\", got \"Pod\""),
+        argumentSet(
+            "missing kind",
+            "apiVersion: kubelet.config.k8s.io/v1beta1\nmaxPods: 3\n",
+            "kind",
+            "kind: must be \"KubeletConfiguration\", but it is missing"),
+        argumentSet(
+            "wrong apiVersion",
+            "apiVersion: kubelet.config.k8s.io/v1\nkind: KubeletConfiguration\n",
+            "apiVersion",
+            "apiVersion: must be \"kubelet.config.k8s.io/v1beta1\", got"
+                + " \"kubelet.config.k8s.io/v1\""),
+        argumentSet(
+            "missing apiVersion",
+            "kind: KubeletConfiguration\n",
+            "apiVersion",
+            "apiVersion: must be \"kubelet.config.k8s.io/v1beta1\", but it is missing"),
+        argumentSet(
+            "kind of the wrong case",
+            "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: kubeletconfiguration\n",
+            "kind",
+            "kind: must be \"KubeletConfiguration\", got \"kubeletconfiguration\""));
+  }
+
+  @ParameterizedTest
+  @MethodSource("badTypeMeta")
+  void rejectsWrongKindOrApiVersion(String content, String field, String message)
+      throws IOException {
+    Path file = write(content);
+
+    assertThatThrownBy(() -> ConfigLoader.load(file))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo(field))
+        .hasMessage(message);
+  }
+
+  @Test
+  void missingFileNamesThePath() {
+    Path missing = dir.resolve("nope.yaml");
+
+    assertThatThrownBy(() -> ConfigLoader.load(missing))
+        .isInstanceOfSatisfying(
+            ConfigException.class, e -> assertThat(e.field()).isEqualTo("config"))
+        .hasMessage("config: file " + missing + " does not exist");
+  }
+
+  @Test
+  void directoryIsRejected() {
+    assertThatThrownBy(() -> ConfigLoader.load(dir))
+        .isInstanceOfSatisfying(
+            ConfigException.class, e -> assertThat(e.field()).isEqualTo("config"))
+        .hasMessage("config: " + dir + " is a directory, expected a file");
+  }
+
+  @Test
+  void malformedYamlNamesFileLineAndColumn() throws IOException {
+    Path file = write(HEADER + "maxPods: [1, 2\nport: 3\n");
+
+    assertThatThrownBy(() -> ConfigLoader.load(file))
+        .isInstanceOfSatisfying(
+            ConfigException.class, e -> assertThat(e.field()).isEqualTo("config"))
+        .hasMessageStartingWith("config: " + file + " is not valid YAML at line 4, column ");
+  }
+
+  @Test
+  void duplicateFieldsAreRejected() throws IOException {
+    Path file = write(HEADER + "maxPods: 3\nmaxPods: 4\n");
+
+    assertThatThrownBy(() -> ConfigLoader.load(file))
+        .isInstanceOfSatisfying(
+            ConfigException.class, e -> assertThat(e.field()).isEqualTo("config"))
+        .hasMessageStartingWith("config: " + file + " is not valid YAML at line 4")
+        .hasMessageContaining("maxPods");
+  }
+
+  @Test
+  void emptyFileIsRejected() throws IOException {
+    Path file = write("# nothing here\n");
+
+    assertThatThrownBy(() -> ConfigLoader.load(file))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("config: " + file + " is empty, expected a KubeletConfiguration");
+  }
+
+  @Test
+  void topLevelListIsRejected() throws IOException {
+    Path file = write("- kind: KubeletConfiguration\n");
+
+    assertThatThrownBy(() -> ConfigLoader.load(file))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("config: " + file + " must hold a mapping of fields, got a list");
+  }
+
+  @Test
+  void secondYamlDocumentIsRejectedRatherThanIgnored() throws IOException {
+    Path file = write(HEADER + "---\n" + HEADER + "maxPods: 9\n");
+
+    assertThatThrownBy(() -> ConfigLoader.load(file))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "config: "
+                + file
+                + " holds more than one YAML document, expected only a"
+                + " KubeletConfiguration");
+  }
+
+  @Test
+  void documentMarkersAroundASingleDocumentAreFine() throws IOException {
+    Path file = write("---\n" + HEADER + "maxPods: 9\n---\n");
+
+    assertThat(ConfigLoader.load(file).config().maxPods()).isEqualTo(9);
+  }
+}

@@ -1,0 +1,178 @@
+package io.jkubelet.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.params.provider.Arguments.argumentSet;
+
+import java.time.Duration;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ConfigValidatorTest {
+
+  @Test
+  void acceptsDefaultsAndTheFullSample() {
+    assertThatCode(() -> ConfigValidator.validate(KubeletConfiguration.defaults()))
+        .doesNotThrowAnyException();
+    assertThatCode(() -> ConfigValidator.validate(Samples.full())).doesNotThrowAnyException();
+  }
+
+  static Stream<Arguments> boundaryValues() {
+    return Stream.<Arguments>of(
+        argumentSet("lowest port", change(b -> b.port(1))),
+        argumentSet("highest port", change(b -> b.port(65535))),
+        argumentSet("read-only port disabled", change(b -> b.readOnlyPort(0))),
+        argumentSet("highest read-only port", change(b -> b.readOnlyPort(65535))),
+        argumentSet("one pod", change(b -> b.maxPods(1))),
+        argumentSet("one-second lease", change(b -> b.nodeLeaseDurationSeconds(1))),
+        argumentSet("one-nanosecond frequency", change(b -> b.syncFrequency(Duration.ofNanos(1)))),
+        argumentSet(
+            "zero rates",
+            change(b -> b.eventRecordQPS(0).eventBurst(0).kubeAPIQPS(0).kubeAPIBurst(0))),
+        argumentSet("lowest oom_score_adj", change(b -> b.podInfraOomScoreAdj(-1000))),
+        argumentSet("highest oom_score_adj", change(b -> b.podInfraOomScoreAdj(1000))),
+        argumentSet("http URL", change(b -> b.staticPodURL("http://10.0.0.1:8080/pods"))),
+        argumentSet("upper-case scheme", change(b -> b.staticPodURL("HTTPS://example.com"))));
+  }
+
+  @ParameterizedTest
+  @MethodSource("boundaryValues")
+  void acceptsBoundaryValues(UnaryOperator<KubeletConfiguration.Builder> change) {
+    KubeletConfiguration config = change.apply(KubeletConfiguration.builder()).build();
+
+    assertThatCode(() -> ConfigValidator.validate(config)).doesNotThrowAnyException();
+  }
+
+  static Stream<Arguments> invalidValues() {
+    return Stream.of(
+        argumentSet(
+            "read-only port too high",
+            change(b -> b.readOnlyPort(70000)),
+            "readOnlyPort",
+            "readOnlyPort: must be between 0 and 65535, got 70000"),
+        argumentSet(
+            "negative read-only port",
+            change(b -> b.readOnlyPort(-1)),
+            "readOnlyPort",
+            "readOnlyPort: must be between 0 and 65535, got -1"),
+        argumentSet(
+            "port zero",
+            change(b -> b.port(0)),
+            "port",
+            "port: must be between 1 and 65535, got 0"),
+        argumentSet(
+            "port too high",
+            change(b -> b.port(65536)),
+            "port",
+            "port: must be between 1 and 65535, got 65536"),
+        argumentSet(
+            "no pods", change(b -> b.maxPods(0)), "maxPods", "maxPods: must be at least 1, got 0"),
+        argumentSet(
+            "zero sync frequency",
+            change(b -> b.syncFrequency(Duration.ZERO)),
+            "syncFrequency",
+            "syncFrequency: must be greater than 0, got 0s"),
+        argumentSet(
+            "zero file check frequency",
+            change(b -> b.fileCheckFrequency(Duration.ZERO)),
+            "fileCheckFrequency",
+            "fileCheckFrequency: must be greater than 0, got 0s"),
+        argumentSet(
+            "negative http check frequency",
+            change(b -> b.httpCheckFrequency(Duration.ofSeconds(-20))),
+            "httpCheckFrequency",
+            "httpCheckFrequency: must be greater than 0, got -20s"),
+        argumentSet(
+            "zero node status update frequency",
+            change(b -> b.nodeStatusUpdateFrequency(Duration.ZERO)),
+            "nodeStatusUpdateFrequency",
+            "nodeStatusUpdateFrequency: must be greater than 0, got 0s"),
+        argumentSet(
+            "zero node status report frequency",
+            change(b -> b.nodeStatusReportFrequency(Duration.ZERO)),
+            "nodeStatusReportFrequency",
+            "nodeStatusReportFrequency: must be greater than 0, got 0s"),
+        argumentSet(
+            "zero lease",
+            change(b -> b.nodeLeaseDurationSeconds(0)),
+            "nodeLeaseDurationSeconds",
+            "nodeLeaseDurationSeconds: must be at least 1, got 0"),
+        argumentSet(
+            "negative event QPS",
+            change(b -> b.eventRecordQPS(-1)),
+            "eventRecordQPS",
+            "eventRecordQPS: must be at least 0, got -1"),
+        argumentSet(
+            "negative event burst",
+            change(b -> b.eventBurst(-1)),
+            "eventBurst",
+            "eventBurst: must be at least 0, got -1"),
+        argumentSet(
+            "negative API QPS",
+            change(b -> b.kubeAPIQPS(-1)),
+            "kubeAPIQPS",
+            "kubeAPIQPS: must be at least 0, got -1"),
+        argumentSet(
+            "negative API burst",
+            change(b -> b.kubeAPIBurst(-1)),
+            "kubeAPIBurst",
+            "kubeAPIBurst: must be at least 0, got -1"),
+        argumentSet(
+            "oom_score_adj too low",
+            change(b -> b.podInfraOomScoreAdj(-1001)),
+            "podInfraOomScoreAdj",
+            "podInfraOomScoreAdj: must be between -1000 and 1000, got -1001"),
+        argumentSet(
+            "oom_score_adj too high",
+            change(b -> b.podInfraOomScoreAdj(1001)),
+            "podInfraOomScoreAdj",
+            "podInfraOomScoreAdj: must be between -1000 and 1000, got 1001"),
+        argumentSet(
+            "URL with another scheme",
+            change(b -> b.staticPodURL("ftp://example.com/pods")),
+            "staticPodURL",
+            "staticPodURL: must be an http:// or https:// URL, got \"ftp://example.com/pods\""),
+        argumentSet(
+            "URL without scheme",
+            change(b -> b.staticPodURL("example.com/pods")),
+            "staticPodURL",
+            "staticPodURL: must be an http:// or https:// URL, got \"example.com/pods\""),
+        argumentSet(
+            "URL without host",
+            change(b -> b.staticPodURL("http:///pods")),
+            "staticPodURL",
+            "staticPodURL: must be an http:// or https:// URL, got \"http:///pods\""));
+  }
+
+  @ParameterizedTest
+  @MethodSource("invalidValues")
+  void rejectsInvalidValuesNamingTheField(
+      UnaryOperator<KubeletConfiguration.Builder> change, String field, String message) {
+    KubeletConfiguration config = change.apply(KubeletConfiguration.builder()).build();
+
+    assertThatThrownBy(() -> ConfigValidator.validate(config))
+        .isInstanceOfSatisfying(ConfigException.class, e -> assertThat(e.field()).isEqualTo(field))
+        .hasMessage(message);
+  }
+
+  @Test
+  void unparsableUrlIsRejected() {
+    KubeletConfiguration config =
+        KubeletConfiguration.builder().staticPodURL("http://exa mple.com/").build();
+
+    assertThatThrownBy(() -> ConfigValidator.validate(config))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith(
+            "staticPodURL: must be an http:// or https:// URL, got \"http://exa mple.com/\"");
+  }
+
+  private static UnaryOperator<KubeletConfiguration.Builder> change(
+      UnaryOperator<KubeletConfiguration.Builder> change) {
+    return change;
+  }
+}

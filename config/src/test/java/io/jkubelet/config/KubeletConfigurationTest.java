@@ -1,0 +1,109 @@
+package io.jkubelet.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KubeletConfigurationTest {
+
+  @Test
+  void defaultsAreTheDocumentedValues() {
+    KubeletConfiguration d = KubeletConfiguration.defaults();
+
+    assertThat(d.staticPodPath()).isEmpty();
+    assertThat(d.syncFrequency()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(d.fileCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(d.httpCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(d.staticPodURL()).isEmpty();
+    assertThat(d.staticPodURLHeader()).isEmpty();
+    assertThat(d.readOnlyPort()).isEqualTo(10255);
+    assertThat(d.port()).isEqualTo(10250);
+    assertThat(d.address()).isEqualTo("0.0.0.0");
+    assertThat(d.maxPods()).isEqualTo(110);
+    assertThat(d.nodeStatusUpdateFrequency()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(d.nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(d.nodeLeaseDurationSeconds()).isEqualTo(40);
+    assertThat(d.eventRecordQPS()).isEqualTo(5);
+    assertThat(d.eventBurst()).isEqualTo(10);
+    assertThat(d.kubeAPIQPS()).isEqualTo(5);
+    assertThat(d.kubeAPIBurst()).isEqualTo(10);
+    assertThat(d.registerNode()).isTrue();
+    assertThat(d.podInfraOomScoreAdj()).isZero();
+  }
+
+  @Test
+  void flagsOverlaidWithTheBuilderOverrideFileValuesAndKeepTheRest(@TempDir Path dir)
+      throws IOException {
+    Path file =
+        Files.writeString(
+            dir.resolve("kubelet.yaml"),
+            """
+            apiVersion: kubelet.config.k8s.io/v1beta1
+            kind: KubeletConfiguration
+            maxPods: 50
+            port: 11250
+            syncFrequency: 30s
+            readOnlyPort: 10255
+            """);
+    KubeletConfiguration fromFile = ConfigLoader.load(file).config();
+
+    KubeletConfiguration withFlags =
+        fromFile.toBuilder().maxPods(200).readOnlyPort(0).podInfraOomScoreAdj(-998).build();
+
+    assertThat(withFlags)
+        .isEqualTo(
+            KubeletConfiguration.builder()
+                .maxPods(200)
+                .readOnlyPort(0)
+                .podInfraOomScoreAdj(-998)
+                .port(11250)
+                .syncFrequency(Duration.ofSeconds(30))
+                .build());
+    assertThat(fromFile.maxPods()).as("the loaded configuration is unchanged").isEqualTo(50);
+  }
+
+  @Test
+  void toBuilderCopiesEveryField() {
+    KubeletConfiguration full = Samples.full();
+
+    assertThat(full.toBuilder().build()).isEqualTo(full);
+  }
+
+  @Test
+  void headersAreCopiedAndUnmodifiable() {
+    List<String> values = new ArrayList<>(List.of("Bearer abc"));
+    Map<String, List<String>> headers = new HashMap<>(Map.of("Authorization", values));
+
+    KubeletConfiguration config =
+        KubeletConfiguration.builder().staticPodURLHeader(headers).build();
+    headers.put("X-Other", List.of("x"));
+    values.add("Bearer def");
+
+    assertThat(config.staticPodURLHeader())
+        .isEqualTo(Map.of("Authorization", List.of("Bearer abc")));
+    assertThatThrownBy(() -> config.staticPodURLHeader().put("X", List.of()))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> config.staticPodURLHeader().get("Authorization").add("y"))
+        .isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void nullReferenceFieldsAreRejectedByName() {
+    assertThatThrownBy(() -> KubeletConfiguration.builder().address(null).build())
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("address");
+    assertThatThrownBy(() -> KubeletConfiguration.builder().syncFrequency(null).build())
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("syncFrequency");
+  }
+}
