@@ -25,6 +25,9 @@ public final class Labels {
   /** jkubelet's own: "init" or "app", so init containers are told apart without the pod spec. */
   public static final String CONTAINER_KIND = "io.jkubelet.container.kind";
 
+  /** jkubelet's own, on sandboxes: "true" when the pod uses the host's network namespace. */
+  public static final String HOST_NETWORK = "io.jkubelet.pod.hostNetwork";
+
   public static final String TYPE_SANDBOX = "podsandbox";
   public static final String TYPE_CONTAINER = "container";
   /** The container name dockershim gives the sandbox. */

@@ -1,0 +1,177 @@
+package io.jkubelet.agent;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.jkubelet.agent.kuberuntime.RuntimeManager;
+import io.jkubelet.agent.kuberuntime.Volumes;
+import io.jkubelet.agent.pleg.PodCache;
+import io.jkubelet.agent.pod.PodManager;
+import io.jkubelet.agent.runtime.ContainerStatus;
+import io.jkubelet.agent.runtime.ContainerSummary;
+import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.status.ReasonCache;
+import io.jkubelet.agent.status.StatusManager;
+import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.workers.PodWorkers;
+import io.jkubelet.agent.workers.UpdatePodOptions;
+import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
+import io.jkubelet.agent.workers.WorkType;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Housekeeping ({@code HandlePodCleanups} upstream): kills and removes pods that are no longer
+ * desired, keeps at most one dead container per container name, and forgets the state of pods that
+ * are gone. Only containers with an {@code io.kubernetes.pod.uid} label are ever touched: the
+ * runtime lists nothing else.
+ *
+ * <p>Not thread-safe: the caller runs it on one thread at a time.
+ */
+final class Housekeeping {
+  private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
+
+  private final Runtime runtime;
+  private final RuntimeManager manager;
+  private final PodManager pods;
+  private final PodWorkers workers;
+  private final PodCache cache;
+  private final StatusManager statuses;
+  private final ReasonCache reasons;
+  private final Volumes volumes;
+  private final Backoff[] backoffs;
+  private final Clock clock;
+  private final Duration containerGcPeriod;
+  private Instant lastContainerGc = Instant.EPOCH;
+
+  Housekeeping(
+      Runtime runtime,
+      RuntimeManager manager,
+      PodManager pods,
+      PodWorkers workers,
+      PodCache cache,
+      StatusManager statuses,
+      ReasonCache reasons,
+      Volumes volumes,
+      Clock clock,
+      Duration containerGcPeriod,
+      Backoff... backoffs) {
+    this.runtime = runtime;
+    this.manager = manager;
+    this.pods = pods;
+    this.workers = workers;
+    this.cache = cache;
+    this.statuses = statuses;
+    this.reasons = reasons;
+    this.volumes = volumes;
+    this.clock = clock;
+    this.containerGcPeriod = containerGcPeriod;
+    this.backoffs = backoffs;
+  }
+
+  void run() {
+    Set<String> desired = new HashSet<>();
+    pods.pods().forEach(p -> desired.add(p.getMetadata().getUid()));
+
+    List<ContainerSummary> listed = runtime.listContainers();
+    Map<String, PodRef> runtimePods = new HashMap<>();
+    for (ContainerSummary c : listed) {
+      runtimePods.putIfAbsent(c.pod().uid(), c.pod());
+    }
+
+    // Pods in the runtime that nobody wants: kill and remove them.
+    runtimePods.forEach(
+        (uid, ref) -> {
+          if (desired.contains(uid) || workers.isWorking(uid)) {
+            return;
+          }
+          log.info("Housekeeping: pod {} is not desired; killing and removing its containers", ref);
+          workers.update(
+              new UpdatePodOptions(
+                  orphan(ref, listed), WorkType.KILL, new KillPodOptions(null, true, "orphaned")));
+        });
+
+    // Forget what belongs to pods that are gone from both the config and the runtime.
+    workers.forgetNonExistent(desired);
+    statuses.removeOrphanedStatuses(desired);
+    for (String uid : cache.uids()) {
+      if (!desired.contains(uid) && !runtimePods.containsKey(uid)) {
+        cache.delete(uid);
+        reasons.forgetPod(uid);
+        for (Backoff b : backoffs) {
+          b.forgetPrefix(uid + "/");
+        }
+      }
+    }
+    for (Backoff b : backoffs) {
+      b.gc();
+    }
+    removeOrphanedPodDirs(desired, runtimePods.keySet());
+
+    Instant now = clock.instant();
+    if (Duration.between(lastContainerGc, now).compareTo(containerGcPeriod) >= 0) {
+      lastContainerGc = now;
+      runtimePods.forEach(
+          (uid, ref) -> {
+            if (desired.contains(uid) && !workers.isWorking(uid)) {
+              cache.get(uid).ifPresent(e -> manager.removeDeadContainers(e.status()));
+            }
+          });
+    }
+  }
+
+  /** A pod to kill an orphan with: its identity and grace period come from container labels. */
+  static Pod orphan(PodRef ref, List<ContainerSummary> listed) {
+    long grace = 30;
+    return new PodBuilder()
+        .withNewMetadata()
+        .withUid(ref.uid())
+        .withName(ref.name())
+        .withNamespace(ref.namespace())
+        .endMetadata()
+        .withNewSpec()
+        .withTerminationGracePeriodSeconds(grace)
+        .endSpec()
+        .build();
+  }
+
+  /** The grace period a container was created with, from its label, or 30 s. */
+  static long graceFromLabels(ContainerStatus c) {
+    return Labels.intLabel(c.labels(), Labels.TERMINATION_GRACE_PERIOD, 30);
+  }
+
+  private void removeOrphanedPodDirs(Set<String> desired, Set<String> inRuntime) {
+    Path podsDir = volumes.podDir("x").getParent();
+    if (!Files.isDirectory(podsDir)) {
+      return;
+    }
+    try (Stream<Path> s = Files.list(podsDir)) {
+      for (Path dir : s.toList()) {
+        String uid = dir.getFileName().toString();
+        if (!desired.contains(uid) && !inRuntime.contains(uid) && !workers.isWorking(uid)) {
+          try {
+            volumes.cleanUp(uid);
+            log.info("Housekeeping: removed the directory of pod {}", uid);
+          } catch (IOException e) {
+            log.warn("Housekeeping: cannot remove {}: {}", dir, e.toString());
+          }
+        }
+      }
+    } catch (IOException e) {
+      log.warn("Housekeeping: cannot list {}: {}", podsDir, e.toString());
+    }
+  }
+}

@@ -1,0 +1,458 @@
+package io.jkubelet.agent;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.kuberuntime.ImagePuller;
+import io.jkubelet.agent.kuberuntime.RuntimeManager;
+import io.jkubelet.agent.kuberuntime.Volumes;
+import io.jkubelet.agent.loop.LoopInput;
+import io.jkubelet.agent.loop.Select;
+import io.jkubelet.agent.loop.SyncHandler;
+import io.jkubelet.agent.loop.SyncLoop;
+import io.jkubelet.agent.pleg.GenericPleg;
+import io.jkubelet.agent.pleg.PodCache;
+import io.jkubelet.agent.pleg.PodLifecycleEvent;
+import io.jkubelet.agent.pod.PodManager;
+import io.jkubelet.agent.podconfig.FileSource;
+import io.jkubelet.agent.podconfig.PodConfig;
+import io.jkubelet.agent.podconfig.PodUpdate;
+import io.jkubelet.agent.podconfig.Sources;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.server.ReadOnlyServer;
+import io.jkubelet.agent.status.ReasonCache;
+import io.jkubelet.agent.status.StatusGenerator;
+import io.jkubelet.agent.status.StatusManager;
+import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.util.Executors2;
+import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.workers.PodWorkers;
+import io.jkubelet.agent.workers.UpdatePodOptions;
+import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
+import io.jkubelet.agent.workers.WorkQueue;
+import io.jkubelet.agent.workers.WorkType;
+import io.jkubelet.config.KubeletConfiguration;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wires the subsystems into one node agent and implements the {@link SyncHandler}: what the sync
+ * loop dispatches becomes work for the pod workers. Kept thin on purpose: a pod's sync is {@link
+ * PodSync}, housekeeping is {@link Housekeeping}.
+ *
+ * <p>Construction starts nothing; {@link #start()} starts the subsystems in dependency order and
+ * {@link #stop()} stops them in reverse. Stopping leaves every pod running: the next start adopts
+ * them.
+ */
+public final class Kubelet implements SyncHandler, Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(Kubelet.class);
+
+  static final Duration SYNC_TICK = Duration.ofSeconds(1);
+  static final Duration HOUSEKEEPING_TICK = Duration.ofSeconds(2);
+  static final Duration RELIST_PERIOD = Duration.ofSeconds(1);
+  static final Duration PLEG_HEALTH_THRESHOLD = Duration.ofMinutes(3);
+  static final Duration WORKER_ERROR_BACKOFF = Duration.ofSeconds(10);
+  static final Duration CONTAINER_GC_PERIOD = Duration.ofMinutes(1);
+  static final int PLEG_CHANNEL_CAPACITY = 1000;
+  static final int CONFIG_CHANNEL_CAPACITY = 50;
+
+  private final KubeletOptions options;
+  private final Clock clock;
+  private final Runtime runtime;
+  private final EventRecorder recorder;
+  private final String hostIp;
+
+  private final PodManager podManager = new PodManager();
+  private final PodCache cache = new PodCache();
+  private final ReasonCache reasons = new ReasonCache();
+  private final StatusManager statuses;
+  private final Select select = new Select();
+  private final Select.Channel<PodUpdate> configCh;
+  private final Select.Channel<PodLifecycleEvent> plegCh;
+  private final Select.Channel<Instant> syncCh;
+  private final Select.Channel<Instant> housekeepingCh;
+  private final PodConfig podConfig;
+  private final FileSource fileSource;
+  private final GenericPleg pleg;
+  private final WorkQueue workQueue;
+  private final PodWorkers workers;
+  private final RuntimeManager runtimeManager;
+  private final Housekeeping housekeeping;
+  private final SyncLoop loop;
+  private final ReadOnlyServer server;
+  private final ExecutorService workerExecutor = Executors.newVirtualThreadPerTaskExecutor();
+  private final ExecutorService background;
+  private final AtomicBoolean housekeepingRunning = new AtomicBoolean();
+  /** Pods refused at admission; guarded by being a concurrent set. */
+  private final Set<String> rejected = ConcurrentHashMap.newKeySet();
+
+  private final AtomicBoolean started = new AtomicBoolean();
+
+  public Kubelet(
+      KubeletOptions options,
+      Runtime runtime,
+      EventRecorder recorder,
+      StatusManager statuses,
+      Clock clock) {
+    this.options = options;
+    this.clock = clock;
+    this.runtime = runtime;
+    this.recorder = recorder;
+    this.statuses = statuses;
+    this.hostIp = options.nodeIp().isEmpty() ? NodeIp.detect() : options.nodeIp();
+    KubeletConfiguration config = options.config();
+
+    configCh = select.channel("config", CONFIG_CHANNEL_CAPACITY, LoopInput.Config::new);
+    plegCh = select.channel("pleg", PLEG_CHANNEL_CAPACITY, LoopInput.Pleg::new);
+    syncCh = select.channel("sync", 1, LoopInput.SyncTick::new);
+    housekeepingCh = select.channel("housekeeping", 1, LoopInput.HousekeepingTick::new);
+
+    podConfig = new PodConfig(clock, recorder, this::sendConfig);
+    fileSource =
+        config.staticPodPath().isEmpty()
+            ? null
+            : new FileSource(
+                Path.of(config.staticPodPath()),
+                config.fileCheckFrequency(),
+                options.nodeName(),
+                clock,
+                recorder,
+                podConfig.channel(Sources.FILE));
+
+    pleg = new GenericPleg(runtime, cache, clock, RELIST_PERIOD, PLEG_HEALTH_THRESHOLD, plegCh::offer);
+    Backoff crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
+    Backoff pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
+    Volumes volumes = new Volumes(options.rootDir());
+    runtimeManager =
+        new RuntimeManager(
+            runtime,
+            new ImagePuller(runtime, recorder, clock, pullBackoff, Duration.ofMinutes(5)),
+            volumes,
+            recorder,
+            clock,
+            crashBackoff,
+            options.podInfraImage(),
+            config.podInfraOomScoreAdj(),
+            () -> hostIp,
+            workerExecutor);
+    workQueue = new WorkQueue(clock);
+    PodSync sync =
+        new PodSync(
+            runtime,
+            runtimeManager,
+            cache,
+            statuses,
+            reasons,
+            clock,
+            () -> hostIp,
+            p -> rejected.contains(p.getMetadata().getUid()));
+    workers =
+        new PodWorkers(
+            sync,
+            workQueue,
+            clock,
+            config.syncFrequency(),
+            WORKER_ERROR_BACKOFF,
+            () -> ThreadLocalRandom.current().nextDouble(),
+            workerExecutor);
+    housekeeping =
+        new Housekeeping(
+            runtime,
+            runtimeManager,
+            podManager,
+            workers,
+            cache,
+            statuses,
+            reasons,
+            volumes,
+            clock,
+            CONTAINER_GC_PERIOD,
+            crashBackoff,
+            pullBackoff);
+    background = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("housekeeping").daemon(true).unstarted(r));
+    loop =
+        new SyncLoop(
+            this,
+            podManager::byUid,
+            this::podsToSync,
+            podConfig::seenAllSources,
+            select,
+            syncCh,
+            housekeepingCh,
+            clock,
+            SYNC_TICK,
+            HOUSEKEEPING_TICK);
+    Map<String, Supplier<Health>> checks = new LinkedHashMap<>();
+    checks.put("syncloop", loop::healthy);
+    checks.put("pleg", pleg::healthy);
+    checks.put("runtime", this::runtimeHealth);
+    server =
+        config.readOnlyPort() == 0
+            ? null
+            : new ReadOnlyServer(config.address(), config.readOnlyPort(), this::podsWithStatus, checks);
+  }
+
+  private void sendConfig(PodUpdate u) {
+    try {
+      configCh.put(u);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      log.warn("PodConfig: interrupted while sending {} of {} pods", u.op(), u.pods().size());
+    }
+  }
+
+  // --- lifecycle ---
+
+  @Override
+  public void start() {
+    if (!started.compareAndSet(false, true)) {
+      return;
+    }
+    log.info(
+        "Starting jkubelet on node {} (standalone, static pods from {})",
+        options.nodeName(),
+        options.config().staticPodPath().isEmpty() ? "nowhere" : options.config().staticPodPath());
+    try {
+      log.info("Container runtime: {} {}", runtime.type(), runtime.version());
+    } catch (RuntimeException e) {
+      log.error(
+          "Container runtime is not answering ({}); pods will start once it does", e.getMessage());
+    }
+    recorder.event(
+        Refs.node(options.nodeName()), EventType.Normal, "Starting", "Starting kubelet.");
+    statuses.start();
+    if (server != null) {
+      server.start();
+    }
+    pleg.start();
+    if (fileSource != null) {
+      fileSource.start();
+    }
+    loop.start();
+  }
+
+  @Override
+  public void stop() {
+    if (!started.compareAndSet(true, false)) {
+      return;
+    }
+    log.info("Stopping jkubelet; pods keep running");
+    if (fileSource != null) {
+      fileSource.stop();
+    }
+    loop.stop();
+    pleg.stop();
+    Executors2.shutdown(background, 2000);
+    Executors2.shutdown(workerExecutor, 5000);
+    if (server != null) {
+      server.stop();
+    }
+    statuses.stop();
+  }
+
+  @Override
+  public Health healthy() {
+    for (Health h : List.of(loop.healthy(), pleg.healthy(), runtimeHealth())) {
+      if (!h.ok()) {
+        return h;
+      }
+    }
+    return Health.OK;
+  }
+
+  private Health runtimeHealth() {
+    try {
+      runtime.version();
+      return Health.OK;
+    } catch (RuntimeException e) {
+      return Health.failing("container runtime is down: " + e.getMessage());
+    }
+  }
+
+  /** The port the read-only server listens on (0 when it is off). */
+  public int readOnlyPort() {
+    return server == null ? 0 : server.port();
+  }
+
+  // --- SyncHandler ---
+
+  @Override
+  public void handlePodAdditions(List<Pod> pods) {
+    for (Pod pod : pods) {
+      podManager.addOrUpdate(pod);
+      String reason = admit(pod);
+      if (reason != null) {
+        continue;
+      }
+      workers.update(UpdatePodOptions.of(pod, WorkType.CREATE));
+    }
+  }
+
+  @Override
+  public void handlePodUpdates(List<Pod> pods) {
+    for (Pod pod : pods) {
+      podManager.addOrUpdate(pod);
+      if (rejected.contains(pod.getMetadata().getUid())) {
+        continue;
+      }
+      if (pod.getMetadata().getDeletionTimestamp() != null) {
+        Long grace = pod.getMetadata().getDeletionGracePeriodSeconds();
+        workers.update(
+            new UpdatePodOptions(
+                pod,
+                WorkType.KILL,
+                new KillPodOptions(
+                    grace == null ? null : Duration.ofSeconds(grace), false, "pod is being deleted")));
+      } else {
+        workers.update(UpdatePodOptions.of(pod, WorkType.UPDATE));
+      }
+    }
+  }
+
+  @Override
+  public void handlePodRemoves(List<Pod> pods) {
+    for (Pod pod : pods) {
+      podManager.delete(pod);
+      rejected.remove(pod.getMetadata().getUid());
+      workers.update(
+          new UpdatePodOptions(pod, WorkType.KILL, new KillPodOptions(null, true, "pod removed")));
+    }
+  }
+
+  @Override
+  public void handlePodReconcile(List<Pod> pods) {
+    pods.forEach(podManager::addOrUpdate);
+  }
+
+  @Override
+  public void handlePodSyncs(List<Pod> pods) {
+    for (Pod pod : pods) {
+      if (!rejected.contains(pod.getMetadata().getUid())) {
+        workers.update(UpdatePodOptions.of(pod, WorkType.SYNC));
+      }
+    }
+  }
+
+  @Override
+  public void cleanUpContainersInPod(String podUid, String containerId) {
+    if (podManager.byUid(podUid).isEmpty()) {
+      return; // housekeeping removes all of it
+    }
+    background.execute(
+        () -> cache.get(podUid).ifPresent(e -> runtimeManager.removeDeadContainers(e.status())));
+  }
+
+  @Override
+  public void handlePodCleanups() {
+    if (!housekeepingRunning.compareAndSet(false, true)) {
+      log.debug("Housekeeping: the previous run is still going; skipping");
+      return;
+    }
+    try {
+      background.execute(
+          () -> {
+            try {
+              housekeeping.run();
+            } catch (RuntimeException e) {
+              log.warn("Housekeeping failed: {}", e.toString());
+            } finally {
+              housekeepingRunning.set(false);
+            }
+          });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      housekeepingRunning.set(false);
+    }
+  }
+
+  // --- helpers ---
+
+  private List<Pod> podsToSync() {
+    List<Pod> due = new ArrayList<>();
+    for (String uid : workQueue.getWork()) {
+      podManager.byUid(uid).ifPresent(due::add);
+    }
+    return due;
+  }
+
+  /**
+   * Admits a pod, or rejects it (phase Failed, with an upstream-style reason and message) when the
+   * node already runs {@code maxPods}. Returns the rejection reason, or null.
+   */
+  private String admit(Pod pod) {
+    int max = options.config().maxPods();
+    long active =
+        podManager.pods().stream()
+            .filter(p -> !p.getMetadata().getUid().equals(pod.getMetadata().getUid()))
+            .filter(p -> !rejected.contains(p.getMetadata().getUid()))
+            .filter(p -> !isTerminal(p))
+            .count();
+    if (active < max) {
+      return null;
+    }
+    String reason = "OutOfpods";
+    String message =
+        String.format(
+            "Node didn't have enough resource: pods, requested: 1, used: %d, capacity: %d",
+            active, max);
+    rejected.add(pod.getMetadata().getUid());
+    recorder.event(Refs.pod(pod), EventType.Warning, reason, message);
+    log.warn("Admission: rejected pod {}/{}: {}", pod.getMetadata().getNamespace(), pod.getMetadata().getName(), message);
+    statuses.setPodStatus(
+        pod,
+        new PodStatusBuilder()
+            .withPhase("Failed")
+            .withReason(reason)
+            .withMessage("Pod " + message)
+            .withStartTime(StatusGenerator.time(clock.instant()))
+            .build());
+    return reason;
+  }
+
+  private boolean isTerminal(Pod p) {
+    return statuses
+        .getPodStatus(p.getMetadata().getUid())
+        .map(s -> PodSync.isTerminal(s.getPhase()))
+        .orElse(false);
+  }
+
+  /** The desired pods, each with the status jkubelet computed for it. */
+  List<Pod> podsWithStatus() {
+    List<Pod> out = new ArrayList<>();
+    for (Pod p : podManager.pods()) {
+      Pod copy = new PodBuilder(p).build();
+      Optional<io.fabric8.kubernetes.api.model.PodStatus> s =
+          statuses.getPodStatus(p.getMetadata().getUid());
+      copy.setStatus(s.orElseGet(() -> new PodStatusBuilder().withPhase("Pending").build()));
+      out.add(copy);
+    }
+    return out;
+  }
+
+  // For tests.
+  PodManager podManager() {
+    return podManager;
+  }
+
+  PodWorkers workers() {
+    return workers;
+  }
+}

@@ -1,0 +1,158 @@
+package io.jkubelet.agent;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.kuberuntime.Configs;
+import io.jkubelet.agent.kuberuntime.PodSyncResult;
+import io.jkubelet.agent.kuberuntime.RuntimeManager;
+import io.jkubelet.agent.pleg.PodCache;
+import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.status.ReasonCache;
+import io.jkubelet.agent.status.StatusGenerator;
+import io.jkubelet.agent.status.StatusManager;
+import io.jkubelet.agent.workers.PodSyncFn;
+import io.jkubelet.agent.workers.SyncResult;
+import io.jkubelet.agent.workers.UpdatePodOptions;
+import io.jkubelet.agent.workers.WorkType;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One sync of one pod, run by its pod worker (upstream's {@code Kubelet.syncPod}): fetch a runtime
+ * status newer than the last sync, generate the API status, let the {@link RuntimeManager} act,
+ * then re-inspect the pod at once, so the status and the next sync never wait for a relist.
+ */
+final class PodSync implements PodSyncFn {
+  private static final Logger log = LoggerFactory.getLogger(PodSync.class);
+  /** How long a sync waits for the PLEG before it inspects the pod itself. */
+  private static final Duration CACHE_WAIT = Duration.ofSeconds(2);
+
+  private final Runtime runtime;
+  private final RuntimeManager manager;
+  private final PodCache cache;
+  private final StatusManager statuses;
+  private final ReasonCache reasons;
+  private final Clock clock;
+  private final Supplier<String> hostIp;
+  private final Predicate<Pod> rejected;
+
+  PodSync(
+      Runtime runtime,
+      RuntimeManager manager,
+      PodCache cache,
+      StatusManager statuses,
+      ReasonCache reasons,
+      Clock clock,
+      Supplier<String> hostIp,
+      Predicate<Pod> rejected) {
+    this.runtime = runtime;
+    this.manager = manager;
+    this.cache = cache;
+    this.statuses = statuses;
+    this.reasons = reasons;
+    this.clock = clock;
+    this.hostIp = hostIp;
+    this.rejected = rejected;
+  }
+
+  @Override
+  public SyncResult sync(UpdatePodOptions work, Instant lastSyncTime) throws Exception {
+    Pod pod = work.pod();
+    PodRef ref = Configs.ref(pod);
+    PodCache.Entry entry = statusNewerThan(ref, lastSyncTime);
+    PodStatus status = entry.status();
+    Instant observed = entry.modified();
+
+    if (work.type() == WorkType.KILL) {
+      var kill = work.kill();
+      log.info(
+          "SyncPod KILL {}/{}: {}", pod.getMetadata().getNamespace(), pod.getMetadata().getName(), kill.reason());
+      manager.killPod(pod, status, kill.gracePeriodOverride(), kill.removeContainers());
+      Observed after = inspect(ref);
+      if (statuses.getPodStatus(ref.uid()).isPresent()) {
+        setStatus(pod, after.status());
+      }
+      return new SyncResult(after.at(), null);
+    }
+    if (rejected.test(pod)) {
+      return new SyncResult(observed, null);
+    }
+
+    io.fabric8.kubernetes.api.model.PodStatus api = setStatus(pod, status);
+    if (isTerminal(api.getPhase())) {
+      // A pod that has finished is not restarted; only make sure nothing of it still runs.
+      if (status.anyRunning()) {
+        manager.killPod(pod, status, null, false);
+        Observed after = inspect(ref);
+        setStatus(pod, after.status());
+        return new SyncResult(after.at(), null);
+      }
+      return new SyncResult(observed, null);
+    }
+
+    PodSyncResult result;
+    try {
+      result = manager.syncPod(pod, status, id -> false);
+    } catch (RuntimeManager.SyncError e) {
+      // Show what is there, then let the worker retry with backoff.
+      Observed after = inspect(ref);
+      setStatus(pod, after.status());
+      throw e;
+    }
+    for (PodSyncResult.StartResult s : result.starts()) {
+      if (s.failure() == null) {
+        reasons.remove(ref.uid(), s.container());
+      } else {
+        reasons.add(ref.uid(), s.container(), s.failure().reason(), s.failure().getMessage());
+      }
+    }
+    if (result.changed()) {
+      Observed after = inspect(ref);
+      status = after.status();
+      observed = after.at();
+    }
+    setStatus(pod, status);
+    return new SyncResult(observed, result.requeueAfter());
+  }
+
+  private record Observed(PodStatus status, Instant at) {}
+
+  /** Inspects the pod now and records it in the cache: the worker's own fast path. */
+  private Observed inspect(PodRef ref) {
+    Instant at = clock.instant();
+    PodStatus s = runtime.podStatus(ref);
+    cache.set(ref, s, null, at);
+    return new Observed(s, at);
+  }
+
+  private PodCache.Entry statusNewerThan(PodRef ref, Instant lastSyncTime)
+      throws InterruptedException {
+    Optional<PodCache.Entry> e = cache.getNewerThan(ref, lastSyncTime, CACHE_WAIT);
+    if (e.isPresent() && e.get().error() == null) {
+      return e.get();
+    }
+    // The PLEG has not caught up (or failed on this pod): look ourselves.
+    Observed o = inspect(ref);
+    return new PodCache.Entry(o.status(), null, o.at());
+  }
+
+  private io.fabric8.kubernetes.api.model.PodStatus setStatus(Pod pod, PodStatus status) {
+    var previous = statuses.getPodStatus(pod.getMetadata().getUid()).orElse(null);
+    var api =
+        StatusGenerator.generate(
+            pod, status, reasons, previous, clock.instant(), hostIp.get(), (name, id) -> true);
+    statuses.setPodStatus(pod, api);
+    return api;
+  }
+
+  static boolean isTerminal(String phase) {
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
+  }
+}

@@ -1,0 +1,264 @@
+package io.jkubelet.agent.cli;
+
+import io.jkubelet.agent.Kubelet;
+import io.jkubelet.agent.KubeletOptions;
+import io.jkubelet.agent.events.LoggingRecorder;
+import io.jkubelet.agent.runtime.docker.DockerRuntime;
+import io.jkubelet.agent.status.LocalStatusManager;
+import io.jkubelet.config.ConfigException;
+import io.jkubelet.config.ConfigLoader;
+import io.jkubelet.config.ConfigValidator;
+import io.jkubelet.config.Durations;
+import io.jkubelet.config.KubeletConfiguration;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code jkubelet run}: starts the node agent in the foreground until SIGTERM. Flags carry the
+ * upstream kubelet's names and meanings, and override the {@code --config} file.
+ */
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Run the node agent in the foreground until SIGTERM or SIGINT.",
+      "Stopping it leaves every pod running; the next start adopts them."
+    })
+public final class RunCommand implements Callable<Integer> {
+  private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
+  private static final Pattern NODE_NAME =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  private static final AtomicBoolean HOOK_INSTALLED = new AtomicBoolean();
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file (YAML or JSON).")
+  Path configFile;
+
+  @Option(
+      names = "--pod-manifest-path",
+      paramLabel = "DIR",
+      description = "Directory of static pod manifests (KubeletConfiguration staticPodPath).")
+  String podManifestPath;
+
+  @Option(
+      names = "--hostname-override",
+      paramLabel = "NAME",
+      description = "The node's name, instead of the hostname.")
+  String hostnameOverride;
+
+  @Option(
+      names = "--root-dir",
+      paramLabel = "DIR",
+      defaultValue = "/var/lib/jkubelet",
+      description = "Where pod directories and volumes live (default: ${DEFAULT-VALUE}).")
+  Path rootDir;
+
+  @Option(
+      names = "--read-only-port",
+      paramLabel = "PORT",
+      description = "Port of the read-only HTTP server, 0 to disable (default 10255).")
+  Integer readOnlyPort;
+
+  @Option(
+      names = "--address",
+      paramLabel = "IP",
+      description = "Address the servers listen on (default 0.0.0.0).")
+  String address;
+
+  @Option(
+      names = "--pod-infra-container-image",
+      paramLabel = "IMAGE",
+      defaultValue = "jkubelet/pause:3.2",
+      description = "The image of every pod's sandbox container (default: ${DEFAULT-VALUE}).")
+  String podInfraContainerImage;
+
+  @Option(
+      names = "--pod-infra-oom-score-adj",
+      paramLabel = "N",
+      description =
+          "oom_score_adj of sandbox containers (default 0; upstream uses -998, which some hosts"
+              + " refuse: a refused value falls back to 0 with a warning).")
+  Integer podInfraOomScoreAdj;
+
+  @Option(
+      names = "--sync-frequency",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "Period of each pod's resync (default 1m, with jitter).")
+  Duration syncFrequency;
+
+  @Option(
+      names = "--file-check-frequency",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "Period of the manifest directory rescan (default 20s).")
+  Duration fileCheckFrequency;
+
+  @Option(
+      names = "--max-pods",
+      paramLabel = "N",
+      description = "The most pods this node runs (default 110).")
+  Integer maxPods;
+
+  @Option(
+      names = "--node-ip",
+      paramLabel = "IP",
+      description = "The node's IP, reported as hostIP (default: detected).")
+  String nodeIp;
+
+  @Option(
+      names = "--docker-endpoint",
+      paramLabel = "URL",
+      defaultValue = DockerRuntime.DEFAULT_HOST,
+      description = "The Docker Engine endpoint (default: ${DEFAULT-VALUE}).")
+  String dockerEndpoint;
+
+  @Option(
+      names = {"-v", "--v"},
+      paramLabel = "LEVEL",
+      defaultValue = "0",
+      description = "Log verbosity: 0 info, 1-3 debug, 4+ trace.")
+  int verbosity;
+
+  @Override
+  public Integer call() throws Exception {
+    KubeletOptions options = options();
+    Kubelet kubelet =
+        new Kubelet(
+            options,
+            DockerRuntime.connect(options.dockerHost()),
+            new LoggingRecorder(),
+            new LocalStatusManager(),
+            Clock.systemUTC());
+    CountDownLatch stopped = new CountDownLatch(1);
+    if (HOOK_INSTALLED.compareAndSet(false, true)) {
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    kubelet.stop();
+                    stopped.countDown();
+                  },
+                  "shutdown"));
+    }
+    kubelet.start();
+    stopped.await();
+    return 0;
+  }
+
+  /** Loads the file, overlays the flags, and validates; errors name the flag or field. */
+  KubeletOptions options() {
+    KubeletConfiguration.Builder b = KubeletConfiguration.builder();
+    if (configFile != null) {
+      ConfigLoader.Loaded loaded = ConfigLoader.load(configFile);
+      loaded.warnings().forEach(w -> log.warn("config {}: {}", configFile, w));
+      b = loaded.config().toBuilder();
+    }
+    Map<String, String> flagOf = new HashMap<>();
+    if (podManifestPath != null) {
+      b.staticPodPath(podManifestPath);
+      flagOf.put("staticPodPath", "--pod-manifest-path");
+    }
+    if (readOnlyPort != null) {
+      b.readOnlyPort(readOnlyPort);
+      flagOf.put("readOnlyPort", "--read-only-port");
+    }
+    if (address != null) {
+      b.address(address);
+      flagOf.put("address", "--address");
+    }
+    if (podInfraOomScoreAdj != null) {
+      b.podInfraOomScoreAdj(podInfraOomScoreAdj);
+      flagOf.put("podInfraOomScoreAdj", "--pod-infra-oom-score-adj");
+    }
+    if (syncFrequency != null) {
+      b.syncFrequency(syncFrequency);
+      flagOf.put("syncFrequency", "--sync-frequency");
+    }
+    if (fileCheckFrequency != null) {
+      b.fileCheckFrequency(fileCheckFrequency);
+      flagOf.put("fileCheckFrequency", "--file-check-frequency");
+    }
+    if (maxPods != null) {
+      b.maxPods(maxPods);
+      flagOf.put("maxPods", "--max-pods");
+    }
+    KubeletConfiguration config = b.build();
+    try {
+      ConfigValidator.validate(config);
+    } catch (ConfigException e) {
+      String flag = flagOf.get(e.field());
+      throw flag == null ? e : new ConfigException(flag, e.problem(), e);
+    }
+    String nodeName = nodeName();
+    if (podInfraContainerImage.isBlank()) {
+      throw new ConfigException("--pod-infra-container-image", "must not be empty");
+    }
+    if (nodeIp != null && !nodeIp.isEmpty() && !isIp(nodeIp)) {
+      throw new ConfigException("--node-ip", "\"" + nodeIp + "\" is not an IP address");
+    }
+    return new KubeletOptions(
+        nodeName, rootDir.toAbsolutePath(), podInfraContainerImage, dockerEndpoint, nodeIp, config);
+  }
+
+  private String nodeName() {
+    String name;
+    String flag = "--hostname-override";
+    if (hostnameOverride != null) {
+      name = hostnameOverride.trim().toLowerCase(Locale.ROOT);
+    } else {
+      flag = "hostname";
+      try {
+        name = InetAddress.getLocalHost().getHostName().toLowerCase(Locale.ROOT);
+      } catch (UnknownHostException e) {
+        throw new ConfigException(
+            "--hostname-override", "cannot read this host's name (" + e.getMessage() + "); set it");
+      }
+    }
+    if (name.isEmpty() || name.length() > 253 || !NODE_NAME.matcher(name).matches()) {
+      throw new ConfigException(
+          flag,
+          "\""
+              + name
+              + "\" is not a valid node name: use lower case letters, digits, '-' and '.', starting"
+              + " and ending with a letter or digit");
+    }
+    return name;
+  }
+
+  private static boolean isIp(String s) {
+    return s.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}") || s.contains(":");
+  }
+
+  /** Parses Go-style durations ("20s", "1m30s") for duration flags. */
+  public static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+    @Override
+    public Duration convert(String value) {
+      try {
+        return Durations.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package io.jkubelet.agent.events;
+
+/** Event reasons, as the upstream kubelet names them in {@code pkg/kubelet/events/event.go}. */
+public final class Reasons {
+  private Reasons() {}
+
+  // Container events.
+  public static final String CREATED = "Created";
+  public static final String STARTED = "Started";
+  public static final String FAILED = "Failed";
+  public static final String KILLING = "Killing";
+  public static final String PREEMPTING = "Preempting";
+  public static final String BACK_OFF = "BackOff";
+  public static final String EXCEEDED_GRACE_PERIOD = "ExceededGracePeriod";
+
+  // Pod events.
+  public static final String FAILED_KILL_POD = "FailedKillPod";
+  public static final String FAILED_CREATE_POD_CONTAINER = "FailedCreatePodContainer";
+  public static final String NETWORK_NOT_READY = "NetworkNotReady";
+
+  // Image events.
+  public static final String PULLING = "Pulling";
+  public static final String PULLED = "Pulled";
+  public static final String ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";
+  public static final String INSPECT_FAILED = "InspectFailed";
+
+  // Kubelet events.
+  public static final String FAILED_VALIDATION = "FailedValidation";
+  public static final String FAILED_MOUNT = "FailedMount";
+  public static final String FAILED_SYNC = "FailedSync";
+  public static final String SANDBOX_CHANGED = "SandboxChanged";
+  public static final String FAILED_CREATE_POD_SANDBOX = "FailedCreatePodSandBox";
+  public static final String STARTING_KUBELET = "Starting";
+
+  // jkubelet's own.
+  public static final String OOM_KILLED = "OOMKilled";
+}

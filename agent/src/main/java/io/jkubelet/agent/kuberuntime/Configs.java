@@ -1,0 +1,242 @@
+package io.jkubelet.agent.kuberuntime;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.jkubelet.agent.runtime.ContainerConfig;
+import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.SandboxConfig;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Turns a pod spec into the runtime's sandbox and container configs. */
+public final class Configs {
+  private Configs() {}
+
+  public static PodRef ref(Pod pod) {
+    return new PodRef(
+        pod.getMetadata().getUid(), pod.getMetadata().getName(), pod.getMetadata().getNamespace());
+  }
+
+  public static SandboxConfig sandbox(Pod pod, int attempt, String image, int oomScoreAdj) {
+    PodRef ref = ref(pod);
+    boolean hostNetwork = Boolean.TRUE.equals(pod.getSpec().getHostNetwork());
+    Map<String, String> labels = new LinkedHashMap<>();
+    if (pod.getMetadata().getLabels() != null) {
+      labels.putAll(pod.getMetadata().getLabels());
+    }
+    labels.putAll(Labels.podLabels(ref, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX));
+    labels.put(Labels.HOST_NETWORK, Boolean.toString(hostNetwork));
+    List<SandboxConfig.PortMapping> ports = new ArrayList<>();
+    for (Container c : allContainers(pod)) {
+      if (c.getPorts() == null) {
+        continue;
+      }
+      for (ContainerPort p : c.getPorts()) {
+        if (p.getHostPort() != null && p.getHostPort() > 0) {
+          ports.add(
+              new SandboxConfig.PortMapping(
+                  p.getContainerPort(),
+                  p.getHostPort(),
+                  p.getHostIP() == null ? "" : p.getHostIP(),
+                  p.getProtocol() == null ? "tcp" : p.getProtocol().toLowerCase(Locale.ROOT)));
+        }
+      }
+    }
+    String hostname = "";
+    if (!hostNetwork) {
+      hostname =
+          pod.getSpec().getHostname() != null && !pod.getSpec().getHostname().isEmpty()
+              ? pod.getSpec().getHostname()
+              : pod.getMetadata().getName();
+      if (hostname.length() > 63) {
+        hostname = hostname.substring(0, 63).replaceAll("[-.]+$", "");
+      }
+    }
+    return new SandboxConfig(ref, attempt, image, hostname, hostNetwork, ports, oomScoreAdj, labels, 0);
+  }
+
+  /**
+   * The config of one container.
+   *
+   * @param volumePaths volume name → host path, from {@link Volumes#setUp}
+   * @param env the resolved environment, in order
+   */
+  public static ContainerConfig container(
+      Pod pod,
+      Container c,
+      boolean init,
+      String sandboxId,
+      int restartCount,
+      Map<String, Path> volumePaths,
+      List<EnvVar> env)
+      throws StartFailure {
+    PodRef ref = ref(pod);
+    Map<String, String> labels = new LinkedHashMap<>(Labels.podLabels(ref, c.getName(), Labels.TYPE_CONTAINER));
+    labels.put(Labels.SANDBOX_ID, sandboxId);
+    labels.put(Labels.CONTAINER_HASH, ContainerHash.of(c));
+    labels.put(Labels.RESTART_COUNT, Integer.toString(restartCount));
+    labels.put(Labels.TERMINATION_MESSAGE_PATH, nullToEmpty(c.getTerminationMessagePath()));
+    labels.put(Labels.TERMINATION_MESSAGE_POLICY, nullToEmpty(c.getTerminationMessagePolicy()));
+    labels.put(
+        Labels.TERMINATION_GRACE_PERIOD,
+        Long.toString(
+            pod.getSpec().getTerminationGracePeriodSeconds() == null
+                ? 30
+                : pod.getSpec().getTerminationGracePeriodSeconds()));
+    labels.put(Labels.CONTAINER_KIND, init ? "init" : "app");
+
+    Map<String, String> envMap = new LinkedHashMap<>();
+    List<String> envList = new ArrayList<>();
+    for (EnvVar e : env) {
+      envMap.put(e.getName(), e.getValue());
+      envList.add(e.getName() + "=" + e.getValue());
+    }
+    List<String> entrypoint = expand(c.getCommand(), envMap);
+    List<String> cmd = expand(c.getArgs(), envMap);
+
+    List<ContainerConfig.Mount> mounts = new ArrayList<>();
+    if (c.getVolumeMounts() != null) {
+      for (VolumeMount m : c.getVolumeMounts()) {
+        Path host = volumePaths.get(m.getName());
+        if (host == null) {
+          throw new StartFailure(
+              WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
+              "cannot find volume \"" + m.getName() + "\" to mount into container \"" + c.getName() + "\"");
+        }
+        if (m.getSubPath() != null && !m.getSubPath().isEmpty()) {
+          Path sub = host.resolve(m.getSubPath()).normalize();
+          if (!sub.startsWith(host)) {
+            throw new StartFailure(
+                WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
+                "subPath \"" + m.getSubPath() + "\" must not leave its volume");
+          }
+          try {
+            if (!java.nio.file.Files.exists(sub)) {
+              java.nio.file.Files.createDirectories(sub);
+            }
+          } catch (java.io.IOException e) {
+            throw new StartFailure(
+                WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR, "cannot create subPath " + sub + ": " + e.getMessage());
+          }
+          host = sub;
+        }
+        mounts.add(
+            new ContainerConfig.Mount(
+                host.toString(), m.getMountPath(), Boolean.TRUE.equals(m.getReadOnly())));
+      }
+    }
+    return new ContainerConfig(
+        Labels.containerName(ref, c.getName(), restartCount),
+        c.getImage(),
+        entrypoint,
+        cmd,
+        envList,
+        c.getWorkingDir(),
+        mounts,
+        resources(c),
+        labels,
+        Boolean.TRUE.equals(c.getTty()),
+        Boolean.TRUE.equals(c.getStdin()));
+  }
+
+  /** cgroup settings from {@code resources}, as dockershim computes them. */
+  public static ContainerConfig.Resources resources(Container c) {
+    if (c.getResources() == null) {
+      return ContainerConfig.Resources.NONE;
+    }
+    Map<String, Quantity> limits = c.getResources().getLimits();
+    Map<String, Quantity> requests = c.getResources().getRequests();
+    long quota = 0;
+    long period = 0;
+    long shares = 0;
+    long memory = 0;
+    if (limits != null && limits.get("cpu") != null) {
+      long milli = milliCpu(limits.get("cpu"));
+      if (milli > 0) {
+        period = 100_000;
+        quota = Math.max(1000, milli * period / 1000);
+      }
+    }
+    if (requests != null && requests.get("cpu") != null) {
+      shares = Math.max(2, milliCpu(requests.get("cpu")) * 1024 / 1000);
+    }
+    if (limits != null && limits.get("memory") != null) {
+      memory = limits.get("memory").getNumericalAmount().longValue();
+    }
+    return new ContainerConfig.Resources(shares, quota, period, memory);
+  }
+
+  static long milliCpu(Quantity q) {
+    return q.getNumericalAmount().multiply(BigDecimal.valueOf(1000)).setScale(0, java.math.RoundingMode.CEILING).longValue();
+  }
+
+  /** {@code $(VAR)} expansion as the kubelet does it: {@code $$} escapes, unknown names stay. */
+  static List<String> expand(List<String> in, Map<String, String> env) {
+    if (in == null || in.isEmpty()) {
+      return null;
+    }
+    List<String> out = new ArrayList<>(in.size());
+    for (String s : in) {
+      out.add(expand(s, env));
+    }
+    return out;
+  }
+
+  public static String expand(String s, Map<String, String> env) {
+    if (s == null || !s.contains("$")) {
+      return s;
+    }
+    StringBuilder b = new StringBuilder();
+    int i = 0;
+    while (i < s.length()) {
+      char ch = s.charAt(i);
+      if (ch == '$' && i + 1 < s.length()) {
+        char n = s.charAt(i + 1);
+        if (n == '$') {
+          b.append('$');
+          i += 2;
+          continue;
+        }
+        if (n == '(') {
+          int close = s.indexOf(')', i + 2);
+          if (close > 0) {
+            String name = s.substring(i + 2, close);
+            if (env.containsKey(name)) {
+              b.append(env.get(name));
+            } else {
+              b.append(s, i, close + 1);
+            }
+            i = close + 1;
+            continue;
+          }
+        }
+      }
+      b.append(ch);
+      i++;
+    }
+    return b.toString();
+  }
+
+  static List<Container> allContainers(Pod pod) {
+    List<Container> all = new ArrayList<>();
+    if (pod.getSpec().getInitContainers() != null) {
+      all.addAll(pod.getSpec().getInitContainers());
+    }
+    all.addAll(pod.getSpec().getContainers());
+    return all;
+  }
+
+  private static String nullToEmpty(String s) {
+    return s == null ? "" : s;
+  }
+}

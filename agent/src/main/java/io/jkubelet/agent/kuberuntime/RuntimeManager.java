@@ -1,0 +1,496 @@
+package io.jkubelet.agent.kuberuntime;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.Reasons;
+import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.runtime.ContainerConfig;
+import io.jkubelet.agent.runtime.ContainerStatus;
+import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.agent.util.Backoff;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out what a pod needs from the runtime, as upstream's {@code kubeGenericRuntimeManager}:
+ * {@link #syncPod} computes the {@link PodActions} and performs them in order (kill, sandbox, init
+ * container, app containers); {@link #killPod} stops everything with the grace period.
+ *
+ * <p>Thread-safe: it keeps no per-pod state of its own (backoffs are thread-safe), and pod workers
+ * call it for different pods at once.
+ */
+public final class RuntimeManager {
+  private static final Logger log = LoggerFactory.getLogger(RuntimeManager.class);
+  /** The upstream kubelet never kills with less than 2 s of grace. */
+  public static final Duration MIN_GRACE = Duration.ofSeconds(2);
+  /** The pause container exits on SIGTERM; this only bounds a broken one. */
+  private static final Duration SANDBOX_GRACE = Duration.ofSeconds(10);
+
+  private final Runtime runtime;
+  private final ImagePuller images;
+  private final Volumes volumes;
+  private final EventRecorder recorder;
+  private final Clock clock;
+  private final Backoff crashBackoff;
+  private final String infraImage;
+  private final int oomScoreAdj;
+  private final Supplier<String> hostIp;
+  private final ExecutorService parallel;
+
+  public RuntimeManager(
+      Runtime runtime,
+      ImagePuller images,
+      Volumes volumes,
+      EventRecorder recorder,
+      Clock clock,
+      Backoff crashBackoff,
+      String infraImage,
+      int oomScoreAdj,
+      Supplier<String> hostIp,
+      ExecutorService parallel) {
+    this.runtime = runtime;
+    this.images = images;
+    this.volumes = volumes;
+    this.recorder = recorder;
+    this.clock = clock;
+    this.crashBackoff = crashBackoff;
+    this.infraImage = infraImage;
+    this.oomScoreAdj = oomScoreAdj;
+    this.hostIp = hostIp;
+    this.parallel = parallel;
+  }
+
+  /** A sync that could not get the pod going at all (sandbox, volumes): retried with backoff. */
+  public static final class SyncError extends Exception {
+    public SyncError(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /**
+   * Brings the pod's containers to what its spec asks.
+   *
+   * @param livenessFailed whether the container (by runtime id) failed a liveness or startup probe
+   */
+  public PodSyncResult syncPod(Pod pod, PodStatus status, Predicate<String> livenessFailed)
+      throws SyncError {
+    PodActions actions = Actions.compute(pod, status, livenessFailed);
+    if (actions.isNoop()) {
+      return PodSyncResult.NOOP;
+    }
+    log.debug("RuntimeManager: actions for pod {}: {}", pod.getMetadata().getName(), actions);
+    ObjectReference podRef = Refs.pod(pod);
+
+    if (actions.createSandbox()) {
+      if (!actions.sandboxId().isEmpty()) {
+        recorder.event(
+            podRef,
+            EventType.Normal,
+            Reasons.SANDBOX_CHANGED,
+            "Pod sandbox changed, it will be killed and re-created.");
+      }
+    }
+    if (actions.killPod()) {
+      killPod(pod, status, null, false);
+      if (!actions.createSandbox()) {
+        return new PodSyncResult(true, List.of(), null);
+      }
+      purgeInitContainers(pod, status);
+    } else if (!actions.containersToKill().isEmpty()) {
+      killContainers(pod, status, actions.containersToKill());
+    }
+
+    Map<String, Path> volumePaths;
+    try {
+      volumePaths = volumes.setUp(pod);
+    } catch (Volumes.MountFailure e) {
+      recorder.eventf(
+          podRef,
+          EventType.Warning,
+          Reasons.FAILED_MOUNT,
+          "MountVolume.SetUp failed for volume \"%s\" : %s",
+          e.volume(),
+          e.getMessage());
+      throw new SyncError("volume " + e.volume() + ": " + e.getMessage(), e);
+    }
+
+    String sandboxId = actions.sandboxId();
+    String[] podIp = {null};
+    if (actions.createSandbox()) {
+      sandboxId = createSandbox(pod, actions.attempt(), podRef);
+    } else {
+      podIp[0] = status.ip();
+    }
+    final String sid = sandboxId;
+    Supplier<String> ipSupplier =
+        () -> {
+          if (podIp[0] == null) {
+            podIp[0] =
+                runtime.podStatus(Configs.ref(pod)).sandboxes().stream()
+                    .filter(s -> s.id().equals(sid))
+                    .map(SandboxStatus::ip)
+                    .findFirst()
+                    .orElse("");
+          }
+          return podIp[0];
+        };
+
+    List<PodSyncResult.StartResult> starts = new ArrayList<>();
+    Duration requeue = null;
+    if (actions.nextInitContainer() != null) {
+      Container c = actions.nextInitContainer();
+      StartFailure f = startContainer(pod, c, true, sid, status, volumePaths, ipSupplier);
+      starts.add(new PodSyncResult.StartResult(c.getName(), true, f));
+      requeue = retryAfter(pod, c, status, f, requeue);
+    }
+    for (int idx : actions.containersToStart()) {
+      Container c = pod.getSpec().getContainers().get(idx);
+      StartFailure f = startContainer(pod, c, false, sid, status, volumePaths, ipSupplier);
+      starts.add(new PodSyncResult.StartResult(c.getName(), false, f));
+      requeue = retryAfter(pod, c, status, f, requeue);
+    }
+    return new PodSyncResult(true, starts, requeue);
+  }
+
+  /** When a failed start can be tried again: when its backoff ends. */
+  private Duration retryAfter(
+      Pod pod, Container c, PodStatus status, StartFailure f, Duration current) {
+    if (f == null) {
+      return current;
+    }
+    Duration d =
+        switch (f.reason()) {
+          case WaitingReasons.CRASH_LOOP_BACK_OFF ->
+              status
+                  .latest(c.getName())
+                  .filter(ContainerStatus::exited)
+                  .map(s -> crashBackoff.remaining(backoffKey(pod, c), finishedAt(s)))
+                  .orElse(Duration.ofSeconds(1));
+          case WaitingReasons.ERR_IMAGE_PULL, WaitingReasons.IMAGE_PULL_BACK_OFF ->
+              images.backoffRemaining(pod, c.getImage());
+          default -> null;
+        };
+    if (d == null) {
+      return current;
+    }
+    // A little slack, so the backoff has surely ended when the sync runs.
+    d = d.plusMillis(50);
+    return current == null || d.compareTo(current) < 0 ? d : current;
+  }
+
+  private String createSandbox(Pod pod, int attempt, ObjectReference podRef) throws SyncError {
+    try {
+      if (!runtime.imagePresent(infraImage)) {
+        runtime.pullImage(infraImage, Duration.ofMinutes(2));
+      }
+      return runtime.runPodSandbox(Configs.sandbox(pod, attempt, infraImage, oomScoreAdj));
+    } catch (RuntimeError e) {
+      recorder.eventf(
+          podRef,
+          EventType.Warning,
+          Reasons.FAILED_CREATE_POD_SANDBOX,
+          "Failed to create pod sandbox: %s",
+          e.getMessage());
+      throw new SyncError("failed to create pod sandbox: " + e.getMessage(), e);
+    }
+  }
+
+  /** Starts one container; returns null on success, or why it did not start. */
+  private StartFailure startContainer(
+      Pod pod,
+      Container c,
+      boolean init,
+      String sandboxId,
+      PodStatus status,
+      Map<String, Path> volumePaths,
+      Supplier<String> podIp) {
+    ObjectReference ref = Refs.container(pod, c.getName(), init);
+    Optional<ContainerStatus> latest = status.latest(c.getName());
+    try {
+      Optional<ContainerStatus> lastExit =
+          status.containers().stream()
+              .filter(s -> s.name().equals(c.getName()) && s.exited())
+              .findFirst();
+      if (lastExit.isPresent()) {
+        String key = backoffKey(pod, c);
+        Instant finished = finishedAt(lastExit.get());
+        if (crashBackoff.isInBackOffSince(key, finished)) {
+          recorder.event(
+              ref, EventType.Warning, Reasons.BACK_OFF, "Back-off restarting failed container");
+          throw new StartFailure(
+              WaitingReasons.CRASH_LOOP_BACK_OFF,
+              String.format(
+                  "back-off %s restarting failed container=%s pod=%s_%s(%s)",
+                  goDuration(crashBackoff.get(key)),
+                  c.getName(),
+                  pod.getMetadata().getName(),
+                  pod.getMetadata().getNamespace(),
+                  pod.getMetadata().getUid()));
+        }
+        crashBackoff.next(key, finished);
+      }
+      images.ensure(pod, c, ref);
+      int restartCount = latest.map(s -> s.restartCount() + 1).orElse(0);
+      List<EnvVar> env = Env.resolve(pod, c, podIp, hostIp.get());
+      ContainerConfig config =
+          Configs.container(pod, c, init, sandboxId, restartCount, volumePaths, env);
+      String id;
+      try {
+        id = runtime.createContainer(sandboxId, config);
+      } catch (RuntimeError e) {
+        recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", e.getMessage());
+        throw new StartFailure(WaitingReasons.CREATE_CONTAINER_ERROR, e.getMessage());
+      }
+      recorder.eventf(ref, EventType.Normal, Reasons.CREATED, "Created container %s", c.getName());
+      try {
+        runtime.startContainer(id);
+      } catch (RuntimeError e) {
+        recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", e.getMessage());
+        throw new StartFailure(WaitingReasons.RUN_CONTAINER_ERROR, e.getMessage());
+      }
+      recorder.eventf(ref, EventType.Normal, Reasons.STARTED, "Started container %s", c.getName());
+      return null;
+    } catch (StartFailure f) {
+      if (isImageFailure(f.reason())) {
+        recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", f.reason());
+      } else if (WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR.equals(f.reason())) {
+        recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", f.getMessage());
+      }
+      log.info(
+          "RuntimeManager: container {} of pod {} not started: {}: {}",
+          c.getName(),
+          pod.getMetadata().getName(),
+          f.reason(),
+          f.getMessage());
+      return f;
+    } catch (RuntimeError e) {
+      recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", e.getMessage());
+      return new StartFailure(WaitingReasons.RUN_CONTAINER_ERROR, e.getMessage());
+    }
+  }
+
+  private static boolean isImageFailure(String reason) {
+    return switch (reason) {
+      case WaitingReasons.ERR_IMAGE_PULL,
+          WaitingReasons.IMAGE_PULL_BACK_OFF,
+          WaitingReasons.ERR_IMAGE_NEVER_PULL,
+          WaitingReasons.INVALID_IMAGE_NAME ->
+          true;
+      default -> false;
+    };
+  }
+
+  /** The crash-loop backoff key: pod, container and spec hash, as upstream's {@code getStableKey}. */
+  static String backoffKey(Pod pod, Container c) {
+    return pod.getMetadata().getUid() + "/" + c.getName() + "/" + ContainerHash.of(c);
+  }
+
+  private Instant finishedAt(ContainerStatus s) {
+    return s.finishedAt() != null ? s.finishedAt() : clock.instant();
+  }
+
+  /**
+   * Stops every running container of the pod, in parallel, each with the grace period; then the
+   * sandboxes. With {@code remove}, removes them all afterwards.
+   *
+   * @param pod the pod, for the grace period and events; may be one made from container labels
+   * @param graceOverride replaces the pod's grace period, or null
+   */
+  public void killPod(Pod pod, PodStatus status, Duration graceOverride, boolean remove)
+      throws SyncError {
+    Duration grace = gracePeriod(pod, graceOverride);
+    List<String> errors = new ArrayList<>();
+    List<Future<?>> kills = new ArrayList<>();
+    for (ContainerStatus c : status.containers()) {
+      if (c.running() || c.state() == io.jkubelet.agent.runtime.ContainerState.UNKNOWN) {
+        kills.add(
+            parallel.submit(
+                () -> {
+                  killContainer(pod, c, grace, "Stopping container " + c.name());
+                  return null;
+                }));
+      }
+    }
+    await(kills, errors);
+    for (SandboxStatus s : status.sandboxes()) {
+      if (s.ready()) {
+        try {
+          runtime.stopPodSandbox(s.id(), SANDBOX_GRACE);
+        } catch (RuntimeError e) {
+          errors.add("stop sandbox " + s.id() + ": " + e.getMessage());
+        }
+      }
+    }
+    if (remove) {
+      for (ContainerStatus c : status.containers()) {
+        try {
+          runtime.removeContainer(c.id());
+        } catch (RuntimeError e) {
+          errors.add("remove container " + c.name() + ": " + e.getMessage());
+        }
+      }
+      for (SandboxStatus s : status.sandboxes()) {
+        try {
+          runtime.removePodSandbox(s.id());
+        } catch (RuntimeError e) {
+          errors.add("remove sandbox " + s.id() + ": " + e.getMessage());
+        }
+      }
+    }
+    if (!errors.isEmpty()) {
+      String msg = String.join("; ", errors);
+      recorder.eventf(
+          Refs.pod(pod), EventType.Warning, Reasons.FAILED_KILL_POD, "error killing pod: %s", msg);
+      throw new SyncError("error killing pod: " + msg, null);
+    }
+  }
+
+  private void killContainers(Pod pod, PodStatus status, Map<String, PodActions.KillInfo> toKill)
+      throws SyncError {
+    Duration grace = gracePeriod(pod, null);
+    List<Future<?>> kills = new ArrayList<>();
+    for (ContainerStatus c : status.containers()) {
+      PodActions.KillInfo info = toKill.get(c.id());
+      if (info != null) {
+        kills.add(
+            parallel.submit(
+                () -> {
+                  killContainer(pod, c, grace, info.message());
+                  return null;
+                }));
+      }
+    }
+    List<String> errors = new ArrayList<>();
+    await(kills, errors);
+    if (!errors.isEmpty()) {
+      throw new SyncError("error killing containers: " + String.join("; ", errors), null);
+    }
+  }
+
+  private void killContainer(Pod pod, ContainerStatus c, Duration grace, String message) {
+    boolean init = "init".equals(c.labels().get(Labels.CONTAINER_KIND));
+    recorder.event(Refs.container(pod, c.name(), init), EventType.Normal, Reasons.KILLING, message);
+    runtime.stopContainer(c.id(), grace);
+  }
+
+  private static void await(List<Future<?>> futures, List<String> errors) {
+    for (Future<?> f : futures) {
+      try {
+        f.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        errors.add("interrupted");
+        return;
+      } catch (ExecutionException e) {
+        errors.add(e.getCause().getMessage());
+      }
+    }
+  }
+
+  /** The pod's grace period (or the override), never under {@link #MIN_GRACE}. */
+  static Duration gracePeriod(Pod pod, Duration override) {
+    Duration d;
+    if (override != null) {
+      d = override;
+    } else if (pod.getMetadata().getDeletionGracePeriodSeconds() != null) {
+      d = Duration.ofSeconds(pod.getMetadata().getDeletionGracePeriodSeconds());
+    } else if (pod.getSpec() != null && pod.getSpec().getTerminationGracePeriodSeconds() != null) {
+      d = Duration.ofSeconds(pod.getSpec().getTerminationGracePeriodSeconds());
+    } else {
+      d = Duration.ofSeconds(30);
+    }
+    return d.compareTo(MIN_GRACE) < 0 ? MIN_GRACE : d;
+  }
+
+  /** Removes every init container of the pod: a new sandbox runs them all again. */
+  private void purgeInitContainers(Pod pod, PodStatus status) {
+    Set<String> inits = new HashSet<>();
+    Actions.inits(pod).forEach(c -> inits.add(c.getName()));
+    for (ContainerStatus c : status.containers()) {
+      if (inits.contains(c.name()) && !c.running()) {
+        removeQuietly(c.id());
+      }
+    }
+  }
+
+  /**
+   * Removes dead containers beyond the newest dead one of each name, and dead sandboxes other than
+   * the newest that no container uses any more. Never touches a running container.
+   */
+  public int removeDeadContainers(PodStatus status) {
+    int removed = 0;
+    Set<String> keptNames = new HashSet<>();
+    List<ContainerStatus> newestFirst =
+        status.containers().stream()
+            .sorted(Comparator.comparing(ContainerStatus::createdAt).reversed())
+            .toList();
+    Set<String> usedSandboxes = new HashSet<>();
+    for (ContainerStatus c : newestFirst) {
+      // Keep what runs, and the newest dead container of each name (its lastState).
+      if (c.running() || keptNames.add(c.name())) {
+        usedSandboxes.add(c.sandboxId());
+        continue;
+      }
+      if (removeQuietly(c.id())) {
+        removed++;
+      }
+    }
+    List<SandboxStatus> sandboxes = status.sandboxes();
+    for (int i = 1; i < sandboxes.size(); i++) {
+      SandboxStatus s = sandboxes.get(i);
+      if (!s.ready() && !usedSandboxes.contains(s.id()) && removeQuietly(s.id())) {
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  private boolean removeQuietly(String id) {
+    try {
+      runtime.removeContainer(id);
+      return true;
+    } catch (RuntimeError e) {
+      log.warn("RuntimeManager: cannot remove container {}: {}", id, e.getMessage());
+      return false;
+    }
+  }
+
+  /** The pod reference of a runtime pod, for pods known only from container labels. */
+  public static PodRef ref(Pod pod) {
+    return Configs.ref(pod);
+  }
+
+  /** Go's duration format for whole seconds, as in {@code back-off 20s}, {@code 5m0s}. */
+  static String goDuration(Duration d) {
+    long s = d.toSeconds();
+    if (s < 60) {
+      return s + "s";
+    }
+    return (s / 60) + "m" + (s % 60) + "s";
+  }
+}

@@ -1,0 +1,24 @@
+package io.jkubelet.agent.loop;
+
+import io.jkubelet.agent.pleg.PodLifecycleEvent;
+import io.jkubelet.agent.podconfig.PodUpdate;
+import java.time.Instant;
+
+/** One input of the sync loop: what {@code syncLoopIteration} selects on upstream. */
+public sealed interface LoopInput {
+  /** A merged change from the pod sources. */
+  record Config(PodUpdate update) implements LoopInput {}
+
+  /** A container change the PLEG saw. */
+  record Pleg(PodLifecycleEvent event) implements LoopInput {}
+
+  /** A probe result changed: sync the pod now. */
+  record ProbeResult(String podUid, String container, String probe, boolean success)
+      implements LoopInput {}
+
+  /** Time to sync pods that are due for their periodic resync or a retry. */
+  record SyncTick(Instant at) implements LoopInput {}
+
+  /** Time for housekeeping: orphans, dead containers. */
+  record HousekeepingTick(Instant at) implements LoopInput {}
+}

@@ -1,0 +1,203 @@
+package io.jkubelet.agent.loop;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.pleg.PodLifecycleEvent;
+import io.jkubelet.agent.podconfig.PodUpdate;
+import io.jkubelet.agent.util.Executors2;
+import io.jkubelet.agent.util.Lifecycle;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The kubelet's main loop ({@code syncLoop} and {@code syncLoopIteration} in upstream's {@code
+ * kubelet.go}): it takes one input at a time from the {@link Select} and dispatches it to the
+ * {@link SyncHandler}. It never blocks on a pod: the handler hands work to the pod workers.
+ *
+ * <p>{@link #runOnce} is one iteration; tests drive it with hand-made inputs. {@link #start} runs
+ * it on one named platform thread and starts the sync and housekeeping tickers.
+ */
+public final class SyncLoop implements Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(SyncLoop.class);
+  /** Without an iteration for this long, the loop is reported unhealthy. */
+  private static final Duration STUCK_AFTER = Duration.ofMinutes(1);
+
+  private final SyncHandler handler;
+  private final Function<String, Optional<Pod>> podByUid;
+  private final Supplier<List<Pod>> podsToSync;
+  private final BooleanSupplier sourcesReady;
+  private final Select select;
+  private final Select.Channel<Instant> syncTicks;
+  private final Select.Channel<Instant> housekeepingTicks;
+  private final Clock clock;
+  private final Duration syncPeriod;
+  private final Duration housekeepingPeriod;
+
+  private final AtomicBoolean running = new AtomicBoolean();
+  private final AtomicReference<Instant> lastIteration = new AtomicReference<>();
+  private ScheduledExecutorService tickers;
+  private Thread thread;
+
+  /**
+   * @param podByUid finds a desired pod by UID (for PLEG events and probe results)
+   * @param podsToSync pods due for their periodic resync or a retry (drains the work queue)
+   * @param sourcesReady whether every source has sent its first set; until then housekeeping does
+   *     not run, so nothing is killed for being absent from a source that has not spoken yet
+   */
+  public SyncLoop(
+      SyncHandler handler,
+      Function<String, Optional<Pod>> podByUid,
+      Supplier<List<Pod>> podsToSync,
+      BooleanSupplier sourcesReady,
+      Select select,
+      Select.Channel<Instant> syncTicks,
+      Select.Channel<Instant> housekeepingTicks,
+      Clock clock,
+      Duration syncPeriod,
+      Duration housekeepingPeriod) {
+    this.handler = handler;
+    this.podByUid = podByUid;
+    this.podsToSync = podsToSync;
+    this.sourcesReady = sourcesReady;
+    this.select = select;
+    this.syncTicks = syncTicks;
+    this.housekeepingTicks = housekeepingTicks;
+    this.clock = clock;
+    this.syncPeriod = syncPeriod;
+    this.housekeepingPeriod = housekeepingPeriod;
+  }
+
+  /** Handles one input. Returns false when the loop should end. */
+  public boolean runOnce(LoopInput input) {
+    lastIteration.set(clock.instant());
+    switch (input) {
+      case LoopInput.Config c -> dispatch(c.update());
+      case LoopInput.Pleg p -> {
+        PodLifecycleEvent e = p.event();
+        if (!(e instanceof PodLifecycleEvent.ContainerRemoved)) {
+          podByUid
+              .apply(e.podUid())
+              .ifPresentOrElse(
+                  pod -> {
+                    log.debug("SyncLoop (PLEG): {} for pod {}", e, pod.getMetadata().getName());
+                    handler.handlePodSyncs(List.of(pod));
+                  },
+                  () -> log.debug("SyncLoop (PLEG): {} for a pod that is not desired", e));
+        }
+        if (e instanceof PodLifecycleEvent.ContainerDied d) {
+          handler.cleanUpContainersInPod(d.podUid(), d.containerId());
+        }
+      }
+      case LoopInput.ProbeResult r ->
+          podByUid.apply(r.podUid()).ifPresent(pod -> handler.handlePodSyncs(List.of(pod)));
+      case LoopInput.SyncTick t -> {
+        List<Pod> due = podsToSync.get();
+        if (!due.isEmpty()) {
+          log.debug("SyncLoop (SYNC): {} pods", due.size());
+          handler.handlePodSyncs(due);
+        }
+      }
+      case LoopInput.HousekeepingTick h -> {
+        if (!sourcesReady.getAsBoolean()) {
+          log.debug("SyncLoop (housekeeping): skipped, not every source is ready");
+        } else {
+          handler.handlePodCleanups();
+        }
+      }
+    }
+    return true;
+  }
+
+  private void dispatch(PodUpdate u) {
+    log.info(
+        "SyncLoop {}, {}: {}",
+        u.op(),
+        u.source(),
+        u.pods().stream().map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()).toList());
+    switch (u.op()) {
+      case ADD -> handler.handlePodAdditions(u.pods());
+      case UPDATE, DELETE -> handler.handlePodUpdates(u.pods());
+      case REMOVE -> handler.handlePodRemoves(u.pods());
+      case RECONCILE -> handler.handlePodReconcile(u.pods());
+    }
+  }
+
+  @Override
+  public void start() {
+    if (!running.compareAndSet(false, true)) {
+      return;
+    }
+    lastIteration.set(clock.instant());
+    tickers = Executors2.scheduler("sync-loop-ticker");
+    tickers.scheduleAtFixedRate(
+        () -> syncTicks.offer(clock.instant()),
+        syncPeriod.toMillis(),
+        syncPeriod.toMillis(),
+        TimeUnit.MILLISECONDS);
+    tickers.scheduleAtFixedRate(
+        () -> housekeepingTicks.offer(clock.instant()),
+        housekeepingPeriod.toMillis(),
+        housekeepingPeriod.toMillis(),
+        TimeUnit.MILLISECONDS);
+    thread = Thread.ofPlatform().name("sync-loop").start(this::run);
+  }
+
+  private void run() {
+    log.info("SyncLoop: started");
+    while (running.get()) {
+      try {
+        Optional<LoopInput> in = select.next(Duration.ofSeconds(1));
+        if (in.isPresent() && !runOnce(in.get())) {
+          break;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      } catch (RuntimeException e) {
+        // A handler bug must not end the loop: log it and take the next input.
+        log.error("SyncLoop: iteration failed", e);
+      }
+    }
+    log.info("SyncLoop: stopped");
+  }
+
+  @Override
+  public void stop() {
+    if (!running.compareAndSet(true, false)) {
+      return;
+    }
+    Executors2.shutdown(tickers, 1000);
+    if (thread != null) {
+      thread.interrupt();
+      try {
+        thread.join(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public Health healthy() {
+    Instant last = lastIteration.get();
+    if (!running.get() || last == null) {
+      return Health.failing("sync loop is not running");
+    }
+    Duration age = Duration.between(last, clock.instant());
+    if (age.compareTo(STUCK_AFTER) > 0) {
+      return Health.failing("sync loop has not iterated for " + age.toSeconds() + "s");
+    }
+    return Health.OK;
+  }
+}

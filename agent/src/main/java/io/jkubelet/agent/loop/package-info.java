@@ -1,0 +1,2 @@
+/** The select-style sync loop: one iteration takes one input and dispatches it to the handler. */
+package io.jkubelet.agent.loop;

@@ -1,0 +1,2 @@
+/** The jkubelet node agent: wiring of the subsystems into one daemon. */
+package io.jkubelet.agent;

@@ -1,0 +1,223 @@
+package io.jkubelet.agent.pleg;
+
+import io.jkubelet.agent.pleg.PodLifecycleEvent.ContainerDied;
+import io.jkubelet.agent.pleg.PodLifecycleEvent.ContainerRemoved;
+import io.jkubelet.agent.pleg.PodLifecycleEvent.ContainerStarted;
+import io.jkubelet.agent.runtime.ContainerState;
+import io.jkubelet.agent.runtime.ContainerSummary;
+import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.util.Executors2;
+import io.jkubelet.agent.util.Lifecycle.Health;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Relists the runtime every {@code period} and turns what changed into events, as upstream's
+ * {@code GenericPLEG} ({@code pkg/kubelet/pleg/generic.go}).
+ *
+ * <p>Why relist at all: the runtime's own event stream can drop events, and a relist is cheap (one
+ * list call) and self-healing. The period must be short, because container deaths are seen only
+ * through it; the pod workers' periodic resync backs it up when an event is missed. Pods whose
+ * containers changed are re-inspected and written to the {@link PodCache}; then the cache's global
+ * time moves to the relist's start, so every worker waiting for a newer status wakes up.
+ *
+ * <p>The PLEG is unhealthy when no relist has succeeded for {@code healthThreshold}.
+ *
+ * <p>Relists run on one scheduler thread; {@code containers} is only touched there.
+ */
+public final class GenericPleg implements Pleg {
+  private static final Logger log = LoggerFactory.getLogger(GenericPleg.class);
+
+  private final Runtime runtime;
+  private final PodCache cache;
+  private final Clock clock;
+  private final Duration period;
+  private final Duration healthThreshold;
+  private final Predicate<PodLifecycleEvent> sink;
+
+  /** What the last relist saw: container id → (pod, state). */
+  private Map<String, Seen> containers = new HashMap<>();
+
+  private record Seen(PodRef pod, ContainerState state) {}
+
+  private final AtomicReference<Instant> lastRelist = new AtomicReference<>();
+  private final AtomicReference<Instant> startedAt = new AtomicReference<>();
+  private final AtomicLong dropped = new AtomicLong();
+  private ScheduledExecutorService scheduler;
+
+  /**
+   * @param sink receives events; returns false when it had no room, and the event is counted as
+   *     dropped (the periodic resync recovers from it)
+   */
+  public GenericPleg(
+      Runtime runtime,
+      PodCache cache,
+      Clock clock,
+      Duration period,
+      Duration healthThreshold,
+      Predicate<PodLifecycleEvent> sink) {
+    this.runtime = runtime;
+    this.cache = cache;
+    this.clock = clock;
+    this.period = period;
+    this.healthThreshold = healthThreshold;
+    this.sink = sink;
+  }
+
+  @Override
+  public void start() {
+    if (scheduler != null) {
+      return;
+    }
+    startedAt.set(clock.instant());
+    scheduler = Executors2.scheduler("pleg");
+    scheduler.scheduleWithFixedDelay(
+        this::relistSafely, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void stop() {
+    Executors2.shutdown(scheduler, 2000);
+  }
+
+  @Override
+  public Health healthy() {
+    Instant now = clock.instant();
+    Instant last = lastRelist.get();
+    Instant since = last != null ? last : startedAt.get();
+    if (since == null) {
+      return Health.failing("PLEG has not started");
+    }
+    Duration age = Duration.between(since, now);
+    if (age.compareTo(healthThreshold) > 0) {
+      return Health.failing(
+          "PLEG is not healthy: pleg was last seen active "
+              + age.toSeconds()
+              + "s ago; threshold is "
+              + healthThreshold.toSeconds()
+              + "s");
+    }
+    return Health.OK;
+  }
+
+  /** How many events found the sink full. */
+  public long droppedEvents() {
+    return dropped.get();
+  }
+
+  private void relistSafely() {
+    try {
+      relist();
+    } catch (RuntimeException e) {
+      log.warn("PLEG relist failed: {}", e.toString());
+    }
+  }
+
+  @Override
+  public void relist() {
+    Instant timestamp = clock.instant();
+    List<ContainerSummary> listed = runtime.listContainers();
+    lastRelist.set(timestamp);
+
+    Map<String, Seen> now = new HashMap<>();
+    for (ContainerSummary c : listed) {
+      now.put(c.id(), new Seen(c.pod(), c.state()));
+    }
+    // Pods (by uid) with their events, in a stable order.
+    Map<String, PodRef> changedPods = new LinkedHashMap<>();
+    Map<String, List<PodLifecycleEvent>> events = new HashMap<>();
+    now.forEach(
+        (id, seen) -> {
+          Seen old = containers.get(id);
+          PodLifecycleEvent e = event(seen.pod().uid(), id, old == null ? null : old.state(), seen.state());
+          if (e != null) {
+            changedPods.put(seen.pod().uid(), seen.pod());
+            events.computeIfAbsent(seen.pod().uid(), k -> new ArrayList<>()).add(e);
+          }
+        });
+    containers.forEach(
+        (id, old) -> {
+          if (!now.containsKey(id)) {
+            PodLifecycleEvent e = event(old.pod().uid(), id, old.state(), null);
+            if (e != null) {
+              changedPods.put(old.pod().uid(), old.pod());
+              events.computeIfAbsent(old.pod().uid(), k -> new ArrayList<>()).add(e);
+            }
+          }
+        });
+    containers = now;
+
+    for (PodRef pod : changedPods.values()) {
+      try {
+        PodStatus status = runtime.podStatus(pod);
+        cache.set(pod, status, null, timestamp);
+      } catch (RuntimeException e) {
+        log.warn("PLEG: cannot inspect pod {}: {}", pod, e.toString());
+        cache.set(pod, PodStatus.empty(pod), e, timestamp);
+        continue; // no events for a pod we could not inspect; the next relist retries it
+      }
+      for (PodLifecycleEvent e : events.getOrDefault(pod.uid(), List.of())) {
+        if (!sink.test(e)) {
+          long n = dropped.incrementAndGet();
+          log.warn("PLEG: event channel is full, dropped {} ({} dropped so far)", e, n);
+        }
+      }
+    }
+    cache.updateTime(timestamp);
+  }
+
+  /**
+   * The event for a container that moved from {@code old} to {@code now} (null: absent), following
+   * upstream's {@code generateEvents}.
+   */
+  static PodLifecycleEvent event(
+      String uid, String id, ContainerState old, ContainerState now) {
+    PlegState o = PlegState.of(old);
+    PlegState n = PlegState.of(now);
+    if (o == n) {
+      return null;
+    }
+    return switch (n) {
+      case RUNNING -> new ContainerStarted(uid, id);
+      case EXITED -> new ContainerDied(uid, id);
+      case UNKNOWN -> null;
+      case NON_EXISTENT ->
+          o == PlegState.EXITED || o == PlegState.UNKNOWN
+              ? new ContainerRemoved(uid, id)
+              : new ContainerDied(uid, id);
+    };
+  }
+
+  private enum PlegState {
+    RUNNING,
+    EXITED,
+    UNKNOWN,
+    NON_EXISTENT;
+
+    static PlegState of(ContainerState s) {
+      if (s == null) {
+        return NON_EXISTENT;
+      }
+      return switch (s) {
+        case RUNNING -> RUNNING;
+        case EXITED -> EXITED;
+        case CREATED, UNKNOWN -> UNKNOWN;
+      };
+    }
+  }
+}

@@ -1,0 +1,29 @@
+package io.jkubelet.agent.podconfig;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.List;
+import java.util.Objects;
+
+/** A change to the desired pods of one source. */
+public record PodUpdate(Op op, List<Pod> pods, String source) {
+
+  /** What happened to the pods, as upstream's {@code kubetypes.PodOperation}. */
+  public enum Op {
+    /** New pods. */
+    ADD,
+    /** Pods whose spec, labels or non-local annotations changed. */
+    UPDATE,
+    /** Pods that got a deletionTimestamp: stop them gracefully. */
+    DELETE,
+    /** Pods that vanished from their source. */
+    REMOVE,
+    /** Pods whose status alone changed. */
+    RECONCILE
+  }
+
+  public PodUpdate {
+    Objects.requireNonNull(op, "op");
+    Objects.requireNonNull(source, "source");
+    pods = List.copyOf(pods);
+  }
+}

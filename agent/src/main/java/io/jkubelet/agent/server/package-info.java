@@ -1,0 +1,2 @@
+/** The kubelet's HTTP endpoints: the read-only port's healthz and pods. */
+package io.jkubelet.agent.server;

@@ -1,0 +1,21 @@
+package io.jkubelet.agent.status;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.jkubelet.agent.util.Lifecycle;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The latest API status of every pod, as upstream's {@code status.Manager}. Workers set it after
+ * each sync; the read-only server and (in cluster mode) the API server are told from here.
+ */
+public interface StatusManager extends Lifecycle {
+  Optional<PodStatus> getPodStatus(String uid);
+
+  /** Records a pod's newly generated status. */
+  void setPodStatus(Pod pod, PodStatus status);
+
+  /** Forgets statuses of pods other than these. */
+  void removeOrphanedStatuses(Set<String> keep);
+}

@@ -1,0 +1,128 @@
+package io.jkubelet.agent.util;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Per-key exponential backoff on an injected clock, ported from client-go's {@code
+ * flowcontrol.Backoff} (https://github.com/kubernetes/client-go/blob/v0.20.2/util/flowcontrol/backoff.go).
+ *
+ * <p>{@link #next} starts a key at {@code initial} and doubles it up to {@code max} on each call. An
+ * entry whose last update is older than {@code 2 * max} has expired and starts over, so a container
+ * that ran for ten minutes (with max 5 min) restarts from 10 s again.
+ *
+ * <p>Thread-safe; {@code lock} guards {@code entries}.
+ */
+public final class Backoff {
+  private final Clock clock;
+  private final Duration initial;
+  private final Duration max;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Map<String, Entry> entries = new HashMap<>();
+
+  private record Entry(Duration backoff, Instant lastUpdate) {}
+
+  public Backoff(Clock clock, Duration initial, Duration max) {
+    if (initial.isNegative() || initial.isZero() || max.compareTo(initial) < 0) {
+      throw new IllegalArgumentException("need 0 < initial <= max, got " + initial + ", " + max);
+    }
+    this.clock = clock;
+    this.initial = initial;
+    this.max = max;
+  }
+
+  /** Moves the key to its next backoff, recording {@code eventTime} as its last update. */
+  public void next(String key, Instant eventTime) {
+    lock.lock();
+    try {
+      Entry e = entries.get(key);
+      Duration d;
+      if (e == null || expired(e, eventTime)) {
+        d = initial;
+      } else {
+        d = e.backoff.multipliedBy(2);
+        if (d.compareTo(max) > 0) {
+          d = max;
+        }
+      }
+      entries.put(key, new Entry(d, eventTime));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Whether less than the key's current backoff has passed since {@code eventTime}, e.g. since the
+   * container last finished.
+   */
+  public boolean isInBackOffSince(String key, Instant eventTime) {
+    return remaining(key, eventTime).compareTo(Duration.ZERO) > 0;
+  }
+
+  /** How long until the backoff from {@code eventTime} ends; zero when it has. */
+  public Duration remaining(String key, Instant eventTime) {
+    lock.lock();
+    try {
+      Entry e = entries.get(key);
+      Instant now = clock.instant();
+      if (e == null || expired(e, now)) {
+        return Duration.ZERO;
+      }
+      Duration left = Duration.between(now, eventTime.plus(e.backoff));
+      return left.isNegative() ? Duration.ZERO : left;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** How long until the backoff from the key's last update ends; zero when it has. */
+  public Duration remainingSinceUpdate(String key) {
+    lock.lock();
+    try {
+      Entry e = entries.get(key);
+      return e == null ? Duration.ZERO : remaining(key, e.lastUpdate);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The key's current backoff, or zero when it has none. */
+  public Duration get(String key) {
+    lock.lock();
+    try {
+      Entry e = entries.get(key);
+      return e == null ? Duration.ZERO : e.backoff;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Forgets every key that starts with the prefix, e.g. a pod's UID when it goes away. */
+  public void forgetPrefix(String prefix) {
+    lock.lock();
+    try {
+      entries.keySet().removeIf(k -> k.startsWith(prefix));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Drops entries that have expired, so the map does not grow without bound. */
+  public void gc() {
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      entries.values().removeIf(e -> expired(e, now));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private boolean expired(Entry e, Instant at) {
+    return Duration.between(e.lastUpdate, at).compareTo(max.multipliedBy(2)) > 0;
+  }
+}

@@ -1,0 +1,23 @@
+package io.jkubelet.agent.util;
+
+/**
+ * The explicit lifecycle of a subsystem: constructors start nothing; {@link #start()} does, {@link
+ * #stop()} undoes it, and {@link #healthy()} reports whether it works.
+ */
+public interface Lifecycle {
+  void start();
+
+  void stop();
+
+  /** Whether the subsystem works; a subsystem that is not started is not healthy. */
+  Health healthy();
+
+  /** A health report: ok, or what is wrong. */
+  record Health(boolean ok, String message) {
+    public static final Health OK = new Health(true, "ok");
+
+    public static Health failing(String message) {
+      return new Health(false, message);
+    }
+  }
+}

@@ -1,0 +1,52 @@
+package io.jkubelet.agent.workers;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One unit of work for a pod worker.
+ *
+ * @param pod the pod (for an orphan found in the runtime, a pod made from its container labels)
+ * @param type why
+ * @param kill how to kill, for {@link WorkType#KILL}; null otherwise
+ */
+public record UpdatePodOptions(Pod pod, WorkType type, KillPodOptions kill) {
+  public UpdatePodOptions {
+    Objects.requireNonNull(pod, "pod");
+    Objects.requireNonNull(type, "type");
+    if (type == WorkType.KILL && kill == null) {
+      kill = KillPodOptions.DEFAULT;
+    }
+    if (type != WorkType.KILL && kill != null) {
+      throw new IllegalArgumentException("kill options only go with KILL, not " + type);
+    }
+  }
+
+  public static UpdatePodOptions of(Pod pod, WorkType type) {
+    return new UpdatePodOptions(pod, type, null);
+  }
+
+  public String uid() {
+    return pod.getMetadata().getUid();
+  }
+
+  /**
+   * How to kill a pod.
+   *
+   * @param gracePeriodOverride a grace period that replaces the pod's own, or null
+   * @param removeContainers whether to remove the stopped containers too (the pod is gone for
+   *     good), rather than leave them for inspection
+   * @param reason why, for the log
+   */
+  public record KillPodOptions(
+      Duration gracePeriodOverride, boolean removeContainers, String reason) {
+    public static final KillPodOptions DEFAULT = new KillPodOptions(null, true, "pod removed");
+
+    public KillPodOptions {
+      if (gracePeriodOverride != null && gracePeriodOverride.isNegative()) {
+        throw new IllegalArgumentException("negative grace period " + gracePeriodOverride);
+      }
+    }
+  }
+}

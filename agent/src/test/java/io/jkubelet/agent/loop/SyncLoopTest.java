@@ -1,0 +1,130 @@
+package io.jkubelet.agent.loop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.TestPods;
+import io.jkubelet.agent.pleg.PodLifecycleEvent;
+import io.jkubelet.agent.podconfig.PodUpdate;
+import io.jkubelet.agent.util.FakeClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+class SyncLoopTest {
+  private final List<String> calls = new ArrayList<>();
+  private final Pod p1 = TestPods.simple("u1", "p1", "c");
+  private final Pod p2 = TestPods.simple("u2", "p2", "c");
+  private final Map<String, Pod> desired = Map.of("u1", p1, "u2", p2);
+  private final AtomicBoolean sourcesReady = new AtomicBoolean();
+  private List<Pod> due = List.of();
+
+  private final SyncHandler handler =
+      new SyncHandler() {
+        public void handlePodAdditions(List<Pod> pods) {
+          calls.add("add " + names(pods));
+        }
+
+        public void handlePodUpdates(List<Pod> pods) {
+          calls.add("update " + names(pods));
+        }
+
+        public void handlePodRemoves(List<Pod> pods) {
+          calls.add("remove " + names(pods));
+        }
+
+        public void handlePodReconcile(List<Pod> pods) {
+          calls.add("reconcile " + names(pods));
+        }
+
+        public void handlePodSyncs(List<Pod> pods) {
+          calls.add("sync " + names(pods));
+        }
+
+        public void cleanUpContainersInPod(String podUid, String containerId) {
+          calls.add("cleanup " + podUid + " " + containerId);
+        }
+
+        public void handlePodCleanups() {
+          calls.add("housekeeping");
+        }
+      };
+
+  private static String names(List<Pod> pods) {
+    return pods.stream().map(p -> p.getMetadata().getName()).toList().toString();
+  }
+
+  private final Select select = new Select();
+  private final SyncLoop loop =
+      new SyncLoop(
+          handler,
+          uid -> Optional.ofNullable(desired.get(uid)),
+          () -> due,
+          sourcesReady::get,
+          select,
+          select.channel("sync", 1, LoopInput.SyncTick::new),
+          select.channel("hk", 1, LoopInput.HousekeepingTick::new),
+          new FakeClock(),
+          Duration.ofSeconds(1),
+          Duration.ofSeconds(2));
+
+  @Test
+  void configUpdatesGoToTheMatchingHandler() {
+    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.ADD, List.of(p1), "file")));
+    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.UPDATE, List.of(p1), "file")));
+    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.DELETE, List.of(p2), "api")));
+    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.REMOVE, List.of(p1), "file")));
+    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.RECONCILE, List.of(p2), "api")));
+    assertThat(calls)
+        .containsExactly("add [p1]", "update [p1]", "update [p2]", "remove [p1]", "reconcile [p2]");
+  }
+
+  @Test
+  void aPlegEventSyncsItsPodAndADeathAlsoCleansUp() {
+    loop.runOnce(new LoopInput.Pleg(new PodLifecycleEvent.ContainerStarted("u1", "c1")));
+    loop.runOnce(new LoopInput.Pleg(new PodLifecycleEvent.ContainerDied("u2", "c2")));
+    loop.runOnce(new LoopInput.Pleg(new PodLifecycleEvent.ContainerRemoved("u1", "c1")));
+    loop.runOnce(new LoopInput.Pleg(new PodLifecycleEvent.ContainerStarted("unknown", "c3")));
+    assertThat(calls).containsExactly("sync [p1]", "sync [p2]", "cleanup u2 c2");
+  }
+
+  @Test
+  void theSyncTickSyncsThePodsThatAreDue() {
+    loop.runOnce(new LoopInput.SyncTick(Instant.EPOCH));
+    due = List.of(p2, p1);
+    loop.runOnce(new LoopInput.SyncTick(Instant.EPOCH));
+    assertThat(calls).containsExactly("sync [p2, p1]");
+  }
+
+  @Test
+  void housekeepingWaitsUntilEverySourceHasSpoken() {
+    loop.runOnce(new LoopInput.HousekeepingTick(Instant.EPOCH));
+    assertThat(calls).isEmpty();
+    sourcesReady.set(true);
+    loop.runOnce(new LoopInput.HousekeepingTick(Instant.EPOCH));
+    assertThat(calls).containsExactly("housekeeping");
+  }
+
+  @Test
+  void theSelectTakesFromReadyChannelsInTurn() throws Exception {
+    Select s = new Select();
+    Select.Channel<PodUpdate> config = s.channel("config", 10, LoopInput.Config::new);
+    Select.Channel<Instant> ticks = s.channel("tick", 1, LoopInput.SyncTick::new);
+    for (int i = 0; i < 3; i++) {
+      config.offer(new PodUpdate(PodUpdate.Op.ADD, List.of(p1), "file"));
+    }
+    assertThat(ticks.offer(Instant.EPOCH)).isTrue();
+    assertThat(ticks.offer(Instant.EPOCH)).as("a full tick channel drops, like a Go ticker").isFalse();
+    List<Class<?>> order = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      order.add(s.next(Duration.ofSeconds(1)).orElseThrow().getClass());
+    }
+    assertThat(order.get(1)).as("the tick is not starved by the config backlog").isEqualTo(LoopInput.SyncTick.class);
+    assertThat(s.next(Duration.ofMillis(10))).isEmpty();
+  }
+}

@@ -1,0 +1,93 @@
+package io.jkubelet.agent.pleg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.util.FakeClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class GenericPlegTest {
+  private final FakeClock clock = new FakeClock();
+  private final FakeRuntime runtime = new FakeRuntime(clock, "pause");
+  private final PodCache cache = new PodCache();
+  private final List<PodLifecycleEvent> events = new ArrayList<>();
+  private final GenericPleg pleg =
+      new GenericPleg(runtime, cache, clock, Duration.ofSeconds(1), Duration.ofMinutes(3), events::add);
+  private final PodRef pod = new PodRef("u1", "p", "default");
+
+  private String sandbox() {
+    return runtime.runPodSandbox(
+        new SandboxConfig(pod, 0, "pause", "p", false, List.of(), 0, Labels.podLabels(pod, "POD", Labels.TYPE_SANDBOX), 0));
+  }
+
+  @Test
+  void turnsContainerChangesIntoEventsAndUpdatesTheCache() {
+    String id = sandbox();
+    pleg.relist();
+    assertThat(events).containsExactly(new PodLifecycleEvent.ContainerStarted("u1", id));
+    assertThat(cache.get("u1").orElseThrow().status().sandboxes()).hasSize(1);
+
+    events.clear();
+    pleg.relist();
+    assertThat(events).as("nothing changed").isEmpty();
+
+    runtime.exit(id, 0, "");
+    pleg.relist();
+    assertThat(events).containsExactly(new PodLifecycleEvent.ContainerDied("u1", id));
+    assertThat(cache.get("u1").orElseThrow().status().sandboxes().get(0).ready()).isFalse();
+
+    events.clear();
+    runtime.removeContainer(id);
+    pleg.relist();
+    assertThat(events).containsExactly(new PodLifecycleEvent.ContainerRemoved("u1", id));
+  }
+
+  @Test
+  void ignoresContainersJkubeletDidNotCreate() {
+    runtime.addForeign("someone-elses");
+    pleg.relist();
+    assertThat(events).isEmpty();
+  }
+
+  @Test
+  void isUnhealthyWhenNoRelistSucceededForThreeMinutes() {
+    pleg.relist();
+    assertThat(pleg.healthy().ok()).isTrue();
+    runtime.setDown(true);
+    clock.step(Duration.ofMinutes(2));
+    try {
+      pleg.relist();
+    } catch (RuntimeException expected) {
+      // the runtime is down
+    }
+    assertThat(pleg.healthy().ok()).isTrue();
+    clock.step(Duration.ofMinutes(1).plusSeconds(1));
+    assertThat(pleg.healthy().ok()).isFalse();
+    assertThat(pleg.healthy().message()).contains("PLEG is not healthy");
+  }
+
+  @Test
+  void aWorkerWaitingForANewerStatusWakesOnRelist() throws Exception {
+    var before = clock.instant();
+    clock.step(Duration.ofSeconds(1));
+    Thread t = Thread.ofVirtual().start(pleg::relist);
+    var entry = cache.getNewerThan(pod, before, Duration.ofSeconds(5));
+    t.join();
+    assertThat(entry).isPresent();
+    assertThat(cache.getNewerThan(pod, clock.instant(), Duration.ofMillis(10))).as("nothing newer yet").isEmpty();
+  }
+
+  @Test
+  void anOlderObservationNeverOverwritesANewerOne() {
+    var status = runtime.podStatus(pod);
+    cache.set(pod, status, null, clock.instant().plusSeconds(5));
+    cache.set(pod, io.jkubelet.agent.runtime.PodStatus.empty(pod), new RuntimeException("stale"), clock.instant());
+    assertThat(cache.get("u1").orElseThrow().error()).isNull();
+  }
+}

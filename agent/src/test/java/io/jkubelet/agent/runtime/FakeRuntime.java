@@ -1,0 +1,287 @@
+package io.jkubelet.agent.runtime;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An in-memory {@link Runtime} for unit tests, in the manner of the kubelet's {@code FakeRuntime}:
+ * it records every call, keeps containers as plain records, and lets a test make containers exit,
+ * images disappear and calls fail. Thread-safe: every method is synchronized.
+ */
+public final class FakeRuntime implements Runtime {
+  private final Clock clock;
+  private final AtomicInteger ids = new AtomicInteger();
+  private final Map<String, Fake> containers = new LinkedHashMap<>();
+  private final Set<String> images = new HashSet<>();
+  private final List<String> calls = new ArrayList<>();
+  private final Map<String, RuntimeError> failNext = new HashMap<>();
+  private boolean down;
+
+  /** A container as the fake keeps it. */
+  public static final class Fake {
+    public final String id;
+    public final String name;
+    public final boolean sandbox;
+    public final Map<String, String> labels;
+    public final String image;
+    public final ContainerConfig config;
+    public final SandboxConfig sandboxConfig;
+    public ContainerState state = ContainerState.CREATED;
+    public final Instant createdAt;
+    public Instant startedAt;
+    public Instant finishedAt;
+    public int exitCode;
+    public String reason = "";
+    public Duration lastStopGrace;
+
+    Fake(String id, String name, boolean sandbox, Map<String, String> labels, String image,
+        ContainerConfig config, SandboxConfig sandboxConfig, Instant createdAt) {
+      this.id = id;
+      this.name = name;
+      this.sandbox = sandbox;
+      this.labels = Map.copyOf(labels);
+      this.image = image;
+      this.config = config;
+      this.sandboxConfig = sandboxConfig;
+      this.createdAt = createdAt;
+    }
+  }
+
+  public FakeRuntime(Clock clock, String... presentImages) {
+    this.clock = clock;
+    images.addAll(List.of(presentImages));
+  }
+
+  // --- test controls ---
+
+  /** The calls made so far, e.g. "createContainer k8s_app_...". */
+  public synchronized List<String> calls() {
+    return List.copyOf(calls);
+  }
+
+  public synchronized void clearCalls() {
+    calls.clear();
+  }
+
+  /** Makes the next call of that method fail with the error. */
+  public synchronized void failNext(String method, RuntimeError error) {
+    failNext.put(method, error);
+  }
+
+  /** Makes every call fail as if the engine were down. */
+  public synchronized void setDown(boolean down) {
+    this.down = down;
+  }
+
+  public synchronized void addImage(String image) {
+    images.add(image);
+  }
+
+  /** Makes a running container exit with the code (and reason, e.g. OOMKilled). */
+  public synchronized void exit(String id, int exitCode, String reason) {
+    Fake f = containers.get(id);
+    f.state = ContainerState.EXITED;
+    f.exitCode = exitCode;
+    f.reason = reason;
+    f.finishedAt = clock.instant();
+  }
+
+  public synchronized List<Fake> all() {
+    return List.copyOf(containers.values());
+  }
+
+  /** The containers (not sandboxes) of the pod with that spec name, newest last. */
+  public synchronized List<Fake> named(String podUid, String containerName) {
+    return containers.values().stream()
+        .filter(f -> podUid.equals(f.labels.get(Labels.POD_UID)))
+        .filter(f -> containerName.equals(f.labels.get(Labels.CONTAINER_NAME)))
+        .toList();
+  }
+
+  public synchronized List<Fake> running() {
+    return containers.values().stream().filter(f -> f.state == ContainerState.RUNNING).toList();
+  }
+
+  /** Adds a container that jkubelet did not create (no pod labels). */
+  public synchronized String addForeign(String name) {
+    String id = nextId();
+    Fake f = new Fake(id, name, false, Map.of(), "other", null, null, clock.instant());
+    f.state = ContainerState.RUNNING;
+    containers.put(id, f);
+    return id;
+  }
+
+  // --- Runtime ---
+
+  private void call(String method, String arg) {
+    calls.add(method + " " + arg);
+    if (down) {
+      throw new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "fake runtime is down");
+    }
+    RuntimeError e = failNext.remove(method);
+    if (e != null) {
+      throw e;
+    }
+  }
+
+  private String nextId() {
+    return String.format("%064x", ids.incrementAndGet());
+  }
+
+  @Override
+  public String type() {
+    return "fake";
+  }
+
+  @Override
+  public synchronized String version() {
+    call("version", "");
+    return "0.0.1";
+  }
+
+  @Override
+  public synchronized List<ContainerSummary> listContainers() {
+    call("listContainers", "");
+    List<ContainerSummary> out = new ArrayList<>();
+    for (Fake f : containers.values()) {
+      Labels.podOf(f.labels)
+          .ifPresent(
+              pod ->
+                  out.add(
+                      new ContainerSummary(
+                          f.id,
+                          pod,
+                          f.labels.get(Labels.CONTAINER_NAME),
+                          f.sandbox,
+                          f.state,
+                          f.createdAt)));
+    }
+    return out;
+  }
+
+  @Override
+  public synchronized PodStatus podStatus(PodRef pod) {
+    call("podStatus", pod.uid());
+    List<SandboxStatus> sandboxes = new ArrayList<>();
+    List<ContainerStatus> cs = new ArrayList<>();
+    for (Fake f : containers.values()) {
+      if (!pod.uid().equals(f.labels.get(Labels.POD_UID))) {
+        continue;
+      }
+      if (f.sandbox) {
+        boolean ready = f.state == ContainerState.RUNNING;
+        sandboxes.add(
+            new SandboxStatus(
+                f.id,
+                Labels.trailingNumber(f.name),
+                ready,
+                ready && !f.sandboxConfig.hostNetwork() ? "10.0.0." + (Integer.parseInt(f.id.substring(56), 16) % 250 + 2) : "",
+                f.createdAt,
+                f.labels));
+      } else {
+        String reason = f.reason;
+        if (f.state == ContainerState.EXITED && reason.isEmpty()) {
+          reason = f.exitCode == 0 ? "Completed" : "Error";
+        }
+        cs.add(
+            new ContainerStatus(
+                f.id,
+                f.labels.get(Labels.CONTAINER_NAME),
+                f.labels.getOrDefault(Labels.SANDBOX_ID, ""),
+                f.state,
+                f.createdAt,
+                f.startedAt,
+                f.finishedAt,
+                f.exitCode,
+                reason,
+                "",
+                f.image,
+                "docker://sha256:" + Integer.toHexString(f.image.hashCode()),
+                f.labels.getOrDefault(Labels.CONTAINER_HASH, ""),
+                Labels.intLabel(f.labels, Labels.RESTART_COUNT, 0),
+                f.labels));
+      }
+    }
+    return new PodStatus(pod, sandboxes, cs);
+  }
+
+  @Override
+  public synchronized String runPodSandbox(SandboxConfig config) {
+    call("runPodSandbox", config.containerName());
+    String id = nextId();
+    Fake f = new Fake(id, config.containerName(), true, config.labels(), config.image(), null, config, clock.instant());
+    f.state = ContainerState.RUNNING;
+    f.startedAt = clock.instant();
+    containers.put(id, f);
+    return id;
+  }
+
+  @Override
+  public synchronized void stopPodSandbox(String sandboxId, Duration grace) {
+    stopContainer(sandboxId, grace);
+  }
+
+  @Override
+  public synchronized void removePodSandbox(String sandboxId) {
+    removeContainer(sandboxId);
+  }
+
+  @Override
+  public synchronized String createContainer(String sandboxId, ContainerConfig config) {
+    call("createContainer", config.name());
+    if (!images.contains(config.image())) {
+      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + config.image());
+    }
+    String id = nextId();
+    containers.put(id, new Fake(id, config.name(), false, config.labels(), config.image(), config, null, clock.instant()));
+    return id;
+  }
+
+  @Override
+  public synchronized void startContainer(String containerId) {
+    call("startContainer", containerId);
+    Fake f = containers.get(containerId);
+    f.state = ContainerState.RUNNING;
+    f.startedAt = clock.instant();
+  }
+
+  @Override
+  public synchronized void stopContainer(String containerId, Duration grace) {
+    call("stopContainer", containerId);
+    Fake f = containers.get(containerId);
+    if (f == null || f.state != ContainerState.RUNNING) {
+      return;
+    }
+    f.lastStopGrace = grace;
+    f.state = ContainerState.EXITED;
+    f.exitCode = 143;
+    f.finishedAt = clock.instant();
+  }
+
+  @Override
+  public synchronized void removeContainer(String containerId) {
+    call("removeContainer", containerId);
+    containers.remove(containerId);
+  }
+
+  @Override
+  public synchronized boolean imagePresent(String image) {
+    call("imagePresent", image);
+    return images.contains(image);
+  }
+
+  @Override
+  public synchronized void pullImage(String image, Duration timeout) {
+    call("pullImage", image);
+    throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, "fake registry has no " + image);
+  }
+}
