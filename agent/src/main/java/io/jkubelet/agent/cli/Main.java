@@ -19,7 +19,10 @@ public final class Main {
     CommandLine cmd = new CommandLine(new JKubeletCommand());
     cmd.setExecutionStrategy(JKubeletCommand::executionStrategy);
     cmd.setExitCodeExceptionMapper(
-        e -> e instanceof ConfigException ? EXIT_USAGE : CommandLine.ExitCode.SOFTWARE);
+        e ->
+            e instanceof ConfigException || e instanceof CommandLine.ParameterException
+                ? EXIT_USAGE
+                : CommandLine.ExitCode.SOFTWARE);
     cmd.setExecutionExceptionHandler(
         (e, c, parseResult) -> {
           if (e instanceof ConfigException) {

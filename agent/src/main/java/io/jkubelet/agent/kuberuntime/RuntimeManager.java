@@ -22,7 +22,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -198,8 +197,6 @@ public final class RuntimeManager {
     if (d == null) {
       return current;
     }
-    // A little slack, so the backoff has surely ended when the sync runs.
-    d = d.plusMillis(50);
     return current == null || d.compareTo(current) < 0 ? d : current;
   }
 
@@ -445,10 +442,7 @@ public final class RuntimeManager {
   public int removeDeadContainers(PodStatus status) {
     int removed = 0;
     Set<String> keptNames = new HashSet<>();
-    List<ContainerStatus> newestFirst =
-        status.containers().stream()
-            .sorted(Comparator.comparing(ContainerStatus::createdAt).reversed())
-            .toList();
+    List<ContainerStatus> newestFirst = status.containers();
     Set<String> usedSandboxes = new HashSet<>();
     for (ContainerStatus c : newestFirst) {
       // Keep what runs, and the newest dead container of each name (its lastState).

@@ -41,6 +41,12 @@ public record ContainerStatus(
     int restartCount,
     Map<String, String> labels) {
 
+  /** Newest first: by creation time, then by restart count (which only grows). */
+  public static final java.util.Comparator<ContainerStatus> NEWEST_FIRST =
+      java.util.Comparator.comparing(ContainerStatus::createdAt)
+          .thenComparingInt(ContainerStatus::restartCount)
+          .reversed();
+
   public boolean running() {
     return state == ContainerState.RUNNING;
   }

@@ -1,6 +1,5 @@
 package io.jkubelet.agent.runtime;
 
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -13,11 +12,9 @@ public record PodStatus(PodRef pod, List<SandboxStatus> sandboxes, List<Containe
 
   public PodStatus {
     sandboxes =
-        sandboxes.stream().sorted(Comparator.comparing(SandboxStatus::createdAt).reversed()).toList();
+        sandboxes.stream().sorted(SandboxStatus.NEWEST_FIRST).toList();
     containers =
-        containers.stream()
-            .sorted(Comparator.comparing(ContainerStatus::createdAt).reversed())
-            .toList();
+        containers.stream().sorted(ContainerStatus.NEWEST_FIRST).toList();
   }
 
   public static PodStatus empty(PodRef pod) {

@@ -19,4 +19,11 @@ public record SandboxStatus(
     boolean ready,
     String ip,
     Instant createdAt,
-    Map<String, String> labels) {}
+    Map<String, String> labels) {
+
+  /** Newest first: by creation time, then by attempt (which only grows). */
+  public static final java.util.Comparator<SandboxStatus> NEWEST_FIRST =
+      java.util.Comparator.comparing(SandboxStatus::createdAt)
+          .thenComparingInt(SandboxStatus::attempt)
+          .reversed();
+}

@@ -34,9 +34,6 @@ import java.util.function.BiPredicate;
  * <p>A pure function of its inputs; thread-safe.
  */
 public final class StatusGenerator {
-  private static final Comparator<ContainerStatus> NEWEST_FIRST =
-      Comparator.comparing(ContainerStatus::createdAt).reversed();
-
   private StatusGenerator() {}
 
   /**
@@ -132,7 +129,7 @@ public final class StatusGenerator {
     }
 
     Map<String, Integer> seen = new HashMap<>();
-    List<ContainerStatus> newestFirst = runtime.containers().stream().sorted(NEWEST_FIRST).toList();
+    List<ContainerStatus> newestFirst = runtime.containers(); // newest first
     for (ContainerStatus cs : newestFirst) {
       io.fabric8.kubernetes.api.model.ContainerStatus st = statuses.get(cs.name());
       if (st == null) {

@@ -1,0 +1,178 @@
+package io.jkubelet.agent;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.runtime.ContainerState;
+import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.status.LocalStatusManager;
+import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.config.KubeletConfiguration;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole agent on a {@link FakeRuntime} and a {@link FakeClock}: what {@code /pods} shows as
+ * containers crash, and how the crash-loop backoff grows on the injected clock.
+ */
+@Timeout(60)
+class KubeletTest {
+  @TempDir Path tmp;
+  private final FakeClock clock = new FakeClock();
+  private final FakeRuntime runtime = new FakeRuntime(clock, "jkubelet/busybox:1.35", "jkubelet/pause:3.2");
+  private final List<String> events = new CopyOnWriteArrayList<>();
+  private final EventRecorder recorder = (o, t, reason, msg) -> events.add(reason + ": " + msg);
+  private Kubelet kubelet;
+  private Path manifests;
+
+  @BeforeEach
+  void start() throws Exception {
+    manifests = Files.createDirectories(tmp.resolve("manifests"));
+    KubeletConfiguration config =
+        KubeletConfiguration.builder()
+            .staticPodPath(manifests.toString())
+            .readOnlyPort(0)
+            .maxPods(2)
+            .build();
+    kubelet =
+        new Kubelet(
+            new KubeletOptions("node1", tmp.resolve("root"), "jkubelet/pause:3.2", "unused", "10.1.1.1", config),
+            runtime,
+            recorder,
+            new LocalStatusManager(),
+            clock);
+    kubelet.start();
+  }
+
+  @AfterEach
+  void stop() {
+    kubelet.stop();
+  }
+
+  private void manifest(String name, String body) throws Exception {
+    Files.writeString(manifests.resolve(name + ".yaml"), body);
+  }
+
+  private static final String CRASHER =
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: crasher}
+      spec:
+        containers:
+        - {name: c, image: 'jkubelet/busybox:1.35', command: [sh, -c, 'exit 1']}
+      """;
+
+  private ContainerStatus status(String pod) {
+    return kubelet.podsWithStatus().stream()
+        .filter(p -> p.getMetadata().getName().equals(pod))
+        .findFirst()
+        .map(p -> p.getStatus().getContainerStatuses())
+        .filter(l -> l != null && !l.isEmpty())
+        .map(l -> l.get(0))
+        .orElse(null);
+  }
+
+  private String uid(String pod) {
+    return kubelet.podManager().pods().stream()
+        .filter(p -> p.getMetadata().getName().equals(pod))
+        .findFirst()
+        .orElseThrow()
+        .getMetadata()
+        .getUid();
+  }
+
+  private FakeRuntime.Fake latest(String uid) {
+    List<FakeRuntime.Fake> all = runtime.named(uid, "c");
+    return all.get(all.size() - 1);
+  }
+
+  @Test
+  void crashLoopBackoffDoublesFromTenSecondsToFiveMinutesOnTheInjectedClock() throws Exception {
+    manifest("crasher", CRASHER);
+    await().until(() -> status("crasher-node1") != null && status("crasher-node1").getState().getRunning() != null);
+    String uid = uid("crasher-node1");
+
+    // The first crash restarts at once.
+    runtime.exit(latest(uid).id, 1, "");
+    await().until(() -> status("crasher-node1").getRestartCount() == 1 && status("crasher-node1").getState().getRunning() != null);
+
+    long[] backoffs = {10, 20, 40, 80, 160, 300, 300};
+    for (int i = 0; i < backoffs.length; i++) {
+      int restarts = i + 1;
+      runtime.exit(latest(uid).id, 1, "");
+      long b = backoffs[i];
+      String expected = b < 60 ? b + "s" : (b / 60) + "m" + (b % 60) + "s";
+      await()
+          .untilAsserted(
+              () -> {
+                ContainerStatus s = status("crasher-node1");
+                assertThat(s.getState().getWaiting()).isNotNull();
+                assertThat(s.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
+                assertThat(s.getState().getWaiting().getMessage()).startsWith("back-off " + expected + " ");
+                assertThat(s.getLastState().getTerminated().getExitCode()).isEqualTo(1);
+              });
+      clock.step(Duration.ofSeconds(b - 1));
+      // Still backing off a second before the end.
+      assertThat(runtime.named(uid, "c")).allMatch(f -> f.state != ContainerState.RUNNING);
+      clock.step(Duration.ofSeconds(1));
+      await().until(() -> status("crasher-node1").getRestartCount() == restarts + 1
+          && status("crasher-node1").getState().getRunning() != null);
+    }
+    assertThat(events).contains("BackOff: Back-off restarting failed container");
+  }
+
+  @Test
+  void aPodBeyondMaxPodsIsRejectedAsFailed() throws Exception {
+    String pod =
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p%d}
+        spec:
+          containers:
+          - {name: c, image: 'jkubelet/busybox:1.35'}
+        """;
+    manifest("p1", pod.formatted(1));
+    await().until(() -> kubelet.podManager().size() == 1);
+    manifest("p2", pod.formatted(2));
+    await().until(() -> kubelet.podManager().size() == 2);
+    manifest("p3", pod.formatted(3));
+    await()
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              Pod p3 =
+                  kubelet.podsWithStatus().stream()
+                      .filter(p -> p.getMetadata().getName().equals("p3-node1"))
+                      .findFirst()
+                      .orElseThrow();
+              assertThat(p3.getStatus().getPhase()).isEqualTo("Failed");
+              assertThat(p3.getStatus().getReason()).isEqualTo("OutOfpods");
+              assertThat(p3.getStatus().getMessage())
+                  .isEqualTo("Pod Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2");
+            });
+    assertThat(runtime.all()).noneMatch(f -> f.name.contains("p3-node1"));
+  }
+
+  @Test
+  void foreignContainersAreNeverTouched() throws Exception {
+    String foreign = runtime.addForeign("not-ours");
+    manifest("crasher", CRASHER);
+    await().until(() -> kubelet.podManager().size() == 1);
+    Files.delete(manifests.resolve("crasher.yaml"));
+    await().until(() -> runtime.all().stream().allMatch(f -> f.id.equals(foreign)));
+    assertThat(runtime.calls()).noneMatch(c -> c.endsWith(foreign));
+  }
+}

@@ -1,0 +1,90 @@
+package io.jkubelet.agent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class CliTest {
+  @TempDir Path tmp;
+  private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+  private PrintStream oldOut;
+  private PrintStream oldErr;
+
+  @BeforeEach
+  void capture() {
+    oldOut = System.out;
+    oldErr = System.err;
+    System.setOut(new PrintStream(out, true));
+    System.setErr(new PrintStream(err, true));
+  }
+
+  @AfterEach
+  void restore() {
+    System.setOut(oldOut);
+    System.setErr(oldErr);
+  }
+
+  @Test
+  void versionAndHelpWork() {
+    assertThat(Main.execute("version")).isZero();
+    assertThat(out.toString()).startsWith("jkubelet ").contains("v1.20.2");
+    assertThat(Main.execute("run", "--help")).isZero();
+    assertThat(out.toString()).contains("--pod-manifest-path", "--hostname-override", "--read-only-port");
+  }
+
+  @Test
+  void badFlagsExitWithTwoAndNameTheFlag() {
+    assertThat(Main.execute("run", "--read-only-port", "70000", "--hostname-override", "n")).isEqualTo(2);
+    assertThat(err.toString()).contains("--read-only-port: must be between 0 and 65535, got 70000");
+    assertThat(Main.execute("run", "--sync-frequency", "soon")).isEqualTo(2);
+    assertThat(err.toString()).contains("--sync-frequency").contains("invalid duration \"soon\"");
+    assertThat(Main.execute("run", "--no-such-flag")).isEqualTo(2);
+    assertThat(err.toString()).contains("Unknown option: '--no-such-flag'");
+    assertThat(Main.execute("run", "--hostname-override", "Not_A_Name")).isEqualTo(2);
+    assertThat(err.toString()).contains("--hostname-override").contains("not a valid node name");
+  }
+
+  @Test
+  void badConfigFileValuesExitWithTwoAndNameTheField() throws Exception {
+    Path config = tmp.resolve("config.yaml");
+    Files.writeString(
+        config,
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 0\n");
+    assertThat(Main.execute("run", "--config", config.toString(), "--hostname-override", "n")).isEqualTo(2);
+    assertThat(err.toString()).contains("maxPods");
+  }
+
+  @Test
+  void flagsOverrideTheConfigFile() throws Exception {
+    Path config = tmp.resolve("config.yaml");
+    Files.writeString(
+        config,
+        """
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        staticPodPath: /from/file
+        syncFrequency: 2m
+        readOnlyPort: 1234
+        maxPods: 7
+        """);
+    RunCommand run = new RunCommand();
+    new CommandLine(run)
+        .parseArgs("--config", config.toString(), "--read-only-port", "4321", "--hostname-override", "Node-A");
+    var options = run.options();
+    assertThat(options.config().readOnlyPort()).isEqualTo(4321);
+    assertThat(options.config().staticPodPath()).isEqualTo("/from/file");
+    assertThat(options.config().syncFrequency()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(options.config().maxPods()).isEqualTo(7);
+    assertThat(options.nodeName()).isEqualTo("node-a");
+  }
+}

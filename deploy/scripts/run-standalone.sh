@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds jkubelet if needed and runs it in standalone mode, in the foreground, on the example
+# manifests (or the directory given as the first argument). Ctrl-C stops jkubelet; the pods keep
+# running, and the next start adopts them. Remove a manifest to remove its pod.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$root/deploy/scripts/build-env.sh"
+manifests=${1:-$root/deploy/examples/manifests}
+launcher=$root/agent/target/jkubelet/bin/jkubelet
+if [ ! -x "$launcher" ] || [ -n "$(find "$root/agent/src" "$root/config/src" -newer "$launcher" -print -quit)" ]; then
+  (cd "$root" && mvn -B -ntp -q -DskipTests package)
+fi
+echo "jkubelet: pods at http://localhost:${READ_ONLY_PORT:-10255}/pods, health at /healthz" >&2
+exec "$launcher" run \
+  --pod-manifest-path "$manifests" \
+  --hostname-override "${NODE_NAME:-$(hostname | tr '[:upper:]' '[:lower:]')}" \
+  --root-dir "${ROOT_DIR:-/var/lib/jkubelet}" \
+  --read-only-port "${READ_ONLY_PORT:-10255}" \
+  --pod-infra-container-image jkubelet/pause:3.2
