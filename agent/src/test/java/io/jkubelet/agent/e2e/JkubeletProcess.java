@@ -1,0 +1,134 @@
+package io.jkubelet.agent.e2e;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodList;
+import io.jkubelet.agent.util.Canonical;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The packaged {@code jkubelet} started as a process, as systemd starts it, for end-to-end tests.
+ * Its log goes to a file that failing tests print.
+ */
+final class JkubeletProcess implements AutoCloseable {
+  private final Path launcher;
+  private final List<String> args;
+  private final Path log;
+  private final int port;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private Process process;
+
+  JkubeletProcess(String nodeName, Path manifests, Path rootDir, Path log) throws IOException {
+    String dist = System.getProperty("jkubelet.dist", "target/jkubelet");
+    this.launcher = Path.of(dist, "bin", "jkubelet").toAbsolutePath();
+    if (!Files.isExecutable(launcher)) {
+      throw new IllegalStateException("no packaged launcher at " + launcher + "; run mvn package first");
+    }
+    this.port = freePort();
+    this.log = log;
+    this.args =
+        List.of(
+            "run",
+            "--pod-manifest-path", manifests.toString(),
+            "--hostname-override", nodeName,
+            "--root-dir", rootDir.toString(),
+            "--read-only-port", Integer.toString(port),
+            "--address", "127.0.0.1",
+            "--pod-infra-container-image", "jkubelet/pause:3.2",
+            "--v", "2");
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  JkubeletProcess start() throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(launcher.toString());
+    cmd.addAll(args);
+    process =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
+    return this;
+  }
+
+  boolean alive() {
+    return process != null && process.isAlive();
+  }
+
+  long pid() {
+    return process.pid();
+  }
+
+  /** SIGTERM, as systemd stops it; waits for the exit. */
+  int stop() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      process.destroyForcibly().waitFor();
+    }
+    return process.exitValue();
+  }
+
+  /** SIGKILL: no chance to clean up. */
+  void kill9() throws InterruptedException {
+    process.destroyForcibly().waitFor();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (alive()) {
+      stop();
+    }
+  }
+
+  HttpResponse<String> get(String path) throws IOException, InterruptedException {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(5))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The pods on the read-only port, or an empty list while it is not up yet. */
+  List<Pod> pods() {
+    try {
+      HttpResponse<String> r = get("/pods");
+      if (r.statusCode() != 200) {
+        return List.of();
+      }
+      return Canonical.SERIALIZATION.unmarshal(r.body(), PodList.class).getItems();
+    } catch (IOException e) {
+      return List.of();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return List.of();
+    }
+  }
+
+  Optional<Pod> pod(String name) {
+    return pods().stream().filter(p -> p.getMetadata().getName().equals(name)).findFirst();
+  }
+
+  String log() {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "(no log: " + e + ")";
+    }
+  }
+}
