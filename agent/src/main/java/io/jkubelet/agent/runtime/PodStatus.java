@@ -9,11 +9,14 @@ import java.util.Optional;
  * (newest first). This is the runtime's view; the API status is generated from it in {@code
  * status}.
  */
-public record PodStatus(PodRef pod, List<SandboxStatus> sandboxes, List<ContainerStatus> containers) {
+public record PodStatus(
+    PodRef pod, List<SandboxStatus> sandboxes, List<ContainerStatus> containers) {
 
   public PodStatus {
     sandboxes =
-        sandboxes.stream().sorted(Comparator.comparing(SandboxStatus::createdAt).reversed()).toList();
+        sandboxes.stream()
+            .sorted(Comparator.comparing(SandboxStatus::createdAt).reversed())
+            .toList();
     containers =
         containers.stream()
             .sorted(Comparator.comparing(ContainerStatus::createdAt).reversed())
@@ -31,7 +34,11 @@ public record PodStatus(PodRef pod, List<SandboxStatus> sandboxes, List<Containe
 
   /** The pod IP of the newest ready sandbox, or "". */
   public String ip() {
-    return sandboxes.stream().filter(SandboxStatus::ready).map(SandboxStatus::ip).findFirst().orElse("");
+    return sandboxes.stream()
+        .filter(SandboxStatus::ready)
+        .map(SandboxStatus::ip)
+        .findFirst()
+        .orElse("");
   }
 
   /** The newest container of that name, if any. */
