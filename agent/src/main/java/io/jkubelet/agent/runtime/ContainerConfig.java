@@ -11,8 +11,8 @@ import java.util.Objects;
  * @param name the Docker container name, {@code k8s_<container>_<pod>_<ns>_<uid>_<restartCount>}
  * @param image the image reference
  * @param entrypoint the entrypoint (the pod's {@code command}), or null for the image's
- * @param cmd the arguments (the pod's {@code args}), or null for the image's; an empty list
- *     clears the image's CMD
+ * @param cmd the arguments (the pod's {@code args}), or null for the image's; an empty list clears
+ *     the image's CMD
  * @param env the environment, in order, as {@code NAME=value}
  * @param workingDir the working directory, or "" for the image's
  * @param mounts bind mounts from the host

@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Container names and {@code io.kubernetes.*} labels, as dockershim writes them, so that tools
- * that know the upstream kubelet on Docker find their way, and so that jkubelet can adopt what an
+ * Container names and {@code io.kubernetes.*} labels, as dockershim writes them, so that tools that
+ * know the upstream kubelet on Docker find their way, and so that jkubelet can adopt what an
  * earlier run of itself created.
  */
 public final class Labels {
@@ -18,10 +18,12 @@ public final class Labels {
   public static final String SANDBOX_ID = "io.kubernetes.sandbox.id";
   public static final String CONTAINER_HASH = "io.kubernetes.container.hash";
   public static final String RESTART_COUNT = "io.kubernetes.container.restartCount";
-  public static final String TERMINATION_MESSAGE_PATH = "io.kubernetes.container.terminationMessagePath";
+  public static final String TERMINATION_MESSAGE_PATH =
+      "io.kubernetes.container.terminationMessagePath";
   public static final String TERMINATION_MESSAGE_POLICY =
       "io.kubernetes.container.terminationMessagePolicy";
   public static final String TERMINATION_GRACE_PERIOD = "io.kubernetes.pod.terminationGracePeriod";
+
   /** jkubelet's own: "init" or "app", so init containers are told apart without the pod spec. */
   public static final String CONTAINER_KIND = "io.jkubelet.container.kind";
 
@@ -30,6 +32,7 @@ public final class Labels {
 
   public static final String TYPE_SANDBOX = "podsandbox";
   public static final String TYPE_CONTAINER = "container";
+
   /** The container name dockershim gives the sandbox. */
   public static final String POD_CONTAINER_NAME = "POD";
 
@@ -40,13 +43,25 @@ public final class Labels {
   /** {@code k8s_POD_<pod>_<ns>_<uid>_<attempt>}. */
   public static String sandboxName(PodRef pod, int attempt) {
     return String.join(
-        "_", PREFIX, POD_CONTAINER_NAME, pod.name(), pod.namespace(), pod.uid(), Integer.toString(attempt));
+        "_",
+        PREFIX,
+        POD_CONTAINER_NAME,
+        pod.name(),
+        pod.namespace(),
+        pod.uid(),
+        Integer.toString(attempt));
   }
 
   /** {@code k8s_<container>_<pod>_<ns>_<uid>_<restartCount>}. */
   public static String containerName(PodRef pod, String container, int restartCount) {
     return String.join(
-        "_", PREFIX, container, pod.name(), pod.namespace(), pod.uid(), Integer.toString(restartCount));
+        "_",
+        PREFIX,
+        container,
+        pod.name(),
+        pod.namespace(),
+        pod.uid(),
+        Integer.toString(restartCount));
   }
 
   /** The labels every container of a pod carries. */

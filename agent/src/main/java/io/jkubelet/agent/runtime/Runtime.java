@@ -20,8 +20,8 @@ public interface Runtime {
   String version();
 
   /**
-   * Lists the containers that jkubelet created (those with an {@code io.kubernetes.pod.uid}
-   * label), sandboxes included, running or not. Containers without that label are never returned.
+   * Lists the containers that jkubelet created (those with an {@code io.kubernetes.pod.uid} label),
+   * sandboxes included, running or not. Containers without that label are never returned.
    */
   List<ContainerSummary> listContainers();
 
