@@ -102,6 +102,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
   private final ExecutorService workerExecutor = Executors.newVirtualThreadPerTaskExecutor();
   private final ExecutorService background;
   private final AtomicBoolean housekeepingRunning = new AtomicBoolean();
+
   /** Pods refused at admission; guarded by being a concurrent set. */
   private final Set<String> rejected = ConcurrentHashMap.newKeySet();
 
@@ -138,7 +139,8 @@ public final class Kubelet implements SyncHandler, Lifecycle {
                 recorder,
                 podConfig.channel(Sources.FILE));
 
-    pleg = new GenericPleg(runtime, cache, clock, RELIST_PERIOD, PLEG_HEALTH_THRESHOLD, plegCh::offer);
+    pleg =
+        new GenericPleg(runtime, cache, clock, RELIST_PERIOD, PLEG_HEALTH_THRESHOLD, plegCh::offer);
     Backoff crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     Backoff pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     Volumes volumes = new Volumes(options.rootDir());
@@ -188,7 +190,9 @@ public final class Kubelet implements SyncHandler, Lifecycle {
             CONTAINER_GC_PERIOD,
             crashBackoff,
             pullBackoff);
-    background = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().name("housekeeping").daemon(true).unstarted(r));
+    background =
+        Executors.newSingleThreadExecutor(
+            r -> Thread.ofPlatform().name("housekeeping").daemon(true).unstarted(r));
     loop =
         new SyncLoop(
             this,
@@ -208,7 +212,8 @@ public final class Kubelet implements SyncHandler, Lifecycle {
     server =
         config.readOnlyPort() == 0
             ? null
-            : new ReadOnlyServer(config.address(), config.readOnlyPort(), this::podsWithStatus, checks);
+            : new ReadOnlyServer(
+                config.address(), config.readOnlyPort(), this::podsWithStatus, checks);
   }
 
   private void sendConfig(PodUpdate u) {
@@ -321,7 +326,9 @@ public final class Kubelet implements SyncHandler, Lifecycle {
                 pod,
                 WorkType.KILL,
                 new KillPodOptions(
-                    grace == null ? null : Duration.ofSeconds(grace), false, "pod is being deleted")));
+                    grace == null ? null : Duration.ofSeconds(grace),
+                    false,
+                    "pod is being deleted")));
       } else {
         workers.update(UpdatePodOptions.of(pod, WorkType.UPDATE));
       }
@@ -415,7 +422,11 @@ public final class Kubelet implements SyncHandler, Lifecycle {
             active, max);
     rejected.add(pod.getMetadata().getUid());
     recorder.event(Refs.pod(pod), EventType.Warning, reason, message);
-    log.warn("Admission: rejected pod {}/{}: {}", pod.getMetadata().getNamespace(), pod.getMetadata().getName(), message);
+    log.warn(
+        "Admission: rejected pod {}/{}: {}",
+        pod.getMetadata().getNamespace(),
+        pod.getMetadata().getName(),
+        message);
     statuses.setPodStatus(
         pod,
         new PodStatusBuilder()

@@ -31,6 +31,7 @@ import org.slf4j.LoggerFactory;
  */
 final class PodSync implements PodSyncFn {
   private static final Logger log = LoggerFactory.getLogger(PodSync.class);
+
   /** How long a sync waits for the PLEG before it inspects the pod itself. */
   private static final Duration CACHE_WAIT = Duration.ofSeconds(2);
 
@@ -73,7 +74,10 @@ final class PodSync implements PodSyncFn {
     if (work.type() == WorkType.KILL) {
       var kill = work.kill();
       log.info(
-          "SyncPod KILL {}/{}: {}", pod.getMetadata().getNamespace(), pod.getMetadata().getName(), kill.reason());
+          "SyncPod KILL {}/{}: {}",
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          kill.reason());
       manager.killPod(pod, status, kill.gracePeriodOverride(), kill.removeContainers());
       Observed after = inspect(ref);
       if (statuses.getPodStatus(ref.uid()).isPresent()) {

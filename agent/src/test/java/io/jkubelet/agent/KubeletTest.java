@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
 class KubeletTest {
   @TempDir Path tmp;
   private final FakeClock clock = new FakeClock();
-  private final FakeRuntime runtime = new FakeRuntime(clock, "jkubelet/busybox:1.35", "jkubelet/pause:3.2");
+  private final FakeRuntime runtime =
+      new FakeRuntime(clock, "jkubelet/busybox:1.35", "jkubelet/pause:3.2");
   private final List<String> events = new CopyOnWriteArrayList<>();
   private final EventRecorder recorder = (o, t, reason, msg) -> events.add(reason + ": " + msg);
   private Kubelet kubelet;
@@ -47,7 +48,8 @@ class KubeletTest {
             .build();
     kubelet =
         new Kubelet(
-            new KubeletOptions("node1", tmp.resolve("root"), "jkubelet/pause:3.2", "unused", "10.1.1.1", config),
+            new KubeletOptions(
+                "node1", tmp.resolve("root"), "jkubelet/pause:3.2", "unused", "10.1.1.1", config),
             runtime,
             recorder,
             new LocalStatusManager(),
@@ -101,12 +103,20 @@ class KubeletTest {
   @Test
   void crashLoopBackoffDoublesFromTenSecondsToFiveMinutesOnTheInjectedClock() throws Exception {
     manifest("crasher", CRASHER);
-    await().until(() -> status("crasher-node1") != null && status("crasher-node1").getState().getRunning() != null);
+    await()
+        .until(
+            () ->
+                status("crasher-node1") != null
+                    && status("crasher-node1").getState().getRunning() != null);
     String uid = uid("crasher-node1");
 
     // The first crash restarts at once.
     runtime.exit(latest(uid).id, 1, "");
-    await().until(() -> status("crasher-node1").getRestartCount() == 1 && status("crasher-node1").getState().getRunning() != null);
+    await()
+        .until(
+            () ->
+                status("crasher-node1").getRestartCount() == 1
+                    && status("crasher-node1").getState().getRunning() != null);
 
     long[] backoffs = {10, 20, 40, 80, 160, 300, 300};
     for (int i = 0; i < backoffs.length; i++) {
@@ -120,15 +130,19 @@ class KubeletTest {
                 ContainerStatus s = status("crasher-node1");
                 assertThat(s.getState().getWaiting()).isNotNull();
                 assertThat(s.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
-                assertThat(s.getState().getWaiting().getMessage()).startsWith("back-off " + expected + " ");
+                assertThat(s.getState().getWaiting().getMessage())
+                    .startsWith("back-off " + expected + " ");
                 assertThat(s.getLastState().getTerminated().getExitCode()).isEqualTo(1);
               });
       clock.step(Duration.ofSeconds(b - 1));
       // Still backing off a second before the end.
       assertThat(runtime.named(uid, "c")).allMatch(f -> f.state != ContainerState.RUNNING);
       clock.step(Duration.ofSeconds(1));
-      await().until(() -> status("crasher-node1").getRestartCount() == restarts + 1
-          && status("crasher-node1").getState().getRunning() != null);
+      await()
+          .until(
+              () ->
+                  status("crasher-node1").getRestartCount() == restarts + 1
+                      && status("crasher-node1").getState().getRunning() != null);
     }
     assertThat(events).contains("BackOff: Back-off restarting failed container");
   }
@@ -161,7 +175,8 @@ class KubeletTest {
               assertThat(p3.getStatus().getPhase()).isEqualTo("Failed");
               assertThat(p3.getStatus().getReason()).isEqualTo("OutOfpods");
               assertThat(p3.getStatus().getMessage())
-                  .isEqualTo("Pod Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2");
+                  .isEqualTo(
+                      "Pod Node didn't have enough resource: pods, requested: 1, used: 2, capacity: 2");
             });
     assertThat(runtime.all()).noneMatch(f -> f.name.contains("p3-node1"));
   }

@@ -3,6 +3,7 @@ package io.jkubelet.agent.cli;
 import io.jkubelet.agent.Kubelet;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.events.LoggingRecorder;
+import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
 import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.config.ConfigException;
@@ -146,7 +147,8 @@ public final class RunCommand implements Callable<Integer> {
     Kubelet kubelet =
         new Kubelet(
             options,
-            DockerRuntime.connect(options.dockerHost()),
+            DockerRuntime.connect(options.dockerHost())
+                .scopedTo(Map.of(Labels.NODE, options.nodeName())),
             new LoggingRecorder(),
             new LocalStatusManager(),
             Clock.systemUTC());

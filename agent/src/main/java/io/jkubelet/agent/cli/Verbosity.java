@@ -6,8 +6,8 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
- * Sets the log level from {@code -v/--v}, as the upstream kubelet's klog verbosity: 0 is INFO, 1
- * to 3 is DEBUG for jkubelet, 4 and above is TRACE for jkubelet and DEBUG for libraries.
+ * Sets the log level from {@code -v/--v}, as the upstream kubelet's klog verbosity: 0 is INFO, 1 to
+ * 3 is DEBUG for jkubelet, 4 and above is TRACE for jkubelet and DEBUG for libraries.
  */
 final class Verbosity {
   private Verbosity() {}

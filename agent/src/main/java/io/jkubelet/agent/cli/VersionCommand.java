@@ -29,7 +29,9 @@ public final class VersionCommand implements Callable<Integer> {
   public static final class Provider implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      return new String[] {"jkubelet " + version() + " (kubelet " + KUBELET_COMPAT + " compatible)"};
+      return new String[] {
+        "jkubelet " + version() + " (kubelet " + KUBELET_COMPAT + " compatible)"
+      };
     }
   }
 }

@@ -3,11 +3,11 @@ package io.jkubelet.agent.events;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 
 /**
- * Records what happened to an object. Producers never block: an implementation queues or drops,
- * and counts what it drops.
+ * Records what happened to an object. Producers never block: an implementation queues or drops, and
+ * counts what it drops.
  *
- * <p>The involved object is a reference with the object's exact UID; container events carry
- * {@code fieldPath} {@code spec.containers{name}} or {@code spec.initContainers{name}}.
+ * <p>The involved object is a reference with the object's exact UID; container events carry {@code
+ * fieldPath} {@code spec.containers{name}} or {@code spec.initContainers{name}}.
  */
 public interface EventRecorder {
 

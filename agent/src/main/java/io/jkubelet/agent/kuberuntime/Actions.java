@@ -43,7 +43,8 @@ public final class Actions {
         return new PodActions(true, true, sb.id(), sb.attempt(), inits.get(0), toStart, toKill);
       }
       for (int i = 0; i < apps.size(); i++) {
-        if ("OnFailure".equals(pod.getSpec().getRestartPolicy()) && succeeded(apps.get(i), status)) {
+        if ("OnFailure".equals(pod.getSpec().getRestartPolicy())
+            && succeeded(apps.get(i), status)) {
           continue;
         }
         toStart.add(i);
@@ -63,7 +64,9 @@ public final class Actions {
           if (init.lastFailed() != null && init.lastFailed().state() == ContainerState.UNKNOWN) {
             toKill.put(
                 init.lastFailed().id(),
-                new PodActions.KillInfo(init.next().getName(), "Init container is in unknown state, try killing it before restart"));
+                new PodActions.KillInfo(
+                    init.next().getName(),
+                    "Init container is in unknown state, try killing it before restart"));
           }
           next = init.next();
         }
@@ -81,7 +84,8 @@ public final class Actions {
           if (cs.isPresent() && cs.get().state() == ContainerState.UNKNOWN) {
             toKill.put(
                 cs.get().id(),
-                new PodActions.KillInfo(c.getName(), "Container is in unknown state, try killing it before restart"));
+                new PodActions.KillInfo(
+                    c.getName(), "Container is in unknown state, try killing it before restart"));
           }
         }
         continue;
@@ -202,6 +206,8 @@ public final class Actions {
   }
 
   public static List<Container> inits(Pod pod) {
-    return pod.getSpec().getInitContainers() == null ? List.of() : pod.getSpec().getInitContainers();
+    return pod.getSpec().getInitContainers() == null
+        ? List.of()
+        : pod.getSpec().getInitContainers();
   }
 }

@@ -36,6 +36,7 @@ public final class Configs {
     }
     labels.putAll(Labels.podLabels(ref, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX));
     labels.put(Labels.HOST_NETWORK, Boolean.toString(hostNetwork));
+    labels.put(Labels.NODE, nodeName(pod));
     List<SandboxConfig.PortMapping> ports = new ArrayList<>();
     for (Container c : allContainers(pod)) {
       if (c.getPorts() == null) {
@@ -62,7 +63,8 @@ public final class Configs {
         hostname = hostname.substring(0, 63).replaceAll("[-.]+$", "");
       }
     }
-    return new SandboxConfig(ref, attempt, image, hostname, hostNetwork, ports, oomScoreAdj, labels, 0);
+    return new SandboxConfig(
+        ref, attempt, image, hostname, hostNetwork, ports, oomScoreAdj, labels, 0);
   }
 
   /**
@@ -81,7 +83,8 @@ public final class Configs {
       List<EnvVar> env)
       throws StartFailure {
     PodRef ref = ref(pod);
-    Map<String, String> labels = new LinkedHashMap<>(Labels.podLabels(ref, c.getName(), Labels.TYPE_CONTAINER));
+    Map<String, String> labels =
+        new LinkedHashMap<>(Labels.podLabels(ref, c.getName(), Labels.TYPE_CONTAINER));
     labels.put(Labels.SANDBOX_ID, sandboxId);
     labels.put(Labels.CONTAINER_HASH, ContainerHash.of(c));
     labels.put(Labels.RESTART_COUNT, Integer.toString(restartCount));
@@ -94,6 +97,7 @@ public final class Configs {
                 ? 30
                 : pod.getSpec().getTerminationGracePeriodSeconds()));
     labels.put(Labels.CONTAINER_KIND, init ? "init" : "app");
+    labels.put(Labels.NODE, nodeName(pod));
 
     Map<String, String> envMap = new LinkedHashMap<>();
     List<String> envList = new ArrayList<>();
@@ -111,7 +115,11 @@ public final class Configs {
         if (host == null) {
           throw new StartFailure(
               WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
-              "cannot find volume \"" + m.getName() + "\" to mount into container \"" + c.getName() + "\"");
+              "cannot find volume \""
+                  + m.getName()
+                  + "\" to mount into container \""
+                  + c.getName()
+                  + "\"");
         }
         if (m.getSubPath() != null && !m.getSubPath().isEmpty()) {
           Path sub = host.resolve(m.getSubPath()).normalize();
@@ -126,7 +134,8 @@ public final class Configs {
             }
           } catch (java.io.IOException e) {
             throw new StartFailure(
-                WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR, "cannot create subPath " + sub + ": " + e.getMessage());
+                WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
+                "cannot create subPath " + sub + ": " + e.getMessage());
           }
           host = sub;
         }
@@ -177,7 +186,10 @@ public final class Configs {
   }
 
   static long milliCpu(Quantity q) {
-    return q.getNumericalAmount().multiply(BigDecimal.valueOf(1000)).setScale(0, java.math.RoundingMode.CEILING).longValue();
+    return q.getNumericalAmount()
+        .multiply(BigDecimal.valueOf(1000))
+        .setScale(0, java.math.RoundingMode.CEILING)
+        .longValue();
   }
 
   /** {@code $(VAR)} expansion as the kubelet does it: {@code $$} escapes, unknown names stay. */
@@ -225,6 +237,10 @@ public final class Configs {
       i++;
     }
     return b.toString();
+  }
+
+  private static String nodeName(Pod pod) {
+    return pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName();
   }
 
   static List<Container> allContainers(Pod pod) {

@@ -4,8 +4,8 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.jkubelet.agent.util.Canonical;
 
 /**
- * The hash of a container spec, stored on the container as {@code io.kubernetes.container.hash}:
- * a running container whose hash differs from its spec's is restarted.
+ * The hash of a container spec, stored on the container as {@code io.kubernetes.container.hash}: a
+ * running container whose hash differs from its spec's is restarted.
  */
 public final class ContainerHash {
   private ContainerHash() {}

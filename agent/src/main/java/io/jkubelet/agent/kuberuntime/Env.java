@@ -36,7 +36,9 @@ final class Env {
         } else {
           throw new StartFailure(
               WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
-              "env \"" + e.getName() + "\": only value and fieldRef are supported without an API server");
+              "env \""
+                  + e.getName()
+                  + "\": only value and fieldRef are supported without an API server");
         }
         env.put(e.getName(), value);
       }

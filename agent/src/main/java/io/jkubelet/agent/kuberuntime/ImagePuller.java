@@ -37,7 +37,8 @@ public final class ImagePuller {
   public void ensure(Pod pod, Container c, ObjectReference ref) throws StartFailure {
     String image = c.getImage();
     if (!validImageName(image)) {
-      String msg = "Failed to apply default image tag \"" + image + "\": couldn't parse image reference";
+      String msg =
+          "Failed to apply default image tag \"" + image + "\": couldn't parse image reference";
       recorder.event(ref, EventType.Warning, WaitingReasons.INVALID_IMAGE_NAME, msg);
       throw new StartFailure(WaitingReasons.INVALID_IMAGE_NAME, msg);
     }
@@ -47,7 +48,11 @@ public final class ImagePuller {
     if (!pull) {
       if (present) {
         recorder.eventf(
-            ref, EventType.Normal, Reasons.PULLED, "Container image \"%s\" already present on machine", image);
+            ref,
+            EventType.Normal,
+            Reasons.PULLED,
+            "Container image \"%s\" already present on machine",
+            image);
         return;
       }
       String msg = "Container image \"" + image + "\" is not present with pull policy of Never";
@@ -67,8 +72,15 @@ public final class ImagePuller {
     } catch (RuntimeError e) {
       backoff.next(key, clock.instant());
       recorder.eventf(
-          ref, EventType.Warning, Reasons.FAILED, "Failed to pull image \"%s\": %s", image, e.getMessage());
-      throw new StartFailure(WaitingReasons.ERR_IMAGE_PULL, "Failed to pull image \"" + image + "\": " + e.getMessage());
+          ref,
+          EventType.Warning,
+          Reasons.FAILED,
+          "Failed to pull image \"%s\": %s",
+          image,
+          e.getMessage());
+      throw new StartFailure(
+          WaitingReasons.ERR_IMAGE_PULL,
+          "Failed to pull image \"" + image + "\": " + e.getMessage());
     }
     recorder.eventf(
         ref,

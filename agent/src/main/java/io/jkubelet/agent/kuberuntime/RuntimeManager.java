@@ -45,8 +45,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class RuntimeManager {
   private static final Logger log = LoggerFactory.getLogger(RuntimeManager.class);
+
   /** The upstream kubelet never kills with less than 2 s of grace. */
   public static final Duration MIN_GRACE = Duration.ofSeconds(2);
+
   /** The pause container exits on SIGTERM; this only bounds a broken one. */
   private static final Duration SANDBOX_GRACE = Duration.ofSeconds(10);
 
@@ -302,7 +304,9 @@ public final class RuntimeManager {
     };
   }
 
-  /** The crash-loop backoff key: pod, container and spec hash, as upstream's {@code getStableKey}. */
+  /**
+   * The crash-loop backoff key: pod, container and spec hash, as upstream's {@code getStableKey}.
+   */
   static String backoffKey(Pod pod, Container c) {
     return pod.getMetadata().getUid() + "/" + c.getName() + "/" + ContainerHash.of(c);
   }

@@ -1,8 +1,8 @@
 package io.jkubelet.agent.kuberuntime;
 
 /**
- * Why a container could not be started in this sync: a waiting reason from {@link
- * WaitingReasons}, and a message for the status and the log.
+ * Why a container could not be started in this sync: a waiting reason from {@link WaitingReasons},
+ * and a message for the status and the log.
  */
 public final class StartFailure extends Exception {
   private final String reason;

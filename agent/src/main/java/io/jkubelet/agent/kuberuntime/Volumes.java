@@ -9,9 +9,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Sets up a pod's volumes on the host and says where each one lives: {@code emptyDir} under
- * {@code <root-dir>/pods/<uid>/volumes/kubernetes.io~empty-dir/<name>}, {@code hostPath} where it
- * points, checked by its {@code type}.
+ * Sets up a pod's volumes on the host and says where each one lives: {@code emptyDir} under {@code
+ * <root-dir>/pods/<uid>/volumes/kubernetes.io~empty-dir/<name>}, {@code hostPath} where it points,
+ * checked by its {@code type}.
  */
 public final class Volumes {
   private final Path rootDir;
@@ -78,7 +78,8 @@ public final class Volumes {
               Files.createFile(p);
             }
           }
-          default -> throw new MountFailure(v.getName(), "unsupported hostPath type \"" + type + "\"");
+          default ->
+              throw new MountFailure(v.getName(), "unsupported hostPath type \"" + type + "\"");
         }
       } catch (IOException e) {
         throw new MountFailure(v.getName(), "cannot prepare hostPath " + p + ": " + e.getMessage());

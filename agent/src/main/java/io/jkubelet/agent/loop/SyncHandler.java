@@ -4,8 +4,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import java.util.List;
 
 /**
- * What the sync loop dispatches to, as upstream's {@code SyncHandler}. Implementations hand work
- * to the pod workers and return at once: the loop never waits on a pod.
+ * What the sync loop dispatches to, as upstream's {@code SyncHandler}. Implementations hand work to
+ * the pod workers and return at once: the loop never waits on a pod.
  */
 public interface SyncHandler {
   void handlePodAdditions(List<Pod> pods);

@@ -30,6 +30,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SyncLoop implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(SyncLoop.class);
+
   /** Without an iteration for this long, the loop is reported unhealthy. */
   private static final Duration STUCK_AFTER = Duration.ofMinutes(1);
 
@@ -124,7 +125,9 @@ public final class SyncLoop implements Lifecycle {
         "SyncLoop {}, {}: {}",
         u.op(),
         u.source(),
-        u.pods().stream().map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()).toList());
+        u.pods().stream()
+            .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
+            .toList());
     switch (u.op()) {
       case ADD -> handler.handlePodAdditions(u.pods());
       case UPDATE, DELETE -> handler.handlePodUpdates(u.pods());

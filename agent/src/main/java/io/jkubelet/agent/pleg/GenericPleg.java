@@ -27,8 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Relists the runtime every {@code period} and turns what changed into events, as upstream's
- * {@code GenericPLEG} ({@code pkg/kubelet/pleg/generic.go}).
+ * Relists the runtime every {@code period} and turns what changed into events, as upstream's {@code
+ * GenericPLEG} ({@code pkg/kubelet/pleg/generic.go}).
  *
  * <p>Why relist at all: the runtime's own event stream can drop events, and a relist is cheap (one
  * list call) and self-healing. The period must be short, because container deaths are seen only
@@ -144,7 +144,8 @@ public final class GenericPleg implements Pleg {
     now.forEach(
         (id, seen) -> {
           Seen old = containers.get(id);
-          PodLifecycleEvent e = event(seen.pod().uid(), id, old == null ? null : old.state(), seen.state());
+          PodLifecycleEvent e =
+              event(seen.pod().uid(), id, old == null ? null : old.state(), seen.state());
           if (e != null) {
             changedPods.put(seen.pod().uid(), seen.pod());
             events.computeIfAbsent(seen.pod().uid(), k -> new ArrayList<>()).add(e);
@@ -185,8 +186,7 @@ public final class GenericPleg implements Pleg {
    * The event for a container that moved from {@code old} to {@code now} (null: absent), following
    * upstream's {@code generateEvents}.
    */
-  static PodLifecycleEvent event(
-      String uid, String id, ContainerState old, ContainerState now) {
+  static PodLifecycleEvent event(String uid, String id, ContainerState old, ContainerState now) {
     PlegState o = PlegState.of(old);
     PlegState n = PlegState.of(now);
     if (o == n) {

@@ -34,8 +34,8 @@ public final class PodCache {
   public record Entry(PodStatus status, Throwable error, Instant modified) {}
 
   /**
-   * Sets the pod's status as observed at {@code observed}. An older observation than the one
-   * cached is ignored, so a slow relist never overwrites what a worker saw after its own action.
+   * Sets the pod's status as observed at {@code observed}. An older observation than the one cached
+   * is ignored, so a slow relist never overwrites what a worker saw after its own action.
    */
   public void set(PodRef pod, PodStatus status, Throwable error, Instant observed) {
     lock.lock();
@@ -62,9 +62,9 @@ public final class PodCache {
   }
 
   /**
-   * Waits until the pod's entry or the global timestamp is newer than {@code minTime}, then
-   * returns the pod's status (empty when the runtime has nothing of it). Returns empty when the
-   * wait times out or is interrupted (with the interrupt flag restored).
+   * Waits until the pod's entry or the global timestamp is newer than {@code minTime}, then returns
+   * the pod's status (empty when the runtime has nothing of it). Returns empty when the wait times
+   * out or is interrupted (with the interrupt flag restored).
    */
   public Optional<Entry> getNewerThan(PodRef pod, Instant minTime, Duration timeout)
       throws InterruptedException {

@@ -8,8 +8,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The pods this node should run, as upstream's {@code pod.Manager}: the sync loop adds, updates
- * and deletes them; workers, the server and housekeeping read them. Thread-safe.
+ * The pods this node should run, as upstream's {@code pod.Manager}: the sync loop adds, updates and
+ * deletes them; workers, the server and housekeeping read them. Thread-safe.
  */
 public final class PodManager {
   private final Map<String, Pod> byUid = new ConcurrentHashMap<>();
@@ -32,7 +32,8 @@ public final class PodManager {
     return byUid.values().stream()
         .sorted(
             Comparator.comparing((Pod p) -> seen(p))
-                .thenComparing(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
+                .thenComparing(
+                    p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
         .toList();
   }
 

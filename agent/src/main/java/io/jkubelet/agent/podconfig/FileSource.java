@@ -37,8 +37,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The static pod manifest directory: one Pod per {@code .yaml}, {@code .yml} or {@code .json}
- * file; hidden files and other extensions are ignored.
+ * The static pod manifest directory: one Pod per {@code .yaml}, {@code .yml} or {@code .json} file;
+ * hidden files and other extensions are ignored.
  *
  * <p>It rescans every {@code period} and also watches the directory, so a change is picked up
  * within about a second. Every scan sends the full set of pods to the merge, which works out what
@@ -94,12 +94,12 @@ public final class FileSource implements Lifecycle {
       return;
     }
     scheduler = Executors2.scheduler("file-source");
-    scheduler.scheduleWithFixedDelay(
-        this::scanSafely, 0, period.toMillis(), TimeUnit.MILLISECONDS);
-    watchThread =
-        Thread.ofPlatform().name("file-source-watch").daemon(true).start(this::watchLoop);
+    scheduler.scheduleWithFixedDelay(this::scanSafely, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+    watchThread = Thread.ofPlatform().name("file-source-watch").daemon(true).start(this::watchLoop);
     log.info(
-        "file source: watching {} (rescan every {})", dir, io.jkubelet.config.Durations.format(period));
+        "file source: watching {} (rescan every {})",
+        dir,
+        io.jkubelet.config.Durations.format(period));
   }
 
   @Override

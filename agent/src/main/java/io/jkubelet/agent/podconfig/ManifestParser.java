@@ -42,8 +42,12 @@ public final class ManifestParser {
       String where =
           e.getLocation() == null
               ? ""
-              : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
-      return new Invalid("malformed YAML/JSON" + where + ": " + firstLine(e.getOriginalMessage()), null);
+              : " at line "
+                  + e.getLocation().getLineNr()
+                  + ", column "
+                  + e.getLocation().getColumnNr();
+      return new Invalid(
+          "malformed YAML/JSON" + where + ": " + firstLine(e.getOriginalMessage()), null);
     }
     if (node == null || node.isMissingNode() || node.isNull() || !node.isObject()) {
       return new Invalid("no object found: expected one Pod", null);
@@ -51,8 +55,7 @@ public final class ManifestParser {
     String kind = node.path("kind").asText("");
     String apiVersion = node.path("apiVersion").asText("");
     if (!"Pod".equals(kind)) {
-      return new Invalid(
-          "kind is \"" + kind + "\": expected \"Pod\" (one Pod per manifest)", null);
+      return new Invalid("kind is \"" + kind + "\": expected \"Pod\" (one Pod per manifest)", null);
     }
     if (!apiVersion.isEmpty() && !"v1".equals(apiVersion)) {
       return new Invalid("apiVersion is \"" + apiVersion + "\": expected \"v1\"", null);

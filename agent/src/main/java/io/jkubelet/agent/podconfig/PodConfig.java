@@ -48,6 +48,8 @@ public final class PodConfig {
   private final Map<String, Map<String, Pod>> bySource = new HashMap<>();
   private final Set<String> expected = ConcurrentHashMap.newKeySet();
   private final Set<String> seen = ConcurrentHashMap.newKeySet();
+  // guarded by lock: "source/uid" of pods rejected as duplicates, reported once until resolved
+  private final Set<String> reportedDuplicates = new HashSet<>();
 
   public PodConfig(Clock clock, EventRecorder recorder, Consumer<PodUpdate> out) {
     this.clock = clock;
@@ -161,9 +163,15 @@ public final class PodConfig {
     Set<String> names = new HashSet<>();
     Set<String> uids = new HashSet<>();
     List<Pod> kept = new ArrayList<>();
+    Set<String> stillDuplicate = new HashSet<>();
     for (Pod p : ordered) {
       String name = fullName(p);
       if (!names.add(name) || !uids.add(p.getMetadata().getUid())) {
+        String key = source + "/" + p.getMetadata().getUid();
+        stillDuplicate.add(key);
+        if (!reportedDuplicates.add(key)) {
+          continue; // reported when it first appeared; the rescan finds it again
+        }
         log.error(
             "PodConfig {}: rejecting pod {} (uid {}): duplicate pod name {}",
             source,
@@ -182,6 +190,7 @@ public final class PodConfig {
       }
       kept.add(p);
     }
+    reportedDuplicates.removeIf(k -> k.startsWith(source + "/") && !stillDuplicate.contains(k));
     return kept;
   }
 

@@ -126,7 +126,8 @@ public final class PodValidator {
               || port.getContainerPort() > 65535) {
             errs.add(pp + ".containerPort: Invalid value: must be between 1 and 65535, inclusive");
           }
-          if (port.getHostPort() != null && (port.getHostPort() < 0 || port.getHostPort() > 65535)) {
+          if (port.getHostPort() != null
+              && (port.getHostPort() < 0 || port.getHostPort() > 65535)) {
             errs.add(pp + ".hostPort: Invalid value: must be between 0 and 65535, inclusive");
           }
           if (port.getProtocol() != null && !PROTOCOLS.contains(port.getProtocol())) {

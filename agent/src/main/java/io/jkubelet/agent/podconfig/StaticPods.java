@@ -7,8 +7,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The defaulting of static pods ({@code pkg/kubelet/config/common.go} {@code applyDefaults}):
- * UID, name, namespace, node name and the config annotations.
+ * The defaulting of static pods ({@code pkg/kubelet/config/common.go} {@code applyDefaults}): UID,
+ * name, namespace, node name and the config annotations.
  */
 public final class StaticPods {
   private StaticPods() {}
@@ -35,8 +35,7 @@ public final class StaticPods {
       meta.setNamespace("default");
     }
     if (meta.getSelfLink() == null || meta.getSelfLink().isEmpty()) {
-      meta.setSelfLink(
-          "/api/v1/namespaces/" + meta.getNamespace() + "/pods/" + meta.getName());
+      meta.setSelfLink("/api/v1/namespaces/" + meta.getNamespace() + "/pods/" + meta.getName());
     }
     pod.getSpec().setNodeName(nodeName);
     // Static pods tolerate every NoExecute taint, as upstream.

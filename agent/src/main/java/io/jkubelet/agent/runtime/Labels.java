@@ -27,6 +27,13 @@ public final class Labels {
   /** jkubelet's own: "init" or "app", so init containers are told apart without the pod spec. */
   public static final String CONTAINER_KIND = "io.jkubelet.container.kind";
 
+  /**
+   * jkubelet's own, on everything it creates: the node's name. An agent lists only containers with
+   * its own node's label, so agents (and test runs) that share an engine leave each other's
+   * containers alone.
+   */
+  public static final String NODE = "io.jkubelet.node";
+
   /** jkubelet's own, on sandboxes: "true" when the pod uses the host's network namespace. */
   public static final String HOST_NETWORK = "io.jkubelet.pod.hostNetwork";
 

@@ -8,13 +8,12 @@ import java.util.Optional;
  * (newest first). This is the runtime's view; the API status is generated from it in {@code
  * status}.
  */
-public record PodStatus(PodRef pod, List<SandboxStatus> sandboxes, List<ContainerStatus> containers) {
+public record PodStatus(
+    PodRef pod, List<SandboxStatus> sandboxes, List<ContainerStatus> containers) {
 
   public PodStatus {
-    sandboxes =
-        sandboxes.stream().sorted(SandboxStatus.NEWEST_FIRST).toList();
-    containers =
-        containers.stream().sorted(ContainerStatus.NEWEST_FIRST).toList();
+    sandboxes = sandboxes.stream().sorted(SandboxStatus.NEWEST_FIRST).toList();
+    containers = containers.stream().sorted(ContainerStatus.NEWEST_FIRST).toList();
   }
 
   public static PodStatus empty(PodRef pod) {
@@ -28,7 +27,11 @@ public record PodStatus(PodRef pod, List<SandboxStatus> sandboxes, List<Containe
 
   /** The pod IP of the newest ready sandbox, or "". */
   public String ip() {
-    return sandboxes.stream().filter(SandboxStatus::ready).map(SandboxStatus::ip).findFirst().orElse("");
+    return sandboxes.stream()
+        .filter(SandboxStatus::ready)
+        .map(SandboxStatus::ip)
+        .findFirst()
+        .orElse("");
   }
 
   /** The newest container of that name, if any. */

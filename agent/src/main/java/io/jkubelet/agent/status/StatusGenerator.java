@@ -26,10 +26,10 @@ import java.util.Objects;
 import java.util.function.BiPredicate;
 
 /**
- * Generates a pod's API status from its runtime status, as upstream's {@code
- * generateAPIPodStatus} and {@code convertToAPIContainerStatuses} in {@code kubelet_pods.go}, and
- * {@code status.Generate*Condition}: phase, the four conditions with transition times, container
- * statuses with state, lastState, restartCount, ready and started, IPs, start time and QoS class.
+ * Generates a pod's API status from its runtime status, as upstream's {@code generateAPIPodStatus}
+ * and {@code convertToAPIContainerStatuses} in {@code kubelet_pods.go}, and {@code
+ * status.Generate*Condition}: phase, the four conditions with transition times, container statuses
+ * with state, lastState, restartCount, ready and started, IPs, start time and QoS class.
  *
  * <p>A pure function of its inputs; thread-safe.
  */
@@ -52,10 +52,25 @@ public final class StatusGenerator {
     List<Container> inits = Actions.inits(pod);
     List<Container> apps = pod.getSpec().getContainers();
     List<io.fabric8.kubernetes.api.model.ContainerStatus> initStatuses =
-        containerStatuses(pod, runtime, reasons, previous == null ? null : previous.getInitContainerStatuses(), inits, true, ready);
+        containerStatuses(
+            pod,
+            runtime,
+            reasons,
+            previous == null ? null : previous.getInitContainerStatuses(),
+            inits,
+            true,
+            ready);
     List<io.fabric8.kubernetes.api.model.ContainerStatus> appStatuses =
-        containerStatuses(pod, runtime, reasons, previous == null ? null : previous.getContainerStatuses(), apps, false, ready);
-    appStatuses.sort(Comparator.comparing(io.fabric8.kubernetes.api.model.ContainerStatus::getName));
+        containerStatuses(
+            pod,
+            runtime,
+            reasons,
+            previous == null ? null : previous.getContainerStatuses(),
+            apps,
+            false,
+            ready);
+    appStatuses.sort(
+        Comparator.comparing(io.fabric8.kubernetes.api.model.ContainerStatus::getName));
 
     String phase = phase(pod, initStatuses, appStatuses);
     if (previous != null
@@ -105,7 +120,8 @@ public final class StatusGenerator {
             : WaitingReasons.POD_INITIALIZING;
     Map<String, io.fabric8.kubernetes.api.model.ContainerStatus> statuses = new LinkedHashMap<>();
     for (Container c : containers) {
-      io.fabric8.kubernetes.api.model.ContainerStatus st = new io.fabric8.kubernetes.api.model.ContainerStatus();
+      io.fabric8.kubernetes.api.model.ContainerStatus st =
+          new io.fabric8.kubernetes.api.model.ContainerStatus();
       st.setName(c.getName());
       st.setImage(c.getImage());
       st.setImageID("");
@@ -153,11 +169,14 @@ public final class StatusGenerator {
       }
       seen.put(cs.name(), n + 1);
     }
-    statuses.values().forEach(st -> {
-      if (st.getLastState() == null) {
-        st.setLastState(new io.fabric8.kubernetes.api.model.ContainerState());
-      }
-    });
+    statuses
+        .values()
+        .forEach(
+            st -> {
+              if (st.getLastState() == null) {
+                st.setLastState(new io.fabric8.kubernetes.api.model.ContainerState());
+              }
+            });
 
     // Containers that failed to start, or will be restarted, are waiting.
     for (Container c : containers) {
@@ -193,7 +212,8 @@ public final class StatusGenerator {
   }
 
   private static io.fabric8.kubernetes.api.model.ContainerStatus convert(ContainerStatus cs) {
-    io.fabric8.kubernetes.api.model.ContainerStatus st = new io.fabric8.kubernetes.api.model.ContainerStatus();
+    io.fabric8.kubernetes.api.model.ContainerStatus st =
+        new io.fabric8.kubernetes.api.model.ContainerStatus();
     st.setName(cs.name());
     st.setImage(cs.image());
     st.setImageID(cs.imageRef());
@@ -203,8 +223,7 @@ public final class StatusGenerator {
     st.setStarted(false);
     ContainerStateBuilder state = new ContainerStateBuilder();
     switch (cs.state()) {
-      case RUNNING ->
-          state.withNewRunning().withStartedAt(time(cs.startedAt())).endRunning();
+      case RUNNING -> state.withNewRunning().withStartedAt(time(cs.startedAt())).endRunning();
       case CREATED, EXITED ->
           state.withTerminated(
               new ContainerStateTerminatedBuilder()
@@ -346,8 +365,7 @@ public final class StatusGenerator {
     } else {
       containersReady = condition("ContainersReady", "True", null, null);
     }
-    PodCondition ready =
-        new PodConditionBuilder(containersReady).withType("Ready").build();
+    PodCondition ready = new PodConditionBuilder(containersReady).withType("Ready").build();
     out.add(ready);
     out.add(containersReady);
     out.add(condition("PodScheduled", "True", null, null));
@@ -360,7 +378,9 @@ public final class StatusGenerator {
       PodCondition p = before.get(c.getType());
       c.setLastProbeTime(null);
       c.setLastTransitionTime(
-          p != null && Objects.equals(p.getStatus(), c.getStatus()) && p.getLastTransitionTime() != null
+          p != null
+                  && Objects.equals(p.getStatus(), c.getStatus())
+                  && p.getLastTransitionTime() != null
               ? p.getLastTransitionTime()
               : time(now));
     }
@@ -407,7 +427,9 @@ public final class StatusGenerator {
       for (String res : List.of("cpu", "memory")) {
         Quantity q = req.get(res);
         Quantity l = lim.get(res);
-        if (q != null && l != null && q.getNumericalAmount().compareTo(l.getNumericalAmount()) != 0) {
+        if (q != null
+            && l != null
+            && q.getNumericalAmount().compareTo(l.getNumericalAmount()) != 0) {
           guaranteed = false;
         }
       }
@@ -425,7 +447,9 @@ public final class StatusGenerator {
 
   /** RFC 3339 with second precision, as the API writes times. */
   public static String time(Instant t) {
-    return t == null ? null : DateTimeFormatter.ISO_INSTANT.format(t.truncatedTo(ChronoUnit.SECONDS));
+    return t == null
+        ? null
+        : DateTimeFormatter.ISO_INSTANT.format(t.truncatedTo(ChronoUnit.SECONDS));
   }
 
   private static String emptyToNull(String s) {

@@ -9,11 +9,12 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Per-key exponential backoff on an injected clock, ported from client-go's {@code
- * flowcontrol.Backoff} (https://github.com/kubernetes/client-go/blob/v0.20.2/util/flowcontrol/backoff.go).
+ * flowcontrol.Backoff}
+ * (https://github.com/kubernetes/client-go/blob/v0.20.2/util/flowcontrol/backoff.go).
  *
- * <p>{@link #next} starts a key at {@code initial} and doubles it up to {@code max} on each call. An
- * entry whose last update is older than {@code 2 * max} has expired and starts over, so a container
- * that ran for ten minutes (with max 5 min) restarts from 10 s again.
+ * <p>{@link #next} starts a key at {@code initial} and doubles it up to {@code max} on each call.
+ * An entry whose last update is older than {@code 2 * max} has expired and starts over, so a
+ * container that ran for ten minutes (with max 5 min) restarts from 10 s again.
  *
  * <p>Thread-safe; {@code lock} guards {@code entries}.
  */

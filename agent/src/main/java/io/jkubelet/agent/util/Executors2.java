@@ -12,7 +12,8 @@ public final class Executors2 {
   /** A single-threaded scheduler on a named daemon platform thread. */
   public static ScheduledExecutorService scheduler(String name) {
     ScheduledThreadPoolExecutor s =
-        new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().name(name).daemon(true).unstarted(r));
+        new ScheduledThreadPoolExecutor(
+            1, r -> Thread.ofPlatform().name(name).daemon(true).unstarted(r));
     s.setRemoveOnCancelPolicy(true);
     s.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     return s;

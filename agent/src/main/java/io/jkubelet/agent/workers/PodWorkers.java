@@ -173,7 +173,11 @@ public final class PodWorkers {
         Thread.currentThread().interrupt();
         requeue = Jitter.jitter(errorBackoff, 0.5, random);
       } catch (Exception e) {
-        log.warn("pod workers: error syncing pod {} ({}): {}", pod.getMetadata().getName(), work.type(), e.toString());
+        log.warn(
+            "pod workers: error syncing pod {} ({}): {}",
+            pod.getMetadata().getName(),
+            work.type(),
+            e.toString());
         log.debug("pod workers: sync failure", e);
         requeue = Jitter.jitter(errorBackoff, 0.5, random);
       } finally {

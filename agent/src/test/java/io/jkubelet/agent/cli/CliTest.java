@@ -39,12 +39,14 @@ class CliTest {
     assertThat(Main.execute("version")).isZero();
     assertThat(out.toString()).startsWith("jkubelet ").contains("v1.20.2");
     assertThat(Main.execute("run", "--help")).isZero();
-    assertThat(out.toString()).contains("--pod-manifest-path", "--hostname-override", "--read-only-port");
+    assertThat(out.toString())
+        .contains("--pod-manifest-path", "--hostname-override", "--read-only-port");
   }
 
   @Test
   void badFlagsExitWithTwoAndNameTheFlag() {
-    assertThat(Main.execute("run", "--read-only-port", "70000", "--hostname-override", "n")).isEqualTo(2);
+    assertThat(Main.execute("run", "--read-only-port", "70000", "--hostname-override", "n"))
+        .isEqualTo(2);
     assertThat(err.toString()).contains("--read-only-port: must be between 0 and 65535, got 70000");
     assertThat(Main.execute("run", "--sync-frequency", "soon")).isEqualTo(2);
     assertThat(err.toString()).contains("--sync-frequency").contains("invalid duration \"soon\"");
@@ -60,7 +62,8 @@ class CliTest {
     Files.writeString(
         config,
         "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 0\n");
-    assertThat(Main.execute("run", "--config", config.toString(), "--hostname-override", "n")).isEqualTo(2);
+    assertThat(Main.execute("run", "--config", config.toString(), "--hostname-override", "n"))
+        .isEqualTo(2);
     assertThat(err.toString()).contains("maxPods");
   }
 
@@ -79,7 +82,13 @@ class CliTest {
         """);
     RunCommand run = new RunCommand();
     new CommandLine(run)
-        .parseArgs("--config", config.toString(), "--read-only-port", "4321", "--hostname-override", "Node-A");
+        .parseArgs(
+            "--config",
+            config.toString(),
+            "--read-only-port",
+            "4321",
+            "--hostname-override",
+            "Node-A");
     var options = run.options();
     assertThat(options.config().readOnlyPort()).isEqualTo(4321);
     assertThat(options.config().staticPodPath()).isEqualTo("/from/file");

@@ -26,27 +26,36 @@ final class JkubeletProcess implements AutoCloseable {
   private final List<String> args;
   private final Path log;
   private final int port;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private Process process;
 
   JkubeletProcess(String nodeName, Path manifests, Path rootDir, Path log) throws IOException {
     String dist = System.getProperty("jkubelet.dist", "target/jkubelet");
     this.launcher = Path.of(dist, "bin", "jkubelet").toAbsolutePath();
     if (!Files.isExecutable(launcher)) {
-      throw new IllegalStateException("no packaged launcher at " + launcher + "; run mvn package first");
+      throw new IllegalStateException(
+          "no packaged launcher at " + launcher + "; run mvn package first");
     }
     this.port = freePort();
     this.log = log;
     this.args =
         List.of(
             "run",
-            "--pod-manifest-path", manifests.toString(),
-            "--hostname-override", nodeName,
-            "--root-dir", rootDir.toString(),
-            "--read-only-port", Integer.toString(port),
-            "--address", "127.0.0.1",
-            "--pod-infra-container-image", "jkubelet/pause:3.2",
-            "--v", "2");
+            "--pod-manifest-path",
+            manifests.toString(),
+            "--hostname-override",
+            nodeName,
+            "--root-dir",
+            rootDir.toString(),
+            "--read-only-port",
+            Integer.toString(port),
+            "--address",
+            "127.0.0.1",
+            "--pod-infra-container-image",
+            "jkubelet/pause:3.2",
+            "--v",
+            "2");
   }
 
   private static int freePort() throws IOException {
@@ -109,10 +118,12 @@ final class JkubeletProcess implements AutoCloseable {
     try {
       HttpResponse<String> r = get("/pods");
       if (r.statusCode() != 200) {
+        System.err.println("GET /pods: " + r.statusCode() + " " + r.body());
         return List.of();
       }
       return Canonical.SERIALIZATION.unmarshal(r.body(), PodList.class).getItems();
     } catch (IOException e) {
+      System.err.println("GET /pods: " + e);
       return List.of();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

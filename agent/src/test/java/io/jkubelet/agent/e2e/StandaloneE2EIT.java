@@ -23,13 +23,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.TestWatcher;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * jkubelet in standalone mode, end to end: the packaged launcher runs as a process against the
- * real Docker Engine, and the tests look at what a user sees: {@code /pods} on the read-only port,
- * and the containers in Docker. One jkubelet serves every test; each test has its own manifests.
+ * jkubelet in standalone mode, end to end: the packaged launcher runs as a process against the real
+ * Docker Engine, and the tests look at what a user sees: {@code /pods} on the read-only port, and
+ * the containers in Docker. One jkubelet serves every test; each test has its own manifests.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(180)
@@ -55,8 +55,13 @@ class StandaloneE2EIT {
   void start() throws Exception {
     tmp = Files.createTempDirectory("jkubelet-e2e");
     manifests = Files.createDirectories(tmp.resolve("manifests"));
-    jkubelet = new JkubeletProcess(node, manifests, tmp.resolve("root"), tmp.resolve("jkubelet.log")).start();
-    await().atMost(Duration.ofSeconds(30)).until(() -> jkubelet.get("/healthz").statusCode() == 200);
+    jkubelet =
+        new JkubeletProcess(node, manifests, tmp.resolve("root"), tmp.resolve("jkubelet.log"))
+            .start();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(() -> jkubelet.get("/healthz").statusCode() == 200);
   }
 
   @AfterAll
@@ -149,7 +154,10 @@ class StandaloneE2EIT {
     await()
         .atMost(Duration.ofSeconds(30))
         .ignoreExceptions()
-        .until(() -> "Running".equals(pod("full").getStatus().getPhase()) && "True".equals(condition(pod("full"), "Ready")));
+        .until(
+            () ->
+                "Running".equals(pod("full").getStatus().getPhase())
+                    && "True".equals(condition(pod("full"), "Ready")));
     Pod p = pod("full");
 
     // Static pod defaulting, as upstream.
@@ -181,7 +189,8 @@ class StandaloneE2EIT {
     // Init containers ran in order, to completion, before the app; env, args, workingDir applied.
     assertThat(Files.readString(hostDir.resolve("order"))).isEqualTo("first\nsecond\n");
     await().until(() -> Files.exists(hostDir.resolve("env")));
-    assertThat(Files.readString(hostDir.resolve("env"))).isEqualTo("hello full-" + node + " /tmp\n");
+    assertThat(Files.readString(hostDir.resolve("env")))
+        .isEqualTo("hello full-" + node + " /tmp\n");
 
     // Docker names, labels and namespaces, as dockershim writes them.
     String uid = p.getMetadata().getUid();
@@ -224,19 +233,26 @@ class StandaloneE2EIT {
           - {name: changes, image: jkubelet/busybox:1.35, command: [sleep, '%s']}
         """;
     manifest("edit.yaml", yaml.formatted(node, "3600"));
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> container(pod("edit"), "changes").getState().getRunning() != null
-            && container(pod("edit"), "stays").getState().getRunning() != null);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () ->
+                container(pod("edit"), "changes").getState().getRunning() != null
+                    && container(pod("edit"), "stays").getState().getRunning() != null);
     Pod before = pod("edit");
     String stays = container(before, "stays").getContainerID();
     String changes = container(before, "changes").getContainerID();
 
     manifest("edit.yaml", yaml.formatted(node, "3601"));
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> {
-          ContainerStatus c = container(pod("edit"), "changes");
-          return !c.getContainerID().equals(changes) && c.getState().getRunning() != null;
-        });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () -> {
+              ContainerStatus c = container(pod("edit"), "changes");
+              return !c.getContainerID().equals(changes) && c.getState().getRunning() != null;
+            });
     Pod after = pod("edit");
     assertThat(container(after, "stays").getContainerID()).isEqualTo(stays);
     assertThat(container(after, "stays").getRestartCount()).isZero();
@@ -257,20 +273,29 @@ class StandaloneE2EIT {
           containers:
           - {name: c, image: jkubelet/busybox:1.35, command: [sh, -c, 'exit 3']}
         """);
-    await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-        .untilAsserted(() -> {
-          ContainerStatus c = container(pod("crash"), "c");
-          assertThat(c.getRestartCount()).isGreaterThanOrEqualTo(2);
-          assertThat(c.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
-          assertThat(c.getState().getWaiting().getMessage()).startsWith("back-off ");
-          assertThat(c.getLastState().getTerminated().getExitCode()).isEqualTo(3);
-          assertThat(c.getLastState().getTerminated().getReason()).isEqualTo("Error");
-        });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              ContainerStatus c = container(pod("crash"), "c");
+              assertThat(c.getRestartCount()).isGreaterThanOrEqualTo(2);
+              assertThat(c.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
+              assertThat(c.getState().getWaiting().getMessage()).startsWith("back-off ");
+              assertThat(c.getLastState().getTerminated().getExitCode()).isEqualTo(3);
+              assertThat(c.getLastState().getTerminated().getReason()).isEqualTo("Error");
+            });
     Pod p = pod("crash");
     assertThat(condition(p, "Ready")).isEqualTo("False");
     // At most one dead container per container name.
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(containersOf(p).stream().filter(c -> "c".equals(c.getLabels().get(Labels.CONTAINER_NAME)))).hasSize(1));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        containersOf(p).stream()
+                            .filter(c -> "c".equals(c.getLabels().get(Labels.CONTAINER_NAME))))
+                    .hasSize(1));
   }
 
   @Test
@@ -286,15 +311,18 @@ class StandaloneE2EIT {
           containers:
           - name: hog
             image: jkubelet/busybox:1.35
-            command: [sh, -c, 'dd if=/dev/zero of=/dev/null bs=64M count=1; sleep 3600']
+            command: [sh, -c, 'exec dd if=/dev/zero of=/dev/null bs=64M count=1']
             resources: {limits: {memory: 16Mi}}
         """);
-    await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-        .untilAsserted(() -> {
-          ContainerStatus c = container(pod("oom"), "hog");
-          assertThat(c.getLastState().getTerminated().getReason()).isEqualTo("OOMKilled");
-          assertThat(c.getLastState().getTerminated().getExitCode()).isEqualTo(137);
-        });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              ContainerStatus c = container(pod("oom"), "hog");
+              assertThat(c.getLastState().getTerminated().getReason()).isEqualTo("OOMKilled");
+              assertThat(c.getLastState().getTerminated().getExitCode()).isEqualTo(137);
+            });
   }
 
   @Test
@@ -312,17 +340,27 @@ class StandaloneE2EIT {
         """;
     manifest("never.yaml", yaml.formatted("never", "Never", 1));
     manifest("onfailure.yaml", yaml.formatted("onfailure", "OnFailure", 0));
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .untilAsserted(() -> {
-          assertThat(pod("never").getStatus().getPhase()).isEqualTo("Failed");
-          assertThat(pod("onfailure").getStatus().getPhase()).isEqualTo("Succeeded");
-        });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              assertThat(pod("never").getStatus().getPhase()).isEqualTo("Failed");
+              assertThat(pod("onfailure").getStatus().getPhase()).isEqualTo("Succeeded");
+            });
     // Neither is restarted, and nothing of them keeps running.
-    await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      assertThat(container(pod("never"), "c").getRestartCount()).isZero();
-      assertThat(container(pod("onfailure"), "c").getRestartCount()).isZero();
-      assertThat(containersOf(pod("never")).stream().filter(c -> "running".equals(c.getState()))).isEmpty();
-    });
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(container(pod("never"), "c").getRestartCount()).isZero();
+              assertThat(container(pod("onfailure"), "c").getRestartCount()).isZero();
+              assertThat(
+                      containersOf(pod("never")).stream()
+                          .filter(c -> "running".equals(c.getState())))
+                  .isEmpty();
+            });
     assertThat(container(pod("never"), "c").getState().getTerminated().getExitCode()).isEqualTo(1);
   }
 
@@ -339,12 +377,27 @@ class StandaloneE2EIT {
         """;
     manifest("pull.yaml", yaml.formatted("pull", "IfNotPresent"));
     manifest("never-pull.yaml", yaml.formatted("never-pull", "Never"));
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> "ErrImageNeverPull".equals(container(pod("never-pull"), "c").getState().getWaiting().getReason()));
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> "ErrImagePull".equals(container(pod("pull"), "c").getState().getWaiting().getReason()));
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> "ImagePullBackOff".equals(container(pod("pull"), "c").getState().getWaiting().getReason()));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () ->
+                "ErrImageNeverPull"
+                    .equals(container(pod("never-pull"), "c").getState().getWaiting().getReason()));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () ->
+                "ErrImagePull"
+                    .equals(container(pod("pull"), "c").getState().getWaiting().getReason()));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () ->
+                "ImagePullBackOff"
+                    .equals(container(pod("pull"), "c").getState().getWaiting().getReason()));
     assertThat(pod("pull").getStatus().getPhase()).isEqualTo("Pending");
   }
 
@@ -361,7 +414,9 @@ class StandaloneE2EIT {
           - {name: c, image: jkubelet/busybox:1.35, command: [sleep, '3600']}
         """;
     manifest("steady.yaml", yaml.formatted("steady"));
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
         .until(() -> container(pod("steady"), "c").getState().getRunning() != null);
     String id = container(pod("steady"), "c").getContainerID();
 
@@ -369,13 +424,20 @@ class StandaloneE2EIT {
     manifest("garbage.yaml", "this is not a pod");
     manifest("dup.yaml", yaml.formatted("steady"));
     manifest("other.yaml", yaml.formatted("other"));
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
         .until(() -> container(pod("other"), "c").getState().getRunning() != null);
     // Several rescans later, the running pod is still the same container.
-    await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      assertThat(container(pod("steady"), "c").getContainerID()).isEqualTo(id);
-      assertThat(docker.inspectContainerCmd(id.substring(9)).exec().getState().getRunning()).isTrue();
-    });
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(container(pod("steady"), "c").getContainerID()).isEqualTo(id);
+              assertThat(docker.inspectContainerCmd(id.substring(9)).exec().getState().getRunning())
+                  .isTrue();
+            });
     assertThat(jkubelet.log())
         .contains("ignoring " + manifests.resolve("steady.yaml"))
         .contains("keeps running from its last valid version")
@@ -396,14 +458,20 @@ class StandaloneE2EIT {
           - {name: polite, image: jkubelet/busybox:1.35, command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 0.2; done"]}
           - {name: stubborn, image: jkubelet/busybox:1.35, command: [sh, -c, "trap '' TERM; while true; do sleep 0.2; done"]}
         """);
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> container(pod("bye"), "stubborn").getState().getRunning() != null
-            && container(pod("bye"), "polite").getState().getRunning() != null);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(
+            () ->
+                container(pod("bye"), "stubborn").getState().getRunning() != null
+                    && container(pod("bye"), "polite").getState().getRunning() != null);
     Pod p = pod("bye");
     String uid = p.getMetadata().getUid();
     long start = System.nanoTime();
     Files.delete(manifests.resolve("bye.yaml"));
-    await().atMost(Duration.ofSeconds(20)).until(() -> TestDocker.withLabels(docker, Map.of(Labels.POD_UID, uid)).isEmpty());
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> TestDocker.withLabels(docker, Map.of(Labels.POD_UID, uid)).isEmpty());
     long seconds = Duration.ofNanos(System.nanoTime() - start).toSeconds();
     // SIGTERM, the 3 s grace for the one that ignores it, then SIGKILL.
     assertThat(seconds).isBetween(3L, 15L);
@@ -414,25 +482,41 @@ class StandaloneE2EIT {
   @Test
   void containersJkubeletDidNotCreateAreNeverTouched() throws Exception {
     String plain =
-        docker.createContainerCmd("jkubelet/busybox:1.35")
+        docker
+            .createContainerCmd("jkubelet/busybox:1.35")
             .withCmd("sleep", "3600")
             .withLabels(Map.of("io.jkubelet.test", node))
             .exec()
             .getId();
     // Looks like a kubelet's pod container, but not one of this jkubelet's.
     String otherKubelet =
-        docker.createContainerCmd("jkubelet/busybox:1.35")
+        docker
+            .createContainerCmd("jkubelet/busybox:1.35")
             .withCmd("sleep", "3600")
-            .withLabels(Map.of("io.jkubelet.test", node, Labels.POD_UID, "someone-elses", Labels.POD_NAME, "x", Labels.POD_NAMESPACE, "y"))
+            .withLabels(
+                Map.of(
+                    "io.jkubelet.test",
+                    node,
+                    Labels.POD_UID,
+                    "someone-elses",
+                    Labels.POD_NAME,
+                    "x",
+                    Labels.POD_NAMESPACE,
+                    "y"))
             .exec()
             .getId();
     docker.startContainerCmd(plain).exec();
     docker.startContainerCmd(otherKubelet).exec();
     // Housekeeping runs every 2 s; give it several chances.
-    await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-      assertThat(docker.inspectContainerCmd(plain).exec().getState().getRunning()).isTrue();
-      assertThat(docker.inspectContainerCmd(otherKubelet).exec().getState().getRunning()).isTrue();
-    });
+    await()
+        .during(Duration.ofSeconds(6))
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              assertThat(docker.inspectContainerCmd(plain).exec().getState().getRunning()).isTrue();
+              assertThat(docker.inspectContainerCmd(otherKubelet).exec().getState().getRunning())
+                  .isTrue();
+            });
   }
 
   @Test

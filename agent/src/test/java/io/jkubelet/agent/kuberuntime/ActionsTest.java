@@ -46,22 +46,47 @@ class ActionsTest {
   private void sandbox(boolean ready) {
     sandboxes.add(
         new SandboxStatus(
-            "sb" + seq, sandboxes.size(), ready, ready ? "10.0.0.2" : "", T0.plusSeconds(seq++), Map.of(Labels.HOST_NETWORK, "false")));
+            "sb" + seq,
+            sandboxes.size(),
+            ready,
+            ready ? "10.0.0.2" : "",
+            T0.plusSeconds(seq++),
+            Map.of(Labels.HOST_NETWORK, "false")));
   }
 
   private void container(Pod pod, String name, ContainerState state, int exitCode) {
     var spec =
-        pod.getSpec().getContainers().stream().filter(c -> c.getName().equals(name)).findFirst()
-            .or(() -> pod.getSpec().getInitContainers().stream().filter(c -> c.getName().equals(name)).findFirst())
+        pod.getSpec().getContainers().stream()
+            .filter(c -> c.getName().equals(name))
+            .findFirst()
+            .or(
+                () ->
+                    pod.getSpec().getInitContainers().stream()
+                        .filter(c -> c.getName().equals(name))
+                        .findFirst())
             .orElseThrow();
     containers.add(
         new ContainerStatus(
-            name + seq, name, "sb0", state, T0.plusSeconds(seq++), T0, state == ContainerState.EXITED ? T0 : null,
-            exitCode, "", "", spec.getImage(), "", ContainerHash.of(spec), 0, Map.of()));
+            name + seq,
+            name,
+            "sb0",
+            state,
+            T0.plusSeconds(seq++),
+            T0,
+            state == ContainerState.EXITED ? T0 : null,
+            exitCode,
+            "",
+            "",
+            spec.getImage(),
+            "",
+            ContainerHash.of(spec),
+            0,
+            Map.of()));
   }
 
   private PodActions compute(Pod pod) {
-    return Actions.compute(pod, new PodStatus(new PodRef("u1", "p", "default"), sandboxes, containers), id -> false);
+    return Actions.compute(
+        pod, new PodStatus(new PodRef("u1", "p", "default"), sandboxes, containers), id -> false);
   }
 
   @Test
@@ -130,14 +155,22 @@ class ActionsTest {
     assertThat(a.containersToStart()).containsExactly(1);
     assertThat(a.containersToKill().values())
         .singleElement()
-        .satisfies(k -> assertThat(k.message()).isEqualTo("Container b definition changed, will be restarted"));
+        .satisfies(
+            k ->
+                assertThat(k.message())
+                    .isEqualTo("Container b definition changed, will be restarted"));
   }
 
   @Test
   void restartPolicyDecidesWhetherAnExitedContainerRestarts() {
-    for (var c : List.of(new Object[] {"Always", 0, true}, new Object[] {"Always", 1, true},
-        new Object[] {"OnFailure", 0, false}, new Object[] {"OnFailure", 2, true},
-        new Object[] {"Never", 0, false}, new Object[] {"Never", 1, false})) {
+    for (var c :
+        List.of(
+            new Object[] {"Always", 0, true},
+            new Object[] {"Always", 1, true},
+            new Object[] {"OnFailure", 0, false},
+            new Object[] {"OnFailure", 2, true},
+            new Object[] {"Never", 0, false},
+            new Object[] {"Never", 1, false})) {
       sandboxes.clear();
       containers.clear();
       Pod pod = pod((String) c[0], false);

@@ -119,12 +119,16 @@ class SyncLoopTest {
       config.offer(new PodUpdate(PodUpdate.Op.ADD, List.of(p1), "file"));
     }
     assertThat(ticks.offer(Instant.EPOCH)).isTrue();
-    assertThat(ticks.offer(Instant.EPOCH)).as("a full tick channel drops, like a Go ticker").isFalse();
+    assertThat(ticks.offer(Instant.EPOCH))
+        .as("a full tick channel drops, like a Go ticker")
+        .isFalse();
     List<Class<?>> order = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       order.add(s.next(Duration.ofSeconds(1)).orElseThrow().getClass());
     }
-    assertThat(order.get(1)).as("the tick is not starved by the config backlog").isEqualTo(LoopInput.SyncTick.class);
+    assertThat(order.get(1))
+        .as("the tick is not starved by the config backlog")
+        .isEqualTo(LoopInput.SyncTick.class);
     assertThat(s.next(Duration.ofMillis(10))).isEmpty();
   }
 }

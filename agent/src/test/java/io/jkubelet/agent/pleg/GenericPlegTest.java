@@ -18,12 +18,22 @@ class GenericPlegTest {
   private final PodCache cache = new PodCache();
   private final List<PodLifecycleEvent> events = new ArrayList<>();
   private final GenericPleg pleg =
-      new GenericPleg(runtime, cache, clock, Duration.ofSeconds(1), Duration.ofMinutes(3), events::add);
+      new GenericPleg(
+          runtime, cache, clock, Duration.ofSeconds(1), Duration.ofMinutes(3), events::add);
   private final PodRef pod = new PodRef("u1", "p", "default");
 
   private String sandbox() {
     return runtime.runPodSandbox(
-        new SandboxConfig(pod, 0, "pause", "p", false, List.of(), 0, Labels.podLabels(pod, "POD", Labels.TYPE_SANDBOX), 0));
+        new SandboxConfig(
+            pod,
+            0,
+            "pause",
+            "p",
+            false,
+            List.of(),
+            0,
+            Labels.podLabels(pod, "POD", Labels.TYPE_SANDBOX),
+            0));
   }
 
   @Test
@@ -80,14 +90,20 @@ class GenericPlegTest {
     var entry = cache.getNewerThan(pod, before, Duration.ofSeconds(5));
     t.join();
     assertThat(entry).isPresent();
-    assertThat(cache.getNewerThan(pod, clock.instant(), Duration.ofMillis(10))).as("nothing newer yet").isEmpty();
+    assertThat(cache.getNewerThan(pod, clock.instant(), Duration.ofMillis(10)))
+        .as("nothing newer yet")
+        .isEmpty();
   }
 
   @Test
   void anOlderObservationNeverOverwritesANewerOne() {
     var status = runtime.podStatus(pod);
     cache.set(pod, status, null, clock.instant().plusSeconds(5));
-    cache.set(pod, io.jkubelet.agent.runtime.PodStatus.empty(pod), new RuntimeException("stale"), clock.instant());
+    cache.set(
+        pod,
+        io.jkubelet.agent.runtime.PodStatus.empty(pod),
+        new RuntimeException("stale"),
+        clock.instant());
     assertThat(cache.get("u1").orElseThrow().error()).isNull();
   }
 }

@@ -23,7 +23,8 @@ class FileSourceTest {
   @TempDir Path dir;
   private final AtomicReference<List<Pod>> last = new AtomicReference<>();
   private final List<String> events = new CopyOnWriteArrayList<>();
-  private final EventRecorder recorder = (o, t, reason, msg) -> events.add(reason + " " + o.getName() + ": " + msg);
+  private final EventRecorder recorder =
+      (o, t, reason, msg) -> events.add(reason + " " + o.getName() + ": " + msg);
 
   private FileSource source(String node) {
     return new FileSource(dir, Duration.ofSeconds(20), node, new FakeClock(), recorder, last::set);
@@ -97,7 +98,9 @@ class FileSourceTest {
     assertThat(last.get().get(0).getMetadata().getUid()).as("stable across runs").isEqualTo(uid);
 
     source("node2").scan();
-    assertThat(last.get().get(0).getMetadata().getUid()).as("depends on the node").isNotEqualTo(uid);
+    assertThat(last.get().get(0).getMetadata().getUid())
+        .as("depends on the node")
+        .isNotEqualTo(uid);
 
     write("a.yaml", POD.formatted("a", "2"));
     source("node1").scan();
@@ -106,7 +109,9 @@ class FileSourceTest {
     Files.move(dir.resolve("a.yaml"), dir.resolve("moved.yaml"));
     write("moved.yaml", POD.formatted("a", "1"));
     source("node1").scan();
-    assertThat(last.get().get(0).getMetadata().getUid()).as("depends on the file").isNotEqualTo(uid);
+    assertThat(last.get().get(0).getMetadata().getUid())
+        .as("depends on the file")
+        .isNotEqualTo(uid);
   }
 
   @Test
@@ -131,7 +136,11 @@ class FileSourceTest {
     s.scan();
     assertThat(last.get()).extracting(p -> p.getMetadata().getUid()).containsExactly(uid);
     assertThat(events)
-        .anySatisfy(e -> assertThat(e).startsWith("FailedValidation a-node1").contains("image: Required value"));
+        .anySatisfy(
+            e ->
+                assertThat(e)
+                    .startsWith("FailedValidation a-node1")
+                    .contains("image: Required value"));
 
     write("a.yaml", POD.formatted("a", "5"));
     s.scan();
@@ -143,7 +152,9 @@ class FileSourceTest {
     write("good.yaml", POD.formatted("good", "1"));
     write("broken.yaml", "{{{{ not yaml");
     write("deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n");
-    write("nocontainers.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: e}\nspec: {containers: []}\n");
+    write(
+        "nocontainers.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: e}\nspec: {containers: []}\n");
     write("BadName.yaml", POD.formatted("Bad_Name", "1"));
     source("node1").scan();
     assertThat(names()).containsExactly("good-node1");
@@ -160,7 +171,9 @@ class FileSourceTest {
     assertThat(last.get()).isEmpty();
 
     List<List<Pod>> sent = new ArrayList<>();
-    new FileSource(dir.resolve("nope"), Duration.ofSeconds(20), "n", new FakeClock(), recorder, sent::add).scan();
+    new FileSource(
+            dir.resolve("nope"), Duration.ofSeconds(20), "n", new FakeClock(), recorder, sent::add)
+        .scan();
     assertThat(sent).containsExactly(List.of());
   }
 

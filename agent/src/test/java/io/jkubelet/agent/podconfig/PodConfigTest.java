@@ -19,7 +19,8 @@ class PodConfigTest {
   private final List<PodUpdate> updates = new ArrayList<>();
   private final List<String> events = new ArrayList<>();
   private final EventRecorder recorder =
-      (ObjectReference o, EventType t, String reason, String msg) -> events.add(reason + ": " + msg);
+      (ObjectReference o, EventType t, String reason, String msg) ->
+          events.add(reason + ": " + msg);
   private final PodConfig config = new PodConfig(new FakeClock(), recorder, updates::add);
 
   private List<Op> ops() {
@@ -62,7 +63,11 @@ class PodConfigTest {
     Pod p = TestPods.simple("u1", "a", "c");
     api.accept(List.of(p));
     Pod seenChanged =
-        new PodBuilder(p).editMetadata().addToAnnotations(Annotations.CONFIG_SEEN, "x").endMetadata().build();
+        new PodBuilder(p)
+            .editMetadata()
+            .addToAnnotations(Annotations.CONFIG_SEEN, "x")
+            .endMetadata()
+            .build();
     api.accept(List.of(seenChanged));
     assertThat(ops()).containsExactly(Op.ADD);
     Pod labelled = new PodBuilder(p).editMetadata().addToLabels("k", "v").endMetadata().build();
@@ -101,7 +106,9 @@ class PodConfigTest {
     file.accept(List.of(TestPods.simple("u1", "a", "c"), TestPods.simple("u2", "b", "c")));
     file.accept(List.of(TestPods.simple("u2", "b", "c")));
     assertThat(ops()).containsExactly(Op.ADD, Op.REMOVE);
-    assertThat(updates.get(1).pods()).extracting(p -> p.getMetadata().getUid()).containsExactly("u1");
+    assertThat(updates.get(1).pods())
+        .extracting(p -> p.getMetadata().getUid())
+        .containsExactly("u1");
   }
 
   @Test
@@ -114,7 +121,9 @@ class PodConfigTest {
     http.accept(List.of());
     assertThat(ops()).containsExactly(Op.ADD, Op.ADD, Op.REMOVE);
     assertThat(updates.get(2).source()).isEqualTo("http");
-    assertThat(updates.get(2).pods()).extracting(p -> p.getMetadata().getUid()).containsExactly("u2");
+    assertThat(updates.get(2).pods())
+        .extracting(p -> p.getMetadata().getUid())
+        .containsExactly("u2");
   }
 
   @Test
@@ -138,6 +147,18 @@ class PodConfigTest {
     file.accept(List.of(impostor, first));
 
     assertThat(ops()).containsExactly(Op.ADD);
-    assertThat(events).singleElement().asString().startsWith("FailedValidation: ").contains("duplicate pod name");
+    assertThat(events)
+        .singleElement()
+        .asString()
+        .startsWith("FailedValidation: ")
+        .contains("duplicate pod name");
+
+    // The next rescan finds the same duplicate: it is not reported again.
+    file.accept(List.of(impostor, first));
+    assertThat(events).hasSize(1);
+    // Once resolved and back, it is reported again.
+    file.accept(List.of(first));
+    file.accept(List.of(first, impostor));
+    assertThat(events).hasSize(2);
   }
 }

@@ -43,8 +43,15 @@ public final class FakeRuntime implements Runtime {
     public String reason = "";
     public Duration lastStopGrace;
 
-    Fake(String id, String name, boolean sandbox, Map<String, String> labels, String image,
-        ContainerConfig config, SandboxConfig sandboxConfig, Instant createdAt) {
+    Fake(
+        String id,
+        String name,
+        boolean sandbox,
+        Map<String, String> labels,
+        String image,
+        ContainerConfig config,
+        SandboxConfig sandboxConfig,
+        Instant createdAt) {
       this.id = id;
       this.name = name;
       this.sandbox = sandbox;
@@ -184,7 +191,9 @@ public final class FakeRuntime implements Runtime {
                 f.id,
                 Labels.trailingNumber(f.name),
                 ready,
-                ready && !f.sandboxConfig.hostNetwork() ? "10.0.0." + (Integer.parseInt(f.id.substring(56), 16) % 250 + 2) : "",
+                ready && !f.sandboxConfig.hostNetwork()
+                    ? "10.0.0." + (Integer.parseInt(f.id.substring(56), 16) % 250 + 2)
+                    : "",
                 f.createdAt,
                 f.labels));
       } else {
@@ -218,7 +227,16 @@ public final class FakeRuntime implements Runtime {
   public synchronized String runPodSandbox(SandboxConfig config) {
     call("runPodSandbox", config.containerName());
     String id = nextId();
-    Fake f = new Fake(id, config.containerName(), true, config.labels(), config.image(), null, config, clock.instant());
+    Fake f =
+        new Fake(
+            id,
+            config.containerName(),
+            true,
+            config.labels(),
+            config.image(),
+            null,
+            config,
+            clock.instant());
     f.state = ContainerState.RUNNING;
     f.startedAt = clock.instant();
     containers.put(id, f);
@@ -242,7 +260,17 @@ public final class FakeRuntime implements Runtime {
       throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + config.image());
     }
     String id = nextId();
-    containers.put(id, new Fake(id, config.name(), false, config.labels(), config.image(), config, null, clock.instant()));
+    containers.put(
+        id,
+        new Fake(
+            id,
+            config.name(),
+            false,
+            config.labels(),
+            config.image(),
+            config,
+            null,
+            clock.instant()));
     return id;
   }
 

@@ -33,7 +33,8 @@ class ReadOnlyServerTest {
   private void start() {
     checks.put("syncloop", () -> Health.OK);
     checks.put("pleg", pleg::get);
-    server = new ReadOnlyServer("127.0.0.1", 0, () -> List.of(TestPods.simple("u1", "p", "c")), checks);
+    server =
+        new ReadOnlyServer("127.0.0.1", 0, () -> List.of(TestPods.simple("u1", "p", "c")), checks);
     server.start();
   }
 

@@ -21,7 +21,8 @@ class StatusGeneratorTest {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
   private final ReasonCache reasons = new ReasonCache();
   private final List<io.jkubelet.agent.runtime.ContainerStatus> containers = new ArrayList<>();
-  private final List<SandboxStatus> sandboxes = new ArrayList<>(List.of(new SandboxStatus("sb", 0, true, "10.0.0.7", T0, Map.of())));
+  private final List<SandboxStatus> sandboxes =
+      new ArrayList<>(List.of(new SandboxStatus("sb", 0, true, "10.0.0.7", T0, Map.of())));
   private int seq = 1;
 
   private final Pod pod =
@@ -41,25 +42,51 @@ class StatusGeneratorTest {
     Instant t = T0.plusSeconds(seq++);
     containers.add(
         new io.jkubelet.agent.runtime.ContainerStatus(
-            "id" + seq, "a", "sb", state, t, t, state == ContainerState.EXITED ? t.plusMillis(500) : null, exit, reason, "",
-            "jkubelet/busybox:1.35", "docker://sha256:abc", ContainerHash.of(pod.getSpec().getContainers().get(0)), restartCount, Map.of()));
+            "id" + seq,
+            "a",
+            "sb",
+            state,
+            t,
+            t,
+            state == ContainerState.EXITED ? t.plusMillis(500) : null,
+            exit,
+            reason,
+            "",
+            "jkubelet/busybox:1.35",
+            "docker://sha256:abc",
+            ContainerHash.of(pod.getSpec().getContainers().get(0)),
+            restartCount,
+            Map.of()));
   }
 
-  private io.fabric8.kubernetes.api.model.PodStatus generate(io.fabric8.kubernetes.api.model.PodStatus previous, Instant now) {
+  private io.fabric8.kubernetes.api.model.PodStatus generate(
+      io.fabric8.kubernetes.api.model.PodStatus previous, Instant now) {
     return StatusGenerator.generate(
-        pod, new PodStatus(new PodRef("u1", "p", "default"), sandboxes, containers), reasons, previous, now, "192.168.1.5", (n, id) -> true);
+        pod,
+        new PodStatus(new PodRef("u1", "p", "default"), sandboxes, containers),
+        reasons,
+        previous,
+        now,
+        "192.168.1.5",
+        (n, id) -> true);
   }
 
   private static String condition(io.fabric8.kubernetes.api.model.PodStatus s, String type) {
-    return s.getConditions().stream().filter(c -> c.getType().equals(type)).map(PodCondition::getStatus).findFirst().orElseThrow();
+    return s.getConditions().stream()
+        .filter(c -> c.getType().equals(type))
+        .map(PodCondition::getStatus)
+        .findFirst()
+        .orElseThrow();
   }
 
   @Test
   void aPodWithNothingRunningYetIsPendingWithContainerCreating() {
     var s = generate(null, T0);
     assertThat(s.getPhase()).isEqualTo("Pending");
-    assertThat(s.getContainerStatuses().get(0).getState().getWaiting().getReason()).isEqualTo("ContainerCreating");
-    assertThat(s.getConditions()).extracting(PodCondition::getType)
+    assertThat(s.getContainerStatuses().get(0).getState().getWaiting().getReason())
+        .isEqualTo("ContainerCreating");
+    assertThat(s.getConditions())
+        .extracting(PodCondition::getType)
         .containsExactly("Initialized", "Ready", "ContainersReady", "PodScheduled");
     assertThat(condition(s, "Ready")).isEqualTo("False");
     assertThat(s.getQosClass()).isEqualTo("Guaranteed");
@@ -84,7 +111,11 @@ class StatusGeneratorTest {
   @Test
   void aCrashLoopShowsTheWaitingReasonAndTheLastTermination() {
     container(ContainerState.EXITED, 137, "OOMKilled", 3);
-    reasons.add("u1", "a", "CrashLoopBackOff", "back-off 40s restarting failed container=a pod=p_default(u1)");
+    reasons.add(
+        "u1",
+        "a",
+        "CrashLoopBackOff",
+        "back-off 40s restarting failed container=a pod=p_default(u1)");
     var s = generate(null, T0);
     ContainerStatus cs = s.getContainerStatuses().get(0);
     assertThat(cs.getState().getWaiting().getReason()).isEqualTo("CrashLoopBackOff");
@@ -109,11 +140,14 @@ class StatusGeneratorTest {
   void transitionTimesChangeOnlyWhenAConditionChanges() {
     var first = generate(null, T0);
     var second = generate(first, T0.plusSeconds(30));
-    assertThat(second.getConditions().get(1).getLastTransitionTime()).isEqualTo("2026-01-01T00:00:00Z");
+    assertThat(second.getConditions().get(1).getLastTransitionTime())
+        .isEqualTo("2026-01-01T00:00:00Z");
     container(ContainerState.RUNNING, 0, "", 0);
     var third = generate(second, T0.plusSeconds(60));
-    assertThat(third.getConditions().get(1).getLastTransitionTime()).isEqualTo("2026-01-01T00:01:00Z");
-    assertThat(third.getConditions().get(3).getLastTransitionTime()).isEqualTo("2026-01-01T00:00:00Z");
+    assertThat(third.getConditions().get(1).getLastTransitionTime())
+        .isEqualTo("2026-01-01T00:01:00Z");
+    assertThat(third.getConditions().get(3).getLastTransitionTime())
+        .isEqualTo("2026-01-01T00:00:00Z");
     assertThat(third.getStartTime()).as("start time is kept").isEqualTo("2026-01-01T00:00:00Z");
   }
 

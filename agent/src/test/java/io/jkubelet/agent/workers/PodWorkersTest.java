@@ -47,7 +47,8 @@ class PodWorkersTest {
         }
       };
   private final PodWorkers workers =
-      new PodWorkers(fn, queue, clock, Duration.ofMinutes(1), Duration.ofSeconds(10), () -> 0.0, executor);
+      new PodWorkers(
+          fn, queue, clock, Duration.ofMinutes(1), Duration.ofSeconds(10), () -> 0.0, executor);
 
   @AfterEach
   void stop() {
@@ -124,7 +125,12 @@ class PodWorkersTest {
               }
               return new SyncResult(clock.instant(), null);
             },
-            queue, clock, Duration.ofMinutes(1), Duration.ofSeconds(10), () -> 0.0, executor);
+            queue,
+            clock,
+            Duration.ofMinutes(1),
+            Duration.ofSeconds(10),
+            () -> 0.0,
+            executor);
     failing.update(UpdatePodOptions.of(pod("good", "a"), WorkType.CREATE));
     failing.update(UpdatePodOptions.of(pod("bad", "b"), WorkType.CREATE));
     assertThat(failing.awaitIdle(Duration.ofSeconds(5))).isTrue();
@@ -141,7 +147,12 @@ class PodWorkersTest {
     PodWorkers w =
         new PodWorkers(
             (work, l) -> new SyncResult(Instant.EPOCH, Duration.ofSeconds(3)),
-            queue, clock, Duration.ofMinutes(1), Duration.ofSeconds(10), () -> 0.0, executor);
+            queue,
+            clock,
+            Duration.ofMinutes(1),
+            Duration.ofSeconds(10),
+            () -> 0.0,
+            executor);
     w.update(UpdatePodOptions.of(pod("u1", "a"), WorkType.CREATE));
     assertThat(w.awaitIdle(Duration.ofSeconds(5))).isTrue();
     clock.step(Duration.ofSeconds(3));

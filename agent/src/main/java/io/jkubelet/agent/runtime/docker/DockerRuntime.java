@@ -115,6 +115,14 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   private final DockerClient api;
   private final DockerClient longCalls;
   private final boolean ownsClients;
+
+  /**
+   * Labels every listed container must carry besides {@code io.kubernetes.pod.uid}: jkubelet's node
+   * label, so that two agents (or test runs) sharing one engine never adopt or kill each other's
+   * containers. Empty to see every kubelet-made container.
+   */
+  private volatile Map<String, String> scope = Map.of();
+
   private final ThreadPoolExecutor inspectPool;
 
   /**
@@ -138,6 +146,26 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
    */
   public DockerRuntime(DockerClient client, DockerClient longCallClient) {
     this(client, longCallClient, false);
+  }
+
+  /**
+   * Limits what this runtime lists to containers that also carry these labels (see {@code scope}).
+   * Returns this runtime.
+   */
+  public DockerRuntime scopedTo(Map<String, String> labels) {
+    this.scope = Map.copyOf(labels);
+    return this;
+  }
+
+  /**
+   * The label filter as the engine takes it: {@code key} (any value) or {@code key=value}, and each
+   * scope label as {@code key=value}.
+   */
+  private List<String> scoped(String key, String value) {
+    List<String> filter = new java.util.ArrayList<>();
+    filter.add(value == null ? key : key + "=" + value);
+    scope.forEach((k, v) -> filter.add(k + "=" + v));
+    return filter;
   }
 
   private DockerRuntime(DockerClient api, DockerClient longCalls, boolean ownsClients) {
@@ -210,7 +238,10 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     try {
       // A filter on the key alone matches every container that has the label, whatever its value.
       containers =
-          api.listContainersCmd().withShowAll(true).withLabelFilter(List.of(Labels.POD_UID)).exec();
+          api.listContainersCmd()
+              .withShowAll(true)
+              .withFilter("label", scoped(Labels.POD_UID, null))
+              .exec();
     } catch (RuntimeException e) {
       throw translate(e, null);
     }
@@ -241,7 +272,7 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
       containers =
           api.listContainersCmd()
               .withShowAll(true)
-              .withLabelFilter(Map.of(Labels.POD_UID, pod.uid()))
+              .withFilter("label", scoped(Labels.POD_UID, pod.uid()))
               .exec();
     } catch (RuntimeException e) {
       throw translate(e, null);
