@@ -109,6 +109,10 @@ class StandaloneE2EIT {
   @Test
   void aStaticPodRunsWithInitContainersVolumesAndUpstreamNamesLabelsAndStatus() throws Exception {
     Path hostDir = Files.createDirectories(tmp.resolve("host"));
+    int hostPort;
+    try (var socket = new java.net.ServerSocket(0)) {
+      hostPort = socket.getLocalPort();
+    }
     manifest(
         "full.yaml",
         """
@@ -132,13 +136,13 @@ class StandaloneE2EIT {
           - name: app
             image: jkubelet/busybox:1.35
             command: [sh, -c]
-            args: ['cat /work/order > /out/order; echo "$GREETING $(POD) $(pwd)" > /out/env; exec sleep 3600']
+            args: ['cat /work/order > /out/order; echo "$GREETING $(POD) $(pwd)" > /out/env; exec httpd -f -p 8080 -h /out']
             workingDir: /tmp
             env:
             - {name: GREETING, value: hello}
             - name: POD
               valueFrom: {fieldRef: {fieldPath: metadata.name}}
-            ports: [{containerPort: 8080}]
+            ports: [{containerPort: 8080, hostPort: %d}]
             resources:
               limits: {cpu: 250m, memory: 64Mi}
             volumeMounts:
@@ -149,7 +153,7 @@ class StandaloneE2EIT {
           - name: out
             hostPath: {path: %s, type: Directory}
         """
-            .formatted(hostDir));
+            .formatted(hostPort, hostDir));
 
     await()
         .atMost(Duration.ofSeconds(30))
@@ -191,6 +195,21 @@ class StandaloneE2EIT {
     await().until(() -> Files.exists(hostDir.resolve("env")));
     assertThat(Files.readString(hostDir.resolve("env")))
         .isEqualTo("hello full-" + node + " /tmp\n");
+    // The host port reaches the container through the sandbox's network namespace.
+    var http = java.net.http.HttpClient.newHttpClient();
+    var request =
+        java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + hostPort + "/env"))
+            .build();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .ignoreExceptions()
+        .untilAsserted(
+            () ->
+                assertThat(
+                        http.send(request, java.net.http.HttpResponse.BodyHandlers.ofString())
+                            .body())
+                    .isEqualTo("hello full-" + node + " /tmp\n"));
 
     // Docker names, labels and namespaces, as dockershim writes them.
     String uid = p.getMetadata().getUid();

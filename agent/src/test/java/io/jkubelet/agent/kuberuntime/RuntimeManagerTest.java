@@ -1,0 +1,116 @@
+package io.jkubelet.agent.kuberuntime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.TestPods;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.util.FakeClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RuntimeManagerTest {
+  @TempDir Path root;
+  private final FakeClock clock = new FakeClock();
+  private final FakeRuntime runtime =
+      new FakeRuntime(clock, "jkubelet/busybox:1.35", "jkubelet/pause:3.2");
+  private final List<String> events = new CopyOnWriteArrayList<>();
+  private final EventRecorder recorder = (o, t, reason, msg) -> events.add(reason + ": " + msg);
+  private final ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+
+  private RuntimeManager manager() {
+    Backoff pull = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
+    return new RuntimeManager(
+        runtime,
+        new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
+        new Volumes(root),
+        recorder,
+        clock,
+        new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
+        "jkubelet/pause:3.2",
+        0,
+        () -> "10.1.1.1",
+        pool);
+  }
+
+  @AfterEach
+  void stop() {
+    pool.shutdownNow();
+  }
+
+  private Pod podWithGrace(long grace) {
+    Pod p = TestPods.simple("u1", "p", "a", "b");
+    p.getSpec().setTerminationGracePeriodSeconds(grace);
+    return p;
+  }
+
+  @Test
+  void killingUsesTheGracePeriodButNeverLessThanTwoSeconds() throws Exception {
+    RuntimeManager m = manager();
+    Pod pod = podWithGrace(0);
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false);
+    m.killPod(pod, runtime.podStatus(Configs.ref(pod)), null, false);
+    assertThat(runtime.all())
+        .filteredOn(f -> !f.sandbox)
+        .extracting(f -> f.lastStopGrace)
+        .containsOnly(Duration.ofSeconds(2));
+
+    Pod slow = podWithGrace(45);
+    slow.getMetadata().setUid("u2");
+    m.syncPod(slow, runtime.podStatus(Configs.ref(slow)), id -> false);
+    m.killPod(slow, runtime.podStatus(Configs.ref(slow)), null, true);
+    assertThat(events).contains("Killing: Stopping container a", "Killing: Stopping container b");
+    assertThat(runtime.all()).as("removed").noneMatch(f -> f.labels.containsValue("u2"));
+  }
+
+  @Test
+  void aNewPodGetsItsSandboxThenItsContainersWithEvents() throws Exception {
+    Pod pod = podWithGrace(30);
+    var empty = runtime.podStatus(Configs.ref(pod));
+    runtime.clearCalls();
+    PodSyncResult r = manager().syncPod(pod, empty, id -> false);
+    assertThat(r.anyFailed()).isFalse();
+    assertThat(runtime.calls())
+        .filteredOn(c -> !c.startsWith("imagePresent"))
+        .extracting(c -> c.split(" ")[0])
+        .containsExactly(
+            "runPodSandbox",
+            "createContainer",
+            "startContainer",
+            "createContainer",
+            "startContainer");
+    assertThat(events).contains("Created: Created container a", "Started: Started container b");
+  }
+
+  @Test
+  void aSandboxThatCannotBeCreatedIsASyncErrorWithAnEvent() {
+    runtime.failNext("runPodSandbox", new RuntimeError(RuntimeError.Kind.START, "no room"));
+    Pod pod = podWithGrace(30);
+    assertThatThrownBy(
+            () -> manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false))
+        .isInstanceOf(RuntimeManager.SyncError.class);
+    assertThat(events).contains("FailedCreatePodSandBox: Failed to create pod sandbox: no room");
+  }
+
+  @Test
+  void aCreateFailureIsReportedPerContainerAndTheOthersStillStart() throws Exception {
+    runtime.failNext("createContainer", new RuntimeError(RuntimeError.Kind.CREATE, "bad spec"));
+    Pod pod = podWithGrace(30);
+    PodSyncResult r = manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false);
+    assertThat(r.starts())
+        .extracting(s -> s.container() + "=" + (s.failure() == null ? "ok" : s.failure().reason()))
+        .containsExactly("a=CreateContainerError", "b=ok");
+    assertThat(events).contains("Failed: Error: bad spec");
+  }
+}
