@@ -345,6 +345,11 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     } else if (finishedAt != null) {
       state = ContainerState.EXITED;
       reason = oomKilled ? "OOMKilled" : exitCode == 0 ? "Completed" : "Error";
+      if (startedAt != null && finishedAt.isBefore(startedAt)) {
+        // StartedAt is the daemon's clock once the start call returned, FinishedAt the exit
+        // event's: a process that exits at once can "finish" a millisecond before it "started".
+        finishedAt = startedAt;
+      }
     } else if (exitCode != 0 || !error.isEmpty()) {
       state = ContainerState.EXITED;
       reason = "ContainerCannotRun";
