@@ -78,8 +78,14 @@ final class PodSync implements PodSyncFn {
           pod.getMetadata().getNamespace(),
           pod.getMetadata().getName(),
           kill.reason());
+      Instant start = clock.instant();
       manager.killPod(pod, status, kill.gracePeriodOverride(), kill.removeContainers());
       Observed after = inspect(ref);
+      log.info(
+          "SyncPod KILL {}/{}: done in {} ms",
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          Duration.between(start, after.at()).toMillis());
       if (statuses.getPodStatus(ref.uid()).isPresent()) {
         setStatus(pod, after.status());
       }

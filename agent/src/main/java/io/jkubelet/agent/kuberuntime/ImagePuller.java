@@ -24,6 +24,16 @@ public final class ImagePuller {
   private final Backoff backoff;
   private final Duration pullTimeout;
 
+  /**
+   * Images seen present, and when: a pod of several containers of one image, or many pods started
+   * at once, ask the engine once rather than once per container. Dropped for an image when a create
+   * finds it missing.
+   */
+  private final java.util.Map<String, Instant> seenPresent =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static final Duration PRESENT_TTL = Duration.ofSeconds(5);
+
   public ImagePuller(
       Runtime runtime, EventRecorder recorder, Clock clock, Backoff backoff, Duration pullTimeout) {
     this.runtime = runtime;
@@ -43,7 +53,7 @@ public final class ImagePuller {
       throw new StartFailure(WaitingReasons.INVALID_IMAGE_NAME, msg);
     }
     String policy = c.getImagePullPolicy();
-    boolean present = runtime.imagePresent(image);
+    boolean present = present(image);
     boolean pull = "Always".equals(policy) || (!"Never".equals(policy) && !present);
     if (!pull) {
       if (present) {
@@ -69,6 +79,7 @@ public final class ImagePuller {
     Instant start = clock.instant();
     try {
       runtime.pullImage(image, pullTimeout);
+      seenPresent.put(image, clock.instant());
     } catch (RuntimeError e) {
       backoff.next(key, clock.instant());
       recorder.eventf(
@@ -89,6 +100,27 @@ public final class ImagePuller {
         "Successfully pulled image \"%s\" in %s",
         image,
         formatDuration(Duration.between(start, clock.instant())));
+  }
+
+  /** Whether the image is present, from the engine or from a recent answer of it. */
+  public boolean present(String image) {
+    Instant now = clock.instant();
+    Instant seen = seenPresent.get(image);
+    if (seen != null && Duration.between(seen, now).compareTo(PRESENT_TTL) < 0) {
+      return true;
+    }
+    boolean present = runtime.imagePresent(image);
+    if (present) {
+      seenPresent.put(image, now);
+    } else {
+      seenPresent.remove(image);
+    }
+    return present;
+  }
+
+  /** Forgets that the image was present: a create just found it missing. */
+  public void forget(String image) {
+    seenPresent.remove(image);
   }
 
   /** How long until the pod's pull backoff for this image ends, or zero. */

@@ -204,11 +204,14 @@ public final class RuntimeManager {
 
   private String createSandbox(Pod pod, int attempt, ObjectReference podRef) throws SyncError {
     try {
-      if (!runtime.imagePresent(infraImage)) {
+      if (!images.present(infraImage)) {
         runtime.pullImage(infraImage, Duration.ofMinutes(2));
       }
       return runtime.runPodSandbox(Configs.sandbox(pod, attempt, infraImage, oomScoreAdj));
     } catch (RuntimeError e) {
+      if (e.kind() == RuntimeError.Kind.NOT_FOUND) {
+        images.forget(infraImage);
+      }
       recorder.eventf(
           podRef,
           EventType.Warning,
@@ -262,6 +265,9 @@ public final class RuntimeManager {
       try {
         id = runtime.createContainer(sandboxId, config);
       } catch (RuntimeError e) {
+        if (e.kind() == RuntimeError.Kind.NOT_FOUND) {
+          images.forget(c.getImage()); // removed since we looked: the next sync pulls it again
+        }
         recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", e.getMessage());
         throw new StartFailure(WaitingReasons.CREATE_CONTAINER_ERROR, e.getMessage());
       }

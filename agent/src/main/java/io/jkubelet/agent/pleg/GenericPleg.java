@@ -165,8 +165,10 @@ public final class GenericPleg implements Pleg {
 
     for (PodRef pod : changedPods.values()) {
       try {
-        PodStatus status = runtime.podStatus(pod);
-        cache.set(pod, status, null, timestamp);
+        if (!observedSince(pod.uid(), timestamp)) {
+          PodStatus status = runtime.podStatus(pod);
+          cache.set(pod, status, null, timestamp);
+        }
       } catch (RuntimeException e) {
         log.warn("PLEG: cannot inspect pod {}: {}", pod, e.toString());
         cache.set(pod, PodStatus.empty(pod), e, timestamp);
@@ -180,6 +182,18 @@ public final class GenericPleg implements Pleg {
       }
     }
     cache.updateTime(timestamp);
+  }
+
+  /**
+   * Whether the cache already holds an observation of the pod made after this relist listed the
+   * runtime: a worker re-inspects its pod right after acting on it, and inspecting again here would
+   * only add load on the engine while pods are starting.
+   */
+  private boolean observedSince(String uid, Instant listedAt) {
+    return cache
+        .get(uid)
+        .map(e -> e.error() == null && e.modified().isAfter(listedAt))
+        .orElse(false);
   }
 
   /**

@@ -59,6 +59,17 @@ class GenericPlegTest {
   }
 
   @Test
+  void doesNotInspectAPodThatAWorkerObservedAfterTheListing() {
+    String id = sandbox();
+    // A worker re-inspected the pod after acting on it, later than this relist's listing.
+    cache.set(pod, runtime.podStatus(pod), null, clock.instant().plusMillis(5));
+    runtime.clearCalls();
+    pleg.relist();
+    assertThat(events).containsExactly(new PodLifecycleEvent.ContainerStarted("u1", id));
+    assertThat(runtime.calls()).containsExactly("listContainers ");
+  }
+
+  @Test
   void ignoresContainersJkubeletDidNotCreate() {
     runtime.addForeign("someone-elses");
     pleg.relist();

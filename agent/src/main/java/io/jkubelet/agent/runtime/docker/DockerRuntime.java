@@ -384,8 +384,27 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
         Map.copyOf(labels));
   }
 
+  /**
+   * Image id → image ref. Ids are content addresses, so an id's digest rarely changes; the cache is
+   * dropped when it grows large. Saves one image inspect per image on every pod status.
+   */
+  private final Map<String, String> imageRefCache = new java.util.concurrent.ConcurrentHashMap<>();
+
   /** {@code docker-pullable://repo@sha256:...} when the image has a repo digest. */
   private String imageRef(String imageId) {
+    String cached = imageRefCache.get(imageId);
+    if (cached != null) {
+      return cached;
+    }
+    if (imageRefCache.size() > 1000) {
+      imageRefCache.clear();
+    }
+    String ref = inspectImageRef(imageId);
+    imageRefCache.put(imageId, ref);
+    return ref;
+  }
+
+  private String inspectImageRef(String imageId) {
     try {
       InspectImageResponse image = api.inspectImageCmd(imageId).exec();
       List<String> digests = image.getRepoDigests();
