@@ -6,9 +6,7 @@ import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.kuberuntime.Volumes;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.PodManager;
-import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
-import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.status.ReasonCache;
@@ -101,7 +99,7 @@ final class Housekeeping {
           log.info("Housekeeping: pod {} is not desired; killing and removing its containers", ref);
           workers.update(
               new UpdatePodOptions(
-                  orphan(ref, listed), WorkType.KILL, new KillPodOptions(null, true, "orphaned")));
+                  orphan(ref), WorkType.KILL, new KillPodOptions(null, true, "orphaned")));
         });
 
     // Forget what belongs to pods that are gone from both the config and the runtime.
@@ -133,9 +131,11 @@ final class Housekeeping {
     }
   }
 
-  /** A pod to kill an orphan with: its identity and grace period come from container labels. */
-  static Pod orphan(PodRef ref, List<ContainerSummary> listed) {
-    long grace = 30;
+  /**
+   * A pod to kill an orphan with: its identity from the container labels, and no grace period of
+   * its own, so each container is stopped with the grace period recorded on it.
+   */
+  static Pod orphan(PodRef ref) {
     return new PodBuilder()
         .withNewMetadata()
         .withUid(ref.uid())
@@ -143,14 +143,8 @@ final class Housekeeping {
         .withNamespace(ref.namespace())
         .endMetadata()
         .withNewSpec()
-        .withTerminationGracePeriodSeconds(grace)
         .endSpec()
         .build();
-  }
-
-  /** The grace period a container was created with, from its label, or 30 s. */
-  static long graceFromLabels(ContainerStatus c) {
-    return Labels.intLabel(c.labels(), Labels.TERMINATION_GRACE_PERIOD, 30);
   }
 
   private void removeOrphanedPodDirs(Set<String> desired, Set<String> inRuntime) {

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -177,34 +178,24 @@ public final class RunCommand implements Callable<Integer> {
       b = loaded.config().toBuilder();
     }
     Map<String, String> flagOf = new HashMap<>();
-    if (podManifestPath != null) {
-      b.staticPodPath(podManifestPath);
-      flagOf.put("staticPodPath", "--pod-manifest-path");
-    }
-    if (readOnlyPort != null) {
-      b.readOnlyPort(readOnlyPort);
-      flagOf.put("readOnlyPort", "--read-only-port");
-    }
-    if (address != null) {
-      b.address(address);
-      flagOf.put("address", "--address");
-    }
-    if (podInfraOomScoreAdj != null) {
-      b.podInfraOomScoreAdj(podInfraOomScoreAdj);
-      flagOf.put("podInfraOomScoreAdj", "--pod-infra-oom-score-adj");
-    }
-    if (syncFrequency != null) {
-      b.syncFrequency(syncFrequency);
-      flagOf.put("syncFrequency", "--sync-frequency");
-    }
-    if (fileCheckFrequency != null) {
-      b.fileCheckFrequency(fileCheckFrequency);
-      flagOf.put("fileCheckFrequency", "--file-check-frequency");
-    }
-    if (maxPods != null) {
-      b.maxPods(maxPods);
-      flagOf.put("maxPods", "--max-pods");
-    }
+    KubeletConfiguration.Builder cfg = b;
+    overlay(flagOf, podManifestPath, "staticPodPath", "--pod-manifest-path", cfg::staticPodPath);
+    overlay(flagOf, readOnlyPort, "readOnlyPort", "--read-only-port", cfg::readOnlyPort);
+    overlay(flagOf, address, "address", "--address", cfg::address);
+    overlay(
+        flagOf,
+        podInfraOomScoreAdj,
+        "podInfraOomScoreAdj",
+        "--pod-infra-oom-score-adj",
+        cfg::podInfraOomScoreAdj);
+    overlay(flagOf, syncFrequency, "syncFrequency", "--sync-frequency", cfg::syncFrequency);
+    overlay(
+        flagOf,
+        fileCheckFrequency,
+        "fileCheckFrequency",
+        "--file-check-frequency",
+        cfg::fileCheckFrequency);
+    overlay(flagOf, maxPods, "maxPods", "--max-pods", cfg::maxPods);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
@@ -221,6 +212,18 @@ public final class RunCommand implements Callable<Integer> {
     }
     return new KubeletOptions(
         nodeName, rootDir.toAbsolutePath(), podInfraContainerImage, dockerEndpoint, nodeIp, config);
+  }
+
+  /**
+   * Sets a configuration field from its flag when the flag was given, and remembers which flag set
+   * it, so a validation error names the flag the user typed.
+   */
+  private static <T> void overlay(
+      Map<String, String> flagOf, T value, String field, String flag, Consumer<T> set) {
+    if (value != null) {
+      set.accept(value);
+      flagOf.put(field, flag);
+    }
   }
 
   private String nodeName() {

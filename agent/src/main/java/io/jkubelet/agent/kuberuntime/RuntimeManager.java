@@ -330,11 +330,11 @@ public final class RuntimeManager {
    */
   public void killPod(Pod pod, PodStatus status, Duration graceOverride, boolean remove)
       throws SyncError {
-    Duration grace = gracePeriod(pod, graceOverride);
     List<String> errors = new ArrayList<>();
     List<Future<?>> kills = new ArrayList<>();
     for (ContainerStatus c : status.containers()) {
       if (c.running() || c.state() == io.jkubelet.agent.runtime.ContainerState.UNKNOWN) {
+        Duration grace = gracePeriod(pod, graceOverride, c);
         kills.add(
             parallel.submit(
                 () -> {
@@ -379,11 +379,11 @@ public final class RuntimeManager {
 
   private void killContainers(Pod pod, PodStatus status, Map<String, PodActions.KillInfo> toKill)
       throws SyncError {
-    Duration grace = gracePeriod(pod, null);
     List<Future<?>> kills = new ArrayList<>();
     for (ContainerStatus c : status.containers()) {
       PodActions.KillInfo info = toKill.get(c.id());
       if (info != null) {
+        Duration grace = gracePeriod(pod, null, c);
         kills.add(
             parallel.submit(
                 () -> {
@@ -419,8 +419,12 @@ public final class RuntimeManager {
     }
   }
 
-  /** The pod's grace period (or the override), never under {@link #MIN_GRACE}. */
-  static Duration gracePeriod(Pod pod, Duration override) {
+  /**
+   * The grace period for stopping a container: the override, else the pod's deletion or termination
+   * grace period, else (for an orphan known only from the runtime) the one recorded on the
+   * container; never under {@link #MIN_GRACE}.
+   */
+  static Duration gracePeriod(Pod pod, Duration override, ContainerStatus c) {
     Duration d;
     if (override != null) {
       d = override;
@@ -429,7 +433,7 @@ public final class RuntimeManager {
     } else if (pod.getSpec() != null && pod.getSpec().getTerminationGracePeriodSeconds() != null) {
       d = Duration.ofSeconds(pod.getSpec().getTerminationGracePeriodSeconds());
     } else {
-      d = Duration.ofSeconds(30);
+      d = Duration.ofSeconds(Labels.intLabel(c.labels(), Labels.TERMINATION_GRACE_PERIOD, 30));
     }
     return d.compareTo(MIN_GRACE) < 0 ? MIN_GRACE : d;
   }

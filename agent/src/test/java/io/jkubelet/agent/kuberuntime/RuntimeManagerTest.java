@@ -75,6 +75,28 @@ class RuntimeManagerTest {
   }
 
   @Test
+  void anOrphanKnownOnlyFromTheRuntimeIsKilledWithTheGracePeriodOnItsContainers() throws Exception {
+    RuntimeManager m = manager();
+    Pod pod = podWithGrace(7);
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false);
+    Pod orphan =
+        new io.fabric8.kubernetes.api.model.PodBuilder()
+            .withNewMetadata()
+            .withUid("u1")
+            .withName("p")
+            .withNamespace("default")
+            .endMetadata()
+            .withNewSpec()
+            .endSpec()
+            .build();
+    m.killPod(orphan, runtime.podStatus(Configs.ref(orphan)), null, false);
+    assertThat(runtime.all())
+        .filteredOn(f -> !f.sandbox)
+        .extracting(f -> f.lastStopGrace)
+        .containsOnly(Duration.ofSeconds(7));
+  }
+
+  @Test
   void aNewPodGetsItsSandboxThenItsContainersWithEvents() throws Exception {
     Pod pod = podWithGrace(30);
     var empty = runtime.podStatus(Configs.ref(pod));
