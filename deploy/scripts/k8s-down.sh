@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Stops the control plane that k8s-up.sh started in STATE_DIR (by the PIDs it recorded).
+set -euo pipefail
+STATE=${1:-/tmp/jkubelet-k8s}
+for name in apiserver etcd; do
+  if [ -f "$STATE/$name.pid" ]; then
+    pid=$(cat "$STATE/$name.pid")
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    rm -f "$STATE/$name.pid"
+  fi
+done
