@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: unit tests, then the integration and end-to-end tests against the
-# real Docker Engine (started here when none runs). Extra arguments go to Maven.
+# real Docker Engine and a real kube-apiserver with etcd (both started here when missing; the API
+# server is built once per machine from Debian's source package). Extra arguments go to Maven.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$root/deploy/scripts/build-env.sh"
+export JKUBELET_TEST_K8S_STATE=${JKUBELET_TEST_K8S_STATE:-/tmp/jkubelet-k8s-test}
+JKUBELET_TEST_KUBECONFIG=$("$root/deploy/scripts/k8s-up.sh" "$JKUBELET_TEST_K8S_STATE")
+export JKUBELET_TEST_KUBECONFIG
+export JKUBELET_TEST_KUBECTL=${JKUBELET_K8S_CACHE:-/var/cache/jkubelet-k8s}/bin/kubectl
 cd "$root"
-exec mvn -B -ntp verify "$@"
+status=0
+mvn -B -ntp verify "$@" || status=$?
+"$root/deploy/scripts/k8s-down.sh" "$JKUBELET_TEST_K8S_STATE"
+exit $status

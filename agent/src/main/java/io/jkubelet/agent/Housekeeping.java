@@ -5,7 +5,9 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.kuberuntime.Volumes;
 import io.jkubelet.agent.pleg.PodCache;
+import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
+import io.jkubelet.agent.podconfig.Annotations;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.Runtime;
@@ -53,6 +55,10 @@ final class Housekeeping {
   private final Backoff[] backoffs;
   private final Clock clock;
   private final Duration containerGcPeriod;
+
+  /** Null in standalone mode. */
+  private final MirrorClient mirrors;
+
   private Instant lastContainerGc = Instant.EPOCH;
 
   Housekeeping(
@@ -66,7 +72,9 @@ final class Housekeeping {
       Volumes volumes,
       Clock clock,
       Duration containerGcPeriod,
+      MirrorClient mirrors,
       Backoff... backoffs) {
+    this.mirrors = mirrors;
     this.runtime = runtime;
     this.manager = manager;
     this.pods = pods;
@@ -88,6 +96,10 @@ final class Housekeeping {
     Map<String, PodRef> runtimePods = new HashMap<>();
     for (ContainerSummary c : listed) {
       runtimePods.putIfAbsent(c.pod().uid(), c.pod());
+    }
+
+    if (mirrors != null) {
+      syncMirrorPods();
     }
 
     // Pods in the runtime that nobody wants: kill and remove them.
@@ -128,6 +140,27 @@ final class Housekeeping {
               cache.get(uid).ifPresent(e -> manager.removeDeadContainers(e.status()));
             }
           });
+    }
+  }
+
+  /**
+   * Every static pod has a mirror pod made from its current version, and no mirror pod lacks its
+   * static pod: a mirror deleted by hand comes back, an orphaned one goes.
+   */
+  private void syncMirrorPods() {
+    for (Pod p : pods.pods()) {
+      if (!Annotations.isStatic(p)) {
+        continue;
+      }
+      var mirror = pods.mirrorOf(p);
+      if (mirror.isPresent() && !MirrorClient.matches(mirror.get(), p)) {
+        mirrors.delete(mirror.get()); // an older version's mirror; recreated once it is gone
+      } else if (mirror.isEmpty()) {
+        mirrors.create(p);
+      }
+    }
+    for (Pod orphan : pods.orphanedMirrors()) {
+      mirrors.delete(orphan);
     }
   }
 

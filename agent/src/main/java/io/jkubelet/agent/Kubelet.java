@@ -3,6 +3,7 @@ package io.jkubelet.agent;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
@@ -16,8 +17,12 @@ import io.jkubelet.agent.loop.SyncLoop;
 import io.jkubelet.agent.pleg.GenericPleg;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pleg.PodLifecycleEvent;
+import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
+import io.jkubelet.agent.podconfig.Annotations;
+import io.jkubelet.agent.podconfig.ApiSource;
 import io.jkubelet.agent.podconfig.FileSource;
+import io.jkubelet.agent.podconfig.HttpSource;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.podconfig.PodUpdate;
 import io.jkubelet.agent.podconfig.Sources;
@@ -35,6 +40,7 @@ import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.agent.workers.WorkType;
 import io.jkubelet.config.KubeletConfiguration;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -91,7 +97,11 @@ public final class Kubelet implements SyncHandler, Lifecycle {
   private final Select.Channel<Instant> syncCh;
   private final Select.Channel<Instant> housekeepingCh;
   private final PodConfig podConfig;
-  private final FileSource fileSource;
+
+  /** The pod sources: the manifest directory, the manifest URL, the API server. */
+  private final List<Lifecycle> sources = new ArrayList<>();
+
+  private final Cluster cluster;
   private final GenericPleg pleg;
   private final WorkQueue workQueue;
   private final PodWorkers workers;
@@ -108,13 +118,36 @@ public final class Kubelet implements SyncHandler, Lifecycle {
 
   private final AtomicBoolean started = new AtomicBoolean();
 
+  /**
+   * What cluster mode adds to standalone mode: a client for the pods bound to this node, the node's
+   * registration and heartbeats, and the mirror pods of static pods.
+   *
+   * @param client the client of the API source and mirror pods
+   * @param node registration, node status and Lease, on their own client
+   * @param mirrors creates and deletes mirror pods
+   */
+  public record Cluster(KubernetesClient client, Lifecycle node, MirrorClient mirrors) {}
+
+  /** A standalone agent: static pods only, no API server. */
   public Kubelet(
       KubeletOptions options,
       Runtime runtime,
       EventRecorder recorder,
       StatusManager statuses,
       Clock clock) {
+    this(options, runtime, recorder, statuses, clock, null);
+  }
+
+  /** An agent; {@code cluster} is null in standalone mode. */
+  public Kubelet(
+      KubeletOptions options,
+      Runtime runtime,
+      EventRecorder recorder,
+      StatusManager statuses,
+      Clock clock,
+      Cluster cluster) {
     this.options = options;
+    this.cluster = cluster;
     this.clock = clock;
     this.runtime = runtime;
     this.recorder = recorder;
@@ -128,16 +161,30 @@ public final class Kubelet implements SyncHandler, Lifecycle {
     housekeepingCh = select.channel("housekeeping", 1, LoopInput.HousekeepingTick::new);
 
     podConfig = new PodConfig(clock, recorder, this::sendConfig);
-    fileSource =
-        config.staticPodPath().isEmpty()
-            ? null
-            : new FileSource(
-                Path.of(config.staticPodPath()),
-                config.fileCheckFrequency(),
-                options.nodeName(),
-                clock,
-                recorder,
-                podConfig.channel(Sources.FILE));
+    if (!config.staticPodPath().isEmpty()) {
+      sources.add(
+          new FileSource(
+              Path.of(config.staticPodPath()),
+              config.fileCheckFrequency(),
+              options.nodeName(),
+              clock,
+              recorder,
+              podConfig.channel(Sources.FILE)));
+    }
+    if (!config.staticPodURL().isEmpty()) {
+      sources.add(
+          new HttpSource(
+              URI.create(config.staticPodURL()),
+              config.staticPodURLHeader(),
+              config.httpCheckFrequency(),
+              options.nodeName(),
+              clock,
+              podConfig.channel(Sources.HTTP)));
+    }
+    if (cluster != null) {
+      sources.add(
+          new ApiSource(cluster.client(), options.nodeName(), podConfig.channel(Sources.API)));
+    }
 
     pleg =
         new GenericPleg(runtime, cache, clock, RELIST_PERIOD, PLEG_HEALTH_THRESHOLD, plegCh::offer);
@@ -188,6 +235,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
             volumes,
             clock,
             CONTAINER_GC_PERIOD,
+            cluster == null ? null : cluster.mirrors(),
             crashBackoff,
             pullBackoff);
     background =
@@ -209,6 +257,12 @@ public final class Kubelet implements SyncHandler, Lifecycle {
     checks.put("syncloop", loop::healthy);
     checks.put("pleg", pleg::healthy);
     checks.put("runtime", this::runtimeHealth);
+    for (Lifecycle source : sources) {
+      checks.put(source.getClass().getSimpleName(), source::healthy);
+    }
+    if (cluster != null) {
+      checks.put("node", cluster.node()::healthy);
+    }
     server =
         config.readOnlyPort() == 0
             ? null
@@ -249,9 +303,10 @@ public final class Kubelet implements SyncHandler, Lifecycle {
       server.start();
     }
     pleg.start();
-    if (fileSource != null) {
-      fileSource.start();
+    if (cluster != null) {
+      cluster.node().start();
     }
+    sources.forEach(Lifecycle::start);
     loop.start();
   }
 
@@ -261,8 +316,9 @@ public final class Kubelet implements SyncHandler, Lifecycle {
       return;
     }
     log.info("Stopping jkubelet; pods keep running");
-    if (fileSource != null) {
-      fileSource.stop();
+    sources.forEach(Lifecycle::stop);
+    if (cluster != null) {
+      cluster.node().stop();
     }
     loop.stop();
     pleg.stop();
@@ -304,6 +360,9 @@ public final class Kubelet implements SyncHandler, Lifecycle {
   public void handlePodAdditions(List<Pod> pods) {
     for (Pod pod : pods) {
       podManager.addOrUpdate(pod);
+      if (Annotations.isMirror(pod)) {
+        continue; // never run; housekeeping matches it with its static pod
+      }
       String reason = admit(pod);
       if (reason != null) {
         continue;
@@ -316,6 +375,13 @@ public final class Kubelet implements SyncHandler, Lifecycle {
   public void handlePodUpdates(List<Pod> pods) {
     for (Pod pod : pods) {
       podManager.addOrUpdate(pod);
+      if (Annotations.isMirror(pod)) {
+        if (pod.getMetadata().getDeletionTimestamp() != null && cluster != null) {
+          // Deleted by hand: finish the deletion; housekeeping creates it again.
+          background.execute(() -> cluster.mirrors().delete(pod));
+        }
+        continue;
+      }
       if (rejected.contains(pod.getMetadata().getUid())) {
         continue;
       }
@@ -327,7 +393,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
                 WorkType.KILL,
                 new KillPodOptions(
                     grace == null ? null : Duration.ofSeconds(grace),
-                    false,
+                    true,
                     "pod is being deleted")));
       } else {
         workers.update(UpdatePodOptions.of(pod, WorkType.UPDATE));
@@ -339,6 +405,9 @@ public final class Kubelet implements SyncHandler, Lifecycle {
   public void handlePodRemoves(List<Pod> pods) {
     for (Pod pod : pods) {
       podManager.delete(pod);
+      if (Annotations.isMirror(pod)) {
+        continue;
+      }
       rejected.remove(pod.getMetadata().getUid());
       workers.update(
           new UpdatePodOptions(pod, WorkType.KILL, new KillPodOptions(null, true, "pod removed")));
@@ -353,7 +422,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
   @Override
   public void handlePodSyncs(List<Pod> pods) {
     for (Pod pod : pods) {
-      if (!rejected.contains(pod.getMetadata().getUid())) {
+      if (!rejected.contains(pod.getMetadata().getUid()) && !Annotations.isMirror(pod)) {
         workers.update(UpdatePodOptions.of(pod, WorkType.SYNC));
       }
     }

@@ -63,6 +63,28 @@ public final class RunCommand implements Callable<Integer> {
   String podManifestPath;
 
   @Option(
+      names = "--manifest-url",
+      paramLabel = "URL",
+      description = "A URL serving a Pod or PodList of static pods (staticPodURL).")
+  String manifestUrl;
+
+  @Option(
+      names = "--manifest-url-header",
+      paramLabel = "'Name:value'",
+      split = ",",
+      description =
+          "HTTP headers for --manifest-url, comma separated, e.g. 'Authorization:Bearer x'"
+              + " (staticPodURLHeader).")
+  java.util.List<String> manifestUrlHeaders;
+
+  @Option(
+      names = "--http-check-frequency",
+      paramLabel = "DURATION",
+      converter = DurationConverter.class,
+      description = "Period of the manifest URL poll (default 20s).")
+  Duration httpCheckFrequency;
+
+  @Option(
       names = "--hostname-override",
       paramLabel = "NAME",
       description = "The node's name, instead of the hostname.")
@@ -196,6 +218,19 @@ public final class RunCommand implements Callable<Integer> {
         "--file-check-frequency",
         cfg::fileCheckFrequency);
     overlay(flagOf, maxPods, "maxPods", "--max-pods", cfg::maxPods);
+    overlay(flagOf, manifestUrl, "staticPodURL", "--manifest-url", cfg::staticPodURL);
+    overlay(
+        flagOf,
+        manifestUrlHeaders == null ? null : headers(manifestUrlHeaders),
+        "staticPodURLHeader",
+        "--manifest-url-header",
+        cfg::staticPodURLHeader);
+    overlay(
+        flagOf,
+        httpCheckFrequency,
+        "httpCheckFrequency",
+        "--http-check-frequency",
+        cfg::httpCheckFrequency);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
@@ -224,6 +259,21 @@ public final class RunCommand implements Callable<Integer> {
       set.accept(value);
       flagOf.put(field, flag);
     }
+  }
+
+  /** {@code Name:value} pairs into a header map; a repeated name keeps every value. */
+  static Map<String, java.util.List<String>> headers(java.util.List<String> pairs) {
+    Map<String, java.util.List<String>> out = new java.util.LinkedHashMap<>();
+    for (String pair : pairs) {
+      int colon = pair.indexOf(':');
+      if (colon <= 0) {
+        throw new ConfigException(
+            "--manifest-url-header", "\"" + pair + "\" is not of the form 'Name:value'");
+      }
+      out.computeIfAbsent(pair.substring(0, colon).trim(), k -> new java.util.ArrayList<>())
+          .add(pair.substring(colon + 1).trim());
+    }
+    return out;
   }
 
   private String nodeName() {

@@ -59,6 +59,9 @@ public final class GenericPleg implements Pleg {
   private final AtomicReference<Instant> startedAt = new AtomicReference<>();
   private final AtomicLong dropped = new AtomicLong();
   private ScheduledExecutorService scheduler;
+  private AutoCloseable events;
+  private final java.util.concurrent.atomic.AtomicBoolean relistRequested =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   /**
    * @param sink receives events; returns false when it had no room, and the event is counted as
@@ -88,10 +91,36 @@ public final class GenericPleg implements Pleg {
     scheduler = Executors2.scheduler("pleg");
     scheduler.scheduleWithFixedDelay(
         this::relistSafely, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+    events = runtime.watchContainerEvents(this::requestRelist);
+  }
+
+  /**
+   * Relists as soon as possible, for the runtime's event stream: a container that dies is seen in
+   * milliseconds rather than at the next period. Requests coalesce while one is pending.
+   */
+  public void requestRelist() {
+    if (relistRequested.compareAndSet(false, true)) {
+      try {
+        scheduler.execute(
+            () -> {
+              relistRequested.set(false);
+              relistSafely();
+            });
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        relistRequested.set(false); // stopping
+      }
+    }
   }
 
   @Override
   public void stop() {
+    if (events != null) {
+      try {
+        events.close();
+      } catch (Exception e) {
+        log.debug("PLEG: closing the event watch: {}", e.toString());
+      }
+    }
     Executors2.shutdown(scheduler, 2000);
   }
 

@@ -1,6 +1,8 @@
 package io.jkubelet.agent.pod;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.podconfig.Annotations;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -9,18 +11,33 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The pods this node should run, as upstream's {@code pod.Manager}: the sync loop adds, updates and
- * deletes them; workers, the server and housekeeping read them. Thread-safe.
+ * deletes them; workers, the server and housekeeping read them.
+ *
+ * <p>Mirror pods (the API server's copies of static pods, annotated {@code
+ * kubernetes.io/config.mirror}) are kept apart, by full name: they are never run, only matched with
+ * their static pod. Thread-safe.
  */
 public final class PodManager {
   private final Map<String, Pod> byUid = new ConcurrentHashMap<>();
+  private final Map<String, Pod> mirrorsByFullName = new ConcurrentHashMap<>();
 
-  /** Adds or replaces a pod. */
+  /** Adds or replaces a pod, or a mirror pod. */
   public void addOrUpdate(Pod pod) {
-    byUid.put(pod.getMetadata().getUid(), pod);
+    if (Annotations.isMirror(pod)) {
+      mirrorsByFullName.put(fullName(pod), pod);
+    } else {
+      byUid.put(pod.getMetadata().getUid(), pod);
+    }
   }
 
   public void delete(Pod pod) {
-    byUid.remove(pod.getMetadata().getUid());
+    if (Annotations.isMirror(pod)) {
+      mirrorsByFullName.computeIfPresent(
+          fullName(pod),
+          (k, v) -> v.getMetadata().getUid().equals(pod.getMetadata().getUid()) ? null : v);
+    } else {
+      byUid.remove(pod.getMetadata().getUid());
+    }
   }
 
   public Optional<Pod> byUid(String uid) {
@@ -30,10 +47,7 @@ public final class PodManager {
   /** Every desired pod, oldest first by when it was first seen, then by name. */
   public List<Pod> pods() {
     return byUid.values().stream()
-        .sorted(
-            Comparator.comparing((Pod p) -> seen(p))
-                .thenComparing(
-                    p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
+        .sorted(Comparator.comparing((Pod p) -> seen(p)).thenComparing(PodManager::fullName))
         .toList();
   }
 
@@ -41,9 +55,33 @@ public final class PodManager {
     return byUid.size();
   }
 
+  /** The mirror pod of a static pod, if the API server has one. */
+  public Optional<Pod> mirrorOf(Pod staticPod) {
+    return Optional.ofNullable(mirrorsByFullName.get(fullName(staticPod)));
+  }
+
+  /** Mirror pods whose static pod is gone. */
+  public List<Pod> orphanedMirrors() {
+    List<Pod> orphans = new ArrayList<>();
+    mirrorsByFullName.forEach(
+        (name, mirror) -> {
+          boolean owned =
+              byUid.values().stream()
+                  .anyMatch(p -> Annotations.isStatic(p) && fullName(p).equals(name));
+          if (!owned) {
+            orphans.add(mirror);
+          }
+        });
+    return orphans;
+  }
+
+  public static String fullName(Pod p) {
+    return p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
+  }
+
   private static String seen(Pod p) {
     Map<String, String> a = p.getMetadata().getAnnotations();
-    String s = a == null ? null : a.get("kubernetes.io/config.seen");
+    String s = a == null ? null : a.get(Annotations.CONFIG_SEEN);
     return s == null ? "" : s;
   }
 }

@@ -56,4 +56,13 @@ public interface Runtime {
 
   /** Pulls an image; throws {@link RuntimeError} with kind {@code IMAGE_PULL} when it fails. */
   void pullImage(String image, Duration timeout);
+
+  /**
+   * Calls {@code onChange} soon after any listed container starts, dies or goes away, as a fast
+   * path for the relist (which stays the safety net: events may be lost). Reconnects by itself.
+   * Returns what stops the watch. Runtimes without an event stream return a no-op.
+   */
+  default AutoCloseable watchContainerEvents(Runnable onChange) {
+    return () -> {};
+  }
 }

@@ -31,6 +31,12 @@ final class JkubeletProcess implements AutoCloseable {
   private Process process;
 
   JkubeletProcess(String nodeName, Path manifests, Path rootDir, Path log) throws IOException {
+    this(nodeName, manifests, rootDir, log, List.of());
+  }
+
+  /** With extra flags, e.g. {@code --kubeconfig} for cluster mode. */
+  JkubeletProcess(String nodeName, Path manifests, Path rootDir, Path log, List<String> extra)
+      throws IOException {
     String dist = System.getProperty("jkubelet.dist", "target/jkubelet");
     this.launcher = Path.of(dist, "bin", "jkubelet").toAbsolutePath();
     if (!Files.isExecutable(launcher)) {
@@ -39,23 +45,26 @@ final class JkubeletProcess implements AutoCloseable {
     }
     this.port = freePort();
     this.log = log;
-    this.args =
-        List.of(
-            "run",
-            "--pod-manifest-path",
-            manifests.toString(),
-            "--hostname-override",
-            nodeName,
-            "--root-dir",
-            rootDir.toString(),
-            "--read-only-port",
-            Integer.toString(port),
-            "--address",
-            "127.0.0.1",
-            "--pod-infra-container-image",
-            "jkubelet/pause:3.2",
-            "--v",
-            "2");
+    List<String> all =
+        new ArrayList<>(
+            List.of(
+                "run",
+                "--pod-manifest-path",
+                manifests.toString(),
+                "--hostname-override",
+                nodeName,
+                "--root-dir",
+                rootDir.toString(),
+                "--read-only-port",
+                Integer.toString(port),
+                "--address",
+                "127.0.0.1",
+                "--pod-infra-container-image",
+                "jkubelet/pause:3.2",
+                "--v",
+                "2"));
+    all.addAll(extra);
+    this.args = List.copyOf(all);
   }
 
   private static int freePort() throws IOException {

@@ -810,6 +810,66 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   // ---------------------------------------------------------------------------------------------
   // Lifecycle
 
+  /**
+   * Follows the engine's container events (start, die, destroy, oom) for this runtime's scope and
+   * calls {@code onChange} for each; on a broken stream it reconnects after a second.
+   */
+  @Override
+  public AutoCloseable watchContainerEvents(Runnable onChange) {
+    java.util.concurrent.atomic.AtomicBoolean open =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    java.util.concurrent.atomic.AtomicReference<java.io.Closeable> current =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread watcher =
+        Thread.ofPlatform()
+            .name("docker-events")
+            .daemon(true)
+            .start(
+                () -> {
+                  while (open.get()) {
+                    try {
+                      var callback =
+                          new com.github.dockerjava.api.async.ResultCallback.Adapter<
+                              com.github.dockerjava.api.model.Event>() {
+                            @Override
+                            public void onNext(com.github.dockerjava.api.model.Event e) {
+                              onChange.run();
+                            }
+                          };
+                      current.set(callback);
+                      longCalls
+                          .eventsCmd()
+                          .withEventTypeFilter(com.github.dockerjava.api.model.EventType.CONTAINER)
+                          .withEventFilter("start", "die", "destroy", "oom")
+                          .withLabelFilter(scope)
+                          .exec(callback)
+                          .awaitCompletion();
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                      return;
+                    } catch (RuntimeException e) {
+                      log.debug("DockerRuntime: event stream broke: {}", e.toString());
+                    }
+                    if (open.get()) {
+                      try {
+                        Thread.sleep(1000); // reconnect backoff; the relist covers the gap
+                      } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                      }
+                    }
+                  }
+                });
+    return () -> {
+      open.set(false);
+      java.io.Closeable c = current.get();
+      if (c != null) {
+        c.close();
+      }
+      watcher.interrupt();
+    };
+  }
+
   /** Stops the inspect pool and, for a runtime from {@link #connect}, closes its clients. */
   @Override
   public void close() {
