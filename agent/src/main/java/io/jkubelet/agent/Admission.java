@@ -1,0 +1,86 @@
+package io.jkubelet.agent;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.jkubelet.agent.kuberuntime.Actions;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Whether the node can take a pod, as upstream's {@code GeneralPredicates} at admission: the pod
+ * count against {@code maxPods}, then the cpu and memory requests against what is allocatable,
+ * given the pods already admitted. A pure function.
+ */
+final class Admission {
+  private Admission() {}
+
+  /** What the node offers: millicores, bytes, pods. */
+  record Allocatable(long milliCpu, long memoryBytes, int pods) {}
+
+  /** A refusal: reason {@code OutOfpods}, {@code OutOfcpu} or {@code OutOfmemory}, and why. */
+  record Rejection(String reason, String message) {}
+
+  static Optional<Rejection> admit(Pod pod, List<Pod> admitted, Allocatable node) {
+    if (admitted.size() + 1 > node.pods()) {
+      return Optional.of(rejection("pods", 1, admitted.size(), node.pods()));
+    }
+    long cpu = milliCpu(pod);
+    long usedCpu = admitted.stream().mapToLong(Admission::milliCpu).sum();
+    if (cpu > 0 && usedCpu + cpu > node.milliCpu()) {
+      return Optional.of(rejection("cpu", cpu, usedCpu, node.milliCpu()));
+    }
+    long mem = memory(pod);
+    long usedMem = admitted.stream().mapToLong(Admission::memory).sum();
+    if (mem > 0 && usedMem + mem > node.memoryBytes()) {
+      return Optional.of(rejection("memory", mem, usedMem, node.memoryBytes()));
+    }
+    return Optional.empty();
+  }
+
+  private static Rejection rejection(String resource, long requested, long used, long capacity) {
+    return new Rejection(
+        "OutOf" + resource,
+        String.format(
+            "Node didn't have enough resource: %s, requested: %d, used: %d, capacity: %d",
+            resource, requested, used, capacity));
+  }
+
+  /** The pod's cpu request in millicores: the larger of its containers' sum and any init's. */
+  static long milliCpu(Pod pod) {
+    return request(pod, "cpu", q -> q.multiply(BigDecimal.valueOf(1000)));
+  }
+
+  static long memory(Pod pod) {
+    return request(pod, "memory", q -> q);
+  }
+
+  private static long request(
+      Pod pod, String resource, java.util.function.UnaryOperator<BigDecimal> unit) {
+    long sum = 0;
+    for (Container c : pod.getSpec().getContainers()) {
+      sum += amount(c, resource, unit);
+    }
+    long maxInit = 0;
+    for (Container c : Actions.inits(pod)) {
+      maxInit = Math.max(maxInit, amount(c, resource, unit));
+    }
+    return Math.max(sum, maxInit);
+  }
+
+  private static long amount(
+      Container c, String resource, java.util.function.UnaryOperator<BigDecimal> unit) {
+    if (c.getResources() == null) {
+      return 0;
+    }
+    Map<String, Quantity> requests = c.getResources().getRequests();
+    Quantity q = requests == null ? null : requests.get(resource);
+    if (q == null) {
+      return 0;
+    }
+    return unit.apply(q.getNumericalAmount()).setScale(0, RoundingMode.CEILING).longValue();
+  }
+}
