@@ -32,6 +32,13 @@ public final class Reasons {
   public static final String FAILED_CREATE_POD_SANDBOX = "FailedCreatePodSandBox";
   public static final String STARTING_KUBELET = "Starting";
 
+  // Node events: the message is "Node %s status is now: %s" with the reason.
+  public static final String NODE_READY = "NodeReady";
+  public static final String NODE_NOT_READY = "NodeNotReady";
+  public static final String NODE_HAS_SUFFICIENT_MEMORY = "NodeHasSufficientMemory";
+  public static final String NODE_HAS_NO_DISK_PRESSURE = "NodeHasNoDiskPressure";
+  public static final String NODE_HAS_SUFFICIENT_PID = "NodeHasSufficientPID";
+
   // jkubelet's own.
   public static final String OOM_KILLED = "OOMKilled";
 }

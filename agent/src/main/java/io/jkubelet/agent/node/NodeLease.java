@@ -1,0 +1,138 @@
+package io.jkubelet.agent.node;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+
+/**
+ * The node's Lease in {@code kube-node-lease}, as upstream's {@code nodelease} controller: the
+ * cheap heartbeat that the node lifecycle controller reads.
+ *
+ * <p>Renewals update the Lease last seen, so optimistic concurrency applies; on a conflict, or when
+ * the Lease or its namespace is gone, the next renewal reads it again, creating it (and the
+ * namespace) when missing.
+ *
+ * <p>Not thread-safe: used on the node-status thread only.
+ */
+final class NodeLease {
+  static final String NAMESPACE = "kube-node-lease";
+
+  private final KubernetesClient client;
+  private final String nodeName;
+  private final int durationSeconds;
+
+  /** The Lease as the server last returned it, or null to read it again. */
+  private Lease latest;
+
+  private boolean namespaceEnsured;
+
+  NodeLease(KubernetesClient client, String nodeName, int durationSeconds) {
+    this.client = client;
+    this.nodeName = nodeName;
+    this.durationSeconds = durationSeconds;
+  }
+
+  /**
+   * Sets renewTime to {@code now}, holder to the node, and the owner to the Node with {@code
+   * nodeUid} (none while it is null).
+   *
+   * @return the Lease the server now holds
+   * @throws KubernetesClientException when the API server refuses or cannot be reached
+   */
+  Lease renew(Instant now, String nodeUid) {
+    if (latest != null) {
+      try {
+        latest =
+            client.leases().inNamespace(NAMESPACE).resource(renewed(latest, now, nodeUid)).update();
+        return latest;
+      } catch (KubernetesClientException e) {
+        latest = null;
+        if (e.getCode() != 409 && e.getCode() != 404) {
+          throw e;
+        }
+        // Someone else wrote it, or it is gone: read it again below.
+      }
+    }
+    Lease existing = client.leases().inNamespace(NAMESPACE).withName(nodeName).get();
+    if (existing != null) {
+      latest =
+          client.leases().inNamespace(NAMESPACE).resource(renewed(existing, now, nodeUid)).update();
+      return latest;
+    }
+    ensureNamespace();
+    Lease fresh =
+        renewed(
+            new LeaseBuilder()
+                .withNewMetadata()
+                .withName(nodeName)
+                .withNamespace(NAMESPACE)
+                .endMetadata()
+                .build(),
+            now,
+            nodeUid);
+    try {
+      latest = client.leases().inNamespace(NAMESPACE).resource(fresh).create();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 404) {
+        namespaceEnsured = false; // the namespace went away
+      }
+      throw e;
+    }
+    return latest;
+  }
+
+  /** Forgets the Lease last seen, so the next renewal reads it again. */
+  void reset() {
+    latest = null;
+  }
+
+  private Lease renewed(Lease base, Instant now, String nodeUid) {
+    LeaseBuilder b =
+        new LeaseBuilder(base)
+            .editOrNewSpec()
+            .withHolderIdentity(nodeName)
+            .withLeaseDurationSeconds(durationSeconds)
+            .withRenewTime(ZonedDateTime.ofInstant(now, ZoneOffset.UTC))
+            .endSpec();
+    if (nodeUid != null) {
+      b.editMetadata().withOwnerReferences(owner(nodeUid)).endMetadata();
+    }
+    return b.build();
+  }
+
+  private OwnerReference owner(String nodeUid) {
+    return new OwnerReferenceBuilder()
+        .withApiVersion("v1")
+        .withKind("Node")
+        .withName(nodeName)
+        .withUid(nodeUid)
+        .build();
+  }
+
+  private void ensureNamespace() {
+    if (namespaceEnsured) {
+      return;
+    }
+    if (client.namespaces().withName(NAMESPACE).get() == null) {
+      try {
+        client
+            .namespaces()
+            .resource(
+                new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+            .create();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+    }
+    namespaceEnsured = true;
+  }
+}

@@ -1,0 +1,168 @@
+package io.jkubelet.agent.node;
+
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * What a {@link NodeStatusManager} registers and reports. Validated on construction, so a bad value
+ * fails where it is made, not on the heartbeat thread.
+ *
+ * @param nodeName the Node's name (a lowercase DNS subdomain)
+ * @param nodeIp reported as the {@code InternalIP} address
+ * @param hostname reported as the {@code Hostname} address and the {@code kubernetes.io/hostname}
+ *     label; the node name when null or blank
+ * @param extraLabels {@code --node-labels}; they override the default labels, as upstream
+ * @param registerWithTaints {@code --register-with-taints}; set only when the Node is created
+ * @param maxPods the {@code pods} capacity
+ * @param kubeletPort {@code daemonEndpoints.kubeletEndpoint.port}
+ * @param rootDir the ephemeral-storage capacity is the size of the filesystem that holds it
+ * @param kubeletVersion reported as kubeletVersion and kubeProxyVersion, e.g. "v1.20.2"
+ * @param statusUpdateFrequency how often the status is computed and the Lease renewed (10 s)
+ * @param statusReportFrequency how long an unchanged status may go unreported (5 min)
+ * @param leaseDurationSeconds the Lease's {@code leaseDurationSeconds} (40)
+ */
+public record NodeOptions(
+    String nodeName,
+    String nodeIp,
+    String hostname,
+    Map<String, String> extraLabels,
+    List<Taint> registerWithTaints,
+    int maxPods,
+    int kubeletPort,
+    Path rootDir,
+    String kubeletVersion,
+    Duration statusUpdateFrequency,
+    Duration statusReportFrequency,
+    int leaseDurationSeconds) {
+
+  public static final int DEFAULT_MAX_PODS = 110;
+  public static final int DEFAULT_KUBELET_PORT = 10250;
+  public static final String DEFAULT_KUBELET_VERSION = "v1.20.2";
+  public static final Duration DEFAULT_STATUS_UPDATE_FREQUENCY = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_STATUS_REPORT_FREQUENCY = Duration.ofMinutes(5);
+  public static final int DEFAULT_LEASE_DURATION_SECONDS = 40;
+
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+  public NodeOptions {
+    Objects.requireNonNull(nodeName, "nodeName");
+    Objects.requireNonNull(nodeIp, "nodeIp");
+    Objects.requireNonNull(rootDir, "rootDir");
+    Objects.requireNonNull(kubeletVersion, "kubeletVersion");
+    Objects.requireNonNull(statusUpdateFrequency, "statusUpdateFrequency");
+    Objects.requireNonNull(statusReportFrequency, "statusReportFrequency");
+    if (nodeName.length() > 253 || !DNS_SUBDOMAIN.matcher(nodeName).matches()) {
+      throw new IllegalArgumentException(
+          "node name must be a lowercase DNS subdomain (a-z, 0-9, '-' and '.'), got \""
+              + nodeName
+              + "\"");
+    }
+    if (nodeIp.isBlank()) {
+      throw new IllegalArgumentException("node IP must not be empty");
+    }
+    hostname = hostname == null || hostname.isBlank() ? nodeName : hostname;
+    extraLabels = extraLabels == null ? Map.of() : copyLabels(extraLabels);
+    registerWithTaints =
+        registerWithTaints == null
+            ? List.of()
+            : registerWithTaints.stream().map(t -> new TaintBuilder(t).build()).toList();
+    if (maxPods <= 0) {
+      throw new IllegalArgumentException("maxPods must be positive, got " + maxPods);
+    }
+    if (kubeletPort < 1 || kubeletPort > 65535) {
+      throw new IllegalArgumentException(
+          "kubelet port must be between 1 and 65535, got " + kubeletPort);
+    }
+    if (kubeletVersion.isBlank()) {
+      throw new IllegalArgumentException("kubelet version must not be empty");
+    }
+    positive("statusUpdateFrequency", statusUpdateFrequency);
+    positive("statusReportFrequency", statusReportFrequency);
+    if (leaseDurationSeconds <= 0) {
+      throw new IllegalArgumentException(
+          "leaseDurationSeconds must be positive, got " + leaseDurationSeconds);
+    }
+  }
+
+  /** The upstream defaults: no extra labels or taints, 110 pods, port 10250, 10 s, 5 min, 40 s. */
+  public static NodeOptions defaults(String nodeName, String nodeIp, Path rootDir) {
+    return new NodeOptions(
+        nodeName,
+        nodeIp,
+        nodeName,
+        Map.of(),
+        List.of(),
+        DEFAULT_MAX_PODS,
+        DEFAULT_KUBELET_PORT,
+        rootDir,
+        DEFAULT_KUBELET_VERSION,
+        DEFAULT_STATUS_UPDATE_FREQUENCY,
+        DEFAULT_STATUS_REPORT_FREQUENCY,
+        DEFAULT_LEASE_DURATION_SECONDS);
+  }
+
+  /** A copy with other update and report frequencies. */
+  public NodeOptions withFrequencies(Duration update, Duration report) {
+    return new NodeOptions(
+        nodeName,
+        nodeIp,
+        hostname,
+        extraLabels,
+        registerWithTaints,
+        maxPods,
+        kubeletPort,
+        rootDir,
+        kubeletVersion,
+        update,
+        report,
+        leaseDurationSeconds);
+  }
+
+  /** A copy with other extra labels and taints. */
+  public NodeOptions withLabelsAndTaints(Map<String, String> labels, List<Taint> taints) {
+    return new NodeOptions(
+        nodeName,
+        nodeIp,
+        hostname,
+        labels,
+        taints,
+        maxPods,
+        kubeletPort,
+        rootDir,
+        kubeletVersion,
+        statusUpdateFrequency,
+        statusReportFrequency,
+        leaseDurationSeconds);
+  }
+
+  private static Map<String, String> copyLabels(Map<String, String> labels) {
+    Map<String, String> copy = new LinkedHashMap<>();
+    labels.forEach(
+        (k, v) -> {
+          NodeFlags.checkLabelKey(k).ifPresent(err -> fail("label key \"" + k + "\": " + err));
+          NodeFlags.checkLabelValue(v)
+              .ifPresent(err -> fail("value of label \"" + k + "\": " + err));
+          copy.put(k, v);
+        });
+    return Collections.unmodifiableMap(copy);
+  }
+
+  private static void fail(String message) {
+    throw new IllegalArgumentException(message);
+  }
+
+  private static void positive(String name, Duration d) {
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive, got " + d);
+    }
+  }
+}

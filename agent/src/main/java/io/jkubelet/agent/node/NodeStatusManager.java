@@ -1,0 +1,51 @@
+package io.jkubelet.agent.node;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.util.Lifecycle;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Keeps this node's Node object and Lease in the API server, as upstream's {@code
+ * kubelet_node_status.go} and {@code nodelease} do.
+ *
+ * <p>{@link #start()} registers the Node, retrying with backoff, and then, every {@code
+ * statusUpdateFrequency}, renews the Lease and computes the status, which it PATCHes only when it
+ * changed or when {@code statusReportFrequency} has passed. A Node deleted while running is
+ * registered again. The API server being down is logged and retried, never thrown.
+ *
+ * <p>{@link #healthy()} fails when neither a status sync nor a Lease renewal has succeeded for
+ * three update periods.
+ */
+public interface NodeStatusManager extends Lifecycle {
+
+  /** The Node last written to the API server (created or status-patched), if any. */
+  Optional<Node> lastReported();
+
+  /**
+   * A manager that starts nothing until {@link #start()}.
+   *
+   * @param client a client for heartbeats only, e.g. from {@link HeartbeatClient#create}, so that a
+   *     busy main client never delays them; the caller closes it
+   * @param machine the host, usually {@link NodeInfo#read(java.nio.file.Path)} of the root dir
+   * @param runtimeVersion e.g. {@code docker://20.10.24}; may throw while the runtime is down, and
+   *     the last known version is then kept
+   * @param readiness the health of the runtime, PLEG and sync loop; not OK makes the node Ready
+   *     False with its message
+   * @param recorder receives the node events (NodeReady, NodeHasSufficientMemory, ...)
+   */
+  static NodeStatusManager create(
+      NodeOptions options,
+      KubernetesClient client,
+      Clock clock,
+      NodeInfo machine,
+      Supplier<String> runtimeVersion,
+      Supplier<Health> readiness,
+      EventRecorder recorder) {
+    return new ApiNodeStatusManager(
+        options, client, clock, machine, runtimeVersion, readiness, recorder);
+  }
+}

@@ -1,0 +1,322 @@
+package io.jkubelet.agent.node;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeAddress;
+import io.fabric8.kubernetes.api.model.NodeAddressBuilder;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
+import io.fabric8.kubernetes.api.model.NodeSystemInfo;
+import io.fabric8.kubernetes.api.model.NodeSystemInfoBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.jkubelet.agent.events.Reasons;
+import io.jkubelet.agent.util.Lifecycle.Health;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The Node this agent reports, as pure functions of its inputs: the labels and the first Node
+ * (upstream's {@code initialNode}), the status with its conditions (the setters of {@code
+ * pkg/kubelet/nodestatus/setters.go}), whether the status changed, and whether to report it.
+ *
+ * <p>Conditions keep their {@code lastTransitionTime} while their status stays the same, and take
+ * {@code now} when it changes; {@code lastHeartbeatTime} is always {@code now}. Times are RFC 3339
+ * with seconds, as {@code metav1.Time} serializes.
+ */
+final class NodeStatuses {
+  private NodeStatuses() {}
+
+  static final String MEMORY_PRESSURE = "MemoryPressure";
+  static final String DISK_PRESSURE = "DiskPressure";
+  static final String PID_PRESSURE = "PIDPressure";
+  static final String READY = "Ready";
+
+  /** The events recorded when a node registers for the first time, whatever the API held. */
+  static final List<String> REGISTRATION_EVENTS =
+      List.of(
+          Reasons.NODE_HAS_SUFFICIENT_MEMORY,
+          Reasons.NODE_HAS_NO_DISK_PRESSURE,
+          Reasons.NODE_HAS_SUFFICIENT_PID);
+
+  /** A status to report, and the node events its condition changes call for, in condition order. */
+  record Desired(NodeStatus status, List<String> events) {}
+
+  /** The condition the setters want, before transition times are worked out. */
+  private record Want(String type, String status, String reason, String message, String event) {}
+
+  /** The default labels, then the extra ones, which override them as upstream. */
+  static Map<String, String> labels(NodeOptions o, NodeInfo m) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put("beta.kubernetes.io/arch", m.architecture());
+    labels.put("beta.kubernetes.io/os", m.operatingSystem());
+    labels.put("kubernetes.io/arch", m.architecture());
+    labels.put("kubernetes.io/hostname", o.hostname());
+    labels.put("kubernetes.io/os", m.operatingSystem());
+    labels.putAll(o.extraLabels());
+    return labels;
+  }
+
+  /** The Node to create: name, labels, the taints to register with, and the status. */
+  static Node initialNode(NodeOptions o, NodeInfo m, NodeStatus status) {
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName(o.nodeName())
+        .withLabels(labels(o, m))
+        .endMetadata()
+        .withNewSpec()
+        .withTaints(o.registerWithTaints().isEmpty() ? null : o.registerWithTaints())
+        .endSpec()
+        .withStatus(status)
+        .build();
+  }
+
+  /**
+   * The status to report at {@code now}.
+   *
+   * @param runtimeVersion e.g. {@code docker://20.10.24}
+   * @param readiness not OK makes Ready False with reason KubeletNotReady and its message
+   * @param previous the conditions the API holds (null or empty when there are none)
+   */
+  static Desired desired(
+      NodeOptions o,
+      NodeInfo m,
+      String runtimeVersion,
+      Health readiness,
+      List<NodeCondition> previous,
+      Instant now) {
+    Map<String, Quantity> capacity = new LinkedHashMap<>();
+    capacity.put("cpu", new Quantity(Integer.toString(m.cpus())));
+    capacity.put("ephemeral-storage", new Quantity(binarySi(m.ephemeralStorageBytes())));
+    capacity.put("memory", new Quantity(binarySi(m.memoryBytes())));
+    capacity.put("pods", new Quantity(Integer.toString(o.maxPods())));
+    // jkubelet reserves nothing for the system, so allocatable is the capacity.
+    Map<String, Quantity> allocatable = new LinkedHashMap<>();
+    capacity.forEach((k, v) -> allocatable.put(k, new Quantity(v.toString())));
+
+    NodeSystemInfo info =
+        new NodeSystemInfoBuilder()
+            .withMachineID(m.machineId())
+            .withSystemUUID(m.systemUuid())
+            .withBootID(m.bootId())
+            .withKernelVersion(m.kernelVersion())
+            .withOsImage(m.osImage())
+            .withContainerRuntimeVersion(runtimeVersion)
+            .withKubeletVersion(o.kubeletVersion())
+            .withKubeProxyVersion(o.kubeletVersion())
+            .withOperatingSystem(m.operatingSystem())
+            .withArchitecture(m.architecture())
+            .build();
+
+    Want ready =
+        readiness.ok()
+            ? new Want(
+                READY,
+                "True",
+                "KubeletReady",
+                "kubelet is posting ready status",
+                Reasons.NODE_READY)
+            : new Want(
+                READY, "False", "KubeletNotReady", readiness.message(), Reasons.NODE_NOT_READY);
+    List<Want> wants =
+        List.of(
+            new Want(
+                MEMORY_PRESSURE,
+                "False",
+                "KubeletHasSufficientMemory",
+                "kubelet has sufficient memory available",
+                Reasons.NODE_HAS_SUFFICIENT_MEMORY),
+            new Want(
+                DISK_PRESSURE,
+                "False",
+                "KubeletHasNoDiskPressure",
+                "kubelet has no disk pressure",
+                Reasons.NODE_HAS_NO_DISK_PRESSURE),
+            new Want(
+                PID_PRESSURE,
+                "False",
+                "KubeletHasSufficientPID",
+                "kubelet has sufficient PID available",
+                Reasons.NODE_HAS_SUFFICIENT_PID),
+            ready);
+
+    String t = time(now);
+    List<NodeCondition> conditions = new ArrayList<>();
+    List<String> events = new ArrayList<>();
+    for (Want w : wants) {
+      NodeCondition old = find(previous, w.type());
+      boolean transition = old == null || !w.status().equals(old.getStatus());
+      conditions.add(
+          new NodeConditionBuilder()
+              .withType(w.type())
+              .withStatus(w.status())
+              .withReason(w.reason())
+              .withMessage(w.message())
+              .withLastHeartbeatTime(t)
+              .withLastTransitionTime(transition ? t : old.getLastTransitionTime())
+              .build());
+      if (transition) {
+        events.add(w.event());
+      }
+    }
+
+    NodeStatus status =
+        new NodeStatusBuilder()
+            .withCapacity(capacity)
+            .withAllocatable(allocatable)
+            .withAddresses(
+                new NodeAddressBuilder().withType("InternalIP").withAddress(o.nodeIp()).build(),
+                new NodeAddressBuilder().withType("Hostname").withAddress(o.hostname()).build())
+            .withNodeInfo(info)
+            .withNewDaemonEndpoints()
+            .withNewKubeletEndpoint(o.kubeletPort())
+            .endDaemonEndpoints()
+            .withConditions(conditions)
+            .build();
+    return new Desired(status, List.copyOf(events));
+  }
+
+  /**
+   * Whether {@code desired} differs from what the API holds in the fields this agent owns: capacity
+   * and allocatable (compared as quantities, so {@code 1Gi} equals {@code 1073741824}), addresses,
+   * nodeInfo, daemonEndpoints and its four conditions, ignoring {@code lastHeartbeatTime}. Fields
+   * others own (images, volumes, extended resources, other conditions) are not compared.
+   */
+  static boolean changed(NodeStatus onServer, NodeStatus desired) {
+    if (onServer == null) {
+      return true;
+    }
+    if (!sameQuantities(onServer.getCapacity(), desired.getCapacity())
+        || !sameQuantities(onServer.getAllocatable(), desired.getAllocatable())) {
+      return true;
+    }
+    if (!addresses(onServer.getAddresses()).equals(addresses(desired.getAddresses()))) {
+      return true;
+    }
+    if (!sameInfo(onServer.getNodeInfo(), desired.getNodeInfo())) {
+      return true;
+    }
+    if (!Objects.equals(kubeletPort(onServer), kubeletPort(desired))) {
+      return true;
+    }
+    for (NodeCondition want : desired.getConditions()) {
+      NodeCondition have = find(onServer.getConditions(), want.getType());
+      if (have == null
+          || !Objects.equals(have.getStatus(), want.getStatus())
+          || !Objects.equals(have.getReason(), want.getReason())
+          || !Objects.equals(have.getMessage(), want.getMessage())
+          || !Objects.equals(have.getLastTransitionTime(), want.getLastTransitionTime())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether to PATCH the status, as upstream's {@code tryUpdateNodeStatus}: when it changed, when
+   * nothing was reported yet, or when {@code reportFrequency} has passed since the last report.
+   */
+  static boolean shouldReport(
+      boolean changed, Instant lastReport, Instant now, Duration reportFrequency) {
+    return changed || lastReport == null || !now.isBefore(lastReport.plus(reportFrequency));
+  }
+
+  /**
+   * The body of a strategic-merge PATCH of {@code nodes/<name>/status} that sets the fields this
+   * agent owns and leaves the rest alone: conditions and addresses merge by {@code type}, the
+   * resource maps by key.
+   */
+  static Map<String, Object> statusPatch(NodeStatus s) {
+    Map<String, Object> status = new LinkedHashMap<>();
+    status.put("capacity", s.getCapacity());
+    status.put("allocatable", s.getAllocatable());
+    status.put("addresses", s.getAddresses());
+    status.put("nodeInfo", s.getNodeInfo());
+    status.put("daemonEndpoints", s.getDaemonEndpoints());
+    status.put("conditions", s.getConditions());
+    return Map.of("status", status);
+  }
+
+  /** The condition of that type, or null. */
+  static NodeCondition find(List<NodeCondition> conditions, String type) {
+    if (conditions == null) {
+      return null;
+    }
+    for (NodeCondition c : conditions) {
+      if (type.equals(c.getType())) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /** RFC 3339 with seconds, as {@code metav1.Time}. */
+  static String time(Instant t) {
+    return DateTimeFormatter.ISO_INSTANT.format(t.truncatedTo(ChronoUnit.SECONDS));
+  }
+
+  /**
+   * A byte count as {@code resource.BinarySI} writes it: with the largest binary suffix that
+   * divides it exactly, e.g. {@code 16374784Ki}.
+   */
+  static String binarySi(long bytes) {
+    String[] suffixes = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    if (bytes == 0) {
+      return "0";
+    }
+    int i = 0;
+    long v = bytes;
+    while (i < suffixes.length - 1 && v % 1024 == 0) {
+      v /= 1024;
+      i++;
+    }
+    return v + suffixes[i];
+  }
+
+  private static boolean sameQuantities(Map<String, Quantity> have, Map<String, Quantity> want) {
+    for (Map.Entry<String, Quantity> e : want.entrySet()) {
+      Quantity h = have == null ? null : have.get(e.getKey());
+      if (h == null || h.compareTo(e.getValue()) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static List<String> addresses(List<NodeAddress> addresses) {
+    return addresses == null
+        ? List.of()
+        : addresses.stream().map(a -> a.getType() + "=" + a.getAddress()).toList();
+  }
+
+  private static boolean sameInfo(NodeSystemInfo a, NodeSystemInfo b) {
+    if (a == null || b == null) {
+      return a == b;
+    }
+    return Objects.equals(a.getMachineID(), b.getMachineID())
+        && Objects.equals(a.getSystemUUID(), b.getSystemUUID())
+        && Objects.equals(a.getBootID(), b.getBootID())
+        && Objects.equals(a.getKernelVersion(), b.getKernelVersion())
+        && Objects.equals(a.getOsImage(), b.getOsImage())
+        && Objects.equals(a.getContainerRuntimeVersion(), b.getContainerRuntimeVersion())
+        && Objects.equals(a.getKubeletVersion(), b.getKubeletVersion())
+        && Objects.equals(a.getKubeProxyVersion(), b.getKubeProxyVersion())
+        && Objects.equals(a.getOperatingSystem(), b.getOperatingSystem())
+        && Objects.equals(a.getArchitecture(), b.getArchitecture());
+  }
+
+  private static Integer kubeletPort(NodeStatus s) {
+    if (s.getDaemonEndpoints() == null || s.getDaemonEndpoints().getKubeletEndpoint() == null) {
+      return null;
+    }
+    return s.getDaemonEndpoints().getKubeletEndpoint().getPort();
+  }
+}

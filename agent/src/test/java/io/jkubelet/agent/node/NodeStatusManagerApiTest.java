@@ -1,0 +1,474 @@
+package io.jkubelet.agent.node;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.Lifecycle.Health;
+import java.io.File;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The node status manager against a real kube-apiserver v1.20 (deploy/scripts/k8s-up.sh). Each test
+ * uses its own node name and deletes the Node and Lease it made.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class NodeStatusManagerApiTest {
+  private static final String ENV = "JKUBELET_TEST_KUBECONFIG";
+  private static final Duration FAST = Duration.ofMillis(200);
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private static Config config;
+  private static KubernetesClient admin;
+
+  @TempDir Path rootDir;
+  private final String nodeName = "node-" + UUID.randomUUID().toString().substring(0, 8);
+  private final RecordingRecorder recorder = new RecordingRecorder();
+  private final List<NodeStatusManager> managers = new ArrayList<>();
+  private final List<KubernetesClient> clients = new ArrayList<>();
+  private NodeInfo machine;
+
+  @BeforeAll
+  static void cluster() {
+    String path = System.getenv(ENV);
+    if (path == null || path.isBlank()) {
+      fail(
+          ENV
+              + " is not set. These tests need a real API server: run"
+              + " `deploy/scripts/k8s-up.sh STATE_DIR` and set "
+              + ENV
+              + " to the kubeconfig path it prints.");
+    }
+    if (!new File(path).isFile()) {
+      fail(ENV + "=" + path + " is not a file; deploy/scripts/k8s-up.sh prints the right path.");
+    }
+    config = Config.fromKubeconfig(new File(path));
+    admin = new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  @AfterAll
+  static void closeAdmin() {
+    if (admin != null) {
+      admin.close();
+    }
+  }
+
+  @BeforeEach
+  void host() {
+    machine = NodeInfo.read(rootDir);
+  }
+
+  @AfterEach
+  void cleanUp() {
+    managers.forEach(NodeStatusManager::stop);
+    clients.forEach(KubernetesClient::close);
+    admin.nodes().withName(nodeName).delete();
+    admin.leases().inNamespace(NodeLease.NAMESPACE).withName(nodeName).delete();
+  }
+
+  private NodeOptions options() {
+    return NodeOptions.defaults(nodeName, "10.1.2.3", rootDir)
+        .withFrequencies(FAST, Duration.ofMinutes(5));
+  }
+
+  private ApiNodeStatusManager manager(
+      NodeOptions options,
+      Clock clock,
+      Supplier<String> runtimeVersion,
+      Supplier<Health> readiness) {
+    KubernetesClient heartbeat = HeartbeatClient.create(config, Duration.ofSeconds(5));
+    clients.add(heartbeat);
+    ApiNodeStatusManager m =
+        new ApiNodeStatusManager(
+            options, heartbeat, clock, machine, runtimeVersion, readiness, recorder);
+    managers.add(m);
+    return m;
+  }
+
+  private ApiNodeStatusManager started(NodeOptions options, Supplier<Health> readiness) {
+    ApiNodeStatusManager m =
+        manager(options, Clock.systemUTC(), () -> "docker://20.10.24", readiness);
+    m.start();
+    return m;
+  }
+
+  private Node node() {
+    return admin.nodes().withName(nodeName).get();
+  }
+
+  private NodeCondition condition(Node node, String type) {
+    return NodeStatuses.find(node.getStatus().getConditions(), type);
+  }
+
+  private Node awaitReady(String status) {
+    AtomicReference<Node> seen = new AtomicReference<>();
+    await()
+        .atMost(WAIT)
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              Node n = node();
+              seen.set(n);
+              return n != null
+                  && n.getStatus() != null
+                  && condition(n, "Ready") != null
+                  && status.equals(condition(n, "Ready").getStatus());
+            });
+    return seen.get();
+  }
+
+  private Lease lease() {
+    return admin.leases().inNamespace(NodeLease.NAMESPACE).withName(nodeName).get();
+  }
+
+  @Test
+  void registersTheNodeWithLabelsTaintsCapacityAddressesInfoAndReady() {
+    NodeOptions options =
+        new NodeOptions(
+            nodeName,
+            "10.1.2.3",
+            "host-x",
+            NodeFlags.parseLabels("node.kubernetes.io/pool=blue,example.com/team=a"),
+            NodeFlags.parseTaints("dedicated=gpu:NoSchedule,spot:PreferNoSchedule"),
+            42,
+            10250,
+            rootDir,
+            "v1.20.2",
+            FAST,
+            Duration.ofMinutes(5),
+            40);
+    ApiNodeStatusManager m = started(options, () -> Health.OK);
+
+    Node node = awaitReady("True");
+
+    assertThat(node.getMetadata().getLabels())
+        .containsEntry("kubernetes.io/hostname", "host-x")
+        .containsEntry("kubernetes.io/os", "linux")
+        .containsEntry("kubernetes.io/arch", machine.architecture())
+        .containsEntry("beta.kubernetes.io/os", "linux")
+        .containsEntry("beta.kubernetes.io/arch", machine.architecture())
+        .containsEntry("node.kubernetes.io/pool", "blue")
+        .containsEntry("example.com/team", "a");
+    // The TaintNodesByCondition admission plugin adds node.kubernetes.io/not-ready on create.
+    assertThat(node.getSpec().getTaints())
+        .extracting(
+            t ->
+                t.getKey() + "=" + (t.getValue() == null ? "" : t.getValue()) + ":" + t.getEffect())
+        .contains("dedicated=gpu:NoSchedule", "spot=:PreferNoSchedule");
+
+    var status = node.getStatus();
+    assertThat(status.getCapacity().get("cpu"))
+        .isEqualTo(new Quantity(Integer.toString(machine.cpus())));
+    assertThat(Quantity.getAmountInBytes(status.getCapacity().get("memory")).longValueExact())
+        .isEqualTo(machine.memoryBytes());
+    assertThat(
+            Quantity.getAmountInBytes(status.getCapacity().get("ephemeral-storage"))
+                .longValueExact())
+        .isEqualTo(machine.ephemeralStorageBytes());
+    assertThat(status.getCapacity().get("pods")).isEqualTo(new Quantity("42"));
+    assertThat(status.getAllocatable()).isEqualTo(status.getCapacity());
+    assertThat(status.getAddresses())
+        .extracting(a -> a.getType() + "=" + a.getAddress())
+        .containsExactly("InternalIP=10.1.2.3", "Hostname=host-x");
+    var info = status.getNodeInfo();
+    assertThat(info.getKernelVersion()).isEqualTo(machine.kernelVersion());
+    assertThat(info.getOsImage()).isEqualTo(machine.osImage());
+    assertThat(info.getContainerRuntimeVersion()).isEqualTo("docker://20.10.24");
+    assertThat(info.getKubeletVersion()).isEqualTo("v1.20.2");
+    assertThat(info.getKubeProxyVersion()).isEqualTo("v1.20.2");
+    assertThat(info.getOperatingSystem()).isEqualTo("linux");
+    assertThat(info.getArchitecture()).isEqualTo(machine.architecture());
+    assertThat(info.getMachineID()).isEqualTo(machine.machineId());
+    assertThat(info.getSystemUUID()).isEqualTo(machine.systemUuid());
+    assertThat(info.getBootID()).isEqualTo(machine.bootId());
+    assertThat(status.getDaemonEndpoints().getKubeletEndpoint().getPort()).isEqualTo(10250);
+
+    NodeCondition ready = condition(node, "Ready");
+    assertThat(ready.getReason()).isEqualTo("KubeletReady");
+    assertThat(ready.getMessage()).isEqualTo("kubelet is posting ready status");
+    assertThat(node.getStatus().getConditions())
+        .extracting(NodeCondition::getType, NodeCondition::getStatus, NodeCondition::getReason)
+        .contains(
+            tuple("MemoryPressure", "False", "KubeletHasSufficientMemory"),
+            tuple("DiskPressure", "False", "KubeletHasNoDiskPressure"),
+            tuple("PIDPressure", "False", "KubeletHasSufficientPID"));
+
+    await().atMost(WAIT).until(() -> recorder.reasons().size() >= 4);
+    assertThat(recorder.events())
+        .extracting(e -> e.type() + " " + e.reason() + ": " + e.message())
+        .containsExactly(
+            "Normal NodeHasSufficientMemory: Node "
+                + nodeName
+                + " status is now: NodeHasSufficientMemory",
+            "Normal NodeHasNoDiskPressure: Node "
+                + nodeName
+                + " status is now: NodeHasNoDiskPressure",
+            "Normal NodeHasSufficientPID: Node "
+                + nodeName
+                + " status is now: NodeHasSufficientPID",
+            "Normal NodeReady: Node " + nodeName + " status is now: NodeReady");
+    assertThat(recorder.events())
+        .allSatisfy(e -> assertThat(e.involved()).isEqualTo(Refs.node(nodeName)));
+    assertThat(recorder.events()).allSatisfy(e -> assertThat(e.type()).isEqualTo(EventType.Normal));
+
+    assertThat(m.lastReported()).isPresent();
+    assertThat(m.lastReported().get().getMetadata().getUid())
+        .isEqualTo(node.getMetadata().getUid());
+    await().atMost(WAIT).until(() -> m.healthy().ok());
+  }
+
+  @Test
+  void theLeaseIsCreatedWithTheNodeAsOwnerAndRenewed() {
+    started(options(), () -> Health.OK);
+    Node node = awaitReady("True");
+
+    await().atMost(WAIT).until(() -> lease() != null);
+    Lease first = lease();
+    assertThat(first.getSpec().getHolderIdentity()).isEqualTo(nodeName);
+    assertThat(first.getSpec().getLeaseDurationSeconds()).isEqualTo(40);
+    assertThat(first.getMetadata().getOwnerReferences())
+        .singleElement()
+        .satisfies(
+            (OwnerReference o) -> {
+              assertThat(o.getApiVersion()).isEqualTo("v1");
+              assertThat(o.getKind()).isEqualTo("Node");
+              assertThat(o.getName()).isEqualTo(nodeName);
+              assertThat(o.getUid()).isEqualTo(node.getMetadata().getUid());
+            });
+    // MicroTime on the wire: RFC 3339 with microseconds, in UTC.
+    String raw =
+        admin.raw(
+            admin.getMasterUrl()
+                + "apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/"
+                + nodeName);
+    assertThat(raw)
+        .containsPattern("\"renewTime\":\"\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}Z\"");
+    assertThat(Duration.between(first.getSpec().getRenewTime().toInstant(), Instant.now()).abs())
+        .isLessThan(Duration.ofSeconds(30));
+
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                lease()
+                    .getSpec()
+                    .getRenewTime()
+                    .isAfter(first.getSpec().getRenewTime().plus(Duration.ofMillis(300))));
+  }
+
+  @Test
+  void theNodeTurnsNotReadyWithTheHealthMessageAndBack() {
+    AtomicReference<Health> health = new AtomicReference<>(Health.OK);
+    started(options(), health::get);
+    Node ready = awaitReady("True");
+
+    String message = "PLEG is not healthy: pleg was last seen active 3m5s ago; threshold is 3m0s";
+    health.set(Health.failing(message));
+    Node notReady = awaitReady("False");
+    NodeCondition c = condition(notReady, "Ready");
+    assertThat(c.getReason()).isEqualTo("KubeletNotReady");
+    assertThat(c.getMessage()).isEqualTo(message);
+    assertThat(Instant.parse(c.getLastTransitionTime()))
+        .isAfterOrEqualTo(Instant.parse(condition(ready, "Ready").getLastTransitionTime()));
+    await().atMost(WAIT).until(() -> recorder.reasons().contains("NodeNotReady"));
+
+    health.set(Health.OK);
+    awaitReady("True");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(recorder.reasons()).endsWith("NodeReady", "NodeNotReady", "NodeReady"));
+  }
+
+  @Test
+  void aDeletedNodeIsRegisteredAgain() {
+    started(options(), () -> Health.OK);
+    Node first = awaitReady("True");
+    await().atMost(WAIT).until(() -> lease() != null);
+
+    admin.nodes().withName(nodeName).delete();
+
+    await()
+        .atMost(WAIT)
+        .until(
+            () -> {
+              Node n = node();
+              return n != null && !n.getMetadata().getUid().equals(first.getMetadata().getUid());
+            });
+    Node again = awaitReady("True");
+    assertThat(again.getStatus().getNodeInfo().getContainerRuntimeVersion())
+        .isEqualTo("docker://20.10.24");
+    // The Lease follows the new Node.
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                lease()
+                    .getMetadata()
+                    .getOwnerReferences()
+                    .get(0)
+                    .getUid()
+                    .equals(again.getMetadata().getUid()));
+  }
+
+  @Test
+  void anExistingNodeIsTakenOverWithoutRemovingLabelsOrAddingTaints() {
+    admin
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(nodeName)
+                .withLabels(Map.of("kubernetes.io/hostname", "old-name", "keep", "me"))
+                .endMetadata()
+                .withNewSpec()
+                .addNewTaint()
+                .withKey("pre")
+                .withValue("existing")
+                .withEffect("NoSchedule")
+                .endTaint()
+                .endSpec()
+                .build())
+        .create();
+    NodeOptions options =
+        options()
+            .withLabelsAndTaints(
+                Map.of("node.kubernetes.io/pool", "blue"),
+                NodeFlags.parseTaints("new=t:NoSchedule"));
+    started(options, () -> Health.OK);
+
+    Node node = awaitReady("True");
+    assertThat(node.getMetadata().getLabels())
+        .containsEntry("kubernetes.io/hostname", nodeName)
+        .containsEntry("keep", "me")
+        .containsEntry("node.kubernetes.io/pool", "blue")
+        .containsEntry("kubernetes.io/os", "linux");
+    assertThat(node.getSpec().getTaints())
+        .extracting(t -> t.getKey())
+        .contains("pre")
+        .doesNotContain("new");
+    await().atMost(WAIT).until(() -> recorder.reasons().size() >= 4);
+    assertThat(recorder.reasons())
+        .containsExactly(
+            "NodeHasSufficientMemory",
+            "NodeHasNoDiskPressure",
+            "NodeHasSufficientPID",
+            "NodeReady");
+  }
+
+  @Test
+  void theStatusIsPatchedOnlyWhenItChangesOrEveryReportFrequency() {
+    FakeClock clock = new FakeClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    AtomicReference<String> version = new AtomicReference<>("docker://20.10.24");
+    ApiNodeStatusManager m =
+        manager(
+            NodeOptions.defaults(nodeName, "10.1.2.3", rootDir),
+            clock,
+            () -> {
+              String v = version.get();
+              if (v == null) {
+                throw new IllegalStateException("Cannot connect to the Docker daemon");
+              }
+              return v;
+            },
+            () -> Health.OK);
+
+    assertThat(m.syncOnce()).isEqualTo(Duration.ofSeconds(10));
+    Node registered = node();
+    String t0 = condition(registered, "Ready").getLastHeartbeatTime();
+    String rv = registered.getMetadata().getResourceVersion();
+
+    clock.step(Duration.ofSeconds(10));
+    m.syncOnce();
+    assertThat(node().getMetadata().getResourceVersion()).as("unchanged: no PATCH").isEqualTo(rv);
+
+    // Another controller's condition survives our patches (strategic merge by type).
+    admin
+        .nodes()
+        .withName(nodeName)
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.STRATEGIC_MERGE),
+            "{\"status\":{\"conditions\":[{\"type\":\"NetworkUnavailable\",\"status\":\"False\","
+                + "\"reason\":\"RouteCreated\"}]}}");
+    rv = node().getMetadata().getResourceVersion();
+
+    version.set("docker://20.10.25");
+    clock.step(Duration.ofSeconds(10));
+    m.syncOnce();
+    Node changed = node();
+    assertThat(changed.getMetadata().getResourceVersion()).isNotEqualTo(rv);
+    assertThat(changed.getStatus().getNodeInfo().getContainerRuntimeVersion())
+        .isEqualTo("docker://20.10.25");
+    assertThat(condition(changed, "Ready").getLastHeartbeatTime())
+        .isEqualTo(NodeStatuses.time(clock.instant()));
+    assertThat(condition(changed, "Ready").getLastTransitionTime()).isEqualTo(t0);
+    assertThat(condition(changed, "NetworkUnavailable")).isNotNull();
+    rv = changed.getMetadata().getResourceVersion();
+
+    // The runtime is down: the last known version is kept, so nothing changed.
+    version.set(null);
+    clock.step(Duration.ofSeconds(10));
+    m.syncOnce();
+    assertThat(node().getMetadata().getResourceVersion()).isEqualTo(rv);
+
+    clock.step(Duration.ofSeconds(4 * 60 + 49));
+    m.syncOnce();
+    assertThat(node().getMetadata().getResourceVersion())
+        .as("4m59s after the last report")
+        .isEqualTo(rv);
+
+    clock.step(Duration.ofSeconds(1));
+    m.syncOnce();
+    Node reported = node();
+    assertThat(reported.getMetadata().getResourceVersion())
+        .as("5m after: reported")
+        .isNotEqualTo(rv);
+    assertThat(condition(reported, "Ready").getLastHeartbeatTime())
+        .isEqualTo(NodeStatuses.time(clock.instant()));
+    assertThat(condition(reported, "Ready").getLastTransitionTime()).isEqualTo(t0);
+    assertThat(reported.getStatus().getNodeInfo().getContainerRuntimeVersion())
+        .isEqualTo("docker://20.10.25");
+    assertThat(m.lastReported().orElseThrow().getStatus().getConditions())
+        .allSatisfy(
+            c ->
+                assertThat(c.getLastHeartbeatTime()).isEqualTo(NodeStatuses.time(clock.instant())));
+
+    // Every round renewed the Lease at the fake time.
+    assertThat(lease().getSpec().getRenewTime().toInstant()).isEqualTo(clock.instant());
+  }
+}
