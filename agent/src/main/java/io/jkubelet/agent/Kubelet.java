@@ -14,6 +14,7 @@ import io.jkubelet.agent.loop.LoopInput;
 import io.jkubelet.agent.loop.Select;
 import io.jkubelet.agent.loop.SyncHandler;
 import io.jkubelet.agent.loop.SyncLoop;
+import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.pleg.GenericPleg;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pleg.PodLifecycleEvent;
@@ -117,6 +118,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
   private final Set<String> rejected = ConcurrentHashMap.newKeySet();
 
   private final AtomicBoolean started = new AtomicBoolean();
+  private final Admission.Allocatable allocatable;
 
   /**
    * What cluster mode adds to standalone mode: a client for the pods bound to this node, the node's
@@ -153,6 +155,10 @@ public final class Kubelet implements SyncHandler, Lifecycle {
     this.recorder = recorder;
     this.statuses = statuses;
     this.hostIp = options.nodeIp().isEmpty() ? NodeIp.detect() : options.nodeIp();
+    NodeInfo machine = NodeInfo.read(options.rootDir());
+    this.allocatable =
+        new Admission.Allocatable(
+            machine.cpus() * 1000L, machine.memoryBytes(), options.config().maxPods());
     KubeletConfiguration config = options.config();
 
     configCh = select.channel("config", CONFIG_CHANNEL_CAPACITY, LoopInput.Config::new);
@@ -471,24 +477,22 @@ public final class Kubelet implements SyncHandler, Lifecycle {
 
   /**
    * Admits a pod, or rejects it (phase Failed, with an upstream-style reason and message) when the
-   * node already runs {@code maxPods}. Returns the rejection reason, or null.
+   * node has no room for it: {@code maxPods}, or the cpu and memory its containers request against
+   * what is allocatable. Returns the rejection reason, or null.
    */
   private String admit(Pod pod) {
-    int max = options.config().maxPods();
-    long active =
+    List<Pod> admitted =
         podManager.pods().stream()
             .filter(p -> !p.getMetadata().getUid().equals(pod.getMetadata().getUid()))
             .filter(p -> !rejected.contains(p.getMetadata().getUid()))
             .filter(p -> !isTerminal(p))
-            .count();
-    if (active < max) {
+            .toList();
+    var rejection = Admission.admit(pod, admitted, allocatable);
+    if (rejection.isEmpty()) {
       return null;
     }
-    String reason = "OutOfpods";
-    String message =
-        String.format(
-            "Node didn't have enough resource: pods, requested: 1, used: %d, capacity: %d",
-            active, max);
+    String reason = rejection.get().reason();
+    String message = rejection.get().message();
     rejected.add(pod.getMetadata().getUid());
     recorder.event(Refs.pod(pod), EventType.Warning, reason, message);
     log.warn(
@@ -505,6 +509,27 @@ public final class Kubelet implements SyncHandler, Lifecycle {
             .withStartTime(StatusGenerator.time(clock.instant()))
             .build());
     return reason;
+  }
+
+  /**
+   * Whether a pod being deleted in the API is finished here: its worker is not running it, and the
+   * runtime has nothing left of it. The status manager then deletes the API object for good.
+   */
+  public boolean canBeDeleted(Pod apiPod) {
+    if (apiPod.getMetadata().getDeletionTimestamp() == null) {
+      return false;
+    }
+    String uid = apiPod.getMetadata().getUid();
+    var state = workers.state(uid);
+    if (state == PodWorkers.PodState.SYNCING || workers.isWorking(uid)) {
+      return false;
+    }
+    try {
+      var status = runtime.podStatus(RuntimeManager.ref(apiPod));
+      return status.containers().isEmpty() && status.sandboxes().isEmpty();
+    } catch (RuntimeException e) {
+      return false; // cannot tell: try again at the next sync
+    }
   }
 
   private boolean isTerminal(Pod p) {

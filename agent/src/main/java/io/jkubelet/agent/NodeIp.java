@@ -9,10 +9,10 @@ import java.util.Comparator;
 import java.util.List;
 
 /** Finds the node's IP: the first IPv4 address of an up, non-loopback, non-virtual interface. */
-final class NodeIp {
+public final class NodeIp {
   private NodeIp() {}
 
-  static String detect() {
+  public static String detect() {
     try {
       List<NetworkInterface> ifaces = Collections.list(NetworkInterface.getNetworkInterfaces());
       ifaces.sort(Comparator.comparingInt(NetworkInterface::getIndex));

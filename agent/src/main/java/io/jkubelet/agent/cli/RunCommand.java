@@ -3,6 +3,8 @@ package io.jkubelet.agent.cli;
 import io.jkubelet.agent.Kubelet;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.events.LoggingRecorder;
+import io.jkubelet.agent.node.NodeFlags;
+import java.util.List;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
 import io.jkubelet.agent.status.LocalStatusManager;
@@ -55,6 +57,26 @@ public final class RunCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description = "A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file (YAML or JSON).")
   Path configFile;
+
+  @Option(
+      names = "--kubeconfig",
+      paramLabel = "FILE",
+      description =
+          "A kubeconfig of the API server: runs in cluster mode (registers the Node, runs the pods"
+              + " bound to it). Without it, jkubelet runs standalone.")
+  Path kubeconfig;
+
+  @Option(
+      names = "--node-labels",
+      paramLabel = "k=v,...",
+      description = "Labels added to the Node when it registers.")
+  String nodeLabels;
+
+  @Option(
+      names = "--register-with-taints",
+      paramLabel = "k=v:Effect,...",
+      description = "Taints the Node registers with (NoSchedule, PreferNoSchedule, NoExecute).")
+  String registerWithTaints;
 
   @Option(
       names = "--pod-manifest-path",
@@ -167,14 +189,25 @@ public final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     KubeletOptions options = options();
-    Kubelet kubelet =
-        new Kubelet(
-            options,
-            DockerRuntime.connect(options.dockerHost())
-                .scopedTo(Map.of(Labels.NODE, options.nodeName())),
-            new LoggingRecorder(),
-            new LocalStatusManager(),
-            Clock.systemUTC());
+    var runtime =
+        DockerRuntime.connect(options.dockerHost())
+            .scopedTo(Map.of(Labels.NODE, options.nodeName()));
+    var recorder = new LoggingRecorder();
+    Kubelet kubelet;
+    if (kubeconfig != null) {
+      var base = ClusterMode.load(kubeconfig);
+      kubelet =
+          ClusterMode.build(
+              options,
+              base,
+              flag("--node-labels", nodeLabels, NodeFlags::parseLabels, Map.of()),
+              flag("--register-with-taints", registerWithTaints, NodeFlags::parseTaints, List.of()),
+              runtime,
+              recorder,
+              Clock.systemUTC());
+    } else {
+      kubelet = new Kubelet(options, runtime, recorder, new LocalStatusManager(), Clock.systemUTC());
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     if (HOOK_INSTALLED.compareAndSet(false, true)) {
       Runtime.getRuntime()
@@ -258,6 +291,19 @@ public final class RunCommand implements Callable<Integer> {
     if (value != null) {
       set.accept(value);
       flagOf.put(field, flag);
+    }
+  }
+
+  /** Parses a flag's value; a parse error is a configuration error naming the flag. */
+  private static <T> T flag(
+      String name, String value, java.util.function.Function<String, T> parse, T none) {
+    if (value == null || value.isBlank()) {
+      return none;
+    }
+    try {
+      return parse.apply(value);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(name, e.getMessage());
     }
   }
 

@@ -1,0 +1,124 @@
+package io.jkubelet.agent.cli;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.jkubelet.agent.Kubelet;
+import io.jkubelet.agent.KubeletOptions;
+import io.jkubelet.agent.NodeIp;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.node.HeartbeatClient;
+import io.jkubelet.agent.node.NodeInfo;
+import io.jkubelet.agent.node.NodeOptions;
+import io.jkubelet.agent.node.NodeStatusManager;
+import io.jkubelet.agent.pod.MirrorClient;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.status.ApiStatusManager;
+import io.jkubelet.agent.util.Lifecycle.Health;
+import io.jkubelet.config.ConfigException;
+import io.jkubelet.config.KubeletConfiguration;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Builds a cluster-mode agent from {@code --kubeconfig}: three clients of the same API server, so
+ * that node heartbeats, pod status and the pod watch never wait on each other's traffic; node
+ * registration with its Lease; the API status manager; and mirror pods.
+ */
+final class ClusterMode {
+  /** The node's status sync runs from the start; status sync every 10 s, as upstream. */
+  static final Duration STATUS_SYNC_PERIOD = Duration.ofSeconds(10);
+
+  private ClusterMode() {}
+
+  /** Reads a kubeconfig; a file that cannot be used is a configuration error naming the flag. */
+  static Config load(Path kubeconfig) {
+    String content;
+    try {
+      content = Files.readString(kubeconfig);
+    } catch (IOException e) {
+      throw new ConfigException("--kubeconfig", "cannot read " + kubeconfig + ": " + e.getMessage());
+    }
+    try {
+      Config config = Config.fromKubeconfig(null, content, kubeconfig.toAbsolutePath().toString());
+      if (config.getMasterUrl() == null || config.getMasterUrl().isBlank()) {
+        throw new ConfigException("--kubeconfig", kubeconfig + " names no server");
+      }
+      return config;
+    } catch (RuntimeException e) {
+      if (e instanceof ConfigException ce) {
+        throw ce;
+      }
+      throw new ConfigException("--kubeconfig", kubeconfig + " is not a usable kubeconfig: " + e.getMessage());
+    }
+  }
+
+  static Kubelet build(
+      KubeletOptions options,
+      Config base,
+      Map<String, String> nodeLabels,
+      List<io.fabric8.kubernetes.api.model.Taint> taints,
+      Runtime runtime,
+      EventRecorder recorder,
+      Clock clock) {
+    KubeletConfiguration config = options.config();
+    String nodeIp = options.nodeIp().isEmpty() ? NodeIp.detect() : options.nodeIp();
+    NodeOptions nodeOptions =
+        new NodeOptions(
+            options.nodeName(),
+            nodeIp,
+            options.nodeName(),
+            nodeLabels,
+            taints,
+            config.maxPods(),
+            config.port(),
+            options.rootDir(),
+            NodeOptions.DEFAULT_KUBELET_VERSION,
+            config.nodeStatusUpdateFrequency(),
+            config.nodeStatusReportFrequency(),
+            config.nodeLeaseDurationSeconds());
+    AtomicReference<Kubelet> agent = new AtomicReference<>();
+    KubernetesClient heartbeats = HeartbeatClient.create(base, nodeOptions);
+    NodeStatusManager node =
+        NodeStatusManager.create(
+            nodeOptions,
+            heartbeats,
+            clock,
+            NodeInfo.read(options.rootDir()),
+            () -> runtime.type() + "://" + runtime.version(),
+            () -> agent.get() == null ? Health.failing("jkubelet is starting") : agent.get().healthy(),
+            recorder);
+    KubernetesClient pods = client(base);
+    MirrorClient mirrors =
+        new MirrorClient(
+            pods,
+            options.nodeName(),
+            () -> node.lastReported().map(n -> n.getMetadata().getUid()).orElse(""));
+    ApiStatusManager statuses =
+        new ApiStatusManager(
+            client(base),
+            clock,
+            config.kubeAPIQPS(),
+            config.kubeAPIBurst(),
+            p -> agent.get() != null && agent.get().canBeDeleted(p),
+            STATUS_SYNC_PERIOD);
+    Kubelet kubelet =
+        new Kubelet(
+            options, runtime, recorder, statuses, clock, new Kubelet.Cluster(pods, node, mirrors));
+    agent.set(kubelet);
+    return kubelet;
+  }
+
+  /** A client of its own (its own connections), with few retries: callers retry on their terms. */
+  private static KubernetesClient client(Config base) {
+    Config c = new ConfigBuilder(base).withRequestRetryBackoffLimit(1).build();
+    return new KubernetesClientBuilder().withConfig(c).build();
+  }
+}
