@@ -1,0 +1,194 @@
+package io.jkubelet.agent.status;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.jkubelet.agent.util.Canonical;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the kubelet owns of a pod's status, how two statuses compare, and the patch that writes it.
+ *
+ * <p>The patch is a JSON merge patch (RFC 7386) of {@code pods/<name>/status}, not a strategic
+ * merge patch. NOTE: a strategic merge patch merges {@code conditions} by {@code type} and {@code
+ * podIPs} by {@code ip}: a condition keeps the {@code reason} and {@code message} of its previous
+ * version when the new one has none, and an old IP stays in {@code podIPs}. Upstream avoids that by
+ * computing a two-way patch from the old status; a merge patch replaces every list whole, and an
+ * explicit {@code null} clears a field we no longer set. Conditions the kubelet does not own
+ * (readiness gates, for instance) are carried over from the API's status, as upstream's {@code
+ * mergePodStatus}.
+ *
+ * <p>Stateless; thread-safe.
+ */
+final class StatusPatches {
+  /** The status fields the kubelet writes; others ({@code nominatedNodeName}) are left alone. */
+  static final List<String> OWNED_FIELDS =
+      List.of(
+          "phase",
+          "conditions",
+          "message",
+          "reason",
+          "hostIP",
+          "podIP",
+          "podIPs",
+          "startTime",
+          "initContainerStatuses",
+          "containerStatuses",
+          "qosClass");
+
+  /** Upstream's {@code kubetypes.PodConditionsByKubelet}. */
+  static final Set<String> KUBELET_CONDITIONS =
+      Set.of("PodScheduled", "Ready", "Initialized", "Unschedulable", "ContainersReady");
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private StatusPatches() {}
+
+  static boolean isTerminal(String phase) {
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
+  }
+
+  /**
+   * The kubelet-owned part of a status as a JSON tree, for comparison: only {@link #OWNED_FIELDS}
+   * and {@link #KUBELET_CONDITIONS}, without {@code lastProbeTime}, and without nulls, empty
+   * strings, empty lists and empty objects (which the API server omits, as Go's {@code omitempty}).
+   */
+  static Map<String, Object> semantic(PodStatus status) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    if (status == null) {
+      return out;
+    }
+    Map<String, Object> tree = tree(status);
+    for (String field : OWNED_FIELDS) {
+      Object v = tree.get(field);
+      if ("conditions".equals(field) && v instanceof List<?> list) {
+        List<Object> kept = new ArrayList<>();
+        for (Object c : list) {
+          if (c instanceof Map<?, ?> m && KUBELET_CONDITIONS.contains(m.get("type"))) {
+            Map<Object, Object> copy = new LinkedHashMap<>(m);
+            copy.remove("lastProbeTime");
+            kept.add(copy);
+          }
+        }
+        v = kept;
+      }
+      Object pruned = prune(v);
+      if (pruned != null) {
+        out.put(field, pruned);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The merge patch that makes the API object's status ours: {@code metadata.uid} as the
+   * precondition (the API server refuses to change a UID, so a patch aimed at a pod that was
+   * replaced fails instead of landing on the new one), and every owned field, null when we do not
+   * set it.
+   */
+  static String mergePatch(String uid, PodStatus ours, PodStatus api) {
+    Map<String, Object> tree = tree(ours);
+    Map<String, Object> status = new LinkedHashMap<>();
+    for (String field : OWNED_FIELDS) {
+      status.put(field, prune(tree.get(field)));
+    }
+    List<Object> conditions = new ArrayList<>();
+    if (status.get("conditions") instanceof List<?> mine) {
+      conditions.addAll(mine);
+    }
+    if (api != null && api.getConditions() != null) {
+      api.getConditions().stream()
+          .filter(c -> !KUBELET_CONDITIONS.contains(c.getType()))
+          .forEach(c -> conditions.add(prune(tree(c))));
+    }
+    status.put("conditions", conditions);
+    for (String list : List.of("initContainerStatuses", "containerStatuses", "podIPs")) {
+      if (status.get(list) == null) {
+        status.put(list, List.of()); // an empty list, not null: clears it all the same
+      }
+    }
+    Map<String, Object> patch = new LinkedHashMap<>();
+    patch.put("metadata", Map.of("uid", uid));
+    patch.put("status", status);
+    try {
+      return JSON.writeValueAsString(patch);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialize a status patch", e);
+    }
+  }
+
+  /**
+   * Upstream's {@code checkContainerStateTransition}: unless the pod restarts always, a terminated
+   * container never leaves the terminated state (under {@code OnFailure}, only a failed one may).
+   *
+   * @return why the transition is illegal, or null when it is fine
+   */
+  static String illegalTransition(PodStatus old, PodStatus next, String restartPolicy) {
+    if ("Always".equals(restartPolicy) || old == null || old.getContainerStatuses() == null) {
+      return null;
+    }
+    for (ContainerStatus o : old.getContainerStatuses()) {
+      var terminated = o.getState() == null ? null : o.getState().getTerminated();
+      if (terminated == null) {
+        continue;
+      }
+      Integer code = terminated.getExitCode();
+      if (code != null && code != 0 && "OnFailure".equals(restartPolicy)) {
+        continue;
+      }
+      for (ContainerStatus n : next.getContainerStatuses()) {
+        if (o.getName().equals(n.getName())
+            && (n.getState() == null || n.getState().getTerminated() == null)) {
+          return "terminated container "
+              + n.getName()
+              + " attempted illegal transition to non-terminal state";
+        }
+      }
+    }
+    return null;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> tree(Object o) {
+    Map<String, Object> m = Canonical.SERIALIZATION.convertValue(o, Map.class);
+    return m == null ? new LinkedHashMap<>() : m;
+  }
+
+  /**
+   * Drops nulls, empty strings, empty lists and empty objects, recursively; null if nothing is
+   * left.
+   */
+  private static Object prune(Object v) {
+    if (v == null) {
+      return null;
+    }
+    if (v instanceof String s) {
+      return s.isEmpty() ? null : s;
+    }
+    if (v instanceof Map<?, ?> m) {
+      Map<Object, Object> out = new LinkedHashMap<>();
+      m.forEach(
+          (k, x) -> {
+            Object p = prune(x);
+            if (p != null) {
+              out.put(k, p);
+            }
+          });
+      return out.isEmpty() ? null : out;
+    }
+    if (v instanceof List<?> l) {
+      List<Object> out = new ArrayList<>();
+      for (Object x : l) {
+        Object p = prune(x);
+        out.add(p == null ? Map.of() : p);
+      }
+      return out.isEmpty() ? null : out;
+    }
+    return v;
+  }
+}

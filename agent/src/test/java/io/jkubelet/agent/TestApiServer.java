@@ -1,0 +1,175 @@
+package io.jkubelet.agent;
+
+import io.fabric8.kubernetes.api.model.Namespace;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.jkubelet.agent.util.Canonical;
+import java.io.File;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * The real kube-apiserver that cluster-mode tests run against: its admin kubeconfig comes from
+ * {@code JKUBELET_TEST_KUBECONFIG}, which {@code deploy/scripts/k8s-up.sh} prints. Tests fail,
+ * never skip, when it is missing.
+ */
+public final class TestApiServer {
+  public static final String ENV = "JKUBELET_TEST_KUBECONFIG";
+
+  private TestApiServer() {}
+
+  /** The admin kubeconfig; fails the test with what to do when there is none. */
+  public static File kubeconfig() {
+    String path = System.getenv(ENV);
+    if (path == null || path.isBlank()) {
+      throw new IllegalStateException(
+          ENV
+              + " is not set. These tests need a real kube-apiserver: start one with"
+              + " `deploy/scripts/k8s-up.sh STATE_DIR` (it prints the admin kubeconfig's path) and"
+              + " run Maven with "
+              + ENV
+              + "=<that path>; stop it with `deploy/scripts/k8s-down.sh STATE_DIR`.");
+    }
+    File f = new File(path);
+    if (!f.isFile()) {
+      throw new IllegalStateException(
+          ENV + "=" + path + " is not a file; deploy/scripts/k8s-up.sh prints the right path");
+    }
+    return f;
+  }
+
+  /** An admin client for the test's own requests. */
+  public static KubernetesClient adminClient() {
+    return new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig())).build();
+  }
+
+  /**
+   * A client for the code under test: admin credentials, no request retries inside fabric8, and
+   * optionally another server URL (a closed port, a proxy).
+   */
+  public static KubernetesClient client(String masterUrl) {
+    Config config = Config.fromKubeconfig(kubeconfig());
+    if (masterUrl != null) {
+      config.setMasterUrl(masterUrl);
+    }
+    config.setRequestRetryBackoffLimit(0);
+    config.setRequestTimeout(5000);
+    config.setConnectionTimeout(2000);
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  /** A client for a server that is not there: no kubeconfig needed. */
+  public static KubernetesClient unreachableClient(int port) {
+    Config config =
+        Config.builder()
+            .withMasterUrl("https://127.0.0.1:" + port)
+            .withTrustCerts(true)
+            .withRequestRetryBackoffLimit(0)
+            .withRequestTimeout(2000)
+            .withConnectionTimeout(1000)
+            .build();
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  /**
+   * A namespace of the test's own, with the {@code default} service account that the ServiceAccount
+   * admission plugin wants (no controller manager runs to create it). Closing it deletes its pods
+   * at once and then the namespace itself, finalizing it by hand since no namespace controller runs
+   * either.
+   */
+  public static final class TestNamespace implements AutoCloseable {
+    private final KubernetesClient admin;
+    public final String name;
+
+    public TestNamespace(KubernetesClient admin, String prefix) {
+      this.admin = admin;
+      this.name = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+      admin
+          .namespaces()
+          .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
+          .create();
+      admin
+          .serviceAccounts()
+          .inNamespace(name)
+          .resource(
+              new ServiceAccountBuilder()
+                  .withNewMetadata()
+                  .withName("default")
+                  .endMetadata()
+                  .withAutomountServiceAccountToken(false)
+                  .build())
+          .create();
+    }
+
+    /**
+     * Creates a pod bound to {@code node}, with one busybox container per name and no service
+     * account token, and returns it as the API server stored it.
+     */
+    public Pod createPod(
+        String pod, String node, Map<String, String> annotations, String... containers) {
+      PodBuilder b =
+          new PodBuilder()
+              .withNewMetadata()
+              .withName(pod)
+              .withNamespace(name)
+              .withAnnotations(annotations)
+              .endMetadata()
+              .withNewSpec()
+              .withNodeName(node)
+              .withAutomountServiceAccountToken(false)
+              .endSpec();
+      for (String c : containers) {
+        b.editSpec()
+            .addNewContainer()
+            .withName(c)
+            .withImage("jkubelet/busybox:1.35")
+            .withCommand("sleep", "3600")
+            .endContainer()
+            .endSpec();
+      }
+      return admin.pods().inNamespace(name).resource(b.build()).create();
+    }
+
+    @Override
+    public void close() {
+      admin.pods().inNamespace(name).withGracePeriod(0).delete();
+      // The first DELETE only makes the namespace Terminating. Then, as the namespace controller
+      // does when it has emptied it, PUT .../finalize with no finalizers: the API server removes
+      // a terminating namespace once its finalizers are gone.
+      admin.namespaces().withName(name).delete();
+      Namespace ns = admin.namespaces().withName(name).get();
+      if (ns == null) {
+        return;
+      }
+      ns.getSpec().setFinalizers(List.of());
+      String base = admin.getMasterUrl().toString().replaceAll("/$", "");
+      HttpRequest put =
+          admin
+              .getHttpClient()
+              .newHttpRequestBuilder()
+              .uri(base + "/api/v1/namespaces/" + name + "/finalize")
+              .put("application/json", Canonical.SERIALIZATION.asJson(ns))
+              .build();
+      try {
+        HttpResponse<String> r = admin.getHttpClient().sendAsync(put, String.class).get();
+        if (r.code() != 200) {
+          throw new IllegalStateException("finalizing namespace " + name + ": " + r.body());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("finalizing namespace " + name, e);
+      }
+    }
+  }
+}
