@@ -44,7 +44,8 @@ final class ClusterMode {
     try {
       content = Files.readString(kubeconfig);
     } catch (IOException e) {
-      throw new ConfigException("--kubeconfig", "cannot read " + kubeconfig + ": " + e.getMessage());
+      throw new ConfigException(
+          "--kubeconfig", "cannot read " + kubeconfig + ": " + e.getMessage());
     }
     try {
       Config config = Config.fromKubeconfig(null, content, kubeconfig.toAbsolutePath().toString());
@@ -56,7 +57,8 @@ final class ClusterMode {
       if (e instanceof ConfigException ce) {
         throw ce;
       }
-      throw new ConfigException("--kubeconfig", kubeconfig + " is not a usable kubeconfig: " + e.getMessage());
+      throw new ConfigException(
+          "--kubeconfig", kubeconfig + " is not a usable kubeconfig: " + e.getMessage());
     }
   }
 
@@ -93,7 +95,10 @@ final class ClusterMode {
             clock,
             NodeInfo.read(options.rootDir()),
             () -> runtime.type() + "://" + runtime.version(),
-            () -> agent.get() == null ? Health.failing("jkubelet is starting") : agent.get().healthy(),
+            () ->
+                agent.get() == null
+                    ? Health.failing("jkubelet is starting")
+                    : agent.get().healthy(),
             recorder);
     KubernetesClient pods = client(base);
     MirrorClient mirrors =

@@ -4,7 +4,6 @@ import io.jkubelet.agent.Kubelet;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.events.LoggingRecorder;
 import io.jkubelet.agent.node.NodeFlags;
-import java.util.List;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
 import io.jkubelet.agent.status.LocalStatusManager;
@@ -19,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -206,7 +206,8 @@ public final class RunCommand implements Callable<Integer> {
               recorder,
               Clock.systemUTC());
     } else {
-      kubelet = new Kubelet(options, runtime, recorder, new LocalStatusManager(), Clock.systemUTC());
+      kubelet =
+          new Kubelet(options, runtime, recorder, new LocalStatusManager(), Clock.systemUTC());
     }
     CountDownLatch stopped = new CountDownLatch(1);
     if (HOOK_INSTALLED.compareAndSet(false, true)) {

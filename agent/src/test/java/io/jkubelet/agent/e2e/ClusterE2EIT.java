@@ -71,6 +71,8 @@ class ClusterE2EIT {
         """
             .formatted(ns));
     Kubectl.run("create", "namespace", ns).ok();
+    // No controller-manager runs in the test cluster: make the service account it would make.
+    Kubectl.run("-n", ns, "create", "serviceaccount", "default").ok();
     jkubelet =
         new JkubeletProcess(
                 node,
