@@ -118,8 +118,20 @@ start apiserver "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_POR
   --authorization-mode=Node,RBAC --allow-privileged=true \
   --kubelet-client-certificate="$PKI/admin.crt" --kubelet-client-key="$PKI/admin.key" \
   --kubelet-preferred-address-types=InternalIP,Hostname
+alive() { kill -0 "$(cat "$STATE/$1.pid")" 2>/dev/null; }
 for _ in $(seq 1 90); do
   kubectl --kubeconfig "$KC" get --raw /readyz >/dev/null 2>&1 && break
+  if ! alive etcd || ! alive apiserver; then
+    for name in etcd apiserver; do
+      if ! alive "$name"; then
+        echo "k8s-up: $name exited; the last lines of $STATE/$name.log:" >&2
+        tail -n 5 "$STATE/$name.log" >&2
+      fi
+    done
+    echo "k8s-up: is another control plane using ports $API_PORT/$ETCD_PORT? Set JKUBELET_APISERVER_PORT and JKUBELET_ETCD_PORT." >&2
+    "$(dirname "$0")/k8s-down.sh" "$STATE"
+    exit 1
+  fi
   sleep 1
 done
 if ! kubectl --kubeconfig "$KC" get --raw /readyz >/dev/null 2>&1; then
