@@ -148,6 +148,36 @@ class KubeletTest {
   }
 
   @Test
+  void aMissingImageShowsErrImagePullThenImagePullBackOffUntilTheBackoffEnds() throws Exception {
+    manifest(
+        "missing",
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: missing}
+        spec:
+          containers:
+          - {name: c, image: 'jkubelet/not-there:1', command: [sleep, '1']}
+        """);
+    await().until(() -> waiting("missing-node1", "ErrImagePull"));
+    clock.step(Duration.ofSeconds(1));
+    await().until(() -> waiting("missing-node1", "ImagePullBackOff"));
+    long pulls = runtime.calls().stream().filter(c -> c.startsWith("pullImage")).count();
+    clock.step(Duration.ofSeconds(9));
+    await().until(() -> waiting("missing-node1", "ErrImagePull"));
+    assertThat(runtime.calls().stream().filter(c -> c.startsWith("pullImage")).count())
+        .as("pulled again once the 10 s backoff ended")
+        .isEqualTo(pulls + 1);
+  }
+
+  private boolean waiting(String pod, String reason) {
+    ContainerStatus s = status(pod);
+    return s != null
+        && s.getState().getWaiting() != null
+        && reason.equals(s.getState().getWaiting().getReason());
+  }
+
+  @Test
   void aPodBeyondMaxPodsIsRejectedAsFailed() throws Exception {
     String pod =
         """

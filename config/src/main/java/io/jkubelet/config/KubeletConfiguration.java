@@ -37,8 +37,9 @@ import java.util.Objects;
  * @param nodeLeaseDurationSeconds duration of the node's heartbeat Lease; default 40
  * @param eventRecordQPS events per second the agent may create; default 5
  * @param eventBurst burst allowance for event creation; default 10
- * @param kubeAPIQPS requests per second to the API server; default 5
- * @param kubeAPIBurst burst allowance for API server requests; default 10
+ * @param kubeAPIQPS requests per second to the API server for pod status; default 50 (as kubelets
+ *     since 1.27; v1.20 used 5, which makes 30 pods started at once wait seconds for their status)
+ * @param kubeAPIBurst burst allowance for API server requests; default 100
  * @param registerNode whether the agent registers its Node object with the API server; default true
  * @param podInfraOomScoreAdj not an upstream field: the {@code oom_score_adj} of each pod's pause
  *     (infra) container. Upstream gives pause containers -998, but some hosts (rootless or
@@ -128,8 +129,8 @@ public record KubeletConfiguration(
     private int nodeLeaseDurationSeconds = 40;
     private int eventRecordQPS = 5;
     private int eventBurst = 10;
-    private int kubeAPIQPS = 5;
-    private int kubeAPIBurst = 10;
+    private int kubeAPIQPS = 50;
+    private int kubeAPIBurst = 100;
     private boolean registerNode = true;
     private int podInfraOomScoreAdj = 0;
 

@@ -35,8 +35,8 @@ class KubeletConfigurationTest {
     assertThat(d.nodeLeaseDurationSeconds()).isEqualTo(40);
     assertThat(d.eventRecordQPS()).isEqualTo(5);
     assertThat(d.eventBurst()).isEqualTo(10);
-    assertThat(d.kubeAPIQPS()).isEqualTo(5);
-    assertThat(d.kubeAPIBurst()).isEqualTo(10);
+    assertThat(d.kubeAPIQPS()).isEqualTo(50);
+    assertThat(d.kubeAPIBurst()).isEqualTo(100);
     assertThat(d.registerNode()).isTrue();
     assertThat(d.podInfraOomScoreAdj()).isZero();
   }

@@ -192,14 +192,21 @@ public final class RuntimeManager {
                   .filter(ContainerStatus::exited)
                   .map(s -> crashBackoff.remaining(backoffKey(pod, c), finishedAt(s)))
                   .orElse(Duration.ofSeconds(1));
-          case WaitingReasons.ERR_IMAGE_PULL, WaitingReasons.IMAGE_PULL_BACK_OFF ->
-              images.backoffRemaining(pod, c.getImage());
+          // Right after a failed pull, sync again soon: the pod then shows ImagePullBackOff for
+          // the rest of the backoff, as users expect, rather than ErrImagePull throughout.
+          case WaitingReasons.ERR_IMAGE_PULL ->
+              min(Duration.ofSeconds(1), images.backoffRemaining(pod, c.getImage()));
+          case WaitingReasons.IMAGE_PULL_BACK_OFF -> images.backoffRemaining(pod, c.getImage());
           default -> null;
         };
     if (d == null) {
       return current;
     }
     return current == null || d.compareTo(current) < 0 ? d : current;
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   private String createSandbox(Pod pod, int attempt, ObjectReference podRef) throws SyncError {
