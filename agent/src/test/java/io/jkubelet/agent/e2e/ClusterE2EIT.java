@@ -44,6 +44,12 @@ class ClusterE2EIT {
   private Path manifests;
   private JkubeletProcess jkubelet;
 
+  /** Serves the manifest URL: a Pod, or 404 once a test sets it empty. */
+  private com.sun.net.httpserver.HttpServer manifestServer;
+
+  private final java.util.concurrent.atomic.AtomicReference<String> served =
+      new java.util.concurrent.atomic.AtomicReference<>();
+
   @RegisterExtension
   final TestWatcher printLogOnFailure =
       new TestWatcher() {
@@ -71,6 +77,26 @@ class ClusterE2EIT {
           - {name: c, image: jkubelet/busybox:1.35, command: [sleep, '3600']}
         """
             .formatted(ns));
+    served.set(
+        """
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "fromurl", "namespace": "%s"},
+         "spec": {"terminationGracePeriodSeconds": 2, "containers": [{"name": "c",
+           "image": "jkubelet/busybox:1.35", "command": ["sleep", "3600"]}]}}
+        """
+            .formatted(ns));
+    manifestServer =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    manifestServer.createContext(
+        "/pods",
+        ex -> {
+          String body = served.get();
+          byte[] b =
+              body == null ? new byte[0] : body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+          ex.sendResponseHeaders(body == null ? 404 : 200, b.length == 0 ? -1 : b.length);
+          ex.getResponseBody().write(b);
+          ex.close();
+        });
+    manifestServer.start();
     Kubectl.run("create", "namespace", ns).ok();
     // No controller-manager runs in the test cluster: make the service account it would make.
     Kubectl.run("-n", ns, "create", "serviceaccount", "default").ok();
@@ -86,12 +112,19 @@ class ClusterE2EIT {
                     "--node-labels",
                     "jkubelet.io/test=e2e",
                     "--node-ip",
-                    "127.0.0.1"))
+                    "127.0.0.1",
+                    "--manifest-url",
+                    "http://127.0.0.1:" + manifestServer.getAddress().getPort() + "/pods",
+                    "--http-check-frequency",
+                    "2s"))
             .start();
   }
 
   @AfterAll
   void stop() throws Exception {
+    if (manifestServer != null) {
+      manifestServer.stop(0);
+    }
     if (jkubelet != null) {
       jkubelet.stop();
     }
@@ -347,5 +380,38 @@ class ClusterE2EIT {
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> Kubectl.run("-n", ns, "get", "pod", mirror).code() != 0);
+  }
+
+  @Test
+  @Order(8)
+  void aStaticPodFromTheManifestUrlRunsWithAMirrorAndGoesWhenTheUrlAnswers404() throws Exception {
+    String mirror = "fromurl-" + node;
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              JsonNode m = json("-n", ns, "get", "pod", mirror);
+              assertThat(
+                      m.path("metadata")
+                          .path("annotations")
+                          .path("kubernetes.io/config.source")
+                          .asText())
+                  .isEqualTo("http");
+              assertThat(getPodRow(mirror)[2]).isEqualTo("Running");
+            });
+    String uid =
+        json("-n", ns, "get", "pod", mirror)
+            .path("metadata")
+            .path("annotations")
+            .path("kubernetes.io/config.mirror")
+            .asText();
+    served.set(null);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                Kubectl.run("-n", ns, "get", "pod", mirror).code() != 0
+                    && TestDocker.withLabels(docker, Map.of(Labels.POD_UID, uid)).isEmpty());
   }
 }
