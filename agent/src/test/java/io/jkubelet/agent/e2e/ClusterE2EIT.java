@@ -23,9 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * jkubelet in cluster mode, end to end: the packaged launcher runs as a process with {@code
@@ -51,15 +49,7 @@ class ClusterE2EIT {
       new java.util.concurrent.atomic.AtomicReference<>();
 
   @RegisterExtension
-  final TestWatcher printLogOnFailure =
-      new TestWatcher() {
-        @Override
-        public void testFailed(ExtensionContext context, Throwable cause) {
-          String log = jkubelet == null ? "" : jkubelet.log();
-          System.err.println("---- jkubelet log (last 200 lines) ----");
-          log.lines().skip(Math.max(0, log.lines().count() - 200)).forEach(System.err::println);
-        }
-      };
+  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
 
   @BeforeAll
   void start() throws Exception {

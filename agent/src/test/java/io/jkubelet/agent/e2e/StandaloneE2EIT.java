@@ -22,9 +22,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * jkubelet in standalone mode, end to end: the packaged launcher runs as a process against the real
@@ -41,15 +39,7 @@ class StandaloneE2EIT {
   private JkubeletProcess jkubelet;
 
   @RegisterExtension
-  final TestWatcher printLogOnFailure =
-      new TestWatcher() {
-        @Override
-        public void testFailed(ExtensionContext context, Throwable cause) {
-          String log = jkubelet == null ? "" : jkubelet.log();
-          System.err.println("---- jkubelet log (last 200 lines) ----");
-          log.lines().skip(Math.max(0, log.lines().count() - 200)).forEach(System.err::println);
-        }
-      };
+  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
 
   @BeforeAll
   void start() throws Exception {
