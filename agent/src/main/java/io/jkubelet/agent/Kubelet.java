@@ -219,7 +219,8 @@ public final class Kubelet implements SyncHandler, Lifecycle {
             reasons,
             clock,
             () -> hostIp,
-            p -> rejected.contains(p.getMetadata().getUid()));
+            p -> rejected.contains(p.getMetadata().getUid()),
+            new OomEvents(recorder, clock.instant()));
     workers =
         new PodWorkers(
             sync,

@@ -43,6 +43,7 @@ final class PodSync implements PodSyncFn {
   private final Clock clock;
   private final Supplier<String> hostIp;
   private final Predicate<Pod> rejected;
+  private final OomEvents oomEvents;
 
   PodSync(
       Runtime runtime,
@@ -52,7 +53,9 @@ final class PodSync implements PodSyncFn {
       ReasonCache reasons,
       Clock clock,
       Supplier<String> hostIp,
-      Predicate<Pod> rejected) {
+      Predicate<Pod> rejected,
+      OomEvents oomEvents) {
+    this.oomEvents = oomEvents;
     this.runtime = runtime;
     this.manager = manager;
     this.cache = cache;
@@ -81,6 +84,9 @@ final class PodSync implements PodSyncFn {
       Instant start = clock.instant();
       manager.killPod(pod, status, kill.gracePeriodOverride(), kill.removeContainers());
       Observed after = inspect(ref);
+      if (kill.removeContainers()) {
+        oomEvents.forget(ref.uid());
+      }
       log.info(
           "SyncPod KILL {}/{}: done in {} ms",
           pod.getMetadata().getNamespace(),
@@ -154,6 +160,7 @@ final class PodSync implements PodSyncFn {
   }
 
   private io.fabric8.kubernetes.api.model.PodStatus setStatus(Pod pod, PodStatus status) {
+    oomEvents.observe(pod, status);
     var previous = statuses.getPodStatus(pod.getMetadata().getUid()).orElse(null);
     var api =
         StatusGenerator.generate(

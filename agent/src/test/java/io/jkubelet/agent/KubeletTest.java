@@ -178,6 +178,42 @@ class KubeletTest {
   }
 
   @Test
+  void anOomKillGivesOneWarningNamingTheContainerItsLimitAndRestartCount() throws Exception {
+    manifest(
+        "hog",
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: hog}
+        spec:
+          containers:
+          - name: c
+            image: 'jkubelet/busybox:1.35'
+            resources: {limits: {memory: 16Mi}}
+        """);
+    await()
+        .until(
+            () ->
+                status("hog-node1") != null && status("hog-node1").getState().getRunning() != null);
+    clock.step(Duration.ofSeconds(1));
+    runtime.exit(latest(uid("hog-node1")).id, 137, "OOMKilled");
+    String expected =
+        "OOMKilled: Container c was killed for exceeding its memory limit of 16Mi (restart count 0)";
+    await().until(() -> events.contains(expected));
+    // It restarts at once; later syncs see the same dead container and say nothing more.
+    await().until(() -> status("hog-node1").getRestartCount() == 1);
+    assertThat(status("hog-node1").getLastState().getTerminated().getReason())
+        .isEqualTo("OOMKilled");
+    // A plain crash next: several syncs see the OOM-killed container again before it is gone.
+    clock.step(Duration.ofSeconds(1));
+    runtime.exit(latest(uid("hog-node1")).id, 1, "");
+    await().until(() -> events.contains("BackOff: Back-off restarting failed container"));
+    clock.step(Duration.ofSeconds(10));
+    await().until(() -> status("hog-node1").getRestartCount() == 2);
+    assertThat(events.stream().filter(e -> e.startsWith("OOMKilled")).count()).isEqualTo(1);
+  }
+
+  @Test
   void aPodBeyondMaxPodsIsRejectedAsFailed() throws Exception {
     String pod =
         """
