@@ -58,7 +58,7 @@ public final class ApiEventSink implements Consumer<Event> {
   public static final int DEFAULT_BURST = 100;
 
   private final EventWriter writer;
-  private final EventCorrelator correlator;
+  private final Correlator correlator;
   private final Sleeper sleeper;
   private final RandomGenerator random;
   private final TokenBucket budget;
@@ -76,6 +76,18 @@ public final class ApiEventSink implements Consumer<Event> {
   public ApiEventSink(
       EventWriter writer,
       EventCorrelator correlator,
+      Clock clock,
+      Sleeper sleeper,
+      RandomGenerator random,
+      int qps,
+      int burst) {
+    this(writer, Correlator.of(correlator), clock, sleeper, random, qps, burst);
+  }
+
+  /** With any correlator: tests script its answers. */
+  ApiEventSink(
+      EventWriter writer,
+      Correlator correlator,
       Clock clock,
       Sleeper sleeper,
       RandomGenerator random,

@@ -34,7 +34,7 @@ public final class EventStore implements Consumer<Event> {
 
   public static final int DEFAULT_CAPACITY = 1000;
 
-  private final EventCorrelator correlator;
+  private final Correlator correlator;
   private final int capacity;
   private long dropped;
 
@@ -46,6 +46,11 @@ public final class EventStore implements Consumer<Event> {
   }
 
   public EventStore(EventCorrelator correlator, int capacity) {
+    this(Correlator.of(correlator), capacity);
+  }
+
+  /** With any correlator: tests script its answers. */
+  EventStore(Correlator correlator, int capacity) {
     if (capacity <= 0) {
       throw new IllegalArgumentException("event store capacity must be > 0, got " + capacity);
     }
