@@ -1,6 +1,8 @@
 package io.jkubelet.agent.events;
 
 import io.fabric8.kubernetes.api.model.ObjectReference;
+import java.time.Instant;
+import java.util.Map;
 
 /**
  * Records what happened to an object. Producers never block: an implementation queues or drops, and
@@ -16,6 +18,43 @@ public interface EventRecorder {
   default void eventf(
       ObjectReference involved, EventType type, String reason, String format, Object... args) {
     event(involved, type, reason, String.format(format, args));
+  }
+
+  /**
+   * The general form every other method comes down to: an event that happened at {@code when} (null
+   * for now) with extra annotations on the Event object (empty for none). The default ignores both
+   * and calls {@link #event}, so a recorder written as a lambda still records everything.
+   */
+  default void emit(
+      ObjectReference involved,
+      Instant when,
+      Map<String, String> annotations,
+      EventType type,
+      String reason,
+      String message) {
+    event(involved, type, reason, message);
+  }
+
+  /** An event that happened at {@code when}, as client-go's {@code PastEventf}. */
+  default void pastEventf(
+      ObjectReference involved,
+      Instant when,
+      EventType type,
+      String reason,
+      String format,
+      Object... args) {
+    emit(involved, when, Map.of(), type, reason, String.format(format, args));
+  }
+
+  /** An event with annotations on the Event object, as client-go's {@code AnnotatedEventf}. */
+  default void annotatedEventf(
+      ObjectReference involved,
+      Map<String, String> annotations,
+      EventType type,
+      String reason,
+      String format,
+      Object... args) {
+    emit(involved, null, annotations, type, reason, String.format(format, args));
   }
 
   /** A recorder that records nothing, for tests that do not look at events. */

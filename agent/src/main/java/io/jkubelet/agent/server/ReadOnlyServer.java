@@ -2,6 +2,9 @@ package io.jkubelet.agent.server;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventList;
+import io.fabric8.kubernetes.api.model.EventListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.PodListBuilder;
@@ -10,10 +13,17 @@ import io.jkubelet.agent.util.Lifecycle;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
@@ -22,7 +32,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The read-only port: {@code GET /healthz} ("ok", or 500 naming each unhealthy subsystem) and
- * {@code GET /pods} (a v1 PodList of the pods this node runs, with the status jkubelet computed).
+ * {@code GET /pods} (a v1 PodList of the pods this node runs, with the status jkubelet computed)
+ * and {@code GET /events} (a v1 EventList of the events kept locally, oldest first by
+ * lastTimestamp, filtered by the query parameters {@code namespace}, {@code pod} and {@code uid}).
  * Requests run on virtual threads.
  */
 public final class ReadOnlyServer implements Lifecycle {
@@ -32,6 +44,7 @@ public final class ReadOnlyServer implements Lifecycle {
   private final int port;
   private final Supplier<List<Pod>> pods;
   private final Map<String, Supplier<Health>> checks;
+  private final Events events;
   private HttpServer server;
   private ExecutorService executor;
 
@@ -41,10 +54,31 @@ public final class ReadOnlyServer implements Lifecycle {
    */
   public ReadOnlyServer(
       String address, int port, Supplier<List<Pod>> pods, Map<String, Supplier<Health>> checks) {
+    this(address, port, pods, checks, (namespace, pod, uid) -> List.of());
+  }
+
+  /**
+   * @param pods the pods with their current status
+   * @param checks named health checks, in the order /healthz reports them
+   * @param events the events kept locally, for {@code /events} (e.g. {@code EventStore::list})
+   */
+  public ReadOnlyServer(
+      String address,
+      int port,
+      Supplier<List<Pod>> pods,
+      Map<String, Supplier<Health>> checks,
+      Events events) {
     this.address = address;
     this.port = port;
     this.pods = pods;
     this.checks = new LinkedHashMap<>(checks);
+    this.events = events;
+  }
+
+  /** The events the read-only port serves, filtered by namespace, pod name and pod UID. */
+  @FunctionalInterface
+  public interface Events {
+    List<Event> list(Optional<String> namespace, Optional<String> podName, Optional<String> podUid);
   }
 
   @Override
@@ -60,6 +94,7 @@ public final class ReadOnlyServer implements Lifecycle {
     server.setExecutor(executor);
     server.createContext("/healthz", this::healthz);
     server.createContext("/pods", this::pods);
+    server.createContext("/events", this::events);
     server.createContext("/", ex -> send(ex, 404, "text/plain", "404 page not found\n"));
     server.start();
     log.info("read-only server: listening on {}:{}", address, port());
@@ -124,6 +159,59 @@ public final class ReadOnlyServer implements Lifecycle {
             .withItems(pods.get())
             .build();
     send(ex, 200, "application/json", Canonical.SERIALIZATION.asJson(list));
+  }
+
+  private void events(HttpExchange ex) throws IOException {
+    if (!"GET".equals(ex.getRequestMethod())) {
+      send(ex, 405, "text/plain", "method not allowed\n");
+      return;
+    }
+    if (!"/events".equals(ex.getRequestURI().getPath())
+        && !"/events/".equals(ex.getRequestURI().getPath())) {
+      send(ex, 404, "text/plain", "404 page not found\n");
+      return;
+    }
+    Map<String, String> q = query(ex.getRequestURI().getRawQuery());
+    List<Event> items =
+        new ArrayList<>(
+            events.list(
+                Optional.ofNullable(q.get("namespace")).filter(v -> !v.isEmpty()),
+                Optional.ofNullable(q.get("pod")).filter(v -> !v.isEmpty()),
+                Optional.ofNullable(q.get("uid")).filter(v -> !v.isEmpty())));
+    items.sort(Comparator.comparing(e -> instant(e.getLastTimestamp())));
+    EventList list =
+        new EventListBuilder()
+            .withApiVersion("v1")
+            .withKind("EventList")
+            .withNewMetadata()
+            .endMetadata()
+            .withItems(items)
+            .build();
+    send(ex, 200, "application/json", Canonical.SERIALIZATION.asJson(list));
+  }
+
+  private static Map<String, String> query(String raw) {
+    Map<String, String> out = new HashMap<>();
+    if (raw == null || raw.isEmpty()) {
+      return out;
+    }
+    for (String pair : raw.split("&")) {
+      int eq = pair.indexOf('=');
+      String k = eq < 0 ? pair : pair.substring(0, eq);
+      String v = eq < 0 ? "" : pair.substring(eq + 1);
+      out.putIfAbsent(
+          URLDecoder.decode(k, StandardCharsets.UTF_8),
+          URLDecoder.decode(v, StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  private static Instant instant(String ts) {
+    try {
+      return ts == null ? Instant.MIN : Instant.parse(ts);
+    } catch (DateTimeParseException e) {
+      return Instant.MIN;
+    }
   }
 
   private static void send(HttpExchange ex, int code, String type, String body) throws IOException {

@@ -1,0 +1,274 @@
+package io.jkubelet.agent.events;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broadcaster's watcher that writes events to the API server: it asks the {@link
+ * EventCorrelator} what to do with each event, then creates or patches it, with retries.
+ *
+ * <p>Ported from client-go {@code tools/record/event.go} ({@code recordToSink} and {@code
+ * recordEvent}, <a
+ * href="https://github.com/kubernetes/client-go/blob/v0.20.2/tools/record/event.go">event.go</a>):
+ *
+ * <ul>
+ *   <li>up to {@value #MAX_TRIES} tries; the first sleep is random in [0, 10 s), so that clients do
+ *       not all retry in step after an outage, and later ones are 10 s;
+ *   <li>an Update patches the existing event; when the patch answers 404 (the event expired or was
+ *       deleted) the event is created again, without a resourceVersion;
+ *   <li>after a successful write, {@link EventCorrelator#updateState} records it.
+ * </ul>
+ *
+ * <p>Unlike upstream, which gives up on any answer from the server, only a 4xx answer (400, 403,
+ * 404 on create, 409 AlreadyExists, 422; not 429) gives up at once, logged at WARN with the
+ * server's reason; a 5xx, a 429 or no answer at all is retried. Every event spends a token of the
+ * sink's own rate budget before each request, so an event storm waits here, on the watcher's
+ * thread, and never delays node heartbeats or pod status, which have budgets of their own.
+ *
+ * <p>NOTE: {@link #accept} blocks for as long as the retries take (up to about 110 s per event when
+ * the server is down). That is by design: it runs on the broadcaster's thread for this watcher,
+ * whose bounded queue drops, and counts, what arrives meanwhile.
+ *
+ * <p>Thread-safe, though the broadcaster calls it from one thread: counters are adders.
+ */
+public final class ApiEventSink implements Consumer<Event> {
+  private static final Logger log = LoggerFactory.getLogger(ApiEventSink.class);
+
+  /** Upstream's {@code maxTriesPerEvent}. */
+  public static final int MAX_TRIES = 12;
+
+  /** Upstream's {@code defaultSleepDuration}. */
+  public static final Duration SLEEP = Duration.ofSeconds(10);
+
+  /** The default budget: newer kubelets' eventRecordQPS / eventBurst. */
+  public static final int DEFAULT_QPS = 50;
+
+  public static final int DEFAULT_BURST = 100;
+
+  private final EventWriter writer;
+  private final Correlator correlator;
+  private final Sleeper sleeper;
+  private final RandomGenerator random;
+  private final TokenBucket budget;
+  private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
+
+  /**
+   * @param writer where events go
+   * @param correlator decides create, patch or drop; the sink calls {@code updateState} on it
+   * @param clock the rate budget's clock
+   * @param sleeper waits between tries and for the budget
+   * @param random the first retry's jitter
+   * @param qps the rate budget's refill, in requests per second (eventRecordQPS)
+   * @param burst the rate budget's size (eventBurst)
+   */
+  public ApiEventSink(
+      EventWriter writer,
+      EventCorrelator correlator,
+      Clock clock,
+      Sleeper sleeper,
+      RandomGenerator random,
+      int qps,
+      int burst) {
+    this(writer, Correlator.of(correlator), clock, sleeper, random, qps, burst);
+  }
+
+  /** With any correlator: tests script its answers. */
+  ApiEventSink(
+      EventWriter writer,
+      Correlator correlator,
+      Clock clock,
+      Sleeper sleeper,
+      RandomGenerator random,
+      int qps,
+      int burst) {
+    this.writer = Objects.requireNonNull(writer);
+    this.correlator = Objects.requireNonNull(correlator);
+    this.sleeper = Objects.requireNonNull(sleeper);
+    this.random = Objects.requireNonNull(random);
+    this.budget = new TokenBucket(clock, qps, burst);
+  }
+
+  /**
+   * The production sink: its own client (give it one of its own, so its requests do not queue
+   * behind or ahead of the heartbeat's), a correlator with jkubelet's defaults, real sleeps.
+   */
+  public static ApiEventSink create(KubernetesClient client, Clock clock, int qps, int burst) {
+    return new ApiEventSink(
+        EventWriter.of(client),
+        new EventCorrelator(clock, CorrelatorOptions.defaults().withRate(qps, burst)),
+        clock,
+        Sleeper.SYSTEM,
+        RandomGenerator.getDefault(),
+        qps,
+        burst);
+  }
+
+  /** The outcomes of a try, and of an event. */
+  private enum Outcome {
+    WRITTEN,
+    GIVE_UP,
+    RETRY
+  }
+
+  @Override
+  public void accept(Event event) {
+    Correlation c = correlator.correlate(event);
+    switch (c) {
+      case Correlation.Drop d -> {
+        count("dropped:" + d.cause());
+        log.debug(
+            "event sink: correlator dropped event {} reason {}: {}",
+            d.event().getMetadata().getName(),
+            d.event().getReason(),
+            d.cause());
+      }
+      case Correlation.Create cr -> recordToSink(cr.event(), null);
+      case Correlation.Update u -> recordToSink(u.event(), u.patch());
+    }
+  }
+
+  /** Counts by outcome: created, patched, recreated, rejected, retryLimit, dropped:<cause>. */
+  public Map<String, Long> counts() {
+    Map<String, Long> out = new TreeMap<>();
+    counts.forEach((k, v) -> out.put(k, v.sum()));
+    return out;
+  }
+
+  /** The correlator's own drop counts. */
+  public CorrelatorStats correlatorStats() {
+    return correlator.stats();
+  }
+
+  private void recordToSink(Event event, String patch) {
+    int tries = 0;
+    while (true) {
+      Outcome o;
+      try {
+        o = recordEvent(event, patch, tries);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        log.info("event sink: stopping; event {} not written", name(event));
+        return;
+      }
+      if (o != Outcome.RETRY) {
+        return;
+      }
+      tries++;
+      if (tries >= MAX_TRIES) {
+        count("retryLimit");
+        log.error(
+            "event sink: unable to write event {} reason {} (retry limit of {} tries exceeded)",
+            name(event),
+            event.getReason(),
+            MAX_TRIES);
+        return;
+      }
+      // Randomize the first sleep so that clients do not all retry in step after an outage.
+      Duration sleep =
+          tries == 1 ? Duration.ofNanos((long) (SLEEP.toNanos() * random.nextDouble())) : SLEEP;
+      try {
+        sleeper.sleep(sleep);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        log.info("event sink: stopping; event {} not written", name(event));
+        return;
+      }
+    }
+  }
+
+  private Outcome recordEvent(Event event, String patch, int failedSoFar)
+      throws InterruptedException {
+    Event written;
+    String op;
+    try {
+      if (patch != null) {
+        takeToken();
+        try {
+          written = writer.patch(event, patch);
+          op = "patched";
+        } catch (EventWriteException e) {
+          if (e.code() != 404) {
+            throw e;
+          }
+          // The event expired or was deleted: write it again as a new object.
+          Event again =
+              new EventBuilder(event)
+                  .editMetadata()
+                  .withResourceVersion(null)
+                  .endMetadata()
+                  .build();
+          takeToken();
+          written = writer.create(again);
+          op = "recreated";
+        }
+      } else {
+        takeToken();
+        written = writer.create(event);
+        op = "created";
+      }
+    } catch (EventWriteException e) {
+      if (e.rejected()) {
+        count("rejected");
+        log.warn(
+            "event sink: server rejected event {} reason {} with {} ({}); not retrying: {}",
+            name(event),
+            event.getReason(),
+            e.code(),
+            e.code() == 409 ? "AlreadyExists" : "client error",
+            e.getMessage());
+        return Outcome.GIVE_UP;
+      }
+      String answer = e.code() == 0 ? "no answer" : "HTTP " + e.code();
+      if (failedSoFar == 0) {
+        log.warn(
+            "event sink: could not write event {} reason {} ({}: {}); will retry",
+            name(event),
+            event.getReason(),
+            answer,
+            e.getMessage());
+      } else {
+        log.debug(
+            "event sink: try {} of event {} failed ({}: {})",
+            failedSoFar + 1,
+            name(event),
+            answer,
+            e.getMessage());
+      }
+      return Outcome.RETRY;
+    }
+    count(op);
+    correlator.updateState(written != null ? written : event);
+    return Outcome.WRITTEN;
+  }
+
+  /** Takes a token of the events' rate budget, waiting for one. */
+  private void takeToken() throws InterruptedException {
+    while (true) {
+      Duration wait = budget.tryAcquire();
+      if (wait.isZero()) {
+        return;
+      }
+      sleeper.sleep(wait);
+    }
+  }
+
+  private void count(String key) {
+    counts.computeIfAbsent(key, k -> new LongAdder()).increment();
+  }
+
+  private static String name(Event e) {
+    return e.getMetadata().getNamespace() + "/" + e.getMetadata().getName();
+  }
+}

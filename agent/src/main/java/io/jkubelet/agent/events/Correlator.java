@@ -1,0 +1,34 @@
+package io.jkubelet.agent.events;
+
+import io.fabric8.kubernetes.api.model.Event;
+
+/**
+ * The three calls the sinks make on an {@link EventCorrelator}, as a seam so that tests can script
+ * the correlator's answers (Update, Drop) without depending on its policy.
+ */
+interface Correlator {
+  Correlation correlate(Event event);
+
+  void updateState(Event written);
+
+  CorrelatorStats stats();
+
+  static Correlator of(EventCorrelator c) {
+    return new Correlator() {
+      @Override
+      public Correlation correlate(Event event) {
+        return c.correlate(event);
+      }
+
+      @Override
+      public void updateState(Event written) {
+        c.updateState(written);
+      }
+
+      @Override
+      public CorrelatorStats stats() {
+        return c.stats();
+      }
+    };
+  }
+}

@@ -1,0 +1,52 @@
+package io.jkubelet.agent.events;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+
+/** {@link EventWriter} on a fabric8 client, through the core/v1 events API. Thread-safe. */
+final class FabricEventWriter implements EventWriter {
+  private final KubernetesClient client;
+
+  FabricEventWriter(KubernetesClient client) {
+    this.client = client;
+  }
+
+  @Override
+  public Event create(Event event) throws EventWriteException {
+    try {
+      return client
+          .v1()
+          .events()
+          .inNamespace(event.getMetadata().getNamespace())
+          .resource(event)
+          .create();
+    } catch (KubernetesClientException e) {
+      throw failure(e);
+    }
+  }
+
+  @Override
+  public Event patch(Event event, String patch) throws EventWriteException {
+    try {
+      return client
+          .v1()
+          .events()
+          .inNamespace(event.getMetadata().getNamespace())
+          .withName(event.getMetadata().getName())
+          .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
+    } catch (KubernetesClientException e) {
+      throw failure(e);
+    }
+  }
+
+  private static EventWriteException failure(KubernetesClientException e) {
+    String why =
+        e.getStatus() != null && e.getStatus().getMessage() != null
+            ? e.getStatus().getMessage()
+            : e.getMessage();
+    return new EventWriteException(e.getCode(), why, e);
+  }
+}

@@ -1,0 +1,55 @@
+package io.jkubelet.agent.events;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * A token bucket on an injected clock: {@code burst} requests at once, then {@code qps} per second,
+ * as client-go's {@code flowcontrol.NewTokenBucketRateLimiter} (the budget behind {@code
+ * eventRecordQPS} and {@code eventBurst}), a copy of the status manager's: each subsystem keeps its
+ * own budget. It only computes; the caller decides how to wait, so a test steps a fake clock
+ * instead of sleeping.
+ *
+ * <p>Kept as a theoretical arrival time (GCRA) in whole nanoseconds, which is the same bucket
+ * without floating-point drift: each request pushes {@code tat} one interval ({@code 1/qps}) later,
+ * and a request is allowed while {@code tat} stays within {@code burst} intervals of now.
+ *
+ * <p>Thread-safe: every method is {@code synchronized}, guarding {@code tat}.
+ */
+final class TokenBucket {
+  private final Clock clock;
+  private final long intervalNanos;
+  private final long toleranceNanos;
+  private Instant tat;
+
+  TokenBucket(Clock clock, int qps, int burst) {
+    if (qps <= 0 || burst <= 0) {
+      throw new IllegalArgumentException(
+          "the rate budget needs qps > 0 and burst > 0, got qps " + qps + ", burst " + burst);
+    }
+    this.clock = clock;
+    this.intervalNanos = 1_000_000_000L / qps;
+    this.toleranceNanos = intervalNanos * burst;
+    this.tat = clock.instant();
+  }
+
+  /** Takes a token when one is available, and returns zero; otherwise how long until one is. */
+  synchronized Duration tryAcquire() {
+    Instant now = clock.instant();
+    Instant next = (tat.isAfter(now) ? tat : now).plusNanos(intervalNanos);
+    long ahead = Duration.between(now, next).toNanos();
+    if (ahead > toleranceNanos) {
+      return Duration.ofNanos(ahead - toleranceNanos);
+    }
+    tat = next;
+    return Duration.ZERO;
+  }
+
+  /** The tokens available now, for tests and logs. */
+  synchronized double available() {
+    Instant now = clock.instant();
+    long used = tat.isAfter(now) ? Duration.between(now, tat).toNanos() : 0;
+    return (double) (toleranceNanos - used) / intervalNanos;
+  }
+}

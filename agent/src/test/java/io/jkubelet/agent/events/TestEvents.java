@@ -1,0 +1,32 @@
+package io.jkubelet.agent.events;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.jkubelet.agent.util.FakeClock;
+import java.util.Map;
+
+/** Events for tests, made by a real {@link BroadcastRecorder} on a fake clock. */
+final class TestEvents {
+  private TestEvents() {}
+
+  static Pod pod(String namespace, String name, String uid) {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withNamespace(namespace)
+        .withName(name)
+        .withUid(uid)
+        .endMetadata()
+        .build();
+  }
+
+  /** A recorder whose events only {@link BroadcastRecorder#make} builds; nothing is broadcast. */
+  static BroadcastRecorder recorder(FakeClock clock) {
+    return new BroadcastRecorder(clock, "node1", new EventBroadcaster());
+  }
+
+  static Event podEvent(
+      BroadcastRecorder recorder, Pod pod, EventType type, String reason, String message) {
+    return recorder.make(Refs.pod(pod), null, Map.of(), type, reason, message);
+  }
+}
