@@ -56,8 +56,10 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: one lock ({@code this}) guards the three caches and the counters. A call does a
  * few hash lookups under it and no I/O.
  *
- * <p>NOTE: the returned events share {@code involvedObject} and {@code source} with the event
- * passed in, and the caller must not mutate either afterwards.
+ * <p>NOTE: a {@link Correlation.Create} or {@link Correlation.Drop} of an event that was not
+ * aggregated carries the very instance passed in, and an {@link Correlation.Update} shares its
+ * {@code involvedObject} and {@code source}: hand the correlator an event you no longer mutate. A
+ * {@code Drop} carries the event as the recorder made it, before dedup renamed it.
  */
 public final class EventCorrelator {
   /** Cause of a drop by the spam filter. */
@@ -124,39 +126,41 @@ public final class EventCorrelator {
       } else {
         logKey = new EventKey(aggregateKey, ref.getFieldPath(), event.getMessage());
       }
-      // 2. eventLogger.eventObserve
-      Event observed = copy(candidate);
+      // 2. eventLogger.eventObserve. The copy is made only when it is written as a patch.
       EventLog last = observations.get(logKey);
-      String patch = null;
-      if (last != null && last.count > 0) {
-        observed.getMetadata().setName(last.name);
-        observed.getMetadata().setResourceVersion(last.resourceVersion);
-        observed.setFirstTimestamp(last.firstTimestamp);
-        observed.setCount(saturatedInt(last.count + 1));
-        observed.setLastTimestamp(format(now));
-        patch = patchOf(observed);
-      }
-      observations.put(
-          logKey,
-          new EventLog(
-              countOf(observed),
-              observed.getFirstTimestamp(),
-              observed.getMetadata().getName(),
-              observed.getMetadata().getResourceVersion()));
+      boolean duplicate = last != null && last.count > 0;
+      EventLog observation =
+          duplicate
+              ? new EventLog(last.count + 1, last.firstTimestamp, last.name, last.resourceVersion)
+              : new EventLog(
+                  countOf(candidate),
+                  candidate.getFirstTimestamp(),
+                  candidate.getMetadata() == null ? null : candidate.getMetadata().getName(),
+                  candidate.getMetadata() == null
+                      ? null
+                      : candidate.getMetadata().getResourceVersion());
+      // Upstream records the observation before filtering: a dropped repeat still counts.
+      observations.put(logKey, observation);
       // 3. EventSourceObjectSpamFilter.Filter
-      if (filter(spamKey, observed, now)) {
+      if (filter(spamKey, candidate, now)) {
         count(reason, DROP);
-        noteDrop(observed, now);
-        return new Correlation.Drop(observed, SPAM_FILTER);
+        noteDrop(candidate, now);
+        return new Correlation.Drop(candidate, SPAM_FILTER);
       }
       if (aggregated) {
         count(reason, AGG);
       }
-      if (patch != null) {
-        count(reason, DEDUP);
-        return new Correlation.Update(observed, patch);
+      if (!duplicate) {
+        return new Correlation.Create(candidate);
       }
-      return new Correlation.Create(observed);
+      Event observed = copy(candidate);
+      observed.getMetadata().setName(observation.name);
+      observed.getMetadata().setResourceVersion(observation.resourceVersion);
+      observed.setFirstTimestamp(observation.firstTimestamp);
+      observed.setCount(saturatedInt(observation.count));
+      observed.setLastTimestamp(format(now));
+      count(reason, DEDUP);
+      return new Correlation.Update(observed, patchOf(observed));
     }
   }
 
