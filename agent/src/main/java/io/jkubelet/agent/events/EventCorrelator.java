@@ -51,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * <p>Differences from upstream, on purpose: the aggregate's set of messages drops the message that
  * completed it (upstream drops an arbitrary one), so the outcome does not depend on map order; and
  * {@link #updateState} files an aggregate under its aggregate key (upstream files it under a key
- * nothing ever looks up).
+ * nothing ever looks up); and a dropped event that had no earlier copy is not remembered, so its
+ * next occurrence creates it rather than patching an object that was never written.
  *
  * <p>Thread-safe: one lock ({@code this}) guards the three caches and the counters. A call does a
  * few hash lookups under it and no I/O.
@@ -139,10 +140,15 @@ public final class EventCorrelator {
                   candidate.getMetadata() == null
                       ? null
                       : candidate.getMetadata().getResourceVersion());
-      // Upstream records the observation before filtering: a dropped repeat still counts.
-      observations.put(logKey, observation);
       // 3. EventSourceObjectSpamFilter.Filter
-      if (filter(spamKey, candidate, now)) {
+      boolean drop = filter(spamKey, candidate, now);
+      // Upstream records the observation before filtering, so a dropped repeat still counts. It
+      // also records a dropped first event, whose later repeats then patch an object that was
+      // never written; here they create it instead.
+      if (duplicate || !drop) {
+        observations.put(logKey, observation);
+      }
+      if (drop) {
         count(reason, DROP);
         noteDrop(candidate, now);
         return new Correlation.Drop(candidate, SPAM_FILTER);

@@ -293,6 +293,18 @@ class EventCorrelatorTest {
     assertThat(correlator.correlate(normal("p", "Pulled", "m")).event().getCount()).isEqualTo(3);
   }
 
+  @Test
+  void aDroppedFirstEventIsCreatedWhenItComesAgain() {
+    var correlator = new EventCorrelator(clock, CorrelatorOptions.upstream().withRate(0, 1));
+    correlator.correlate(normal("p", "Pulled", "m1"));
+    assertThat(correlator.correlate(normal("p", "Pulled", "m2")))
+        .isInstanceOf(Correlation.Drop.class);
+    clock.step(Duration.ofSeconds(300));
+    Correlation again = correlator.correlate(normal("p", "Pulled", "m2"));
+    assertThat(again).isInstanceOf(Correlation.Create.class);
+    assertThat(again.event().getCount()).isEqualTo(1);
+  }
+
   /**
    * Seed 000: a pod with 10 containers emits Pulled, Created and Started for each, then its crash
    * loop's BackOff and an OOM kill. Upstream's bucket is spent by then, so both Warnings vanish.
