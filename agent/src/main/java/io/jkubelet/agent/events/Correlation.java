@@ -1,21 +1,46 @@
 package io.jkubelet.agent.events;
 
 import io.fabric8.kubernetes.api.model.Event;
+import java.util.Objects;
 
 /**
- * STUB: what the correlator decided about an event. The real type comes from the correlator branch;
- * this file only lets the event pipeline compile against the agreed contract.
+ * What the {@link EventCorrelator} decided about one event. Handle it with an exhaustive {@code
+ * switch}.
  */
 public sealed interface Correlation {
-  /** Write the event as a new object. */
-  record Create(Event event) implements Correlation {}
+
+  /** The event the decision is about, as it should be written (or as it was refused). */
+  Event event();
 
   /**
-   * Patch the existing event named {@code event.metadata.name} with {@code patch}, a JSON
-   * strategic-merge body {@code {"count":N,"lastTimestamp":"...","message":"..."}}.
+   * Write a new Event object (possibly an aggregate {@code "(combined from similar events): ..."}).
    */
-  record Update(Event event, String patch) implements Correlation {}
+  record Create(Event event) implements Correlation {
+    public Create {
+      Objects.requireNonNull(event, "event");
+    }
+  }
 
-  /** Do not write the event, for {@code cause}. */
-  record Drop(Event event, String cause) implements Correlation {}
+  /**
+   * An identical event was seen: the existing object's count and lastTimestamp go up. {@code event}
+   * carries the full updated object (same metadata.name as the earlier one, count, firstTimestamp
+   * kept); {@code patch} is the JSON strategic-merge patch body {@code
+   * {"count":N,"lastTimestamp":"...","message":"..."}} to send.
+   */
+  record Update(Event event, String patch) implements Correlation {
+    public Update {
+      Objects.requireNonNull(event, "event");
+      Objects.requireNonNull(patch, "patch");
+    }
+  }
+
+  /**
+   * Not written: the spam filter refused it. {@code cause} is a short reason like "spam-filter".
+   */
+  record Drop(Event event, String cause) implements Correlation {
+    public Drop {
+      Objects.requireNonNull(event, "event");
+      Objects.requireNonNull(cause, "cause");
+    }
+  }
 }
