@@ -130,6 +130,29 @@ public final class Kubelet implements SyncHandler, Lifecycle {
    */
   public record Cluster(KubernetesClient client, Lifecycle node, MirrorClient mirrors) {}
 
+  /**
+   * The event pipeline behind the recorder: its broadcaster (started first, stopped last, so no
+   * event of the agent's own start or stop is lost) and the local store that {@code /events}
+   * serves.
+   */
+  public record EventPipeline(Lifecycle broadcaster, ReadOnlyServer.Events store) {
+    /** No pipeline: for tests that give a recorder of their own. */
+    public static final EventPipeline NONE =
+        new EventPipeline(
+            new Lifecycle() {
+              public void start() {}
+
+              public void stop() {}
+
+              public Health healthy() {
+                return Health.OK;
+              }
+            },
+            (ns, pod, uid) -> List.of());
+  }
+
+  private final EventPipeline events;
+
   /** A standalone agent: static pods only, no API server. */
   public Kubelet(
       KubeletOptions options,
@@ -137,7 +160,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
       EventRecorder recorder,
       StatusManager statuses,
       Clock clock) {
-    this(options, runtime, recorder, statuses, clock, null);
+    this(options, runtime, recorder, statuses, clock, null, EventPipeline.NONE);
   }
 
   /** An agent; {@code cluster} is null in standalone mode. */
@@ -147,8 +170,10 @@ public final class Kubelet implements SyncHandler, Lifecycle {
       EventRecorder recorder,
       StatusManager statuses,
       Clock clock,
-      Cluster cluster) {
+      Cluster cluster,
+      EventPipeline events) {
     this.options = options;
+    this.events = events;
     this.cluster = cluster;
     this.clock = clock;
     this.runtime = runtime;
@@ -264,6 +289,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
     checks.put("syncloop", loop::healthy);
     checks.put("pleg", pleg::healthy);
     checks.put("runtime", this::runtimeHealth);
+    checks.put("events", events.broadcaster()::healthy);
     for (Lifecycle source : sources) {
       checks.put(source.getClass().getSimpleName(), source::healthy);
     }
@@ -274,7 +300,11 @@ public final class Kubelet implements SyncHandler, Lifecycle {
         config.readOnlyPort() == 0
             ? null
             : new ReadOnlyServer(
-                config.address(), config.readOnlyPort(), this::podsWithStatus, checks);
+                config.address(),
+                config.readOnlyPort(),
+                this::podsWithStatus,
+                checks,
+                events.store());
   }
 
   private void sendConfig(PodUpdate u) {
@@ -297,6 +327,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
         "Starting jkubelet on node {} (standalone, static pods from {})",
         options.nodeName(),
         options.config().staticPodPath().isEmpty() ? "nowhere" : options.config().staticPodPath());
+    events.broadcaster().start();
     try {
       log.info("Container runtime: {} {}", runtime.type(), runtime.version());
     } catch (RuntimeException e) {
@@ -335,6 +366,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
       server.stop();
     }
     statuses.stop();
+    events.broadcaster().stop();
   }
 
   @Override

@@ -35,8 +35,9 @@ import java.util.Objects;
  * @param nodeStatusReportFrequency how often the node status is posted even if unchanged; default
  *     5m
  * @param nodeLeaseDurationSeconds duration of the node's heartbeat Lease; default 40
- * @param eventRecordQPS events per second the agent may create; default 5
- * @param eventBurst burst allowance for event creation; default 10
+ * @param eventRecordQPS the refill rate, per second, of the event spam filter's token bucket per
+ *     involved object; default 0: upstream's one token per 300 s
+ * @param eventBurst the size of that bucket; default 0: upstream's 25
  * @param kubeAPIQPS requests per second to the API server for pod status; default 50 (as kubelets
  *     since 1.27; v1.20 used 5, which makes 30 pods started at once wait seconds for their status)
  * @param kubeAPIBurst burst allowance for API server requests; default 100
@@ -127,8 +128,8 @@ public record KubeletConfiguration(
     private Duration nodeStatusUpdateFrequency = Duration.ofSeconds(10);
     private Duration nodeStatusReportFrequency = Duration.ofMinutes(5);
     private int nodeLeaseDurationSeconds = 40;
-    private int eventRecordQPS = 5;
-    private int eventBurst = 10;
+    private int eventRecordQPS = 0;
+    private int eventBurst = 0;
     private int kubeAPIQPS = 50;
     private int kubeAPIBurst = 100;
     private boolean registerNode = true;

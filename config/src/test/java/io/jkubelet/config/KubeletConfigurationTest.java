@@ -33,8 +33,8 @@ class KubeletConfigurationTest {
     assertThat(d.nodeStatusUpdateFrequency()).isEqualTo(Duration.ofSeconds(10));
     assertThat(d.nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(5));
     assertThat(d.nodeLeaseDurationSeconds()).isEqualTo(40);
-    assertThat(d.eventRecordQPS()).isEqualTo(5);
-    assertThat(d.eventBurst()).isEqualTo(10);
+    assertThat(d.eventRecordQPS()).isZero();
+    assertThat(d.eventBurst()).isZero();
     assertThat(d.kubeAPIQPS()).isEqualTo(50);
     assertThat(d.kubeAPIBurst()).isEqualTo(100);
     assertThat(d.registerNode()).isTrue();

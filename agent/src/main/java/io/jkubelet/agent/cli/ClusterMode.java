@@ -7,6 +7,9 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.jkubelet.agent.Kubelet;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.NodeIp;
+import io.jkubelet.agent.events.ApiEventSink;
+import io.jkubelet.agent.events.CorrelatorOptions;
+import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.node.HeartbeatClient;
 import io.jkubelet.agent.node.NodeInfo;
@@ -69,7 +72,9 @@ final class ClusterMode {
       List<io.fabric8.kubernetes.api.model.Taint> taints,
       Runtime runtime,
       EventRecorder recorder,
-      Clock clock) {
+      Clock clock,
+      EventBroadcaster broadcaster,
+      Kubelet.EventPipeline events) {
     KubeletConfiguration config = options.config();
     String nodeIp = options.nodeIp().isEmpty() ? NodeIp.detect() : options.nodeIp();
     NodeOptions nodeOptions =
@@ -114,9 +119,22 @@ final class ClusterMode {
             config.kubeAPIBurst(),
             p -> agent.get() != null && agent.get().canBeDeleted(p),
             STATUS_SYNC_PERIOD);
+    // Events go to the API server on a client and budget of their own.
+    broadcaster.addWatcher(
+        "api",
+        ApiEventSink.create(
+            client(base),
+            clock,
+            CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst())));
     Kubelet kubelet =
         new Kubelet(
-            options, runtime, recorder, statuses, clock, new Kubelet.Cluster(pods, node, mirrors));
+            options,
+            runtime,
+            recorder,
+            statuses,
+            clock,
+            new Kubelet.Cluster(pods, node, mirrors),
+            events);
     agent.set(kubelet);
     return kubelet;
   }

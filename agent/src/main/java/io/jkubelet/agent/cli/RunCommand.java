@@ -2,7 +2,10 @@ package io.jkubelet.agent.cli;
 
 import io.jkubelet.agent.Kubelet;
 import io.jkubelet.agent.KubeletOptions;
-import io.jkubelet.agent.events.LoggingRecorder;
+import io.jkubelet.agent.events.BroadcastRecorder;
+import io.jkubelet.agent.events.EventBroadcaster;
+import io.jkubelet.agent.events.EventStore;
+import io.jkubelet.agent.events.LogSink;
 import io.jkubelet.agent.node.NodeFlags;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
@@ -192,7 +195,15 @@ public final class RunCommand implements Callable<Integer> {
     var runtime =
         DockerRuntime.connect(options.dockerHost())
             .scopedTo(Map.of(Labels.NODE, options.nodeName()));
-    var recorder = new LoggingRecorder();
+    Clock clock = Clock.systemUTC();
+    // The event pipeline: one line per event in the log, the newest events for /events, and in
+    // cluster mode the API server.
+    EventBroadcaster broadcaster = new EventBroadcaster();
+    EventStore store = new EventStore(clock);
+    broadcaster.addWatcher("log", new LogSink());
+    broadcaster.addWatcher("store", store);
+    var recorder = new BroadcastRecorder(clock, options.nodeName(), broadcaster);
+    var events = new Kubelet.EventPipeline(broadcaster, store::list);
     Kubelet kubelet;
     if (kubeconfig != null) {
       var base = ClusterMode.load(kubeconfig);
@@ -200,14 +211,20 @@ public final class RunCommand implements Callable<Integer> {
           ClusterMode.build(
               options,
               base,
-              flag("--node-labels", nodeLabels, NodeFlags::parseLabels, Map.of()),
-              flag("--register-with-taints", registerWithTaints, NodeFlags::parseTaints, List.of()),
+              flag("--node-labels", nodeLabels, NodeFlags::parseLabels, Map.<String, String>of()),
+              flag(
+                  "--register-with-taints",
+                  registerWithTaints,
+                  NodeFlags::parseTaints,
+                  List.<io.fabric8.kubernetes.api.model.Taint>of()),
               runtime,
               recorder,
-              Clock.systemUTC());
+              clock,
+              broadcaster,
+              events);
     } else {
       kubelet =
-          new Kubelet(options, runtime, recorder, new LocalStatusManager(), Clock.systemUTC());
+          new Kubelet(options, runtime, recorder, new LocalStatusManager(), clock, null, events);
     }
     CountDownLatch stopped = new CountDownLatch(1);
     if (HOOK_INSTALLED.compareAndSet(false, true)) {

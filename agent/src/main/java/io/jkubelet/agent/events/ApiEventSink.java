@@ -102,17 +102,19 @@ public final class ApiEventSink implements Consumer<Event> {
 
   /**
    * The production sink: its own client (give it one of its own, so its requests do not queue
-   * behind or ahead of the heartbeat's), a correlator with jkubelet's defaults, real sleeps.
+   * behind or ahead of the heartbeat's), a correlator with the given spam-filter options, real
+   * sleeps, and the default write budget ({@link #DEFAULT_QPS}, {@link #DEFAULT_BURST}).
    */
-  public static ApiEventSink create(KubernetesClient client, Clock clock, int qps, int burst) {
+  public static ApiEventSink create(
+      KubernetesClient client, Clock clock, CorrelatorOptions correlation) {
     return new ApiEventSink(
         EventWriter.of(client),
-        new EventCorrelator(clock, CorrelatorOptions.defaults().withRate(qps, burst)),
+        new EventCorrelator(clock, correlation),
         clock,
         Sleeper.SYSTEM,
         RandomGenerator.getDefault(),
-        qps,
-        burst);
+        DEFAULT_QPS,
+        DEFAULT_BURST);
   }
 
   /** The outcomes of a try, and of an event. */

@@ -31,7 +31,8 @@ class EventsE2EIT {
   private final String ns = "ev-" + UUID.randomUUID().toString().substring(0, 8);
   private JkubeletProcess jkubelet;
 
-  @RegisterExtension final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
+  @RegisterExtension
+  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
 
   @BeforeAll
   void start() throws Exception {
@@ -46,8 +47,11 @@ class EventsE2EIT {
                 tmp.resolve("jkubelet.log"),
                 List.of("--kubeconfig", Kubectl.kubeconfig().toString(), "--node-ip", "127.0.0.1"))
             .start();
-    await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-        .until(() -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(
+            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
   }
 
   @AfterAll
@@ -72,7 +76,15 @@ class EventsE2EIT {
   private List<JsonNode> events(String namespace, String name) throws Exception {
     JsonNode list =
         JSON.readTree(
-            Kubectl.run("-n", namespace, "get", "events", "--field-selector", "involvedObject.name=" + name, "-o", "json")
+            Kubectl.run(
+                    "-n",
+                    namespace,
+                    "get",
+                    "events",
+                    "--field-selector",
+                    "involvedObject.name=" + name,
+                    "-o",
+                    "json")
                 .ok()
                 .out());
     List<JsonNode> out = new ArrayList<>();
@@ -97,12 +109,20 @@ class EventsE2EIT {
 
   @Test
   void theNodeTellsItStartedAndIsReady() throws Exception {
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
-      List<String> reasons = events("default", node).stream().map(e -> e.path("reason").asText()).toList();
-      assertThat(reasons).contains("Starting", "NodeReady");
-    });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              List<String> reasons =
+                  events("default", node).stream().map(e -> e.path("reason").asText()).toList();
+              assertThat(reasons).contains("Starting", "NodeReady");
+            });
     JsonNode starting =
-        events("default", node).stream().filter(e -> e.path("reason").asText().equals("Starting")).findFirst().orElseThrow();
+        events("default", node).stream()
+            .filter(e -> e.path("reason").asText().equals("Starting"))
+            .findFirst()
+            .orElseThrow();
     assertThat(starting.path("involvedObject").path("uid").asText()).isEqualTo(node);
     assertThat(starting.path("source").path("component").asText()).isEqualTo("kubelet");
     assertThat(starting.path("message").asText()).isEqualTo("Starting kubelet.");
@@ -110,35 +130,71 @@ class EventsE2EIT {
 
   @Test
   void describeShowsTheLifeOfAPodCrashLoopsAndMissingImages() throws Exception {
-    apply(pod("crash", node, "  - {name: c, image: jkubelet/busybox:1.35, command: [sh, -c, 'exit 1']}"));
-    apply(pod("never", node, "  - {name: c, image: 'jkubelet/not-there:1', imagePullPolicy: Never}"));
-    await().atMost(Duration.ofSeconds(90)).ignoreExceptions().untilAsserted(() -> {
-      String d = describe("crash");
-      assertThat(d).contains("Created container c", "Started container c");
-      assertThat(d).containsPattern("Warning\\s+BackOff\\s+.*\\(x\\d+ over .*kubelet\\s+Back-off restarting failed container");
-    });
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() ->
-        assertThat(describe("never"))
-            .containsPattern("Warning\\s+ErrImageNeverPull\\s+.*Container image \"jkubelet/not-there:1\" is not present with pull policy of Never"));
+    apply(
+        pod(
+            "crash",
+            node,
+            "  - {name: c, image: jkubelet/busybox:1.35, command: [sh, -c, 'exit 1']}"));
+    apply(
+        pod("never", node, "  - {name: c, image: 'jkubelet/not-there:1', imagePullPolicy: Never}"));
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              String d = describe("crash");
+              assertThat(d).contains("Created container c", "Started container c");
+              assertThat(d)
+                  .containsPattern(
+                      "Warning\\s+BackOff\\s+.*\\(x\\d+ over .*kubelet\\s+Back-off restarting failed container");
+            });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .untilAsserted(
+            () ->
+                assertThat(describe("never"))
+                    .containsPattern(
+                        "Warning\\s+ErrImageNeverPull\\s+.*Container image \"jkubelet/not-there:1\" is not present with pull policy of Never"));
     // The events reference the exact pod and container.
-    String uid = JSON.readTree(Kubectl.run("-n", ns, "get", "pod", "crash", "-o", "json").ok().out()).path("metadata").path("uid").asText();
+    String uid =
+        JSON.readTree(Kubectl.run("-n", ns, "get", "pod", "crash", "-o", "json").ok().out())
+            .path("metadata")
+            .path("uid")
+            .asText();
     JsonNode started =
-        events(ns, "crash").stream().filter(e -> e.path("reason").asText().equals("Started")).findFirst().orElseThrow();
+        events(ns, "crash").stream()
+            .filter(e -> e.path("reason").asText().equals("Started"))
+            .findFirst()
+            .orElseThrow();
     assertThat(started.path("involvedObject").path("uid").asText()).isEqualTo(uid);
-    assertThat(started.path("involvedObject").path("fieldPath").asText()).isEqualTo("spec.containers{c}");
+    assertThat(started.path("involvedObject").path("fieldPath").asText())
+        .isEqualTo("spec.containers{c}");
   }
 
   @Test
   void deletingAPodRecordsKilling() throws Exception {
-    apply(pod("doomed", node, "  - {name: c, image: jkubelet/busybox:1.35, command: [sleep, '3600']}"));
-    await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+    apply(
+        pod(
+            "doomed",
+            node,
+            "  - {name: c, image: jkubelet/busybox:1.35, command: [sleep, '3600']}"));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
         .until(() -> describe("doomed").contains("Started container c"));
     Kubectl.run("-n", ns, "delete", "pod", "doomed", "--timeout=60s").ok();
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() ->
-        assertThat(events(ns, "doomed")).anySatisfy(e -> {
-          assertThat(e.path("reason").asText()).isEqualTo("Killing");
-          assertThat(e.path("message").asText()).isEqualTo("Stopping container c");
-        }));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .untilAsserted(
+            () ->
+                assertThat(events(ns, "doomed"))
+                    .anySatisfy(
+                        e -> {
+                          assertThat(e.path("reason").asText()).isEqualTo("Killing");
+                          assertThat(e.path("message").asText()).isEqualTo("Stopping container c");
+                        }));
   }
 
   /**
@@ -150,38 +206,64 @@ class EventsE2EIT {
   void aTenContainerPodWithAnOomKillerShowsItsWarnings() throws Exception {
     StringBuilder containers = new StringBuilder();
     for (int i = 0; i < 9; i++) {
-      containers.append("  - {name: c").append(i).append(", image: jkubelet/busybox:1.35, command: [sleep, '3600']}\n");
+      containers
+          .append("  - {name: c")
+          .append(i)
+          .append(", image: jkubelet/busybox:1.35, command: [sleep, '3600']}\n");
     }
     containers.append(
         "  - {name: hog, image: jkubelet/busybox:1.35, command: [sh, -c, 'sleep 1; exec dd if=/dev/zero of=/dev/null bs=64M count=1'], resources: {limits: {memory: 16Mi}}}");
     apply(pod("seed", node, containers.toString()));
-    await().atMost(Duration.ofSeconds(120)).ignoreExceptions().untilAsserted(() -> {
-      String d = describe("seed");
-      assertThat(d).containsPattern("Warning\\s+OOMKilled\\s+.*Container hog was killed for exceeding its memory limit of 16Mi");
-      assertThat(d).containsPattern("Warning\\s+BackOff\\s+.*Back-off restarting failed container");
-      assertThat(d).contains("Started container c0", "Started container c8", "Created container hog");
-    });
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              String d = describe("seed");
+              assertThat(d)
+                  .containsPattern(
+                      "Warning\\s+OOMKilled\\s+.*Container hog was killed for exceeding its memory limit of 16Mi");
+              assertThat(d)
+                  .containsPattern("Warning\\s+BackOff\\s+.*Back-off restarting failed container");
+              assertThat(d)
+                  .contains(
+                      "Started container c0", "Started container c8", "Created container hog");
+            });
     // Repeats are counted on one row, not piled up.
-    await().atMost(Duration.ofSeconds(120)).ignoreExceptions().untilAsserted(() ->
-        assertThat(describe("seed")).containsPattern("\\(x\\d+ over [^)]*\\)\\s+kubelet\\s+Back-off restarting failed container"));
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .ignoreExceptions()
+        .untilAsserted(
+            () ->
+                assertThat(describe("seed"))
+                    .containsPattern(
+                        "\\(x\\d+ over [^)]*\\)\\s+kubelet\\s+Back-off restarting failed container"));
 
     // What upstream's spam filter would have done with the same events, replayed in order.
     List<io.fabric8.kubernetes.api.model.Event> seen = new ArrayList<>();
     for (JsonNode e : events(ns, "seed")) {
       for (int n = 0; n < Math.max(1, e.path("count").asInt(1)); n++) {
-        seen.add(io.jkubelet.agent.util.Canonical.SERIALIZATION.convertValue(e, io.fabric8.kubernetes.api.model.Event.class));
+        seen.add(
+            io.jkubelet.agent.util.Canonical.SERIALIZATION.convertValue(
+                e, io.fabric8.kubernetes.api.model.Event.class));
       }
     }
-    seen.sort(java.util.Comparator.comparing(io.fabric8.kubernetes.api.model.Event::getFirstTimestamp));
+    seen.sort(
+        java.util.Comparator.comparing(io.fabric8.kubernetes.api.model.Event::getFirstTimestamp));
     var upstream =
         new io.jkubelet.agent.events.EventCorrelator(
-            new io.jkubelet.agent.util.FakeClock(), io.jkubelet.agent.events.CorrelatorOptions.upstream());
+            new io.jkubelet.agent.util.FakeClock(),
+            io.jkubelet.agent.events.CorrelatorOptions.upstream());
     long warningsDropped =
         seen.stream()
             .map(upstream::correlate)
-            .filter(c -> c instanceof io.jkubelet.agent.events.Correlation.Drop d && "Warning".equals(d.event().getType()))
+            .filter(
+                c ->
+                    c instanceof io.jkubelet.agent.events.Correlation.Drop d
+                        && "Warning".equals(d.event().getType()))
             .count();
-    System.out.println("upstream's spam filter would have dropped " + warningsDropped + " of these Warnings");
+    System.out.println(
+        "upstream's spam filter would have dropped " + warningsDropped + " of these Warnings");
     assertThat(warningsDropped).as("upstream would have lost Warnings here").isPositive();
   }
 }
