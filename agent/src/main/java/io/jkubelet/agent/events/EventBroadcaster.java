@@ -74,28 +74,59 @@ public final class EventBroadcaster implements Lifecycle {
   }
 
   /**
-   * Offers the event to every watcher's queue; never blocks. A full queue drops the event for that
-   * watcher only, and counts it.
+   * Offers the event to every watcher's queue; never blocks. Normal events may fill a queue to 90
+   * %; the rest is kept for Warnings, and a Warning that still finds the queue full displaces the
+   * oldest Normal event queued. What is dropped, for that watcher only, is counted.
    */
   public void action(Event event) {
     List<Watcher> ws = snapshot();
     boolean copy = ws.size() > 1;
+    boolean warning = "Warning".equals(event.getType());
+    int normalLimit = Math.max(1, queueLength - queueLength / 10);
     for (Watcher w : ws) {
       Event e = copy ? new EventBuilder(event).build() : event;
-      if (!w.queue.offer(e)) {
-        long n = w.drop(event.getReason());
-        // One line per power of two, so a storm does not flood the log.
-        if (Long.bitCount(n) == 1) {
-          log.warn(
-              "event broadcaster: queue of watcher {} is full ({}), dropped event {} reason {}"
-                  + " ({} dropped for this watcher so far)",
-              w.name,
-              queueLength,
-              event.getMetadata().getName(),
-              event.getReason(),
-              n);
+      if (!warning && w.queue.size() >= normalLimit) {
+        dropped(w, event);
+        continue;
+      }
+      if (w.queue.offer(e)) {
+        continue;
+      }
+      if (warning) {
+        Event displaced = oldestNormal(w);
+        if (displaced != null && w.queue.remove(displaced)) {
+          dropped(w, displaced);
+          if (w.queue.offer(e)) {
+            continue;
+          }
         }
       }
+      dropped(w, event);
+    }
+  }
+
+  private static Event oldestNormal(Watcher w) {
+    for (Event queued : w.queue) {
+      if (!"Warning".equals(queued.getType())) {
+        return queued;
+      }
+    }
+    return null;
+  }
+
+  private void dropped(Watcher w, Event event) {
+    long n = w.drop(event.getReason());
+    // One line per power of two, so a storm does not flood the log.
+    if (Long.bitCount(n) == 1) {
+      log.warn(
+          "event broadcaster: queue of watcher {} is full ({}), dropped {} event {} reason {}"
+              + " ({} dropped for this watcher so far)",
+          w.name,
+          queueLength,
+          event.getType(),
+          event.getMetadata().getName(),
+          event.getReason(),
+          n);
     }
   }
 

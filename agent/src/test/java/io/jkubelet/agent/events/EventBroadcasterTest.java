@@ -67,10 +67,11 @@ class EventBroadcasterTest {
           }
         });
 
-    // The stuck watcher holds one event and queues 10; the other 40 are dropped and counted.
-    assertThat(broadcaster.queued("stuck")).isEqualTo(10);
+    // The stuck watcher holds one event and queues 9 (the last place is kept for Warnings); the
+    // other 41 are dropped and counted.
+    assertThat(broadcaster.queued("stuck")).isEqualTo(9);
     Map<String, Long> stuckDrops = broadcaster.dropped().get("stuck");
-    assertThat(stuckDrops.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(40);
+    assertThat(stuckDrops.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(41);
     assertThat(stuckDrops).containsOnlyKeys("Pulling", "Pulled");
     // The fast watcher got everything it did not drop itself.
     long fastDrops =
@@ -78,6 +79,39 @@ class EventBroadcasterTest {
     await().atMost(WAIT).until(() -> fast.size() + fastDrops == 51);
     release.countDown();
     await().atMost(WAIT).until(() -> broadcaster.queued("stuck") == 0);
+  }
+
+  @Test
+  void warningsGetThroughAQueueFullOfNormalEvents() {
+    CountDownLatch release = new CountDownLatch(1);
+    List<String> seen = new CopyOnWriteArrayList<>();
+    broadcaster =
+        new EventBroadcaster(10)
+            .addWatcher(
+                "slow",
+                e -> {
+                  try {
+                    release.await();
+                  } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                  }
+                  seen.add(e.getType() + " " + e.getReason());
+                });
+    broadcaster.start();
+    broadcaster.action(event("First"));
+    await().atMost(WAIT).until(() -> broadcaster.queued("slow") == 0);
+    for (int i = 0; i < 30; i++) {
+      broadcaster.action(event("Pulled"));
+    }
+    for (String reason : List.of("BackOff", "OOMKilled", "Failed")) {
+      Event w = event(reason);
+      w.setType("Warning");
+      broadcaster.action(w);
+    }
+    release.countDown();
+    await().atMost(WAIT).until(() -> seen.size() == 11);
+    assertThat(seen).contains("Warning BackOff", "Warning OOMKilled", "Warning Failed");
+    assertThat(broadcaster.dropped().get("slow")).containsOnlyKeys("Pulled");
   }
 
   @Test
