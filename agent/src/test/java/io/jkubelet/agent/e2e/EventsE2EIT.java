@@ -264,4 +264,77 @@ class EventsE2EIT {
         "upstream's spam filter would have dropped " + warningsDropped + " of these Warnings");
     assertThat(warningsDropped).as("upstream would have lost Warnings here").isPositive();
   }
+
+  /**
+   * The API server goes away for a minute while containers crash and one is OOM-killed: once it
+   * returns, every Warning recorded meanwhile reaches it (the sink retries for about two minutes,
+   * and its bounded queue keeps room for Warnings).
+   */
+  @Test
+  void noWarningIsLostWhenTheApiServerIsAwayDuringAStorm() throws Exception {
+    StringBuilder containers = new StringBuilder();
+    for (int i = 0; i < 4; i++) {
+      containers
+          .append("  - {name: crash")
+          .append(i)
+          .append(", image: jkubelet/busybox:1.35, command: [sh, -c, 'exit 1']}\n");
+    }
+    containers.append(
+        "  - {name: late, image: jkubelet/busybox:1.35, command: [sh, -c, 'sleep 20; exec dd if=/dev/zero of=/dev/null bs=64M count=1'], resources: {limits: {memory: 16Mi}}}");
+    apply(pod("storm", node, containers.toString()));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(() -> describe("storm").contains("Started container late"));
+
+    String state = Kubectl.env("JKUBELET_TEST_K8S_STATE");
+    long apiserver = Long.parseLong(Files.readString(Path.of(state, "apiserver.pid")).trim());
+    ProcessHandle.of(apiserver).orElseThrow().destroy();
+    await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(apiserver).isEmpty());
+    long down = System.nanoTime();
+    try {
+      // A minute away, during which the late container is OOM-killed and the crashers crash on.
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () ->
+                  jkubelet
+                          .log()
+                          .contains("Container late was killed for exceeding its memory limit")
+                      && System.nanoTime() - down >= Duration.ofSeconds(60).toNanos());
+    } finally {
+      new ProcessBuilder(
+              Path.of(System.getProperty("jkubelet.scripts", "../deploy/scripts"), "k8s-up.sh")
+                  .toString(),
+              state)
+          .inheritIO()
+          .start()
+          .waitFor();
+    }
+    // Every Warning jkubelet recorded for the pod reaches the API server within the retry window.
+    java.util.regex.Pattern warning =
+        java.util.regex.Pattern.compile(
+            "Event\\(Pod " + ns + "/storm[^)]*\\): type: 'Warning' reason: '([A-Za-z]+)' (.*)$");
+    await()
+        .atMost(Duration.ofSeconds(150))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              java.util.Set<String> logged = new java.util.TreeSet<>();
+              for (String line : jkubelet.log().lines().toList()) {
+                var m = warning.matcher(line);
+                if (m.find()) {
+                  logged.add(m.group(1) + ": " + m.group(2));
+                }
+              }
+              java.util.Set<String> inApi = new java.util.TreeSet<>();
+              for (JsonNode e : events(ns, "storm")) {
+                if ("Warning".equals(e.path("type").asText())) {
+                  inApi.add(e.path("reason").asText() + ": " + e.path("message").asText());
+                }
+              }
+              assertThat(logged).anyMatch(w -> w.startsWith("OOMKilled: Container late"));
+              assertThat(inApi).containsAll(logged);
+            });
+  }
 }
