@@ -245,7 +245,8 @@ public final class Kubelet implements SyncHandler, Lifecycle {
             clock,
             () -> hostIp,
             p -> rejected.contains(p.getMetadata().getUid()),
-            new OomEvents(recorder, clock.instant()));
+            new OomEvents(recorder, clock.instant()),
+            recorder);
     workers =
         new PodWorkers(
             sync,

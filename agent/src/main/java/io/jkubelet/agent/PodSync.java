@@ -1,6 +1,10 @@
 package io.jkubelet.agent;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.Reasons;
+import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.kuberuntime.Configs;
 import io.jkubelet.agent.kuberuntime.PodSyncResult;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
@@ -44,6 +48,7 @@ final class PodSync implements PodSyncFn {
   private final Supplier<String> hostIp;
   private final Predicate<Pod> rejected;
   private final OomEvents oomEvents;
+  private final EventRecorder recorder;
 
   PodSync(
       Runtime runtime,
@@ -54,8 +59,10 @@ final class PodSync implements PodSyncFn {
       Clock clock,
       Supplier<String> hostIp,
       Predicate<Pod> rejected,
-      OomEvents oomEvents) {
+      OomEvents oomEvents,
+      EventRecorder recorder) {
     this.oomEvents = oomEvents;
+    this.recorder = recorder;
     this.runtime = runtime;
     this.manager = manager;
     this.cache = cache;
@@ -70,7 +77,7 @@ final class PodSync implements PodSyncFn {
   public SyncResult sync(UpdatePodOptions work, Instant lastSyncTime) throws Exception {
     Pod pod = work.pod();
     PodRef ref = Configs.ref(pod);
-    PodCache.Entry entry = statusNewerThan(ref, lastSyncTime);
+    PodCache.Entry entry = statusNewerThan(pod, ref, lastSyncTime);
     PodStatus status = entry.status();
     Instant observed = entry.modified();
 
@@ -83,7 +90,7 @@ final class PodSync implements PodSyncFn {
           kill.reason());
       Instant start = clock.instant();
       manager.killPod(pod, status, kill.gracePeriodOverride(), kill.removeContainers());
-      Observed after = inspect(ref);
+      Observed after = inspect(pod, ref);
       if (kill.removeContainers()) {
         oomEvents.forget(ref.uid());
       }
@@ -106,7 +113,7 @@ final class PodSync implements PodSyncFn {
       // A pod that has finished is not restarted; only make sure nothing of it still runs.
       if (status.anyRunning()) {
         manager.killPod(pod, status, null, false);
-        Observed after = inspect(ref);
+        Observed after = inspect(pod, ref);
         setStatus(pod, after.status());
         return new SyncResult(after.at(), null);
       }
@@ -118,7 +125,7 @@ final class PodSync implements PodSyncFn {
       result = manager.syncPod(pod, status, id -> false);
     } catch (RuntimeManager.SyncError e) {
       // Show what is there, then let the worker retry with backoff.
-      Observed after = inspect(ref);
+      Observed after = inspect(pod, ref);
       setStatus(pod, after.status());
       throw e;
     }
@@ -130,7 +137,7 @@ final class PodSync implements PodSyncFn {
       }
     }
     if (result.changed()) {
-      Observed after = inspect(ref);
+      Observed after = inspect(pod, ref);
       status = after.status();
       observed = after.at();
     }
@@ -141,21 +148,32 @@ final class PodSync implements PodSyncFn {
   private record Observed(PodStatus status, Instant at) {}
 
   /** Inspects the pod now and records it in the cache: the worker's own fast path. */
-  private Observed inspect(PodRef ref) {
+  private Observed inspect(Pod pod, PodRef ref) {
     Instant at = clock.instant();
-    PodStatus s = runtime.podStatus(ref);
+    PodStatus s;
+    try {
+      s = runtime.podStatus(ref);
+    } catch (RuntimeException e) {
+      recorder.eventf(
+          Refs.pod(pod),
+          EventType.Warning,
+          Reasons.FAILED_SYNC,
+          "error determining status: %s",
+          e.getMessage());
+      throw e;
+    }
     cache.set(ref, s, null, at);
     return new Observed(s, at);
   }
 
-  private PodCache.Entry statusNewerThan(PodRef ref, Instant lastSyncTime)
+  private PodCache.Entry statusNewerThan(Pod pod, PodRef ref, Instant lastSyncTime)
       throws InterruptedException {
     Optional<PodCache.Entry> e = cache.getNewerThan(ref, lastSyncTime, CACHE_WAIT);
     if (e.isPresent() && e.get().error() == null) {
       return e.get();
     }
     // The PLEG has not caught up (or failed on this pod): look ourselves.
-    Observed o = inspect(ref);
+    Observed o = inspect(pod, ref);
     return new PodCache.Entry(o.status(), null, o.at());
   }
 

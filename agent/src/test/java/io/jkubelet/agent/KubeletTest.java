@@ -214,6 +214,24 @@ class KubeletTest {
   }
 
   @Test
+  void aRuntimeThatCannotBeReadGivesFailedSyncAndTheSyncIsRetried() throws Exception {
+    runtime.setDown(true);
+    manifest("p", CRASHER.replace("crasher", "down"));
+    await()
+        .until(
+            () ->
+                events.contains("FailedSync: error determining status: fake runtime is down")
+                    && events.stream().anyMatch(e -> e.startsWith("FailedCreatePodSandBox")));
+    runtime.setDown(false);
+    clock.step(Duration.ofSeconds(15)); // past the worker's error backoff
+    await()
+        .until(
+            () ->
+                status("down-node1") != null
+                    && status("down-node1").getState().getRunning() != null);
+  }
+
+  @Test
   void aPodBeyondMaxPodsIsRejectedAsFailed() throws Exception {
     String pod =
         """

@@ -408,9 +408,22 @@ public final class RuntimeManager {
 
   private void killContainer(Pod pod, ContainerStatus c, Duration grace, String message) {
     boolean init = "init".equals(c.labels().get(Labels.CONTAINER_KIND));
-    recorder.event(Refs.container(pod, c.name(), init), EventType.Normal, Reasons.KILLING, message);
+    var ref = Refs.container(pod, c.name(), init);
+    recorder.event(ref, EventType.Normal, Reasons.KILLING, message);
+    Instant start = clock.instant();
     runtime.stopContainer(c.id(), grace);
+    // SIGKILL follows the grace period at once; a runtime that takes much longer is stuck.
+    if (Duration.between(start, clock.instant()).compareTo(grace.plus(EXCEEDED_GRACE_SLACK)) > 0) {
+      recorder.event(
+          ref,
+          EventType.Warning,
+          Reasons.EXCEEDED_GRACE_PERIOD,
+          "Container runtime did not kill the pod within specified grace period.");
+    }
   }
+
+  /** How much longer than the grace period a stop may take before it counts as exceeded. */
+  static final Duration EXCEEDED_GRACE_SLACK = Duration.ofSeconds(5);
 
   private static void await(List<Future<?>> futures, List<String> errors) {
     for (Future<?> f : futures) {

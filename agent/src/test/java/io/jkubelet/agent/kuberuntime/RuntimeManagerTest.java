@@ -97,6 +97,29 @@ class RuntimeManagerTest {
   }
 
   @Test
+  void aRuntimeThatTakesFarLongerThanTheGracePeriodIsReported() throws Exception {
+    RuntimeManager m = manager();
+    Pod pod = podWithGrace(2);
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false);
+    runtime.onStop(() -> clock.step(Duration.ofSeconds(8)));
+    m.killPod(pod, runtime.podStatus(Configs.ref(pod)), null, false);
+    assertThat(events)
+        .contains(
+            "ExceededGracePeriod: Container runtime did not kill the pod within specified grace"
+                + " period.");
+  }
+
+  @Test
+  void aStopWithinTheGracePeriodIsNotReported() throws Exception {
+    RuntimeManager m = manager();
+    Pod pod = podWithGrace(2);
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false);
+    runtime.onStop(() -> clock.step(Duration.ofSeconds(2)));
+    m.killPod(pod, runtime.podStatus(Configs.ref(pod)), null, false);
+    assertThat(events).noneMatch(e -> e.startsWith("ExceededGracePeriod"));
+  }
+
+  @Test
   void aNewPodGetsItsSandboxThenItsContainersWithEvents() throws Exception {
     Pod pod = podWithGrace(30);
     var empty = runtime.podStatus(Configs.ref(pod));

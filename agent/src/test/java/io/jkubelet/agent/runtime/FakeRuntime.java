@@ -25,6 +25,12 @@ public final class FakeRuntime implements Runtime {
   private final List<String> calls = new ArrayList<>();
   private final Map<String, RuntimeError> failNext = new HashMap<>();
   private boolean down;
+  private Runnable onStop = () -> {};
+
+  /** Runs during every stop, e.g. to step a fake clock as a slow runtime would take time. */
+  public synchronized void onStop(Runnable r) {
+    onStop = r;
+  }
 
   /** A container as the fake keeps it. */
   public static final class Fake {
@@ -290,6 +296,7 @@ public final class FakeRuntime implements Runtime {
       return;
     }
     f.lastStopGrace = grace;
+    onStop.run();
     f.state = ContainerState.EXITED;
     f.exitCode = 143;
     f.finishedAt = clock.instant();
