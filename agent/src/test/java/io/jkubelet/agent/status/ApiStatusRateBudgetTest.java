@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestApiServer;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.TokenBucket;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.jkubelet.agent.status;
+package io.jkubelet.agent.util;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -16,13 +16,13 @@ import java.time.Instant;
  *
  * <p>Thread-safe: every method is {@code synchronized}, guarding {@code tat}.
  */
-final class TokenBucket {
+public final class TokenBucket {
   private final Clock clock;
   private final long intervalNanos;
   private final long toleranceNanos;
   private Instant tat;
 
-  TokenBucket(Clock clock, int qps, int burst) {
+  public TokenBucket(Clock clock, int qps, int burst) {
     if (qps <= 0 || burst <= 0) {
       throw new IllegalArgumentException(
           "the rate budget needs qps > 0 and burst > 0, got qps " + qps + ", burst " + burst);
@@ -34,7 +34,7 @@ final class TokenBucket {
   }
 
   /** Takes a token when one is available, and returns zero; otherwise how long until one is. */
-  synchronized Duration tryAcquire() {
+  public synchronized Duration tryAcquire() {
     Instant now = clock.instant();
     Instant next = (tat.isAfter(now) ? tat : now).plusNanos(intervalNanos);
     long ahead = Duration.between(now, next).toNanos();
@@ -46,7 +46,7 @@ final class TokenBucket {
   }
 
   /** The tokens available now, for tests and logs. */
-  synchronized double available() {
+  public synchronized double available() {
     Instant now = clock.instant();
     long used = tat.isAfter(now) ? Duration.between(now, tat).toNanos() : 0;
     return (double) (toleranceNanos - used) / intervalNanos;
