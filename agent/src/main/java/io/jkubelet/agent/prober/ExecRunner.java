@@ -1,0 +1,25 @@
+package io.jkubelet.agent.prober;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Runs a command inside a running container, for exec probes. The Docker implementation comes
+ * later. Implementations must be thread-safe: workers call them from a shared scheduler.
+ */
+public interface ExecRunner {
+  /**
+   * Runs {@code command} in the container and waits at most {@code timeout}.
+   *
+   * @throws RuntimeException when the command could not be run at all (the attempt's result is
+   *     then thrown away, as upstream does with prober errors)
+   */
+  ExecResult exec(String containerId, List<String> command, Duration timeout);
+
+  /** The exit code and combined output of a command, or that it timed out. */
+  record ExecResult(int exitCode, String output, boolean timedOut) {
+    public ExecResult {
+      output = output == null ? "" : output;
+    }
+  }
+}

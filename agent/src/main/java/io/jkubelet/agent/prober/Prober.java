@@ -1,0 +1,212 @@
+package io.jkubelet.agent.prober;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One probe handler, able to run one attempt. The kinds are records so that callers can switch
+ * over them; build them with {@link Probers#of}, which validates the definition.
+ *
+ * <p>Thread-safe: records are immutable, and their collaborators ({@link HttpClient}, {@link
+ * ExecRunner}) are thread-safe.
+ */
+public sealed interface Prober
+    permits Prober.HttpGetProber,
+        Prober.TcpSocketProber,
+        Prober.ExecProber,
+        Prober.GrpcProber {
+
+  /** The user agent of HTTP probes unless the probe sets its own, as upstream v1.20. */
+  String USER_AGENT = "kube-probe/1.20";
+
+  /** At most this much of an HTTP body is read and kept as output, as upstream. */
+  int MAX_BODY_BYTES = 10 * 1024;
+
+  /** Runs one attempt. Never throws; an attempt that cannot tell returns {@code UNKNOWN}. */
+  Outcome probe(ProbeTarget target);
+
+  /** An HTTP header of an HTTP probe. */
+  record Header(String name, String value) {
+    public Header {
+      Objects.requireNonNull(name, "name");
+      value = value == null ? "" : value;
+    }
+  }
+
+  /** The scheme of an HTTP probe. */
+  enum Scheme {
+    HTTP,
+    HTTPS
+  }
+
+  /**
+   * An HTTP GET: status 200–399 succeeds; anything else, or no response, fails. HTTPS does not
+   * verify certificates, as upstream; {@link Probers#insecureHttpClient()} builds such a client.
+   *
+   * <p>NOTE: redirects are not followed (upstream follows same-host ones); a 3xx answer counts as
+   * success, as upstream counts a redirect it does not follow. A {@code Host} header is ignored:
+   * {@link HttpClient} restricts it.
+   *
+   * @param host the host to connect to, or null for the pod IP
+   */
+  record HttpGetProber(
+      Scheme scheme, String host, int port, String path, List<Header> headers, HttpClient client)
+      implements Prober {
+    public HttpGetProber {
+      Objects.requireNonNull(scheme, "scheme");
+      Objects.requireNonNull(client, "client");
+      path = path == null || path.isEmpty() ? "/" : path.startsWith("/") ? path : "/" + path;
+      headers = List.copyOf(headers == null ? List.of() : headers);
+    }
+
+    /** The URL an attempt gets, for the given pod IP. */
+    public URI uri(String podIp) {
+      String h = host == null || host.isEmpty() ? podIp : host;
+      if (h != null && h.contains(":") && !h.startsWith("[")) {
+        h = "[" + h + "]";
+      }
+      return URI.create(scheme.name().toLowerCase() + "://" + h + ":" + port + path);
+    }
+
+    @Override
+    public Outcome probe(ProbeTarget target) {
+      URI uri;
+      try {
+        uri = uri(target.podIp());
+      } catch (IllegalArgumentException e) {
+        return Outcome.failure("HTTP probe: invalid URL: " + e.getMessage());
+      }
+      HttpRequest.Builder req = HttpRequest.newBuilder(uri).GET().timeout(target.timeout());
+      boolean userAgent = false;
+      boolean accept = false;
+      for (Header h : headers) {
+        if (h.name().equalsIgnoreCase("Host")) {
+          continue;
+        }
+        userAgent |= h.name().equalsIgnoreCase("User-Agent");
+        accept |= h.name().equalsIgnoreCase("Accept");
+        req.header(h.name(), h.value());
+      }
+      if (!userAgent) {
+        req.header("User-Agent", USER_AGENT);
+      }
+      if (!accept) {
+        req.header("Accept", "*/*");
+      }
+      try {
+        HttpResponse<InputStream> resp =
+            client.send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
+        String body;
+        try (InputStream in = resp.body()) {
+          body = new String(in.readNBytes(MAX_BODY_BYTES), StandardCharsets.UTF_8);
+        }
+        int status = resp.statusCode();
+        if (status >= 200 && status < 400) {
+          return Outcome.success(body);
+        }
+        return Outcome.failure("HTTP probe failed with statuscode: " + status);
+      } catch (HttpTimeoutException e) {
+        return Outcome.failure(
+            "Get \"" + uri + "\": timeout after " + target.timeout().toMillis() + "ms");
+      } catch (IOException e) {
+        return Outcome.failure("Get \"" + uri + "\": " + describe(e));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return Outcome.unknown("HTTP probe interrupted");
+      } catch (RuntimeException e) {
+        return Outcome.failure("Get \"" + uri + "\": " + describe(e));
+      }
+    }
+  }
+
+  /**
+   * A TCP connect: succeeds when the connection opens within the timeout.
+   *
+   * @param host the host to connect to, or null for the pod IP
+   */
+  record TcpSocketProber(String host, int port) implements Prober {
+    @Override
+    public Outcome probe(ProbeTarget target) {
+      String h = host == null || host.isEmpty() ? target.podIp() : host;
+      String where = "dial tcp " + h + ":" + port + ": ";
+      if (h == null || h.isEmpty()) {
+        return Outcome.failure(where + "no host and no pod IP");
+      }
+      try (Socket s = new Socket()) {
+        s.connect(new InetSocketAddress(h, port), (int) target.timeout().toMillis());
+        return Outcome.success("");
+      } catch (ConnectException e) {
+        String msg = e.getMessage() == null ? "" : e.getMessage().toLowerCase();
+        return Outcome.failure(
+            where
+                + "connect: "
+                + (msg.contains("refused") ? "connection refused" : describe(e).toLowerCase()));
+      } catch (SocketTimeoutException e) {
+        return Outcome.failure(where + "i/o timeout");
+      } catch (UnknownHostException e) {
+        return Outcome.failure(where + "lookup " + h + ": no such host");
+      } catch (IOException | RuntimeException e) {
+        return Outcome.failure(where + describe(e));
+      }
+    }
+  }
+
+  /** A command run in the container: exit code 0 succeeds. */
+  record ExecProber(List<String> command, ExecRunner runner) implements Prober {
+    public ExecProber {
+      command = List.copyOf(command);
+      Objects.requireNonNull(runner, "runner");
+    }
+
+    @Override
+    public Outcome probe(ProbeTarget target) {
+      if (target.containerId() == null || target.containerId().isEmpty()) {
+        return Outcome.unknown("exec probe: no container id");
+      }
+      ExecRunner.ExecResult r;
+      try {
+        r = runner.exec(target.containerId(), command, target.timeout());
+      } catch (RuntimeException e) {
+        return Outcome.unknown("exec probe: cannot run " + command + ": " + describe(e));
+      }
+      if (r.timedOut()) {
+        return Outcome.failure("command timed out");
+      }
+      return r.exitCode() == 0 ? Outcome.success(r.output()) : Outcome.failure(r.output());
+    }
+  }
+
+  /**
+   * A gRPC health check. Not supported: there is no gRPC library here (and v1.20 has no gRPC
+   * probes), so every attempt is {@code UNKNOWN} and thrown away.
+   */
+  record GrpcProber(int port, String service) implements Prober {
+    @Override
+    public Outcome probe(ProbeTarget target) {
+      return Outcome.unknown("gRPC probes are not supported by jkubelet");
+    }
+  }
+
+  /** An exception's message, or its class when it has none, down its cause chain. */
+  private static String describe(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t.getMessage() != null && !t.getMessage().isBlank()) {
+        return t.getMessage();
+      }
+    }
+    return e.getClass().getSimpleName();
+  }
+}

@@ -1,0 +1,211 @@
+package io.jkubelet.agent.prober;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.ExecAction;
+import io.fabric8.kubernetes.api.model.GRPCAction;
+import io.fabric8.kubernetes.api.model.HTTPGetAction;
+import io.fabric8.kubernetes.api.model.HTTPHeader;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.TCPSocketAction;
+import java.net.Socket;
+import java.net.http.HttpClient;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509ExtendedTrustManager;
+
+/** Builds validated {@link Prober}s from probe definitions. Stateless and thread-safe. */
+public final class Probers {
+  private Probers() {}
+
+  /**
+   * Validates a probe definition of a container and builds its prober. Named ports are resolved
+   * here from the container's {@code ports}.
+   *
+   * @param execRunner runs exec probes
+   * @param httpClient runs HTTP probes; share one, such as {@link #insecureHttpClient()}
+   * @return the prober and its settings, or an {@link ProbeDefinition.InvalidProbe} saying what is
+   *     wrong
+   */
+  public static ProbeDefinition of(
+      Probe probe, Container container, ExecRunner execRunner, HttpClient httpClient) {
+    if (probe == null) {
+      return invalid("no probe");
+    }
+    ProbeSettings settings;
+    try {
+      settings = ProbeSettings.of(probe);
+    } catch (IllegalArgumentException e) {
+      return invalid(e.getMessage());
+    }
+    List<String> handlers = new ArrayList<>();
+    if (probe.getExec() != null) handlers.add("exec");
+    if (probe.getHttpGet() != null) handlers.add("httpGet");
+    if (probe.getTcpSocket() != null) handlers.add("tcpSocket");
+    if (probe.getGrpc() != null) handlers.add("grpc");
+    if (handlers.isEmpty()) {
+      return invalid("must specify a handler type (exec, httpGet, tcpSocket or grpc)");
+    }
+    if (handlers.size() > 1) {
+      return invalid("may not specify more than 1 handler type, got " + handlers);
+    }
+    try {
+      Prober prober =
+          switch (handlers.get(0)) {
+            case "exec" -> exec(probe.getExec(), execRunner);
+            case "httpGet" -> httpGet(probe.getHttpGet(), container, httpClient);
+            case "tcpSocket" -> tcpSocket(probe.getTcpSocket(), container);
+            default -> grpc(probe.getGrpc());
+          };
+      return new ProbeDefinition.Valid(prober, settings);
+    } catch (IllegalArgumentException e) {
+      return invalid(e.getMessage());
+    }
+  }
+
+  private static Prober exec(ExecAction a, ExecRunner runner) {
+    List<String> command = a.getCommand() == null ? List.of() : a.getCommand();
+    if (command.isEmpty()) {
+      throw new IllegalArgumentException("exec.command: must not be empty");
+    }
+    if (runner == null) {
+      throw new IllegalArgumentException("exec: no exec runner configured");
+    }
+    return new Prober.ExecProber(command, runner);
+  }
+
+  private static Prober httpGet(HTTPGetAction a, Container c, HttpClient client) {
+    int port = port("httpGet.port", a.getPort(), c);
+    Prober.Scheme scheme;
+    String s = a.getScheme() == null || a.getScheme().isEmpty() ? "HTTP" : a.getScheme();
+    try {
+      scheme = Prober.Scheme.valueOf(s.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "httpGet.scheme: unsupported value \"" + s + "\": must be HTTP or HTTPS");
+    }
+    List<Prober.Header> headers = new ArrayList<>();
+    if (a.getHttpHeaders() != null) {
+      for (HTTPHeader h : a.getHttpHeaders()) {
+        if (h.getName() == null || h.getName().isBlank()) {
+          throw new IllegalArgumentException("httpGet.httpHeaders: a header has no name");
+        }
+        headers.add(new Prober.Header(h.getName(), h.getValue()));
+      }
+    }
+    if (client == null) {
+      throw new IllegalArgumentException("httpGet: no HTTP client configured");
+    }
+    return new Prober.HttpGetProber(scheme, a.getHost(), port, a.getPath(), headers, client);
+  }
+
+  private static Prober tcpSocket(TCPSocketAction a, Container c) {
+    return new Prober.TcpSocketProber(a.getHost(), port("tcpSocket.port", a.getPort(), c));
+  }
+
+  private static Prober grpc(GRPCAction a) {
+    if (a.getPort() == null) {
+      throw new IllegalArgumentException("grpc.port: required");
+    }
+    return new Prober.GrpcProber(checkRange("grpc.port", a.getPort()), a.getService());
+  }
+
+  /**
+   * A port number, or a named port resolved from the container's ports, as upstream {@code
+   * extractPort} (which also accepts a number written as a string).
+   */
+  static int port(String field, IntOrString port, Container c) {
+    if (port == null || (port.getIntVal() == null && port.getStrVal() == null)) {
+      throw new IllegalArgumentException(field + ": required");
+    }
+    if (port.getIntVal() != null) {
+      return checkRange(field, port.getIntVal());
+    }
+    String name = port.getStrVal();
+    if (c != null && c.getPorts() != null) {
+      for (ContainerPort p : c.getPorts()) {
+        if (name.equals(p.getName()) && p.getContainerPort() != null) {
+          return checkRange(field, p.getContainerPort());
+        }
+      }
+    }
+    try {
+      return checkRange(field, Integer.parseInt(name));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          field
+              + ": named port \""
+              + name
+              + "\" not found in the ports of container \""
+              + (c == null ? "" : c.getName())
+              + "\"");
+    }
+  }
+
+  private static int checkRange(String field, int port) {
+    if (port < 1 || port > 65535) {
+      throw new IllegalArgumentException(
+          field + ": port " + port + " out of range: must be between 1 and 65535, inclusive");
+    }
+    return port;
+  }
+
+  private static ProbeDefinition invalid(String message) {
+    return new ProbeDefinition.InvalidProbe("invalid probe: " + message);
+  }
+
+  /**
+   * An HTTP client for probes: HTTPS trusts any certificate and checks no host name, as upstream
+   * ({@code InsecureSkipVerify}). Share one: each client owns a selector thread.
+   *
+   * <p>NOTE: host name verification is skipped because the trust manager is an {@link
+   * X509ExtendedTrustManager} that checks nothing; the JDK leaves endpoint identification to it.
+   */
+  public static HttpClient insecureHttpClient() {
+    try {
+      SSLContext ssl = SSLContext.getInstance("TLS");
+      ssl.init(null, new TrustManager[] {new TrustAll()}, new SecureRandom());
+      return HttpClient.newBuilder()
+          .sslContext(ssl)
+          .followRedirects(HttpClient.Redirect.NEVER)
+          .connectTimeout(Duration.ofSeconds(10))
+          .build();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("Prober cannot build a TLS context", e);
+    }
+  }
+
+  private static final class TrustAll extends X509ExtendedTrustManager {
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {}
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {}
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return new X509Certificate[0];
+    }
+  }
+}
