@@ -11,8 +11,8 @@ public interface ExecRunner {
   /**
    * Runs {@code command} in the container and waits at most {@code timeout}.
    *
-   * @throws RuntimeException when the command could not be run at all (the attempt's result is
-   *     then thrown away, as upstream does with prober errors)
+   * @throws RuntimeException when the command could not be run at all (the attempt's result is then
+   *     thrown away, as upstream does with prober errors)
    */
   ExecResult exec(String containerId, List<String> command, Duration timeout);
 

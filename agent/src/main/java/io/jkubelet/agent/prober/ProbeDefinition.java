@@ -3,7 +3,8 @@ package io.jkubelet.agent.prober;
 import java.util.Objects;
 
 /** What {@link Probers#of} makes of a probe definition: a prober, or why there is none. */
-public sealed interface ProbeDefinition permits ProbeDefinition.Valid, ProbeDefinition.InvalidProbe {
+public sealed interface ProbeDefinition
+    permits ProbeDefinition.Valid, ProbeDefinition.InvalidProbe {
 
   /** A valid definition: the prober and the timing taken from the probe. */
   record Valid(Prober prober, ProbeSettings settings) implements ProbeDefinition {

@@ -172,7 +172,8 @@ public final class ProbeWorker implements Lifecycle {
     ContainerSnapshot c = snap.get();
     if (c.terminal() && !c.running()) {
       if (containerId != null) {
-        results.set(key.podUid(), key.containerName(), containerId, key.type(), ProbeResult.FAILURE);
+        results.set(
+            key.podUid(), key.containerName(), containerId, key.type(), ProbeResult.FAILURE);
       }
       return false;
     }
@@ -207,8 +208,7 @@ public final class ProbeWorker implements Lifecycle {
       return true;
     }
 
-    Outcome outcome =
-        prober.probe(new ProbeTarget(c.podIp(), containerId, settings.timeout()));
+    Outcome outcome = prober.probe(new ProbeTarget(c.podIp(), containerId, settings.timeout()));
     lastOutcome = outcome;
     ProbeResult result = outcome.result();
     if (result == ProbeResult.UNKNOWN) {

@@ -17,17 +17,14 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One probe handler, able to run one attempt. The kinds are records so that callers can switch
- * over them; build them with {@link Probers#of}, which validates the definition.
+ * One probe handler, able to run one attempt. The kinds are records so that callers can switch over
+ * them; build them with {@link Probers#of}, which validates the definition.
  *
  * <p>Thread-safe: records are immutable, and their collaborators ({@link HttpClient}, {@link
  * ExecRunner}) are thread-safe.
  */
 public sealed interface Prober
-    permits Prober.HttpGetProber,
-        Prober.TcpSocketProber,
-        Prober.ExecProber,
-        Prober.GrpcProber {
+    permits Prober.HttpGetProber, Prober.TcpSocketProber, Prober.ExecProber, Prober.GrpcProber {
 
   /** The user agent of HTTP probes unless the probe sets its own, as upstream v1.20. */
   String USER_AGENT = "kube-probe/1.20";

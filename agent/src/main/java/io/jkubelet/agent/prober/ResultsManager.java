@@ -7,13 +7,13 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * The latest published result per (container id, probe type), as upstream {@code
- * results.Manager} (one manager for all three types here). Each change is published to a consumer,
- * the sync loop later.
+ * The latest published result per (container id, probe type), as upstream {@code results.Manager}
+ * (one manager for all three types here). Each change is published to a consumer, the sync loop
+ * later.
  *
  * <p>Thread-safe: {@code this} guards {@link #results}, and changes are published while holding it
- * so that the consumer sees them in order. NOTE: the consumer must not block or call back into
- * this manager from another thread; hand the event to a queue.
+ * so that the consumer sees them in order. NOTE: the consumer must not block or call back into this
+ * manager from another thread; hand the event to a queue.
  */
 public final class ResultsManager {
   private record Key(String containerId, ProbeType type) {}
@@ -42,8 +42,7 @@ public final class ResultsManager {
     if (prev == result) {
       return false;
     }
-    updates.accept(
-        new ProberEvent.ResultChange(podUid, containerName, containerId, type, result));
+    updates.accept(new ProberEvent.ResultChange(podUid, containerName, containerId, type, result));
     return true;
   }
 

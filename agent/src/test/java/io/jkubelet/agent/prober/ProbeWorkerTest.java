@@ -1,0 +1,258 @@
+package io.jkubelet.agent.prober;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.jkubelet.agent.util.FakeClock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(20)
+class ProbeWorkerTest {
+  private static final String POD = "uid-1";
+  private static final String CID = "docker://c1";
+
+  private final FakeClock clock = new FakeClock();
+  private final Instant started = clock.instant();
+  private final FakeExecRunner runner = new FakeExecRunner();
+  private final List<ProberEvent> events = new ArrayList<>();
+  private final ResultsManager results = new ResultsManager(events::add);
+  private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+  private Optional<ContainerSnapshot> snapshot =
+      Optional.of(ContainerSnapshot.running(CID, "127.0.0.1", started));
+  private boolean startupDone = true;
+
+  @AfterEach
+  void shutdown() throws InterruptedException {
+    scheduler.shutdown();
+    scheduler.awaitTermination(5, TimeUnit.SECONDS);
+  }
+
+  private ProbeWorker worker(ProbeType type, ProbeSettings settings) {
+    return new ProbeWorker(
+        new ProbeWorker.Key(POD, "app", type),
+        new Prober.ExecProber(List.of("true"), runner),
+        settings,
+        () -> snapshot,
+        () -> startupDone,
+        results,
+        clock,
+        scheduler,
+        () -> 0.0);
+  }
+
+  private static ProbeSettings settings(int delaySeconds, int success, int failure) {
+    return new ProbeSettings(
+        Duration.ofSeconds(delaySeconds),
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(1),
+        success,
+        failure);
+  }
+
+  private ProbeResult published(ProbeType type) {
+    return results.get(CID, type).orElseThrow();
+  }
+
+  private List<ProbeResult> changes() {
+    return events.stream()
+        .map(
+            e ->
+                switch (e) {
+                  case ProberEvent.ResultChange c -> c.result();
+                })
+        .toList();
+  }
+
+  @Test
+  void initialResultsAsUpstream() {
+    assertThat(ProbeType.READINESS.initialResult()).isEqualTo(ProbeResult.FAILURE);
+    assertThat(ProbeType.LIVENESS.initialResult()).isEqualTo(ProbeResult.SUCCESS);
+    assertThat(ProbeType.STARTUP.initialResult()).isEqualTo(ProbeResult.UNKNOWN);
+
+    for (ProbeType type : ProbeType.values()) {
+      ProbeWorker w = worker(type, settings(100, 1, 3)); // still in the initial delay
+      assertThat(w.probeOnce()).isTrue();
+      assertThat(published(type)).isEqualTo(type.initialResult());
+    }
+    assertThat(runner.calls()).isEmpty();
+  }
+
+  @Test
+  void livenessFlipsOnTheThirdConsecutiveFailure() {
+    ProbeWorker w = worker(ProbeType.LIVENESS, ProbeSettings.DEFAULTS);
+    runner.fail();
+
+    w.probeOnce();
+    w.probeOnce();
+    assertThat(published(ProbeType.LIVENESS)).isEqualTo(ProbeResult.SUCCESS);
+    w.probeOnce();
+    assertThat(published(ProbeType.LIVENESS)).isEqualTo(ProbeResult.FAILURE);
+    assertThat(changes()).containsExactly(ProbeResult.SUCCESS, ProbeResult.FAILURE);
+    assertThat(events.get(1))
+        .isEqualTo(
+            new ProberEvent.ResultChange(POD, "app", CID, ProbeType.LIVENESS, ProbeResult.FAILURE));
+    assertThat(w.lastOutcome()).contains(Outcome.failure("boom"));
+  }
+
+  @Test
+  void aSuccessResetsTheFailureRun() {
+    ProbeWorker w = worker(ProbeType.LIVENESS, ProbeSettings.DEFAULTS);
+    runner.fail();
+    w.probeOnce();
+    w.probeOnce();
+    runner.succeed();
+    w.probeOnce();
+    runner.fail();
+    w.probeOnce();
+    w.probeOnce();
+    assertThat(published(ProbeType.LIVENESS)).isEqualTo(ProbeResult.SUCCESS);
+    w.probeOnce();
+    assertThat(published(ProbeType.LIVENESS)).isEqualTo(ProbeResult.FAILURE);
+  }
+
+  @Test
+  void failedLivenessHoldsUntilANewContainer() {
+    ProbeWorker w = worker(ProbeType.LIVENESS, settings(0, 1, 1));
+    runner.fail();
+    w.probeOnce();
+    assertThat(published(ProbeType.LIVENESS)).isEqualTo(ProbeResult.FAILURE);
+    runner.succeed();
+    w.probeOnce();
+    assertThat(runner.calls()).hasSize(1); // on hold
+
+    snapshot = Optional.of(ContainerSnapshot.running("docker://c2", "127.0.0.1", clock.instant()));
+    w.probeOnce();
+    assertThat(results.get("docker://c2", ProbeType.LIVENESS)).contains(ProbeResult.SUCCESS);
+    assertThat(results.get(CID, ProbeType.LIVENESS)).isEmpty();
+    assertThat(runner.calls()).hasSize(2);
+  }
+
+  @Test
+  void readinessNeedsTwoSuccessesWithSuccessThresholdTwo() {
+    ProbeWorker w = worker(ProbeType.READINESS, settings(0, 2, 3));
+    w.probeOnce();
+    assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.FAILURE);
+    w.probeOnce();
+    assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.SUCCESS);
+    assertThat(changes()).containsExactly(ProbeResult.FAILURE, ProbeResult.SUCCESS);
+
+    runner.fail(); // readiness is not put on hold: it flips back and forth
+    w.probeOnce();
+    w.probeOnce();
+    w.probeOnce();
+    assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.FAILURE);
+    runner.succeed();
+    w.probeOnce();
+    w.probeOnce();
+    assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.SUCCESS);
+  }
+
+  @Test
+  void initialDelayIsCountedFromTheContainerStartOnTheClock() {
+    ProbeWorker w = worker(ProbeType.READINESS, settings(15, 1, 3));
+    clock.step(Duration.ofSeconds(14));
+    w.probeOnce();
+    assertThat(runner.calls()).isEmpty();
+    clock.step(Duration.ofSeconds(1));
+    w.probeOnce();
+    assertThat(runner.calls()).hasSize(1);
+    assertThat(runner.calls().get(0))
+        .isEqualTo(new FakeExecRunner.Call(CID, List.of("true"), Duration.ofSeconds(1)));
+    assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.SUCCESS);
+  }
+
+  @Test
+  void livenessAndReadinessWaitForStartup() {
+    startupDone = false;
+    ProbeWorker liveness = worker(ProbeType.LIVENESS, settings(0, 1, 1));
+    ProbeWorker readiness = worker(ProbeType.READINESS, settings(0, 1, 1));
+    ProbeWorker startup = worker(ProbeType.STARTUP, settings(0, 1, 1));
+    runner.fail();
+    liveness.probeOnce();
+    readiness.probeOnce();
+    assertThat(runner.calls()).isEmpty();
+    assertThat(published(ProbeType.LIVENESS)).isEqualTo(ProbeResult.SUCCESS);
+
+    runner.succeed();
+    startup.probeOnce();
+    assertThat(published(ProbeType.STARTUP)).isEqualTo(ProbeResult.SUCCESS);
+    assertThat(runner.calls()).hasSize(1);
+
+    startupDone = true;
+    startup.probeOnce(); // a startup probe stops once startup is done
+    assertThat(runner.calls()).hasSize(1);
+    liveness.probeOnce();
+    readiness.probeOnce();
+    assertThat(runner.calls()).hasSize(3);
+    assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.SUCCESS);
+  }
+
+  @Test
+  void unknownOutcomesAreThrownAway() {
+    ProbeWorker w = worker(ProbeType.LIVENESS, settings(0, 1, 2));
+    runner.fail();
+    w.probeOnce();
+    runner.setError(new IllegalStateException("docker down"));
+    w.probeOnce();
+    assertThat(w.lastOutcome().orElseThrow().result()).isEqualTo(ProbeResult.UNKNOWN);
+    assertThat(published(ProbeType.LIVENESS)).isEqualTo(ProbeResult.SUCCESS);
+    runner.fail();
+    w.probeOnce();
+    assertThat(published(ProbeType.LIVENESS)).isEqualTo(ProbeResult.FAILURE);
+  }
+
+  @Test
+  void noStatusKeepsGoingAndATerminalContainerStops() {
+    ProbeWorker w = worker(ProbeType.READINESS, settings(0, 1, 3));
+    snapshot = Optional.empty();
+    assertThat(w.probeOnce()).isTrue();
+    assertThat(events).isEmpty();
+
+    snapshot = Optional.of(ContainerSnapshot.running(CID, "127.0.0.1", started));
+    w.probeOnce();
+    assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.SUCCESS);
+
+    snapshot = Optional.of(new ContainerSnapshot(CID, "127.0.0.1", null, false, false));
+    assertThat(w.probeOnce()).isTrue();
+    assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.FAILURE);
+
+    snapshot = Optional.of(new ContainerSnapshot(CID, "127.0.0.1", null, false, true));
+    assertThat(w.probeOnce()).isFalse();
+  }
+
+  @Test
+  void startSchedulesOnTheSharedSchedulerAndStopCancels() {
+    ProbeWorker w =
+        new ProbeWorker(
+            new ProbeWorker.Key(POD, "app", ProbeType.READINESS),
+            new Prober.ExecProber(List.of("true"), runner),
+            new ProbeSettings(Duration.ZERO, Duration.ofMillis(20), Duration.ofSeconds(1), 1, 3),
+            () -> snapshot,
+            () -> true,
+            results,
+            clock,
+            scheduler,
+            () -> 0.5);
+    assertThat(w.healthy().ok()).isFalse();
+    assertThat(runner.calls()).isEmpty(); // the constructor starts nothing
+
+    w.start();
+    assertThat(w.healthy().ok()).isTrue();
+    await().atMost(Duration.ofSeconds(5)).until(() -> runner.calls().size() >= 3);
+    assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.SUCCESS);
+
+    w.stop();
+    assertThat(results.get(CID, ProbeType.READINESS)).isEmpty();
+    assertThat(w.probeOnce()).isFalse();
+  }
+}

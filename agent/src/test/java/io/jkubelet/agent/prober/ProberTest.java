@@ -1,0 +1,184 @@
+package io.jkubelet.agent.prober;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(20)
+class ProberTest {
+  private static final String LOOPBACK = "127.0.0.1";
+  private static final ProbeTarget TARGET =
+      new ProbeTarget(LOOPBACK, "docker://c1", Duration.ofSeconds(2));
+
+  private final HttpClient http = Probers.insecureHttpClient();
+  private final AtomicReference<String> userAgent = new AtomicReference<>();
+  private final AtomicReference<String> custom = new AtomicReference<>();
+  private HttpServer server;
+
+  @BeforeEach
+  void startServer() throws IOException {
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/ok", ex -> respond(ex, 200, "fine"));
+    server.createContext("/moved", ex -> respond(ex, 302, ""));
+    server.createContext("/broken", ex -> respond(ex, 500, "oops"));
+    server.createContext("/big", ex -> respond(ex, 200, "x".repeat(50 * 1024)));
+    server.start();
+  }
+
+  private void respond(com.sun.net.httpserver.HttpExchange ex, int status, String body)
+      throws IOException {
+    userAgent.set(ex.getRequestHeaders().getFirst("User-Agent"));
+    custom.set(ex.getRequestHeaders().getFirst("X-Custom"));
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    ex.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(bytes);
+    } catch (IOException e) {
+      // the prober closes early on big bodies
+    }
+  }
+
+  @AfterEach
+  void stopServer() {
+    server.stop(0);
+    http.close();
+  }
+
+  private int port() {
+    return server.getAddress().getPort();
+  }
+
+  private Prober.HttpGetProber get(String path, List<Prober.Header> headers) {
+    return new Prober.HttpGetProber(Prober.Scheme.HTTP, null, port(), path, headers, http);
+  }
+
+  @Test
+  void http200IsSuccessWithTheKubeProbeUserAgent() {
+    assertThat(get("/ok", List.of()).probe(TARGET)).isEqualTo(Outcome.success("fine"));
+    assertThat(userAgent.get()).isEqualTo("kube-probe/1.20");
+  }
+
+  @Test
+  void http3xxIsSuccess() {
+    assertThat(get("/moved", List.of()).probe(TARGET).result()).isEqualTo(ProbeResult.SUCCESS);
+  }
+
+  @Test
+  void http500IsFailureWithTheStatusCode() {
+    assertThat(get("/broken", List.of()).probe(TARGET))
+        .isEqualTo(Outcome.failure("HTTP probe failed with statuscode: 500"));
+  }
+
+  @Test
+  void givenHeadersAreSentAndAGivenUserAgentWins() {
+    get("/ok", List.of(new Prober.Header("User-Agent", "mine"), new Prober.Header("X-Custom", "v")))
+        .probe(TARGET);
+    assertThat(userAgent.get()).isEqualTo("mine");
+    assertThat(custom.get()).isEqualTo("v");
+  }
+
+  @Test
+  void atMostTenKilobytesOfTheBodyAreRead() {
+    Outcome o = get("/big", List.of()).probe(TARGET);
+    assertThat(o.result()).isEqualTo(ProbeResult.SUCCESS);
+    assertThat(o.output()).hasSize(10 * 1024);
+  }
+
+  @Test
+  void namedPortFromTheContainerReachesTheServer() {
+    var container =
+        new ContainerBuilder()
+            .withName("web")
+            .addNewPort()
+            .withName("http")
+            .withContainerPort(port())
+            .endPort()
+            .build();
+    var probe =
+        new ProbeBuilder()
+            .withNewHttpGet()
+            .withPort(new IntOrString("http"))
+            .withPath("/ok")
+            .endHttpGet()
+            .build();
+    var valid = (ProbeDefinition.Valid) Probers.of(probe, container, new FakeExecRunner(), http);
+    assertThat(valid.prober().probe(TARGET)).isEqualTo(Outcome.success("fine"));
+  }
+
+  @Test
+  void httpConnectionRefusedIsFailureWithTheError() throws IOException {
+    int closed = closedPort();
+    Outcome o =
+        new Prober.HttpGetProber(Prober.Scheme.HTTP, null, closed, "/", List.of(), http)
+            .probe(TARGET);
+    assertThat(o.result()).isEqualTo(ProbeResult.FAILURE);
+    assertThat(o.output()).startsWith("Get \"http://127.0.0.1:" + closed + "/\": ");
+  }
+
+  @Test
+  void tcpConnectSucceedsOnAListeningSocket() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      assertThat(new Prober.TcpSocketProber(null, s.getLocalPort()).probe(TARGET))
+          .isEqualTo(Outcome.success(""));
+    }
+  }
+
+  @Test
+  void tcpConnectFailsOnAClosedPortLikeUpstream() throws IOException {
+    int closed = closedPort();
+    assertThat(new Prober.TcpSocketProber(LOOPBACK, closed).probe(TARGET))
+        .isEqualTo(
+            Outcome.failure("dial tcp 127.0.0.1:" + closed + ": connect: connection refused"));
+  }
+
+  @Test
+  void execFollowsTheExitCodeAndTimeout() {
+    FakeExecRunner runner = new FakeExecRunner();
+    Prober.ExecProber exec = new Prober.ExecProber(List.of("cat", "/tmp/healthy"), runner);
+
+    runner.setResult(new ExecRunner.ExecResult(0, "healthy", false));
+    assertThat(exec.probe(TARGET)).isEqualTo(Outcome.success("healthy"));
+    runner.setResult(new ExecRunner.ExecResult(1, "no such file", false));
+    assertThat(exec.probe(TARGET)).isEqualTo(Outcome.failure("no such file"));
+    runner.setResult(new ExecRunner.ExecResult(-1, "", true));
+    assertThat(exec.probe(TARGET)).isEqualTo(Outcome.failure("command timed out"));
+    runner.setError(new IllegalStateException("no such container"));
+    assertThat(exec.probe(TARGET).result()).isEqualTo(ProbeResult.UNKNOWN);
+
+    assertThat(runner.calls())
+        .first()
+        .isEqualTo(
+            new FakeExecRunner.Call(
+                "docker://c1", List.of("cat", "/tmp/healthy"), Duration.ofSeconds(2)));
+  }
+
+  @Test
+  void grpcIsUnsupported() {
+    assertThat(new Prober.GrpcProber(9090, null).probe(TARGET))
+        .isEqualTo(Outcome.unknown("gRPC probes are not supported by jkubelet"));
+  }
+
+  /** A loopback port that nothing listens on (bound, then closed). */
+  private static int closedPort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+}
