@@ -147,22 +147,14 @@ class ClusterE2EIT {
   }
 
   private void apply(String yaml) throws Exception {
-    Kubectl.runWithInput(yaml, "-n", ns, "apply", "-f", "-").ok();
+    Kubectl.apply(ns, yaml);
   }
 
   private String pod(String name, String command) {
-    return """
-        apiVersion: v1
-        kind: Pod
-        metadata: {name: %s}
-        spec:
-          nodeName: %s
-          terminationGracePeriodSeconds: 2
-          automountServiceAccountToken: false
-          containers:
-          - {name: c, image: jkubelet/busybox:1.35, command: [sh, -c, "%s"]}
-        """
-        .formatted(name, node, command);
+    return Kubectl.boundPod(
+        name,
+        node,
+        "  - {name: c, image: jkubelet/busybox:1.35, command: [sh, -c, \"" + command + "\"]}");
   }
 
   @Test

@@ -65,7 +65,7 @@ class EventsE2EIT {
   }
 
   private void apply(String yaml) throws Exception {
-    Kubectl.runWithInput(yaml, "-n", ns, "apply", "-f", "-").ok();
+    Kubectl.apply(ns, yaml);
   }
 
   private String describe(String pod) throws Exception {
@@ -93,18 +93,7 @@ class EventsE2EIT {
   }
 
   private static String pod(String name, String node, String containers) {
-    return """
-        apiVersion: v1
-        kind: Pod
-        metadata: {name: %s}
-        spec:
-          nodeName: %s
-          terminationGracePeriodSeconds: 2
-          automountServiceAccountToken: false
-          containers:
-        %s
-        """
-        .formatted(name, node, containers);
+    return Kubectl.boundPod(name, node, containers);
   }
 
   @Test

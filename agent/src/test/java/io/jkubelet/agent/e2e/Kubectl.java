@@ -75,5 +75,30 @@ final class Kubectl {
     }
   }
 
+  /** {@code kubectl -n NS apply -f -} with the YAML on stdin. */
+  static void apply(String namespace, String yaml) throws IOException, InterruptedException {
+    runWithInput(yaml, "-n", namespace, "apply", "-f", "-").ok();
+  }
+
+  /**
+   * A pod bound to {@code node} by {@code nodeName} (no scheduler needed), with a short grace
+   * period and no service account token; {@code containers} is the YAML list of its containers,
+   * each line indented by two spaces.
+   */
+  static String boundPod(String name, String node, String containers) {
+    return """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: %s}
+        spec:
+          nodeName: %s
+          terminationGracePeriodSeconds: 2
+          automountServiceAccountToken: false
+          containers:
+        %s
+        """
+        .formatted(name, node, containers);
+  }
+
   private Kubectl() {}
 }
