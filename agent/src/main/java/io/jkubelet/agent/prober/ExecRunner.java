@@ -1,12 +1,14 @@
 package io.jkubelet.agent.prober;
 
+import io.jkubelet.agent.runtime.ExecResult;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * Runs a command inside a running container, for exec probes. The Docker implementation comes
- * later. Implementations must be thread-safe: workers call them from a shared scheduler.
+ * Runs a command inside a running container, for exec probes: {@code Runtime::exec} in production.
+ * Implementations must be thread-safe: workers call them from a shared scheduler.
  */
+@FunctionalInterface
 public interface ExecRunner {
   /**
    * Runs {@code command} in the container and waits at most {@code timeout}.
@@ -15,11 +17,4 @@ public interface ExecRunner {
    *     thrown away, as upstream does with prober errors)
    */
   ExecResult exec(String containerId, List<String> command, Duration timeout);
-
-  /** The exit code and combined output of a command, or that it timed out. */
-  record ExecResult(int exitCode, String output, boolean timedOut) {
-    public ExecResult {
-      output = output == null ? "" : output;
-    }
-  }
 }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.prober;
 
+import io.jkubelet.agent.runtime.ExecResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
@@ -173,7 +174,7 @@ public sealed interface Prober
       if (target.containerId() == null || target.containerId().isEmpty()) {
         return Outcome.unknown("exec probe: no container id");
       }
-      ExecRunner.ExecResult r;
+      ExecResult r;
       try {
         r = runner.exec(target.containerId(), command, target.timeout());
       } catch (RuntimeException e) {

@@ -51,6 +51,14 @@ public interface Runtime {
   /** Removes a container. Missing containers are not an error. */
   void removeContainer(String containerId);
 
+  /**
+   * Runs a command in a running container and waits for it at most {@code timeout}, as the CRI's
+   * {@code ExecSync}: for exec probes and lifecycle hooks. A command that cannot be started (no
+   * such container, not running, no such executable) throws {@link RuntimeError}; a command that
+   * runs and fails is a result with its exit code. The output kept is capped.
+   */
+  ExecResult exec(String containerId, List<String> command, Duration timeout);
+
   /** Whether the image is present locally. */
   boolean imagePresent(String image);
 

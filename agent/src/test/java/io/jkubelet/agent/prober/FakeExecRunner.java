@@ -1,5 +1,6 @@
 package io.jkubelet.agent.prober;
 
+import io.jkubelet.agent.runtime.ExecResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.jkubelet.agent.runtime.ExecResult;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -153,11 +154,11 @@ class ProberTest {
     FakeExecRunner runner = new FakeExecRunner();
     Prober.ExecProber exec = new Prober.ExecProber(List.of("cat", "/tmp/healthy"), runner);
 
-    runner.setResult(new ExecRunner.ExecResult(0, "healthy", false));
+    runner.setResult(new ExecResult(0, "healthy", false));
     assertThat(exec.probe(TARGET)).isEqualTo(Outcome.success("healthy"));
-    runner.setResult(new ExecRunner.ExecResult(1, "no such file", false));
+    runner.setResult(new ExecResult(1, "no such file", false));
     assertThat(exec.probe(TARGET)).isEqualTo(Outcome.failure("no such file"));
-    runner.setResult(new ExecRunner.ExecResult(-1, "", true));
+    runner.setResult(new ExecResult(-1, "", true));
     assertThat(exec.probe(TARGET)).isEqualTo(Outcome.failure("command timed out"));
     runner.setError(new IllegalStateException("no such container"));
     assertThat(exec.probe(TARGET).result()).isEqualTo(ProbeResult.UNKNOWN);

@@ -26,6 +26,8 @@ public final class FakeRuntime implements Runtime {
   private final Map<String, RuntimeError> failNext = new HashMap<>();
   private boolean down;
   private Runnable onStop = () -> {};
+  private java.util.function.BiFunction<Fake, List<String>, ExecResult> onExec =
+      (c, cmd) -> new ExecResult(0, "", false);
 
   /** Runs during every stop, e.g. to step a fake clock as a slow runtime would take time. */
   public synchronized void onStop(Runnable r) {
@@ -306,6 +308,30 @@ public final class FakeRuntime implements Runtime {
   public synchronized void removeContainer(String containerId) {
     call("removeContainer", containerId);
     containers.remove(containerId);
+  }
+
+  /** What {@link #exec} answers for a running container; by default exit 0. */
+  public synchronized void onExec(java.util.function.BiFunction<Fake, List<String>, ExecResult> f) {
+    onExec = f;
+  }
+
+  @Override
+  public ExecResult exec(String containerId, List<String> command, Duration timeout) {
+    java.util.function.BiFunction<Fake, List<String>, ExecResult> f;
+    Fake c;
+    synchronized (this) {
+      call("exec", containerId + " " + String.join(" ", command));
+      c = containers.get(containerId);
+      if (c == null) {
+        throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+      }
+      if (c.state != ContainerState.RUNNING) {
+        throw new RuntimeError(
+            RuntimeError.Kind.OTHER, "container " + containerId + " is not running");
+      }
+      f = onExec;
+    }
+    return f.apply(c, command); // outside the lock: a hook may wait, as a real one would
   }
 
   @Override

@@ -30,6 +30,7 @@ import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
+import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
@@ -708,6 +709,11 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     } catch (RuntimeError e) {
       log.warn("DockerRuntime: could not remove {}: {}", idOrName, e.getMessage());
     }
+  }
+
+  @Override
+  public ExecResult exec(String containerId, List<String> command, Duration timeout) {
+    throw new RuntimeError(Kind.OTHER, "exec is not implemented yet");
   }
 
   // ---------------------------------------------------------------------------------------------
