@@ -8,6 +8,7 @@ import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
 import io.jkubelet.agent.podconfig.Annotations;
+import io.jkubelet.agent.prober.ProbeManager;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.Runtime;
@@ -59,6 +60,8 @@ final class Housekeeping {
   /** Null in standalone mode. */
   private final MirrorClient mirrors;
 
+  private final ProbeManager probes;
+
   private Instant lastContainerGc = Instant.EPOCH;
 
   Housekeeping(
@@ -73,7 +76,9 @@ final class Housekeeping {
       Clock clock,
       Duration containerGcPeriod,
       MirrorClient mirrors,
+      ProbeManager probes,
       Backoff... backoffs) {
+    this.probes = probes;
     this.mirrors = mirrors;
     this.runtime = runtime;
     this.manager = manager;
@@ -116,6 +121,7 @@ final class Housekeeping {
 
     // Forget what belongs to pods that are gone from both the config and the runtime.
     workers.forgetNonExistent(desired);
+    probes.cleanupPods(desired);
     statuses.removeOrphanedStatuses(desired);
     for (String uid : cache.uids()) {
       if (!desired.contains(uid) && !runtimePods.containsKey(uid)) {

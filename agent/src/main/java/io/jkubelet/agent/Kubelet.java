@@ -10,6 +10,7 @@ import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.kuberuntime.ImagePuller;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.kuberuntime.Volumes;
+import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.loop.LoopInput;
 import io.jkubelet.agent.loop.Select;
 import io.jkubelet.agent.loop.SyncHandler;
@@ -27,6 +28,9 @@ import io.jkubelet.agent.podconfig.HttpSource;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.podconfig.PodUpdate;
 import io.jkubelet.agent.podconfig.Sources;
+import io.jkubelet.agent.prober.ProbeManager;
+import io.jkubelet.agent.prober.ProberEvent;
+import io.jkubelet.agent.prober.ResultsManager;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.server.ReadOnlyServer;
 import io.jkubelet.agent.status.ReasonCache;
@@ -35,6 +39,7 @@ import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Sleeper;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
@@ -81,6 +86,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
   static final Duration CONTAINER_GC_PERIOD = Duration.ofMinutes(1);
   static final int PLEG_CHANNEL_CAPACITY = 1000;
   static final int CONFIG_CHANNEL_CAPACITY = 50;
+  static final int PROBE_CHANNEL_CAPACITY = 1000;
 
   private final KubeletOptions options;
   private final Clock clock;
@@ -95,6 +101,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
   private final Select select = new Select();
   private final Select.Channel<PodUpdate> configCh;
   private final Select.Channel<PodLifecycleEvent> plegCh;
+  private final Select.Channel<ProberEvent> probeCh;
   private final Select.Channel<Instant> syncCh;
   private final Select.Channel<Instant> housekeepingCh;
   private final PodConfig podConfig;
@@ -107,6 +114,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
   private final WorkQueue workQueue;
   private final PodWorkers workers;
   private final RuntimeManager runtimeManager;
+  private final ProbeManager probes;
   private final Housekeeping housekeeping;
   private final SyncLoop loop;
   private final ReadOnlyServer server;
@@ -188,6 +196,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
 
     configCh = select.channel("config", CONFIG_CHANNEL_CAPACITY, LoopInput.Config::new);
     plegCh = select.channel("pleg", PLEG_CHANNEL_CAPACITY, LoopInput.Pleg::new);
+    probeCh = select.channel("probe", PROBE_CHANNEL_CAPACITY, LoopInput.Probe::new);
     syncCh = select.channel("sync", 1, LoopInput.SyncTick::new);
     housekeepingCh = select.channel("housekeeping", 1, LoopInput.HousekeepingTick::new);
 
@@ -222,6 +231,14 @@ public final class Kubelet implements SyncHandler, Lifecycle {
     Backoff crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     Backoff pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     Volumes volumes = new Volumes(options.rootDir());
+    probes =
+        new ProbeManager(
+            new ResultsManager(this::sendProbeResult),
+            runtime::exec,
+            statuses::getPodStatus,
+            recorder,
+            clock,
+            () -> ThreadLocalRandom.current().nextDouble());
     runtimeManager =
         new RuntimeManager(
             runtime,
@@ -233,7 +250,8 @@ public final class Kubelet implements SyncHandler, Lifecycle {
             options.podInfraImage(),
             config.podInfraOomScoreAdj(),
             () -> hostIp,
-            workerExecutor);
+            workerExecutor,
+            new HookRunner(runtime::exec, probes::httpClient, Sleeper.SYSTEM));
     workQueue = new WorkQueue(clock);
     PodSync sync =
         new PodSync(
@@ -246,7 +264,9 @@ public final class Kubelet implements SyncHandler, Lifecycle {
             () -> hostIp,
             p -> rejected.contains(p.getMetadata().getUid()),
             new OomEvents(recorder, clock.instant()),
-            recorder);
+            recorder,
+            probes::health,
+            probes::failedProbe);
     workers =
         new PodWorkers(
             sync,
@@ -269,6 +289,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
             clock,
             CONTAINER_GC_PERIOD,
             cluster == null ? null : cluster.mirrors(),
+            probes,
             crashBackoff,
             pullBackoff);
     background =
@@ -289,6 +310,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
     Map<String, Supplier<Health>> checks = new LinkedHashMap<>();
     checks.put("syncloop", loop::healthy);
     checks.put("pleg", pleg::healthy);
+    checks.put("prober", probes::healthy);
     checks.put("runtime", this::runtimeHealth);
     checks.put("events", events.broadcaster()::healthy);
     for (Lifecycle source : sources) {
@@ -317,6 +339,14 @@ public final class Kubelet implements SyncHandler, Lifecycle {
     }
   }
 
+  /** A probe result changed: the loop syncs the pod. Never blocks a probe worker. */
+  private void sendProbeResult(ProberEvent e) {
+    if (!probeCh.offer(e)) {
+      // The periodic resync still picks the change up; only its promptness is lost.
+      log.warn("SyncLoop: the probe channel is full; dropped {}", e);
+    }
+  }
+
   // --- lifecycle ---
 
   @Override
@@ -338,6 +368,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
     recorder.event(
         Refs.node(options.nodeName()), EventType.Normal, "Starting", "Starting kubelet.");
     statuses.start();
+    probes.start();
     if (server != null) {
       server.start();
     }
@@ -360,6 +391,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
       cluster.node().stop();
     }
     loop.stop();
+    probes.stop();
     pleg.stop();
     Executors2.shutdown(background, 2000);
     Executors2.shutdown(workerExecutor, 5000);
@@ -408,6 +440,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
         continue;
       }
       workers.update(UpdatePodOptions.of(pod, WorkType.CREATE));
+      probes.addPod(pod);
     }
   }
 
@@ -449,6 +482,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
         continue;
       }
       rejected.remove(pod.getMetadata().getUid());
+      probes.removePod(pod.getMetadata().getUid());
       workers.update(
           new UpdatePodOptions(pod, WorkType.KILL, new KillPodOptions(null, true, "pod removed")));
     }

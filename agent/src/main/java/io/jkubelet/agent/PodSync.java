@@ -5,6 +5,7 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.kuberuntime.Actions;
 import io.jkubelet.agent.kuberuntime.Configs;
 import io.jkubelet.agent.kuberuntime.PodSyncResult;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
@@ -12,6 +13,7 @@ import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.status.ContainerHealth;
 import io.jkubelet.agent.status.ReasonCache;
 import io.jkubelet.agent.status.StatusGenerator;
 import io.jkubelet.agent.status.StatusManager;
@@ -23,6 +25,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -49,7 +52,13 @@ final class PodSync implements PodSyncFn {
   private final Predicate<Pod> rejected;
   private final OomEvents oomEvents;
   private final EventRecorder recorder;
+  private final Function<String, ContainerHealth> health;
+  private final Actions.FailedProbes failedProbes;
 
+  /**
+   * @param health what the probes say of a pod's containers, by pod UID
+   * @param failedProbes which probe a running container failed, so that it is restarted
+   */
   PodSync(
       Runtime runtime,
       RuntimeManager manager,
@@ -60,7 +69,11 @@ final class PodSync implements PodSyncFn {
       Supplier<String> hostIp,
       Predicate<Pod> rejected,
       OomEvents oomEvents,
-      EventRecorder recorder) {
+      EventRecorder recorder,
+      Function<String, ContainerHealth> health,
+      Actions.FailedProbes failedProbes) {
+    this.health = health;
+    this.failedProbes = failedProbes;
     this.oomEvents = oomEvents;
     this.recorder = recorder;
     this.runtime = runtime;
@@ -122,7 +135,7 @@ final class PodSync implements PodSyncFn {
 
     PodSyncResult result;
     try {
-      result = manager.syncPod(pod, status, id -> false);
+      result = manager.syncPod(pod, status, failedProbes);
     } catch (RuntimeManager.SyncError e) {
       // Show what is there, then let the worker retry with backoff.
       Observed after = inspect(pod, ref);
@@ -182,7 +195,13 @@ final class PodSync implements PodSyncFn {
     var previous = statuses.getPodStatus(pod.getMetadata().getUid()).orElse(null);
     var api =
         StatusGenerator.generate(
-            pod, status, reasons, previous, clock.instant(), hostIp.get(), (name, id) -> true);
+            pod,
+            status,
+            reasons,
+            previous,
+            clock.instant(),
+            hostIp.get(),
+            health.apply(pod.getMetadata().getUid()));
     statuses.setPodStatus(pod, api);
     return api;
   }

@@ -3,6 +3,7 @@ package io.jkubelet.agent.events;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.jkubelet.agent.util.Sleeper;
 import io.jkubelet.agent.util.TokenBucket;
 import java.time.Clock;
 import java.time.Duration;

@@ -13,6 +13,11 @@ public final class Reasons {
   public static final String BACK_OFF = "BackOff";
   public static final String EXCEEDED_GRACE_PERIOD = "ExceededGracePeriod";
 
+  // Probe and lifecycle hook events.
+  public static final String UNHEALTHY = "Unhealthy";
+  public static final String FAILED_POST_START_HOOK = "FailedPostStartHook";
+  public static final String FAILED_PRE_STOP_HOOK = "FailedPreStopHook";
+
   // Pod events.
   public static final String FAILED_KILL_POD = "FailedKillPod";
   public static final String FAILED_CREATE_POD_CONTAINER = "FailedCreatePodContainer";

@@ -12,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Predicate;
 
 /**
  * Computes {@link PodActions} from a pod and its runtime status: a pure function, ported from
@@ -24,10 +23,20 @@ public final class Actions {
   /** The result of looking for the next init container to run. */
   record InitProgress(ContainerStatus lastFailed, Container next, boolean done) {}
 
+  /** Which probe a running container failed, by its runtime id: "liveness" or "startup". */
+  @FunctionalInterface
+  public interface FailedProbes {
+    Optional<String> of(String containerId);
+
+    /** No probes, or none failed. */
+    FailedProbes NONE = id -> Optional.empty();
+  }
+
   /**
-   * @param livenessFailed whether a container (by runtime id) failed its liveness or startup probe
+   * @param failedProbes which probe, if any, a running container failed: it is killed and, unless
+   *     the restart policy is Never, restarted
    */
-  public static PodActions compute(Pod pod, PodStatus status, Predicate<String> livenessFailed) {
+  public static PodActions compute(Pod pod, PodStatus status, FailedProbes failedProbes) {
     List<Container> inits = inits(pod);
     List<Container> apps = pod.getSpec().getContainers();
     SandboxDecision sb = sandboxChanged(pod, status);
@@ -92,11 +101,12 @@ public final class Actions {
       }
       String message;
       boolean restart = restartOnFailure(pod);
+      Optional<String> failedProbe;
       if (!ContainerHash.of(c).equals(cs.get().hash())) {
         message = "Container " + c.getName() + " definition changed";
         restart = true;
-      } else if (livenessFailed.test(cs.get().id())) {
-        message = "Container " + c.getName() + " failed liveness probe";
+      } else if ((failedProbe = failedProbes.of(cs.get().id())).isPresent()) {
+        message = "Container " + c.getName() + " failed " + failedProbe.get() + " probe";
       } else {
         keep++;
         continue;

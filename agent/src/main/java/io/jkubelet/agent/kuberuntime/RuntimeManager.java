@@ -8,6 +8,7 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.Labels;
@@ -30,7 +31,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +62,10 @@ public final class RuntimeManager {
   private final int oomScoreAdj;
   private final Supplier<String> hostIp;
   private final ExecutorService parallel;
+  private final HookRunner hooks;
+
+  /** How long a postStart hook may run before it counts as failed (upstream has no bound). */
+  static final Duration POST_START_TIMEOUT = Duration.ofMinutes(2);
 
   public RuntimeManager(
       Runtime runtime,
@@ -73,7 +77,9 @@ public final class RuntimeManager {
       String infraImage,
       int oomScoreAdj,
       Supplier<String> hostIp,
-      ExecutorService parallel) {
+      ExecutorService parallel,
+      HookRunner hooks) {
+    this.hooks = hooks;
     this.runtime = runtime;
     this.images = images;
     this.volumes = volumes;
@@ -96,11 +102,11 @@ public final class RuntimeManager {
   /**
    * Brings the pod's containers to what its spec asks.
    *
-   * @param livenessFailed whether the container (by runtime id) failed a liveness or startup probe
+   * @param failedProbes which probe, if any, a running container (by runtime id) failed
    */
-  public PodSyncResult syncPod(Pod pod, PodStatus status, Predicate<String> livenessFailed)
+  public PodSyncResult syncPod(Pod pod, PodStatus status, Actions.FailedProbes failedProbes)
       throws SyncError {
-    PodActions actions = Actions.compute(pod, status, livenessFailed);
+    PodActions actions = Actions.compute(pod, status, failedProbes);
     if (actions.isNoop()) {
       return PodSyncResult.NOOP;
     }
@@ -286,6 +292,19 @@ public final class RuntimeManager {
         throw new StartFailure(WaitingReasons.RUN_CONTAINER_ERROR, e.getMessage());
       }
       recorder.eventf(ref, EventType.Normal, Reasons.STARTED, "Started container %s", c.getName());
+      if (c.getLifecycle() != null && c.getLifecycle().getPostStart() != null) {
+        Optional<String> failed =
+            hooks.run(pod, c, id, podIp.get(), c.getLifecycle().getPostStart(), POST_START_TIMEOUT);
+        if (failed.isPresent()) {
+          recorder.event(ref, EventType.Warning, Reasons.FAILED_POST_START_HOOK, failed.get());
+          killContainer(
+              pod,
+              new Target(c.getName(), id, init, podIp.get()),
+              gracePeriod(pod, null, Map.of()),
+              "FailedPostStartHook");
+          throw new StartFailure(WaitingReasons.POST_START_HOOK_ERROR, failed.get());
+        }
+      }
       return null;
     } catch (StartFailure f) {
       if (isImageFailure(f.reason())) {
@@ -341,11 +360,11 @@ public final class RuntimeManager {
     List<Future<?>> kills = new ArrayList<>();
     for (ContainerStatus c : status.containers()) {
       if (c.running() || c.state() == io.jkubelet.agent.runtime.ContainerState.UNKNOWN) {
-        Duration grace = gracePeriod(pod, graceOverride, c);
+        Duration grace = gracePeriod(pod, graceOverride, c.labels());
         kills.add(
             parallel.submit(
                 () -> {
-                  killContainer(pod, c, grace, "Stopping container " + c.name());
+                  killContainer(pod, Target.of(c, status), grace, "Stopping container " + c.name());
                   return null;
                 }));
       }
@@ -390,11 +409,11 @@ public final class RuntimeManager {
     for (ContainerStatus c : status.containers()) {
       PodActions.KillInfo info = toKill.get(c.id());
       if (info != null) {
-        Duration grace = gracePeriod(pod, null, c);
+        Duration grace = gracePeriod(pod, null, c.labels());
         kills.add(
             parallel.submit(
                 () -> {
-                  killContainer(pod, c, grace, info.message());
+                  killContainer(pod, Target.of(c, status), grace, info.message());
                   return null;
                 }));
       }
@@ -406,11 +425,34 @@ public final class RuntimeManager {
     }
   }
 
-  private void killContainer(Pod pod, ContainerStatus c, Duration grace, String message) {
-    boolean init = "init".equals(c.labels().get(Labels.CONTAINER_KIND));
-    var ref = Refs.container(pod, c.name(), init);
+  /** A container to kill: its name, runtime id, kind, and its pod's IP (for an HTTP preStop). */
+  record Target(String name, String id, boolean init, String podIp) {
+    static Target of(ContainerStatus c, PodStatus status) {
+      return new Target(
+          c.name(), c.id(), "init".equals(c.labels().get(Labels.CONTAINER_KIND)), status.ip());
+    }
+  }
+
+  /**
+   * Kills one container as upstream's {@code killContainer}: the Killing event, the preStop hook
+   * (within the grace period, whose rest is then the stop's grace, never under {@link #MIN_GRACE}),
+   * then SIGTERM and SIGKILL after the grace period. A failed preStop hook is a Warning {@code
+   * FailedPreStopHook}, and the kill goes on.
+   */
+  private void killContainer(Pod pod, Target c, Duration grace, String message) {
+    var ref = Refs.container(pod, c.name(), c.init());
     recorder.event(ref, EventType.Normal, Reasons.KILLING, message);
     Instant start = clock.instant();
+    Container spec = spec(pod, c.name(), c.init());
+    if (spec != null && spec.getLifecycle() != null && spec.getLifecycle().getPreStop() != null) {
+      hooks
+          .run(pod, spec, c.id(), c.podIp(), spec.getLifecycle().getPreStop(), grace)
+          .ifPresent(
+              msg -> recorder.event(ref, EventType.Warning, Reasons.FAILED_PRE_STOP_HOOK, msg));
+      Duration left = grace.minus(Duration.between(start, clock.instant()));
+      grace = left.compareTo(MIN_GRACE) < 0 ? MIN_GRACE : left;
+      start = clock.instant();
+    }
     runtime.stopContainer(c.id(), grace);
     // SIGKILL follows the grace period at once; a runtime that takes much longer is stuck.
     if (Duration.between(start, clock.instant()).compareTo(grace.plus(EXCEEDED_GRACE_SLACK)) > 0) {
@@ -420,6 +462,18 @@ public final class RuntimeManager {
           Reasons.EXCEEDED_GRACE_PERIOD,
           "Container runtime did not kill the pod within specified grace period.");
     }
+  }
+
+  /** The container's spec in the pod, or null (a pod made from labels has none). */
+  private static Container spec(Pod pod, String name, boolean init) {
+    if (pod.getSpec() == null) {
+      return null;
+    }
+    List<Container> list = init ? Actions.inits(pod) : pod.getSpec().getContainers();
+    if (list == null) {
+      return null;
+    }
+    return list.stream().filter(x -> name.equals(x.getName())).findFirst().orElse(null);
   }
 
   /** How much longer than the grace period a stop may take before it counts as exceeded. */
@@ -444,7 +498,7 @@ public final class RuntimeManager {
    * grace period, else (for an orphan known only from the runtime) the one recorded on the
    * container; never under {@link #MIN_GRACE}.
    */
-  static Duration gracePeriod(Pod pod, Duration override, ContainerStatus c) {
+  static Duration gracePeriod(Pod pod, Duration override, Map<String, String> labels) {
     Duration d;
     if (override != null) {
       d = override;
@@ -453,7 +507,7 @@ public final class RuntimeManager {
     } else if (pod.getSpec() != null && pod.getSpec().getTerminationGracePeriodSeconds() != null) {
       d = Duration.ofSeconds(pod.getSpec().getTerminationGracePeriodSeconds());
     } else {
-      d = Duration.ofSeconds(Labels.intLabel(c.labels(), Labels.TERMINATION_GRACE_PERIOD, 30));
+      d = Duration.ofSeconds(Labels.intLabel(labels, Labels.TERMINATION_GRACE_PERIOD, 30));
     }
     return d.compareTo(MIN_GRACE) < 0 ? MIN_GRACE : d;
   }

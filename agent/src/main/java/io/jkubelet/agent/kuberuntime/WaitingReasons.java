@@ -12,6 +12,7 @@ public final class WaitingReasons {
   public static final String CREATE_CONTAINER_CONFIG_ERROR = "CreateContainerConfigError";
   public static final String CREATE_CONTAINER_ERROR = "CreateContainerError";
   public static final String RUN_CONTAINER_ERROR = "RunContainerError";
+  public static final String POST_START_HOOK_ERROR = "PostStartHookError";
 
   private WaitingReasons() {}
 }

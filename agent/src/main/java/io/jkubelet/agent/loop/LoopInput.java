@@ -2,6 +2,7 @@ package io.jkubelet.agent.loop;
 
 import io.jkubelet.agent.pleg.PodLifecycleEvent;
 import io.jkubelet.agent.podconfig.PodUpdate;
+import io.jkubelet.agent.prober.ProberEvent;
 import java.time.Instant;
 
 /** One input of the sync loop: what {@code syncLoopIteration} selects on upstream. */
@@ -12,9 +13,8 @@ public sealed interface LoopInput {
   /** A container change the PLEG saw. */
   record Pleg(PodLifecycleEvent event) implements LoopInput {}
 
-  /** A probe result changed: sync the pod now. */
-  record ProbeResult(String podUid, String container, String probe, boolean success)
-      implements LoopInput {}
+  /** A probe's published result changed: sync the pod now, whatever the probe. */
+  record Probe(ProberEvent event) implements LoopInput {}
 
   /** Time to sync pods that are due for their periodic resync or a retry. */
   record SyncTick(Instant at) implements LoopInput {}

@@ -3,6 +3,7 @@ package io.jkubelet.agent.loop;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.pleg.PodLifecycleEvent;
 import io.jkubelet.agent.podconfig.PodUpdate;
+import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
 import java.time.Clock;
@@ -100,8 +101,23 @@ public final class SyncLoop implements Lifecycle {
           handler.cleanUpContainersInPod(d.podUid(), d.containerId());
         }
       }
-      case LoopInput.ProbeResult r ->
-          podByUid.apply(r.podUid()).ifPresent(pod -> handler.handlePodSyncs(List.of(pod)));
+      case LoopInput.Probe p -> {
+        switch (p.event()) {
+          case ProberEvent.ResultChange c ->
+              podByUid
+                  .apply(c.podUid())
+                  .ifPresent(
+                      pod -> {
+                        log.debug(
+                            "SyncLoop (PROBE): {} probe of {}/{} is now {}",
+                            c.type(),
+                            pod.getMetadata().getName(),
+                            c.containerName(),
+                            c.result());
+                        handler.handlePodSyncs(List.of(pod));
+                      });
+        }
+      }
       case LoopInput.SyncTick t -> {
         List<Pod> due = podsToSync.get();
         if (!due.isEmpty()) {

@@ -6,10 +6,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -20,14 +23,15 @@ import org.slf4j.LoggerFactory;
  * /worker.go}, v1.20): it counts consecutive results and publishes a result only when a threshold
  * is crossed.
  *
- * <p>Design: workers do not own threads. {@link #start()} schedules {@link #probeOnce()} on a
- * shared scheduler every period, after a random first delay within the period so that probes of
- * pods that start together spread out. Time decisions (the initial delay) read the injected clock;
- * only the period's ticking belongs to the scheduler.
+ * <p>Design: workers own no thread. {@link #start()} puts a tick on the shared timer every period,
+ * after a random first delay within the period so that probes of pods that start together (or of
+ * every pod after a restart of jkubelet) spread out. A tick hands one attempt to the shared attempt
+ * executor and returns at once, so a slow attempt never delays another worker's tick; a tick that
+ * finds the previous attempt still running is skipped, as upstream's worker would wait. Time
+ * decisions (the initial delay, the stats) read the injected clock.
  *
- * <p>Thread-safe: {@code this} guards the probing state ({@link #containerId}, {@link #lastResult},
- * {@link #resultRun}, {@link #onHold}, {@link #future}). NOTE: an attempt holds a scheduler thread
- * for up to the probe's timeout; size the shared scheduler for that.
+ * <p>Thread-safe: {@code lock} guards the probing state. It is a {@link ReentrantLock}, not {@code
+ * synchronized}, because attempts run on virtual threads and hold it across the attempt's I/O.
  */
 public final class ProbeWorker implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(ProbeWorker.class);
@@ -46,16 +50,59 @@ public final class ProbeWorker implements Lifecycle {
     }
   }
 
+  /** Told of every attempt that ran, conclusive or not: for events and stats. */
+  @FunctionalInterface
+  public interface Listener {
+    void attempted(Key key, String containerId, Outcome outcome);
+
+    Listener NONE = (k, id, o) -> {};
+  }
+
+  /**
+   * What every worker shares.
+   *
+   * @param timer ticks the workers; only ticks run on it, never attempts
+   * @param attempts runs the attempts, e.g. a virtual-thread-per-task executor
+   * @param random uniform in [0, 1), for the first delay
+   */
+  public record Shared(
+      ResultsManager results,
+      Listener listener,
+      Clock clock,
+      ScheduledExecutorService timer,
+      Executor attempts,
+      DoubleSupplier random) {
+    public Shared {
+      Objects.requireNonNull(results, "results");
+      Objects.requireNonNull(listener, "listener");
+      Objects.requireNonNull(clock, "clock");
+      Objects.requireNonNull(timer, "timer");
+      Objects.requireNonNull(attempts, "attempts");
+      Objects.requireNonNull(random, "random");
+    }
+  }
+
+  /**
+   * How regularly a worker's attempts started: their number, the mean interval between the starts
+   * of consecutive attempts, the interval furthest from the period, and the ticks skipped because
+   * the previous attempt was still running.
+   */
+  public record Stats(
+      Key key,
+      Duration period,
+      long attempts,
+      Duration meanInterval,
+      Duration worstInterval,
+      long skipped) {}
+
   private final Key key;
   private final Prober prober;
   private final ProbeSettings settings;
   private final Supplier<Optional<ContainerSnapshot>> container;
-  private final BooleanSupplier startupDone;
-  private final ResultsManager results;
-  private final Clock clock;
-  private final ScheduledExecutorService scheduler;
-  private final DoubleSupplier random;
+  private final Shared shared;
 
+  private final ReentrantLock lock = new ReentrantLock();
+  private final AtomicBoolean inFlight = new AtomicBoolean();
   private String containerId;
   private ProbeResult lastResult = ProbeResult.UNKNOWN;
   private int resultRun;
@@ -64,32 +111,26 @@ public final class ProbeWorker implements Lifecycle {
   private boolean started;
   private boolean finished;
   private Outcome lastOutcome;
+  private long attempts;
+  private long skipped;
+  private Instant firstAttempt;
+  private Instant lastAttempt;
+  private Duration worstInterval;
 
   /**
    * @param container the container as the pod status shows it now; empty while it has no status
-   * @param startupDone whether the container's startup probe succeeded; {@code () -> true} when it
-   *     has none. Liveness and readiness wait for it; a startup probe stops once it is true.
-   * @param random uniform in [0, 1), for the first delay
    */
   public ProbeWorker(
       Key key,
       Prober prober,
       ProbeSettings settings,
       Supplier<Optional<ContainerSnapshot>> container,
-      BooleanSupplier startupDone,
-      ResultsManager results,
-      Clock clock,
-      ScheduledExecutorService scheduler,
-      DoubleSupplier random) {
+      Shared shared) {
     this.key = Objects.requireNonNull(key, "key");
     this.prober = Objects.requireNonNull(prober, "prober");
     this.settings = Objects.requireNonNull(settings, "settings");
     this.container = Objects.requireNonNull(container, "container");
-    this.startupDone = Objects.requireNonNull(startupDone, "startupDone");
-    this.results = Objects.requireNonNull(results, "results");
-    this.clock = Objects.requireNonNull(clock, "clock");
-    this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
-    this.random = Objects.requireNonNull(random, "random");
+    this.shared = Objects.requireNonNull(shared, "shared");
   }
 
   public Key key() {
@@ -97,60 +138,129 @@ public final class ProbeWorker implements Lifecycle {
   }
 
   /** The outcome of the latest attempt that ran, for events and logs. */
-  public synchronized Optional<Outcome> lastOutcome() {
-    return Optional.ofNullable(lastOutcome);
-  }
-
-  /** Schedules the worker on the shared scheduler. Idempotent. */
-  @Override
-  public synchronized void start() {
-    if (started) {
-      return;
+  public Optional<Outcome> lastOutcome() {
+    lock.lock();
+    try {
+      return Optional.ofNullable(lastOutcome);
+    } finally {
+      lock.unlock();
     }
-    started = true;
-    long periodMs = settings.period().toMillis();
-    double r = Math.min(Math.max(random.getAsDouble(), 0.0), 1.0);
-    long firstMs = (long) (r * periodMs);
-    future = scheduler.scheduleAtFixedRate(this::tick, firstMs, periodMs, TimeUnit.MILLISECONDS);
-    log.debug("Prober {} started, first attempt in {}ms", key, firstMs);
   }
 
-  /** Cancels the schedule and forgets the published result, as upstream on stop. Idempotent. */
+  /** How regularly the attempts ran so far. */
+  public Stats stats() {
+    lock.lock();
+    try {
+      Duration mean =
+          attempts < 2
+              ? Duration.ZERO
+              : Duration.between(firstAttempt, lastAttempt).dividedBy(attempts - 1);
+      return new Stats(
+          key,
+          settings.period(),
+          attempts,
+          mean,
+          worstInterval == null ? Duration.ZERO : worstInterval,
+          skipped);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether the worker stopped, by {@link #stop()} or because its container ended for good. */
+  public boolean finished() {
+    lock.lock();
+    try {
+      return finished;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Puts the worker on the shared timer. Idempotent. */
   @Override
-  public synchronized void stop() {
+  public void start() {
+    lock.lock();
+    try {
+      if (started || finished) {
+        return;
+      }
+      started = true;
+      long periodMs = settings.period().toMillis();
+      double r = Math.min(Math.max(shared.random().getAsDouble(), 0.0), 1.0);
+      long firstMs = (long) (r * periodMs);
+      future =
+          shared.timer().scheduleAtFixedRate(this::tick, firstMs, periodMs, TimeUnit.MILLISECONDS);
+      log.debug("Prober {} started, first attempt in {}ms", key, firstMs);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Takes the worker off the timer and forgets the published result, as upstream on stop.
+   * Idempotent. An attempt in flight finishes, but publishes nothing.
+   */
+  @Override
+  public void stop() {
+    lock.lock();
+    try {
+      cancel();
+      if (containerId != null) {
+        shared.results().remove(containerId, key.type());
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void cancel() {
     if (future != null) {
       future.cancel(false);
       future = null;
-    }
-    if (started && containerId != null) {
-      results.remove(containerId, key.type());
     }
     finished = true;
   }
 
   @Override
-  public synchronized Health healthy() {
-    if (!started) {
-      return Health.failing("Prober " + key + " not started");
+  public Health healthy() {
+    lock.lock();
+    try {
+      return started ? Health.OK : Health.failing("Prober " + key + " not started");
+    } finally {
+      lock.unlock();
     }
-    return Health.OK;
   }
 
+  /** On the timer: hands one attempt to the attempt executor, unless one is still running. */
   private void tick() {
+    if (!inFlight.compareAndSet(false, true)) {
+      lock.lock();
+      try {
+        skipped++;
+      } finally {
+        lock.unlock();
+      }
+      log.debug("Prober {}: previous attempt still running; tick skipped", key);
+      return;
+    }
+    try {
+      shared.attempts().execute(this::attempt);
+    } catch (RejectedExecutionException e) {
+      inFlight.set(false); // shutting down
+    }
+  }
+
+  private void attempt() {
     try {
       if (!probeOnce()) {
-        synchronized (this) {
-          if (future != null) {
-            future.cancel(false);
-            future = null;
-          }
-          finished = true;
-        }
         log.debug("Prober {} stopped: container terminated for good", key);
       }
     } catch (RuntimeException e) {
-      // NOTE: an exception would silently cancel a fixed-rate schedule; keep going, as upstream.
+      // Never let one bad attempt end the worker: log it and try again next period.
       log.warn("Prober {} attempt failed unexpectedly", key, e);
+    } finally {
+      inFlight.set(false);
     }
   }
 
@@ -161,10 +271,24 @@ public final class ProbeWorker implements Lifecycle {
    *
    * @return whether the worker should keep going
    */
-  public synchronized boolean probeOnce() {
-    if (finished) {
-      return false;
+  public boolean probeOnce() {
+    lock.lock();
+    try {
+      if (finished) {
+        return false;
+      }
+      boolean keepGoing = step();
+      if (!keepGoing) {
+        cancel();
+      }
+      return keepGoing;
+    } finally {
+      lock.unlock();
     }
+  }
+
+  private boolean step() {
+    ResultsManager results = shared.results();
     Optional<ContainerSnapshot> snap = container.get();
     if (snap.isEmpty()) {
       return true; // no status yet
@@ -181,6 +305,7 @@ public final class ProbeWorker implements Lifecycle {
       return true;
     }
     if (!c.containerId().equals(containerId)) {
+      // A new container: the old one's state goes, as if its worker were replaced.
       if (containerId != null) {
         results.remove(containerId, key.type());
       }
@@ -198,18 +323,19 @@ public final class ProbeWorker implements Lifecycle {
       results.set(key.podUid(), key.containerName(), containerId, key.type(), ProbeResult.FAILURE);
       return true;
     }
-    Instant now = clock.instant();
+    Instant now = shared.clock().instant();
     if (c.startedAt() != null
         && Duration.between(c.startedAt(), now).compareTo(settings.initialDelay()) < 0) {
       return true;
     }
-    boolean startedUp = startupDone.getAsBoolean();
-    if (key.type() == ProbeType.STARTUP ? startedUp : !startedUp) {
-      return true;
+    if (key.type() == ProbeType.STARTUP ? c.started() : !c.started()) {
+      return true; // startup is done for a startup probe; not yet for the others
     }
 
+    recordAttempt(now);
     Outcome outcome = prober.probe(new ProbeTarget(c.podIp(), containerId, settings.timeout()));
     lastOutcome = outcome;
+    shared.listener().attempted(key, containerId, outcome);
     ProbeResult result = outcome.result();
     if (result == ProbeResult.UNKNOWN) {
       log.debug("Prober {} attempt inconclusive: {}", key, outcome.output());
@@ -236,5 +362,20 @@ public final class ProbeWorker implements Lifecycle {
       resultRun = 0;
     }
     return true;
+  }
+
+  private void recordAttempt(Instant now) {
+    if (lastAttempt != null) {
+      Duration interval = Duration.between(lastAttempt, now);
+      Duration off = interval.minus(settings.period()).abs();
+      if (worstInterval == null
+          || off.compareTo(worstInterval.minus(settings.period()).abs()) > 0) {
+        worstInterval = interval;
+      }
+    } else {
+      firstAttempt = now;
+    }
+    lastAttempt = now;
+    attempts++;
   }
 }

@@ -25,7 +25,7 @@ import java.util.Objects;
  * ExecRunner}) are thread-safe.
  */
 public sealed interface Prober
-    permits Prober.HttpGetProber, Prober.TcpSocketProber, Prober.ExecProber, Prober.GrpcProber {
+    permits Prober.HttpGetProber, Prober.TcpSocketProber, Prober.ExecProber {
 
   /** The user agent of HTTP probes unless the probe sets its own, as upstream v1.20. */
   String USER_AGENT = "kube-probe/1.20";
@@ -184,17 +184,6 @@ public sealed interface Prober
         return Outcome.failure("command timed out");
       }
       return r.exitCode() == 0 ? Outcome.success(r.output()) : Outcome.failure(r.output());
-    }
-  }
-
-  /**
-   * A gRPC health check. Not supported: there is no gRPC library here (and v1.20 has no gRPC
-   * probes), so every attempt is {@code UNKNOWN} and thrown away.
-   */
-  record GrpcProber(int port, String service) implements Prober {
-    @Override
-    public Outcome probe(ProbeTarget target) {
-      return Outcome.unknown("gRPC probes are not supported by jkubelet");
     }
   }
 

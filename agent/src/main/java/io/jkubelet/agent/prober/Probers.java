@@ -3,7 +3,6 @@ package io.jkubelet.agent.prober;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerPort;
 import io.fabric8.kubernetes.api.model.ExecAction;
-import io.fabric8.kubernetes.api.model.GRPCAction;
 import io.fabric8.kubernetes.api.model.HTTPGetAction;
 import io.fabric8.kubernetes.api.model.HTTPHeader;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -26,6 +25,13 @@ import javax.net.ssl.X509ExtendedTrustManager;
 /** Builds validated {@link Prober}s from probe definitions. Stateless and thread-safe. */
 public final class Probers {
   private Probers() {}
+
+  /**
+   * Why a gRPC probe is refused. The health-checking protocol needs HTTP/2 without TLS from the
+   * first byte, which the JDK's client cannot speak, and no gRPC library is among ours.
+   */
+  static final String GRPC_UNSUPPORTED =
+      "grpc probes are not supported by jkubelet; use exec, httpGet or tcpSocket";
 
   /**
    * Validates a probe definition of a container and builds its prober. Named ports are resolved
@@ -58,13 +64,15 @@ public final class Probers {
     if (handlers.size() > 1) {
       return invalid("may not specify more than 1 handler type, got " + handlers);
     }
+    if (handlers.get(0).equals("grpc")) {
+      return new ProbeDefinition.InvalidProbe(GRPC_UNSUPPORTED);
+    }
     try {
       Prober prober =
           switch (handlers.get(0)) {
             case "exec" -> exec(probe.getExec(), execRunner);
             case "httpGet" -> httpGet(probe.getHttpGet(), container, httpClient);
-            case "tcpSocket" -> tcpSocket(probe.getTcpSocket(), container);
-            default -> grpc(probe.getGrpc());
+            default -> tcpSocket(probe.getTcpSocket(), container);
           };
       return new ProbeDefinition.Valid(prober, settings);
     } catch (IllegalArgumentException e) {
@@ -72,7 +80,12 @@ public final class Probers {
     }
   }
 
-  private static Prober exec(ExecAction a, ExecRunner runner) {
+  /**
+   * An exec handler, for probes and lifecycle hooks.
+   *
+   * @throws IllegalArgumentException when the command is empty
+   */
+  public static Prober.ExecProber exec(ExecAction a, ExecRunner runner) {
     List<String> command = a.getCommand() == null ? List.of() : a.getCommand();
     if (command.isEmpty()) {
       throw new IllegalArgumentException("exec.command: must not be empty");
@@ -83,7 +96,12 @@ public final class Probers {
     return new Prober.ExecProber(command, runner);
   }
 
-  private static Prober httpGet(HTTPGetAction a, Container c, HttpClient client) {
+  /**
+   * An HTTP GET handler, for probes and lifecycle hooks; named ports resolve from the container.
+   *
+   * @throws IllegalArgumentException for a bad port, scheme or header
+   */
+  public static Prober.HttpGetProber httpGet(HTTPGetAction a, Container c, HttpClient client) {
     int port = port("httpGet.port", a.getPort(), c);
     Prober.Scheme scheme;
     String s = a.getScheme() == null || a.getScheme().isEmpty() ? "HTTP" : a.getScheme();
@@ -110,13 +128,6 @@ public final class Probers {
 
   private static Prober tcpSocket(TCPSocketAction a, Container c) {
     return new Prober.TcpSocketProber(a.getHost(), port("tcpSocket.port", a.getPort(), c));
-  }
-
-  private static Prober grpc(GRPCAction a) {
-    if (a.getPort() == null) {
-      throw new IllegalArgumentException("grpc.port: required");
-    }
-    return new Prober.GrpcProber(checkRange("grpc.port", a.getPort()), a.getService());
   }
 
   /**

@@ -23,7 +23,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.BiPredicate;
 
 /**
  * Generates a pod's API status from its runtime status, as upstream's {@code generateAPIPodStatus}
@@ -39,7 +38,7 @@ public final class StatusGenerator {
   /**
    * @param previous the status generated last time (for transition times, start time, and the
    *     terminated states of containers that were garbage collected), or null
-   * @param ready whether a running container (name, runtime id) passes its readiness checks
+   * @param health what the probes say of each running container: its ready and started flags
    */
   public static PodStatus generate(
       Pod pod,
@@ -48,7 +47,7 @@ public final class StatusGenerator {
       PodStatus previous,
       Instant now,
       String hostIp,
-      BiPredicate<String, String> ready) {
+      ContainerHealth health) {
     List<Container> inits = Actions.inits(pod);
     List<Container> apps = pod.getSpec().getContainers();
     List<io.fabric8.kubernetes.api.model.ContainerStatus> initStatuses =
@@ -59,7 +58,7 @@ public final class StatusGenerator {
             previous == null ? null : previous.getInitContainerStatuses(),
             inits,
             true,
-            ready);
+            health);
     List<io.fabric8.kubernetes.api.model.ContainerStatus> appStatuses =
         containerStatuses(
             pod,
@@ -68,7 +67,7 @@ public final class StatusGenerator {
             previous == null ? null : previous.getContainerStatuses(),
             apps,
             false,
-            ready);
+            health);
     appStatuses.sort(
         Comparator.comparing(io.fabric8.kubernetes.api.model.ContainerStatus::getName));
 
@@ -109,7 +108,7 @@ public final class StatusGenerator {
       List<io.fabric8.kubernetes.api.model.ContainerStatus> previous,
       List<Container> containers,
       boolean init,
-      BiPredicate<String, String> ready) {
+      ContainerHealth health) {
     Map<String, io.fabric8.kubernetes.api.model.ContainerStatus> old = new HashMap<>();
     if (previous != null) {
       previous.forEach(p -> old.put(p.getName(), p));
@@ -158,8 +157,8 @@ public final class StatusGenerator {
       if (n == 0) {
         io.fabric8.kubernetes.api.model.ContainerStatus fresh = convert(cs);
         if (fresh.getState().getRunning() != null) {
-          fresh.setReady(ready.test(cs.name(), cs.id()));
-          fresh.setStarted(true);
+          fresh.setReady(health.ready(cs.name(), cs.id()));
+          fresh.setStarted(health.started(cs.name(), cs.id()));
         }
         // Keep the previous lastState until a second container shows one.
         fresh.setLastState(st.getLastState());

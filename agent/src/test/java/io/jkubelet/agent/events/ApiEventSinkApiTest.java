@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.TestApiServer;
+import io.jkubelet.agent.util.Sleeper;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

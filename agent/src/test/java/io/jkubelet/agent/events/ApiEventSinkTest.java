@@ -9,6 +9,8 @@ import ch.qos.logback.core.read.ListAppender;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.RecordingSleeper;
+import io.jkubelet.agent.util.Sleeper;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;

@@ -86,7 +86,9 @@ class ActionsTest {
 
   private PodActions compute(Pod pod) {
     return Actions.compute(
-        pod, new PodStatus(new PodRef("u1", "p", "default"), sandboxes, containers), id -> false);
+        pod,
+        new PodStatus(new PodRef("u1", "p", "default"), sandboxes, containers),
+        Actions.FailedProbes.NONE);
   }
 
   @Test

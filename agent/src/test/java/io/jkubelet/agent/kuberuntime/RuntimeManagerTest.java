@@ -6,10 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.lifecycle.HookRunner;
+import io.jkubelet.agent.prober.Probers;
 import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.RecordingSleeper;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -29,6 +32,10 @@ class RuntimeManagerTest {
   private final EventRecorder recorder = (o, t, reason, msg) -> events.add(reason + ": " + msg);
   private final ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
 
+  private final RecordingSleeper sleeper = new RecordingSleeper(clock);
+  private final HookRunner hooks =
+      new HookRunner(runtime::exec, Probers::insecureHttpClient, sleeper);
+
   private RuntimeManager manager() {
     Backoff pull = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     return new RuntimeManager(
@@ -41,7 +48,8 @@ class RuntimeManagerTest {
         "jkubelet/pause:3.2",
         0,
         () -> "10.1.1.1",
-        pool);
+        pool,
+        hooks);
   }
 
   @AfterEach
@@ -59,7 +67,7 @@ class RuntimeManagerTest {
   void killingUsesTheGracePeriodButNeverLessThanTwoSeconds() throws Exception {
     RuntimeManager m = manager();
     Pod pod = podWithGrace(0);
-    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false);
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
     m.killPod(pod, runtime.podStatus(Configs.ref(pod)), null, false);
     assertThat(runtime.all())
         .filteredOn(f -> !f.sandbox)
@@ -68,7 +76,7 @@ class RuntimeManagerTest {
 
     Pod slow = podWithGrace(45);
     slow.getMetadata().setUid("u2");
-    m.syncPod(slow, runtime.podStatus(Configs.ref(slow)), id -> false);
+    m.syncPod(slow, runtime.podStatus(Configs.ref(slow)), Actions.FailedProbes.NONE);
     m.killPod(slow, runtime.podStatus(Configs.ref(slow)), null, true);
     assertThat(events).contains("Killing: Stopping container a", "Killing: Stopping container b");
     assertThat(runtime.all()).as("removed").noneMatch(f -> f.labels.containsValue("u2"));
@@ -78,7 +86,7 @@ class RuntimeManagerTest {
   void anOrphanKnownOnlyFromTheRuntimeIsKilledWithTheGracePeriodOnItsContainers() throws Exception {
     RuntimeManager m = manager();
     Pod pod = podWithGrace(7);
-    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false);
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
     Pod orphan =
         new io.fabric8.kubernetes.api.model.PodBuilder()
             .withNewMetadata()
@@ -100,7 +108,7 @@ class RuntimeManagerTest {
   void aRuntimeThatTakesFarLongerThanTheGracePeriodIsReported() throws Exception {
     RuntimeManager m = manager();
     Pod pod = podWithGrace(2);
-    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false);
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
     runtime.onStop(() -> clock.step(Duration.ofSeconds(8)));
     m.killPod(pod, runtime.podStatus(Configs.ref(pod)), null, false);
     assertThat(events)
@@ -113,7 +121,7 @@ class RuntimeManagerTest {
   void aStopWithinTheGracePeriodIsNotReported() throws Exception {
     RuntimeManager m = manager();
     Pod pod = podWithGrace(2);
-    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false);
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
     runtime.onStop(() -> clock.step(Duration.ofSeconds(2)));
     m.killPod(pod, runtime.podStatus(Configs.ref(pod)), null, false);
     assertThat(events).noneMatch(e -> e.startsWith("ExceededGracePeriod"));
@@ -124,7 +132,7 @@ class RuntimeManagerTest {
     Pod pod = podWithGrace(30);
     var empty = runtime.podStatus(Configs.ref(pod));
     runtime.clearCalls();
-    PodSyncResult r = manager().syncPod(pod, empty, id -> false);
+    PodSyncResult r = manager().syncPod(pod, empty, Actions.FailedProbes.NONE);
     assertThat(r.anyFailed()).isFalse();
     assertThat(runtime.calls())
         .filteredOn(c -> !c.startsWith("imagePresent"))
@@ -143,7 +151,9 @@ class RuntimeManagerTest {
     runtime.failNext("runPodSandbox", new RuntimeError(RuntimeError.Kind.START, "no room"));
     Pod pod = podWithGrace(30);
     assertThatThrownBy(
-            () -> manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false))
+            () ->
+                manager()
+                    .syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE))
         .isInstanceOf(RuntimeManager.SyncError.class);
     assertThat(events).contains("FailedCreatePodSandBox: Failed to create pod sandbox: no room");
   }
@@ -152,7 +162,8 @@ class RuntimeManagerTest {
   void aCreateFailureIsReportedPerContainerAndTheOthersStillStart() throws Exception {
     runtime.failNext("createContainer", new RuntimeError(RuntimeError.Kind.CREATE, "bad spec"));
     Pod pod = podWithGrace(30);
-    PodSyncResult r = manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), id -> false);
+    PodSyncResult r =
+        manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
     assertThat(r.starts())
         .extracting(s -> s.container() + "=" + (s.failure() == null ? "ok" : s.failure().reason()))
         .containsExactly("a=CreateContainerError", "b=ok");

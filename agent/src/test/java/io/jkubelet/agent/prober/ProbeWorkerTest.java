@@ -9,6 +9,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -27,14 +29,25 @@ class ProbeWorkerTest {
   private final List<ProberEvent> events = new ArrayList<>();
   private final ResultsManager results = new ResultsManager(events::add);
   private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+  private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
+  private final List<String> attempted = new CopyOnWriteArrayList<>();
+  private final ProbeWorker.Shared shared =
+      new ProbeWorker.Shared(
+          results,
+          (key, id, outcome) -> attempted.add(key.type() + " " + id + " " + outcome.result()),
+          clock,
+          scheduler,
+          attempts,
+          () -> 0.5);
   private Optional<ContainerSnapshot> snapshot =
       Optional.of(ContainerSnapshot.running(CID, "127.0.0.1", started));
-  private boolean startupDone = true;
 
   @AfterEach
   void shutdown() throws InterruptedException {
     scheduler.shutdown();
+    attempts.shutdown();
     scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    attempts.awaitTermination(5, TimeUnit.SECONDS);
   }
 
   private ProbeWorker worker(ProbeType type, ProbeSettings settings) {
@@ -43,11 +56,7 @@ class ProbeWorkerTest {
         new Prober.ExecProber(List.of("true"), runner),
         settings,
         () -> snapshot,
-        () -> startupDone,
-        results,
-        clock,
-        scheduler,
-        () -> 0.0);
+        shared);
   }
 
   private static ProbeSettings settings(int delaySeconds, int success, int failure) {
@@ -173,7 +182,7 @@ class ProbeWorkerTest {
 
   @Test
   void livenessAndReadinessWaitForStartup() {
-    startupDone = false;
+    snapshot = snapshot.map(c -> c.withStarted(false));
     ProbeWorker liveness = worker(ProbeType.LIVENESS, settings(0, 1, 1));
     ProbeWorker readiness = worker(ProbeType.READINESS, settings(0, 1, 1));
     ProbeWorker startup = worker(ProbeType.STARTUP, settings(0, 1, 1));
@@ -188,7 +197,7 @@ class ProbeWorkerTest {
     assertThat(published(ProbeType.STARTUP)).isEqualTo(ProbeResult.SUCCESS);
     assertThat(runner.calls()).hasSize(1);
 
-    startupDone = true;
+    snapshot = snapshot.map(c -> c.withStarted(true)); // as the next status shows it
     startup.probeOnce(); // a startup probe stops once startup is done
     assertThat(runner.calls()).hasSize(1);
     liveness.probeOnce();
@@ -222,11 +231,11 @@ class ProbeWorkerTest {
     w.probeOnce();
     assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.SUCCESS);
 
-    snapshot = Optional.of(new ContainerSnapshot(CID, "127.0.0.1", null, false, false));
+    snapshot = Optional.of(new ContainerSnapshot(CID, "127.0.0.1", null, false, false, false));
     assertThat(w.probeOnce()).isTrue();
     assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.FAILURE);
 
-    snapshot = Optional.of(new ContainerSnapshot(CID, "127.0.0.1", null, false, true));
+    snapshot = Optional.of(new ContainerSnapshot(CID, "127.0.0.1", null, false, false, true));
     assertThat(w.probeOnce()).isFalse();
   }
 
@@ -238,11 +247,7 @@ class ProbeWorkerTest {
             new Prober.ExecProber(List.of("true"), runner),
             new ProbeSettings(Duration.ZERO, Duration.ofMillis(20), Duration.ofSeconds(1), 1, 3),
             () -> snapshot,
-            () -> true,
-            results,
-            clock,
-            scheduler,
-            () -> 0.5);
+            shared);
     assertThat(w.healthy().ok()).isFalse();
     assertThat(runner.calls()).isEmpty(); // the constructor starts nothing
 

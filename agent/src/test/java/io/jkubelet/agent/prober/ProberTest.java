@@ -170,12 +170,6 @@ class ProberTest {
                 "docker://c1", List.of("cat", "/tmp/healthy"), Duration.ofSeconds(2)));
   }
 
-  @Test
-  void grpcIsUnsupported() {
-    assertThat(new Prober.GrpcProber(9090, null).probe(TARGET))
-        .isEqualTo(Outcome.unknown("gRPC probes are not supported by jkubelet"));
-  }
-
   /** A loopback port that nothing listens on (bound, then closed). */
   private static int closedPort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

@@ -147,19 +147,28 @@ class ProbersTest {
                     .withNewTcpSocket()
                     .withPort(new IntOrString("http"))
                     .endTcpSocket()
-                    .build(),
-                new ProbeBuilder().withNewGrpc().withPort(9090).endGrpc().build())
+                    .build())
             .map(p -> ((ProbeDefinition.Valid) Probers.of(p, CONTAINER, EXEC, HTTP)).prober())
             .map(
                 p ->
                     switch (p) {
                       case Prober.ExecProber e -> "exec " + e.command();
                       case Prober.TcpSocketProber t -> "tcp " + t.port();
-                      case Prober.GrpcProber g -> "grpc " + g.port();
                       case Prober.HttpGetProber h -> "http " + h.port();
                     })
             .reduce((a, b) -> a + ", " + b)
             .orElseThrow();
-    assertThat(kinds).isEqualTo("exec [cat, /tmp/ok], tcp 8080, grpc 9090");
+    assertThat(kinds).isEqualTo("exec [cat, /tmp/ok], tcp 8080");
+  }
+
+  @Test
+  void grpcIsRefusedAsUnsupportedNotPassedSilently() {
+    assertThat(
+            Probers.of(
+                new ProbeBuilder().withNewGrpc().withPort(9090).endGrpc().build(),
+                CONTAINER,
+                EXEC,
+                HTTP))
+        .isEqualTo(new ProbeDefinition.InvalidProbe(Probers.GRPC_UNSUPPORTED));
   }
 }

@@ -83,7 +83,17 @@ final class ApiStatusFixtures {
         null,
         now,
         HOST_IP,
-        (name, id) -> ready);
+        new ContainerHealth() {
+          @Override
+          public boolean ready(String container, String containerId) {
+            return ready;
+          }
+
+          @Override
+          public boolean started(String container, String containerId) {
+            return true;
+          }
+        });
   }
 
   /** 64 hex digits, as Docker's container ids. */

@@ -68,7 +68,7 @@ class StatusGeneratorTest {
         previous,
         now,
         "192.168.1.5",
-        (n, id) -> true);
+        ContainerHealth.NO_PROBES);
   }
 
   private static String condition(io.fabric8.kubernetes.api.model.PodStatus s, String type) {

@@ -1,4 +1,4 @@
-package io.jkubelet.agent.events;
+package io.jkubelet.agent.util;
 
 import java.time.Duration;
 

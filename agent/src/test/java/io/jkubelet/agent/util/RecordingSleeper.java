@@ -1,16 +1,15 @@
-package io.jkubelet.agent.events;
+package io.jkubelet.agent.util;
 
-import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /** A {@link Sleeper} that records each wait and steps a fake clock by it. Thread-safe. */
-final class RecordingSleeper implements Sleeper {
+public final class RecordingSleeper implements Sleeper {
   private final FakeClock clock;
   private final List<Duration> sleeps = new ArrayList<>();
 
-  RecordingSleeper(FakeClock clock) {
+  public RecordingSleeper(FakeClock clock) {
     this.clock = clock;
   }
 
@@ -20,7 +19,7 @@ final class RecordingSleeper implements Sleeper {
     clock.step(d);
   }
 
-  synchronized List<Duration> sleeps() {
+  public synchronized List<Duration> sleeps() {
     return List.copyOf(sleeps);
   }
 }

@@ -1,0 +1,2 @@
+/** Runs the postStart and preStop lifecycle hooks of containers: exec, httpGet and sleep. */
+package io.jkubelet.agent.lifecycle;

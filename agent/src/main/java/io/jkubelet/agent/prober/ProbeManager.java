@@ -1,0 +1,357 @@
+package io.jkubelet.agent.prober;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.Reasons;
+import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.status.ContainerHealth;
+import io.jkubelet.agent.util.Executors2;
+import io.jkubelet.agent.util.Lifecycle;
+import java.net.http.HttpClient;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.DoubleSupplier;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps one {@link ProbeWorker} per (pod, container, probe type), as upstream's {@code
+ * prober.Manager}: workers are added with a pod and removed with it; a restarted container starts
+ * over in its worker. Every worker ticks on one shared timer thread and runs its attempts on
+ * virtual threads that end with the attempt: there is never a thread per probe.
+ *
+ * <p>Results go to the {@link ResultsManager}, whose changes the sync loop turns into pod syncs;
+ * the syncs read them back through {@link #health} (readiness, startup) and {@link #failedProbe}
+ * (liveness, startup). Each failed attempt is a Warning {@code Unhealthy} event. A probe that
+ * cannot run (a bad definition, gRPC) is reported once with a Warning and counts as never passing:
+ * a container with such a readiness probe is never ready, and one with such a startup probe never
+ * starts its other probes; such a liveness probe never kills.
+ *
+ * <p>Thread-safe: {@code this} guards changes to {@link #workers}, {@link #invalid} and {@link
+ * #pods}, which are concurrent maps so that queries from pod workers need no lock.
+ */
+public final class ProbeManager implements Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(ProbeManager.class);
+
+  private final ResultsManager results;
+  private final ExecRunner exec;
+  private final Function<String, Optional<PodStatus>> apiStatus;
+  private final EventRecorder recorder;
+  private final Clock clock;
+  private final DoubleSupplier random;
+
+  private final Map<ProbeWorker.Key, ProbeWorker> workers = new ConcurrentHashMap<>();
+  private final Map<ProbeWorker.Key, String> invalid = new ConcurrentHashMap<>();
+  private final Map<String, Pod> pods = new ConcurrentHashMap<>();
+
+  private ScheduledExecutorService timer;
+  private ExecutorService attempts;
+  private HttpClient http;
+  private ProbeWorker.Shared shared;
+
+  /**
+   * @param results where workers publish; its consumer is the sync loop
+   * @param exec runs exec probes in containers
+   * @param apiStatus the pod's status as last generated, by pod UID: what workers read of their
+   *     container, as upstream's workers read the status manager
+   * @param random uniform in [0, 1), for each worker's first delay
+   */
+  public ProbeManager(
+      ResultsManager results,
+      ExecRunner exec,
+      Function<String, Optional<PodStatus>> apiStatus,
+      EventRecorder recorder,
+      Clock clock,
+      DoubleSupplier random) {
+    this.results = Objects.requireNonNull(results, "results");
+    this.exec = Objects.requireNonNull(exec, "exec");
+    this.apiStatus = Objects.requireNonNull(apiStatus, "apiStatus");
+    this.recorder = Objects.requireNonNull(recorder, "recorder");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.random = Objects.requireNonNull(random, "random");
+  }
+
+  @Override
+  public synchronized void start() {
+    if (shared != null) {
+      return;
+    }
+    timer = Executors2.scheduler("prober-timer");
+    attempts = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("prober-", 0).factory());
+    http = Probers.insecureHttpClient();
+    shared = new ProbeWorker.Shared(results, this::attempted, clock, timer, attempts, random);
+    log.info("ProbeManager: started");
+  }
+
+  @Override
+  public synchronized void stop() {
+    if (shared == null) {
+      return;
+    }
+    workers.values().forEach(ProbeWorker::stop);
+    workers.clear();
+    invalid.clear();
+    pods.clear();
+    Executors2.shutdown(timer, 1000);
+    Executors2.shutdown(attempts, 2000);
+    http.shutdownNow();
+    http = null;
+    shared = null;
+  }
+
+  @Override
+  public synchronized Health healthy() {
+    if (shared == null) {
+      return Health.failing("ProbeManager is not running");
+    }
+    if (timer.isShutdown()) {
+      return Health.failing("ProbeManager: the timer is shut down");
+    }
+    return Health.OK;
+  }
+
+  /**
+   * Adds a worker for each probe of each app container of the pod that has none yet, and starts it.
+   * A definition that cannot run is reported once, as a Warning {@code Unhealthy} event.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public synchronized void addPod(Pod pod) {
+    if (shared == null) {
+      throw new IllegalStateException("ProbeManager is not started");
+    }
+    String uid = pod.getMetadata().getUid();
+    pods.put(uid, pod);
+    for (Container c : pod.getSpec().getContainers()) {
+      add(pod, c, ProbeType.STARTUP, c.getStartupProbe());
+      add(pod, c, ProbeType.LIVENESS, c.getLivenessProbe());
+      add(pod, c, ProbeType.READINESS, c.getReadinessProbe());
+    }
+  }
+
+  private void add(Pod pod, Container c, ProbeType type, Probe probe) {
+    if (probe == null) {
+      return;
+    }
+    String uid = pod.getMetadata().getUid();
+    ProbeWorker.Key key = new ProbeWorker.Key(uid, c.getName(), type);
+    if (workers.containsKey(key) || invalid.containsKey(key)) {
+      return;
+    }
+    switch (Probers.of(probe, c, exec, http)) {
+      case ProbeDefinition.Valid v -> {
+        ProbeWorker w =
+            new ProbeWorker(
+                key, v.prober(), v.settings(), () -> snapshot(uid, c.getName()), shared);
+        workers.put(key, w);
+        w.start();
+      }
+      case ProbeDefinition.InvalidProbe bad -> {
+        invalid.put(key, bad.message());
+        log.warn(
+            "ProbeManager: {} probe of container {} in pod {}/{} cannot run: {}",
+            typeName(type),
+            c.getName(),
+            pod.getMetadata().getNamespace(),
+            pod.getMetadata().getName(),
+            bad.message());
+        recorder.eventf(
+            Refs.container(pod, c.getName(), false),
+            EventType.Warning,
+            Reasons.UNHEALTHY,
+            "%s probe errored: %s",
+            typeName(type),
+            bad.message());
+      }
+    }
+  }
+
+  /** Stops and forgets the pod's workers and their results. */
+  public synchronized void removePod(String podUid) {
+    pods.remove(podUid);
+    workers
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (!e.getKey().podUid().equals(podUid)) {
+                return false;
+              }
+              e.getValue().stop();
+              return true;
+            });
+    invalid.keySet().removeIf(k -> k.podUid().equals(podUid));
+  }
+
+  /** Removes the workers of every pod not in {@code desired}, as upstream's {@code CleanupPods}. */
+  public synchronized void cleanupPods(Set<String> desired) {
+    for (String uid : Set.copyOf(pods.keySet())) {
+      if (!desired.contains(uid)) {
+        removePod(uid);
+      }
+    }
+  }
+
+  /** What the probes say of the pod's containers, for its status. */
+  public ContainerHealth health(String podUid) {
+    return new ContainerHealth() {
+      @Override
+      public boolean ready(String container, String containerId) {
+        return passed(podUid, container, containerId, ProbeType.READINESS);
+      }
+
+      @Override
+      public boolean started(String container, String containerId) {
+        return passed(podUid, container, containerId, ProbeType.STARTUP);
+      }
+    };
+  }
+
+  /**
+   * As upstream's {@code UpdatePodStatus}: the published result when there is one; otherwise
+   * whether the container has no such probe at all.
+   */
+  private boolean passed(String podUid, String container, String containerId, ProbeType type) {
+    Optional<ProbeResult> r = results.get(containerId, type);
+    if (r.isPresent()) {
+      return r.get() == ProbeResult.SUCCESS;
+    }
+    ProbeWorker.Key key = new ProbeWorker.Key(podUid, container, type);
+    return !workers.containsKey(key) && !invalid.containsKey(key);
+  }
+
+  /**
+   * The probe a running container failed, so that the sync kills and restarts it: "liveness" or
+   * "startup", or empty.
+   */
+  public Optional<String> failedProbe(String containerId) {
+    if (results.get(containerId, ProbeType.LIVENESS).orElse(null) == ProbeResult.FAILURE) {
+      return Optional.of("liveness");
+    }
+    if (results.get(containerId, ProbeType.STARTUP).orElse(null) == ProbeResult.FAILURE) {
+      return Optional.of("startup");
+    }
+    return Optional.empty();
+  }
+
+  /** How regularly each worker's attempts ran, ordered by pod, container and type. */
+  public List<ProbeWorker.Stats> stats() {
+    List<ProbeWorker.Stats> out = new ArrayList<>();
+    workers.values().forEach(w -> out.add(w.stats()));
+    out.sort(
+        Comparator.comparing((ProbeWorker.Stats s) -> s.key().podUid())
+            .thenComparing(s -> s.key().containerName())
+            .thenComparing(s -> s.key().type()));
+    return out;
+  }
+
+  /**
+   * The HTTP client of probes, for lifecycle hooks to share.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public synchronized HttpClient httpClient() {
+    if (http == null) {
+      throw new IllegalStateException("ProbeManager is not started");
+    }
+    return http;
+  }
+
+  /** How many workers there are; for tests and health pages. */
+  public int workerCount() {
+    return workers.size();
+  }
+
+  /** Each failed or errored attempt is a Warning {@code Unhealthy} event, as upstream. */
+  private void attempted(ProbeWorker.Key key, String containerId, Outcome outcome) {
+    if (outcome.result() == ProbeResult.SUCCESS) {
+      return;
+    }
+    Pod pod = pods.get(key.podUid());
+    if (pod == null) {
+      return; // removed while the attempt ran
+    }
+    recorder.eventf(
+        Refs.container(pod, key.containerName(), false),
+        EventType.Warning,
+        Reasons.UNHEALTHY,
+        "%s probe %s: %s",
+        typeName(key.type()),
+        outcome.result() == ProbeResult.FAILURE ? "failed" : "errored",
+        outcome.output());
+  }
+
+  /** What the container looks like in the pod's status now; empty until the status shows it. */
+  private Optional<ContainerSnapshot> snapshot(String podUid, String container) {
+    Pod pod = pods.get(podUid);
+    Optional<PodStatus> status = apiStatus.apply(podUid);
+    if (pod == null || status.isEmpty() || status.get().getContainerStatuses() == null) {
+      return Optional.empty();
+    }
+    PodStatus s = status.get();
+    for (ContainerStatus cs : s.getContainerStatuses()) {
+      if (!container.equals(cs.getName())) {
+        continue;
+      }
+      var state = cs.getState();
+      boolean running = state != null && state.getRunning() != null;
+      boolean terminated = state != null && state.getTerminated() != null;
+      boolean terminal =
+          "Succeeded".equals(s.getPhase())
+              || "Failed".equals(s.getPhase())
+              || (terminated && "Never".equals(pod.getSpec().getRestartPolicy()));
+      return Optional.of(
+          new ContainerSnapshot(
+              runtimeId(cs.getContainerID()),
+              s.getPodIP(),
+              running ? parse(state.getRunning().getStartedAt()) : null,
+              running,
+              Boolean.TRUE.equals(cs.getStarted()),
+              terminal));
+    }
+    return Optional.empty();
+  }
+
+  /** {@code docker://abc} is {@code abc}: results are keyed by the runtime's own id. */
+  static String runtimeId(String containerId) {
+    if (containerId == null || containerId.isEmpty()) {
+      return null;
+    }
+    int i = containerId.indexOf("://");
+    return i < 0 ? containerId : containerId.substring(i + 3);
+  }
+
+  private static Instant parse(String time) {
+    if (time == null || time.isEmpty()) {
+      return null;
+    }
+    try {
+      return Instant.parse(time);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  /** "Liveness", "Readiness" or "Startup", as upstream's event messages spell them. */
+  static String typeName(ProbeType type) {
+    String n = type.name().toLowerCase();
+    return Character.toUpperCase(n.charAt(0)) + n.substring(1);
+  }
+}
