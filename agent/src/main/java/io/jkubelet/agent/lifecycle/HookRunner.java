@@ -101,9 +101,7 @@ public final class HookRunner {
                   String.join(" ", command), seconds(timeout));
         } else if (r.exitCode() != 0) {
           error =
-              String.format(
-                  "command '%s' exited with %d: %s",
-                  String.join(" ", command), r.exitCode(), r.output());
+              String.format("command '%s' exited with %d", String.join(" ", command), r.exitCode());
         } else {
           return Optional.empty();
         }

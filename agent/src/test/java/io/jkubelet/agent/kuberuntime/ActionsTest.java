@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ActionsTest {
@@ -216,5 +217,52 @@ class ActionsTest {
     PodActions a = compute(pod);
     assertThat(a.createSandbox()).isFalse();
     assertThat(a.containersToStart()).isEmpty();
+  }
+
+  @Test
+  void aContainerThatFailedItsLivenessProbeIsKilledAndRestarted() {
+    Pod pod = pod("Always", false);
+    sandbox(true);
+    container(pod, "a", ContainerState.RUNNING, 0);
+    container(pod, "b", ContainerState.RUNNING, 0);
+    String a = containers.get(0).id();
+    PodActions actions =
+        Actions.compute(
+            pod, status(), id -> id.equals(a) ? Optional.of("liveness") : Optional.empty());
+    assertThat(actions.killPod()).isFalse();
+    assertThat(actions.containersToKill())
+        .containsOnlyKeys(a)
+        .containsEntry(
+            a,
+            new PodActions.KillInfo("a", "Container a failed liveness probe, will be restarted"));
+    assertThat(actions.containersToStart()).containsExactly(0);
+  }
+
+  @Test
+  void aFailedStartupProbeSaysSoAndNeverMeansKillWithoutRestart() {
+    Pod pod = pod("Never", false);
+    sandbox(true);
+    container(pod, "a", ContainerState.RUNNING, 0);
+    container(pod, "b", ContainerState.RUNNING, 0);
+    String b = containers.get(1).id();
+    PodActions actions =
+        Actions.compute(
+            pod, status(), id -> id.equals(b) ? Optional.of("startup") : Optional.empty());
+    assertThat(actions.containersToKill())
+        .containsEntry(b, new PodActions.KillInfo("b", "Container b failed startup probe"));
+    assertThat(actions.containersToStart()).isEmpty();
+  }
+
+  @Test
+  void noFailedProbeLeavesRunningContainersAlone() {
+    Pod pod = pod("Always", false);
+    sandbox(true);
+    container(pod, "a", ContainerState.RUNNING, 0);
+    container(pod, "b", ContainerState.RUNNING, 0);
+    assertThat(Actions.compute(pod, status(), Actions.FailedProbes.NONE).isNoop()).isTrue();
+  }
+
+  private PodStatus status() {
+    return new PodStatus(new PodRef("u1", "p", "default"), sandboxes, containers);
   }
 }

@@ -8,6 +8,8 @@ import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.prober.Probers;
+import io.jkubelet.agent.runtime.ContainerState;
+import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.util.Backoff;
@@ -168,5 +170,103 @@ class RuntimeManagerTest {
         .extracting(s -> s.container() + "=" + (s.failure() == null ? "ok" : s.failure().reason()))
         .containsExactly("a=CreateContainerError", "b=ok");
     assertThat(events).contains("Failed: Error: bad spec");
+  }
+
+  private static Pod hooked(long grace, String lifecycle) {
+    return TestPods.parse(
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p, namespace: default, uid: u1}
+        spec:
+          terminationGracePeriodSeconds: %d
+          containers:
+          - name: a
+            image: 'jkubelet/busybox:1.35'
+            command: [sleep, '3600']
+            lifecycle:
+        %s
+        """
+            .formatted(grace, lifecycle.indent(6).stripTrailing()));
+  }
+
+  private List<String> execAndStopCalls() {
+    return runtime.calls().stream()
+        .filter(c -> c.startsWith("exec") || c.startsWith("stopContainer"))
+        .map(c -> c.replaceAll(" [0-9a-f-]{6,}", " <id>"))
+        .toList();
+  }
+
+  @Test
+  void aFailedPostStartHookIsAWarningAndTheContainerIsKilled() throws Exception {
+    Pod pod = hooked(2, "postStart: {exec: {command: [sh, -c, 'exit 1']}}");
+    runtime.onExec((c, cmd) -> new ExecResult(1, "no config\n", false));
+    PodSyncResult r =
+        manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+
+    assertThat(events)
+        .containsSubsequence(
+            "Started: Started container a",
+            "FailedPostStartHook: Exec lifecycle hook ([sh -c exit 1]) for Container \"a\" in Pod"
+                + " \"p_default(u1)\" failed - error: command 'sh -c exit 1' exited with 1,"
+                + " message: \"no config\\n\"",
+            "Killing: FailedPostStartHook");
+    assertThat(r.starts())
+        .singleElement()
+        .satisfies(s -> assertThat(s.failure().reason()).isEqualTo("PostStartHookError"));
+    assertThat(runtime.named("u1", "a"))
+        .singleElement()
+        .satisfies(f -> assertThat(f.state).isEqualTo(ContainerState.EXITED));
+  }
+
+  @Test
+  void aPostStartHookThatSucceedsRunsInTheStartedContainer() throws Exception {
+    Pod pod = hooked(2, "postStart: {exec: {command: [touch, /started]}}");
+    PodSyncResult r =
+        manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+    assertThat(r.starts()).singleElement().satisfies(s -> assertThat(s.failure()).isNull());
+    assertThat(execAndStopCalls()).containsExactly("exec <id> touch /started");
+    assertThat(runtime.named("u1", "a"))
+        .singleElement()
+        .satisfies(f -> assertThat(f.state).isEqualTo(ContainerState.RUNNING));
+    assertThat(events).noneMatch(e -> e.startsWith("FailedPostStartHook"));
+  }
+
+  @Test
+  void preStopRunsBeforeTheStopAndAFailureDoesNotStopTheKill() throws Exception {
+    Pod pod = hooked(30, "preStop: {exec: {command: [sh, -c, 'exit 2']}}");
+    RuntimeManager m = manager();
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+    runtime.onExec((c, cmd) -> new ExecResult(2, "", false));
+    m.killPod(pod, runtime.podStatus(Configs.ref(pod)), null, false);
+
+    assertThat(execAndStopCalls()).startsWith("exec <id> sh -c exit 2", "stopContainer <id>");
+    assertThat(events)
+        .containsSubsequence(
+            "Killing: Stopping container a",
+            "FailedPreStopHook: Exec lifecycle hook ([sh -c exit 2]) for Container \"a\" in Pod"
+                + " \"p_default(u1)\" failed - error: command 'sh -c exit 2' exited with 2,"
+                + " message: \"\"");
+    assertThat(runtime.named("u1", "a"))
+        .singleElement()
+        .satisfies(f -> assertThat(f.state).isEqualTo(ContainerState.EXITED));
+  }
+
+  @Test
+  void aPreStopHookSpendsTheGracePeriodAndTheStopGetsTheRestButAtLeastTwoSeconds()
+      throws Exception {
+    RuntimeManager m = manager();
+    Pod pod = hooked(30, "preStop: {sleep: {seconds: 5}}");
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+    m.killPod(pod, runtime.podStatus(Configs.ref(pod)), null, false);
+    assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(5));
+    assertThat(runtime.named("u1", "a").get(0).lastStopGrace).isEqualTo(Duration.ofSeconds(25));
+
+    Pod slow = hooked(30, "preStop: {sleep: {seconds: 100}}");
+    slow.getMetadata().setUid("u2");
+    m.syncPod(slow, runtime.podStatus(Configs.ref(slow)), Actions.FailedProbes.NONE);
+    m.killPod(slow, runtime.podStatus(Configs.ref(slow)), null, false);
+    assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(5), Duration.ofSeconds(30));
+    assertThat(runtime.named("u2", "a").get(0).lastStopGrace).isEqualTo(Duration.ofSeconds(2));
   }
 }

@@ -1,0 +1,385 @@
+package io.jkubelet.agent.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jkubelet.agent.runtime.Labels;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Probes and lifecycle hooks, end to end: jkubelet in cluster mode against the real API server and
+ * Docker, with real probe targets (busybox httpd, a TCP listener, files that exec probes test), and
+ * the results asserted through {@code kubectl get} and {@code kubectl describe}. The files that the
+ * probes look at live in a hostPath directory that the tests change from outside.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(300)
+class ProbesE2EIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final String node = "pr-" + UUID.randomUUID().toString().substring(0, 8);
+  private final String ns = "pr-" + UUID.randomUUID().toString().substring(0, 8);
+  private Path tmp;
+  private JkubeletProcess jkubelet;
+
+  @RegisterExtension
+  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
+
+  @BeforeAll
+  void start() throws Exception {
+    tmp = Files.createTempDirectory("jkubelet-probes");
+    Kubectl.run("create", "namespace", ns).ok();
+    Kubectl.run("-n", ns, "create", "serviceaccount", "default").ok();
+    jkubelet =
+        new JkubeletProcess(
+                node,
+                Files.createDirectories(tmp.resolve("manifests")),
+                tmp.resolve("root"),
+                tmp.resolve("jkubelet.log"),
+                List.of("--kubeconfig", Kubectl.kubeconfig().toString(), "--node-ip", "127.0.0.1"))
+            .start();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(
+            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    if (jkubelet != null) {
+      jkubelet.stop();
+    }
+    Kubectl.run("delete", "namespace", ns, "--wait=false");
+    Kubectl.run("delete", "node", node, "--wait=false");
+    TestDocker.removeAll(TestDocker.client(), Labels.NODE, node);
+  }
+
+  /** A directory on the host that a pod mounts at {@code /probe}. */
+  private Path hostDir(String name) throws Exception {
+    return Files.createDirectories(tmp.resolve("host").resolve(name));
+  }
+
+  /**
+   * A pod bound to the node whose containers mount {@code dir} at {@code /probe}; {@code
+   * containers} is the YAML list of its containers, each line indented by two spaces.
+   */
+  private String pod(String name, Path dir, String containers) {
+    return """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: %s}
+        spec:
+          nodeName: %s
+          terminationGracePeriodSeconds: 2
+          automountServiceAccountToken: false
+          volumes:
+          - {name: probe, hostPath: {path: '%s', type: Directory}}
+          containers:
+        %s
+        """
+        .formatted(name, node, dir, containers);
+  }
+
+  private JsonNode get(String pod) throws Exception {
+    return JSON.readTree(Kubectl.run("-n", ns, "get", "pod", pod, "-o", "json").ok().out());
+  }
+
+  /** The READY column of {@code kubectl get pod}, e.g. "1/1". */
+  private String readyColumn(String pod) throws Exception {
+    String line = Kubectl.run("-n", ns, "get", "pod", pod, "--no-headers").ok().out().trim();
+    return line.split("\\s+")[1];
+  }
+
+  private String describe(String pod) throws Exception {
+    return Kubectl.run("-n", ns, "describe", "pod", pod).ok().out();
+  }
+
+  private static JsonNode condition(JsonNode pod, String type) {
+    for (JsonNode c : pod.path("status").path("conditions")) {
+      if (type.equals(c.path("type").asText())) {
+        return c;
+      }
+    }
+    throw new AssertionError("no " + type + " condition in " + pod.path("status"));
+  }
+
+  private static JsonNode container(JsonNode pod) {
+    return pod.path("status").path("containerStatuses").path(0);
+  }
+
+  @Test
+  void aFailingLivenessProbeRestartsTheContainerAndDescribeSaysWhy() throws Exception {
+    Path dir = hostDir("live");
+    Files.writeString(dir.resolve("healthz"), "ok\n");
+    Kubectl.apply(
+        ns,
+        pod(
+            "live",
+            dir,
+            """
+              - name: web
+                image: jkubelet/busybox:1.35
+                command: [httpd, -f, -p, '8080', -h, /probe]
+                ports: [{name: http, containerPort: 8080}]
+                volumeMounts: [{name: probe, mountPath: /probe}]
+                livenessProbe:
+                  httpGet: {path: /healthz, port: http}
+                  periodSeconds: 1
+                  failureThreshold: 2
+            """));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(() -> container(get("live")).path("state").has("running"));
+    String firstId = container(get("live")).path("containerID").asText();
+
+    Files.delete(dir.resolve("healthz")); // httpd now answers 404
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              JsonNode c = container(get("live"));
+              assertThat(c.path("restartCount").asInt()).isGreaterThanOrEqualTo(1);
+              assertThat(c.path("containerID").asText()).isNotEqualTo(firstId);
+            });
+    Files.writeString(dir.resolve("healthz"), "ok again\n"); // the new container stays healthy
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .untilAsserted(
+            () ->
+                assertThat(describe("live"))
+                    .containsPattern(
+                        "Warning\\s+Unhealthy\\s+.*kubelet\\s+Liveness probe failed: HTTP probe"
+                            + " failed with statuscode: 404")
+                    .containsPattern(
+                        "Normal\\s+Killing\\s+.*kubelet\\s+Container web failed liveness probe,"
+                            + " will be restarted"));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              JsonNode c = container(get("live"));
+              assertThat(c.path("state").has("running")).isTrue();
+              assertThat(c.path("lastState").path("terminated").path("exitCode").asInt())
+                  .isNotZero();
+            });
+  }
+
+  @Test
+  void aReadinessProbeMovesReadyBothWaysAndKubectlFollowsWithinTwoSeconds() throws Exception {
+    Path dir = hostDir("ready");
+    Kubectl.apply(
+        ns,
+        pod(
+            "ready",
+            dir,
+            """
+              - name: app
+                image: jkubelet/busybox:1.35
+                command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
+                volumeMounts: [{name: probe, mountPath: /probe}]
+                readinessProbe:
+                  exec: {command: [test, -f, /probe/ready]}
+                  periodSeconds: 1
+                  failureThreshold: 1
+            """));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              JsonNode p = get("ready");
+              assertThat(container(p).path("state").has("running")).isTrue();
+              assertThat(container(p).path("started").asBoolean()).isTrue();
+              assertThat(condition(p, "Ready").path("status").asText()).isEqualTo("False");
+              assertThat(condition(p, "ContainersReady").path("reason").asText())
+                  .isEqualTo("ContainersNotReady");
+              assertThat(readyColumn("ready")).isEqualTo("0/1");
+            });
+    String notReadySince = condition(get("ready"), "Ready").path("lastTransitionTime").asText();
+
+    Files.writeString(dir.resolve("ready"), "");
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(100))
+        .ignoreExceptions()
+        .until(() -> readyColumn("ready").equals("1/1"));
+    JsonNode ready = get("ready");
+    assertThat(condition(ready, "Ready").path("status").asText()).isEqualTo("True");
+    assertThat(condition(ready, "ContainersReady").path("status").asText()).isEqualTo("True");
+    assertThat(container(ready).path("ready").asBoolean()).isTrue();
+    String readySince = condition(ready, "Ready").path("lastTransitionTime").asText();
+    assertThat(readySince).isNotEqualTo(notReadySince);
+
+    Files.delete(dir.resolve("ready"));
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(100))
+        .ignoreExceptions()
+        .until(() -> readyColumn("ready").equals("0/1"));
+    assertThat(condition(get("ready"), "Ready").path("status").asText()).isEqualTo("False");
+    assertThat(container(get("ready")).path("restartCount").asInt()).isZero();
+    assertThat(describe("ready"))
+        .containsPattern("Warning\\s+Unhealthy\\s+.*kubelet\\s+Readiness probe failed");
+  }
+
+  @Test
+  void aSlowStarterWithAStartupProbeIsNotKilledByItsLivenessProbe() throws Exception {
+    Path dir = hostDir("slow");
+    // Listens on 8080 only after 8 s. Without the startup probe, the liveness probe (period 1 s,
+    // one failure) would kill it within its first seconds, again and again.
+    Kubectl.apply(
+        ns,
+        pod(
+            "slow",
+            dir,
+            """
+              - name: app
+                image: jkubelet/busybox:1.35
+                command: [sh, -c, "sleep 8; exec httpd -f -p 8080 -h /probe"]
+                volumeMounts: [{name: probe, mountPath: /probe}]
+                startupProbe:
+                  tcpSocket: {port: 8080}
+                  periodSeconds: 1
+                  failureThreshold: 30
+                livenessProbe:
+                  tcpSocket: {port: 8080}
+                  periodSeconds: 1
+                  failureThreshold: 1
+            """));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              JsonNode c = container(get("slow"));
+              assertThat(c.path("state").has("running")).isTrue();
+              assertThat(c.path("started").asBoolean()).isFalse();
+            });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              JsonNode c = container(get("slow"));
+              assertThat(c.path("started").asBoolean()).isTrue();
+              assertThat(c.path("ready").asBoolean()).isTrue();
+              assertThat(readyColumn("slow")).isEqualTo("1/1");
+            });
+    // Started, and its liveness probe now runs and passes: still the first container.
+    assertThat(container(get("slow")).path("restartCount").asInt()).isZero();
+    String d = describe("slow");
+    assertThat(d).contains("Startup probe failed");
+    assertThat(d).doesNotContain("failed liveness probe").doesNotContain("Liveness probe failed");
+  }
+
+  @Test
+  void hooksRunAndAFailedPostStartHookRestartsTheContainer() throws Exception {
+    Path dir = hostDir("hooks");
+    Kubectl.apply(
+        ns,
+        pod(
+            "hooks",
+            dir,
+            """
+              - name: app
+                image: jkubelet/busybox:1.35
+                command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
+                volumeMounts: [{name: probe, mountPath: /probe}]
+                lifecycle:
+                  postStart:
+                    exec: {command: [sh, -c, 'date > /probe/post-start']}
+                  preStop:
+                    exec: {command: [sh, -c, 'echo bye > /probe/pre-stop']}
+            """));
+    Kubectl.apply(
+        ns,
+        pod(
+            "badhook",
+            dir,
+            """
+              - name: app
+                image: jkubelet/busybox:1.35
+                command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
+                volumeMounts: [{name: probe, mountPath: /probe}]
+                lifecycle:
+                  postStart:
+                    exec: {command: [sh, -c, 'echo no config here; exit 3']}
+            """));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(() -> Files.exists(dir.resolve("post-start")));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              assertThat(describe("badhook"))
+                  .containsPattern(
+                      "Warning\\s+FailedPostStartHook\\s+.*kubelet\\s+Exec lifecycle hook \\(\\[sh"
+                          + " -c echo no config here; exit 3\\]\\) for Container \"app\" in Pod"
+                          + " \"badhook_"
+                          + ns
+                          + "\\(.*\\)\" failed - error: command '.*' exited with 3, message:"
+                          + " \"no config here\\\\n\"");
+              assertThat(container(get("badhook")).path("restartCount").asInt())
+                  .isGreaterThanOrEqualTo(1);
+            });
+
+    Kubectl.run("-n", ns, "delete", "pod", "hooks", "--wait=false").ok();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> assertThat(Files.readString(dir.resolve("pre-stop"))).isEqualTo("bye\n"));
+  }
+
+  @Test
+  void aBadProbeDefinitionIsAWarningAndThePodKeepsRunning() throws Exception {
+    Path dir = hostDir("bad");
+    Kubectl.apply(
+        ns,
+        pod(
+            "badprobe",
+            dir,
+            """
+              - name: app
+                image: jkubelet/busybox:1.35
+                command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
+                volumeMounts: [{name: probe, mountPath: /probe}]
+                livenessProbe:
+                  tcpSocket: {port: nosuchport}
+                  periodSeconds: 1
+            """));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () ->
+                assertThat(describe("badprobe"))
+                    .containsPattern(
+                        "Warning\\s+Unhealthy\\s+.*kubelet\\s+Liveness probe errored: invalid probe:"
+                            + " tcpSocket.port: named port \"nosuchport\" not found"));
+    JsonNode c = container(get("badprobe"));
+    assertThat(c.path("state").has("running")).isTrue();
+    assertThat(c.path("restartCount").asInt()).isZero();
+    assertThat(readyColumn("badprobe")).isEqualTo("1/1");
+  }
+}
