@@ -279,6 +279,11 @@ public final class ProbeManager implements Lifecycle {
     return workers.size();
   }
 
+  /** The workers, for tests that run attempts by hand rather than on the timer. */
+  List<ProbeWorker> workers() {
+    return List.copyOf(workers.values());
+  }
+
   /** Each failed or errored attempt is a Warning {@code Unhealthy} event, as upstream. */
   private void attempted(ProbeWorker.Key key, String containerId, Outcome outcome) {
     if (outcome.result() == ProbeResult.SUCCESS) {
