@@ -54,8 +54,10 @@ public interface Runtime {
   /**
    * Runs a command in a running container and waits for it at most {@code timeout}, as the CRI's
    * {@code ExecSync}: for exec probes and lifecycle hooks. A command that cannot be started (no
-   * such container, not running, no such executable) throws {@link RuntimeError}; a command that
-   * runs and fails is a result with its exit code. The output kept is capped.
+   * such container, not running) throws {@link RuntimeError}; a command that runs and fails is a
+   * result with its exit code. A missing executable may be either: Docker reports it as a result
+   * (exit code 126 or 127, the runtime's message as output), as upstream's probes see it. The
+   * output kept is capped; a null or non-positive {@code timeout} waits without limit.
    */
   ExecResult exec(String containerId, List<String> command, Duration timeout);
 

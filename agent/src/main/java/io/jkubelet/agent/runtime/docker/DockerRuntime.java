@@ -6,6 +6,7 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.command.InspectExecResponse;
 import com.github.dockerjava.api.command.InspectImageResponse;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
@@ -16,11 +17,13 @@ import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.ExposedPort;
+import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.InternetProtocol;
 import com.github.dockerjava.api.model.NetworkSettings;
 import com.github.dockerjava.api.model.Ports;
 import com.github.dockerjava.api.model.PullResponseItem;
+import com.github.dockerjava.api.model.StreamType;
 import com.github.dockerjava.api.model.Volume;
 import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientConfig;
@@ -39,7 +42,10 @@ import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.runtime.SandboxStatus;
+import java.io.ByteArrayOutputStream;
+import java.io.Closeable;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -711,9 +717,207 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     }
   }
 
+  /**
+   * Runs the command as dockershim's {@code ExecSync} did: an exec instance attached to stdout and
+   * stderr (no stdin, no TTY), whose output is collected while it runs and whose exit code is then
+   * read from the exec's inspect. The attach stream is on the long-call client, so a command may
+   * run (silently) for up to {@link #LONG_RESPONSE_TIMEOUT}; the short client would cut it after
+   * {@value #RESPONSE_TIMEOUT_SECONDS} s.
+   *
+   * <p>Stdout and stderr are kept interleaved as they arrive, up to {@link #MAX_EXEC_OUTPUT_BYTES}
+   * bytes; the rest is read and discarded. A null or non-positive {@code timeout} waits without
+   * limit. When the timeout runs out, the result is {@link ExecResult#timeout} with the output so
+   * far.
+   *
+   * <p>A missing container is {@code NOT_FOUND}; a container that is not running is {@code OTHER}
+   * with the engine's message. An executable that does not exist is not an error here: the engine
+   * creates the exec, the start fails inside the container, and the result carries the runtime's
+   * exit code (126 on Docker 20.10, 127 on some runtimes) with its "OCI runtime exec failed"
+   * message as output, which is what upstream's probes report.
+   */
   @Override
   public ExecResult exec(String containerId, List<String> command, Duration timeout) {
-    throw new RuntimeError(Kind.OTHER, "exec is not implemented yet");
+    Objects.requireNonNull(containerId, "containerId");
+    if (command == null || command.isEmpty()) {
+      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given");
+    }
+    boolean bounded = timeout != null && timeout.isPositive();
+    long deadline = bounded ? System.nanoTime() + timeout.toNanos() : 0;
+
+    String execId;
+    try {
+      execId =
+          api.execCreateCmd(containerId)
+              .withCmd(command.toArray(String[]::new))
+              .withAttachStdout(true)
+              .withAttachStderr(true)
+              .exec()
+              .getId();
+    } catch (RuntimeException e) {
+      // 404: no such container; 409: "Container <id> is not running" (or paused, or restarting).
+      throw translate(e, null);
+    }
+
+    ExecCallback callback = new ExecCallback();
+    try {
+      longCalls.execStartCmd(execId).exec(callback);
+      boolean completed;
+      if (bounded) {
+        completed = callback.awaitCompletion(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      } else {
+        callback.awaitCompletion();
+        completed = true;
+      }
+      if (!completed) {
+        // NOTE: Docker has no way to kill an exec'd process, so the command may keep running in
+        // the container after this returns (as with dockershim); only the attach stream is closed.
+        callback.abandon();
+        log.debug(
+            "DockerRuntime: exec {} in {} timed out after {} ms",
+            command,
+            containerId,
+            timeout.toMillis());
+        return ExecResult.timeout(callback.output());
+      }
+      Throwable failure = callback.failure;
+      if (failure != null) {
+        log.debug(
+            "DockerRuntime: exec {} in {} failed: {}", command, containerId, failure.toString());
+        throw failure instanceof RuntimeException re
+            ? translate(re, null)
+            : new RuntimeError(Kind.OTHER, failure.toString(), failure);
+      }
+      Long exitCode = awaitExitCode(execId, bounded, deadline);
+      String output = callback.output();
+      if (exitCode == null) {
+        // The stream ended but the exec still ran at the deadline (see awaitExitCode).
+        log.debug(
+            "DockerRuntime: exec {} in {} closed its output but did not exit in time",
+            command,
+            containerId);
+        return ExecResult.timeout(output);
+      }
+      if (callback.discarded() > 0) {
+        log.debug(
+            "DockerRuntime: exec {} in {}: kept {} bytes of output, discarded {}",
+            command,
+            containerId,
+            MAX_EXEC_OUTPUT_BYTES,
+            callback.discarded());
+      }
+      log.debug("DockerRuntime: exec {} in {} exited with {}", command, containerId, exitCode);
+      return new ExecResult(clampToInt(exitCode), output, false);
+    } catch (InterruptedException e) {
+      callback.abandon();
+      Thread.currentThread().interrupt();
+      throw new RuntimeError(
+          Kind.OTHER, "interrupted while running " + command + " in " + containerId, e);
+    } catch (RuntimeException e) {
+      callback.abandon();
+      throw translate(e, null);
+    }
+  }
+
+  /** The most output {@link #exec} keeps: 10 KiB, as upstream's probes keep. */
+  static final int MAX_EXEC_OUTPUT_BYTES = 10 * 1024;
+
+  /** The first and the longest pause between two inspects in {@link #awaitExitCode}. */
+  private static final Duration EXEC_POLL_FIRST = Duration.ofMillis(5);
+
+  private static final Duration EXEC_POLL_MAX = Duration.ofMillis(500);
+
+  /**
+   * The exit code of an exec whose streams have closed, or null if it still runs at the deadline.
+   * The first inspect normally has it: Docker 20.10 ends the attach stream only once the process
+   * has exited, even one that closed its stdout and stderr early. dockershim nevertheless saw execs
+   * still running after their stream ended and polled for the exit, so this does too, inspecting
+   * again after a growing pause: the engine has no event to wait on short of the whole event
+   * stream.
+   */
+  private Long awaitExitCode(String execId, boolean bounded, long deadline)
+      throws InterruptedException {
+    long pause = EXEC_POLL_FIRST.toNanos();
+    while (true) {
+      InspectExecResponse inspected = api.inspectExecCmd(execId).exec();
+      if (!Boolean.TRUE.equals(inspected.isRunning())) {
+        Long exitCode = inspected.getExitCodeLong();
+        if (exitCode == null) {
+          throw new RuntimeError(Kind.OTHER, "exec " + execId + " ended without an exit code");
+        }
+        return exitCode;
+      }
+      long wait = pause;
+      if (bounded) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return null;
+        }
+        wait = Math.min(wait, left);
+      }
+      log.debug("DockerRuntime: exec {} still runs after its streams closed", execId);
+      TimeUnit.NANOSECONDS.sleep(wait); // a poll's backoff: see the method comment
+      pause = Math.min(pause * 2, EXEC_POLL_MAX.toNanos());
+    }
+  }
+
+  /**
+   * Collects an exec's stdout and stderr (and a TTY's raw stream) in arrival order, up to {@link
+   * #MAX_EXEC_OUTPUT_BYTES}, and the first failure. As {@link PullCallback}, it does not let
+   * docker-java's {@code onError} log at ERROR: the caller is told and decides how loud to be.
+   */
+  private static final class ExecCallback extends ResultCallback.Adapter<Frame> {
+    private final ByteArrayOutputStream kept = new ByteArrayOutputStream(256);
+    private long discarded;
+    private volatile boolean abandoned;
+    volatile Throwable failure;
+
+    @Override
+    public void onStart(Closeable stream) {
+      super.onStart(stream);
+      if (abandoned) {
+        closeQuietly(this); // the caller gave up before the engine answered
+      }
+    }
+
+    @Override
+    public void onNext(Frame frame) {
+      if (frame == null || frame.getPayload() == null) {
+        return;
+      }
+      StreamType type = frame.getStreamType();
+      if (type == StreamType.STDOUT || type == StreamType.STDERR || type == StreamType.RAW) {
+        append(frame.getPayload());
+      }
+    }
+
+    @Override
+    public void onError(Throwable throwable) {
+      if (failure == null && !abandoned) {
+        failure = throwable; // once abandoned, a failure is only the stream being closed
+      }
+      closeQuietly(this); // completes the callback: awaitCompletion returns
+    }
+
+    /** Stops reading: closes the stream, now or as soon as it opens. */
+    void abandon() {
+      abandoned = true;
+      closeQuietly(this);
+    }
+
+    private synchronized void append(byte[] payload) {
+      int keep = Math.min(payload.length, MAX_EXEC_OUTPUT_BYTES - kept.size());
+      kept.write(payload, 0, keep);
+      discarded += payload.length - keep;
+    }
+
+    synchronized long discarded() {
+      return discarded;
+    }
+
+    /** What was kept, as UTF-8; a character cut at the cap becomes U+FFFD. */
+    synchronized String output() {
+      return kept.toString(StandardCharsets.UTF_8);
+    }
   }
 
   // ---------------------------------------------------------------------------------------------

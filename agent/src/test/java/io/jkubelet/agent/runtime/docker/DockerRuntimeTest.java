@@ -22,6 +22,7 @@ import io.jkubelet.agent.runtime.ContainerConfig.Resources;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
+import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
@@ -36,11 +37,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -506,6 +514,168 @@ class DockerRuntimeTest {
   }
 
   @Test
+  void execReturnsTheExitCodeAndOutputOfASuccessfulCommand() {
+    String id = runningContainer();
+
+    ExecResult result = runtime.exec(id, List.of("sh", "-c", "echo hello"), Duration.ofSeconds(30));
+
+    assertThat(result).isEqualTo(new ExecResult(0, "hello\n", false));
+    // No timeout: waits without limit.
+    assertThat(runtime.exec(id, List.of("echo", "again"), null))
+        .isEqualTo(new ExecResult(0, "again\n", false));
+    assertThat(runtime.exec(id, List.of("echo", "zero"), Duration.ZERO))
+        .isEqualTo(new ExecResult(0, "zero\n", false));
+  }
+
+  @Test
+  void execReturnsANonZeroExitCodeWithStdoutAndStderr() {
+    String id = runningContainer();
+
+    ExecResult result =
+        runtime.exec(
+            id, List.of("sh", "-c", "echo out; echo oops >&2; exit 3"), Duration.ofSeconds(30));
+
+    assertThat(result.exitCode()).isEqualTo(3);
+    assertThat(result.timedOut()).isFalse();
+    assertThat(result.output()).contains("out\n").contains("oops\n").hasSize(9);
+  }
+
+  @Test
+  void execThatOutlivesItsTimeoutIsReportedAsTimedOut() {
+    String id = runningContainer();
+
+    long t0 = System.nanoTime();
+    ExecResult result = runtime.exec(id, List.of("sleep", "5"), Duration.ofMillis(500));
+    Duration took = Duration.ofNanos(System.nanoTime() - t0);
+
+    assertThat(result.timedOut()).isTrue();
+    assertThat(result.output()).isEmpty();
+    // Generous: the point is that it does not wait for the command (5 s).
+    assertThat(took).isLessThan(Duration.ofSeconds(4));
+    // The container and the engine are still usable.
+    assertThat(runtime.exec(id, List.of("true"), Duration.ofSeconds(30)).exitCode()).isZero();
+  }
+
+  @Test
+  void execKeepsAtMostTenKibOfOutputButReadsItAll() {
+    String id = runningContainer();
+
+    // 200 kB: more than a pipe buffer, so the command would block if the rest were not read.
+    ExecResult result =
+        runtime.exec(
+            id,
+            List.of("sh", "-c", "yes 0123456789 | head -c 200000; echo done >&2"),
+            Duration.ofSeconds(30));
+
+    assertThat(result.timedOut()).isFalse();
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.output())
+        .hasSize(DockerRuntime.MAX_EXEC_OUTPUT_BYTES)
+        .startsWith("0123456789\n0123456789\n")
+        .doesNotContain("done");
+    assertThat(result.output().length()).isLessThanOrEqualTo(10 * 1024);
+  }
+
+  @Test
+  void execOfACommandThatClosesItsOutputStillWaitsForItsExit() {
+    String id = runningContainer();
+    // Whether the engine ends the attach stream when the command closes its stdout and stderr or
+    // only when it exits (20.10 does the latter), the result is the command's exit.
+    List<String> quietThenExit4 =
+        List.of("sh", "-c", "echo bye; exec >/dev/null 2>&1; sleep 1; exit 4");
+
+    assertThat(runtime.exec(id, quietThenExit4, Duration.ofSeconds(30)))
+        .isEqualTo(new ExecResult(4, "bye\n", false));
+    ExecResult cut =
+        runtime.exec(
+            id, List.of("sh", "-c", "exec >/dev/null 2>&1; sleep 5"), Duration.ofMillis(500));
+    assertThat(cut.timedOut()).isTrue();
+  }
+
+  @Test
+  void execOfAMissingExecutableIsAFailedResult() {
+    String id = runningContainer();
+
+    ExecResult result = runtime.exec(id, List.of("/no/such/binary"), Duration.ofSeconds(30));
+
+    assertThat(result.timedOut()).isFalse();
+    assertThat(result.exitCode()).isNotZero();
+    assertThat(result.output()).isNotBlank();
+  }
+
+  @Test
+  void execInAMissingContainerIsNotFound() {
+    assertThatThrownBy(() -> runtime.exec("0".repeat(64), List.of("true"), Duration.ofSeconds(5)))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.NOT_FOUND));
+  }
+
+  @Test
+  void execInAStoppedContainerFails() {
+    String id = runningContainer();
+    runtime.stopContainer(id, Duration.ZERO);
+
+    assertThatThrownBy(() -> runtime.exec(id, List.of("true"), Duration.ofSeconds(5)))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isNotEqualTo(RuntimeError.Kind.NOT_FOUND))
+        .hasMessageContaining("is not running");
+  }
+
+  @Test
+  void anInterruptedExecThrowsAndKeepsTheInterruptFlag() throws Exception {
+    String id = runningContainer();
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    AtomicBoolean stillInterrupted = new AtomicBoolean();
+    Thread caller =
+        new Thread(
+            () -> {
+              try {
+                runtime.exec(id, List.of("sleep", "30"), Duration.ofSeconds(60));
+              } catch (Throwable t) {
+                thrown.set(t);
+              }
+              stillInterrupted.set(Thread.currentThread().isInterrupted());
+            });
+    caller.start();
+    // Interrupt it once it waits for the command, not while it talks to the engine.
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                Arrays.stream(caller.getStackTrace())
+                    .anyMatch(f -> f.getMethodName().equals("awaitCompletion")));
+    caller.interrupt();
+    caller.join(WAIT);
+
+    assertThat(caller.isAlive()).isFalse();
+    assertThat(thrown.get()).isInstanceOf(RuntimeError.class).hasMessageContaining("interrupted");
+    assertThat(stillInterrupted).isTrue();
+  }
+
+  @Test
+  void concurrentExecsKeepTheirOwnOutput() throws Exception {
+    String id = runningContainer();
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<ExecResult>> results = new ArrayList<>();
+      for (int i = 0; i < 16; i++) {
+        String n = Integer.toString(i);
+        results.add(
+            pool.submit(
+                () ->
+                    runtime.exec(
+                        id, List.of("sh", "-c", "echo $0; exit $0", n), Duration.ofSeconds(30))));
+      }
+      for (int i = 0; i < results.size(); i++) {
+        assertThat(results.get(i).get(60, TimeUnit.SECONDS))
+            .isEqualTo(new ExecResult(i, i + "\n", false));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
   void engineVersionAndType() {
     assertThat(runtime.type()).isEqualTo("docker");
     assertThat(runtime.version()).matches("\\d+\\.\\d+.*");
@@ -570,6 +740,13 @@ class DockerRuntimeTest {
     String id = runtime.createContainer(sandboxId, config);
     runtime.startContainer(id);
     return id;
+  }
+
+  /** A running busybox container ({@code sleep 3600}) in a sandbox of a new pod. */
+  private static String runningContainer() {
+    PodRef pod = newPod();
+    String sandboxId = runtime.runPodSandbox(sandbox(pod, 0));
+    return start(sandboxId, app(pod, "app").build());
   }
 
   private static void awaitExited(String id) {
