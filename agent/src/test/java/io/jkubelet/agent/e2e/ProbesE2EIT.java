@@ -377,9 +377,25 @@ class ProbesE2EIT {
                     .containsPattern(
                         "Warning\\s+Unhealthy\\s+.*kubelet\\s+Liveness probe errored: invalid probe:"
                             + " tcpSocket.port: named port \"nosuchport\" not found"));
-    JsonNode c = container(get("badprobe"));
-    assertThat(c.path("state").has("running")).isTrue();
-    assertThat(c.path("restartCount").asInt()).isZero();
-    assertThat(readyColumn("badprobe")).isEqualTo("1/1");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> assertThat(container(get("badprobe")).path("state").has("running")).isTrue());
+    // An unusable liveness probe never kills: the container runs on, ready (it has no readiness
+    // probe), for longer than the probe's period and failure threshold.
+    String since =
+        container(get("badprobe")).path("state").path("running").path("startedAt").asText();
+    await()
+        .pollDelay(Duration.ofSeconds(4))
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              JsonNode c = container(get("badprobe"));
+              assertThat(c.path("state").path("running").path("startedAt").asText())
+                  .isEqualTo(since);
+              assertThat(c.path("restartCount").asInt()).isZero();
+              assertThat(readyColumn("badprobe")).isEqualTo("1/1");
+            });
   }
 }
