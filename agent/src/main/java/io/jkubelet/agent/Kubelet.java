@@ -327,7 +327,8 @@ public final class Kubelet implements SyncHandler, Lifecycle {
                 config.readOnlyPort(),
                 this::podsWithStatus,
                 checks,
-                events.store());
+                events.store(),
+                probes::stats);
   }
 
   private void sendConfig(PodUpdate u) {

@@ -1,5 +1,8 @@
 package io.jkubelet.agent.server;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.Event;
@@ -8,6 +11,7 @@ import io.fabric8.kubernetes.api.model.EventListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.PodListBuilder;
+import io.jkubelet.agent.prober.ProbeWorker;
 import io.jkubelet.agent.util.Canonical;
 import io.jkubelet.agent.util.Lifecycle;
 import java.io.IOException;
@@ -45,6 +49,7 @@ public final class ReadOnlyServer implements Lifecycle {
   private final Supplier<List<Pod>> pods;
   private final Map<String, Supplier<Health>> checks;
   private final Events events;
+  private final Supplier<List<ProbeWorker.Stats>> probes;
   private HttpServer server;
   private ExecutorService executor;
 
@@ -68,6 +73,23 @@ public final class ReadOnlyServer implements Lifecycle {
       Supplier<List<Pod>> pods,
       Map<String, Supplier<Health>> checks,
       Events events) {
+    this(address, port, pods, checks, events, List::of);
+  }
+
+  /**
+   * @param pods the pods with their current status
+   * @param checks named health checks, in the order /healthz reports them
+   * @param events the events kept locally, for {@code /events} (e.g. {@code EventStore::list})
+   * @param probes how regularly each probe ran, for {@code /probes}
+   */
+  public ReadOnlyServer(
+      String address,
+      int port,
+      Supplier<List<Pod>> pods,
+      Map<String, Supplier<Health>> checks,
+      Events events,
+      Supplier<List<ProbeWorker.Stats>> probes) {
+    this.probes = probes;
     this.address = address;
     this.port = port;
     this.pods = pods;
@@ -95,6 +117,7 @@ public final class ReadOnlyServer implements Lifecycle {
     server.createContext("/healthz", this::healthz);
     server.createContext("/pods", this::pods);
     server.createContext("/events", this::events);
+    server.createContext("/probes", this::probes);
     server.createContext("/", ex -> send(ex, 404, "text/plain", "404 page not found\n"));
     server.start();
     log.info("read-only server: listening on {}:{}", address, port());
@@ -160,6 +183,36 @@ public final class ReadOnlyServer implements Lifecycle {
             .build();
     send(ex, 200, "application/json", Canonical.SERIALIZATION.asJson(list));
   }
+
+  /**
+   * Every probe worker: its pod, container, type and period, how many attempts ran, the mean and
+   * the worst interval between attempts (milliseconds), and the ticks skipped because an attempt
+   * was still running. For operators and the probe benchmark.
+   */
+  private void probes(HttpExchange ex) throws IOException {
+    if (!"GET".equals(ex.getRequestMethod())) {
+      send(ex, 405, "text/plain", "method not allowed\n");
+      return;
+    }
+    ArrayNode items = STATS_JSON.createArrayNode();
+    for (ProbeWorker.Stats st : probes.get()) {
+      items
+          .addObject()
+          .put("podUID", st.key().podUid())
+          .put("container", st.key().containerName())
+          .put("type", st.key().type().name().toLowerCase())
+          .put("periodMillis", st.period().toMillis())
+          .put("attempts", st.attempts())
+          .put("meanIntervalMillis", st.meanInterval().toNanos() / 1e6)
+          .put("worstIntervalMillis", st.worstInterval().toNanos() / 1e6)
+          .put("skipped", st.skipped());
+    }
+    ObjectNode body = STATS_JSON.createObjectNode();
+    body.set("items", items);
+    send(ex, 200, "application/json", STATS_JSON.writeValueAsString(body));
+  }
+
+  private static final ObjectMapper STATS_JSON = new ObjectMapper();
 
   private void events(HttpExchange ex) throws IOException {
     if (!"GET".equals(ex.getRequestMethod())) {
