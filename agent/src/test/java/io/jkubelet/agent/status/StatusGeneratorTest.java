@@ -59,6 +59,8 @@ class StatusGeneratorTest {
             Map.of()));
   }
 
+  private ContainerHealth health = ContainerHealth.NO_PROBES;
+
   private io.fabric8.kubernetes.api.model.PodStatus generate(
       io.fabric8.kubernetes.api.model.PodStatus previous, Instant now) {
     return StatusGenerator.generate(
@@ -68,7 +70,7 @@ class StatusGeneratorTest {
         previous,
         now,
         "192.168.1.5",
-        ContainerHealth.NO_PROBES);
+        health);
   }
 
   private static String condition(io.fabric8.kubernetes.api.model.PodStatus s, String type) {
@@ -169,5 +171,54 @@ class StatusGeneratorTest {
     assertThat(StatusGenerator.qosClass(TestPods.simple("u", "p", "c"))).isEqualTo("BestEffort");
     pod.getSpec().getContainers().get(0).getResources().getLimits().remove("memory");
     assertThat(StatusGenerator.qosClass(pod)).isEqualTo("Burstable");
+  }
+
+  /** What a prober says: fixed answers for the running container. */
+  private static ContainerHealth probes(boolean ready, boolean started) {
+    return new ContainerHealth() {
+      @Override
+      public boolean ready(String container, String containerId) {
+        return ready;
+      }
+
+      @Override
+      public boolean started(String container, String containerId) {
+        return started;
+      }
+    };
+  }
+
+  @Test
+  void probesDriveReadyStartedAndTheReadyConditionsWithTransitionTimes() {
+    container(ContainerState.RUNNING, 0, "", 0);
+    health = probes(false, false);
+    var starting = generate(null, T0);
+    assertThat(starting.getContainerStatuses().get(0).getReady()).isFalse();
+    assertThat(starting.getContainerStatuses().get(0).getStarted()).isFalse();
+    assertThat(condition(starting, "Ready")).isEqualTo("False");
+    assertThat(condition(starting, "ContainersReady")).isEqualTo("False");
+    assertThat(starting.getPhase()).isEqualTo("Running");
+
+    health = probes(true, true);
+    var ready = generate(starting, T0.plusSeconds(5));
+    assertThat(ready.getContainerStatuses().get(0).getReady()).isTrue();
+    assertThat(ready.getContainerStatuses().get(0).getStarted()).isTrue();
+    assertThat(condition(ready, "Ready")).isEqualTo("True");
+    assertThat(transition(ready, "Ready")).isEqualTo("2026-01-01T00:00:05Z");
+    assertThat(transition(ready, "Initialized")).isEqualTo("2026-01-01T00:00:00Z");
+
+    health = probes(false, true);
+    var unready = generate(ready, T0.plusSeconds(9));
+    assertThat(condition(unready, "ContainersReady")).isEqualTo("False");
+    assertThat(transition(unready, "ContainersReady")).isEqualTo("2026-01-01T00:00:09Z");
+    assertThat(unready.getContainerStatuses().get(0).getStarted()).isTrue();
+  }
+
+  private static String transition(io.fabric8.kubernetes.api.model.PodStatus s, String type) {
+    return s.getConditions().stream()
+        .filter(c -> c.getType().equals(type))
+        .map(PodCondition::getLastTransitionTime)
+        .findFirst()
+        .orElseThrow();
   }
 }
