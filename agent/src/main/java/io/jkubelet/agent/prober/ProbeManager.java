@@ -161,6 +161,9 @@ public final class ProbeManager implements Lifecycle {
         ProbeWorker w =
             new ProbeWorker(
                 key, v.prober(), v.settings(), () -> snapshot(uid, c.getName()), shared);
+        if (type == ProbeType.READINESS) {
+          readyBefore(pod, c.getName()).ifPresent(id -> w.seed(id, ProbeResult.SUCCESS));
+        }
         workers.put(key, w);
         w.start();
       }
@@ -182,6 +185,22 @@ public final class ProbeManager implements Lifecycle {
             bad.message());
       }
     }
+  }
+
+  /**
+   * The container's id if the pod as the API server has it says the container is ready: after a
+   * restart of jkubelet, its readiness starts from there (upstream starts from unready, which takes
+   * every adopted pod out of its Services until the next probe).
+   */
+  private static Optional<String> readyBefore(Pod pod, String container) {
+    if (pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null) {
+      return Optional.empty();
+    }
+    return pod.getStatus().getContainerStatuses().stream()
+        .filter(cs -> container.equals(cs.getName()) && Boolean.TRUE.equals(cs.getReady()))
+        .map(cs -> runtimeId(cs.getContainerID()))
+        .filter(Objects::nonNull)
+        .findFirst();
   }
 
   /** Stops and forgets the pod's workers and their results. */
@@ -300,7 +319,7 @@ public final class ProbeManager implements Lifecycle {
         "%s probe %s: %s",
         typeName(key.type()),
         outcome.result() == ProbeResult.FAILURE ? "failed" : "errored",
-        outcome.output());
+        outcome.output().stripTrailing());
   }
 
   /** What the container looks like in the pod's status now; empty until the status shows it. */

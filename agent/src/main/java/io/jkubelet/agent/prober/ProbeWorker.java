@@ -116,6 +116,8 @@ public final class ProbeWorker implements Lifecycle {
   private Instant firstAttempt;
   private Instant lastAttempt;
   private Duration worstInterval;
+  private String seedId;
+  private ProbeResult seedResult;
 
   /**
    * @param container the container as the pod status shows it now; empty while it has no status
@@ -172,6 +174,21 @@ public final class ProbeWorker implements Lifecycle {
     lock.lock();
     try {
       return finished;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Starts from a known result rather than the initial one if the first container seen is {@code
+   * containerId}: what the API's pod status said before jkubelet restarted, so that a restart does
+   * not flip a ready container to unready until its next probe.
+   */
+  public void seed(String containerId, ProbeResult result) {
+    lock.lock();
+    try {
+      seedId = containerId;
+      seedResult = result;
     } finally {
       lock.unlock();
     }
@@ -310,11 +327,17 @@ public final class ProbeWorker implements Lifecycle {
         results.remove(containerId, key.type());
       }
       containerId = c.containerId();
+      boolean seeded = containerId.equals(seedId);
+      seedId = null;
       results.set(
-          key.podUid(), key.containerName(), containerId, key.type(), key.type().initialResult());
+          key.podUid(),
+          key.containerName(),
+          containerId,
+          key.type(),
+          seeded ? seedResult : key.type().initialResult());
       onHold = false;
-      lastResult = ProbeResult.UNKNOWN;
-      resultRun = 0;
+      lastResult = seeded ? seedResult : ProbeResult.UNKNOWN;
+      resultRun = seeded ? Math.max(settings.successThreshold(), settings.failureThreshold()) : 0;
     }
     if (onHold) {
       return true; // a failed liveness or startup probe waits for a new container
@@ -355,7 +378,7 @@ public final class ProbeWorker implements Lifecycle {
       return true;
     }
     if (results.set(key.podUid(), key.containerName(), containerId, key.type(), result)) {
-      log.info("Prober {} result {} ({})", key, result, outcome.output());
+      log.info("Prober {} result {} ({})", key, result, outcome.output().strip());
     }
     if (key.type() != ProbeType.READINESS && result == ProbeResult.FAILURE) {
       onHold = true;

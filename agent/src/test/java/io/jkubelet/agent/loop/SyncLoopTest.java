@@ -6,6 +6,9 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.pleg.PodLifecycleEvent;
 import io.jkubelet.agent.podconfig.PodUpdate;
+import io.jkubelet.agent.prober.ProbeResult;
+import io.jkubelet.agent.prober.ProbeType;
+import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -91,6 +94,20 @@ class SyncLoopTest {
     loop.runOnce(new LoopInput.Pleg(new PodLifecycleEvent.ContainerRemoved("u1", "c1")));
     loop.runOnce(new LoopInput.Pleg(new PodLifecycleEvent.ContainerStarted("unknown", "c3")));
     assertThat(calls).containsExactly("sync [p1]", "sync [p2]", "cleanup u2 c2");
+  }
+
+  @Test
+  void everyProbeTransitionSyncsItsPodAtOnce() {
+    for (ProbeType type : ProbeType.values()) {
+      loop.runOnce(
+          new LoopInput.Probe(
+              new ProberEvent.ResultChange("u1", "c", "id1", type, ProbeResult.SUCCESS)));
+    }
+    loop.runOnce(
+        new LoopInput.Probe(
+            new ProberEvent.ResultChange(
+                "gone", "c", "id9", ProbeType.LIVENESS, ProbeResult.FAILURE)));
+    assertThat(calls).containsExactly("sync [p1]", "sync [p1]", "sync [p1]");
   }
 
   @Test

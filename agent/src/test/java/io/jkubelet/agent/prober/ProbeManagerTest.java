@@ -235,4 +235,50 @@ class ProbeManagerTest {
         .satisfies(w -> assertThat(w.key().type()).isEqualTo(ProbeType.READINESS));
     assertThat(events).isEmpty();
   }
+
+  @Test
+  void afterARestartAContainerTheApiSawReadyStaysReadyUntilItsProbeSaysOtherwise() {
+    Pod adopted = pod("u1", "readinessProbe: {exec: {command: [true]}, periodSeconds: 3600}");
+    adopted.setStatus(
+        new PodStatusBuilder()
+            .withContainerStatuses(
+                new ContainerStatusBuilder()
+                    .withName("app")
+                    .withContainerID("docker://app-u1")
+                    .withReady(true)
+                    .build())
+            .build());
+    manager.addPod(adopted);
+    running("u1", true);
+    exec.fail();
+    manager.workers().get(0).probeOnce();
+    // The first attempt failed, but a failure threshold of three is not crossed by one.
+    assertThat(manager.health("u1").ready("app", "app-u1")).isTrue();
+    assertThat(published)
+        .containsExactly(
+            new ProberEvent.ResultChange(
+                "u1", "app", "app-u1", ProbeType.READINESS, ProbeResult.SUCCESS));
+    manager.workers().get(0).probeOnce();
+    manager.workers().get(0).probeOnce();
+    assertThat(manager.health("u1").ready("app", "app-u1")).isFalse();
+  }
+
+  @Test
+  void aContainerThatChangedWhileJkubeletWasDownStartsUnready() {
+    Pod adopted = pod("u1", "readinessProbe: {exec: {command: [true]}, periodSeconds: 3600}");
+    adopted.setStatus(
+        new PodStatusBuilder()
+            .withContainerStatuses(
+                new ContainerStatusBuilder()
+                    .withName("app")
+                    .withContainerID("docker://older")
+                    .withReady(true)
+                    .build())
+            .build());
+    manager.addPod(adopted);
+    running("u1", true);
+    exec.fail();
+    manager.workers().get(0).probeOnce();
+    assertThat(manager.health("u1").ready("app", "app-u1")).isFalse();
+  }
 }
