@@ -471,6 +471,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
                     "pod is being deleted")));
       } else {
         workers.update(UpdatePodOptions.of(pod, WorkType.UPDATE));
+        probes.addPod(pod); // a static pod edited in place may have changed its probes
       }
     }
   }

@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -60,6 +61,10 @@ public final class ProbeManager implements Lifecycle {
 
   private final Map<ProbeWorker.Key, ProbeWorker> workers = new ConcurrentHashMap<>();
   private final Map<ProbeWorker.Key, String> invalid = new ConcurrentHashMap<>();
+
+  /** The definition behind each worker or invalid entry, to notice a changed one. */
+  private final Map<ProbeWorker.Key, Probe> definitions = new ConcurrentHashMap<>();
+
   private final Map<String, Pod> pods = new ConcurrentHashMap<>();
 
   private ScheduledExecutorService timer;
@@ -109,6 +114,7 @@ public final class ProbeManager implements Lifecycle {
     workers.values().forEach(ProbeWorker::stop);
     workers.clear();
     invalid.clear();
+    definitions.clear();
     pods.clear();
     Executors2.shutdown(timer, 1000);
     Executors2.shutdown(attempts, 2000);
@@ -140,22 +146,51 @@ public final class ProbeManager implements Lifecycle {
     }
     String uid = pod.getMetadata().getUid();
     pods.put(uid, pod);
+    Map<ProbeWorker.Key, Probe> wanted = new HashMap<>();
     for (Container c : pod.getSpec().getContainers()) {
-      add(pod, c, ProbeType.STARTUP, c.getStartupProbe());
-      add(pod, c, ProbeType.LIVENESS, c.getLivenessProbe());
-      add(pod, c, ProbeType.READINESS, c.getReadinessProbe());
+      for (ProbeType type : ProbeType.values()) {
+        Probe probe =
+            switch (type) {
+              case STARTUP -> c.getStartupProbe();
+              case LIVENESS -> c.getLivenessProbe();
+              case READINESS -> c.getReadinessProbe();
+            };
+        if (probe != null) {
+          wanted.put(new ProbeWorker.Key(uid, c.getName(), type), probe);
+        }
+      }
+    }
+    for (ProbeWorker.Key key : List.copyOf(definitions.keySet())) {
+      if (key.podUid().equals(uid) && !Objects.equals(wanted.get(key), definitions.get(key))) {
+        forget(key); // gone, or changed: a changed one is added again below
+      }
+    }
+    for (Container c : pod.getSpec().getContainers()) {
+      for (ProbeType type : ProbeType.values()) {
+        Probe probe = wanted.get(new ProbeWorker.Key(uid, c.getName(), type));
+        if (probe != null) {
+          add(pod, c, type, probe);
+        }
+      }
     }
   }
 
-  private void add(Pod pod, Container c, ProbeType type, Probe probe) {
-    if (probe == null) {
-      return;
+  private void forget(ProbeWorker.Key key) {
+    ProbeWorker w = workers.remove(key);
+    if (w != null) {
+      w.stop();
     }
+    invalid.remove(key);
+    definitions.remove(key);
+  }
+
+  private void add(Pod pod, Container c, ProbeType type, Probe probe) {
     String uid = pod.getMetadata().getUid();
     ProbeWorker.Key key = new ProbeWorker.Key(uid, c.getName(), type);
-    if (workers.containsKey(key) || invalid.containsKey(key)) {
+    if (definitions.containsKey(key)) {
       return;
     }
+    definitions.put(key, probe);
     switch (Probers.of(probe, c, exec, http)) {
       case ProbeDefinition.Valid v -> {
         ProbeWorker w =
@@ -206,17 +241,11 @@ public final class ProbeManager implements Lifecycle {
   /** Stops and forgets the pod's workers and their results. */
   public synchronized void removePod(String podUid) {
     pods.remove(podUid);
-    workers
-        .entrySet()
-        .removeIf(
-            e -> {
-              if (!e.getKey().podUid().equals(podUid)) {
-                return false;
-              }
-              e.getValue().stop();
-              return true;
-            });
-    invalid.keySet().removeIf(k -> k.podUid().equals(podUid));
+    for (ProbeWorker.Key key : List.copyOf(definitions.keySet())) {
+      if (key.podUid().equals(podUid)) {
+        forget(key);
+      }
+    }
   }
 
   /** Removes the workers of every pod not in {@code desired}, as upstream's {@code CleanupPods}. */

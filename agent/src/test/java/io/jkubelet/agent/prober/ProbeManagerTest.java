@@ -281,4 +281,26 @@ class ProbeManagerTest {
     manager.workers().get(0).probeOnce();
     assertThat(manager.health("u1").ready("app", "app-u1")).isFalse();
   }
+
+  @Test
+  void anEditedProbeReplacesItsWorkerAndARemovedOneStops() {
+    manager.addPod(pod("u1", ALL_THREE));
+    ProbeWorker readiness =
+        manager.workers().stream()
+            .filter(w -> w.key().type() == ProbeType.READINESS)
+            .findFirst()
+            .orElseThrow();
+    manager.addPod(
+        pod(
+            "u1",
+            """
+            livenessProbe: {exec: {command: [test, -f, /alive]}, periodSeconds: 3600, failureThreshold: 2}
+            readinessProbe: {exec: {command: [test, -f, /ready2]}, periodSeconds: 3600}
+            """));
+    assertThat(manager.workerCount()).isEqualTo(2);
+    assertThat(readiness.finished()).isTrue();
+    running("u1", true);
+    probeAll();
+    assertThat(calls()).containsExactlyInAnyOrder("test -f /alive", "test -f /ready2");
+  }
 }
