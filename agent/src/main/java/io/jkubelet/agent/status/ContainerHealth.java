@@ -12,16 +12,20 @@ public interface ContainerHealth {
   boolean started(String container, String containerId);
 
   /** A pod without probes: every running container is ready and started. */
-  ContainerHealth NO_PROBES =
-      new ContainerHealth() {
-        @Override
-        public boolean ready(String container, String containerId) {
-          return true;
-        }
+  ContainerHealth NO_PROBES = fixed(true, true);
 
-        @Override
-        public boolean started(String container, String containerId) {
-          return true;
-        }
-      };
+  /** The same answers for every running container. */
+  static ContainerHealth fixed(boolean ready, boolean started) {
+    return new ContainerHealth() {
+      @Override
+      public boolean ready(String container, String containerId) {
+        return ready;
+      }
+
+      @Override
+      public boolean started(String container, String containerId) {
+        return started;
+      }
+    };
+  }
 }

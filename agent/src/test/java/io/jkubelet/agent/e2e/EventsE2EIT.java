@@ -5,13 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.jkubelet.agent.runtime.Labels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,41 +25,26 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(300)
 class EventsE2EIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final String node = "ev-" + UUID.randomUUID().toString().substring(0, 8);
-  private final String ns = "ev-" + UUID.randomUUID().toString().substring(0, 8);
-  private JkubeletProcess jkubelet;
+  private ClusterNode cluster;
+  private String node;
+  private String ns;
 
   @RegisterExtension
-  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
+  final PrintLogOnFailure printLogOnFailure =
+      new PrintLogOnFailure(() -> cluster == null ? null : cluster.jkubelet);
 
   @BeforeAll
   void start() throws Exception {
-    Path tmp = Files.createTempDirectory("jkubelet-events");
-    Kubectl.run("create", "namespace", ns).ok();
-    Kubectl.run("-n", ns, "create", "serviceaccount", "default").ok();
-    jkubelet =
-        new JkubeletProcess(
-                node,
-                Files.createDirectories(tmp.resolve("manifests")),
-                tmp.resolve("root"),
-                tmp.resolve("jkubelet.log"),
-                List.of("--kubeconfig", Kubectl.kubeconfig().toString(), "--node-ip", "127.0.0.1"))
-            .start();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .until(
-            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+    cluster = ClusterNode.start("ev");
+    node = cluster.node;
+    ns = cluster.ns;
   }
 
   @AfterAll
   void stop() throws Exception {
-    if (jkubelet != null) {
-      jkubelet.stop();
+    if (cluster != null) {
+      cluster.close();
     }
-    Kubectl.run("delete", "namespace", ns, "--wait=false");
-    Kubectl.run("delete", "node", node, "--wait=false");
-    TestDocker.removeAll(TestDocker.client(), Labels.NODE, node);
   }
 
   private void apply(String yaml) throws Exception {
@@ -287,7 +270,8 @@ class EventsE2EIT {
           .atMost(Duration.ofSeconds(90))
           .until(
               () ->
-                  jkubelet
+                  cluster
+                          .jkubelet
                           .log()
                           .contains("Container late was killed for exceeding its memory limit")
                       && System.nanoTime() - down >= Duration.ofSeconds(60).toNanos());
@@ -310,7 +294,7 @@ class EventsE2EIT {
         .untilAsserted(
             () -> {
               java.util.Set<String> logged = new java.util.TreeSet<>();
-              for (String line : jkubelet.log().lines().toList()) {
+              for (String line : cluster.jkubelet.log().lines().toList()) {
                 var m = warning.matcher(line);
                 if (m.find()) {
                   logged.add(m.group(1) + ": " + m.group(2));

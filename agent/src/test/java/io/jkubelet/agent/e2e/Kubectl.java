@@ -86,6 +86,11 @@ final class Kubectl {
    * each line indented by two spaces.
    */
   static String boundPod(String name, String node, String containers) {
+    return boundPod(name, node, "", containers);
+  }
+
+  /** The same, with {@code volumes}: the YAML list of its volumes, indented as containers are. */
+  static String boundPod(String name, String node, String volumes, String containers) {
     return """
         apiVersion: v1
         kind: Pod
@@ -94,10 +99,11 @@ final class Kubectl {
           nodeName: %s
           terminationGracePeriodSeconds: 2
           automountServiceAccountToken: false
-          containers:
+        %s  containers:
         %s
         """
-        .formatted(name, node, containers);
+        .formatted(
+            name, node, volumes.isEmpty() ? "" : "  volumes:\n" + volumes + "\n", containers);
   }
 
   private Kubectl() {}

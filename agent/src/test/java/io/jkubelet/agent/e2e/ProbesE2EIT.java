@@ -5,12 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.jkubelet.agent.runtime.Labels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,68 +25,43 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(300)
 class ProbesE2EIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final String node = "pr-" + UUID.randomUUID().toString().substring(0, 8);
-  private final String ns = "pr-" + UUID.randomUUID().toString().substring(0, 8);
-  private Path tmp;
-  private JkubeletProcess jkubelet;
+  private ClusterNode cluster;
+  private String node;
+  private String ns;
 
   @RegisterExtension
-  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
+  final PrintLogOnFailure printLogOnFailure =
+      new PrintLogOnFailure(() -> cluster == null ? null : cluster.jkubelet);
 
   @BeforeAll
   void start() throws Exception {
-    tmp = Files.createTempDirectory("jkubelet-probes");
-    Kubectl.run("create", "namespace", ns).ok();
-    Kubectl.run("-n", ns, "create", "serviceaccount", "default").ok();
-    jkubelet =
-        new JkubeletProcess(
-                node,
-                Files.createDirectories(tmp.resolve("manifests")),
-                tmp.resolve("root"),
-                tmp.resolve("jkubelet.log"),
-                List.of("--kubeconfig", Kubectl.kubeconfig().toString(), "--node-ip", "127.0.0.1"))
-            .start();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .until(
-            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+    cluster = ClusterNode.start("pr");
+    node = cluster.node;
+    ns = cluster.ns;
   }
 
   @AfterAll
   void stop() throws Exception {
-    if (jkubelet != null) {
-      jkubelet.stop();
+    if (cluster != null) {
+      cluster.close();
     }
-    Kubectl.run("delete", "namespace", ns, "--wait=false");
-    Kubectl.run("delete", "node", node, "--wait=false");
-    TestDocker.removeAll(TestDocker.client(), Labels.NODE, node);
   }
 
   /** A directory on the host that a pod mounts at {@code /probe}. */
   private Path hostDir(String name) throws Exception {
-    return Files.createDirectories(tmp.resolve("host").resolve(name));
+    return Files.createDirectories(cluster.tmp.resolve("host").resolve(name));
   }
 
   /**
-   * A pod bound to the node whose containers mount {@code dir} at {@code /probe}; {@code
-   * containers} is the YAML list of its containers, each line indented by two spaces.
+   * A pod bound to the node with {@code dir} as its volume {@code probe}, which its containers
+   * mount at {@code /probe}; {@code containers} is the YAML list of its containers.
    */
   private String pod(String name, Path dir, String containers) {
-    return """
-        apiVersion: v1
-        kind: Pod
-        metadata: {name: %s}
-        spec:
-          nodeName: %s
-          terminationGracePeriodSeconds: 2
-          automountServiceAccountToken: false
-          volumes:
-          - {name: probe, hostPath: {path: '%s', type: Directory}}
-          containers:
-        %s
-        """
-        .formatted(name, node, dir, containers);
+    return Kubectl.boundPod(
+        name,
+        node,
+        "  - {name: probe, hostPath: {path: '%s', type: Directory}}".formatted(dir),
+        containers);
   }
 
   private JsonNode get(String pod) throws Exception {

@@ -238,17 +238,7 @@ class ProbeManagerTest {
 
   @Test
   void afterARestartAContainerTheApiSawReadyStaysReadyUntilItsProbeSaysOtherwise() {
-    Pod adopted = pod("u1", "readinessProbe: {exec: {command: [true]}, periodSeconds: 3600}");
-    adopted.setStatus(
-        new PodStatusBuilder()
-            .withContainerStatuses(
-                new ContainerStatusBuilder()
-                    .withName("app")
-                    .withContainerID("docker://app-u1")
-                    .withReady(true)
-                    .build())
-            .build());
-    manager.addPod(adopted);
+    manager.addPod(adopted("docker://app-u1"));
     running("u1", true);
     exec.fail();
     manager.workers().get(0).probeOnce();
@@ -265,17 +255,7 @@ class ProbeManagerTest {
 
   @Test
   void aContainerThatChangedWhileJkubeletWasDownStartsUnready() {
-    Pod adopted = pod("u1", "readinessProbe: {exec: {command: [true]}, periodSeconds: 3600}");
-    adopted.setStatus(
-        new PodStatusBuilder()
-            .withContainerStatuses(
-                new ContainerStatusBuilder()
-                    .withName("app")
-                    .withContainerID("docker://older")
-                    .withReady(true)
-                    .build())
-            .build());
-    manager.addPod(adopted);
+    manager.addPod(adopted("docker://older"));
     running("u1", true);
     exec.fail();
     manager.workers().get(0).probeOnce();
@@ -302,5 +282,20 @@ class ProbeManagerTest {
     running("u1", true);
     probeAll();
     assertThat(calls()).containsExactlyInAnyOrder("test -f /alive", "test -f /ready2");
+  }
+
+  /** A pod with a readiness probe, as the API server had it: its container ready. */
+  private static Pod adopted(String readyContainerId) {
+    Pod adopted = pod("u1", "readinessProbe: {exec: {command: [true]}, periodSeconds: 3600}");
+    adopted.setStatus(
+        new PodStatusBuilder()
+            .withContainerStatuses(
+                new ContainerStatusBuilder()
+                    .withName("app")
+                    .withContainerID(readyContainerId)
+                    .withReady(true)
+                    .build())
+            .build());
+    return adopted;
   }
 }

@@ -83,17 +83,7 @@ final class ApiStatusFixtures {
         null,
         now,
         HOST_IP,
-        new ContainerHealth() {
-          @Override
-          public boolean ready(String container, String containerId) {
-            return ready;
-          }
-
-          @Override
-          public boolean started(String container, String containerId) {
-            return true;
-          }
-        });
+        ContainerHealth.fixed(ready, true));
   }
 
   /** 64 hex digits, as Docker's container ids. */

@@ -173,25 +173,10 @@ class StatusGeneratorTest {
     assertThat(StatusGenerator.qosClass(pod)).isEqualTo("Burstable");
   }
 
-  /** What a prober says: fixed answers for the running container. */
-  private static ContainerHealth probes(boolean ready, boolean started) {
-    return new ContainerHealth() {
-      @Override
-      public boolean ready(String container, String containerId) {
-        return ready;
-      }
-
-      @Override
-      public boolean started(String container, String containerId) {
-        return started;
-      }
-    };
-  }
-
   @Test
   void probesDriveReadyStartedAndTheReadyConditionsWithTransitionTimes() {
     container(ContainerState.RUNNING, 0, "", 0);
-    health = probes(false, false);
+    health = ContainerHealth.fixed(false, false);
     var starting = generate(null, T0);
     assertThat(starting.getContainerStatuses().get(0).getReady()).isFalse();
     assertThat(starting.getContainerStatuses().get(0).getStarted()).isFalse();
@@ -199,7 +184,7 @@ class StatusGeneratorTest {
     assertThat(condition(starting, "ContainersReady")).isEqualTo("False");
     assertThat(starting.getPhase()).isEqualTo("Running");
 
-    health = probes(true, true);
+    health = ContainerHealth.fixed(true, true);
     var ready = generate(starting, T0.plusSeconds(5));
     assertThat(ready.getContainerStatuses().get(0).getReady()).isTrue();
     assertThat(ready.getContainerStatuses().get(0).getStarted()).isTrue();
@@ -207,7 +192,7 @@ class StatusGeneratorTest {
     assertThat(transition(ready, "Ready")).isEqualTo("2026-01-01T00:00:05Z");
     assertThat(transition(ready, "Initialized")).isEqualTo("2026-01-01T00:00:00Z");
 
-    health = probes(false, true);
+    health = ContainerHealth.fixed(false, true);
     var unready = generate(ready, T0.plusSeconds(9));
     assertThat(condition(unready, "ContainersReady")).isEqualTo("False");
     assertThat(transition(unready, "ContainersReady")).isEqualTo("2026-01-01T00:00:09Z");
