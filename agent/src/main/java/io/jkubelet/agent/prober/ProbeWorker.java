@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * finds the previous attempt still running is skipped, as upstream's worker would wait. Time
  * decisions (the initial delay, the stats) read the injected clock.
  *
- * <p>Thread-safe: {@code lock} guards the probing state. It is a {@link ReentrantLock}, not {@code
- * synchronized}, because attempts run on virtual threads and hold it across the attempt's I/O.
+ * <p>Thread-safe: {@code lock} guards the probing state; it is never held during an attempt's I/O,
+ * so {@link #stop()} from the sync loop never waits for a slow probe. An attempt whose worker
+ * stopped, or whose container changed, meanwhile is dropped. It is a {@link ReentrantLock}, not
+ * {@code synchronized}, so that virtual threads never pin their carrier on it.
  */
 public final class ProbeWorker implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(ProbeWorker.class);
@@ -289,26 +291,56 @@ public final class ProbeWorker implements Lifecycle {
    * @return whether the worker should keep going
    */
   public boolean probeOnce() {
+    ProbeTarget target;
+    String attemptOn;
     lock.lock();
     try {
       if (finished) {
         return false;
       }
-      boolean keepGoing = step();
-      if (!keepGoing) {
+      Step step = prepare();
+      if (step == Step.STOP) {
         cancel();
+        return false;
       }
-      return keepGoing;
+      if (step == Step.WAIT) {
+        return true;
+      }
+      attemptOn = containerId;
+      target = new ProbeTarget(podIp, containerId, settings.timeout());
+    } finally {
+      lock.unlock();
+    }
+    // The attempt runs without the lock: stop() and the stats never wait for a slow probe.
+    Outcome outcome = prober.probe(target);
+    lock.lock();
+    try {
+      if (finished || !attemptOn.equals(containerId)) {
+        return !finished; // stopped, or a new container, while the attempt ran: drop it
+      }
+      shared.listener().attempted(key, containerId, outcome);
+      conclude(outcome);
+      return true;
     } finally {
       lock.unlock();
     }
   }
 
-  private boolean step() {
+  private enum Step {
+    PROBE,
+    WAIT,
+    STOP
+  }
+
+  /** The pod IP of the latest snapshot, for the attempt. */
+  private String podIp;
+
+  /** What to do this period, as upstream's {@code doProbe} up to the attempt; under the lock. */
+  private Step prepare() {
     ResultsManager results = shared.results();
     Optional<ContainerSnapshot> snap = container.get();
     if (snap.isEmpty()) {
-      return true; // no status yet
+      return Step.WAIT; // no status yet
     }
     ContainerSnapshot c = snap.get();
     if (c.terminal() && !c.running()) {
@@ -316,10 +348,10 @@ public final class ProbeWorker implements Lifecycle {
         results.set(
             key.podUid(), key.containerName(), containerId, key.type(), ProbeResult.FAILURE);
       }
-      return false;
+      return Step.STOP;
     }
     if (c.containerId() == null || c.containerId().isEmpty()) {
-      return true;
+      return Step.WAIT;
     }
     if (!c.containerId().equals(containerId)) {
       // A new container: the old one's state goes, as if its worker were replaced.
@@ -340,29 +372,32 @@ public final class ProbeWorker implements Lifecycle {
       resultRun = seeded ? Math.max(settings.successThreshold(), settings.failureThreshold()) : 0;
     }
     if (onHold) {
-      return true; // a failed liveness or startup probe waits for a new container
+      return Step.WAIT; // a failed liveness or startup probe waits for a new container
     }
     if (!c.running()) {
       results.set(key.podUid(), key.containerName(), containerId, key.type(), ProbeResult.FAILURE);
-      return true;
+      return Step.WAIT;
     }
     Instant now = shared.clock().instant();
     if (c.startedAt() != null
         && Duration.between(c.startedAt(), now).compareTo(settings.initialDelay()) < 0) {
-      return true;
+      return Step.WAIT;
     }
     if (key.type() == ProbeType.STARTUP ? c.started() : !c.started()) {
-      return true; // startup is done for a startup probe; not yet for the others
+      return Step.WAIT; // startup is done for a startup probe; not yet for the others
     }
-
     recordAttempt(now);
-    Outcome outcome = prober.probe(new ProbeTarget(c.podIp(), containerId, settings.timeout()));
+    podIp = c.podIp();
+    return Step.PROBE;
+  }
+
+  /** Counts the attempt's result and publishes once a threshold is crossed; under the lock. */
+  private void conclude(Outcome outcome) {
     lastOutcome = outcome;
-    shared.listener().attempted(key, containerId, outcome);
     ProbeResult result = outcome.result();
     if (result == ProbeResult.UNKNOWN) {
       log.debug("Prober {} attempt inconclusive: {}", key, outcome.output());
-      return true; // as upstream with a prober error: throw the result away
+      return; // as upstream with a prober error: throw the result away
     }
     if (result == ProbeResult.FAILURE) {
       log.debug("Prober {} attempt failed: {}", key, outcome.output());
@@ -375,16 +410,15 @@ public final class ProbeWorker implements Lifecycle {
     }
     if ((result == ProbeResult.FAILURE && resultRun < settings.failureThreshold())
         || (result == ProbeResult.SUCCESS && resultRun < settings.successThreshold())) {
-      return true;
+      return;
     }
-    if (results.set(key.podUid(), key.containerName(), containerId, key.type(), result)) {
+    if (shared.results().set(key.podUid(), key.containerName(), containerId, key.type(), result)) {
       log.info("Prober {} result {} ({})", key, result, outcome.output().strip());
     }
     if (key.type() != ProbeType.READINESS && result == ProbeResult.FAILURE) {
       onHold = true;
       resultRun = 0;
     }
-    return true;
   }
 
   private void recordAttempt(Instant now) {

@@ -3,6 +3,7 @@ package io.jkubelet.agent.prober;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -259,5 +261,37 @@ class ProbeWorkerTest {
     w.stop();
     assertThat(results.get(CID, ProbeType.READINESS)).isEmpty();
     assertThat(w.probeOnce()).isFalse();
+  }
+
+  @Test
+  void stopNeverWaitsForAnAttemptInFlightAndItsResultIsDropped() throws Exception {
+    CountDownLatch entered = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ExecRunner blocking =
+        (id, cmd, timeout) -> {
+          entered.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return new ExecResult(1, "late", false);
+        };
+    ProbeWorker w =
+        new ProbeWorker(
+            new ProbeWorker.Key(POD, "app", ProbeType.LIVENESS),
+            new Prober.ExecProber(List.of("true"), blocking),
+            settings(0, 1, 1),
+            () -> snapshot,
+            shared);
+    var attempt = attempts.submit(w::probeOnce);
+    entered.await();
+    w.stop(); // returns while the attempt still blocks
+    assertThat(results.get(CID, ProbeType.LIVENESS)).isEmpty();
+    release.countDown();
+    assertThat(attempt.get()).isFalse();
+    assertThat(results.get(CID, ProbeType.LIVENESS)).as("the late failure is dropped").isEmpty();
+    assertThat(changes()).containsExactly(ProbeResult.SUCCESS); // only the initial result
+    assertThat(attempted).isEmpty();
   }
 }
