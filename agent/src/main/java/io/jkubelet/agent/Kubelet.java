@@ -356,8 +356,9 @@ public final class Kubelet implements SyncHandler, Lifecycle {
       return;
     }
     log.info(
-        "Starting jkubelet on node {} (standalone, static pods from {})",
+        "Starting jkubelet on node {} ({}, static pods from {})",
         options.nodeName(),
+        cluster == null ? "standalone" : "cluster mode",
         options.config().staticPodPath().isEmpty() ? "nowhere" : options.config().staticPodPath());
     events.broadcaster().start();
     try {

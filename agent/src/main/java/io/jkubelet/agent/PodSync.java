@@ -192,7 +192,9 @@ final class PodSync implements PodSyncFn {
 
   private io.fabric8.kubernetes.api.model.PodStatus setStatus(Pod pod, PodStatus status) {
     oomEvents.observe(pod, status);
-    var previous = statuses.getPodStatus(pod.getMetadata().getUid()).orElse(null);
+    // As upstream: the status last generated, else the one the API server has (after a restart of
+    // jkubelet), so that transition times, the start time and terminated states carry over.
+    var previous = statuses.getPodStatus(pod.getMetadata().getUid()).orElse(pod.getStatus());
     var api =
         StatusGenerator.generate(
             pod,

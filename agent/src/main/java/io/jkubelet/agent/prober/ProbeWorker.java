@@ -118,8 +118,6 @@ public final class ProbeWorker implements Lifecycle {
   private Instant firstAttempt;
   private Instant lastAttempt;
   private Duration worstInterval;
-  private String seedId;
-  private ProbeResult seedResult;
 
   /**
    * @param container the container as the pod status shows it now; empty while it has no status
@@ -182,15 +180,17 @@ public final class ProbeWorker implements Lifecycle {
   }
 
   /**
-   * Starts from a known result rather than the initial one if the first container seen is {@code
-   * containerId}: what the API's pod status said before jkubelet restarted, so that a restart does
-   * not flip a ready container to unready until its next probe.
+   * Starts from a known result for container {@code containerId}, published at once: what the API's
+   * pod status said before jkubelet restarted, so that a restart does not flip a ready container to
+   * unready until its first probe. A different container starts over as usual.
    */
   public void seed(String containerId, ProbeResult result) {
     lock.lock();
     try {
-      seedId = containerId;
-      seedResult = result;
+      this.containerId = containerId;
+      lastResult = result;
+      resultRun = Math.max(settings.successThreshold(), settings.failureThreshold());
+      shared.results().set(key.podUid(), key.containerName(), containerId, key.type(), result);
     } finally {
       lock.unlock();
     }
@@ -359,17 +359,11 @@ public final class ProbeWorker implements Lifecycle {
         results.remove(containerId, key.type());
       }
       containerId = c.containerId();
-      boolean seeded = containerId.equals(seedId);
-      seedId = null;
       results.set(
-          key.podUid(),
-          key.containerName(),
-          containerId,
-          key.type(),
-          seeded ? seedResult : key.type().initialResult());
+          key.podUid(), key.containerName(), containerId, key.type(), key.type().initialResult());
       onHold = false;
-      lastResult = seeded ? seedResult : ProbeResult.UNKNOWN;
-      resultRun = seeded ? Math.max(settings.successThreshold(), settings.failureThreshold()) : 0;
+      lastResult = ProbeResult.UNKNOWN;
+      resultRun = 0;
     }
     if (onHold) {
       return Step.WAIT; // a failed liveness or startup probe waits for a new container

@@ -370,4 +370,50 @@ class ProbesE2EIT {
               assertThat(readyColumn("badprobe")).isEqualTo("1/1");
             });
   }
+
+  @Test
+  void aRestartOfJkubeletKeepsAReadyContainerReady() throws Exception {
+    Path dir = hostDir("steady");
+    Files.writeString(dir.resolve("ready"), "");
+    // A long period: a restart that forgot readiness would show the pod unready for up to 20 s.
+    Kubectl.apply(
+        ns,
+        pod(
+            "steady",
+            dir,
+            """
+              - name: app
+                image: jkubelet/busybox:1.35
+                command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
+                volumeMounts: [{name: probe, mountPath: /probe}]
+                readinessProbe:
+                  exec: {command: [test, -f, /probe/ready]}
+                  periodSeconds: 20
+            """));
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .ignoreExceptions()
+        .until(() -> readyColumn("steady").equals("1/1"));
+    JsonNode before = get("steady");
+    String since = condition(before, "Ready").path("lastTransitionTime").asText();
+    String id = container(before).path("containerID").asText();
+
+    cluster.jkubelet.stop();
+    cluster.jkubelet.start();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(() -> cluster.jkubelet.get("/healthz").statusCode() == 200);
+    await()
+        .during(Duration.ofSeconds(6))
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () -> {
+              JsonNode p = get("steady");
+              return condition(p, "Ready").path("status").asText().equals("True")
+                  && condition(p, "Ready").path("lastTransitionTime").asText().equals(since)
+                  && container(p).path("containerID").asText().equals(id);
+            });
+  }
 }

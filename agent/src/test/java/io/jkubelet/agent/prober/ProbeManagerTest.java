@@ -239,6 +239,7 @@ class ProbeManagerTest {
   @Test
   void afterARestartAContainerTheApiSawReadyStaysReadyUntilItsProbeSaysOtherwise() {
     manager.addPod(adopted("docker://app-u1"));
+    assertThat(manager.health("u1").ready("app", "app-u1")).as("before any attempt").isTrue();
     running("u1", true);
     exec.fail();
     manager.workers().get(0).probeOnce();
