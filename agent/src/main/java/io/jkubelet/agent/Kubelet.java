@@ -393,10 +393,10 @@ public final class Kubelet implements SyncHandler, Lifecycle {
       cluster.node().stop();
     }
     loop.stop();
-    probes.stop();
     pleg.stop();
     Executors2.shutdown(background, 2000);
     Executors2.shutdown(workerExecutor, 5000);
+    probes.stop(); // after the pod workers: their hooks share its HTTP client
     if (server != null) {
       server.stop();
     }
