@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.Executors;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
@@ -186,6 +187,9 @@ public final class Probers {
       SSLContext ssl = SSLContext.getInstance("TLS");
       ssl.init(null, new TrustManager[] {new TrustAll()}, new SecureRandom());
       return HttpClient.newBuilder()
+          // Its own tasks on virtual threads: the default executor is a cached pool of platform
+          // threads that grows with concurrent requests (to dozens under a probe load).
+          .executor(Executors.newVirtualThreadPerTaskExecutor())
           .sslContext(ssl)
           .followRedirects(HttpClient.Redirect.NEVER)
           .connectTimeout(Duration.ofSeconds(10))
