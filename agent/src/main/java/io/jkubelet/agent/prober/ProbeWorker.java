@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
@@ -114,7 +115,7 @@ public final class ProbeWorker implements Lifecycle {
   private boolean finished;
   private Outcome lastOutcome;
   private long attempts;
-  private long skipped;
+  private final AtomicLong skipped = new AtomicLong();
   private Instant firstAttempt;
   private Instant lastAttempt;
   private Duration worstInterval;
@@ -163,7 +164,7 @@ public final class ProbeWorker implements Lifecycle {
           attempts,
           mean,
           worstInterval == null ? Duration.ZERO : worstInterval,
-          skipped);
+          skipped.get());
     } finally {
       lock.unlock();
     }
@@ -254,12 +255,7 @@ public final class ProbeWorker implements Lifecycle {
   /** On the timer: hands one attempt to the attempt executor, unless one is still running. */
   private void tick() {
     if (!inFlight.compareAndSet(false, true)) {
-      lock.lock();
-      try {
-        skipped++;
-      } finally {
-        lock.unlock();
-      }
+      skipped.incrementAndGet(); // never the lock: the shared timer must not wait on any worker
       log.debug("Prober {}: previous attempt still running; tick skipped", key);
       return;
     }
