@@ -107,6 +107,10 @@ public final class ProbeWorker implements Lifecycle {
   private final ReentrantLock lock = new ReentrantLock();
   private final AtomicBoolean inFlight = new AtomicBoolean();
   private String containerId;
+
+  /** The pod IP of the latest snapshot, for the attempt. */
+  private String podIp;
+
   private ProbeResult lastResult = ProbeResult.UNKNOWN;
   private int resultRun;
   private boolean onHold;
@@ -327,9 +331,6 @@ public final class ProbeWorker implements Lifecycle {
     WAIT,
     STOP
   }
-
-  /** The pod IP of the latest snapshot, for the attempt. */
-  private String podIp;
 
   /** What to do this period, as upstream's {@code doProbe} up to the attempt; under the lock. */
   private Step prepare() {
