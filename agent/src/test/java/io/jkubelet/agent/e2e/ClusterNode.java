@@ -8,36 +8,50 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
- * A cluster-mode fixture: a fresh namespace with the {@code default} service account (no
- * controller-manager runs in the test cluster to make it), and a packaged jkubelet registered as
- * its own node, started with {@code --kubeconfig} and Ready. {@link #close()} removes all of it:
- * the process, the namespace, the node and the node's containers.
+ * A cluster-mode fixture, registered as a static extension: before the class, a fresh namespace
+ * with the {@code default} service account (no controller-manager runs in the test cluster to make
+ * it) and a packaged jkubelet registered as its own node, started with {@code --kubeconfig} and
+ * Ready; after it, all of that removed: the process, the namespace, the node and the node's
+ * containers. A failing test prints the end of jkubelet's log.
  */
-final class ClusterNode implements AutoCloseable {
+final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatcher {
   final String node;
   final String ns;
-  final Path tmp;
-  final JkubeletProcess jkubelet;
-
-  private ClusterNode(String node, String ns, Path tmp, JkubeletProcess jkubelet) {
-    this.node = node;
-    this.ns = ns;
-    this.tmp = tmp;
-    this.jkubelet = jkubelet;
-  }
+  private final String prefix;
+  private Path tmp;
+  private JkubeletProcess jkubelet;
 
   /**
    * @param prefix names the node, the namespace and the temporary directory
    */
-  static ClusterNode start(String prefix) throws Exception {
-    String node = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-    String ns = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-    Path tmp = Files.createTempDirectory("jkubelet-" + prefix);
+  ClusterNode(String prefix) {
+    this.prefix = prefix;
+    this.node = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    this.ns = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  /** jkubelet's process, to stop and start it again; null before the class starts. */
+  JkubeletProcess jkubelet() {
+    return jkubelet;
+  }
+
+  /** A directory of this run's, for the tests' own files. */
+  Path tmp() {
+    return tmp;
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) throws Exception {
+    tmp = Files.createTempDirectory("jkubelet-" + prefix);
     Kubectl.run("create", "namespace", ns).ok();
     Kubectl.run("-n", ns, "create", "serviceaccount", "default").ok();
-    JkubeletProcess jkubelet =
+    jkubelet =
         new JkubeletProcess(
                 node,
                 Files.createDirectories(tmp.resolve("manifests")),
@@ -45,20 +59,25 @@ final class ClusterNode implements AutoCloseable {
                 tmp.resolve("jkubelet.log"),
                 List.of("--kubeconfig", Kubectl.kubeconfig().toString(), "--node-ip", "127.0.0.1"))
             .start();
-    ClusterNode n = new ClusterNode(node, ns, tmp, jkubelet);
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
         .until(
             () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
-    return n;
   }
 
   @Override
-  public void close() throws Exception {
-    jkubelet.stop();
+  public void afterAll(ExtensionContext context) throws Exception {
+    if (jkubelet != null) {
+      jkubelet.stop();
+    }
     Kubectl.run("delete", "namespace", ns, "--wait=false");
     Kubectl.run("delete", "node", node, "--wait=false");
     TestDocker.removeAll(TestDocker.client(), Labels.NODE, node);
+  }
+
+  @Override
+  public void testFailed(ExtensionContext context, Throwable cause) {
+    new PrintLogOnFailure(() -> jkubelet).testFailed(context, cause);
   }
 }

@@ -10,8 +10,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -25,27 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(300)
 class EventsE2EIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private ClusterNode cluster;
-  private String node;
-  private String ns;
-
-  @RegisterExtension
-  final PrintLogOnFailure printLogOnFailure =
-      new PrintLogOnFailure(() -> cluster == null ? null : cluster.jkubelet);
-
-  @BeforeAll
-  void start() throws Exception {
-    cluster = ClusterNode.start("ev");
-    node = cluster.node;
-    ns = cluster.ns;
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension static final ClusterNode cluster = new ClusterNode("ev");
+  private final String node = cluster.node;
+  private final String ns = cluster.ns;
 
   private void apply(String yaml) throws Exception {
     Kubectl.apply(ns, yaml);
@@ -271,7 +251,7 @@ class EventsE2EIT {
           .until(
               () ->
                   cluster
-                          .jkubelet
+                          .jkubelet()
                           .log()
                           .contains("Container late was killed for exceeding its memory limit")
                       && System.nanoTime() - down >= Duration.ofSeconds(60).toNanos());
@@ -294,7 +274,7 @@ class EventsE2EIT {
         .untilAsserted(
             () -> {
               java.util.Set<String> logged = new java.util.TreeSet<>();
-              for (String line : cluster.jkubelet.log().lines().toList()) {
+              for (String line : cluster.jkubelet().log().lines().toList()) {
                 var m = warning.matcher(line);
                 if (m.find()) {
                   logged.add(m.group(1) + ": " + m.group(2));

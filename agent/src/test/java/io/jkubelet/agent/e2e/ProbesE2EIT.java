@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -25,31 +23,27 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(300)
 class ProbesE2EIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private ClusterNode cluster;
-  private String node;
-  private String ns;
+  @RegisterExtension static final ClusterNode cluster = new ClusterNode("pr");
+  private final String node = cluster.node;
+  private final String ns = cluster.ns;
 
-  @RegisterExtension
-  final PrintLogOnFailure printLogOnFailure =
-      new PrintLogOnFailure(() -> cluster == null ? null : cluster.jkubelet);
-
-  @BeforeAll
-  void start() throws Exception {
-    cluster = ClusterNode.start("pr");
-    node = cluster.node;
-    ns = cluster.ns;
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
+  /**
+   * The YAML list of one container, {@code app}, that waits for SIGTERM with the probe directory at
+   * {@code /probe}; {@code fields} are more of its fields (probes, lifecycle), unindented.
+   */
+  private static String waiting(String fields) {
+    return """
+          - name: app
+            image: jkubelet/busybox:1.35
+            command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
+            volumeMounts: [{name: probe, mountPath: /probe}]
+        """
+        + fields.indent(4);
   }
 
   /** A directory on the host that a pod mounts at {@code /probe}. */
   private Path hostDir(String name) throws Exception {
-    return Files.createDirectories(cluster.tmp.resolve("host").resolve(name));
+    return Files.createDirectories(cluster.tmp().resolve("host").resolve(name));
   }
 
   /**
@@ -161,16 +155,13 @@ class ProbesE2EIT {
         pod(
             "ready",
             dir,
-            """
-              - name: app
-                image: jkubelet/busybox:1.35
-                command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
-                volumeMounts: [{name: probe, mountPath: /probe}]
+            waiting(
+                """
                 readinessProbe:
                   exec: {command: [test, -f, /probe/ready]}
                   periodSeconds: 1
                   failureThreshold: 1
-            """));
+                """)));
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
@@ -269,31 +260,25 @@ class ProbesE2EIT {
         pod(
             "hooks",
             dir,
-            """
-              - name: app
-                image: jkubelet/busybox:1.35
-                command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
-                volumeMounts: [{name: probe, mountPath: /probe}]
+            waiting(
+                """
                 lifecycle:
                   postStart:
                     exec: {command: [sh, -c, 'date > /probe/post-start']}
                   preStop:
                     exec: {command: [sh, -c, 'echo bye > /probe/pre-stop']}
-            """));
+                """)));
     Kubectl.apply(
         ns,
         pod(
             "badhook",
             dir,
-            """
-              - name: app
-                image: jkubelet/busybox:1.35
-                command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
-                volumeMounts: [{name: probe, mountPath: /probe}]
+            waiting(
+                """
                 lifecycle:
                   postStart:
                     exec: {command: [sh, -c, 'echo no config here; exit 3']}
-            """));
+                """)));
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
@@ -331,15 +316,12 @@ class ProbesE2EIT {
         pod(
             "badprobe",
             dir,
-            """
-              - name: app
-                image: jkubelet/busybox:1.35
-                command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
-                volumeMounts: [{name: probe, mountPath: /probe}]
+            waiting(
+                """
                 livenessProbe:
                   tcpSocket: {port: nosuchport}
                   periodSeconds: 1
-            """));
+                """)));
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
@@ -381,15 +363,12 @@ class ProbesE2EIT {
         pod(
             "steady",
             dir,
-            """
-              - name: app
-                image: jkubelet/busybox:1.35
-                command: [sh, -c, "trap 'exit 0' TERM; while true; do sleep 1; done"]
-                volumeMounts: [{name: probe, mountPath: /probe}]
+            waiting(
+                """
                 readinessProbe:
                   exec: {command: [test, -f, /probe/ready]}
                   periodSeconds: 20
-            """));
+                """)));
     await()
         .atMost(Duration.ofSeconds(90))
         .ignoreExceptions()
@@ -398,12 +377,12 @@ class ProbesE2EIT {
     String since = condition(before, "Ready").path("lastTransitionTime").asText();
     String id = container(before).path("containerID").asText();
 
-    cluster.jkubelet.stop();
-    cluster.jkubelet.start();
+    cluster.jkubelet().stop();
+    cluster.jkubelet().start();
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
-        .until(() -> cluster.jkubelet.get("/healthz").statusCode() == 200);
+        .until(() -> cluster.jkubelet().get("/healthz").statusCode() == 200);
     await()
         .during(Duration.ofSeconds(6))
         .atMost(Duration.ofSeconds(20))
