@@ -135,8 +135,11 @@ public final class ProbeManager implements Lifecycle {
   }
 
   /**
-   * Adds a worker for each probe of each app container of the pod that has none yet, and starts it.
-   * A definition that cannot run is reported once, as a Warning {@code Unhealthy} event.
+   * Adds a worker for each probe of each app container of the pod that has none yet, and starts it;
+   * replaces the worker of a probe whose definition changed, and stops those of probes that are
+   * gone (a static pod with an explicit UID can be edited in place). Called for every update of the
+   * pod, so it is cheap when nothing changed. A definition that cannot run is reported once, as a
+   * Warning {@code Unhealthy} event.
    *
    * @throws IllegalStateException before {@link #start()}
    */
