@@ -606,7 +606,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
   private boolean isTerminal(Pod p) {
     return statuses
         .getPodStatus(p.getMetadata().getUid())
-        .map(s -> PodSync.isTerminal(s.getPhase()))
+        .map(s -> StatusGenerator.isTerminal(s.getPhase()))
         .orElse(false);
   }
 

@@ -122,7 +122,7 @@ final class PodSync implements PodSyncFn {
     }
 
     io.fabric8.kubernetes.api.model.PodStatus api = setStatus(pod, status);
-    if (isTerminal(api.getPhase())) {
+    if (StatusGenerator.isTerminal(api.getPhase())) {
       // A pod that has finished is not restarted; only make sure nothing of it still runs.
       if (status.anyRunning()) {
         manager.killPod(pod, status, null, false);
@@ -206,9 +206,5 @@ final class PodSync implements PodSyncFn {
             health.apply(pod.getMetadata().getUid()));
     statuses.setPodStatus(pod, api);
     return api;
-  }
-
-  static boolean isTerminal(String phase) {
-    return "Succeeded".equals(phase) || "Failed".equals(phase);
   }
 }

@@ -10,6 +10,7 @@ import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.status.ContainerHealth;
+import io.jkubelet.agent.status.StatusGenerator;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
 import java.net.http.HttpClient;
@@ -19,6 +20,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -46,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * a container with such a readiness probe is never ready, and one with such a startup probe never
  * starts its other probes; such a liveness probe never kills.
  *
- * <p>Thread-safe: {@code this} guards changes to {@link #workers}, {@link #invalid} and {@link
- * #pods}, which are concurrent maps so that queries from pod workers need no lock.
+ * <p>Thread-safe: {@code this} guards {@link #definitions} and changes to {@link #workers}, {@link
+ * #invalid} and {@link #pods}, which are concurrent maps so that queries from pod workers need no
+ * lock.
  */
 public final class ProbeManager implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(ProbeManager.class);
@@ -62,8 +65,11 @@ public final class ProbeManager implements Lifecycle {
   private final Map<ProbeWorker.Key, ProbeWorker> workers = new ConcurrentHashMap<>();
   private final Map<ProbeWorker.Key, String> invalid = new ConcurrentHashMap<>();
 
-  /** The definition behind each worker or invalid entry, to notice a changed one. */
-  private final Map<ProbeWorker.Key, Probe> definitions = new ConcurrentHashMap<>();
+  /**
+   * By pod UID, the definition behind each worker or invalid entry, to notice a changed one.
+   * Guarded by {@code this}.
+   */
+  private final Map<String, Map<ProbeWorker.Key, Probe>> definitions = new HashMap<>();
 
   private final Map<String, Pod> pods = new ConcurrentHashMap<>();
 
@@ -149,7 +155,7 @@ public final class ProbeManager implements Lifecycle {
     }
     String uid = pod.getMetadata().getUid();
     pods.put(uid, pod);
-    Map<ProbeWorker.Key, Probe> wanted = new HashMap<>();
+    Map<ProbeWorker.Key, Probe> wanted = new LinkedHashMap<>();
     for (Container c : pod.getSpec().getContainers()) {
       for (ProbeType type : ProbeType.values()) {
         Probe probe =
@@ -163,8 +169,12 @@ public final class ProbeManager implements Lifecycle {
         }
       }
     }
-    for (ProbeWorker.Key key : List.copyOf(definitions.keySet())) {
-      if (key.podUid().equals(uid) && !Objects.equals(wanted.get(key), definitions.get(key))) {
+    Map<ProbeWorker.Key, Probe> current = definitions.getOrDefault(uid, Map.of());
+    if (wanted.equals(current)) {
+      return; // the common case: an update of the pod that left its probes alone
+    }
+    for (ProbeWorker.Key key : List.copyOf(current.keySet())) {
+      if (!Objects.equals(wanted.get(key), current.get(key))) {
         forget(key); // gone, or changed: a changed one is added again below
       }
     }
@@ -184,16 +194,23 @@ public final class ProbeManager implements Lifecycle {
       w.stop();
     }
     invalid.remove(key);
-    definitions.remove(key);
+    Map<ProbeWorker.Key, Probe> ofPod = definitions.get(key.podUid());
+    if (ofPod != null) {
+      ofPod.remove(key);
+      if (ofPod.isEmpty()) {
+        definitions.remove(key.podUid());
+      }
+    }
   }
 
   private void add(Pod pod, Container c, ProbeType type, Probe probe) {
     String uid = pod.getMetadata().getUid();
     ProbeWorker.Key key = new ProbeWorker.Key(uid, c.getName(), type);
-    if (definitions.containsKey(key)) {
+    Map<ProbeWorker.Key, Probe> ofPod = definitions.computeIfAbsent(uid, u -> new HashMap<>());
+    if (ofPod.containsKey(key)) {
       return;
     }
-    definitions.put(key, probe);
+    ofPod.put(key, probe);
     switch (Probers.of(probe, c, exec, http)) {
       case ProbeDefinition.Valid v -> {
         ProbeWorker w =
@@ -236,7 +253,7 @@ public final class ProbeManager implements Lifecycle {
     }
     return pod.getStatus().getContainerStatuses().stream()
         .filter(cs -> container.equals(cs.getName()) && Boolean.TRUE.equals(cs.getReady()))
-        .map(cs -> runtimeId(cs.getContainerID()))
+        .map(cs -> StatusGenerator.runtimeContainerId(cs.getContainerID()))
         .filter(Objects::nonNull)
         .findFirst();
   }
@@ -244,10 +261,8 @@ public final class ProbeManager implements Lifecycle {
   /** Stops and forgets the pod's workers and their results. */
   public synchronized void removePod(String podUid) {
     pods.remove(podUid);
-    for (ProbeWorker.Key key : List.copyOf(definitions.keySet())) {
-      if (key.podUid().equals(podUid)) {
-        forget(key);
-      }
+    for (ProbeWorker.Key key : List.copyOf(definitions.getOrDefault(podUid, Map.of()).keySet())) {
+      forget(key);
     }
   }
 
@@ -370,12 +385,11 @@ public final class ProbeManager implements Lifecycle {
       boolean running = state != null && state.getRunning() != null;
       boolean terminated = state != null && state.getTerminated() != null;
       boolean terminal =
-          "Succeeded".equals(s.getPhase())
-              || "Failed".equals(s.getPhase())
+          StatusGenerator.isTerminal(s.getPhase())
               || (terminated && "Never".equals(pod.getSpec().getRestartPolicy()));
       return Optional.of(
           new ContainerSnapshot(
-              runtimeId(cs.getContainerID()),
+              StatusGenerator.runtimeContainerId(cs.getContainerID()),
               s.getPodIP(),
               running ? parse(state.getRunning().getStartedAt()) : null,
               running,
@@ -383,15 +397,6 @@ public final class ProbeManager implements Lifecycle {
               terminal));
     }
     return Optional.empty();
-  }
-
-  /** {@code docker://abc} is {@code abc}: results are keyed by the runtime's own id. */
-  static String runtimeId(String containerId) {
-    if (containerId == null || containerId.isEmpty()) {
-      return null;
-    }
-    int i = containerId.indexOf("://");
-    return i < 0 ? containerId : containerId.substring(i + 3);
   }
 
   private static Instant parse(String time) {

@@ -346,7 +346,7 @@ public final class ApiStatusManager implements StatusManager {
           log.error("StatusManager: status update of {} dropped: {}", ref(pod), illegal);
           return;
         }
-        if (StatusPatches.isTerminal(old.getPhase()) && !old.getPhase().equals(next.getPhase())) {
+        if (StatusGenerator.isTerminal(old.getPhase()) && !old.getPhase().equals(next.getPhase())) {
           log.warn(
               "StatusManager: {} is {}, keeping that phase instead of {}",
               ref(pod),
@@ -636,7 +636,7 @@ public final class ApiStatusManager implements StatusManager {
     Outcome outcome;
     PodStatus apiStatus = api.getStatus();
     String apiPhase = apiStatus == null ? null : apiStatus.getPhase();
-    if (StatusPatches.isTerminal(apiPhase) && !apiPhase.equals(s.status().getPhase())) {
+    if (StatusGenerator.isTerminal(apiPhase) && !apiPhase.equals(s.status().getPhase())) {
       skips.incrementAndGet();
       String msg =
           "StatusManager: "

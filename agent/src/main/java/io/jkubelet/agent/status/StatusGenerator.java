@@ -35,6 +35,28 @@ import java.util.Objects;
 public final class StatusGenerator {
   private StatusGenerator() {}
 
+  /** How the API names a runtime's container ID: {@code docker://<id>}. */
+  private static final String CONTAINER_ID_SCHEME = "docker://";
+
+  /** Whether a pod phase is final: Succeeded or Failed never change again. */
+  public static boolean isTerminal(String phase) {
+    return "Succeeded".equals(phase) || "Failed".equals(phase);
+  }
+
+  /** A runtime's container ID as the API status shows it: {@code docker://<id>}. */
+  public static String apiContainerId(String runtimeId) {
+    return CONTAINER_ID_SCHEME + runtimeId;
+  }
+
+  /** The runtime's own ID in an API container ID ({@code docker://abc} is {@code abc}), or null. */
+  public static String runtimeContainerId(String apiId) {
+    if (apiId == null || apiId.isEmpty()) {
+      return null;
+    }
+    int i = apiId.indexOf("://");
+    return i < 0 ? apiId : apiId.substring(i + 3);
+  }
+
   /**
    * @param previous the status generated last time (for transition times, start time, and the
    *     terminated states of containers that were garbage collected), or null
@@ -72,9 +94,7 @@ public final class StatusGenerator {
         Comparator.comparing(io.fabric8.kubernetes.api.model.ContainerStatus::getName));
 
     String phase = phase(pod, initStatuses, appStatuses);
-    if (previous != null
-        && ("Failed".equals(previous.getPhase()) || "Succeeded".equals(previous.getPhase()))
-        && !phase.equals(previous.getPhase())) {
+    if (previous != null && isTerminal(previous.getPhase()) && !phase.equals(previous.getPhase())) {
       phase = previous.getPhase(); // a terminal phase never goes back
     }
 
@@ -216,7 +236,7 @@ public final class StatusGenerator {
     st.setName(cs.name());
     st.setImage(cs.image());
     st.setImageID(cs.imageRef());
-    st.setContainerID("docker://" + cs.id());
+    st.setContainerID(apiContainerId(cs.id()));
     st.setRestartCount(cs.restartCount());
     st.setReady(false);
     st.setStarted(false);
@@ -231,7 +251,7 @@ public final class StatusGenerator {
                   .withMessage(emptyToNull(cs.message()))
                   .withStartedAt(time(cs.startedAt()))
                   .withFinishedAt(time(cs.finishedAt()))
-                  .withContainerID("docker://" + cs.id())
+                  .withContainerID(apiContainerId(cs.id()))
                   .build());
       case UNKNOWN -> state.withWaiting(new ContainerStateWaitingBuilder().build());
     }

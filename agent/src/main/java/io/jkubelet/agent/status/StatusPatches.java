@@ -49,10 +49,6 @@ final class StatusPatches {
 
   private StatusPatches() {}
 
-  static boolean isTerminal(String phase) {
-    return "Succeeded".equals(phase) || "Failed".equals(phase);
-  }
-
   /**
    * The kubelet-owned part of a status as a JSON tree, for comparison: only {@link #OWNED_FIELDS}
    * and {@link #KUBELET_CONDITIONS}, without {@code lastProbeTime}, and without nulls, empty
