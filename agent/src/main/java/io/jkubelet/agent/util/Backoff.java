@@ -16,23 +16,44 @@ import java.util.concurrent.locks.ReentrantLock;
  * An entry whose last update is older than {@code 2 * max} has expired and starts over, so a
  * container that ran for ten minutes (with max 5 min) restarts from 10 s again.
  *
+ * <p>{@link Policy} is the same doubling without keys, for a loop that retries one thing (the node
+ * registration, a pod status write, a poll): every retry in jkubelet uses one or the other.
+ *
  * <p>Thread-safe; {@code lock} guards {@code entries}.
  */
 public final class Backoff {
   private final Clock clock;
-  private final Duration initial;
+  private final Policy policy;
   private final Duration max;
   private final ReentrantLock lock = new ReentrantLock();
   private final Map<String, Entry> entries = new HashMap<>();
 
   private record Entry(Duration backoff, Instant lastUpdate) {}
 
-  public Backoff(Clock clock, Duration initial, Duration max) {
-    if (initial.isNegative() || initial.isZero() || max.compareTo(initial) < 0) {
-      throw new IllegalArgumentException("need 0 < initial <= max, got " + initial + ", " + max);
+  /**
+   * A doubling delay: {@code initial} first, then twice the last delay, never more than {@code
+   * max}. Immutable.
+   */
+  public record Policy(Duration initial, Duration max) {
+    public Policy {
+      if (initial.isNegative() || initial.isZero() || max.compareTo(initial) < 0) {
+        throw new IllegalArgumentException("need 0 < initial <= max, got " + initial + ", " + max);
+      }
     }
+
+    /** The delay after {@code last}; {@code initial} when there was none (null). */
+    public Duration next(Duration last) {
+      if (last == null) {
+        return initial;
+      }
+      Duration doubled = last.multipliedBy(2);
+      return doubled.compareTo(max) > 0 ? max : doubled;
+    }
+  }
+
+  public Backoff(Clock clock, Duration initial, Duration max) {
+    this.policy = new Policy(initial, max);
     this.clock = clock;
-    this.initial = initial;
     this.max = max;
   }
 
@@ -41,16 +62,8 @@ public final class Backoff {
     lock.lock();
     try {
       Entry e = entries.get(key);
-      Duration d;
-      if (e == null || expired(e, eventTime)) {
-        d = initial;
-      } else {
-        d = e.backoff.multipliedBy(2);
-        if (d.compareTo(max) > 0) {
-          d = max;
-        }
-      }
-      entries.put(key, new Entry(d, eventTime));
+      Duration last = e == null || expired(e, eventTime) ? null : e.backoff;
+      entries.put(key, new Entry(policy.next(last), eventTime));
     } finally {
       lock.unlock();
     }

@@ -14,6 +14,8 @@ import java.time.Instant;
  * without floating-point drift: each request pushes {@code tat} one interval ({@code 1/qps}) later,
  * and a request is allowed while {@code tat} stays within {@code burst} intervals of now.
  *
+ * <p>{@code qps} may be below one: the event spam filter refills one token every 300 s.
+ *
  * <p>Thread-safe: every method is {@code synchronized}, guarding {@code tat}.
  */
 public final class TokenBucket {
@@ -22,13 +24,13 @@ public final class TokenBucket {
   private final long toleranceNanos;
   private Instant tat;
 
-  public TokenBucket(Clock clock, int qps, int burst) {
+  public TokenBucket(Clock clock, double qps, int burst) {
     if (qps <= 0 || burst <= 0) {
       throw new IllegalArgumentException(
           "the rate budget needs qps > 0 and burst > 0, got qps " + qps + ", burst " + burst);
     }
     this.clock = clock;
-    this.intervalNanos = 1_000_000_000L / qps;
+    this.intervalNanos = (long) (1_000_000_000L / qps);
     this.toleranceNanos = intervalNanos * burst;
     this.tat = clock.instant();
   }

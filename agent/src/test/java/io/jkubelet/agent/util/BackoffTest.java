@@ -53,4 +53,16 @@ class BackoffTest {
     assertThat(backoff.get("pod1/a")).isZero();
     assertThat(backoff.get("pod2/a")).isEqualTo(Duration.ofSeconds(10));
   }
+
+  @Test
+  void aPolicyDoublesFromTheFirstDelayUpToItsMaximum() {
+    Backoff.Policy policy = new Backoff.Policy(Duration.ofMillis(100), Duration.ofSeconds(7));
+    Duration d = null;
+    StringBuilder seen = new StringBuilder();
+    for (int i = 0; i < 9; i++) {
+      d = policy.next(d);
+      seen.append(d.toMillis()).append(' ');
+    }
+    assertThat(seen.toString().trim()).isEqualTo("100 200 400 800 1600 3200 6400 7000 7000");
+  }
 }
