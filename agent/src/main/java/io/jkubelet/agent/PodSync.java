@@ -146,7 +146,7 @@ final class PodSync implements PodSyncFn {
       if (s.failure() == null) {
         reasons.remove(ref.uid(), s.container());
       } else {
-        reasons.add(ref.uid(), s.container(), s.failure().reason(), s.failure().getMessage());
+        reasons.add(ref.uid(), s.container(), s.failure().reason(), s.failure().message());
       }
     }
     if (result.changed()) {

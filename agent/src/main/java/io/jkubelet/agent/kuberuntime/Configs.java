@@ -81,7 +81,7 @@ public final class Configs {
       int restartCount,
       Map<String, Path> volumePaths,
       List<EnvVar> env)
-      throws StartFailure {
+      throws StartException {
     PodRef ref = ref(pod);
     Map<String, String> labels =
         new LinkedHashMap<>(Labels.podLabels(ref, c.getName(), Labels.TYPE_CONTAINER));
@@ -113,7 +113,7 @@ public final class Configs {
       for (VolumeMount m : c.getVolumeMounts()) {
         Path host = volumePaths.get(m.getName());
         if (host == null) {
-          throw new StartFailure(
+          throw new StartException(
               WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
               "cannot find volume \""
                   + m.getName()
@@ -124,7 +124,7 @@ public final class Configs {
         if (m.getSubPath() != null && !m.getSubPath().isEmpty()) {
           Path sub = host.resolve(m.getSubPath()).normalize();
           if (!sub.startsWith(host)) {
-            throw new StartFailure(
+            throw new StartException(
                 WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
                 "subPath \"" + m.getSubPath() + "\" must not leave its volume");
           }
@@ -133,7 +133,7 @@ public final class Configs {
               java.nio.file.Files.createDirectories(sub);
             }
           } catch (java.io.IOException e) {
-            throw new StartFailure(
+            throw new StartException(
                 WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
                 "cannot create subPath " + sub + ": " + e.getMessage());
           }

@@ -24,7 +24,7 @@ final class Env {
   private Env() {}
 
   static List<EnvVar> resolve(Pod pod, Container c, Supplier<String> podIp, String hostIp)
-      throws StartFailure {
+      throws StartException {
     Map<String, String> env = new LinkedHashMap<>();
     if (c.getEnv() != null) {
       for (EnvVar e : c.getEnv()) {
@@ -34,7 +34,7 @@ final class Env {
         } else if (e.getValueFrom().getFieldRef() != null) {
           value = field(pod, e.getValueFrom().getFieldRef(), podIp, hostIp, e.getName());
         } else {
-          throw new StartFailure(
+          throw new StartException(
               WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
               "env \""
                   + e.getName()
@@ -50,7 +50,7 @@ final class Env {
 
   private static String field(
       Pod pod, ObjectFieldSelector ref, Supplier<String> podIp, String hostIp, String name)
-      throws StartFailure {
+      throws StartException {
     String path = ref.getFieldPath();
     Matcher m = MAP_KEY.matcher(path == null ? "" : path);
     if (m.matches()) {
@@ -69,7 +69,7 @@ final class Env {
       case "status.podIP", "status.podIPs" -> podIp.get();
       case "status.hostIP" -> hostIp;
       default ->
-          throw new StartFailure(
+          throw new StartException(
               WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
               "env \"" + name + "\": unsupported fieldRef \"" + path + "\"");
     };

@@ -9,6 +9,7 @@ import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.config.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,14 +44,14 @@ public final class ImagePuller {
     this.pullTimeout = pullTimeout;
   }
 
-  /** Ensures the image; throws a {@link StartFailure} with the waiting reason when it cannot. */
-  public void ensure(Pod pod, Container c, ObjectReference ref) throws StartFailure {
+  /** Ensures the image; throws a {@link StartException} with the waiting reason when it cannot. */
+  public void ensure(Pod pod, Container c, ObjectReference ref) throws StartException {
     String image = c.getImage();
     if (!validImageName(image)) {
       String msg =
           "Failed to apply default image tag \"" + image + "\": couldn't parse image reference";
       recorder.event(ref, EventType.Warning, WaitingReasons.INVALID_IMAGE_NAME, msg);
-      throw new StartFailure(WaitingReasons.INVALID_IMAGE_NAME, msg);
+      throw new StartException(WaitingReasons.INVALID_IMAGE_NAME, msg);
     }
     String policy = c.getImagePullPolicy();
     boolean present = present(image);
@@ -67,13 +68,13 @@ public final class ImagePuller {
       }
       String msg = "Container image \"" + image + "\" is not present with pull policy of Never";
       recorder.event(ref, EventType.Warning, Reasons.ERR_IMAGE_NEVER_PULL, msg);
-      throw new StartFailure(WaitingReasons.ERR_IMAGE_NEVER_PULL, msg);
+      throw new StartException(WaitingReasons.ERR_IMAGE_NEVER_PULL, msg);
     }
     String key = pod.getMetadata().getUid() + "/" + image;
     if (backoff.remainingSinceUpdate(key).compareTo(Duration.ZERO) > 0) {
       String msg = "Back-off pulling image \"" + image + "\"";
       recorder.event(ref, EventType.Normal, Reasons.BACK_OFF, msg);
-      throw new StartFailure(WaitingReasons.IMAGE_PULL_BACK_OFF, msg);
+      throw new StartException(WaitingReasons.IMAGE_PULL_BACK_OFF, msg);
     }
     recorder.eventf(ref, EventType.Normal, Reasons.PULLING, "Pulling image \"%s\"", image);
     Instant start = clock.instant();
@@ -89,7 +90,7 @@ public final class ImagePuller {
           "Failed to pull image \"%s\": %s",
           image,
           e.getMessage());
-      throw new StartFailure(
+      throw new StartException(
           WaitingReasons.ERR_IMAGE_PULL,
           "Failed to pull image \"" + image + "\": " + e.getMessage());
     }
@@ -99,7 +100,7 @@ public final class ImagePuller {
         Reasons.PULLED,
         "Successfully pulled image \"%s\" in %s",
         image,
-        formatDuration(Duration.between(start, clock.instant())));
+        Durations.format(Duration.between(start, clock.instant())));
   }
 
   /** Whether the image is present, from the engine or from a recent answer of it. */
@@ -136,10 +137,5 @@ public final class ImagePuller {
         && !image.endsWith(":")
         && !image.startsWith(":")
         && !image.contains("//");
-  }
-
-  static String formatDuration(Duration d) {
-    long ms = d.toMillis();
-    return ms < 1000 ? ms + "ms" : String.format("%.3fs", ms / 1000.0);
   }
 }

@@ -58,9 +58,4 @@ public final class Canonical {
       throw new IllegalStateException(e);
     }
   }
-
-  /** A deep copy through JSON. */
-  public static <T> T deepCopy(T o, Class<T> type) {
-    return SERIALIZATION.unmarshal(SERIALIZATION.asJson(o), type);
-  }
 }

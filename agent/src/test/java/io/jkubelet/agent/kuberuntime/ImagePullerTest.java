@@ -39,7 +39,7 @@ class ImagePullerTest {
     try {
       puller.ensure(pod, c, Refs.container(pod, "c", false));
       return "ok";
-    } catch (StartFailure f) {
+    } catch (StartException f) {
       return f.reason();
     }
   }
@@ -92,8 +92,8 @@ class ImagePullerTest {
   void anInvalidImageNameIsRejectedWithoutAsking() {
     assertThatThrownBy(
             () -> puller.ensure(pod, container("bad image", "IfNotPresent"), Refs.pod(pod)))
-        .isInstanceOf(StartFailure.class)
-        .extracting(e -> ((StartFailure) e).reason())
+        .isInstanceOf(StartException.class)
+        .extracting(e -> ((StartException) e).reason())
         .isEqualTo("InvalidImageName");
   }
 }

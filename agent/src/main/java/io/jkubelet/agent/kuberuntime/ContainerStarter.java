@@ -1,0 +1,201 @@
+package io.jkubelet.agent.kuberuntime;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.Reasons;
+import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.lifecycle.HookRunner;
+import io.jkubelet.agent.runtime.ContainerConfig;
+import io.jkubelet.agent.runtime.ContainerStatus;
+import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.config.Durations;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts one container as upstream's {@code startContainer}: the crash-loop backoff check, the
+ * image, the configuration, create and start, then the postStart hook. Each step that fails records
+ * upstream's event and gives the container's {@link StartFailure}.
+ *
+ * <p>Thread-safe: its only state is the crash-loop {@link Backoff}, which is.
+ */
+final class ContainerStarter {
+  private static final Logger log = LoggerFactory.getLogger(ContainerStarter.class);
+
+  /** How long a postStart hook may run before it counts as failed (upstream has no bound). */
+  static final Duration POST_START_TIMEOUT = Duration.ofMinutes(2);
+
+  private final Runtime runtime;
+  private final ImagePuller images;
+  private final EventRecorder recorder;
+  private final Clock clock;
+  private final Backoff crashBackoff;
+  private final Supplier<String> hostIp;
+  private final HookRunner hooks;
+  private final ContainerKiller killer;
+
+  ContainerStarter(
+      Runtime runtime,
+      ImagePuller images,
+      EventRecorder recorder,
+      Clock clock,
+      Backoff crashBackoff,
+      Supplier<String> hostIp,
+      HookRunner hooks,
+      ContainerKiller killer) {
+    this.runtime = runtime;
+    this.images = images;
+    this.recorder = recorder;
+    this.clock = clock;
+    this.crashBackoff = crashBackoff;
+    this.hostIp = hostIp;
+    this.hooks = hooks;
+    this.killer = killer;
+  }
+
+  /** Where a container goes: its sandbox, the pod's status, its volumes and the pod's IP. */
+  record Placement(
+      String sandboxId, PodStatus status, Map<String, Path> volumePaths, Supplier<String> podIp) {}
+
+  /** Starts one container; empty on success, or why it did not start. */
+  Optional<StartFailure> start(Pod pod, Container c, boolean init, Placement at) {
+    ObjectReference ref = Refs.container(pod, c.getName(), init);
+    try {
+      checkCrashLoop(pod, c, at.status(), ref);
+      images.ensure(pod, c, ref);
+      String id = createAndStart(pod, c, init, at, ref);
+      runPostStart(pod, c, init, id, at.podIp(), ref);
+      return Optional.empty();
+    } catch (StartException f) {
+      if (isImageFailure(f.reason())) {
+        recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", f.reason());
+      } else if (WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR.equals(f.reason())) {
+        recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", f.getMessage());
+      }
+      log.info(
+          "RuntimeManager: container {} of pod {} not started: {}: {}",
+          c.getName(),
+          pod.getMetadata().getName(),
+          f.reason(),
+          f.getMessage());
+      return Optional.of(f.failure());
+    } catch (RuntimeError e) {
+      recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", e.getMessage());
+      return Optional.of(new StartFailure(WaitingReasons.RUN_CONTAINER_ERROR, e.getMessage()));
+    }
+  }
+
+  /**
+   * The crash-loop backoff key: pod, container and spec hash, as upstream's {@code getStableKey}.
+   */
+  static String backoffKey(Pod pod, Container c) {
+    return pod.getMetadata().getUid() + "/" + c.getName() + "/" + ContainerHash.of(c);
+  }
+
+  /** When the container last finished, or now when the runtime does not say. */
+  Instant finishedAt(ContainerStatus s) {
+    return s.finishedAt() != null ? s.finishedAt() : clock.instant();
+  }
+
+  /** Refuses to restart a container that exited within its backoff; else moves the backoff on. */
+  private void checkCrashLoop(Pod pod, Container c, PodStatus status, ObjectReference ref)
+      throws StartException {
+    Optional<ContainerStatus> lastExit =
+        status.containers().stream()
+            .filter(s -> s.name().equals(c.getName()) && s.exited())
+            .findFirst();
+    if (lastExit.isEmpty()) {
+      return;
+    }
+    String key = backoffKey(pod, c);
+    Instant finished = finishedAt(lastExit.get());
+    if (crashBackoff.isInBackOffSince(key, finished)) {
+      recorder.event(
+          ref, EventType.Warning, Reasons.BACK_OFF, "Back-off restarting failed container");
+      throw new StartException(
+          WaitingReasons.CRASH_LOOP_BACK_OFF,
+          String.format(
+              "back-off %s restarting failed container=%s pod=%s_%s(%s)",
+              Durations.format(crashBackoff.get(key)),
+              c.getName(),
+              pod.getMetadata().getName(),
+              pod.getMetadata().getNamespace(),
+              pod.getMetadata().getUid()));
+    }
+    crashBackoff.next(key, finished);
+  }
+
+  private String createAndStart(
+      Pod pod, Container c, boolean init, Placement at, ObjectReference ref) throws StartException {
+    int restartCount = at.status().latest(c.getName()).map(s -> s.restartCount() + 1).orElse(0);
+    List<EnvVar> env = Env.resolve(pod, c, at.podIp(), hostIp.get());
+    ContainerConfig config =
+        Configs.container(pod, c, init, at.sandboxId(), restartCount, at.volumePaths(), env);
+    String id;
+    try {
+      id = runtime.createContainer(at.sandboxId(), config);
+    } catch (RuntimeError e) {
+      if (e.kind() == RuntimeError.Kind.NOT_FOUND) {
+        images.forget(c.getImage()); // removed since we looked: the next sync pulls it again
+      }
+      recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", e.getMessage());
+      throw new StartException(WaitingReasons.CREATE_CONTAINER_ERROR, e.getMessage());
+    }
+    recorder.eventf(ref, EventType.Normal, Reasons.CREATED, "Created container %s", c.getName());
+    try {
+      runtime.startContainer(id);
+    } catch (RuntimeError e) {
+      recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", e.getMessage());
+      throw new StartException(WaitingReasons.RUN_CONTAINER_ERROR, e.getMessage());
+    }
+    recorder.eventf(ref, EventType.Normal, Reasons.STARTED, "Started container %s", c.getName());
+    return id;
+  }
+
+  /** Runs the postStart hook; if it fails, kills the container and reports PostStartHookError. */
+  private void runPostStart(
+      Pod pod, Container c, boolean init, String id, Supplier<String> podIp, ObjectReference ref)
+      throws StartException {
+    if (c.getLifecycle() == null || c.getLifecycle().getPostStart() == null) {
+      return;
+    }
+    String ip = podIp.get();
+    Optional<String> failed =
+        hooks.run(pod, c, id, ip, c.getLifecycle().getPostStart(), POST_START_TIMEOUT);
+    if (failed.isPresent()) {
+      recorder.event(ref, EventType.Warning, Reasons.FAILED_POST_START_HOOK, failed.get());
+      killer.killContainer(
+          pod,
+          new ContainerKiller.Target(c.getName(), id, init, ip),
+          ContainerKiller.gracePeriod(pod, null, Map.of()),
+          "FailedPostStartHook");
+      throw new StartException(WaitingReasons.POST_START_HOOK_ERROR, failed.get());
+    }
+  }
+
+  private static boolean isImageFailure(String reason) {
+    return switch (reason) {
+      case WaitingReasons.ERR_IMAGE_PULL,
+          WaitingReasons.IMAGE_PULL_BACK_OFF,
+          WaitingReasons.ERR_IMAGE_NEVER_PULL,
+          WaitingReasons.INVALID_IMAGE_NAME ->
+          true;
+      default -> false;
+    };
+  }
+}
