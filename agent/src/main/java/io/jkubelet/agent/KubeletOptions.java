@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * Everything a {@link Kubelet} is started with: the configuration and the flags that are not part
+ * Everything an {@link Agent} is started with: the configuration and the flags that are not part
  * of it.
  *
  * @param nodeName the node's name (lowercase), from {@code --hostname-override} or the hostname

@@ -6,10 +6,15 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.node.HostFacts;
+import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.RecordingSleeper;
+import io.jkubelet.agent.util.Schedulers;
+import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +39,9 @@ class KubeletTest {
       new FakeRuntime(clock, "jkubelet/busybox:1.35", "jkubelet/pause:3.2");
   private final List<String> events = new CopyOnWriteArrayList<>();
   private final EventRecorder recorder = (o, t, reason, msg) -> events.add(reason + ": " + msg);
-  private Kubelet kubelet;
+  private static final NodeInfo MACHINE =
+      new NodeInfo(4, 8L << 30, 100L << 30, "6.1.0", "Debian", "linux", "amd64", "m", "u", "b");
+  private Agent kubelet;
   private Path manifests;
 
   @BeforeEach
@@ -47,13 +54,22 @@ class KubeletTest {
             .maxPods(2)
             .build();
     kubelet =
-        new Kubelet(
-            new KubeletOptions(
-                "node1", tmp.resolve("root"), "jkubelet/pause:3.2", "unused", "10.1.1.1", config),
-            runtime,
-            recorder,
-            new LocalStatusManager(),
-            clock);
+        new Agent(
+            new Setup(
+                new KubeletOptions(
+                    "node1",
+                    tmp.resolve("root"),
+                    "jkubelet/pause:3.2",
+                    "unused",
+                    "10.1.1.1",
+                    config),
+                new HostFacts("10.1.1.1", MACHINE),
+                runtime,
+                recorder,
+                new LocalStatusManager(),
+                new Time(clock, new RecordingSleeper(clock), Schedulers.system()),
+                null,
+                Setup.EventPipeline.NONE));
     kubelet.start();
   }
 

@@ -4,21 +4,22 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.jkubelet.agent.Kubelet;
+import io.jkubelet.agent.Agent;
 import io.jkubelet.agent.KubeletOptions;
-import io.jkubelet.agent.NodeIp;
+import io.jkubelet.agent.Setup;
 import io.jkubelet.agent.events.ApiEventSink;
 import io.jkubelet.agent.events.CorrelatorOptions;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.node.HeartbeatClient;
-import io.jkubelet.agent.node.NodeInfo;
+import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeOptions;
 import io.jkubelet.agent.node.NodeStatusManager;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.status.ApiStatusManager;
 import io.jkubelet.agent.util.Lifecycle.Health;
+import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.KubeletConfiguration;
 import java.io.IOException;
@@ -65,18 +66,20 @@ final class ClusterMode {
     }
   }
 
-  static Kubelet build(
+  static Agent build(
       KubeletOptions options,
+      HostFacts host,
       Config base,
       Map<String, String> nodeLabels,
       List<io.fabric8.kubernetes.api.model.Taint> taints,
       Runtime runtime,
       EventRecorder recorder,
-      Clock clock,
+      Time time,
       EventBroadcaster broadcaster,
-      Kubelet.EventPipeline events) {
+      Setup.EventPipeline events) {
     KubeletConfiguration config = options.config();
-    String nodeIp = options.nodeIp().isEmpty() ? NodeIp.detect() : options.nodeIp();
+    Clock clock = time.clock();
+    String nodeIp = host.nodeIp();
     NodeOptions nodeOptions =
         new NodeOptions(
             options.nodeName(),
@@ -91,14 +94,14 @@ final class ClusterMode {
             config.nodeStatusUpdateFrequency(),
             config.nodeStatusReportFrequency(),
             config.nodeLeaseDurationSeconds());
-    AtomicReference<Kubelet> agent = new AtomicReference<>();
+    AtomicReference<Agent> agent = new AtomicReference<>();
     KubernetesClient heartbeats = HeartbeatClient.create(base, nodeOptions);
     NodeStatusManager node =
         NodeStatusManager.create(
             nodeOptions,
             heartbeats,
             clock,
-            NodeInfo.read(options.rootDir()),
+            host.machine(),
             () -> runtime.type() + "://" + runtime.version(),
             () ->
                 agent.get() == null
@@ -117,7 +120,7 @@ final class ClusterMode {
             clock,
             config.kubeAPIQPS(),
             config.kubeAPIBurst(),
-            p -> agent.get() != null && agent.get().canBeDeleted(p),
+            p -> agent.get() != null && agent.get().reclaimed().test(p),
             STATUS_SYNC_PERIOD);
     // Events go to the API server on a client and budget of their own.
     broadcaster.addWatcher(
@@ -126,15 +129,17 @@ final class ClusterMode {
             client(base),
             clock,
             CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst())));
-    Kubelet kubelet =
-        new Kubelet(
-            options,
-            runtime,
-            recorder,
-            statuses,
-            clock,
-            new Kubelet.Cluster(pods, node, mirrors),
-            events);
+    Agent kubelet =
+        new Agent(
+            new Setup(
+                options,
+                host,
+                runtime,
+                recorder,
+                statuses,
+                time,
+                new Setup.Cluster(pods, node, mirrors),
+                events));
     agent.set(kubelet);
     return kubelet;
   }

@@ -1,15 +1,18 @@
 package io.jkubelet.agent.cli;
 
-import io.jkubelet.agent.Kubelet;
+import io.jkubelet.agent.Agent;
 import io.jkubelet.agent.KubeletOptions;
+import io.jkubelet.agent.Setup;
 import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
 import io.jkubelet.agent.events.LogSink;
+import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeFlags;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
 import io.jkubelet.agent.status.LocalStatusManager;
+import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigLoader;
 import io.jkubelet.config.ConfigValidator;
@@ -195,7 +198,10 @@ public final class RunCommand implements Callable<Integer> {
     var runtime =
         DockerRuntime.connect(options.dockerHost())
             .scopedTo(Map.of(Labels.NODE, options.nodeName()));
-    Clock clock = Clock.systemUTC();
+    Time time = Time.system();
+    Clock clock = time.clock();
+    // Host facts are read here, once, so that building the agent does no I/O.
+    HostFacts host = HostFacts.read(options.nodeIp(), options.rootDir());
     // The event pipeline: one line per event in the log, the newest events for /events, and in
     // cluster mode the API server.
     EventBroadcaster broadcaster = new EventBroadcaster();
@@ -203,13 +209,14 @@ public final class RunCommand implements Callable<Integer> {
     broadcaster.addWatcher("log", new LogSink());
     broadcaster.addWatcher("store", store);
     var recorder = new BroadcastRecorder(clock, options.nodeName(), broadcaster);
-    var events = new Kubelet.EventPipeline(broadcaster, store::list);
-    Kubelet kubelet;
+    var events = new Setup.EventPipeline(broadcaster, store::list);
+    Agent kubelet;
     if (kubeconfig != null) {
       var base = ClusterMode.load(kubeconfig);
       kubelet =
           ClusterMode.build(
               options,
+              host,
               base,
               flag("--node-labels", nodeLabels, NodeFlags::parseLabels, Map.<String, String>of()),
               flag(
@@ -219,12 +226,14 @@ public final class RunCommand implements Callable<Integer> {
                   List.<io.fabric8.kubernetes.api.model.Taint>of()),
               runtime,
               recorder,
-              clock,
+              time,
               broadcaster,
               events);
     } else {
       kubelet =
-          new Kubelet(options, runtime, recorder, new LocalStatusManager(), clock, null, events);
+          new Agent(
+              new Setup(
+                  options, host, runtime, recorder, new LocalStatusManager(), time, null, events));
     }
     CountDownLatch stopped = new CountDownLatch(1);
     if (HOOK_INSTALLED.compareAndSet(false, true)) {

@@ -1,9 +1,10 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.jkubelet.agent.TestPods;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.admission;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;

@@ -1,8 +1,9 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.sync;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.OomEvents;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.kuberuntime.Actions;
@@ -36,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * status newer than the last sync, generate the API status, let the {@link RuntimeManager} act,
  * then re-inspect the pod at once, so the status and the next sync never wait for a relist.
  */
-final class PodSync implements PodSyncFn {
+public final class PodSync implements PodSyncFn {
   private static final Logger log = LoggerFactory.getLogger(PodSync.class);
 
   /** How long a sync waits for the PLEG before it inspects the pod itself. */
@@ -59,7 +60,7 @@ final class PodSync implements PodSyncFn {
    * @param health what the probes say of a pod's containers, by pod UID
    * @param failedProbes which probe a running container failed, so that it is restarted
    */
-  PodSync(
+  public PodSync(
       Runtime runtime,
       RuntimeManager manager,
       PodCache cache,

@@ -1,12 +1,8 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.events;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.jkubelet.agent.events.EventRecorder;
-import io.jkubelet.agent.events.EventType;
-import io.jkubelet.agent.events.Reasons;
-import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.kuberuntime.Actions;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodStatus;
@@ -24,19 +20,19 @@ import java.util.concurrent.ConcurrentHashMap;
  * restarted agent does not report old kills again (a kill while it was down shows only in the
  * status). Thread-safe.
  */
-final class OomEvents {
+public final class OomEvents {
   private final EventRecorder recorder;
   private final Instant startedAt;
 
   /** Container ids already reported, per pod UID. */
   private final Map<String, Set<String>> reported = new ConcurrentHashMap<>();
 
-  OomEvents(EventRecorder recorder, Instant startedAt) {
+  public OomEvents(EventRecorder recorder, Instant startedAt) {
     this.recorder = recorder;
     this.startedAt = startedAt;
   }
 
-  void observe(Pod pod, PodStatus status) {
+  public void observe(Pod pod, PodStatus status) {
     for (ContainerStatus c : status.containers()) {
       if (!c.exited() || !"OOMKilled".equals(c.reason())) {
         continue;
@@ -62,7 +58,7 @@ final class OomEvents {
   }
 
   /** Forgets a pod that is gone. */
-  void forget(String uid) {
+  public void forget(String uid) {
     reported.remove(uid);
   }
 

@@ -1,4 +1,4 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.gc;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not thread-safe: the caller runs it on one thread at a time.
  */
-final class Housekeeping {
+public final class Housekeeping {
   private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
 
   private final Runtime runtime;
@@ -64,7 +64,7 @@ final class Housekeeping {
 
   private Instant lastContainerGc = Instant.EPOCH;
 
-  Housekeeping(
+  public Housekeeping(
       Runtime runtime,
       RuntimeManager manager,
       PodManager pods,
@@ -93,7 +93,7 @@ final class Housekeeping {
     this.backoffs = backoffs;
   }
 
-  void run() {
+  public void run() {
     Set<String> desired = new HashSet<>();
     pods.pods().forEach(p -> desired.add(p.getMetadata().getUid()));
 

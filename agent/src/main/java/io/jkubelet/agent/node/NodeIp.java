@@ -1,4 +1,4 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.node;
 
 import java.net.Inet4Address;
 import java.net.InetAddress;

@@ -1,0 +1,399 @@
+package io.jkubelet.agent;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.admission.PodAdmitter;
+import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.OomEvents;
+import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.gc.Housekeeping;
+import io.jkubelet.agent.gc.Reclaimed;
+import io.jkubelet.agent.kuberuntime.ImagePuller;
+import io.jkubelet.agent.kuberuntime.RuntimeManager;
+import io.jkubelet.agent.kuberuntime.Volumes;
+import io.jkubelet.agent.lifecycle.HookRunner;
+import io.jkubelet.agent.loop.LoopChannels;
+import io.jkubelet.agent.loop.SyncLoop;
+import io.jkubelet.agent.pleg.GenericPleg;
+import io.jkubelet.agent.pleg.PodCache;
+import io.jkubelet.agent.pod.PodManager;
+import io.jkubelet.agent.podconfig.ApiSource;
+import io.jkubelet.agent.podconfig.FileSource;
+import io.jkubelet.agent.podconfig.HttpSource;
+import io.jkubelet.agent.podconfig.PodConfig;
+import io.jkubelet.agent.podconfig.PodUpdate;
+import io.jkubelet.agent.podconfig.Sources;
+import io.jkubelet.agent.prober.ProbeManager;
+import io.jkubelet.agent.prober.ProberEvent;
+import io.jkubelet.agent.prober.ResultsManager;
+import io.jkubelet.agent.server.PodsWithStatus;
+import io.jkubelet.agent.server.ReadOnlyServer;
+import io.jkubelet.agent.status.ReasonCache;
+import io.jkubelet.agent.sync.PodSync;
+import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.util.Executors2;
+import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.workers.PodWorkers;
+import io.jkubelet.agent.workers.WorkQueue;
+import io.jkubelet.config.KubeletConfiguration;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node agent, assembled: the one place that builds every subsystem from the options and the
+ * host facts read before (no constructor here or below does I/O), and that starts them in
+ * dependency order and stops them in reverse. The {@link Kubelet} it builds is the sync loop's
+ * handler.
+ *
+ * <p>Construction starts nothing; {@link #start()} does. Stopping leaves every pod running: the
+ * next start adopts them.
+ */
+public final class Agent implements Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(Agent.class);
+
+  static final Duration SYNC_TICK = Duration.ofSeconds(1);
+  static final Duration HOUSEKEEPING_TICK = Duration.ofSeconds(2);
+  static final Duration RELIST_PERIOD = Duration.ofSeconds(1);
+  static final Duration PLEG_HEALTH_THRESHOLD = Duration.ofMinutes(3);
+  static final Duration WORKER_ERROR_BACKOFF = Duration.ofSeconds(10);
+  static final Duration CONTAINER_GC_PERIOD = Duration.ofMinutes(1);
+
+  private final Setup setup;
+  private final LoopChannels channels;
+  private final PodManager podManager = new PodManager();
+  private final PodCache cache = new PodCache();
+  private final ReasonCache reasons = new ReasonCache();
+  private final List<Lifecycle> sources = new ArrayList<>();
+  private final ExecutorService workerExecutor = Executors.newVirtualThreadPerTaskExecutor();
+  private final ExecutorService background =
+      Executors.newSingleThreadExecutor(
+          r -> Thread.ofPlatform().name("housekeeping").daemon(true).unstarted(r));
+  private final AtomicBoolean started = new AtomicBoolean();
+  private final PodConfig podConfig;
+  private final GenericPleg pleg;
+  private final ProbeManager probes;
+  private final RuntimeManager runtimeManager;
+  private final WorkQueue workQueue;
+  private final PodWorkers workers;
+  private final PodAdmitter admitter;
+  private final Kubelet kubelet;
+  private final SyncLoop loop;
+  private final ReadOnlyServer server;
+  private final Reclaimed reclaimed;
+
+  /** Builds the agent; starts nothing. */
+  public Agent(Setup setup) {
+    this.setup = setup;
+    this.channels = LoopChannels.create();
+    var clock = setup.time().clock();
+    var config = setup.options().config();
+    var recorder = setup.recorder();
+    podConfig = new PodConfig(clock, recorder, this::sendConfig);
+    addSources(config);
+    pleg =
+        new GenericPleg(
+            setup.runtime(),
+            cache,
+            clock,
+            RELIST_PERIOD,
+            PLEG_HEALTH_THRESHOLD,
+            channels.pleg()::offer);
+    probes =
+        new ProbeManager(
+            new ResultsManager(this::sendProbeResult),
+            setup.runtime()::exec,
+            setup.statuses()::getPodStatus,
+            recorder,
+            clock,
+            () -> ThreadLocalRandom.current().nextDouble());
+    admitter =
+        new PodAdmitter(
+            setup.host().machine().cpus() * 1000L,
+            setup.host().machine().memoryBytes(),
+            config.maxPods(),
+            setup.statuses(),
+            recorder,
+            clock);
+    Backoff crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
+    Backoff pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
+    Volumes volumes = new Volumes(setup.options().rootDir());
+    runtimeManager = runtimeManager(crashBackoff, pullBackoff, volumes);
+    workQueue = new WorkQueue(clock);
+    workers = podWorkers();
+    kubelet = new Kubelet(parts(housekeeping(crashBackoff, pullBackoff, volumes)));
+    loop =
+        new SyncLoop(
+            kubelet,
+            podManager::byUid,
+            kubelet::podsToSync,
+            podConfig::seenAllSources,
+            channels.select(),
+            channels.sync(),
+            channels.housekeeping(),
+            clock,
+            SYNC_TICK,
+            HOUSEKEEPING_TICK);
+    server = readOnlyServer(config);
+    reclaimed = new Reclaimed(workers, setup.runtime());
+  }
+
+  private void addSources(KubeletConfiguration config) {
+    String node = setup.options().nodeName();
+    var clock = setup.time().clock();
+    if (!config.staticPodPath().isEmpty()) {
+      sources.add(
+          new FileSource(
+              Path.of(config.staticPodPath()),
+              config.fileCheckFrequency(),
+              node,
+              clock,
+              setup.recorder(),
+              podConfig.channel(Sources.FILE)));
+    }
+    if (!config.staticPodURL().isEmpty()) {
+      sources.add(
+          new HttpSource(
+              URI.create(config.staticPodURL()),
+              config.staticPodURLHeader(),
+              config.httpCheckFrequency(),
+              node,
+              clock,
+              podConfig.channel(Sources.HTTP)));
+    }
+    if (setup.cluster() != null) {
+      sources.add(new ApiSource(setup.cluster().client(), node, podConfig.channel(Sources.API)));
+    }
+  }
+
+  private RuntimeManager runtimeManager(
+      Backoff crashBackoff, Backoff pullBackoff, Volumes volumes) {
+    var clock = setup.time().clock();
+    var runtime = setup.runtime();
+    return new RuntimeManager(
+        runtime,
+        new ImagePuller(runtime, setup.recorder(), clock, pullBackoff, Duration.ofMinutes(5)),
+        volumes,
+        setup.recorder(),
+        clock,
+        crashBackoff,
+        setup.options().podInfraImage(),
+        setup.options().config().podInfraOomScoreAdj(),
+        () -> setup.host().nodeIp(),
+        workerExecutor,
+        new HookRunner(runtime::exec, probes::httpClient, setup.time().sleeper()));
+  }
+
+  private PodWorkers podWorkers() {
+    var clock = setup.time().clock();
+    PodSync sync =
+        new PodSync(
+            setup.runtime(),
+            runtimeManager,
+            cache,
+            setup.statuses(),
+            reasons,
+            clock,
+            () -> setup.host().nodeIp(),
+            admitter::isRejected,
+            new OomEvents(setup.recorder(), clock.instant()),
+            setup.recorder(),
+            probes::health,
+            probes::failedProbe);
+    return new PodWorkers(
+        sync,
+        workQueue,
+        clock,
+        setup.options().config().syncFrequency(),
+        WORKER_ERROR_BACKOFF,
+        () -> ThreadLocalRandom.current().nextDouble(),
+        workerExecutor);
+  }
+
+  private Housekeeping housekeeping(Backoff crashBackoff, Backoff pullBackoff, Volumes volumes) {
+    return new Housekeeping(
+        setup.runtime(),
+        runtimeManager,
+        podManager,
+        workers,
+        cache,
+        setup.statuses(),
+        reasons,
+        volumes,
+        setup.time().clock(),
+        CONTAINER_GC_PERIOD,
+        setup.cluster() == null ? null : setup.cluster().mirrors(),
+        probes,
+        crashBackoff,
+        pullBackoff);
+  }
+
+  private Kubelet.Parts parts(Housekeeping housekeeping) {
+    return new Kubelet.Parts(
+        podManager,
+        workQueue,
+        workers,
+        probes,
+        admitter,
+        setup.cluster() == null ? null : setup.cluster().mirrors(),
+        cache,
+        runtimeManager,
+        housekeeping,
+        background);
+  }
+
+  private ReadOnlyServer readOnlyServer(KubeletConfiguration config) {
+    if (config.readOnlyPort() == 0) {
+      return null;
+    }
+    Map<String, Supplier<Health>> checks = new LinkedHashMap<>();
+    checks.put("syncloop", loop::healthy);
+    checks.put("pleg", pleg::healthy);
+    checks.put("prober", probes::healthy);
+    checks.put("runtime", this::runtimeHealth);
+    checks.put("events", setup.events().broadcaster()::healthy);
+    for (Lifecycle source : sources) {
+      checks.put(source.getClass().getSimpleName(), source::healthy);
+    }
+    if (setup.cluster() != null) {
+      checks.put("node", setup.cluster().node()::healthy);
+    }
+    return new ReadOnlyServer(
+        config.address(),
+        config.readOnlyPort(),
+        new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus),
+        checks,
+        setup.events().store(),
+        probes::stats);
+  }
+
+  private void sendConfig(PodUpdate u) {
+    try {
+      channels.config().put(u);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      log.warn("PodConfig: interrupted while sending {} of {} pods", u.op(), u.pods().size());
+    }
+  }
+
+  /** A probe result changed: the loop syncs the pod. Never blocks a probe worker. */
+  private void sendProbeResult(ProberEvent e) {
+    if (!channels.probe().offer(e)) {
+      // The periodic resync still picks the change up; only its promptness is lost.
+      log.warn("SyncLoop: the probe channel is full; dropped {}", e);
+    }
+  }
+
+  @Override
+  public void start() {
+    if (!started.compareAndSet(false, true)) {
+      return;
+    }
+    var options = setup.options();
+    log.info(
+        "Starting jkubelet on node {} ({}, static pods from {})",
+        options.nodeName(),
+        setup.cluster() == null ? "standalone" : "cluster mode",
+        options.config().staticPodPath().isEmpty() ? "nowhere" : options.config().staticPodPath());
+    setup.events().broadcaster().start();
+    try {
+      log.info("Container runtime: {} {}", setup.runtime().type(), setup.runtime().version());
+    } catch (RuntimeException e) {
+      log.error(
+          "Container runtime is not answering ({}); pods will start once it does", e.getMessage());
+    }
+    setup
+        .recorder()
+        .event(Refs.node(options.nodeName()), EventType.Normal, "Starting", "Starting kubelet.");
+    setup.statuses().start();
+    probes.start();
+    if (server != null) {
+      server.start();
+    }
+    pleg.start();
+    if (setup.cluster() != null) {
+      setup.cluster().node().start();
+    }
+    sources.forEach(Lifecycle::start);
+    loop.start();
+  }
+
+  @Override
+  public void stop() {
+    if (!started.compareAndSet(true, false)) {
+      return;
+    }
+    log.info("Stopping jkubelet; pods keep running");
+    sources.forEach(Lifecycle::stop);
+    if (setup.cluster() != null) {
+      setup.cluster().node().stop();
+    }
+    loop.stop();
+    pleg.stop();
+    Executors2.shutdown(background, 2000);
+    Executors2.shutdown(workerExecutor, 5000);
+    probes.stop(); // after the pod workers: their hooks share its HTTP client
+    if (server != null) {
+      server.stop();
+    }
+    setup.statuses().stop();
+    setup.events().broadcaster().stop();
+  }
+
+  @Override
+  public Health healthy() {
+    for (Health h : List.of(loop.healthy(), pleg.healthy(), runtimeHealth())) {
+      if (!h.ok()) {
+        return h;
+      }
+    }
+    return Health.OK;
+  }
+
+  private Health runtimeHealth() {
+    try {
+      setup.runtime().version();
+      return Health.OK;
+    } catch (RuntimeException e) {
+      return Health.failing("container runtime is down: " + e.getMessage());
+    }
+  }
+
+  /** The port the read-only server listens on (0 when it is off). */
+  public int readOnlyPort() {
+    return server == null ? 0 : server.port();
+  }
+
+  /**
+   * Whether a pod being deleted in the API is finished here; the status manager then deletes the
+   * API object.
+   */
+  public Predicate<Pod> reclaimed() {
+    return reclaimed;
+  }
+
+  /** The desired pods, each with the status jkubelet computed for it: {@code /pods}. */
+  List<Pod> podsWithStatus() {
+    return new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus).get();
+  }
+
+  // For tests.
+  PodManager podManager() {
+    return podManager;
+  }
+
+  PodWorkers workers() {
+    return workers;
+  }
+}

@@ -1,0 +1,62 @@
+package io.jkubelet.agent;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.node.HostFacts;
+import io.jkubelet.agent.pod.MirrorClient;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.server.ReadOnlyServer;
+import io.jkubelet.agent.status.StatusManager;
+import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Time;
+import java.util.List;
+
+/**
+ * What an {@link Agent} is built from: everything read or connected before (options, host facts,
+ * the runtime client, the API clients), so that building does no I/O.
+ *
+ * @param host the node's IP and machine facts, read before building
+ * @param statuses the status manager: local in standalone mode, the API writer in cluster mode
+ * @param cluster null in standalone mode
+ */
+public record Setup(
+    KubeletOptions options,
+    HostFacts host,
+    Runtime runtime,
+    EventRecorder recorder,
+    StatusManager statuses,
+    Time time,
+    Setup.Cluster cluster,
+    Setup.EventPipeline events) {
+
+  /**
+   * What cluster mode adds to standalone mode: a client for the pods bound to this node, the node's
+   * registration and heartbeats, and the mirror pods of static pods.
+   *
+   * @param client the client of the API source and mirror pods
+   * @param node registration, node status and Lease, on their own client
+   * @param mirrors creates and deletes mirror pods
+   */
+  public record Cluster(KubernetesClient client, Lifecycle node, MirrorClient mirrors) {}
+
+  /**
+   * The event pipeline behind the recorder: its broadcaster (started first, stopped last, so no
+   * event of the agent's own start or stop is lost) and the local store that {@code /events}
+   * serves.
+   */
+  public record EventPipeline(Lifecycle broadcaster, ReadOnlyServer.Events store) {
+    /** No pipeline: for tests that give a recorder of their own. */
+    public static final EventPipeline NONE =
+        new EventPipeline(
+            new Lifecycle() {
+              public void start() {}
+
+              public void stop() {}
+
+              public Health healthy() {
+                return Health.OK;
+              }
+            },
+            (ns, pod, uid) -> List.of());
+  }
+}

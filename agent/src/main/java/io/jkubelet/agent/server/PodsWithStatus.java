@@ -1,0 +1,42 @@
+package io.jkubelet.agent.server;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * What {@code /pods} serves: the desired pods, each a copy carrying the status jkubelet computed
+ * for it, or phase Pending when it has none yet.
+ */
+public final class PodsWithStatus implements Supplier<List<Pod>> {
+  private final Supplier<? extends Collection<Pod>> desired;
+  private final Function<String, Optional<PodStatus>> statusByUid;
+
+  public PodsWithStatus(
+      Supplier<? extends Collection<Pod>> desired,
+      Function<String, Optional<PodStatus>> statusByUid) {
+    this.desired = desired;
+    this.statusByUid = statusByUid;
+  }
+
+  @Override
+  public List<Pod> get() {
+    List<Pod> out = new ArrayList<>();
+    for (Pod p : desired.get()) {
+      Pod copy = new PodBuilder(p).build();
+      copy.setStatus(
+          statusByUid
+              .apply(p.getMetadata().getUid())
+              .orElseGet(() -> new PodStatusBuilder().withPhase("Pending").build()));
+      out.add(copy);
+    }
+    return out;
+  }
+}
