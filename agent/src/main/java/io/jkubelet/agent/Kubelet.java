@@ -39,6 +39,7 @@ import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Schedulers;
 import io.jkubelet.agent.util.Sleeper;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.UpdatePodOptions;
@@ -238,6 +239,7 @@ public final class Kubelet implements SyncHandler, Lifecycle {
             statuses::getPodStatus,
             recorder,
             clock,
+            Schedulers.system(),
             () -> ThreadLocalRandom.current().nextDouble());
     runtimeManager =
         new RuntimeManager(
