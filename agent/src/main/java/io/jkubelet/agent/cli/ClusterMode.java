@@ -19,6 +19,7 @@ import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.status.ApiStatusManager;
 import io.jkubelet.agent.util.Lifecycle.Health;
+import io.jkubelet.agent.util.Sleeper;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.KubeletConfiguration;
 import java.io.IOException;
@@ -125,6 +126,7 @@ final class ClusterMode {
         ApiEventSink.create(
             client(base),
             clock,
+            Sleeper.SYSTEM,
             CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst())));
     Kubelet kubelet =
         new Kubelet(
