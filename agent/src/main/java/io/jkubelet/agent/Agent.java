@@ -117,6 +117,7 @@ public final class Agent implements Lifecycle {
             setup.statuses()::getPodStatus,
             recorder,
             clock,
+            setup.time().schedulers(),
             () -> ThreadLocalRandom.current().nextDouble());
     admitter =
         new PodAdmitter(

@@ -5,8 +5,8 @@ import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * Everything an {@link Agent} is started with: the configuration and the flags that are not part
- * of it.
+ * Everything an {@link Agent} is started with: the configuration and the flags that are not part of
+ * it.
  *
  * @param nodeName the node's name (lowercase), from {@code --hostname-override} or the hostname
  * @param rootDir where pod directories and volumes live ({@code --root-dir})

@@ -128,6 +128,7 @@ final class ClusterMode {
         ApiEventSink.create(
             client(base),
             clock,
+            time.sleeper(),
             CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst())));
     Agent kubelet =
         new Agent(

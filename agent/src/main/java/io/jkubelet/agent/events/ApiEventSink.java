@@ -104,23 +104,25 @@ public final class ApiEventSink implements Consumer<Event> {
 
   /**
    * The production sink: its own client (give it one of its own, so its requests do not queue
-   * behind or ahead of the heartbeat's), a correlator with the given spam-filter options, real
-   * sleeps, and the default write budget ({@link #DEFAULT_QPS}, {@link #DEFAULT_BURST}).
+   * behind or ahead of the heartbeat's), a correlator with the given spam-filter options, and the
+   * default write budget ({@link #DEFAULT_QPS}, {@link #DEFAULT_BURST}).
+   *
+   * @param sleeper waits between tries and for the budget: the injected time's
    */
   public static ApiEventSink create(
-      KubernetesClient client, Clock clock, CorrelatorOptions correlation) {
+      KubernetesClient client, Clock clock, Sleeper sleeper, CorrelatorOptions correlation) {
     return new ApiEventSink(
         EventWriter.of(client),
         new EventCorrelator(clock, correlation),
         clock,
-        Sleeper.SYSTEM,
+        sleeper,
         RandomGenerator.getDefault(),
         DEFAULT_QPS,
         DEFAULT_BURST);
   }
 
-  /** The outcomes of a try, and of an event. */
-  private enum Outcome {
+  /** What came of a try, and of an event. */
+  private enum WriteResult {
     WRITTEN,
     GIVE_UP,
     RETRY
@@ -131,7 +133,7 @@ public final class ApiEventSink implements Consumer<Event> {
     Correlation c = correlator.correlate(event);
     switch (c) {
       case Correlation.Drop d -> {
-        count("dropped:" + d.cause());
+        count(d.cause().label());
         log.debug(
             "event sink: correlator dropped event {} reason {}: {}",
             d.event().getMetadata().getName(),
@@ -143,7 +145,10 @@ public final class ApiEventSink implements Consumer<Event> {
     }
   }
 
-  /** Counts by outcome: created, patched, recreated, rejected, retryLimit, dropped:<cause>. */
+  /**
+   * Counts by outcome: created, patched, recreated, rejected, retryLimit, and the correlator's
+   * drops by {@link CorrelatorStats.Cause#label()} ({@code dropped/spam-filter}).
+   */
   public Map<String, Long> counts() {
     Map<String, Long> out = new TreeMap<>();
     counts.forEach((k, v) -> out.put(k, v.sum()));
@@ -158,7 +163,7 @@ public final class ApiEventSink implements Consumer<Event> {
   private void recordToSink(Event event, String patch) {
     int tries = 0;
     while (true) {
-      Outcome o;
+      WriteResult o;
       try {
         o = recordEvent(event, patch, tries);
       } catch (InterruptedException e) {
@@ -166,7 +171,7 @@ public final class ApiEventSink implements Consumer<Event> {
         log.info("event sink: stopping; event {} not written", name(event));
         return;
       }
-      if (o != Outcome.RETRY) {
+      if (o != WriteResult.RETRY) {
         return;
       }
       tries++;
@@ -192,69 +197,75 @@ public final class ApiEventSink implements Consumer<Event> {
     }
   }
 
-  private Outcome recordEvent(Event event, String patch, int failedSoFar)
+  /** One try: writes the event and records it, or says whether to try again. */
+  private WriteResult recordEvent(Event event, String patch, int failedSoFar)
       throws InterruptedException {
-    Event written;
-    String op;
+    Written w;
     try {
-      if (patch != null) {
-        takeToken();
-        try {
-          written = writer.patch(event, patch);
-          op = "patched";
-        } catch (EventWriteException e) {
-          if (e.code() != 404) {
-            throw e;
-          }
-          // The event expired or was deleted: write it again as a new object.
-          Event again =
-              new EventBuilder(event)
-                  .editMetadata()
-                  .withResourceVersion(null)
-                  .endMetadata()
-                  .build();
-          takeToken();
-          written = writer.create(again);
-          op = "recreated";
-        }
-      } else {
-        takeToken();
-        written = writer.create(event);
-        op = "created";
-      }
+      w = write(event, patch);
     } catch (EventWriteException e) {
-      if (e.rejected()) {
-        count("rejected");
-        log.warn(
-            "event sink: server rejected event {} reason {} with {} ({}); not retrying: {}",
-            name(event),
-            event.getReason(),
-            e.code(),
-            e.code() == 409 ? "AlreadyExists" : "client error",
-            e.getMessage());
-        return Outcome.GIVE_UP;
-      }
-      String answer = e.code() == 0 ? "no answer" : "HTTP " + e.code();
-      if (failedSoFar == 0) {
-        log.warn(
-            "event sink: could not write event {} reason {} ({}: {}); will retry",
-            name(event),
-            event.getReason(),
-            answer,
-            e.getMessage());
-      } else {
-        log.debug(
-            "event sink: try {} of event {} failed ({}: {})",
-            failedSoFar + 1,
-            name(event),
-            answer,
-            e.getMessage());
-      }
-      return Outcome.RETRY;
+      return failed(event, e, failedSoFar);
     }
-    count(op);
-    correlator.updateState(written != null ? written : event);
-    return Outcome.WRITTEN;
+    count(w.op());
+    correlator.updateState(w.event() != null ? w.event() : event);
+    return WriteResult.WRITTEN;
+  }
+
+  /** What the server holds after a write, and how it got there. */
+  private record Written(Event event, String op) {}
+
+  /** Creates or patches the event; a patch of an event that is gone creates it again. */
+  private Written write(Event event, String patch)
+      throws EventWriteException, InterruptedException {
+    if (patch == null) {
+      takeToken();
+      return new Written(writer.create(event), "created");
+    }
+    takeToken();
+    try {
+      return new Written(writer.patch(event, patch), "patched");
+    } catch (EventWriteException e) {
+      if (e.code() != 404) {
+        throw e;
+      }
+    }
+    // The event expired or was deleted: write it again as a new object.
+    Event again =
+        new EventBuilder(event).editMetadata().withResourceVersion(null).endMetadata().build();
+    takeToken();
+    return new Written(writer.create(again), "recreated");
+  }
+
+  /** Gives up on a rejected event (WARN); otherwise retries, at WARN the first time only. */
+  private WriteResult failed(Event event, EventWriteException e, int failedSoFar) {
+    if (e.rejected()) {
+      count("rejected");
+      log.warn(
+          "event sink: server rejected event {} reason {} with {} ({}); not retrying: {}",
+          name(event),
+          event.getReason(),
+          e.code(),
+          e.code() == 409 ? "AlreadyExists" : "client error",
+          e.getMessage());
+      return WriteResult.GIVE_UP;
+    }
+    String answer = e.code() == 0 ? "no answer" : "HTTP " + e.code();
+    if (failedSoFar == 0) {
+      log.warn(
+          "event sink: could not write event {} reason {} ({}: {}); will retry",
+          name(event),
+          event.getReason(),
+          answer,
+          e.getMessage());
+    } else {
+      log.debug(
+          "event sink: try {} of event {} failed ({}: {})",
+          failedSoFar + 1,
+          name(event),
+          answer,
+          e.getMessage());
+    }
+    return WriteResult.RETRY;
   }
 
   /** Takes a token of the events' rate budget, waiting for one. */

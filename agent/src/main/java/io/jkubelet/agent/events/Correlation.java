@@ -34,13 +34,13 @@ public sealed interface Correlation {
     }
   }
 
-  /**
-   * Not written: the spam filter refused it. {@code cause} is a short reason like "spam-filter".
-   */
-  record Drop(Event event, String cause) implements Correlation {
+  /** Not written: the spam filter refused it. {@code cause} is a cause that drops. */
+  record Drop(Event event, CorrelatorStats.Cause cause) implements Correlation {
     public Drop {
       Objects.requireNonNull(event, "event");
-      Objects.requireNonNull(cause, "cause");
+      if (!cause.dropped()) {
+        throw new IllegalArgumentException("not a cause that drops: " + cause);
+      }
     }
   }
 }

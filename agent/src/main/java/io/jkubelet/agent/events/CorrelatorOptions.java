@@ -11,7 +11,8 @@ import java.util.Objects;
  *     aggregateWindow} at which events are combined into one aggregate event
  * @param aggregateWindow how long a gap between similar events may be before the count of distinct
  *     messages starts over
- * @param refillPerSecond tokens added per second to each (source, object) bucket of the spam filter
+ * @param refillPerSecond tokens added per second to each (source, object) bucket of the spam
+ *     filter; positive, and may be fractional
  * @param burst size of each spam-filter bucket, which starts full
  * @param protectWarnings jkubelet's fix of upstream's silent drops: Warnings and the first
  *     occurrence of each reason for an object never spend a token and are never dropped
@@ -39,9 +40,9 @@ public record CorrelatorOptions(
       throw new IllegalArgumentException(
           "aggregateWindow must not be negative: " + aggregateWindow);
     }
-    if (!(refillPerSecond >= 0) || Double.isInfinite(refillPerSecond)) {
+    if (!(refillPerSecond > 0) || Double.isInfinite(refillPerSecond)) {
       throw new IllegalArgumentException(
-          "refillPerSecond must be finite and >= 0: " + refillPerSecond);
+          "refillPerSecond must be finite and > 0: " + refillPerSecond);
     }
     if (burst < 1) {
       throw new IllegalArgumentException("burst must be positive: " + burst);

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.jkubelet.agent.util.Errors;
 
 /** {@link EventWriter} on a fabric8 client, through the core/v1 events API. Thread-safe. */
 final class FabricEventWriter implements EventWriter {
@@ -43,10 +44,7 @@ final class FabricEventWriter implements EventWriter {
   }
 
   private static EventWriteException failure(KubernetesClientException e) {
-    String why =
-        e.getStatus() != null && e.getStatus().getMessage() != null
-            ? e.getStatus().getMessage()
-            : e.getMessage();
-    return new EventWriteException(e.getCode(), why, e);
+    String why = Errors.apiMessage(e);
+    return new EventWriteException(Errors.httpCode(e), why != null ? why : e.getMessage(), e);
   }
 }

@@ -2,6 +2,7 @@ package io.jkubelet.agent.kuberuntime;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.prober.ProbeType;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.Labels;
@@ -23,10 +24,10 @@ public final class Actions {
   /** The result of looking for the next init container to run. */
   record InitProgress(ContainerStatus lastFailed, Container next, boolean done) {}
 
-  /** Which probe a running container failed, by its runtime id: "liveness" or "startup". */
+  /** Which probe a running container failed, by its runtime id: liveness or startup. */
   @FunctionalInterface
   public interface FailedProbes {
-    Optional<String> of(String containerId);
+    Optional<ProbeType> of(String containerId);
 
     /** No probes, or none failed. */
     FailedProbes NONE = id -> Optional.empty();
@@ -101,12 +102,12 @@ public final class Actions {
       }
       String message;
       boolean restart = restartOnFailure(pod);
-      Optional<String> failedProbe;
+      Optional<ProbeType> failedProbe;
       if (!ContainerHash.of(c).equals(cs.get().hash())) {
         message = "Container " + c.getName() + " definition changed";
         restart = true;
       } else if ((failedProbe = failedProbes.of(cs.get().id())).isPresent()) {
-        message = "Container " + c.getName() + " failed " + failedProbe.get() + " probe";
+        message = "Container " + c.getName() + " failed " + failedProbe.get().label() + " probe";
       } else {
         keep++;
         continue;

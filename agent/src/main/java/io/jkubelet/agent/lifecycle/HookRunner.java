@@ -4,12 +4,13 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.LifecycleHandler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.prober.ExecRunner;
-import io.jkubelet.agent.prober.Outcome;
+import io.jkubelet.agent.prober.ProbeOutcome;
 import io.jkubelet.agent.prober.ProbeResult;
 import io.jkubelet.agent.prober.ProbeTarget;
 import io.jkubelet.agent.prober.Probers;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.util.Sleeper;
+import io.jkubelet.config.Durations;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.List;
@@ -98,7 +99,7 @@ public final class HookRunner {
           error =
               String.format(
                   "command '%s' did not complete within %s",
-                  String.join(" ", command), seconds(timeout));
+                  String.join(" ", command), Durations.format(timeout));
         } else if (r.exitCode() != 0) {
           error =
               String.format("command '%s' exited with %d", String.join(" ", command), r.exitCode());
@@ -130,7 +131,7 @@ public final class HookRunner {
       Duration timeout) {
     String error;
     try {
-      Outcome o =
+      ProbeOutcome o =
           Probers.httpGet(hook.getHttpGet(), c, http.get())
               .probe(new ProbeTarget(podIp, containerId, timeout));
       if (o.result() == ProbeResult.SUCCESS) {
@@ -184,10 +185,6 @@ public final class HookRunner {
         + "("
         + pod.getMetadata().getUid()
         + ")";
-  }
-
-  private static String seconds(Duration d) {
-    return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
   }
 
   /** Go's {@code %q} for the strings that appear here: quotes, backslashes and control bytes. */

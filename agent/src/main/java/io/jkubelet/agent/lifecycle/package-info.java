@@ -1,2 +1,5 @@
-/** Runs the postStart and preStop lifecycle hooks of containers: exec, httpGet and sleep. */
+/**
+ * Runs the postStart and preStop lifecycle hooks of containers: exec, httpGet and sleep, with
+ * failure messages in upstream's words (durations as Go prints them).
+ */
 package io.jkubelet.agent.lifecycle;

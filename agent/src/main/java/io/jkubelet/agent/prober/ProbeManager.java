@@ -1,22 +1,18 @@
 package io.jkubelet.agent.prober;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.jkubelet.agent.events.EventRecorder;
-import io.jkubelet.agent.events.EventType;
-import io.jkubelet.agent.events.Reasons;
-import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.status.ContainerHealth;
 import io.jkubelet.agent.status.StatusGenerator;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.agent.util.Schedulers;
 import java.net.http.HttpClient;
 import java.time.Clock;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -29,7 +25,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -38,7 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps one {@link ProbeWorker} per (pod, container, probe type), as upstream's {@code
  * prober.Manager}: workers are added with a pod and removed with it; a restarted container starts
- * over in its worker. Every worker ticks on one shared timer thread and runs its attempts on
+ * over in its worker. Every worker ticks on one shared {@link Scheduler} (created from the injected
+ * {@link Schedulers} in {@link #start()}, closed in {@link #stop()}) and runs its attempts on
  * virtual threads that end with the attempt: there is never a thread per probe.
  *
  * <p>Results go to the {@link ResultsManager}, whose changes the sync loop turns into pod syncs;
@@ -58,8 +54,9 @@ public final class ProbeManager implements Lifecycle {
   private final ResultsManager results;
   private final ExecRunner exec;
   private final Function<String, Optional<PodStatus>> apiStatus;
-  private final EventRecorder recorder;
+  private final UnhealthyEvents events;
   private final Clock clock;
+  private final Schedulers schedulers;
   private final DoubleSupplier random;
 
   private final Map<ProbeWorker.Key, ProbeWorker> workers = new ConcurrentHashMap<>();
@@ -73,7 +70,7 @@ public final class ProbeManager implements Lifecycle {
 
   private final Map<String, Pod> pods = new ConcurrentHashMap<>();
 
-  private ScheduledExecutorService timer;
+  private Scheduler timer;
   private ExecutorService attempts;
   private HttpClient http;
   private ProbeWorker.Shared shared;
@@ -83,6 +80,7 @@ public final class ProbeManager implements Lifecycle {
    * @param exec runs exec probes in containers
    * @param apiStatus the pod's status as last generated, by pod UID: what workers read of their
    *     container, as upstream's workers read the status manager
+   * @param schedulers makes the timer that ticks every worker
    * @param random uniform in [0, 1), for each worker's first delay
    */
   public ProbeManager(
@@ -91,12 +89,14 @@ public final class ProbeManager implements Lifecycle {
       Function<String, Optional<PodStatus>> apiStatus,
       EventRecorder recorder,
       Clock clock,
+      Schedulers schedulers,
       DoubleSupplier random) {
     this.results = Objects.requireNonNull(results, "results");
     this.exec = Objects.requireNonNull(exec, "exec");
     this.apiStatus = Objects.requireNonNull(apiStatus, "apiStatus");
-    this.recorder = Objects.requireNonNull(recorder, "recorder");
+    this.events = new UnhealthyEvents(Objects.requireNonNull(recorder, "recorder"));
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.schedulers = Objects.requireNonNull(schedulers, "schedulers");
     this.random = Objects.requireNonNull(random, "random");
   }
 
@@ -105,7 +105,7 @@ public final class ProbeManager implements Lifecycle {
     if (shared != null) {
       return;
     }
-    timer = Executors2.scheduler("prober-timer");
+    timer = schedulers.create("prober-timer");
     attempts = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("prober-", 0).factory());
     http = Probers.insecureHttpClient();
     shared = new ProbeWorker.Shared(results, this::attempted, clock, timer, attempts, random);
@@ -122,7 +122,8 @@ public final class ProbeManager implements Lifecycle {
     invalid.clear();
     definitions.clear();
     pods.clear();
-    Executors2.shutdown(timer, 1000);
+    timer.close();
+    timer = null;
     Executors2.shutdown(attempts, 2000);
     http.shutdownNow();
     http = null;
@@ -131,13 +132,7 @@ public final class ProbeManager implements Lifecycle {
 
   @Override
   public synchronized Health healthy() {
-    if (shared == null) {
-      return Health.failing("ProbeManager is not running");
-    }
-    if (timer.isShutdown()) {
-      return Health.failing("ProbeManager: the timer is shut down");
-    }
-    return Health.OK;
+    return shared == null ? Health.failing("ProbeManager is not running") : Health.OK;
   }
 
   /**
@@ -224,20 +219,7 @@ public final class ProbeManager implements Lifecycle {
       }
       case ProbeDefinition.InvalidProbe bad -> {
         invalid.put(key, bad.message());
-        log.warn(
-            "ProbeManager: {} probe of container {} in pod {}/{} cannot run: {}",
-            typeName(type),
-            c.getName(),
-            pod.getMetadata().getNamespace(),
-            pod.getMetadata().getName(),
-            bad.message());
-        recorder.eventf(
-            Refs.container(pod, c.getName(), false),
-            EventType.Warning,
-            Reasons.UNHEALTHY,
-            "%s probe errored: %s",
-            typeName(type),
-            bad.message());
+        events.invalid(pod, c.getName(), type, bad.message());
       }
     }
   }
@@ -304,15 +286,14 @@ public final class ProbeManager implements Lifecycle {
   }
 
   /**
-   * The probe a running container failed, so that the sync kills and restarts it: "liveness" or
-   * "startup", or empty.
+   * The probe a running container failed, so that the sync kills and restarts it: {@code LIVENESS}
+   * or {@code STARTUP}, or empty.
    */
-  public Optional<String> failedProbe(String containerId) {
-    if (results.get(containerId, ProbeType.LIVENESS).orElse(null) == ProbeResult.FAILURE) {
-      return Optional.of("liveness");
-    }
-    if (results.get(containerId, ProbeType.STARTUP).orElse(null) == ProbeResult.FAILURE) {
-      return Optional.of("startup");
+  public Optional<ProbeType> failedProbe(String containerId) {
+    for (ProbeType type : List.of(ProbeType.LIVENESS, ProbeType.STARTUP)) {
+      if (results.get(containerId, type).orElse(null) == ProbeResult.FAILURE) {
+        return Optional.of(type);
+      }
     }
     return Optional.empty();
   }
@@ -351,68 +332,20 @@ public final class ProbeManager implements Lifecycle {
   }
 
   /** Each failed or errored attempt is a Warning {@code Unhealthy} event, as upstream. */
-  private void attempted(ProbeWorker.Key key, String containerId, Outcome outcome) {
-    if (outcome.result() == ProbeResult.SUCCESS) {
-      return;
-    }
+  private void attempted(ProbeWorker.Key key, String containerId, ProbeOutcome outcome) {
     Pod pod = pods.get(key.podUid());
-    if (pod == null) {
-      return; // removed while the attempt ran
+    if (pod != null) { // else removed while the attempt ran
+      events.attempted(pod, key, outcome);
     }
-    recorder.eventf(
-        Refs.container(pod, key.containerName(), false),
-        EventType.Warning,
-        Reasons.UNHEALTHY,
-        "%s probe %s: %s",
-        typeName(key.type()),
-        outcome.result() == ProbeResult.FAILURE ? "failed" : "errored",
-        outcome.output().stripTrailing());
   }
 
   /** What the container looks like in the pod's status now; empty until the status shows it. */
   private Optional<ContainerSnapshot> snapshot(String podUid, String container) {
     Pod pod = pods.get(podUid);
     Optional<PodStatus> status = apiStatus.apply(podUid);
-    if (pod == null || status.isEmpty() || status.get().getContainerStatuses() == null) {
+    if (pod == null || status.isEmpty()) {
       return Optional.empty();
     }
-    PodStatus s = status.get();
-    for (ContainerStatus cs : s.getContainerStatuses()) {
-      if (!container.equals(cs.getName())) {
-        continue;
-      }
-      var state = cs.getState();
-      boolean running = state != null && state.getRunning() != null;
-      boolean terminated = state != null && state.getTerminated() != null;
-      boolean terminal =
-          StatusGenerator.isTerminal(s.getPhase())
-              || (terminated && "Never".equals(pod.getSpec().getRestartPolicy()));
-      return Optional.of(
-          new ContainerSnapshot(
-              StatusGenerator.runtimeContainerId(cs.getContainerID()),
-              s.getPodIP(),
-              running ? parse(state.getRunning().getStartedAt()) : null,
-              running,
-              Boolean.TRUE.equals(cs.getStarted()),
-              terminal));
-    }
-    return Optional.empty();
-  }
-
-  private static Instant parse(String time) {
-    if (time == null || time.isEmpty()) {
-      return null;
-    }
-    try {
-      return Instant.parse(time);
-    } catch (DateTimeParseException e) {
-      return null;
-    }
-  }
-
-  /** "Liveness", "Readiness" or "Startup", as upstream's event messages spell them. */
-  static String typeName(ProbeType type) {
-    String n = type.name().toLowerCase();
-    return Character.toUpperCase(n.charAt(0)) + n.substring(1);
+    return ContainerSnapshot.of(pod, status.get(), container);
   }
 }

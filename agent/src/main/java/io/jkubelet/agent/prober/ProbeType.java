@@ -1,5 +1,7 @@
 package io.jkubelet.agent.prober;
 
+import java.util.Locale;
+
 /** The kind of a container probe. */
 public enum ProbeType {
   LIVENESS(ProbeResult.SUCCESS),
@@ -7,9 +9,13 @@ public enum ProbeType {
   STARTUP(ProbeResult.UNKNOWN);
 
   private final ProbeResult initialResult;
+  private final String label;
+  private final String title;
 
   ProbeType(ProbeResult initialResult) {
     this.initialResult = initialResult;
+    this.label = name().toLowerCase(Locale.ROOT);
+    this.title = Character.toUpperCase(label.charAt(0)) + label.substring(1);
   }
 
   /**
@@ -19,5 +25,15 @@ public enum ProbeType {
    */
   public ProbeResult initialResult() {
     return initialResult;
+  }
+
+  /** "liveness", "readiness" or "startup", as upstream's kill messages and logs spell them. */
+  public String label() {
+    return label;
+  }
+
+  /** "Liveness", "Readiness" or "Startup", as upstream's event messages spell them. */
+  public String title() {
+    return title;
   }
 }

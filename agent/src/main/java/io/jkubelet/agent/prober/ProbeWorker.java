@@ -1,6 +1,7 @@
 package io.jkubelet.agent.prober;
 
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Scheduler;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -8,11 +9,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
@@ -24,17 +21,18 @@ import org.slf4j.LoggerFactory;
  * /worker.go}, v1.20): it counts consecutive results and publishes a result only when a threshold
  * is crossed.
  *
- * <p>Design: workers own no thread. {@link #start()} puts a tick on the shared timer every period,
- * after a random first delay within the period so that probes of pods that start together (or of
- * every pod after a restart of jkubelet) spread out. A tick hands one attempt to the shared attempt
- * executor and returns at once, so a slow attempt never delays another worker's tick; a tick that
- * finds the previous attempt still running is skipped, as upstream's worker would wait. Time
- * decisions (the initial delay, the stats) read the injected clock.
+ * <p>Design: workers own no thread. {@link #start()} puts a tick on the shared {@link Scheduler}
+ * every period, after a random first delay within the period so that probes of pods that start
+ * together (or of every pod after a restart of jkubelet) spread out. A tick hands one attempt to
+ * the shared attempt executor and returns at once, so a slow attempt never delays another worker's
+ * tick; a tick that finds the previous attempt still running is skipped, as upstream's worker would
+ * wait. Time decisions (the initial delay, the stats) read the injected clock.
  *
  * <p>Thread-safe: {@code lock} guards the probing state; it is never held during an attempt's I/O,
  * so {@link #stop()} from the sync loop never waits for a slow probe. An attempt whose worker
  * stopped, or whose container changed, meanwhile is dropped. It is a {@link ReentrantLock}, not
- * {@code synchronized}, so that virtual threads never pin their carrier on it.
+ * {@code synchronized}, so that virtual threads never pin their carrier on it. The lock also guards
+ * the worker's {@link ResultRun} and {@link AttemptStats}.
  */
 public final class ProbeWorker implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(ProbeWorker.class);
@@ -49,14 +47,14 @@ public final class ProbeWorker implements Lifecycle {
 
     @Override
     public String toString() {
-      return type.name().toLowerCase() + " " + podUid + "/" + containerName;
+      return type.label() + " " + podUid + "/" + containerName;
     }
   }
 
   /** Told of every attempt that ran, conclusive or not: for events and stats. */
   @FunctionalInterface
   public interface Listener {
-    void attempted(Key key, String containerId, Outcome outcome);
+    void attempted(Key key, String containerId, ProbeOutcome outcome);
 
     Listener NONE = (k, id, o) -> {};
   }
@@ -72,7 +70,7 @@ public final class ProbeWorker implements Lifecycle {
       ResultsManager results,
       Listener listener,
       Clock clock,
-      ScheduledExecutorService timer,
+      Scheduler timer,
       Executor attempts,
       DoubleSupplier random) {
     public Shared {
@@ -106,23 +104,18 @@ public final class ProbeWorker implements Lifecycle {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final AtomicBoolean inFlight = new AtomicBoolean();
+  private final ResultRun run;
+  private final AttemptStats stats;
   private String containerId;
 
   /** The pod IP of the latest snapshot, for the attempt. */
   private String podIp;
 
-  private ProbeResult lastResult = ProbeResult.UNKNOWN;
-  private int resultRun;
   private boolean onHold;
-  private ScheduledFuture<?> future;
+  private Scheduler.Task task;
   private boolean started;
   private boolean finished;
-  private Outcome lastOutcome;
-  private long attempts;
-  private final AtomicLong skipped = new AtomicLong();
-  private Instant firstAttempt;
-  private Instant lastAttempt;
-  private Duration worstInterval;
+  private ProbeOutcome lastOutcome;
 
   /**
    * @param container the container as the pod status shows it now; empty while it has no status
@@ -138,6 +131,8 @@ public final class ProbeWorker implements Lifecycle {
     this.settings = Objects.requireNonNull(settings, "settings");
     this.container = Objects.requireNonNull(container, "container");
     this.shared = Objects.requireNonNull(shared, "shared");
+    this.run = new ResultRun(settings);
+    this.stats = new AttemptStats(settings.period());
   }
 
   public Key key() {
@@ -145,7 +140,7 @@ public final class ProbeWorker implements Lifecycle {
   }
 
   /** The outcome of the latest attempt that ran, for events and logs. */
-  public Optional<Outcome> lastOutcome() {
+  public Optional<ProbeOutcome> lastOutcome() {
     lock.lock();
     try {
       return Optional.ofNullable(lastOutcome);
@@ -158,17 +153,7 @@ public final class ProbeWorker implements Lifecycle {
   public Stats stats() {
     lock.lock();
     try {
-      Duration mean =
-          attempts < 2
-              ? Duration.ZERO
-              : Duration.between(firstAttempt, lastAttempt).dividedBy(attempts - 1);
-      return new Stats(
-          key,
-          settings.period(),
-          attempts,
-          mean,
-          worstInterval == null ? Duration.ZERO : worstInterval,
-          skipped.get());
+      return stats.snapshot(key);
     } finally {
       lock.unlock();
     }
@@ -193,15 +178,14 @@ public final class ProbeWorker implements Lifecycle {
     lock.lock();
     try {
       this.containerId = containerId;
-      lastResult = result;
-      resultRun = Math.max(settings.successThreshold(), settings.failureThreshold());
-      shared.results().set(key.podUid(), key.containerName(), containerId, key.type(), result);
+      run.seed(result);
+      publish(result);
     } finally {
       lock.unlock();
     }
   }
 
-  /** Puts the worker on the shared timer. Idempotent. */
+  /** Puts the worker on the shared timer, ticking every period. Idempotent. */
   @Override
   public void start() {
     lock.lock();
@@ -212,10 +196,9 @@ public final class ProbeWorker implements Lifecycle {
       started = true;
       long periodMs = settings.period().toMillis();
       double r = Math.min(Math.max(shared.random().getAsDouble(), 0.0), 1.0);
-      long firstMs = (long) (r * periodMs);
-      future =
-          shared.timer().scheduleAtFixedRate(this::tick, firstMs, periodMs, TimeUnit.MILLISECONDS);
-      log.debug("Prober {} started, first attempt in {}ms", key, firstMs);
+      Duration first = Duration.ofMillis((long) (r * periodMs));
+      task = shared.timer().atFixedRate(first, Duration.ofMillis(periodMs), this::tick);
+      log.debug("Prober {} started, first attempt in {}ms", key, first.toMillis());
     } finally {
       lock.unlock();
     }
@@ -239,9 +222,9 @@ public final class ProbeWorker implements Lifecycle {
   }
 
   private void cancel() {
-    if (future != null) {
-      future.cancel(false);
-      future = null;
+    if (task != null) {
+      task.cancel();
+      task = null;
     }
     finished = true;
   }
@@ -259,7 +242,7 @@ public final class ProbeWorker implements Lifecycle {
   /** On the timer: hands one attempt to the attempt executor, unless one is still running. */
   private void tick() {
     if (!inFlight.compareAndSet(false, true)) {
-      skipped.incrementAndGet(); // never the lock: the shared timer must not wait on any worker
+      stats.skipped(); // never the lock: the shared timer must not wait on any worker
       log.debug("Prober {}: previous attempt still running; tick skipped", key);
       return;
     }
@@ -312,7 +295,7 @@ public final class ProbeWorker implements Lifecycle {
       lock.unlock();
     }
     // The attempt runs without the lock: stop() and the stats never wait for a slow probe.
-    Outcome outcome = prober.probe(target);
+    ProbeOutcome outcome = prober.probe(target);
     lock.lock();
     try {
       if (finished || !attemptOn.equals(containerId)) {
@@ -334,7 +317,6 @@ public final class ProbeWorker implements Lifecycle {
 
   /** What to do this period, as upstream's {@code doProbe} up to the attempt; under the lock. */
   private Step prepare() {
-    ResultsManager results = shared.results();
     Optional<ContainerSnapshot> snap = container.get();
     if (snap.isEmpty()) {
       return Step.WAIT; // no status yet
@@ -342,8 +324,7 @@ public final class ProbeWorker implements Lifecycle {
     ContainerSnapshot c = snap.get();
     if (c.terminal() && !c.running()) {
       if (containerId != null) {
-        results.set(
-            key.podUid(), key.containerName(), containerId, key.type(), ProbeResult.FAILURE);
+        publish(ProbeResult.FAILURE);
       }
       return Step.STOP;
     }
@@ -351,22 +332,13 @@ public final class ProbeWorker implements Lifecycle {
       return Step.WAIT;
     }
     if (!c.containerId().equals(containerId)) {
-      // A new container: the old one's state goes, as if its worker were replaced.
-      if (containerId != null) {
-        results.remove(containerId, key.type());
-      }
-      containerId = c.containerId();
-      results.set(
-          key.podUid(), key.containerName(), containerId, key.type(), key.type().initialResult());
-      onHold = false;
-      lastResult = ProbeResult.UNKNOWN;
-      resultRun = 0;
+      follow(c.containerId());
     }
     if (onHold) {
       return Step.WAIT; // a failed liveness or startup probe waits for a new container
     }
     if (!c.running()) {
-      results.set(key.podUid(), key.containerName(), containerId, key.type(), ProbeResult.FAILURE);
+      publish(ProbeResult.FAILURE);
       return Step.WAIT;
     }
     Instant now = shared.clock().instant();
@@ -377,13 +349,24 @@ public final class ProbeWorker implements Lifecycle {
     if (key.type() == ProbeType.STARTUP ? c.started() : !c.started()) {
       return Step.WAIT; // startup is done for a startup probe; not yet for the others
     }
-    recordAttempt(now);
+    stats.attempted(now);
     podIp = c.podIp();
     return Step.PROBE;
   }
 
+  /** A new container: the old one's state goes, as if its worker were replaced; under the lock. */
+  private void follow(String newId) {
+    if (containerId != null) {
+      shared.results().remove(containerId, key.type());
+    }
+    containerId = newId;
+    publish(key.type().initialResult());
+    onHold = false;
+    run.reset();
+  }
+
   /** Counts the attempt's result and publishes once a threshold is crossed; under the lock. */
-  private void conclude(Outcome outcome) {
+  private void conclude(ProbeOutcome outcome) {
     lastOutcome = outcome;
     ProbeResult result = outcome.result();
     if (result == ProbeResult.UNKNOWN) {
@@ -393,37 +376,20 @@ public final class ProbeWorker implements Lifecycle {
     if (result == ProbeResult.FAILURE) {
       log.debug("Prober {} attempt failed: {}", key, outcome.output());
     }
-    if (result == lastResult) {
-      resultRun++;
-    } else {
-      lastResult = result;
-      resultRun = 1;
-    }
-    if ((result == ProbeResult.FAILURE && resultRun < settings.failureThreshold())
-        || (result == ProbeResult.SUCCESS && resultRun < settings.successThreshold())) {
+    if (!run.add(result)) {
       return;
     }
-    if (shared.results().set(key.podUid(), key.containerName(), containerId, key.type(), result)) {
+    if (publish(result)) {
       log.info("Prober {} result {} ({})", key, result, outcome.output().strip());
     }
     if (key.type() != ProbeType.READINESS && result == ProbeResult.FAILURE) {
       onHold = true;
-      resultRun = 0;
+      run.clear();
     }
   }
 
-  private void recordAttempt(Instant now) {
-    if (lastAttempt != null) {
-      Duration interval = Duration.between(lastAttempt, now);
-      Duration off = interval.minus(settings.period()).abs();
-      if (worstInterval == null
-          || off.compareTo(worstInterval.minus(settings.period()).abs()) > 0) {
-        worstInterval = interval;
-      }
-    } else {
-      firstAttempt = now;
-    }
-    lastAttempt = now;
-    attempts++;
+  /** Sets the current container's result; whether it changed. Under the lock. */
+  private boolean publish(ProbeResult result) {
+    return shared.results().set(key.podUid(), key.containerName(), containerId, key.type(), result);
   }
 }

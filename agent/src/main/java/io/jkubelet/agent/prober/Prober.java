@@ -1,6 +1,7 @@
 package io.jkubelet.agent.prober;
 
 import io.jkubelet.agent.runtime.ExecResult;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.ConnectException;
@@ -34,7 +35,7 @@ public sealed interface Prober
   int MAX_BODY_BYTES = 10 * 1024;
 
   /** Runs one attempt. Never throws; an attempt that cannot tell returns {@code UNKNOWN}. */
-  Outcome probe(ProbeTarget target);
+  ProbeOutcome probe(ProbeTarget target);
 
   /** An HTTP header of an HTTP probe. */
   record Header(String name, String value) {
@@ -80,12 +81,12 @@ public sealed interface Prober
     }
 
     @Override
-    public Outcome probe(ProbeTarget target) {
+    public ProbeOutcome probe(ProbeTarget target) {
       URI uri;
       try {
         uri = uri(target.podIp());
       } catch (IllegalArgumentException e) {
-        return Outcome.failure("HTTP probe: invalid URL: " + e.getMessage());
+        return ProbeOutcome.failure("HTTP probe: invalid URL: " + e.getMessage());
       }
       HttpRequest.Builder req = HttpRequest.newBuilder(uri).GET().timeout(target.timeout());
       boolean userAgent = false;
@@ -113,19 +114,19 @@ public sealed interface Prober
         }
         int status = resp.statusCode();
         if (status >= 200 && status < 400) {
-          return Outcome.success(body);
+          return ProbeOutcome.success(body);
         }
-        return Outcome.failure("HTTP probe failed with statuscode: " + status);
+        return ProbeOutcome.failure("HTTP probe failed with statuscode: " + status);
       } catch (HttpTimeoutException e) {
-        return Outcome.failure(
+        return ProbeOutcome.failure(
             "Get \"" + uri + "\": timeout after " + target.timeout().toMillis() + "ms");
       } catch (IOException e) {
-        return Outcome.failure("Get \"" + uri + "\": " + describe(e));
+        return ProbeOutcome.failure("Get \"" + uri + "\": " + describe(e));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return Outcome.unknown("HTTP probe interrupted");
+        return ProbeOutcome.unknown("HTTP probe interrupted");
       } catch (RuntimeException e) {
-        return Outcome.failure("Get \"" + uri + "\": " + describe(e));
+        return ProbeOutcome.failure("Get \"" + uri + "\": " + describe(e));
       }
     }
   }
@@ -137,27 +138,27 @@ public sealed interface Prober
    */
   record TcpSocketProber(String host, int port) implements Prober {
     @Override
-    public Outcome probe(ProbeTarget target) {
+    public ProbeOutcome probe(ProbeTarget target) {
       String h = host == null || host.isEmpty() ? target.podIp() : host;
       String where = "dial tcp " + h + ":" + port + ": ";
       if (h == null || h.isEmpty()) {
-        return Outcome.failure(where + "no host and no pod IP");
+        return ProbeOutcome.failure(where + "no host and no pod IP");
       }
       try (Socket s = new Socket()) {
         s.connect(new InetSocketAddress(h, port), (int) target.timeout().toMillis());
-        return Outcome.success("");
+        return ProbeOutcome.success("");
       } catch (ConnectException e) {
         String msg = e.getMessage() == null ? "" : e.getMessage().toLowerCase();
-        return Outcome.failure(
+        return ProbeOutcome.failure(
             where
                 + "connect: "
                 + (msg.contains("refused") ? "connection refused" : describe(e).toLowerCase()));
       } catch (SocketTimeoutException e) {
-        return Outcome.failure(where + "i/o timeout");
+        return ProbeOutcome.failure(where + "i/o timeout");
       } catch (UnknownHostException e) {
-        return Outcome.failure(where + "lookup " + h + ": no such host");
+        return ProbeOutcome.failure(where + "lookup " + h + ": no such host");
       } catch (IOException | RuntimeException e) {
-        return Outcome.failure(where + describe(e));
+        return ProbeOutcome.failure(where + describe(e));
       }
     }
   }
@@ -170,29 +171,36 @@ public sealed interface Prober
     }
 
     @Override
-    public Outcome probe(ProbeTarget target) {
+    public ProbeOutcome probe(ProbeTarget target) {
       if (target.containerId() == null || target.containerId().isEmpty()) {
-        return Outcome.unknown("exec probe: no container id");
+        return ProbeOutcome.unknown("exec probe: no container id");
       }
       ExecResult r;
       try {
         r = runner.exec(target.containerId(), command, target.timeout());
       } catch (RuntimeException e) {
-        return Outcome.unknown("exec probe: cannot run " + command + ": " + describe(e));
+        return ProbeOutcome.unknown("exec probe: cannot run " + command + ": " + describe(e));
       }
       if (r.timedOut()) {
-        return Outcome.failure("command timed out");
+        return ProbeOutcome.failure("command timed out");
       }
-      return r.exitCode() == 0 ? Outcome.success(r.output()) : Outcome.failure(r.output());
+      return r.exitCode() == 0
+          ? ProbeOutcome.success(r.output())
+          : ProbeOutcome.failure(r.output());
     }
   }
 
-  /** An exception's message, or its class when it has none, down its cause chain. */
+  /**
+   * An exception's message; when it has none (the HTTP client's wrappers), its root cause's
+   * message; else the class of the exception.
+   */
   private static String describe(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t.getMessage() != null && !t.getMessage().isBlank()) {
-        return t.getMessage();
-      }
+    if (e.getMessage() != null && !e.getMessage().isBlank()) {
+      return e.getMessage();
+    }
+    Throwable root = Errors.rootCause(e);
+    if (root.getMessage() != null && !root.getMessage().isBlank()) {
+      return root.getMessage();
     }
     return e.getClass().getSimpleName();
   }

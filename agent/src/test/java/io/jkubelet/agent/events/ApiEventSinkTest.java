@@ -217,14 +217,14 @@ class ApiEventSinkTest {
 
   @Test
   void aCorrelatorDropIsCountedAndNotWritten() {
-    correlator.answer(e -> new Correlation.Drop(e, "spam"));
+    correlator.answer(e -> new Correlation.Drop(e, CorrelatorStats.Cause.DROPPED_SPAM_FILTER));
     ApiEventSink sink = sink();
 
     sink.accept(event("Pulling"));
     sink.accept(event("Pulling"));
 
     assertThat(writer.ops()).isEmpty();
-    assertThat(sink.counts()).containsEntry("dropped:spam", 2L);
+    assertThat(sink.counts()).containsEntry("dropped/spam-filter", 2L);
   }
 
   @Test

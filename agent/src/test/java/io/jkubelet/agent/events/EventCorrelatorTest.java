@@ -1,8 +1,8 @@
 package io.jkubelet.agent.events;
 
-import static io.jkubelet.agent.events.EventCorrelator.AGGREGATED;
-import static io.jkubelet.agent.events.EventCorrelator.DEDUPLICATED;
-import static io.jkubelet.agent.events.EventCorrelator.DROPPED_SPAM_FILTER;
+import static io.jkubelet.agent.events.CorrelatorStats.Cause.AGGREGATED;
+import static io.jkubelet.agent.events.CorrelatorStats.Cause.DEDUPLICATED;
+import static io.jkubelet.agent.events.CorrelatorStats.Cause.DROPPED_SPAM_FILTER;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -255,7 +255,7 @@ class EventCorrelatorTest {
     }
     Correlation dropped = correlator.correlate(normal("p", "Pulled", "m"));
     assertThat(dropped).isInstanceOf(Correlation.Drop.class);
-    assertThat(((Correlation.Drop) dropped).cause()).isEqualTo("spam-filter");
+    assertThat(((Correlation.Drop) dropped).cause()).isEqualTo(DROPPED_SPAM_FILTER);
     // Another object has its own bucket.
     assertThat(correlator.correlate(normal("q", "Pulled", "m")))
         .isNotInstanceOf(Correlation.Drop.class);
@@ -348,9 +348,8 @@ class EventCorrelatorTest {
     assertThat(stats.reason("BackOff", DROPPED_SPAM_FILTER)).isEqualTo(1);
     assertThat(stats.reason("OOMKilled", DROPPED_SPAM_FILTER)).isEqualTo(1);
     assertThat(
-            stats.byReason().entrySet().stream()
-                .filter(e -> e.getKey().endsWith("/" + DROPPED_SPAM_FILTER))
-                .mapToLong(e -> e.getValue())
+            stats.byReason().values().stream()
+                .mapToLong(byCause -> byCause.getOrDefault(DROPPED_SPAM_FILTER, 0L))
                 .sum())
         .isEqualTo(7);
   }
@@ -439,6 +438,9 @@ class EventCorrelatorTest {
             () -> new CorrelatorOptions(0, 10, Duration.ofSeconds(600), 1.0 / 300, 25, true))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new CorrelatorOptions(4096, 10, Duration.ofSeconds(600), -1, 25, true))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new CorrelatorOptions(4096, 10, Duration.ofSeconds(600), 0, 25, true))
+        .as("the spam filter's bucket must refill")
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(
             () -> new CorrelatorOptions(4096, 10, Duration.ofSeconds(600), 1.0 / 300, 0, true))

@@ -100,7 +100,7 @@ class EventStoreTest {
     again.getMetadata().setName(first.getMetadata().getName());
     store.accept(again);
 
-    correlator.answer(e -> new Correlation.Drop(e, "spam"));
+    correlator.answer(e -> new Correlation.Drop(e, CorrelatorStats.Cause.DROPPED_SPAM_FILTER));
     store.accept(ev(web, "BackOff"));
 
     assertThat(store.list(ANY, ANY, ANY))

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
+import io.jkubelet.agent.prober.ProbeType;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.Labels;
@@ -228,7 +229,7 @@ class ActionsTest {
     String a = containers.get(0).id();
     PodActions actions =
         Actions.compute(
-            pod, status(), id -> id.equals(a) ? Optional.of("liveness") : Optional.empty());
+            pod, status(), id -> id.equals(a) ? Optional.of(ProbeType.LIVENESS) : Optional.empty());
     assertThat(actions.killPod()).isFalse();
     assertThat(actions.containersToKill())
         .containsOnlyKeys(a)
@@ -247,7 +248,7 @@ class ActionsTest {
     String b = containers.get(1).id();
     PodActions actions =
         Actions.compute(
-            pod, status(), id -> id.equals(b) ? Optional.of("startup") : Optional.empty());
+            pod, status(), id -> id.equals(b) ? Optional.of(ProbeType.STARTUP) : Optional.empty());
     assertThat(actions.containersToKill())
         .containsEntry(b, new PodActions.KillInfo("b", "Container b failed startup probe"));
     assertThat(actions.containersToStart()).isEmpty();

@@ -122,6 +122,17 @@ class HookRunnerTest {
   }
 
   @Test
+  void aTimeoutIsSpelledAsGoPrintsADuration() {
+    execResult = ExecResult.timeout("");
+    assertThat(run("exec: {command: [sleep, '60']}", Duration.ofMillis(1500)))
+        .hasValueSatisfying(m -> assertThat(m).contains("did not complete within 1.5s"));
+    assertThat(run("exec: {command: [sleep, '60']}", Duration.ofMillis(500)))
+        .hasValueSatisfying(m -> assertThat(m).contains("did not complete within 500ms"));
+    assertThat(run("exec: {command: [sleep, '60']}", Duration.ofSeconds(90)))
+        .hasValueSatisfying(m -> assertThat(m).contains("did not complete within 1m30s"));
+  }
+
+  @Test
   void anHttpHookGetsThePodIpOnANamedPortAndFailsOnAnErrorStatus() {
     assertThat(
             run(

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.prober;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
@@ -12,6 +13,8 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.status.ContainerHealth;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.FakeSchedulers;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,12 +28,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The probe manager with workers run by hand: their periods are an hour and their first delay a
- * whole period, so the timer never fires during a test.
+ * The probe manager with workers run by hand: the timer is a fake that runs only when a test steps
+ * it, and the workers' periods are an hour with a first delay of a whole period.
  */
 @Timeout(20)
 class ProbeManagerTest {
   private final FakeClock clock = new FakeClock();
+  private final FakeSchedulers schedulers = new FakeSchedulers(clock);
   private final FakeExecRunner exec = new FakeExecRunner();
   private final List<ProberEvent> published = new CopyOnWriteArrayList<>();
   private final List<String> events = new CopyOnWriteArrayList<>();
@@ -40,7 +44,13 @@ class ProbeManagerTest {
   private final ResultsManager results = new ResultsManager(published::add);
   private final ProbeManager manager =
       new ProbeManager(
-          results, exec, uid -> Optional.ofNullable(statuses.get(uid)), recorder, clock, () -> 1.0);
+          results,
+          exec,
+          uid -> Optional.ofNullable(statuses.get(uid)),
+          recorder,
+          clock,
+          schedulers,
+          () -> 1.0);
 
   @BeforeEach
   void start() {
@@ -132,6 +142,25 @@ class ProbeManagerTest {
   }
 
   @Test
+  void workersTickOnTheManagersTimerWhichStopCloses() {
+    assertThat(schedulers.created()).containsExactly("prober-timer");
+    manager.addPod(pod("u1", "readinessProbe: {exec: {command: [true]}, periodSeconds: 3600}"));
+    running("u1", true);
+    schedulers.advance(Duration.ofMinutes(59));
+    assertThat(exec.calls()).as("the first delay is the whole period here").isEmpty();
+    schedulers.advance(Duration.ofMinutes(1));
+    await().atMost(Duration.ofSeconds(5)).until(() -> exec.calls().size() == 1);
+    await().atMost(Duration.ofSeconds(5)).until(() -> manager.health("u1").ready("app", "app-u1"));
+    assertThat(manager.stats())
+        .singleElement()
+        .satisfies(st -> assertThat(st.attempts()).isEqualTo(1));
+
+    manager.stop();
+    assertThat(schedulers.pending()).as("the timer is closed").isZero();
+    assertThat(manager.healthy().ok()).isFalse();
+  }
+
+  @Test
   void readyAndStartedFollowTheProbesAndContainersWithoutProbesAreBoth() {
     manager.addPod(pod("u1", ALL_THREE));
     ContainerHealth health = manager.health("u1");
@@ -169,7 +198,7 @@ class ProbeManagerTest {
     probeAll();
     assertThat(manager.failedProbe("app-u1")).isEmpty();
     probeAll();
-    assertThat(manager.failedProbe("app-u1")).contains("liveness");
+    assertThat(manager.failedProbe("app-u1")).contains(ProbeType.LIVENESS);
     assertThat(events)
         .containsExactly(
             "spec.containers{app} Warning Unhealthy: Liveness probe failed: cat: can't open"
@@ -193,7 +222,7 @@ class ProbeManagerTest {
     running("u1", false);
     statuses.put("u1", new PodStatusBuilder(statuses.get("u1")).withPodIP("127.0.0.1").build());
     probeAll();
-    assertThat(manager.failedProbe("app-u1")).contains("startup");
+    assertThat(manager.failedProbe("app-u1")).contains(ProbeType.STARTUP);
     assertThat(events)
         .singleElement()
         .asString()

@@ -1,10 +1,11 @@
 package io.jkubelet.agent.prober;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.FakeSchedulers;
+import io.jkubelet.agent.util.Scheduler;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -30,7 +30,8 @@ class ProbeWorkerTest {
   private final FakeExecRunner runner = new FakeExecRunner();
   private final List<ProberEvent> events = new ArrayList<>();
   private final ResultsManager results = new ResultsManager(events::add);
-  private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+  private final FakeSchedulers schedulers = new FakeSchedulers(clock);
+  private final Scheduler scheduler = schedulers.create("prober-timer");
   private final ExecutorService attempts = Executors.newVirtualThreadPerTaskExecutor();
   private final List<String> attempted = new CopyOnWriteArrayList<>();
   private final ProbeWorker.Shared shared =
@@ -46,9 +47,8 @@ class ProbeWorkerTest {
 
   @AfterEach
   void shutdown() throws InterruptedException {
-    scheduler.shutdown();
+    scheduler.close();
     attempts.shutdown();
-    scheduler.awaitTermination(5, TimeUnit.SECONDS);
     attempts.awaitTermination(5, TimeUnit.SECONDS);
   }
 
@@ -112,7 +112,7 @@ class ProbeWorkerTest {
     assertThat(events.get(1))
         .isEqualTo(
             new ProberEvent.ResultChange(POD, "app", CID, ProbeType.LIVENESS, ProbeResult.FAILURE));
-    assertThat(w.lastOutcome()).contains(Outcome.failure("boom"));
+    assertThat(w.lastOutcome()).contains(ProbeOutcome.failure("boom"));
   }
 
   @Test
@@ -243,24 +243,77 @@ class ProbeWorkerTest {
 
   @Test
   void startSchedulesOnTheSharedSchedulerAndStopCancels() {
+    List<String> ticks = new ArrayList<>();
+    ProbeWorker.Shared direct =
+        new ProbeWorker.Shared(
+            results,
+            (key, id, outcome) -> ticks.add(clock.instant().toString()),
+            clock,
+            scheduler,
+            Runnable::run, // the attempt runs on the tick, so the fake clock alone drives it
+            () -> 0.5);
     ProbeWorker w =
         new ProbeWorker(
             new ProbeWorker.Key(POD, "app", ProbeType.READINESS),
             new Prober.ExecProber(List.of("true"), runner),
-            new ProbeSettings(Duration.ZERO, Duration.ofMillis(20), Duration.ofSeconds(1), 1, 3),
+            new ProbeSettings(Duration.ZERO, Duration.ofSeconds(10), Duration.ofSeconds(1), 1, 3),
             () -> snapshot,
-            shared);
+            direct);
     assertThat(w.healthy().ok()).isFalse();
-    assertThat(runner.calls()).isEmpty(); // the constructor starts nothing
+    assertThat(schedulers.pending()).isZero(); // the constructor starts nothing
 
     w.start();
     assertThat(w.healthy().ok()).isTrue();
-    await().atMost(Duration.ofSeconds(5)).until(() -> runner.calls().size() >= 3);
+    schedulers.advance(Duration.ofMillis(4999));
+    assertThat(runner.calls()).as("the first delay is half the period").isEmpty();
+    schedulers.advance(Duration.ofMillis(1));
+    schedulers.advance(Duration.ofSeconds(20));
+    assertThat(ticks)
+        .containsExactly(
+            started.plusSeconds(5).toString(),
+            started.plusSeconds(15).toString(),
+            started.plusSeconds(25).toString());
     assertThat(published(ProbeType.READINESS)).isEqualTo(ProbeResult.SUCCESS);
+    assertThat(w.stats())
+        .isEqualTo(
+            new ProbeWorker.Stats(
+                w.key(),
+                Duration.ofSeconds(10),
+                3,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(10),
+                0));
 
     w.stop();
+    assertThat(schedulers.pending()).isZero();
+    schedulers.advance(Duration.ofMinutes(1));
+    assertThat(runner.calls()).hasSize(3);
     assertThat(results.get(CID, ProbeType.READINESS)).isEmpty();
     assertThat(w.probeOnce()).isFalse();
+  }
+
+  @Test
+  void aTickThatFindsTheAttemptStillRunningIsSkippedAndCounted() {
+    List<Runnable> queued = new ArrayList<>();
+    ProbeWorker.Shared held =
+        new ProbeWorker.Shared(
+            results, ProbeWorker.Listener.NONE, clock, scheduler, queued::add, () -> 0.0);
+    ProbeWorker w =
+        new ProbeWorker(
+            new ProbeWorker.Key(POD, "app", ProbeType.READINESS),
+            new Prober.ExecProber(List.of("true"), runner),
+            settings(0, 1, 3),
+            () -> snapshot,
+            held);
+    w.start();
+    schedulers.advance(Duration.ofSeconds(25)); // ticks at 0, 10 and 20 s; one attempt queued
+    assertThat(queued).hasSize(1);
+    assertThat(w.stats().skipped()).isEqualTo(2);
+    queued.get(0).run();
+    schedulers.advance(Duration.ofSeconds(10));
+    assertThat(queued).hasSize(2);
+    assertThat(w.stats().attempts()).isEqualTo(1);
+    w.stop();
   }
 
   @Test

@@ -63,11 +63,11 @@ class ProberHttpsTest {
         });
     server.start();
     try (HttpClient http = Probers.insecureHttpClient()) {
-      Outcome o =
+      ProbeOutcome o =
           new Prober.HttpGetProber(
                   Prober.Scheme.HTTPS, null, server.getAddress().getPort(), "/", List.of(), http)
               .probe(new ProbeTarget("127.0.0.1", null, Duration.ofSeconds(5)));
-      assertThat(o).isEqualTo(Outcome.success(""));
+      assertThat(o).isEqualTo(ProbeOutcome.success(""));
     } finally {
       server.stop(0);
     }

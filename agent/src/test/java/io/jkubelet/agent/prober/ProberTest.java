@@ -72,7 +72,7 @@ class ProberTest {
 
   @Test
   void http200IsSuccessWithTheKubeProbeUserAgent() {
-    assertThat(get("/ok", List.of()).probe(TARGET)).isEqualTo(Outcome.success("fine"));
+    assertThat(get("/ok", List.of()).probe(TARGET)).isEqualTo(ProbeOutcome.success("fine"));
     assertThat(userAgent.get()).isEqualTo("kube-probe/1.20");
   }
 
@@ -84,7 +84,7 @@ class ProberTest {
   @Test
   void http500IsFailureWithTheStatusCode() {
     assertThat(get("/broken", List.of()).probe(TARGET))
-        .isEqualTo(Outcome.failure("HTTP probe failed with statuscode: 500"));
+        .isEqualTo(ProbeOutcome.failure("HTTP probe failed with statuscode: 500"));
   }
 
   @Test
@@ -97,7 +97,7 @@ class ProberTest {
 
   @Test
   void atMostTenKilobytesOfTheBodyAreRead() {
-    Outcome o = get("/big", List.of()).probe(TARGET);
+    ProbeOutcome o = get("/big", List.of()).probe(TARGET);
     assertThat(o.result()).isEqualTo(ProbeResult.SUCCESS);
     assertThat(o.output()).hasSize(10 * 1024);
   }
@@ -120,13 +120,13 @@ class ProberTest {
             .endHttpGet()
             .build();
     var valid = (ProbeDefinition.Valid) Probers.of(probe, container, new FakeExecRunner(), http);
-    assertThat(valid.prober().probe(TARGET)).isEqualTo(Outcome.success("fine"));
+    assertThat(valid.prober().probe(TARGET)).isEqualTo(ProbeOutcome.success("fine"));
   }
 
   @Test
   void httpConnectionRefusedIsFailureWithTheError() throws IOException {
     int closed = closedPort();
-    Outcome o =
+    ProbeOutcome o =
         new Prober.HttpGetProber(Prober.Scheme.HTTP, null, closed, "/", List.of(), http)
             .probe(TARGET);
     assertThat(o.result()).isEqualTo(ProbeResult.FAILURE);
@@ -137,7 +137,7 @@ class ProberTest {
   void tcpConnectSucceedsOnAListeningSocket() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       assertThat(new Prober.TcpSocketProber(null, s.getLocalPort()).probe(TARGET))
-          .isEqualTo(Outcome.success(""));
+          .isEqualTo(ProbeOutcome.success(""));
     }
   }
 
@@ -146,7 +146,7 @@ class ProberTest {
     int closed = closedPort();
     assertThat(new Prober.TcpSocketProber(LOOPBACK, closed).probe(TARGET))
         .isEqualTo(
-            Outcome.failure("dial tcp 127.0.0.1:" + closed + ": connect: connection refused"));
+            ProbeOutcome.failure("dial tcp 127.0.0.1:" + closed + ": connect: connection refused"));
   }
 
   @Test
@@ -155,11 +155,11 @@ class ProberTest {
     Prober.ExecProber exec = new Prober.ExecProber(List.of("cat", "/tmp/healthy"), runner);
 
     runner.setResult(new ExecResult(0, "healthy", false));
-    assertThat(exec.probe(TARGET)).isEqualTo(Outcome.success("healthy"));
+    assertThat(exec.probe(TARGET)).isEqualTo(ProbeOutcome.success("healthy"));
     runner.setResult(new ExecResult(1, "no such file", false));
-    assertThat(exec.probe(TARGET)).isEqualTo(Outcome.failure("no such file"));
+    assertThat(exec.probe(TARGET)).isEqualTo(ProbeOutcome.failure("no such file"));
     runner.setResult(new ExecResult(-1, "", true));
-    assertThat(exec.probe(TARGET)).isEqualTo(Outcome.failure("command timed out"));
+    assertThat(exec.probe(TARGET)).isEqualTo(ProbeOutcome.failure("command timed out"));
     runner.setError(new IllegalStateException("no such container"));
     assertThat(exec.probe(TARGET).result()).isEqualTo(ProbeResult.UNKNOWN);
 

@@ -1,0 +1,19 @@
+package io.jkubelet.agent.events;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** An access-ordered LRU map; client-go uses golang-lru. Not thread-safe. */
+final class Lru<K, V> extends LinkedHashMap<K, V> {
+  private final int max;
+
+  Lru(int max) {
+    super(Math.min(max, 1 << 16) * 4 / 3 + 1, 0.75f, true);
+    this.max = max;
+  }
+
+  @Override
+  protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+    return size() > max;
+  }
+}

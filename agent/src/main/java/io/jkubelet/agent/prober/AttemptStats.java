@@ -1,0 +1,53 @@
+package io.jkubelet.agent.prober;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * How regularly one worker's attempts started, on the injected clock: their number, the first and
+ * last start, the interval furthest from the period, and the ticks skipped.
+ *
+ * <p>Thread-safety: the worker's lock guards everything but {@code skipped}, which the timer counts
+ * without any lock.
+ */
+final class AttemptStats {
+  private final Duration period;
+  private final AtomicLong skipped = new AtomicLong();
+  private long attempts;
+  private Instant first;
+  private Instant last;
+  private Duration worst;
+
+  AttemptStats(Duration period) {
+    this.period = period;
+  }
+
+  /** An attempt starts now. Under the worker's lock. */
+  void attempted(Instant now) {
+    if (last != null) {
+      Duration interval = Duration.between(last, now);
+      Duration off = interval.minus(period).abs();
+      if (worst == null || off.compareTo(worst.minus(period).abs()) > 0) {
+        worst = interval;
+      }
+    } else {
+      first = now;
+    }
+    last = now;
+    attempts++;
+  }
+
+  /** A tick found the previous attempt still running. Lock-free. */
+  void skipped() {
+    skipped.incrementAndGet();
+  }
+
+  /** The numbers so far. Under the worker's lock. */
+  ProbeWorker.Stats snapshot(ProbeWorker.Key key) {
+    Duration mean =
+        attempts < 2 ? Duration.ZERO : Duration.between(first, last).dividedBy(attempts - 1);
+    return new ProbeWorker.Stats(
+        key, period, attempts, mean, worst == null ? Duration.ZERO : worst, skipped.get());
+  }
+}
