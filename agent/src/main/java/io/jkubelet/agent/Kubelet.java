@@ -27,7 +27,7 @@ import io.jkubelet.agent.podconfig.FileSource;
 import io.jkubelet.agent.podconfig.HttpSource;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.podconfig.PodUpdate;
-import io.jkubelet.agent.podconfig.Sources;
+import io.jkubelet.agent.podconfig.Source;
 import io.jkubelet.agent.prober.ProbeManager;
 import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.prober.ResultsManager;
@@ -39,6 +39,7 @@ import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Schedulers;
 import io.jkubelet.agent.util.Sleeper;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.UpdatePodOptions;
@@ -208,8 +209,9 @@ public final class Kubelet implements SyncHandler, Lifecycle {
               config.fileCheckFrequency(),
               options.nodeName(),
               clock,
+              Schedulers.system(),
               recorder,
-              podConfig.channel(Sources.FILE)));
+              podConfig.channel(Source.FILE)));
     }
     if (!config.staticPodURL().isEmpty()) {
       sources.add(
@@ -219,15 +221,23 @@ public final class Kubelet implements SyncHandler, Lifecycle {
               config.httpCheckFrequency(),
               options.nodeName(),
               clock,
-              podConfig.channel(Sources.HTTP)));
+              Schedulers.system(),
+              podConfig.channel(Source.HTTP)));
     }
     if (cluster != null) {
       sources.add(
-          new ApiSource(cluster.client(), options.nodeName(), podConfig.channel(Sources.API)));
+          new ApiSource(cluster.client(), options.nodeName(), podConfig.channel(Source.API)));
     }
 
     pleg =
-        new GenericPleg(runtime, cache, clock, RELIST_PERIOD, PLEG_HEALTH_THRESHOLD, plegCh::offer);
+        new GenericPleg(
+            runtime,
+            cache,
+            clock,
+            Schedulers.system(),
+            RELIST_PERIOD,
+            PLEG_HEALTH_THRESHOLD,
+            plegCh::offer);
     Backoff crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     Backoff pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     Volumes volumes = new Volumes(options.rootDir());
@@ -306,7 +316,8 @@ public final class Kubelet implements SyncHandler, Lifecycle {
             housekeepingCh,
             clock,
             SYNC_TICK,
-            HOUSEKEEPING_TICK);
+            HOUSEKEEPING_TICK,
+            Schedulers.system());
     Map<String, Supplier<Health>> checks = new LinkedHashMap<>();
     checks.put("syncloop", loop::healthy);
     checks.put("pleg", pleg::healthy);

@@ -33,8 +33,8 @@ public final class ManifestParser {
    */
   public record Invalid(String message, Pod pod) implements Result {}
 
-  /** Parses one pod from {@code content}, read from {@code source} (a path or URL). */
-  public Result parse(String content, String source, String sourceKind) {
+  /** Parses one pod from {@code content}, read from {@code location} (a path or URL). */
+  public Result parse(String content, String location, Source source) {
     JsonNode node;
     try {
       node = YAML.readTree(content);
@@ -72,7 +72,7 @@ public final class ManifestParser {
     }
     List<String> errs = PodValidator.validate(pod);
     try {
-      StaticPods.applyDefaults(pod, source, sourceKind, nodeName);
+      StaticPods.applyDefaults(pod, location, source, nodeName);
     } catch (RuntimeException e) {
       return new Invalid("cannot default the Pod: " + rootMessage(e), null);
     }
