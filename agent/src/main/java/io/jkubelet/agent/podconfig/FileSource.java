@@ -249,7 +249,11 @@ public final class FileSource implements Lifecycle {
       watcher = w;
       notifyAll();
     } catch (IOException e) {
-      log.warn("file source: cannot watch {} ({}); relying on the {} rescan", dir, e, period);
+      log.warn(
+          "file source: cannot watch {} ({}); relying on the {} rescan",
+          dir,
+          e,
+          Durations.format(period));
     }
   }
 

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.Errors;
 import java.util.List;
 
 /**
@@ -96,10 +97,7 @@ public final class ManifestParser {
   }
 
   private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
+    Throwable t = Errors.rootCause(e);
     return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
   }
 }
