@@ -21,7 +21,7 @@ import io.jkubelet.agent.podconfig.FileSource;
 import io.jkubelet.agent.podconfig.HttpSource;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.podconfig.PodUpdate;
-import io.jkubelet.agent.podconfig.Sources;
+import io.jkubelet.agent.podconfig.Source;
 import io.jkubelet.agent.prober.ProbeManager;
 import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.prober.ResultsManager;
@@ -107,6 +107,7 @@ public final class Agent implements Lifecycle {
             setup.runtime(),
             cache,
             clock,
+            setup.time().schedulers(),
             RELIST_PERIOD,
             PLEG_HEALTH_THRESHOLD,
             channels.pleg()::offer);
@@ -145,7 +146,8 @@ public final class Agent implements Lifecycle {
             channels.housekeeping(),
             clock,
             SYNC_TICK,
-            HOUSEKEEPING_TICK);
+            HOUSEKEEPING_TICK,
+            setup.time().schedulers());
     server = readOnlyServer(config);
     reclaimed = new Reclaimed(workers, setup.runtime());
   }
@@ -160,8 +162,9 @@ public final class Agent implements Lifecycle {
               config.fileCheckFrequency(),
               node,
               clock,
+              setup.time().schedulers(),
               setup.recorder(),
-              podConfig.channel(Sources.FILE)));
+              podConfig.channel(Source.FILE)));
     }
     if (!config.staticPodURL().isEmpty()) {
       sources.add(
@@ -171,10 +174,11 @@ public final class Agent implements Lifecycle {
               config.httpCheckFrequency(),
               node,
               clock,
-              podConfig.channel(Sources.HTTP)));
+              setup.time().schedulers(),
+              podConfig.channel(Source.HTTP)));
     }
     if (setup.cluster() != null) {
-      sources.add(new ApiSource(setup.cluster().client(), node, podConfig.channel(Sources.API)));
+      sources.add(new ApiSource(setup.cluster().client(), node, podConfig.channel(Source.API)));
     }
   }
 

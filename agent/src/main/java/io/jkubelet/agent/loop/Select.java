@@ -5,7 +5,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -16,11 +15,12 @@ import java.util.function.Function;
  * element, and takes from the ready channels in turn, so a busy channel cannot starve the others.
  *
  * <p>Thread-safe: one {@code lock} guards every channel's queue; {@code ready} is signalled on
- * every offer.
+ * every offer, {@code room} on every take.
  */
 public final class Select {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition ready = lock.newCondition();
+  private final Condition room = lock.newCondition();
   private final List<Channel<?>> channels = new ArrayList<>();
   private int nextIndex;
 
@@ -64,7 +64,7 @@ public final class Select {
       lock.lock();
       try {
         while (queue.size() >= capacity) {
-          room.await(100, TimeUnit.MILLISECONDS);
+          room.await();
         }
         queue.add(in);
         ready.signal();
@@ -92,8 +92,6 @@ public final class Select {
     }
   }
 
-  private final Condition room = lock.newCondition();
-
   /** Creates a channel; channels are polled in the order they were created, round-robin. */
   public <T> Channel<T> channel(String name, int capacity, Function<T, LoopInput> wrap) {
     Channel<T> c = new Channel<>(name, capacity, wrap);
@@ -108,7 +106,7 @@ public final class Select {
 
   /** Waits up to {@code timeout} for an input from any channel. */
   public Optional<LoopInput> next(Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long nanos = timeout.toNanos();
     lock.lock();
     try {
       while (true) {
@@ -122,11 +120,10 @@ public final class Select {
             return Optional.of(in);
           }
         }
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
+        if (nanos <= 0) {
           return Optional.empty();
         }
-        ready.await(left, TimeUnit.NANOSECONDS);
+        nanos = ready.awaitNanos(nanos);
       }
     } finally {
       lock.unlock();

@@ -4,15 +4,14 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.pleg.PodLifecycleEvent;
 import io.jkubelet.agent.podconfig.PodUpdate;
 import io.jkubelet.agent.prober.ProberEvent;
-import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.agent.util.Schedulers;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
@@ -27,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * {@link SyncHandler}. It never blocks on a pod: the handler hands work to the pod workers.
  *
  * <p>{@link #runOnce} is one iteration; tests drive it with hand-made inputs. {@link #start} runs
- * it on one named platform thread and starts the sync and housekeeping tickers.
+ * it on one named platform thread and starts the sync and housekeeping tickers on a {@link
+ * Scheduler} from the injected {@link Schedulers}, so a fake clock steps them.
  */
 public final class SyncLoop implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(SyncLoop.class);
@@ -45,10 +45,11 @@ public final class SyncLoop implements Lifecycle {
   private final Clock clock;
   private final Duration syncPeriod;
   private final Duration housekeepingPeriod;
+  private final Schedulers schedulers;
 
   private final AtomicBoolean running = new AtomicBoolean();
   private final AtomicReference<Instant> lastIteration = new AtomicReference<>();
-  private ScheduledExecutorService tickers;
+  private Scheduler tickers;
   private Thread thread;
 
   /**
@@ -56,6 +57,7 @@ public final class SyncLoop implements Lifecycle {
    * @param podsToSync pods due for their periodic resync or a retry (drains the work queue)
    * @param sourcesReady whether every source has sent its first set; until then housekeeping does
    *     not run, so nothing is killed for being absent from a source that has not spoken yet
+   * @param schedulers makes the scheduler of the sync and housekeeping tickers
    */
   public SyncLoop(
       SyncHandler handler,
@@ -67,7 +69,8 @@ public final class SyncLoop implements Lifecycle {
       Select.Channel<Instant> housekeepingTicks,
       Clock clock,
       Duration syncPeriod,
-      Duration housekeepingPeriod) {
+      Duration housekeepingPeriod,
+      Schedulers schedulers) {
     this.handler = handler;
     this.podByUid = podByUid;
     this.podsToSync = podsToSync;
@@ -78,10 +81,11 @@ public final class SyncLoop implements Lifecycle {
     this.clock = clock;
     this.syncPeriod = syncPeriod;
     this.housekeepingPeriod = housekeepingPeriod;
+    this.schedulers = schedulers;
   }
 
-  /** Handles one input. Returns false when the loop should end. */
-  public boolean runOnce(LoopInput input) {
+  /** Handles one input; called from the loop's thread, or from tests. */
+  public void runOnce(LoopInput input) {
     lastIteration.set(clock.instant());
     switch (input) {
       case LoopInput.Config c -> dispatch(c.update());
@@ -133,14 +137,13 @@ public final class SyncLoop implements Lifecycle {
         }
       }
     }
-    return true;
   }
 
   private void dispatch(PodUpdate u) {
     log.info(
         "SyncLoop {}, {}: {}",
         u.op(),
-        u.source(),
+        u.source().annotation(),
         u.pods().stream()
             .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
             .toList());
@@ -158,17 +161,11 @@ public final class SyncLoop implements Lifecycle {
       return;
     }
     lastIteration.set(clock.instant());
-    tickers = Executors2.scheduler("sync-loop-ticker");
-    tickers.scheduleAtFixedRate(
-        () -> syncTicks.offer(clock.instant()),
-        syncPeriod.toMillis(),
-        syncPeriod.toMillis(),
-        TimeUnit.MILLISECONDS);
-    tickers.scheduleAtFixedRate(
-        () -> housekeepingTicks.offer(clock.instant()),
-        housekeepingPeriod.toMillis(),
-        housekeepingPeriod.toMillis(),
-        TimeUnit.MILLISECONDS);
+    tickers = schedulers.create("sync-loop-ticker");
+    // A full tick channel drops the tick, as a Go ticker does: the loop is behind anyway.
+    tickers.atFixedRate(syncPeriod, syncPeriod, () -> syncTicks.offer(clock.instant()));
+    tickers.atFixedRate(
+        housekeepingPeriod, housekeepingPeriod, () -> housekeepingTicks.offer(clock.instant()));
     thread = Thread.ofPlatform().name("sync-loop").start(this::run);
   }
 
@@ -176,10 +173,7 @@ public final class SyncLoop implements Lifecycle {
     log.info("SyncLoop: started");
     while (running.get()) {
       try {
-        Optional<LoopInput> in = select.next(Duration.ofSeconds(1));
-        if (in.isPresent() && !runOnce(in.get())) {
-          break;
-        }
+        select.next(Duration.ofSeconds(1)).ifPresent(this::runOnce);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
@@ -196,7 +190,7 @@ public final class SyncLoop implements Lifecycle {
     if (!running.compareAndSet(true, false)) {
       return;
     }
-    Executors2.shutdown(tickers, 1000);
+    tickers.close();
     if (thread != null) {
       thread.interrupt();
       try {

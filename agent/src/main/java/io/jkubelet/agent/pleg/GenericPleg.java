@@ -8,8 +8,9 @@ import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
-import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle.Health;
+import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.agent.util.Schedulers;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,8 +19,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
@@ -38,7 +39,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The PLEG is unhealthy when no relist has succeeded for {@code healthThreshold}.
  *
- * <p>Relists run on one scheduler thread; {@code containers} is only touched there.
+ * <p>Relists run one at a time on a {@link Scheduler} from the injected {@link Schedulers} (so a
+ * fake clock steps them); {@code containers} is only touched by a relist.
  */
 public final class GenericPleg implements Pleg {
   private static final Logger log = LoggerFactory.getLogger(GenericPleg.class);
@@ -46,6 +48,7 @@ public final class GenericPleg implements Pleg {
   private final Runtime runtime;
   private final PodCache cache;
   private final Clock clock;
+  private final Schedulers schedulers;
   private final Duration period;
   private final Duration healthThreshold;
   private final Predicate<PodLifecycleEvent> sink;
@@ -58,25 +61,27 @@ public final class GenericPleg implements Pleg {
   private final AtomicReference<Instant> lastRelist = new AtomicReference<>();
   private final AtomicReference<Instant> startedAt = new AtomicReference<>();
   private final AtomicLong dropped = new AtomicLong();
-  private ScheduledExecutorService scheduler;
+  private final AtomicBoolean relistRequested = new AtomicBoolean();
+  private volatile Scheduler scheduler;
   private AutoCloseable events;
-  private final java.util.concurrent.atomic.AtomicBoolean relistRequested =
-      new java.util.concurrent.atomic.AtomicBoolean();
 
   /**
-   * @param sink receives events; returns false when it had no room, and the event is counted as
+   * @param schedulers makes the scheduler the relists run on
+   * @param sink receives events; returns false when it had no room, and the event is logged as
    *     dropped (the periodic resync recovers from it)
    */
   public GenericPleg(
       Runtime runtime,
       PodCache cache,
       Clock clock,
+      Schedulers schedulers,
       Duration period,
       Duration healthThreshold,
       Predicate<PodLifecycleEvent> sink) {
     this.runtime = runtime;
     this.cache = cache;
     this.clock = clock;
+    this.schedulers = schedulers;
     this.period = period;
     this.healthThreshold = healthThreshold;
     this.sink = sink;
@@ -88,25 +93,27 @@ public final class GenericPleg implements Pleg {
       return;
     }
     startedAt.set(clock.instant());
-    scheduler = Executors2.scheduler("pleg");
-    scheduler.scheduleWithFixedDelay(
-        this::relistSafely, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+    scheduler = schedulers.create("pleg");
+    scheduler.withFixedDelay(Duration.ZERO, period, this::relistSafely);
     events = runtime.watchContainerEvents(this::requestRelist);
   }
 
   /**
    * Relists as soon as possible, for the runtime's event stream: a container that dies is seen in
-   * milliseconds rather than at the next period. Requests coalesce while one is pending.
+   * milliseconds rather than at the next period. Requests coalesce while one is pending; before
+   * {@link #start} they are ignored.
    */
   public void requestRelist() {
-    if (relistRequested.compareAndSet(false, true)) {
+    Scheduler s = scheduler;
+    if (s != null && relistRequested.compareAndSet(false, true)) {
       try {
-        scheduler.execute(
+        s.after(
+            Duration.ZERO,
             () -> {
               relistRequested.set(false);
               relistSafely();
             });
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         relistRequested.set(false); // stopping
       }
     }
@@ -121,7 +128,9 @@ public final class GenericPleg implements Pleg {
         log.debug("PLEG: closing the event watch: {}", e.toString());
       }
     }
-    Executors2.shutdown(scheduler, 2000);
+    if (scheduler != null) {
+      scheduler.close();
+    }
   }
 
   @Override
@@ -142,11 +151,6 @@ public final class GenericPleg implements Pleg {
               + "s");
     }
     return Health.OK;
-  }
-
-  /** How many events found the sink full. */
-  public long droppedEvents() {
-    return dropped.get();
   }
 
   private void relistSafely() {

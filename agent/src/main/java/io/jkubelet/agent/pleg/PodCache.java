@@ -7,7 +7,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
+import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -64,11 +64,13 @@ public final class PodCache {
   /**
    * Waits until the pod's entry or the global timestamp is newer than {@code minTime}, then returns
    * the pod's status (empty when the runtime has nothing of it). Returns empty when the wait times
-   * out or is interrupted (with the interrupt flag restored).
+   * out.
+   *
+   * @throws InterruptedException when interrupted while waiting
    */
   public Optional<Entry> getNewerThan(PodRef pod, Instant minTime, Duration timeout)
       throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long nanos = timeout.toNanos();
     lock.lock();
     try {
       while (true) {
@@ -77,11 +79,10 @@ public final class PodCache {
         if (fresh || globalTime.isAfter(minTime)) {
           return Optional.of(e != null ? e : new Entry(PodStatus.empty(pod), null, globalTime));
         }
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
+        if (nanos <= 0) {
           return Optional.empty();
         }
-        changed.await(left, TimeUnit.NANOSECONDS);
+        nanos = changed.awaitNanos(nanos);
       }
     } finally {
       lock.unlock();
@@ -111,10 +112,10 @@ public final class PodCache {
   }
 
   /** The UIDs of every cached pod. */
-  public java.util.Set<String> uids() {
+  public Set<String> uids() {
     lock.lock();
     try {
-      return java.util.Set.copyOf(entries.keySet());
+      return Set.copyOf(entries.keySet());
     } finally {
       lock.unlock();
     }

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.jkubelet.agent.podconfig.Annotations;
+import io.jkubelet.agent.util.Errors;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -76,7 +77,7 @@ public final class MirrorClient {
       log.info("Mirror pods: created the mirror of {}", PodManager.fullName(staticPod));
       return true;
     } catch (KubernetesClientException e) {
-      if (e.getCode() == 409) {
+      if (Errors.isConflict(e)) {
         return true; // the informer has not shown it yet
       }
       log.warn(
@@ -98,7 +99,7 @@ public final class MirrorClient {
           .delete();
       log.info("Mirror pods: deleted the mirror {}", PodManager.fullName(mirror));
     } catch (KubernetesClientException e) {
-      if (e.getCode() != 404) {
+      if (!Errors.isNotFound(e)) {
         log.warn("Mirror pods: cannot delete {}: {}", PodManager.fullName(mirror), e.getMessage());
       }
     }

@@ -2,6 +2,7 @@ package io.jkubelet.agent.podconfig;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /** The {@code kubernetes.io/config.*} annotations the kubelet keeps on pods. */
@@ -16,15 +17,23 @@ public final class Annotations {
 
   private Annotations() {}
 
-  public static String source(Pod pod) {
-    Map<String, String> a = pod.getMetadata().getAnnotations();
-    return a == null ? "" : a.getOrDefault(CONFIG_SOURCE, "");
+  /** The source the pod's {@code config.source} annotation names, if it names one. */
+  public static Optional<Source> source(Pod pod) {
+    return Source.fromAnnotation(sourceAnnotation(pod));
   }
 
-  /** Whether the pod came from a file or a URL rather than the API server. */
+  /**
+   * Whether the pod came from a file or a URL rather than the API server. As upstream's {@code
+   * IsStaticPod}, any source annotation other than {@code api} counts as static.
+   */
   public static boolean isStatic(Pod pod) {
-    String s = source(pod);
-    return !s.isEmpty() && !Sources.API.equals(s);
+    String s = sourceAnnotation(pod);
+    return !s.isEmpty() && !Source.API.annotation().equals(s);
+  }
+
+  private static String sourceAnnotation(Pod pod) {
+    Map<String, String> a = pod.getMetadata().getAnnotations();
+    return a == null ? "" : a.getOrDefault(CONFIG_SOURCE, "");
   }
 
   public static boolean isMirror(Pod pod) {

@@ -9,8 +9,10 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.agent.util.Schedulers;
+import io.jkubelet.config.Durations;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.ClosedWatchServiceException;
@@ -27,8 +29,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * version, so a typo never kills a running pod; the error is logged (naming the file) and, when a
  * pod can be named, recorded as a {@code FailedValidation} event.
  *
- * <p>Scans run on one scheduler thread, so {@code files} needs no lock.
+ * <p>Scans run on one {@link Scheduler} from the injected {@link Schedulers}, one at a time, so
+ * {@code files} needs no lock. The watch runs on a thread of its own and only asks for a scan.
  */
 public final class FileSource implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(FileSource.class);
@@ -57,6 +58,7 @@ public final class FileSource implements Lifecycle {
   private final Path dir;
   private final Duration period;
   private final Clock clock;
+  private final Schedulers schedulers;
   private final ManifestParser parser;
   private final Consumer<List<Pod>> sink;
   private final EventRecorder recorder;
@@ -69,7 +71,7 @@ public final class FileSource implements Lifecycle {
   private final AtomicBoolean started = new AtomicBoolean();
   private final AtomicBoolean scanPending = new AtomicBoolean();
   private final AtomicReference<Instant> lastScan = new AtomicReference<>();
-  private ScheduledExecutorService scheduler;
+  private Scheduler scheduler;
   private WatchService watcher;
   private Thread watchThread;
 
@@ -78,11 +80,13 @@ public final class FileSource implements Lifecycle {
       Duration period,
       String nodeName,
       Clock clock,
+      Schedulers schedulers,
       EventRecorder recorder,
       Consumer<List<Pod>> sink) {
     this.dir = dir;
     this.period = period;
     this.clock = clock;
+    this.schedulers = schedulers;
     this.parser = new ManifestParser(nodeName);
     this.recorder = recorder;
     this.sink = sink;
@@ -93,13 +97,10 @@ public final class FileSource implements Lifecycle {
     if (!started.compareAndSet(false, true)) {
       return;
     }
-    scheduler = Executors2.scheduler("file-source");
-    scheduler.scheduleWithFixedDelay(this::scanSafely, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+    scheduler = schedulers.create("file-source");
+    scheduler.withFixedDelay(Duration.ZERO, period, this::scanSafely);
     watchThread = Thread.ofPlatform().name("file-source-watch").daemon(true).start(this::watchLoop);
-    log.info(
-        "file source: watching {} (rescan every {})",
-        dir,
-        io.jkubelet.config.Durations.format(period));
+    log.info("file source: watching {} (rescan every {})", dir, Durations.format(period));
   }
 
   @Override
@@ -111,7 +112,7 @@ public final class FileSource implements Lifecycle {
     if (watchThread != null) {
       watchThread.interrupt();
     }
-    Executors2.shutdown(scheduler, 2000);
+    scheduler.close();
   }
 
   @Override
@@ -127,9 +128,7 @@ public final class FileSource implements Lifecycle {
   public void scan() {
     lastScan.set(clock.instant());
     if (!Files.isDirectory(dir)) {
-      if (!files.isEmpty() || lastScan.get() != null) {
-        log.debug("file source: {} does not exist or is not a directory", dir);
-      }
+      log.debug("file source: {} does not exist or is not a directory", dir);
       files.clear();
       sink.accept(List.of());
       return;
@@ -180,7 +179,7 @@ public final class FileSource implements Lifecycle {
       return;
     }
     Pod lastGood = prev == null ? null : prev.lastGood();
-    switch (parser.parse(content, file.toString(), Sources.FILE)) {
+    switch (parser.parse(content, file.toString(), Source.FILE)) {
       case ManifestParser.Parsed p -> {
         files.put(file, new FileState(content, p.pod(), null));
         if (prev != null && prev.error() != null) {
@@ -235,7 +234,7 @@ public final class FileSource implements Lifecycle {
 
   private void requestScan() {
     if (scanPending.compareAndSet(false, true)) {
-      scheduler.schedule(this::scanSafely, DEBOUNCE.toMillis(), TimeUnit.MILLISECONDS);
+      scheduler.after(DEBOUNCE, this::scanSafely);
     }
   }
 
@@ -250,7 +249,11 @@ public final class FileSource implements Lifecycle {
       watcher = w;
       notifyAll();
     } catch (IOException e) {
-      log.warn("file source: cannot watch {} ({}); relying on the {} rescan", dir, e, period);
+      log.warn(
+          "file source: cannot watch {} ({}); relying on the {} rescan",
+          dir,
+          e,
+          Durations.format(period));
     }
   }
 

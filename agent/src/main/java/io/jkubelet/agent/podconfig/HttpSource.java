@@ -4,8 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.agent.util.Schedulers;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,8 +18,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -33,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * is logged. A body that cannot be read keeps the last good set, so a broken upload never kills
  * running pods; an unreachable server keeps it too (it is an outage, not an answer).
  *
- * <p>Polls run on one scheduler thread.
+ * <p>Polls run one at a time on a {@link Scheduler} from the injected {@link Schedulers}.
  */
 public final class HttpSource implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(HttpSource.class);
@@ -44,6 +43,7 @@ public final class HttpSource implements Lifecycle {
   private final Map<String, List<String>> headers;
   private final Duration period;
   private final Clock clock;
+  private final Schedulers schedulers;
   private final ManifestParser parser;
   private final Consumer<List<Pod>> sink;
   private final HttpClient http =
@@ -55,7 +55,7 @@ public final class HttpSource implements Lifecycle {
   private final AtomicReference<String> lastError = new AtomicReference<>("not polled yet");
   private List<Pod> lastGood = List.of();
   private boolean sentOnce;
-  private ScheduledExecutorService scheduler;
+  private Scheduler scheduler;
 
   public HttpSource(
       URI url,
@@ -63,24 +63,28 @@ public final class HttpSource implements Lifecycle {
       Duration period,
       String nodeName,
       Clock clock,
+      Schedulers schedulers,
       Consumer<List<Pod>> sink) {
     this.url = url;
     this.headers = headers;
     this.period = period;
     this.clock = clock;
+    this.schedulers = schedulers;
     this.parser = new ManifestParser(nodeName);
     this.sink = sink;
   }
 
   @Override
   public void start() {
-    scheduler = Executors2.scheduler("http-source");
-    scheduler.scheduleWithFixedDelay(this::pollSafely, 0, period.toMillis(), TimeUnit.MILLISECONDS);
+    scheduler = schedulers.create("http-source");
+    scheduler.withFixedDelay(Duration.ZERO, period, this::pollSafely);
   }
 
   @Override
   public void stop() {
-    Executors2.shutdown(scheduler, 2000);
+    if (scheduler != null) {
+      scheduler.close();
+    }
   }
 
   @Override
@@ -181,7 +185,7 @@ public final class HttpSource implements Lifecycle {
       if (!item.has("kind")) {
         ((com.fasterxml.jackson.databind.node.ObjectNode) item).put("kind", "Pod");
       }
-      switch (parser.parse(item.toString(), url.toString(), Sources.HTTP)) {
+      switch (parser.parse(item.toString(), url.toString(), Source.HTTP)) {
         case ManifestParser.Parsed p -> pods.add(p.pod());
         case ManifestParser.Invalid inv ->
             log.error("HTTP source: ignoring a pod from {}: {}", url, inv.message());

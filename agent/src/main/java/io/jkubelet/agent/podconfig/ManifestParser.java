@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.Errors;
 import java.util.List;
 
 /**
@@ -33,8 +34,8 @@ public final class ManifestParser {
    */
   public record Invalid(String message, Pod pod) implements Result {}
 
-  /** Parses one pod from {@code content}, read from {@code source} (a path or URL). */
-  public Result parse(String content, String source, String sourceKind) {
+  /** Parses one pod from {@code content}, read from {@code location} (a path or URL). */
+  public Result parse(String content, String location, Source source) {
     JsonNode node;
     try {
       node = YAML.readTree(content);
@@ -72,7 +73,7 @@ public final class ManifestParser {
     }
     List<String> errs = PodValidator.validate(pod);
     try {
-      StaticPods.applyDefaults(pod, source, sourceKind, nodeName);
+      StaticPods.applyDefaults(pod, location, source, nodeName);
     } catch (RuntimeException e) {
       return new Invalid("cannot default the Pod: " + rootMessage(e), null);
     }
@@ -96,10 +97,7 @@ public final class ManifestParser {
   }
 
   private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
+    Throwable t = Errors.rootCause(e);
     return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
   }
 }

@@ -10,6 +10,7 @@ import io.jkubelet.agent.podconfig.PodUpdate.Op;
 import java.time.Clock;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -40,16 +41,21 @@ import org.slf4j.LoggerFactory;
 public final class PodConfig {
   private static final Logger log = LoggerFactory.getLogger(PodConfig.class);
 
+  /** The order in which one merge's updates leave, as upstream. */
+  private static final List<Op> ORDER =
+      List.of(Op.REMOVE, Op.ADD, Op.UPDATE, Op.DELETE, Op.RECONCILE);
+
   private final Clock clock;
   private final EventRecorder recorder;
   private final Consumer<PodUpdate> out;
   private final ReentrantLock lock = new ReentrantLock();
   // guarded by lock
-  private final Map<String, Map<String, Pod>> bySource = new HashMap<>();
-  private final Set<String> expected = ConcurrentHashMap.newKeySet();
-  private final Set<String> seen = ConcurrentHashMap.newKeySet();
-  // guarded by lock: "source/uid" of pods rejected as duplicates, reported once until resolved
-  private final Set<String> reportedDuplicates = new HashSet<>();
+  private final Map<Source, Map<String, Pod>> bySource = new EnumMap<>(Source.class);
+  private final Set<Source> expected = ConcurrentHashMap.newKeySet();
+  private final Set<Source> seen = ConcurrentHashMap.newKeySet();
+  // guarded by lock: per source, the UIDs of pods rejected as duplicates, reported once until
+  // resolved
+  private final Map<Source, Set<String>> reportedDuplicates = new EnumMap<>(Source.class);
 
   public PodConfig(Clock clock, EventRecorder recorder, Consumer<PodUpdate> out) {
     this.clock = clock;
@@ -58,7 +64,7 @@ public final class PodConfig {
   }
 
   /** Registers a source and returns where it sends its full set of pods. */
-  public Consumer<List<Pod>> channel(String source) {
+  public Consumer<List<Pod>> channel(Source source) {
     expected.add(source);
     return pods -> merge(source, pods);
   }
@@ -68,13 +74,8 @@ public final class PodConfig {
     return seen.containsAll(expected);
   }
 
-  /** The sources that have sent at least once. */
-  public Set<String> seenSources() {
-    return Set.copyOf(seen);
-  }
-
   /** Merges one full set of pods from a source and sends what changed. */
-  public void merge(String source, List<Pod> pods) {
+  public void merge(Source source, List<Pod> pods) {
     List<PodUpdate> updates;
     lock.lock();
     try {
@@ -87,111 +88,113 @@ public final class PodConfig {
     }
   }
 
-  private List<PodUpdate> mergeLocked(String source, List<Pod> incoming) {
+  private List<PodUpdate> mergeLocked(Source source, List<Pod> incoming) {
     Map<String, Pod> old = bySource.getOrDefault(source, Map.of());
     Map<String, Pod> next = new LinkedHashMap<>();
-    List<Pod> adds = new ArrayList<>();
-    List<Pod> updates = new ArrayList<>();
-    List<Pod> deletes = new ArrayList<>();
-    List<Pod> reconciles = new ArrayList<>();
-
+    Map<Op, List<Pod>> changes = new EnumMap<>(Op.class);
     for (Pod ref : filterDuplicates(source, incoming, old)) {
-      Pod pod = withAnnotation(ref, Annotations.CONFIG_SOURCE, source);
-      String uid = pod.getMetadata().getUid();
+      String uid = ref.getMetadata().getUid();
       Pod existing = old.get(uid);
-      if (existing == null) {
-        pod = withAnnotation(pod, Annotations.CONFIG_SEEN, now());
-        next.put(uid, pod);
-        adds.add(pod);
-        continue;
-      }
-      // Keep when it was first seen.
-      pod =
-          withAnnotation(
-              pod,
-              Annotations.CONFIG_SEEN,
-              existing.getMetadata().getAnnotations().getOrDefault(Annotations.CONFIG_SEEN, now()));
-      next.put(uid, pod);
-      if (differSemantically(existing, pod)) {
-        if (pod.getMetadata().getDeletionTimestamp() != null) {
-          deletes.add(pod);
-        } else {
-          updates.add(pod);
-        }
-      } else if (!Objects.equals(existing.getStatus(), pod.getStatus())) {
-        reconciles.add(pod);
-      } else {
+      Pod pod = annotated(ref, source, existing);
+      Op op = existing == null ? Op.ADD : change(existing, pod);
+      if (op == null) {
         next.put(uid, existing);
+      } else {
+        next.put(uid, pod);
+        changes.computeIfAbsent(op, k -> new ArrayList<>()).add(pod);
       }
     }
-    List<Pod> removes = new ArrayList<>();
     old.forEach(
         (uid, pod) -> {
           if (!next.containsKey(uid)) {
-            removes.add(pod);
+            changes.computeIfAbsent(Op.REMOVE, k -> new ArrayList<>()).add(pod);
           }
         });
     bySource.put(source, next);
 
     List<PodUpdate> result = new ArrayList<>();
-    addIfAny(result, Op.REMOVE, removes, source);
-    addIfAny(result, Op.ADD, adds, source);
-    addIfAny(result, Op.UPDATE, updates, source);
-    addIfAny(result, Op.DELETE, deletes, source);
-    addIfAny(result, Op.RECONCILE, reconciles, source);
+    for (Op op : ORDER) {
+      List<Pod> pods = changes.get(op);
+      if (pods != null) {
+        result.add(new PodUpdate(op, pods, source));
+      }
+    }
     if (!result.isEmpty()) {
       log.debug(
           "PodConfig {}: {} removed, {} added, {} updated, {} deleted, {} reconciled",
-          source,
-          removes.size(),
-          adds.size(),
-          updates.size(),
-          deletes.size(),
-          reconciles.size());
+          source.annotation(),
+          count(changes, Op.REMOVE),
+          count(changes, Op.ADD),
+          count(changes, Op.UPDATE),
+          count(changes, Op.DELETE),
+          count(changes, Op.RECONCILE));
     }
     return result;
   }
 
+  /**
+   * The pod with its source annotation, and when it was first seen (kept from {@code existing}).
+   */
+  private Pod annotated(Pod ref, Source source, Pod existing) {
+    Pod pod = withAnnotation(ref, Annotations.CONFIG_SOURCE, source.annotation());
+    String firstSeen =
+        existing == null
+            ? now()
+            : existing.getMetadata().getAnnotations().getOrDefault(Annotations.CONFIG_SEEN, now());
+    return withAnnotation(pod, Annotations.CONFIG_SEEN, firstSeen);
+  }
+
+  /** What changed from {@code existing} to {@code pod}, or null when nothing did. */
+  private static Op change(Pod existing, Pod pod) {
+    if (differSemantically(existing, pod)) {
+      return pod.getMetadata().getDeletionTimestamp() != null ? Op.DELETE : Op.UPDATE;
+    }
+    return Objects.equals(existing.getStatus(), pod.getStatus()) ? null : Op.RECONCILE;
+  }
+
+  private static int count(Map<Op, List<Pod>> changes, Op op) {
+    return changes.getOrDefault(op, List.of()).size();
+  }
+
   /** Rejects the second and later pods with one full name; pods already known go first. */
-  private List<Pod> filterDuplicates(String source, List<Pod> incoming, Map<String, Pod> old) {
-    Set<String> knownNames = new HashSet<>();
-    old.values().forEach(p -> knownNames.add(fullName(p)));
+  private List<Pod> filterDuplicates(Source source, List<Pod> incoming, Map<String, Pod> old) {
     List<Pod> ordered = new ArrayList<>();
     // Incumbents first: the pod already running under a name keeps it.
     incoming.stream().filter(p -> old.containsKey(p.getMetadata().getUid())).forEach(ordered::add);
     incoming.stream().filter(p -> !old.containsKey(p.getMetadata().getUid())).forEach(ordered::add);
+    Set<String> reported = reportedDuplicates.computeIfAbsent(source, k -> new HashSet<>());
     Set<String> names = new HashSet<>();
     Set<String> uids = new HashSet<>();
-    List<Pod> kept = new ArrayList<>();
     Set<String> stillDuplicate = new HashSet<>();
+    List<Pod> kept = new ArrayList<>();
     for (Pod p : ordered) {
-      String name = fullName(p);
-      if (!names.add(name) || !uids.add(p.getMetadata().getUid())) {
-        String key = source + "/" + p.getMetadata().getUid();
-        stillDuplicate.add(key);
-        if (!reportedDuplicates.add(key)) {
-          continue; // reported when it first appeared; the rescan finds it again
-        }
-        log.error(
-            "PodConfig {}: rejecting pod {} (uid {}): duplicate pod name {}",
-            source,
-            name,
-            p.getMetadata().getUid(),
-            p.getMetadata().getName());
-        recorder.eventf(
-            Refs.pod(p),
-            EventType.Warning,
-            Reasons.FAILED_VALIDATION,
-            "Error validating pod %s from %s due to duplicate pod name \"%s\", ignoring",
-            name,
-            source,
-            p.getMetadata().getName());
-        continue;
+      String uid = p.getMetadata().getUid();
+      if (names.add(fullName(p)) && uids.add(uid)) {
+        kept.add(p);
+      } else if (stillDuplicate.add(uid) && reported.add(uid)) {
+        rejectDuplicate(source, p); // else reported when it first appeared
       }
-      kept.add(p);
     }
-    reportedDuplicates.removeIf(k -> k.startsWith(source + "/") && !stillDuplicate.contains(k));
+    reported.retainAll(stillDuplicate);
     return kept;
+  }
+
+  private void rejectDuplicate(Source source, Pod p) {
+    String name = fullName(p);
+    log.error(
+        "PodConfig {}: rejecting pod {} (uid {}): duplicate pod name {}",
+        source.annotation(),
+        name,
+        p.getMetadata().getUid(),
+        p.getMetadata().getName());
+    recorder.eventf(
+        Refs.pod(p),
+        EventType.Warning,
+        Reasons.FAILED_VALIDATION,
+        "Error validating pod %s from %s due to duplicate pod name \"%s\", ignoring",
+        name,
+        source.annotation(),
+        p.getMetadata().getName());
   }
 
   static boolean differSemantically(Pod a, Pod b) {
@@ -233,11 +236,5 @@ public final class PodConfig {
 
   private String now() {
     return DateTimeFormatter.ISO_INSTANT.format(clock.instant());
-  }
-
-  private static void addIfAny(List<PodUpdate> result, Op op, List<Pod> pods, String source) {
-    if (!pods.isEmpty()) {
-      result.add(new PodUpdate(op, pods, source));
-    }
   }
 }

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Objects;
 
 /** A change to the desired pods of one source. */
-public record PodUpdate(Op op, List<Pod> pods, String source) {
+public record PodUpdate(Op op, List<Pod> pods, Source source) {
 
   /** What happened to the pods, as upstream's {@code kubetypes.PodOperation}. */
   public enum Op {

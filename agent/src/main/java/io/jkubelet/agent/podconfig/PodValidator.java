@@ -35,20 +35,7 @@ public final class PodValidator {
       errs.add("metadata: Required value");
       return errs;
     }
-    String name = pod.getMetadata().getName();
-    if (name == null || name.isEmpty()) {
-      errs.add("metadata.name: Required value");
-    } else if (name.length() > 253 || !DNS1123_SUBDOMAIN.matcher(name).matches()) {
-      errs.add(
-          "metadata.name: Invalid value: \""
-              + name
-              + "\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric"
-              + " characters, '-' or '.', and must start and end with an alphanumeric character");
-    }
-    String ns = pod.getMetadata().getNamespace();
-    if (ns != null && !ns.isEmpty() && (ns.length() > 63 || !DNS1123_LABEL.matcher(ns).matches())) {
-      errs.add("metadata.namespace: Invalid value: \"" + ns + "\": must be a DNS-1123 label");
-    }
+    validateMetadata(pod.getMetadata().getName(), pod.getMetadata().getNamespace(), errs);
     PodSpec spec = pod.getSpec();
     if (spec == null) {
       errs.add("spec: Required value");
@@ -67,8 +54,34 @@ public final class PodValidator {
         && spec.getTerminationGracePeriodSeconds() < 0) {
       errs.add("spec.terminationGracePeriodSeconds: Invalid value: must be >= 0");
     }
+    Set<String> volumes = validateVolumes(spec.getVolumes(), errs);
+    Set<String> names = new HashSet<>();
+    validateContainers(spec.getInitContainers(), "spec.initContainers", volumes, names, errs);
+    validateContainers(spec.getContainers(), "spec.containers", volumes, names, errs);
+    return errs;
+  }
+
+  private static void validateMetadata(String name, String ns, List<String> errs) {
+    if (name == null || name.isEmpty()) {
+      errs.add("metadata.name: Required value");
+    } else if (name.length() > 253 || !DNS1123_SUBDOMAIN.matcher(name).matches()) {
+      errs.add(
+          "metadata.name: Invalid value: \""
+              + name
+              + "\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric"
+              + " characters, '-' or '.', and must start and end with an alphanumeric character");
+    }
+    if (ns != null && !ns.isEmpty() && (ns.length() > 63 || !DNS1123_LABEL.matcher(ns).matches())) {
+      errs.add("metadata.namespace: Invalid value: \"" + ns + "\": must be a DNS-1123 label");
+    }
+  }
+
+  /** Validates the volumes and returns their names. */
+  private static Set<String> validateVolumes(List<Volume> vols, List<String> errs) {
     Set<String> volumes = new HashSet<>();
-    List<Volume> vols = spec.getVolumes() == null ? List.of() : spec.getVolumes();
+    if (vols == null) {
+      return volumes;
+    }
     for (int i = 0; i < vols.size(); i++) {
       Volume v = vols.get(i);
       String path = "spec.volumes[" + i + "]";
@@ -82,10 +95,7 @@ public final class PodValidator {
         errs.add(path + ".hostPath.path: Required value");
       }
     }
-    Set<String> names = new HashSet<>();
-    validateContainers(spec.getInitContainers(), "spec.initContainers", volumes, names, errs);
-    validateContainers(spec.getContainers(), "spec.containers", volumes, names, errs);
-    return errs;
+    return volumes;
   }
 
   private static void validateContainers(
@@ -117,39 +127,49 @@ public final class PodValidator {
                 + c.getImagePullPolicy()
                 + "\": supported values: \"Always\", \"IfNotPresent\", \"Never\"");
       }
-      if (c.getPorts() != null) {
-        for (int p = 0; p < c.getPorts().size(); p++) {
-          ContainerPort port = c.getPorts().get(p);
-          String pp = path + ".ports[" + p + "]";
-          if (port.getContainerPort() == null
-              || port.getContainerPort() < 1
-              || port.getContainerPort() > 65535) {
-            errs.add(pp + ".containerPort: Invalid value: must be between 1 and 65535, inclusive");
-          }
-          if (port.getHostPort() != null
-              && (port.getHostPort() < 0 || port.getHostPort() > 65535)) {
-            errs.add(pp + ".hostPort: Invalid value: must be between 0 and 65535, inclusive");
-          }
-          if (port.getProtocol() != null && !PROTOCOLS.contains(port.getProtocol())) {
-            errs.add(pp + ".protocol: Unsupported value: \"" + port.getProtocol() + "\"");
-          }
-        }
-      }
-      if (c.getVolumeMounts() != null) {
-        for (int m = 0; m < c.getVolumeMounts().size(); m++) {
-          VolumeMount vm = c.getVolumeMounts().get(m);
-          String mp = path + ".volumeMounts[" + m + "]";
-          if (vm.getName() == null || !volumes.contains(vm.getName())) {
-            errs.add(mp + ".name: Not found: \"" + vm.getName() + "\"");
-          }
-          if (vm.getMountPath() == null || vm.getMountPath().isEmpty()) {
-            errs.add(mp + ".mountPath: Required value");
-          }
-        }
-      }
+      validatePorts(c.getPorts(), path, errs);
+      validateMounts(c.getVolumeMounts(), path, volumes, errs);
       if (c.getResources() != null) {
         quantities(c.getResources().getLimits(), path + ".resources.limits", errs);
         quantities(c.getResources().getRequests(), path + ".resources.requests", errs);
+      }
+    }
+  }
+
+  private static void validatePorts(List<ContainerPort> ports, String path, List<String> errs) {
+    if (ports == null) {
+      return;
+    }
+    for (int p = 0; p < ports.size(); p++) {
+      ContainerPort port = ports.get(p);
+      String pp = path + ".ports[" + p + "]";
+      if (port.getContainerPort() == null
+          || port.getContainerPort() < 1
+          || port.getContainerPort() > 65535) {
+        errs.add(pp + ".containerPort: Invalid value: must be between 1 and 65535, inclusive");
+      }
+      if (port.getHostPort() != null && (port.getHostPort() < 0 || port.getHostPort() > 65535)) {
+        errs.add(pp + ".hostPort: Invalid value: must be between 0 and 65535, inclusive");
+      }
+      if (port.getProtocol() != null && !PROTOCOLS.contains(port.getProtocol())) {
+        errs.add(pp + ".protocol: Unsupported value: \"" + port.getProtocol() + "\"");
+      }
+    }
+  }
+
+  private static void validateMounts(
+      List<VolumeMount> mounts, String path, Set<String> volumes, List<String> errs) {
+    if (mounts == null) {
+      return;
+    }
+    for (int m = 0; m < mounts.size(); m++) {
+      VolumeMount vm = mounts.get(m);
+      String mp = path + ".volumeMounts[" + m + "]";
+      if (vm.getName() == null || !volumes.contains(vm.getName())) {
+        errs.add(mp + ".name: Not found: \"" + vm.getName() + "\"");
+      }
+      if (vm.getMountPath() == null || vm.getMountPath().isEmpty()) {
+        errs.add(mp + ".mountPath: Required value");
       }
     }
   }

@@ -14,20 +14,21 @@ public final class StaticPods {
   private StaticPods() {}
 
   /**
-   * Defaults a pod read from {@code source} (a file path or a URL). Mutates and returns it.
+   * Defaults a pod read from {@code location} (a file path or a URL) of the {@code source} kind.
+   * Mutates and returns it.
    *
    * <p>The UID, when the manifest has none, is an MD5 over the node name, the source and the pod
    * content, so the same manifest on the same node keeps its UID across restarts, and any change to
    * it makes a new pod, as upstream.
    */
-  public static Pod applyDefaults(Pod pod, String source, String sourceKind, String nodeName) {
+  public static Pod applyDefaults(Pod pod, String location, Source source, String nodeName) {
     PodDefaults.apply(pod);
     ObjectMeta meta = pod.getMetadata();
     if (meta.getUid() == null || meta.getUid().isEmpty()) {
       String uid =
-          Sources.FILE.equals(sourceKind)
-              ? Canonical.md5(pod, "host:" + nodeName, "file:" + source)
-              : Canonical.md5(pod, "url:" + source);
+          source == Source.FILE
+              ? Canonical.md5(pod, "host:" + nodeName, "file:" + location)
+              : Canonical.md5(pod, "url:" + location);
       meta.setUid(uid);
     }
     meta.setName(meta.getName() + "-" + nodeName.toLowerCase(java.util.Locale.ROOT));
@@ -42,7 +43,7 @@ public final class StaticPods {
     Map<String, String> annotations =
         meta.getAnnotations() == null ? new HashMap<>() : new HashMap<>(meta.getAnnotations());
     annotations.put(Annotations.CONFIG_HASH, meta.getUid());
-    annotations.put(Annotations.CONFIG_SOURCE, sourceKind);
+    annotations.put(Annotations.CONFIG_SOURCE, source.annotation());
     meta.setAnnotations(annotations);
     return pod;
   }

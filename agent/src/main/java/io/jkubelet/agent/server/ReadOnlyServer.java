@@ -35,14 +35,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The read-only port: {@code GET /healthz} ("ok", or 500 naming each unhealthy subsystem) and
- * {@code GET /pods} (a v1 PodList of the pods this node runs, with the status jkubelet computed)
- * and {@code GET /events} (a v1 EventList of the events kept locally, oldest first by
- * lastTimestamp, filtered by the query parameters {@code namespace}, {@code pod} and {@code uid}).
- * Requests run on virtual threads.
+ * The read-only port: {@code GET /healthz} ("ok", or 500 naming each unhealthy subsystem), {@code
+ * GET /pods} (a v1 PodList of the pods this node runs, with the status jkubelet computed), {@code
+ * GET /events} (a v1 EventList of the events kept locally, oldest first by lastTimestamp, filtered
+ * by the query parameters {@code namespace}, {@code pod} and {@code uid}) and {@code GET /probes}
+ * (how regularly each probe ran). Requests run on virtual threads.
  */
 public final class ReadOnlyServer implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(ReadOnlyServer.class);
+  private static final ObjectMapper STATS_JSON = new ObjectMapper();
 
   private final String address;
   private final int port;
@@ -211,8 +212,6 @@ public final class ReadOnlyServer implements Lifecycle {
     body.set("items", items);
     send(ex, 200, "application/json", STATS_JSON.writeValueAsString(body));
   }
-
-  private static final ObjectMapper STATS_JSON = new ObjectMapper();
 
   private void events(HttpExchange ex) throws IOException {
     if (!"GET".equals(ex.getRequestMethod())) {

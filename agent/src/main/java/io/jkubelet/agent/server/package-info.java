@@ -1,2 +1,2 @@
-/** The kubelet's HTTP endpoints: the read-only port's healthz and pods. */
+/** The kubelet's HTTP endpoints: the read-only port's healthz, pods, events and probes. */
 package io.jkubelet.agent.server;

@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.DoubleSupplier;
@@ -155,60 +154,69 @@ public final class PodWorkers {
       } finally {
         lock.unlock();
       }
-      Pod pod = work.pod();
-      MDC.put("pod", pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName());
-      MDC.put("podUid", uid);
-      Duration requeue;
-      boolean ok = false;
-      Instant observed = null;
-      try {
-        SyncResult r = syncFn.sync(work, lastSync);
-        ok = true;
-        observed = r.statusObservedAt();
-        requeue =
-            r.requeueAfter() != null
-                ? r.requeueAfter()
-                : Jitter.jitter(resyncInterval, 0.5, random);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        requeue = Jitter.jitter(errorBackoff, 0.5, random);
-      } catch (Exception e) {
-        log.warn(
-            "pod workers: error syncing pod {} ({}): {}",
-            pod.getMetadata().getName(),
-            work.type(),
-            e.toString());
-        log.debug("pod workers: sync failure", e);
-        requeue = Jitter.jitter(errorBackoff, 0.5, random);
-      } finally {
-        MDC.remove("pod");
-        MDC.remove("podUid");
+      finish(uid, work, sync(uid, work, lastSync));
+    }
+  }
+
+  /**
+   * How one sync went: whether it succeeded, when the status it acted on was observed (null: not
+   * said), and when the pod is due again.
+   */
+  private record Outcome(boolean ok, Instant observed, Duration requeue) {}
+
+  /** Runs one sync, outside the lock, with the pod in the MDC. */
+  private Outcome sync(String uid, UpdatePodOptions work, Instant lastSync) {
+    Pod pod = work.pod();
+    MDC.put("pod", pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName());
+    MDC.put("podUid", uid);
+    try {
+      SyncResult r = syncFn.sync(work, lastSync);
+      Duration requeue =
+          r.requeueAfter() != null ? r.requeueAfter() : Jitter.jitter(resyncInterval, 0.5, random);
+      return new Outcome(true, r.statusObservedAt(), requeue);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new Outcome(false, null, Jitter.jitter(errorBackoff, 0.5, random));
+    } catch (Exception e) {
+      log.warn(
+          "pod workers: error syncing pod {} ({}): {}",
+          pod.getMetadata().getName(),
+          work.type(),
+          e.toString());
+      log.debug("pod workers: sync failure", e);
+      return new Outcome(false, null, Jitter.jitter(errorBackoff, 0.5, random));
+    } finally {
+      MDC.remove("pod");
+      MDC.remove("podUid");
+    }
+  }
+
+  /** Records a sync's outcome: the pod's last sync time, its state after a kill, its requeue. */
+  private void finish(String uid, UpdatePodOptions work, Outcome outcome) {
+    lock.lock();
+    try {
+      Worker w = workers.get(uid);
+      if (outcome.observed() != null) {
+        // The next sync may reuse a status observed at or after this instant.
+        w.lastSyncTime = outcome.observed().minusNanos(1);
+      } else if (outcome.ok()) {
+        w.lastSyncTime = clock.instant();
       }
-      lock.lock();
-      try {
-        Worker w = workers.get(uid);
-        if (observed != null) {
-          // The next sync may reuse a status observed at or after this instant.
-          w.lastSyncTime = observed.minusNanos(1);
-        } else if (ok) {
-          w.lastSyncTime = clock.instant();
+      if (work.type() == WorkType.KILL && outcome.ok() && w.pending == null) {
+        w.state = PodState.TERMINATED;
+        if (w.afterKill != null) {
+          w.state = PodState.SYNCING;
+          w.pending = w.afterKill;
+          w.afterKill = null;
         }
-        if (work.type() == WorkType.KILL && ok && w.pending == null) {
-          w.state = PodState.TERMINATED;
-          if (w.afterKill != null) {
-            w.state = PodState.SYNCING;
-            w.pending = w.afterKill;
-            w.afterKill = null;
-          }
-        }
-        if (w.state == PodState.SYNCING || !ok) {
-          queue.enqueue(uid, requeue);
-        } else {
-          queue.forget(uid);
-        }
-      } finally {
-        lock.unlock();
       }
+      if (w.state == PodState.SYNCING || !outcome.ok()) {
+        queue.enqueue(uid, outcome.requeue());
+      } else {
+        queue.forget(uid);
+      }
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -229,16 +237,6 @@ public final class PodWorkers {
     try {
       Worker w = workers.get(uid);
       return w != null && (w.working || w.pending != null);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** The UIDs of every pod a worker knows. */
-  public Set<String> known() {
-    lock.lock();
-    try {
-      return Set.copyOf(workers.keySet());
     } finally {
       lock.unlock();
     }
@@ -266,15 +264,14 @@ public final class PodWorkers {
 
   /** Waits until no worker is busy, for tests and shutdown. Returns whether all went idle. */
   public boolean awaitIdle(Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long nanos = timeout.toNanos();
     lock.lock();
     try {
       while (workers.values().stream().anyMatch(w -> w.working)) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
+        if (nanos <= 0) {
           return false;
         }
-        idle.await(left, TimeUnit.NANOSECONDS);
+        nanos = idle.awaitNanos(nanos);
       }
       return true;
     } finally {

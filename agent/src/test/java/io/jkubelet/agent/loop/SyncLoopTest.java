@@ -6,21 +6,28 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.pleg.PodLifecycleEvent;
 import io.jkubelet.agent.podconfig.PodUpdate;
+import io.jkubelet.agent.podconfig.Source;
 import io.jkubelet.agent.prober.ProbeResult;
 import io.jkubelet.agent.prober.ProbeType;
 import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.FakeSchedulers;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
+@Timeout(30)
 class SyncLoopTest {
-  private final List<String> calls = new ArrayList<>();
+  private final BlockingQueue<String> calls = new LinkedBlockingQueue<>();
   private final Pod p1 = TestPods.simple("u1", "p1", "c");
   private final Pod p2 = TestPods.simple("u2", "p2", "c");
   private final Map<String, Pod> desired = Map.of("u1", p1, "u2", p2);
@@ -62,6 +69,8 @@ class SyncLoopTest {
     return pods.stream().map(p -> p.getMetadata().getName()).toList().toString();
   }
 
+  private final FakeClock clock = new FakeClock();
+  private final FakeSchedulers schedulers = new FakeSchedulers(clock);
   private final Select select = new Select();
   private final SyncLoop loop =
       new SyncLoop(
@@ -72,17 +81,21 @@ class SyncLoopTest {
           select,
           select.channel("sync", 1, LoopInput.SyncTick::new),
           select.channel("hk", 1, LoopInput.HousekeepingTick::new),
-          new FakeClock(),
+          clock,
           Duration.ofSeconds(1),
-          Duration.ofSeconds(2));
+          Duration.ofSeconds(2),
+          schedulers);
 
   @Test
   void configUpdatesGoToTheMatchingHandler() {
-    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.ADD, List.of(p1), "file")));
-    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.UPDATE, List.of(p1), "file")));
-    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.DELETE, List.of(p2), "api")));
-    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.REMOVE, List.of(p1), "file")));
-    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.RECONCILE, List.of(p2), "api")));
+    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.ADD, List.of(p1), Source.FILE)));
+    loop.runOnce(
+        new LoopInput.Config(new PodUpdate(PodUpdate.Op.UPDATE, List.of(p1), Source.FILE)));
+    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.DELETE, List.of(p2), Source.API)));
+    loop.runOnce(
+        new LoopInput.Config(new PodUpdate(PodUpdate.Op.REMOVE, List.of(p1), Source.FILE)));
+    loop.runOnce(
+        new LoopInput.Config(new PodUpdate(PodUpdate.Op.RECONCILE, List.of(p2), Source.API)));
     assertThat(calls)
         .containsExactly("add [p1]", "update [p1]", "update [p2]", "remove [p1]", "reconcile [p2]");
   }
@@ -128,12 +141,35 @@ class SyncLoopTest {
   }
 
   @Test
+  void theFakeClockStepsTheSyncAndHousekeepingTickers() throws Exception {
+    due = List.of(p1);
+    sourcesReady.set(true);
+    loop.start();
+    try {
+      assertThat(schedulers.created()).containsExactly("sync-loop-ticker");
+      schedulers.advance(Duration.ofSeconds(1));
+      assertThat(calls.poll(5, TimeUnit.SECONDS)).isEqualTo("sync [p1]");
+      schedulers.advance(Duration.ofSeconds(1));
+      List<String> both = List.of(calls.poll(5, TimeUnit.SECONDS), calls.poll(5, TimeUnit.SECONDS));
+      assertThat(both)
+          .as("at 2 s both tickers fire")
+          .containsExactlyInAnyOrder("sync [p1]", "housekeeping");
+      assertThat(loop.healthy().ok()).isTrue();
+    } finally {
+      loop.stop();
+    }
+    assertThat(schedulers.pending()).as("stop closes the tickers").isZero();
+    schedulers.advance(Duration.ofSeconds(10));
+    assertThat(calls).isEmpty();
+  }
+
+  @Test
   void theSelectTakesFromReadyChannelsInTurn() throws Exception {
     Select s = new Select();
     Select.Channel<PodUpdate> config = s.channel("config", 10, LoopInput.Config::new);
     Select.Channel<Instant> ticks = s.channel("tick", 1, LoopInput.SyncTick::new);
     for (int i = 0; i < 3; i++) {
-      config.offer(new PodUpdate(PodUpdate.Op.ADD, List.of(p1), "file"));
+      config.offer(new PodUpdate(PodUpdate.Op.ADD, List.of(p1), Source.FILE));
     }
     assertThat(ticks.offer(Instant.EPOCH)).isTrue();
     assertThat(ticks.offer(Instant.EPOCH))

@@ -7,6 +7,7 @@ import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.FakeSchedulers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,11 +16,18 @@ import org.junit.jupiter.api.Test;
 class GenericPlegTest {
   private final FakeClock clock = new FakeClock();
   private final FakeRuntime runtime = new FakeRuntime(clock, "pause");
+  private final FakeSchedulers schedulers = new FakeSchedulers(clock);
   private final PodCache cache = new PodCache();
   private final List<PodLifecycleEvent> events = new ArrayList<>();
   private final GenericPleg pleg =
       new GenericPleg(
-          runtime, cache, clock, Duration.ofSeconds(1), Duration.ofMinutes(3), events::add);
+          runtime,
+          cache,
+          clock,
+          schedulers,
+          Duration.ofSeconds(1),
+          Duration.ofMinutes(3),
+          events::add);
   private final PodRef pod = new PodRef("u1", "p", "default");
 
   private String sandbox() {
@@ -56,6 +64,32 @@ class GenericPlegTest {
     runtime.removeContainer(id);
     pleg.relist();
     assertThat(events).containsExactly(new PodLifecycleEvent.ContainerRemoved("u1", id));
+  }
+
+  @Test
+  void theFakeClockStepsTheRelistsAndARequestRelistsAtOnce() {
+    pleg.start();
+    try {
+      assertThat(schedulers.created()).containsExactly("pleg");
+      schedulers.runDue();
+      assertThat(pleg.healthy().ok()).as("the first relist runs at start").isTrue();
+      String id = sandbox();
+      schedulers.advance(Duration.ofMillis(999));
+      assertThat(events).as("not yet due").isEmpty();
+      schedulers.advance(Duration.ofMillis(1));
+      assertThat(events).containsExactly(new PodLifecycleEvent.ContainerStarted("u1", id));
+
+      events.clear();
+      runtime.exit(id, 0, "");
+      pleg.requestRelist();
+      schedulers.runDue();
+      assertThat(events)
+          .as("a requested relist does not wait for the period")
+          .containsExactly(new PodLifecycleEvent.ContainerDied("u1", id));
+    } finally {
+      pleg.stop();
+    }
+    assertThat(schedulers.pending()).as("stop closes the scheduler").isZero();
   }
 
   @Test

@@ -6,10 +6,12 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.FakeSchedulers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,9 +28,14 @@ class FileSourceTest {
   private final EventRecorder recorder =
       (o, t, reason, msg) -> events.add(reason + " " + o.getName() + ": " + msg);
 
+  private final FakeClock clock = new FakeClock();
+  private final FakeSchedulers schedulers = new FakeSchedulers(clock);
+
   private FileSource source(String node) {
-    return new FileSource(dir, Duration.ofSeconds(20), node, new FakeClock(), recorder, last::set);
+    return new FileSource(dir, PERIOD, node, clock, schedulers, recorder, last::set);
   }
+
+  private static final Duration PERIOD = Duration.ofSeconds(20);
 
   private static final String POD =
       """
@@ -171,21 +178,48 @@ class FileSourceTest {
     assertThat(last.get()).isEmpty();
 
     List<List<Pod>> sent = new ArrayList<>();
-    new FileSource(
-            dir.resolve("nope"), Duration.ofSeconds(20), "n", new FakeClock(), recorder, sent::add)
-        .scan();
+    new FileSource(dir.resolve("nope"), PERIOD, "n", clock, schedulers, recorder, sent::add).scan();
     assertThat(sent).containsExactly(List.of());
+  }
+
+  @Test
+  void theFakeClockStepsTheRescans() throws IOException {
+    FileSource s = source("node1");
+    s.start();
+    try {
+      assertThat(schedulers.created()).containsExactly("file-source");
+      schedulers.runDue();
+      assertThat(last.get()).as("the first scan runs at start").isEmpty();
+      assertThat(s.healthy().ok()).isTrue();
+      write("a.yaml", POD.formatted("a", "1"));
+      // Whatever the watch asks for, the rescan one period later sees the file.
+      schedulers.advance(PERIOD);
+      assertThat(names()).containsExactly("a-node1");
+    } finally {
+      s.stop();
+    }
+    assertThat(schedulers.pending()).as("stop closes the scheduler").isZero();
   }
 
   @Test
   void theWatchPicksUpAChangeWellBeforeTheRescan() throws IOException {
     FileSource s = source("node1");
+    Instant started = clock.instant();
     s.start();
     try {
-      await().atMost(Duration.ofSeconds(5)).until(() -> last.get() != null);
+      schedulers.runDue();
+      assertThat(last.get()).isEmpty();
       write("a.yaml", POD.formatted("a", "1"));
-      // The periodic rescan is 20 s away: only the watch can see this in time.
-      await().atMost(Duration.ofSeconds(5)).until(() -> last.get().size() == 1);
+      // Each poll steps the fake clock past the debounce; the rescan is 20 s of it away, so only
+      // the watch can see the file before then.
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                schedulers.advance(Duration.ofMillis(100));
+                return last.get().size() == 1;
+              });
+      assertThat(clock.instant()).isBefore(started.plus(PERIOD));
     } finally {
       s.stop();
     }

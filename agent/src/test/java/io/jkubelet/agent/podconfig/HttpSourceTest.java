@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.FakeSchedulers;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +24,8 @@ class HttpSourceTest {
   private final AtomicInteger status = new AtomicInteger(200);
   private final AtomicReference<String> seenHeader = new AtomicReference<>();
   private final AtomicReference<List<Pod>> sent = new AtomicReference<>();
+  private final FakeClock clock = new FakeClock();
+  private final FakeSchedulers schedulers = new FakeSchedulers(clock);
   private HttpSource source;
 
   @BeforeEach
@@ -42,16 +45,20 @@ class HttpSourceTest {
         new HttpSource(
             URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/pods"),
             Map.of("X-Token", List.of("secret")),
-            Duration.ofSeconds(20),
+            PERIOD,
             "node1",
-            new FakeClock(),
+            clock,
+            schedulers,
             sent::set);
   }
 
   @AfterEach
   void stop() {
+    source.stop();
     server.stop(0);
   }
+
+  private static final Duration PERIOD = Duration.ofSeconds(20);
 
   private static final String POD =
       "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s\"},"
@@ -81,6 +88,22 @@ class HttpSourceTest {
   }
 
   @Test
+  void theFakeClockStepsThePolls() {
+    body.set(POD.formatted("one"));
+    source.start();
+    assertThat(schedulers.created()).containsExactly("http-source");
+    schedulers.runDue();
+    assertThat(names()).as("the first poll runs at start").containsExactly("one-node1");
+    assertThat(source.healthy().ok()).isTrue();
+
+    body.set(POD.formatted("two"));
+    schedulers.advance(PERIOD.minusMillis(1));
+    assertThat(names()).as("not yet due").containsExactly("one-node1");
+    schedulers.advance(Duration.ofMillis(1));
+    assertThat(names()).containsExactly("two-node1");
+  }
+
+  @Test
   void aNon200AnswerMeansNoPods() throws Exception {
     body.set(POD.formatted("one"));
     source.poll();
@@ -105,9 +128,10 @@ class HttpSourceTest {
         new HttpSource(
             URI.create("http://127.0.0.1:1/pods"),
             Map.of(),
-            Duration.ofSeconds(20),
+            PERIOD,
             "n",
-            new FakeClock(),
+            clock,
+            schedulers,
             sent::set);
     nowhere.poll();
     assertThat(sent.get()).isEmpty();

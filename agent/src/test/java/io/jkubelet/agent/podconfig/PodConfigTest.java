@@ -29,7 +29,7 @@ class PodConfigTest {
 
   @Test
   void newPodsAreAddedWithSourceAndSeenAnnotations() {
-    Consumer<List<Pod>> file = config.channel(Sources.FILE);
+    Consumer<List<Pod>> file = config.channel(Source.FILE);
     file.accept(List.of(TestPods.simple("u1", "a", "c")));
 
     assertThat(ops()).containsExactly(Op.ADD);
@@ -37,12 +37,12 @@ class PodConfigTest {
     assertThat(added.getMetadata().getAnnotations())
         .containsEntry(Annotations.CONFIG_SOURCE, "file")
         .containsEntry(Annotations.CONFIG_SEEN, "2026-01-01T00:00:00Z");
-    assertThat(updates.get(0).source()).isEqualTo("file");
+    assertThat(updates.get(0).source()).isEqualTo(Source.FILE);
   }
 
   @Test
   void theSameSetAgainChangesNothing() {
-    Consumer<List<Pod>> file = config.channel(Sources.FILE);
+    Consumer<List<Pod>> file = config.channel(Source.FILE);
     file.accept(List.of(TestPods.simple("u1", "a", "c")));
     file.accept(List.of(TestPods.simple("u1", "a", "c")));
     assertThat(ops()).containsExactly(Op.ADD);
@@ -50,7 +50,7 @@ class PodConfigTest {
 
   @Test
   void aSpecChangeIsAnUpdateAndKeepsFirstSeen() {
-    Consumer<List<Pod>> file = config.channel(Sources.FILE);
+    Consumer<List<Pod>> file = config.channel(Source.FILE);
     file.accept(List.of(TestPods.simple("u1", "a", "c")));
     file.accept(List.of(TestPods.simple("u1", "a", "c", "d")));
     assertThat(ops()).containsExactly(Op.ADD, Op.UPDATE);
@@ -59,7 +59,7 @@ class PodConfigTest {
 
   @Test
   void aLabelChangeIsAnUpdateButALocalAnnotationChangeIsNot() {
-    Consumer<List<Pod>> api = config.channel(Sources.API);
+    Consumer<List<Pod>> api = config.channel(Source.API);
     Pod p = TestPods.simple("u1", "a", "c");
     api.accept(List.of(p));
     Pod seenChanged =
@@ -77,7 +77,7 @@ class PodConfigTest {
 
   @Test
   void aStatusChangeAloneIsAReconcile() {
-    Consumer<List<Pod>> api = config.channel(Sources.API);
+    Consumer<List<Pod>> api = config.channel(Source.API);
     Pod p = TestPods.simple("u1", "a", "c");
     api.accept(List.of(p));
     api.accept(List.of(new PodBuilder(p).withNewStatus().withPhase("Running").endStatus().build()));
@@ -86,7 +86,7 @@ class PodConfigTest {
 
   @Test
   void aDeletionTimestampIsADelete() {
-    Consumer<List<Pod>> api = config.channel(Sources.API);
+    Consumer<List<Pod>> api = config.channel(Source.API);
     Pod p = TestPods.simple("u1", "a", "c");
     api.accept(List.of(p));
     api.accept(
@@ -102,7 +102,7 @@ class PodConfigTest {
 
   @Test
   void aPodThatVanishesFromItsSourceIsRemoved() {
-    Consumer<List<Pod>> file = config.channel(Sources.FILE);
+    Consumer<List<Pod>> file = config.channel(Source.FILE);
     file.accept(List.of(TestPods.simple("u1", "a", "c"), TestPods.simple("u2", "b", "c")));
     file.accept(List.of(TestPods.simple("u2", "b", "c")));
     assertThat(ops()).containsExactly(Op.ADD, Op.REMOVE);
@@ -113,14 +113,14 @@ class PodConfigTest {
 
   @Test
   void sourcesAreMergedIndependently() {
-    Consumer<List<Pod>> file = config.channel(Sources.FILE);
-    Consumer<List<Pod>> http = config.channel(Sources.HTTP);
+    Consumer<List<Pod>> file = config.channel(Source.FILE);
+    Consumer<List<Pod>> http = config.channel(Source.HTTP);
     file.accept(List.of(TestPods.simple("u1", "a", "c")));
     http.accept(List.of(TestPods.simple("u2", "b", "c")));
     // An empty set from one source removes only its own pods.
     http.accept(List.of());
     assertThat(ops()).containsExactly(Op.ADD, Op.ADD, Op.REMOVE);
-    assertThat(updates.get(2).source()).isEqualTo("http");
+    assertThat(updates.get(2).source()).isEqualTo(Source.HTTP);
     assertThat(updates.get(2).pods())
         .extracting(p -> p.getMetadata().getUid())
         .containsExactly("u2");
@@ -128,8 +128,8 @@ class PodConfigTest {
 
   @Test
   void allSourcesAreSeenOnlyAfterEachHasSentOnce() {
-    Consumer<List<Pod>> file = config.channel(Sources.FILE);
-    Consumer<List<Pod>> http = config.channel(Sources.HTTP);
+    Consumer<List<Pod>> file = config.channel(Source.FILE);
+    Consumer<List<Pod>> http = config.channel(Source.HTTP);
     assertThat(config.seenAllSources()).isFalse();
     file.accept(List.of());
     assertThat(config.seenAllSources()).isFalse();
@@ -139,7 +139,7 @@ class PodConfigTest {
 
   @Test
   void aDuplicateNameIsRejectedAndThePodAlreadyKnownKeepsIt() {
-    Consumer<List<Pod>> file = config.channel(Sources.FILE);
+    Consumer<List<Pod>> file = config.channel(Source.FILE);
     Pod first = TestPods.simple("u1", "a", "c");
     file.accept(List.of(first));
     Pod impostor = TestPods.simple("u9", "a", "other");
