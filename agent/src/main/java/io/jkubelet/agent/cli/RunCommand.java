@@ -10,6 +10,7 @@ import io.jkubelet.agent.node.NodeFlags;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
 import io.jkubelet.agent.status.LocalStatusManager;
+import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigLoader;
 import io.jkubelet.config.ConfigValidator;
@@ -193,7 +194,7 @@ public final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     KubeletOptions options = options();
     var runtime =
-        DockerRuntime.connect(options.dockerHost())
+        DockerRuntime.connect(options.dockerHost(), Time.system())
             .scopedTo(Map.of(Labels.NODE, options.nodeName()));
     Clock clock = Clock.systemUTC();
     // The event pipeline: one line per event in the log, the newest events for /events, and in
