@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,11 +23,11 @@ class EventWatcherTest {
 
   /** Each open runs the next step on the callback; after the last, the stream stays open. */
   private static final class ScriptedSource implements EventWatcher.EventSource {
-    private final List<java.util.function.Consumer<ResultCallback<Event>>> steps;
+    private final List<Consumer<ResultCallback<Event>>> steps;
     final AtomicInteger opens = new AtomicInteger();
     final AtomicReference<Thread> thread = new AtomicReference<>();
 
-    ScriptedSource(List<java.util.function.Consumer<ResultCallback<Event>>> steps) {
+    ScriptedSource(List<Consumer<ResultCallback<Event>>> steps) {
       this.steps = new ArrayList<>(steps);
     }
 
