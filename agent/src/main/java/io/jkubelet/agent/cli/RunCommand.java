@@ -196,7 +196,7 @@ public final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     KubeletOptions options = options();
     var runtime =
-        DockerRuntime.connect(options.dockerHost())
+        DockerRuntime.connect(options.dockerHost(), Time.system())
             .scopedTo(Map.of(Labels.NODE, options.nodeName()));
     Time time = Time.system();
     Clock clock = time.clock();

@@ -16,6 +16,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * An in-memory {@link Runtime} for unit tests, in the manner of the kubelet's {@code FakeRuntime}:
  * it records every call, keeps containers as plain records, and lets a test make containers exit,
  * images disappear and calls fail. Thread-safe: every method is synchronized.
+ *
+ * <p>It honours {@link RuntimeContract} as {@code DockerRuntime} does (see {@code
+ * FakeRuntimeContractTest}): names and labels as dockershim's, unknown ids, name conflicts, the
+ * exec output cap and timeout. A command's exec result comes from {@link #onExec}; a hook that
+ * steps the fake clock beyond the exec's timeout makes the exec time out.
  */
 public final class FakeRuntime implements Runtime {
   private final Clock clock;
@@ -33,6 +38,9 @@ public final class FakeRuntime implements Runtime {
   public synchronized void onStop(Runnable r) {
     onStop = r;
   }
+
+  /** The most exec output kept, as {@code DockerRuntime} keeps: 10 KiB. */
+  public static final int MAX_EXEC_OUTPUT_BYTES = 10 * 1024;
 
   /** A container as the fake keeps it. */
   public static final class Fake {
@@ -175,7 +183,9 @@ public final class FakeRuntime implements Runtime {
                       new ContainerSummary(
                           f.id,
                           pod,
-                          f.labels.get(Labels.CONTAINER_NAME),
+                          f.sandbox
+                              ? Labels.POD_CONTAINER_NAME
+                              : f.labels.getOrDefault(Labels.CONTAINER_NAME, ""),
                           f.sandbox,
                           f.state,
                           f.createdAt)));
@@ -212,7 +222,7 @@ public final class FakeRuntime implements Runtime {
         cs.add(
             new ContainerStatus(
                 f.id,
-                f.labels.get(Labels.CONTAINER_NAME),
+                f.labels.getOrDefault(Labels.CONTAINER_NAME, ""),
                 f.labels.getOrDefault(Labels.SANDBOX_ID, ""),
                 f.state,
                 f.createdAt,
@@ -234,6 +244,8 @@ public final class FakeRuntime implements Runtime {
   @Override
   public synchronized String runPodSandbox(SandboxConfig config) {
     call("runPodSandbox", config.containerName());
+    // As Docker's runtime: a leftover container of the same name is removed first.
+    containers.values().removeIf(f -> f.name.equals(config.containerName()));
     String id = nextId();
     Fake f =
         new Fake(
@@ -267,18 +279,25 @@ public final class FakeRuntime implements Runtime {
     if (!images.contains(config.image())) {
       throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + config.image());
     }
+    for (Fake f : containers.values()) {
+      if (f.name.equals(config.name())) {
+        throw new RuntimeError(
+            RuntimeError.Kind.CREATE,
+            "Conflict. The container name \"/"
+                + config.name()
+                + "\" is already in use by container \""
+                + f.id
+                + "\".");
+      }
+    }
+    // As Docker's runtime: the sandbox's id and the container type join the labels.
+    Map<String, String> labels = new HashMap<>(config.labels());
+    labels.put(Labels.SANDBOX_ID, sandboxId);
+    labels.putIfAbsent(Labels.DOCKER_TYPE, Labels.TYPE_CONTAINER);
     String id = nextId();
     containers.put(
         id,
-        new Fake(
-            id,
-            config.name(),
-            false,
-            config.labels(),
-            config.image(),
-            config,
-            null,
-            clock.instant()));
+        new Fake(id, config.name(), false, labels, config.image(), config, null, clock.instant()));
     return id;
   }
 
@@ -286,7 +305,16 @@ public final class FakeRuntime implements Runtime {
   public synchronized void startContainer(String containerId) {
     call("startContainer", containerId);
     Fake f = containers.get(containerId);
+    if (f == null) {
+      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+    }
+    if (f.state == ContainerState.RUNNING) {
+      return; // as Docker: starting a running container changes nothing
+    }
     f.state = ContainerState.RUNNING;
+    f.finishedAt = null;
+    f.exitCode = 0;
+    f.reason = "";
     f.startedAt = clock.instant();
   }
 
@@ -310,7 +338,11 @@ public final class FakeRuntime implements Runtime {
     containers.remove(containerId);
   }
 
-  /** What {@link #exec} answers for a running container; by default exit 0. */
+  /**
+   * What {@link #exec} answers for a running container; by default exit 0. The output is capped at
+   * {@link #MAX_EXEC_OUTPUT_BYTES}; a hook that steps the fake clock beyond the exec's timeout
+   * makes it time out, keeping its output.
+   */
   public synchronized void onExec(java.util.function.BiFunction<Fake, List<String>, ExecResult> f) {
     onExec = f;
   }
@@ -331,7 +363,24 @@ public final class FakeRuntime implements Runtime {
       }
       f = onExec;
     }
-    return f.apply(c, command); // outside the lock: a hook may wait, as a real one would
+    Instant start = clock.instant();
+    ExecResult result =
+        f.apply(c, command); // outside the lock: a hook may wait, as a real one would
+    String output = capped(result.output());
+    boolean bounded = timeout != null && timeout.isPositive();
+    if (result.timedOut()
+        || bounded && Duration.between(start, clock.instant()).compareTo(timeout) > 0) {
+      return ExecResult.timeout(output);
+    }
+    return new ExecResult(result.exitCode(), output, false);
+  }
+
+  private static String capped(String output) {
+    byte[] bytes = output.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    if (bytes.length <= MAX_EXEC_OUTPUT_BYTES) {
+      return output;
+    }
+    return new String(bytes, 0, MAX_EXEC_OUTPUT_BYTES, java.nio.charset.StandardCharsets.UTF_8);
   }
 
   @Override

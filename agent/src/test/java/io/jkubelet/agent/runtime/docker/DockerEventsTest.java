@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.github.dockerjava.api.DockerClient;
 import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.util.Time;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
 class DockerEventsTest {
   private final String node = "events-" + UUID.randomUUID().toString().substring(0, 8);
   private final DockerRuntime runtime =
-      DockerRuntime.connect(DockerRuntime.DEFAULT_HOST).scopedTo(Map.of(Labels.NODE, node));
+      DockerRuntime.connect(DockerRuntime.DEFAULT_HOST, Time.system())
+          .scopedTo(Map.of(Labels.NODE, node));
   private final DockerClient docker = io.jkubelet.agent.e2e.TestDockerAccess.client();
 
   @AfterEach

@@ -30,6 +30,7 @@ import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.runtime.SandboxConfig.PortMapping;
 import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.agent.util.Time;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -75,7 +76,7 @@ class DockerRuntimeTest {
 
   @BeforeAll
   static void connect() {
-    runtime = DockerRuntime.connect(DockerRuntime.DEFAULT_HOST);
+    runtime = DockerRuntime.connect(DockerRuntime.DEFAULT_HOST, Time.system());
     DockerClientConfig config =
         DefaultDockerClientConfig.createDefaultConfigBuilder()
             .withDockerHost(DockerRuntime.DEFAULT_HOST)
@@ -570,7 +571,7 @@ class DockerRuntimeTest {
     assertThat(result.timedOut()).isFalse();
     assertThat(result.exitCode()).isZero();
     assertThat(result.output())
-        .hasSize(DockerRuntime.MAX_EXEC_OUTPUT_BYTES)
+        .hasSize(ExecSync.MAX_OUTPUT_BYTES)
         .startsWith("0123456789\n0123456789\n")
         .doesNotContain("done");
     assertThat(result.output().length()).isLessThanOrEqualTo(10 * 1024);
@@ -683,7 +684,8 @@ class DockerRuntimeTest {
 
   @Test
   void anUnreachableEngineIsUnavailable(@TempDir Path dir) {
-    try (DockerRuntime nowhere = DockerRuntime.connect("unix://" + dir.resolve("no.sock"))) {
+    try (DockerRuntime nowhere =
+        DockerRuntime.connect("unix://" + dir.resolve("no.sock"), Time.system())) {
       assertThatThrownBy(nowhere::version)
           .isInstanceOfSatisfying(
               RuntimeError.class,

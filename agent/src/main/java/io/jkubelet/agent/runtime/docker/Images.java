@@ -1,0 +1,148 @@
+package io.jkubelet.agent.runtime.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.async.ResultCallback;
+import com.github.dockerjava.api.command.InspectImageResponse;
+import com.github.dockerjava.api.model.PullResponseItem;
+import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Images on the engine: whether one is present, pulling one, and an image's entrypoint. Pulls go to
+ * the long-call client, since a layer extraction may be silent for long. Thread-safe (stateless
+ * besides the clients).
+ */
+final class Images {
+  private static final Logger log = LoggerFactory.getLogger(Images.class);
+
+  private final DockerClient api;
+  private final DockerClient longCalls;
+
+  Images(DockerClients clients) {
+    this.api = clients.api();
+    this.longCalls = clients.longCalls();
+  }
+
+  /** Whether the image is present: an inspect that does not answer 404. */
+  boolean present(String image) {
+    try {
+      api.inspectImageCmd(image).exec();
+      return true;
+    } catch (RuntimeException e) {
+      if (DockerErrors.isNotFound(e)) {
+        return false;
+      }
+      throw DockerErrors.translate(e, null);
+    }
+  }
+
+  /**
+   * Pulls the image, waiting at most {@code timeout} (null: without limit). Every failure, from the
+   * request or from the engine's progress stream, is {@code IMAGE_PULL}.
+   */
+  void pull(String image, Duration timeout) {
+    String[] repoTag = repositoryAndTag(image);
+    PullCallback callback = new PullCallback();
+    try {
+      longCalls.pullImageCmd(repoTag[0]).withTag(repoTag[1]).exec(callback);
+      long millis = timeout == null ? Long.MAX_VALUE : Math.max(1, timeout.toMillis());
+      if (!callback.awaitCompletion(millis, TimeUnit.MILLISECONDS)) {
+        throw new RuntimeError(
+            Kind.IMAGE_PULL,
+            "pulling " + image + " did not complete within " + timeout.toSeconds() + " s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new RuntimeError(Kind.IMAGE_PULL, "interrupted while pulling " + image, e);
+    } catch (RuntimeError e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw new RuntimeError(Kind.IMAGE_PULL, DockerErrors.failureMessage(e), e);
+    } finally {
+      DockerClients.closeQuietly(callback);
+    }
+    callback.throwIfFailed(image);
+    log.info("DockerRuntime: pulled {}", image);
+  }
+
+  /**
+   * The image's own entrypoint, or null when it has none. A failure is {@code CREATE}: this is
+   * asked only while creating a container.
+   */
+  List<String> entrypoint(String image) {
+    try {
+      InspectImageResponse inspected = api.inspectImageCmd(image).exec();
+      String[] entrypoint =
+          inspected.getConfig() == null ? null : inspected.getConfig().getEntrypoint();
+      return entrypoint == null || entrypoint.length == 0 ? null : Arrays.asList(entrypoint);
+    } catch (RuntimeException e) {
+      throw DockerErrors.translate(e, Kind.CREATE);
+    }
+  }
+
+  /**
+   * Splits a reference into what {@code POST /images/create} wants: {@code fromImage} and {@code
+   * tag}, the tag being "latest" when absent or the digest for {@code repo@sha256:...}.
+   */
+  static String[] repositoryAndTag(String image) {
+    int at = image.indexOf('@');
+    if (at >= 0) {
+      return new String[] {image.substring(0, at), image.substring(at + 1)};
+    }
+    int colon = image.lastIndexOf(':');
+    if (colon > image.lastIndexOf('/')) { // a ':' before the last '/' is a registry port
+      return new String[] {image.substring(0, colon), image.substring(colon + 1)};
+    }
+    return new String[] {image, "latest"};
+  }
+
+  /**
+   * Collects the first error: one the engine reports inside the progress stream, or one the request
+   * failed with. docker-java's own {@code onError} would log every failed pull at ERROR with a
+   * stack trace, although the caller is told and decides how loud to be.
+   */
+  private static final class PullCallback extends ResultCallback.Adapter<PullResponseItem> {
+    private volatile String error;
+    private volatile Throwable failure;
+
+    @Override
+    public void onError(Throwable throwable) {
+      if (failure == null) {
+        failure = throwable;
+      }
+      DockerClients.closeQuietly(this); // completes the callback: awaitCompletion returns
+    }
+
+    @Override
+    @SuppressWarnings("deprecation") // getError: older engines send only the plain "error"
+    public void onNext(PullResponseItem item) {
+      if (error == null && item != null && item.isErrorIndicated()) {
+        error =
+            item.getErrorDetail() != null && item.getErrorDetail().getMessage() != null
+                ? item.getErrorDetail().getMessage()
+                : item.getError();
+      }
+    }
+
+    /** Throws {@code IMAGE_PULL} with the first error, if there was one. */
+    void throwIfFailed(String image) {
+      Throwable f = failure;
+      if (f != null) {
+        String message = DockerErrors.failureMessage(f);
+        log.debug("DockerRuntime: pulling {} failed: {}", image, message);
+        throw new RuntimeError(Kind.IMAGE_PULL, message, f);
+      }
+      String e = error;
+      if (e != null) {
+        log.debug("DockerRuntime: pulling {} failed: {}", image, e);
+        throw new RuntimeError(Kind.IMAGE_PULL, e);
+      }
+    }
+  }
+}

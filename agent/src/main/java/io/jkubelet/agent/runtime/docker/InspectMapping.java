@@ -1,0 +1,219 @@
+package io.jkubelet.agent.runtime.docker;
+
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.model.Container;
+import com.github.dockerjava.api.model.ContainerNetwork;
+import com.github.dockerjava.api.model.NetworkSettings;
+import io.jkubelet.agent.runtime.ContainerState;
+import io.jkubelet.agent.runtime.ContainerStatus;
+import io.jkubelet.agent.runtime.ContainerSummary;
+import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.SandboxStatus;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pure functions from docker-java's list and inspect objects to the {@code runtime} records, as
+ * dockershim mapped them ({@code toRuntimeAPIContainer}, {@code toPodSandboxStatus}): no engine
+ * calls, so every case is unit-tested on hand-made objects. Stateless.
+ */
+final class InspectMapping {
+  private static final Logger log = LoggerFactory.getLogger(InspectMapping.class);
+
+  private static final String ZERO_TIME_PREFIX = "0001-01-01";
+  static final String DOCKER_PULLABLE = "docker-pullable://";
+  static final String DOCKER_IMAGE = "docker://";
+
+  private InspectMapping() {}
+
+  /** A listed container as a summary, or empty when its labels name no pod. */
+  static Optional<ContainerSummary> summary(Container c) {
+    Map<String, String> labels = c.getLabels() == null ? Map.of() : c.getLabels();
+    // The engine filtered on the label; an empty value is still not a pod.
+    return Labels.podOf(labels).map(pod -> summary(c, pod, labels));
+  }
+
+  private static ContainerSummary summary(Container c, PodRef pod, Map<String, String> labels) {
+    boolean sandbox = isSandbox(labels);
+    return new ContainerSummary(
+        c.getId(),
+        pod,
+        sandbox ? Labels.POD_CONTAINER_NAME : labels.getOrDefault(Labels.CONTAINER_NAME, ""),
+        sandbox,
+        listState(c.getState()),
+        Instant.ofEpochSecond(c.getCreated() == null ? 0 : c.getCreated()));
+  }
+
+  /**
+   * A sandbox container's status: ready while it runs; its IP only then, and never on the host's
+   * network; its attempt from the trailing number of its name.
+   */
+  static SandboxStatus sandboxStatus(InspectContainerResponse r) {
+    InspectContainerResponse.ContainerState state = r.getState();
+    boolean running = state != null && Boolean.TRUE.equals(state.getRunning());
+    boolean hostNetwork =
+        r.getHostConfig() != null && "host".equals(r.getHostConfig().getNetworkMode());
+    return new SandboxStatus(
+        r.getId(),
+        Labels.trailingNumber(r.getName() == null ? "" : r.getName()),
+        running,
+        running && !hostNetwork ? ipOf(r.getNetworkSettings()) : "",
+        orEpoch(parseTime(r.getCreated())),
+        Map.copyOf(labelsOf(r)));
+  }
+
+  /**
+   * An app container's status; {@code imageRefs} maps image ids to their {@code docker-pullable://}
+   * references (an id missing there becomes {@code docker://<id>}).
+   */
+  static ContainerStatus containerStatus(
+      InspectContainerResponse r, Map<String, String> imageRefs) {
+    Map<String, String> labels = labelsOf(r);
+    Instant createdAt = orEpoch(parseTime(r.getCreated()));
+    Lifecycle life = lifecycle(r.getState(), createdAt);
+    String imageId = r.getImageId() == null ? "" : r.getImageId();
+    return new ContainerStatus(
+        r.getId(),
+        labels.getOrDefault(Labels.CONTAINER_NAME, ""),
+        labels.getOrDefault(Labels.SANDBOX_ID, ""),
+        life.state,
+        createdAt,
+        life.startedAt,
+        life.finishedAt,
+        life.exitCode,
+        life.reason,
+        life.message,
+        r.getConfig() == null || r.getConfig().getImage() == null ? "" : r.getConfig().getImage(),
+        imageRefs.getOrDefault(imageId, imageId.isEmpty() ? "" : DOCKER_IMAGE + imageId),
+        labels.getOrDefault(Labels.CONTAINER_HASH, ""),
+        Labels.intLabel(labels, Labels.RESTART_COUNT, 0),
+        Map.copyOf(labels));
+  }
+
+  /** The state part of a {@link ContainerStatus}. */
+  record Lifecycle(
+      ContainerState state,
+      Instant startedAt,
+      Instant finishedAt,
+      int exitCode,
+      String reason,
+      String message) {}
+
+  /**
+   * dockershim's mapping: a container that is not running has exited if it has a finish time;
+   * without one, a non-zero exit code or an error means the start failed ({@code
+   * ContainerCannotRun}, reported as exited and finished when it was created so that restart
+   * policies apply); a dead one is an {@code Error}; otherwise it is merely created.
+   */
+  static Lifecycle lifecycle(InspectContainerResponse.ContainerState st, Instant createdAt) {
+    if (st == null) {
+      return new Lifecycle(ContainerState.UNKNOWN, null, null, 0, "", "");
+    }
+    Instant startedAt = parseTime(st.getStartedAt());
+    Instant finishedAt = parseTime(st.getFinishedAt());
+    int exitCode = st.getExitCodeLong() == null ? 0 : (int) (long) st.getExitCodeLong();
+    String error = st.getError() == null ? "" : st.getError();
+    if (Boolean.TRUE.equals(st.getRunning())) {
+      return new Lifecycle(ContainerState.RUNNING, startedAt, null, exitCode, "", error);
+    }
+    if (finishedAt != null) {
+      boolean oomKilled = Boolean.TRUE.equals(st.getOOMKilled());
+      String reason = oomKilled ? "OOMKilled" : exitCode == 0 ? "Completed" : "Error";
+      if (startedAt != null && finishedAt.isBefore(startedAt)) {
+        // StartedAt is the daemon's clock once the start call returned, FinishedAt the exit
+        // event's: a process that exits at once can "finish" a millisecond before it "started".
+        finishedAt = startedAt;
+      }
+      return new Lifecycle(ContainerState.EXITED, startedAt, finishedAt, exitCode, reason, error);
+    }
+    if (exitCode != 0 || !error.isEmpty()) {
+      int code = exitCode == 0 ? 128 : exitCode;
+      return new Lifecycle(
+          ContainerState.EXITED, startedAt, createdAt, code, "ContainerCannotRun", error);
+    }
+    if (Boolean.TRUE.equals(st.getDead())) {
+      return new Lifecycle(ContainerState.EXITED, startedAt, createdAt, exitCode, "Error", error);
+    }
+    return new Lifecycle(ContainerState.CREATED, startedAt, null, exitCode, "", error);
+  }
+
+  /** {@code docker-pullable://repo@sha256:...} when the image has a repo digest. */
+  static String imageRef(String imageId, List<String> repoDigests) {
+    if (repoDigests != null && !repoDigests.isEmpty() && !repoDigests.get(0).isEmpty()) {
+      return DOCKER_PULLABLE + repoDigests.get(0);
+    }
+    return DOCKER_IMAGE + imageId;
+  }
+
+  /** Whether the labels mark a pod sandbox ({@code io.kubernetes.docker.type=podsandbox}). */
+  static boolean isSandbox(Map<String, String> labels) {
+    return Labels.TYPE_SANDBOX.equals(labels.get(Labels.DOCKER_TYPE));
+  }
+
+  /** An inspected container's labels, never null. */
+  static Map<String, String> labelsOf(InspectContainerResponse r) {
+    return r.getConfig() == null || r.getConfig().getLabels() == null
+        ? Map.of()
+        : r.getConfig().getLabels();
+  }
+
+  /** A listing's state word as a {@link ContainerState}. */
+  static ContainerState listState(String state) {
+    if (state == null) {
+      return ContainerState.UNKNOWN;
+    }
+    return switch (state.toLowerCase(Locale.ROOT)) {
+      case "running" -> ContainerState.RUNNING;
+      case "created" -> ContainerState.CREATED;
+      case "exited", "dead" -> ContainerState.EXITED;
+      default -> ContainerState.UNKNOWN;
+    };
+  }
+
+  /**
+   * The IP on the default bridge, else on any other network the container is on, else the top-level
+   * {@code IPAddress} (deprecated: engines from API 1.44 on no longer send it), else "".
+   */
+  @SuppressWarnings("deprecation")
+  static String ipOf(NetworkSettings settings) {
+    if (settings == null) {
+      return "";
+    }
+    Map<String, ContainerNetwork> networks =
+        settings.getNetworks() == null ? Map.of() : settings.getNetworks();
+    ContainerNetwork bridge = networks.get("bridge");
+    if (bridge != null && bridge.getIpAddress() != null && !bridge.getIpAddress().isEmpty()) {
+      return bridge.getIpAddress();
+    }
+    return networks.values().stream()
+        .map(ContainerNetwork::getIpAddress)
+        .filter(ip -> ip != null && !ip.isEmpty())
+        .findFirst()
+        .orElse(settings.getIpAddress() == null ? "" : settings.getIpAddress());
+  }
+
+  /** Docker's RFC 3339 (nanosecond) time, or null for its zero time or nothing. */
+  static Instant parseTime(String time) {
+    if (time == null || time.isEmpty() || time.startsWith(ZERO_TIME_PREFIX)) {
+      return null;
+    }
+    try {
+      return OffsetDateTime.parse(time).toInstant();
+    } catch (DateTimeParseException e) {
+      log.debug("DockerRuntime: unparseable time {}", time);
+      return null;
+    }
+  }
+
+  private static Instant orEpoch(Instant t) {
+    return t == null ? Instant.EPOCH : t;
+  }
+}

@@ -1,0 +1,155 @@
+package io.jkubelet.agent.runtime.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.CreateContainerCmd;
+import com.github.dockerjava.api.model.ExposedPort;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.InternetProtocol;
+import com.github.dockerjava.api.model.Ports;
+import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.runtime.SandboxConfig;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs pod sandboxes: a pause container named {@code k8s_POD_<pod>_<ns>_<uid>_<attempt>} that owns
+ * the pod's network namespace, its host ports and a shareable IPC namespace.
+ *
+ * <p>Thread-safe: {@code negativeOomRefused} is atomic.
+ */
+final class Sandboxes {
+  private static final Logger log = LoggerFactory.getLogger(Sandboxes.class);
+
+  private final DockerClient api;
+  private final Containers containers;
+
+  /**
+   * Set once a sandbox with a negative {@code oom_score_adj} failed to start and started with 0:
+   * later sandboxes then use 0 directly.
+   */
+  private final AtomicBoolean negativeOomRefused = new AtomicBoolean();
+
+  Sandboxes(DockerClients clients, Containers containers) {
+    this.api = clients.api();
+    this.containers = containers;
+  }
+
+  /**
+   * Creates and starts the sandbox; returns its id. A leftover container of the same name is
+   * replaced. Some hosts (user namespaces, some sandboxes) refuse a negative {@code oom_score_adj},
+   * and runc then fails the start with an opaque "can't get final child's PID from pipe: EOF": the
+   * sandbox is then created again with 0, and later ones start with 0.
+   */
+  String run(SandboxConfig config) {
+    int oomScoreAdj = config.oomScoreAdj();
+    if (oomScoreAdj < 0 && negativeOomRefused.get()) {
+      oomScoreAdj = 0;
+    }
+    String id = create(config, oomScoreAdj);
+    RuntimeError failure;
+    try {
+      containers.start(id);
+      return id;
+    } catch (RuntimeError e) {
+      failure = e;
+    }
+    containers.removeQuietly(id);
+    if (oomScoreAdj >= 0) {
+      throw failure;
+    }
+    log.debug(
+        "DockerRuntime: sandbox {} failed to start with oom_score_adj={}: {}",
+        config.containerName(),
+        oomScoreAdj,
+        failure.getMessage());
+    String retry = create(config, 0);
+    try {
+      containers.start(retry);
+    } catch (RuntimeError e) {
+      containers.removeQuietly(retry);
+      throw e;
+    }
+    if (negativeOomRefused.compareAndSet(false, true)) {
+      log.warn(
+          "DockerRuntime: the runtime refused oom_score_adj={} for sandbox {}; falling back to 0"
+              + " (set podInfraOomScoreAdj: 0 to silence)",
+          oomScoreAdj,
+          config.containerName());
+    }
+    return retry;
+  }
+
+  /** Creates the sandbox container; a leftover of the same name is removed and creation retried. */
+  private String create(SandboxConfig config, int oomScoreAdj) {
+    try {
+      return command(config, oomScoreAdj).exec().getId();
+    } catch (RuntimeException e) {
+      if (!DockerErrors.isConflict(e)) {
+        throw DockerErrors.translate(e, Kind.CREATE);
+      }
+    }
+    log.info(
+        "DockerRuntime: removing leftover container {} to create the sandbox again",
+        config.containerName());
+    containers.removeQuietly(config.containerName());
+    try {
+      return command(config, oomScoreAdj).exec().getId();
+    } catch (RuntimeException e) {
+      throw DockerErrors.translate(e, Kind.CREATE);
+    }
+  }
+
+  private CreateContainerCmd command(SandboxConfig config, int oomScoreAdj) {
+    HostConfig host =
+        HostConfig.newHostConfig().withIpcMode("shareable").withOomScoreAdj(oomScoreAdj);
+    if (config.cpuShares() > 0) {
+      host.withCpuShares(Containers.clampToInt(config.cpuShares()));
+    }
+    CreateContainerCmd cmd =
+        api.createContainerCmd(config.image())
+            .withName(config.containerName())
+            .withLabels(new HashMap<>(config.labels()));
+    if (config.hostNetwork()) {
+      host.withNetworkMode("host"); // port mappings are meaningless on the host's network
+    } else {
+      if (config.hostname() != null && !config.hostname().isEmpty()) {
+        cmd.withHostName(config.hostname());
+      }
+      bindPorts(config.ports(), cmd, host);
+    }
+    return cmd.withHostConfig(host);
+  }
+
+  /** The app containers share the sandbox's network namespace, so it owns the host ports. */
+  private static void bindPorts(
+      List<SandboxConfig.PortMapping> ports, CreateContainerCmd cmd, HostConfig host) {
+    Ports bindings = new Ports();
+    List<ExposedPort> exposed = new ArrayList<>();
+    for (SandboxConfig.PortMapping pm : ports) {
+      if (pm.hostPort() <= 0 || pm.containerPort() <= 0) {
+        continue; // like dockershim: no binding without a host port
+      }
+      ExposedPort port = new ExposedPort(pm.containerPort(), protocol(pm.protocol()));
+      exposed.add(port);
+      String hostIp = pm.hostIp() == null || pm.hostIp().isEmpty() ? null : pm.hostIp();
+      bindings.bind(port, Ports.Binding.bindIpAndPort(hostIp, pm.hostPort()));
+    }
+    if (!exposed.isEmpty()) {
+      cmd.withExposedPorts(exposed);
+      host.withPortBindings(bindings);
+    }
+  }
+
+  private static InternetProtocol protocol(String protocol) {
+    if (protocol == null || protocol.isEmpty()) {
+      return InternetProtocol.TCP;
+    }
+    return InternetProtocol.parse(protocol.toLowerCase(Locale.ROOT));
+  }
+}

@@ -1,0 +1,488 @@
+package io.jkubelet.agent.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.jkubelet.agent.runtime.ContainerConfig.Resources;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the kubelet relies on from a {@link Runtime}, run against every implementation: the fake
+ * that the unit tests use ({@code FakeRuntimeContractTest}) and Docker ({@code
+ * DockerRuntimeContractTest}), so that the fake cannot drift from the real thing, as upstream's
+ * {@code TestFakePodWorkers} does for pod workers.
+ *
+ * <p>Covered: sandbox and container status mapping (created, running, exited with its code, OOM
+ * killed), dockershim's names and {@code io.kubernetes.*} labels, restart count and labels round
+ * trips, listing by pod UID, unknown ids, name conflicts, exec results, output cap and timeout, and
+ * image presence.
+ *
+ * <p>Every container carries {@link Labels#NODE} with {@link #node}, unique to the test instance; a
+ * subclass scopes its runtime to it and removes only those containers afterwards.
+ */
+public abstract class RuntimeContract {
+  protected static final String IMAGE = "jkubelet/busybox:1.35";
+  protected static final String SANDBOX_IMAGE = "jkubelet/pause:3.2";
+
+  /** The node label of everything this test instance creates. */
+  protected final String node = "contract-" + UUID.randomUUID().toString().substring(0, 8);
+
+  /** The runtime under test, scoped to {@link #node}'s containers. */
+  protected abstract Runtime runtime();
+
+  /** The main process of the app containers made here: it runs until {@link #exit} ends it. */
+  protected abstract List<String> mainProcess();
+
+  /**
+   * Makes the running container's main process exit with the code, and returns once the runtime
+   * reports the container exited.
+   */
+  protected abstract void exit(String containerId, int exitCode);
+
+  /**
+   * Makes the running container's main process exceed the container's memory limit ({@link
+   * #OOM_LIMIT}), and returns once the runtime reports the container exited.
+   */
+  protected abstract void exceedMemory(String containerId);
+
+  /** The memory limit of the container that {@link #exceedMemory} is used on. */
+  protected static final long OOM_LIMIT = 16L << 20;
+
+  /** What an exec'd command does: writes the output, runs a while, exits with the code. */
+  protected record Program(String output, Duration runs, int exitCode) {}
+
+  /** The exec command that runs the program in this runtime's containers. */
+  protected abstract List<String> command(Program program);
+
+  // --- sandboxes ---
+
+  @Test
+  void aPodWithNothingInTheRuntimeHasAnEmptyStatus() {
+    PodRef pod = newPod();
+    assertThat(runtime().podStatus(pod)).isEqualTo(PodStatus.empty(pod));
+  }
+
+  @Test
+  void aRunningSandboxIsReadyWithAnIpItsAttemptAndDockershimLabels() {
+    PodRef pod = newPod();
+    String id = runtime().runPodSandbox(sandbox(pod, 2, false));
+
+    SandboxStatus status = runtime().podStatus(pod).latestSandbox().orElseThrow();
+    assertThat(status.id()).isEqualTo(id);
+    assertThat(status.attempt()).isEqualTo(2);
+    assertThat(status.ready()).isTrue();
+    assertThat(status.ip()).matches("\\d+\\.\\d+\\.\\d+\\.\\d+");
+    assertThat(status.labels())
+        .containsEntry(Labels.POD_UID, pod.uid())
+        .containsEntry(Labels.POD_NAME, pod.name())
+        .containsEntry(Labels.POD_NAMESPACE, pod.namespace())
+        .containsEntry(Labels.DOCKER_TYPE, Labels.TYPE_SANDBOX)
+        .containsEntry(Labels.CONTAINER_NAME, Labels.POD_CONTAINER_NAME)
+        .containsEntry(Labels.NODE, node);
+    assertThat(runtime().podStatus(pod).anyRunning()).isTrue();
+  }
+
+  @Test
+  void aStoppedSandboxIsNotReadyAndHasNoIpAndARemovedOneIsGone() {
+    PodRef pod = newPod();
+    String id = runtime().runPodSandbox(sandbox(pod, 0, false));
+
+    runtime().stopPodSandbox(id, Duration.ofSeconds(1));
+    SandboxStatus stopped = runtime().podStatus(pod).latestSandbox().orElseThrow();
+    assertThat(stopped.ready()).isFalse();
+    assertThat(stopped.ip()).isEmpty();
+    assertThat(runtime().podStatus(pod).anyRunning()).isFalse();
+
+    runtime().removePodSandbox(id);
+    assertThat(runtime().podStatus(pod)).isEqualTo(PodStatus.empty(pod));
+  }
+
+  @Test
+  void aHostNetworkSandboxIsReadyWithoutAPodIp() {
+    PodRef pod = newPod();
+    runtime().runPodSandbox(sandbox(pod, 0, true));
+
+    SandboxStatus status = runtime().podStatus(pod).latestSandbox().orElseThrow();
+    assertThat(status.ready()).isTrue();
+    assertThat(status.ip()).isEmpty();
+  }
+
+  @Test
+  void aLeftoverSandboxOfTheSameNameIsReplaced() {
+    PodRef pod = newPod();
+    String first = runtime().runPodSandbox(sandbox(pod, 0, false));
+    runtime().stopPodSandbox(first, Duration.ZERO);
+
+    String second = runtime().runPodSandbox(sandbox(pod, 0, false));
+
+    assertThat(second).isNotEqualTo(first);
+    assertThat(runtime().podStatus(pod).sandboxes())
+        .singleElement()
+        .satisfies(s -> assertThat(s.id()).isEqualTo(second))
+        .satisfies(s -> assertThat(s.ready()).isTrue());
+  }
+
+  // --- containers ---
+
+  @Test
+  void aContainerGoesFromCreatedToRunningToExitedWithItsCode() {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+    String id = runtime().createContainer(sandboxId, app(pod, "app", 0).build());
+
+    ContainerStatus created = runtime().podStatus(pod).latest("app").orElseThrow();
+    assertThat(created.id()).isEqualTo(id);
+    assertThat(created.state()).isEqualTo(ContainerState.CREATED);
+    assertThat(created.sandboxId()).isEqualTo(sandboxId);
+    assertThat(created.exitCode()).isZero();
+    assertThat(created.reason()).isEmpty();
+    assertThat(created.startedAt()).isNull();
+    assertThat(created.finishedAt()).isNull();
+
+    runtime().startContainer(id);
+    ContainerStatus running = runtime().podStatus(pod).latest("app").orElseThrow();
+    assertThat(running.state()).isEqualTo(ContainerState.RUNNING);
+    assertThat(running.reason()).isEmpty();
+    assertThat(running.startedAt()).isNotNull().isAfterOrEqualTo(running.createdAt());
+    assertThat(running.finishedAt()).isNull();
+
+    exit(id, 3);
+    ContainerStatus exited = runtime().podStatus(pod).latest("app").orElseThrow();
+    assertThat(exited.state()).isEqualTo(ContainerState.EXITED);
+    assertThat(exited.exitCode()).isEqualTo(3);
+    assertThat(exited.reason()).isEqualTo("Error");
+    assertThat(exited.finishedAt()).isNotNull().isAfterOrEqualTo(exited.startedAt());
+  }
+
+  @Test
+  void anExitWithZeroIsCompleted() {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+    String id = start(sandboxId, app(pod, "app", 0).build());
+
+    exit(id, 0);
+
+    ContainerStatus status = runtime().podStatus(pod).latest("app").orElseThrow();
+    assertThat(status.state()).isEqualTo(ContainerState.EXITED);
+    assertThat(status.exitCode()).isZero();
+    assertThat(status.reason()).isEqualTo("Completed");
+  }
+
+  @Test
+  void aContainerKilledForItsMemoryIsOomKilled() {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+    String id =
+        start(sandboxId, app(pod, "hog", 0).resources(new Resources(0, 0, 0, OOM_LIMIT)).build());
+
+    exceedMemory(id);
+
+    ContainerStatus status = runtime().podStatus(pod).latest("hog").orElseThrow();
+    assertThat(status.state()).isEqualTo(ContainerState.EXITED);
+    assertThat(status.reason()).as(status.toString()).isEqualTo("OOMKilled");
+    assertThat(status.exitCode()).isEqualTo(137);
+  }
+
+  @Test
+  void nameRestartCountHashImageAndLabelsRoundTrip() {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+    Map<String, String> extra =
+        Map.of(
+            Labels.CONTAINER_HASH,
+            "5f3e2a1b",
+            Labels.RESTART_COUNT,
+            "3",
+            "io.jkubelet.contract/extra",
+            "yes");
+    String id = start(sandboxId, app(pod, "app", 3).labels(extra).build());
+
+    ContainerStatus status = runtime().podStatus(pod).latest("app").orElseThrow();
+    assertThat(status.id()).isEqualTo(id);
+    assertThat(status.name()).isEqualTo("app");
+    assertThat(status.restartCount()).isEqualTo(3);
+    assertThat(status.hash()).isEqualTo("5f3e2a1b");
+    assertThat(status.image()).isEqualTo(IMAGE);
+    assertThat(status.imageRef()).matches("docker(-pullable)?://.+");
+    assertThat(status.labels())
+        .containsAllEntriesOf(extra)
+        .containsEntry(Labels.POD_UID, pod.uid())
+        .containsEntry(Labels.CONTAINER_NAME, "app")
+        .containsEntry(Labels.SANDBOX_ID, sandboxId)
+        .containsEntry(Labels.DOCKER_TYPE, Labels.TYPE_CONTAINER);
+  }
+
+  @Test
+  void listingFindsEveryContainerByItsPodAndPodStatusOnlyThatPods() {
+    PodRef a = newPod();
+    PodRef b = newPod();
+    String sandboxA = runtime().runPodSandbox(sandbox(a, 0, false));
+    String appA = start(sandboxA, app(a, "app", 0).build());
+    String sandboxB = runtime().runPodSandbox(sandbox(b, 0, false));
+    String appB = runtime().createContainer(sandboxB, app(b, "web", 0).build());
+
+    List<ContainerSummary> all = runtime().listContainers();
+
+    assertThat(all)
+        .extracting(ContainerSummary::id)
+        .containsExactlyInAnyOrder(sandboxA, appA, sandboxB, appB);
+    ContainerSummary pause = summary(all, sandboxA);
+    assertThat(pause.pod()).isEqualTo(a);
+    assertThat(pause.containerName()).isEqualTo(Labels.POD_CONTAINER_NAME);
+    assertThat(pause.sandbox()).isTrue();
+    assertThat(pause.state()).isEqualTo(ContainerState.RUNNING);
+    assertThat(summary(all, appA).state()).isEqualTo(ContainerState.RUNNING);
+    ContainerSummary web = summary(all, appB);
+    assertThat(web.pod()).isEqualTo(b);
+    assertThat(web.containerName()).isEqualTo("web");
+    assertThat(web.sandbox()).isFalse();
+    assertThat(web.state()).isEqualTo(ContainerState.CREATED);
+
+    PodStatus status = runtime().podStatus(a);
+    assertThat(status.sandboxes()).extracting(SandboxStatus::id).containsExactly(sandboxA);
+    assertThat(status.containers()).extracting(ContainerStatus::id).containsExactly(appA);
+  }
+
+  @Test
+  void startingARunningContainerChangesNothing() {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+    String id = start(sandboxId, app(pod, "app", 0).build());
+    ContainerStatus before = runtime().podStatus(pod).latest("app").orElseThrow();
+
+    runtime().startContainer(id);
+
+    ContainerStatus after = runtime().podStatus(pod).latest("app").orElseThrow();
+    assertThat(after.state()).isEqualTo(ContainerState.RUNNING);
+    assertThat(after.startedAt()).isEqualTo(before.startedAt());
+  }
+
+  // --- errors ---
+
+  @Test
+  void unknownIdsAreNotFoundWhereTheKubeletAsksAndFineWhereItCleansUp() {
+    String missing = "0".repeat(64);
+    assertThatThrownBy(() -> runtime().startContainer(missing))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.NOT_FOUND));
+    assertThatThrownBy(() -> runtime().exec(missing, List.of("true"), Duration.ofSeconds(5)))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.NOT_FOUND));
+    assertThatCode(() -> runtime().stopContainer(missing, Duration.ofSeconds(1)))
+        .doesNotThrowAnyException();
+    assertThatCode(() -> runtime().removeContainer(missing)).doesNotThrowAnyException();
+    assertThatCode(() -> runtime().stopPodSandbox(missing, Duration.ofSeconds(1)))
+        .doesNotThrowAnyException();
+    assertThatCode(() -> runtime().removePodSandbox(missing)).doesNotThrowAnyException();
+  }
+
+  @Test
+  void aDuplicateContainerNameIsACreateConflict() {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+    ContainerConfig config = app(pod, "twice", 0).build();
+    runtime().createContainer(sandboxId, config);
+
+    assertThatThrownBy(() -> runtime().createContainer(sandboxId, config))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.CREATE))
+        .hasMessageContaining("already in use");
+    assertThat(runtime().podStatus(pod).containers()).hasSize(1);
+  }
+
+  @Test
+  void aContainerOfAMissingImageIsNotFound() {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+
+    assertThatThrownBy(
+            () ->
+                runtime()
+                    .createContainer(sandboxId, app(pod, "app", 0).image(missingImage()).build()))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.NOT_FOUND))
+        .hasMessageContaining("No such image");
+  }
+
+  // --- exec ---
+
+  @Test
+  void execGivesTheCommandsExitCodeAndOutput() {
+    String id = runningContainer();
+
+    assertThat(runtime().exec(id, command(program("hello\n", 0)), Duration.ofSeconds(30)))
+        .isEqualTo(new ExecResult(0, "hello\n", false));
+    assertThat(runtime().exec(id, command(program("oops\n", 3)), Duration.ofSeconds(30)))
+        .isEqualTo(new ExecResult(3, "oops\n", false));
+    // No timeout, or a zero one: waits without limit.
+    assertThat(runtime().exec(id, command(program("again\n", 0)), null))
+        .isEqualTo(new ExecResult(0, "again\n", false));
+    assertThat(runtime().exec(id, command(program("zero\n", 0)), Duration.ZERO))
+        .isEqualTo(new ExecResult(0, "zero\n", false));
+  }
+
+  @Test
+  void execKeepsAtMostTenKibOfOutput() {
+    String id = runningContainer();
+    String big = "0123456789".repeat(10_000);
+
+    ExecResult result = runtime().exec(id, command(program(big, 0)), Duration.ofSeconds(30));
+
+    assertThat(result.timedOut()).isFalse();
+    assertThat(result.exitCode()).isZero();
+    assertThat(result.output()).isEqualTo(big.substring(0, 10 * 1024));
+  }
+
+  @Test
+  void execThatOutlivesItsTimeoutTimesOut() {
+    String id = runningContainer();
+
+    ExecResult result =
+        runtime()
+            .exec(
+                id,
+                command(new Program("started\n", Duration.ofSeconds(5), 0)),
+                Duration.ofMillis(500));
+
+    assertThat(result.timedOut()).isTrue();
+    // The container still runs commands.
+    assertThat(runtime().exec(id, command(program("", 0)), Duration.ofSeconds(30)).exitCode())
+        .isZero();
+  }
+
+  @Test
+  void execInAnExitedContainerFailsButIsNotNotFound() {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+    String id = start(sandboxId, app(pod, "app", 0).build());
+    exit(id, 0);
+
+    assertThatThrownBy(() -> runtime().exec(id, command(program("", 0)), Duration.ofSeconds(5)))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isNotEqualTo(RuntimeError.Kind.NOT_FOUND))
+        .hasMessageContaining("is not running");
+  }
+
+  // --- images ---
+
+  @Test
+  void imagesArePresentOrAbsentAndAMissingOneFailsToPull() {
+    assertThat(runtime().imagePresent(IMAGE)).isTrue();
+    assertThat(runtime().imagePresent(SANDBOX_IMAGE)).isTrue();
+    String missing = missingImage();
+    assertThat(runtime().imagePresent(missing)).isFalse();
+    assertThatThrownBy(() -> runtime().pullImage(missing, Duration.ofSeconds(30)))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.IMAGE_PULL));
+    assertThat(runtime().imagePresent(missing)).isFalse();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  private static ContainerSummary summary(List<ContainerSummary> all, String id) {
+    return all.stream().filter(c -> c.id().equals(id)).findFirst().orElseThrow();
+  }
+
+  private static Program program(String output, int exitCode) {
+    return new Program(output, Duration.ZERO, exitCode);
+  }
+
+  private String missingImage() {
+    return "jkubelet/missing-" + node + ":1";
+  }
+
+  protected PodRef newPod() {
+    String uid = UUID.randomUUID().toString();
+    return new PodRef(uid, "pod-" + uid.substring(0, 8), "contract");
+  }
+
+  private Map<String, String> labels(PodRef pod, String container, String type) {
+    Map<String, String> labels = Labels.podLabels(pod, container, type);
+    labels.put(Labels.NODE, node);
+    return labels;
+  }
+
+  protected SandboxConfig sandbox(PodRef pod, int attempt, boolean hostNetwork) {
+    return new SandboxConfig(
+        pod,
+        attempt,
+        SANDBOX_IMAGE,
+        hostNetwork ? "" : pod.name(),
+        hostNetwork,
+        List.of(),
+        0,
+        labels(pod, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX),
+        2);
+  }
+
+  private String start(String sandboxId, ContainerConfig config) {
+    String id = runtime().createContainer(sandboxId, config);
+    runtime().startContainer(id);
+    return id;
+  }
+
+  /** A running app container in the sandbox of a new pod. */
+  private String runningContainer() {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+    return start(sandboxId, app(pod, "app", 0).build());
+  }
+
+  private AppBuilder app(PodRef pod, String name, int restartCount) {
+    return new AppBuilder(pod, name, restartCount);
+  }
+
+  /** An app container running {@link #mainProcess}, with the pod's labels. */
+  private final class AppBuilder {
+    private final PodRef pod;
+    private final String name;
+    private final int restartCount;
+    private final Map<String, String> labels;
+    private String image = IMAGE;
+    private Resources resources = Resources.NONE;
+
+    AppBuilder(PodRef pod, String name, int restartCount) {
+      this.pod = pod;
+      this.name = name;
+      this.restartCount = restartCount;
+      this.labels = new HashMap<>(RuntimeContract.this.labels(pod, name, Labels.TYPE_CONTAINER));
+    }
+
+    AppBuilder image(String image) {
+      this.image = image;
+      return this;
+    }
+
+    AppBuilder resources(Resources resources) {
+      this.resources = resources;
+      return this;
+    }
+
+    AppBuilder labels(Map<String, String> extra) {
+      labels.putAll(extra);
+      return this;
+    }
+
+    ContainerConfig build() {
+      List<String> main = mainProcess();
+      return new ContainerConfig(
+          Labels.containerName(pod, name, restartCount),
+          image,
+          main.subList(0, 1),
+          main.subList(1, main.size()),
+          List.of(),
+          "",
+          List.of(),
+          resources,
+          labels,
+          false,
+          false);
+    }
+  }
+}

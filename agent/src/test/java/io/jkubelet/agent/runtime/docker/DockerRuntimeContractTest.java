@@ -1,0 +1,109 @@
+package io.jkubelet.agent.runtime.docker;
+
+import static org.awaitility.Awaitility.await;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.model.Container;
+import io.jkubelet.agent.e2e.TestDockerAccess;
+import io.jkubelet.agent.runtime.ExecResult;
+import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.runtime.RuntimeContract;
+import io.jkubelet.agent.util.Time;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link RuntimeContract} on the real engine at {@link DockerRuntime#DEFAULT_HOST}. The app
+ * containers' main process waits for a file, {@code /tmp/exit}, and exits with the code written
+ * there (or exceeds its memory for "oom"); every container carries this test's node label and only
+ * those are removed afterwards.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class DockerRuntimeContractTest extends RuntimeContract {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final String MAIN =
+      "until [ -f /tmp/exit ]; do sleep 0.1; done; code=$(cat /tmp/exit);"
+          + " if [ \"$code\" = oom ]; then exec dd if=/dev/zero of=/dev/null bs=64M count=1; fi;"
+          + " exit $code";
+
+  private final DockerRuntime runtime =
+      DockerRuntime.connect(DockerRuntime.DEFAULT_HOST, Time.system())
+          .scopedTo(Map.of(Labels.NODE, node));
+  private final DockerClient docker = TestDockerAccess.client();
+
+  @AfterEach
+  void removeThisTestsContainers() throws IOException {
+    try {
+      for (Container c :
+          docker
+              .listContainersCmd()
+              .withShowAll(true)
+              .withLabelFilter(Map.of(Labels.NODE, node))
+              .exec()) {
+        try {
+          docker.removeContainerCmd(c.getId()).withForce(true).withRemoveVolumes(true).exec();
+        } catch (RuntimeException e) {
+          // already gone
+        }
+      }
+    } finally {
+      runtime.close();
+      docker.close();
+    }
+  }
+
+  @Override
+  protected Runtime runtime() {
+    return runtime;
+  }
+
+  @Override
+  protected List<String> mainProcess() {
+    return List.of("sh", "-c", MAIN);
+  }
+
+  @Override
+  protected void exit(String containerId, int exitCode) {
+    trigger(containerId, Integer.toString(exitCode));
+  }
+
+  @Override
+  protected void exceedMemory(String containerId) {
+    trigger(containerId, "oom");
+  }
+
+  /** Writes {@code /tmp/exit} at once (a rename) and waits until the container has exited. */
+  private void trigger(String containerId, String value) {
+    ExecResult written =
+        runtime.exec(
+            containerId,
+            List.of("sh", "-c", "echo $0 > /tmp/exit.new && mv /tmp/exit.new /tmp/exit", value),
+            WAIT);
+    if (written.exitCode() != 0) {
+      throw new AssertionError("could not write /tmp/exit: " + written);
+    }
+    await()
+        .atMost(WAIT)
+        .until(() -> !docker.inspectContainerCmd(containerId).exec().getState().getRunning());
+  }
+
+  @Override
+  protected List<String> command(Program program) {
+    List<String> command = new ArrayList<>(List.of("sh", "-c"));
+    String script = "printf '%s' \"$1\"; ";
+    if (program.runs().isPositive()) {
+      script += "sleep " + program.runs().toMillis() / 1000.0 + "; ";
+    }
+    command.add(script + "exit " + program.exitCode());
+    command.add("sh");
+    command.add(program.output());
+    return command;
+  }
+}
