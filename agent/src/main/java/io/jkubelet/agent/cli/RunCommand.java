@@ -195,10 +195,10 @@ public final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     KubeletOptions options = options();
-    var runtime =
-        DockerRuntime.connect(options.dockerHost(), Time.system())
-            .scopedTo(Map.of(Labels.NODE, options.nodeName()));
     Time time = Time.system();
+    var runtime =
+        DockerRuntime.connect(options.dockerHost(), time)
+            .scopedTo(Map.of(Labels.NODE, options.nodeName()));
     Clock clock = time.clock();
     // Host facts are read here, once, so that building the agent does no I/O.
     HostFacts host = HostFacts.read(options.nodeIp(), options.rootDir());
