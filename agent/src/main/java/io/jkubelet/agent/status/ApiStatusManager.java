@@ -17,13 +17,14 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the latest status of every pod and writes it to the API server, as upstream's {@code
  * status.Manager} ({@code pkg/kubelet/status/status_manager.go}). The status manager of cluster
- * mode; it puts together four parts:
+ * mode; it puts together these parts:
  *
  * <ul>
  *   <li>the {@link StatusCache}, which applies the transition rules (the same as standalone mode);
  *   <li>the {@link StatusSyncQueue}, which knows which pods to write and when;
  *   <li>the {@link StatusSyncLoop}, the one sync thread;
- *   <li>the {@link ApiStatusWriter}, which talks to the API server (patch, mirror pods, delete).
+ *   <li>the {@link ApiStatusWriter}, which talks to the API server (patch, mirror pods, delete);
+ *   <li>the {@link StatusCounters} behind {@link #stats()}.
  * </ul>
  *
  * <p>{@link #setPodStatus} only records: it never blocks on the API server and never throws because
@@ -33,10 +34,9 @@ import org.slf4j.LoggerFactory;
  * pod: it GETs the API object, and writes again when the API's status differs from ours (someone
  * else changed it, or an earlier write was lost).
  *
- * <p>Failures are retried with a per-pod backoff of {@value #FIRST_RETRY_SECONDS} s doubling up to
- * {@code syncPeriod}. The thread survives any exception, so while the API server is down statuses
- * keep accumulating in memory and converge when it returns. Every request spends a token of the
- * rate budget.
+ * <p>Failures are retried with a per-pod backoff of 1 s doubling up to {@code syncPeriod}. The
+ * thread survives any exception, so while the API server is down statuses keep accumulating in
+ * memory and converge when it returns. Every request spends a token of the rate budget.
  *
  * <p>NOTE: fabric8 retries failed requests on its own ({@code requestRetryBackoffLimit}, 10 by
  * default, with exponential backoff), which can stall the sync thread for minutes while the API
@@ -46,8 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ApiStatusManager implements StatusManager {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusManager.class);
-  private static final long FIRST_RETRY_SECONDS = 1;
-  static final Duration FIRST_RETRY = Duration.ofSeconds(FIRST_RETRY_SECONDS);
+  private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
 
   /**
    * Counters since start, for logs and tests.

@@ -22,8 +22,8 @@ import org.slf4j.MDC;
  * It waits only inside the queue (on a condition, with deadlines on the injected clock), so {@link
  * #stop()} wakes it at once unless it is blocked in a request, which {@link #stop()} interrupts.
  *
- * <p>Thread-safe: {@code start} and {@code stop} are {@code synchronized} on this, guarding {@code
- * thread}; {@code died} is written by the dying thread only.
+ * <p>Thread-safe: {@code thread} is set once, in {@code start}, which is {@code synchronized} on
+ * this, and is volatile for {@link #healthy()}; {@code died} is written by the dying thread only.
  */
 final class StatusSyncLoop {
   private static final Logger log = LoggerFactory.getLogger(StatusSyncLoop.class);
@@ -78,10 +78,7 @@ final class StatusSyncLoop {
     if (!queue.close()) {
       return false;
     }
-    Thread t;
-    synchronized (this) {
-      t = thread;
-    }
+    Thread t = thread;
     if (t != null) {
       try {
         t.join(JOIN_MILLIS);
