@@ -2,7 +2,6 @@ package io.jkubelet.agent.status;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.util.Canonical;
 import java.util.ArrayList;
@@ -116,37 +115,6 @@ final class StatusPatches {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot serialize a status patch", e);
     }
-  }
-
-  /**
-   * Upstream's {@code checkContainerStateTransition}: unless the pod restarts always, a terminated
-   * container never leaves the terminated state (under {@code OnFailure}, only a failed one may).
-   *
-   * @return why the transition is illegal, or null when it is fine
-   */
-  static String illegalTransition(PodStatus old, PodStatus next, String restartPolicy) {
-    if ("Always".equals(restartPolicy) || old == null || old.getContainerStatuses() == null) {
-      return null;
-    }
-    for (ContainerStatus o : old.getContainerStatuses()) {
-      var terminated = o.getState() == null ? null : o.getState().getTerminated();
-      if (terminated == null) {
-        continue;
-      }
-      Integer code = terminated.getExitCode();
-      if (code != null && code != 0 && "OnFailure".equals(restartPolicy)) {
-        continue;
-      }
-      for (ContainerStatus n : next.getContainerStatuses()) {
-        if (o.getName().equals(n.getName())
-            && (n.getState() == null || n.getState().getTerminated() == null)) {
-          return "terminated container "
-              + n.getName()
-              + " attempted illegal transition to non-terminal state";
-        }
-      }
-    }
-    return null;
   }
 
   @SuppressWarnings("unchecked")

@@ -141,8 +141,8 @@ class ApiStatusOfflineTest {
             .withMessage("Pod \"p1\" is invalid: status.podIPs: Invalid value: ...")
             .build();
 
-    assertThat(ApiStatusManager.isUidMismatch(new KubernetesClientException(invalid))).isTrue();
-    assertThat(ApiStatusManager.isUidMismatch(new KubernetesClientException(podIps))).isFalse();
+    assertThat(ApiStatusWriter.isUidMismatch(new KubernetesClientException(invalid))).isTrue();
+    assertThat(ApiStatusWriter.isUidMismatch(new KubernetesClientException(podIps))).isFalse();
   }
 
   @Test

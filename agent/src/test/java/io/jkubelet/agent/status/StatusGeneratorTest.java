@@ -167,10 +167,10 @@ class StatusGeneratorTest {
 
   @Test
   void qosClassFollowsRequestsAndLimits() {
-    assertThat(StatusGenerator.qosClass(pod)).isEqualTo("Guaranteed");
-    assertThat(StatusGenerator.qosClass(TestPods.simple("u", "p", "c"))).isEqualTo("BestEffort");
+    assertThat(QosClass.of(pod)).isEqualTo("Guaranteed");
+    assertThat(QosClass.of(TestPods.simple("u", "p", "c"))).isEqualTo("BestEffort");
     pod.getSpec().getContainers().get(0).getResources().getLimits().remove("memory");
-    assertThat(StatusGenerator.qosClass(pod)).isEqualTo("Burstable");
+    assertThat(QosClass.of(pod)).isEqualTo("Burstable");
   }
 
   @Test
