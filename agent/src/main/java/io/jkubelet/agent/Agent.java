@@ -16,12 +16,9 @@ import io.jkubelet.agent.loop.SyncLoop;
 import io.jkubelet.agent.pleg.GenericPleg;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.PodManager;
-import io.jkubelet.agent.podconfig.ApiSource;
-import io.jkubelet.agent.podconfig.FileSource;
-import io.jkubelet.agent.podconfig.HttpSource;
 import io.jkubelet.agent.podconfig.PodConfig;
+import io.jkubelet.agent.podconfig.PodSources;
 import io.jkubelet.agent.podconfig.PodUpdate;
-import io.jkubelet.agent.podconfig.Source;
 import io.jkubelet.agent.prober.ProbeManager;
 import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.prober.ResultsManager;
@@ -35,10 +32,7 @@ import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.config.KubeletConfiguration;
-import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,7 +69,7 @@ public final class Agent implements Lifecycle {
   private final PodManager podManager = new PodManager();
   private final PodCache cache = new PodCache();
   private final ReasonCache reasons = new ReasonCache();
-  private final List<Lifecycle> sources = new ArrayList<>();
+  private final List<Lifecycle> sources;
   private final ExecutorService workerExecutor = Executors.newVirtualThreadPerTaskExecutor();
   private final ExecutorService background =
       Executors.newSingleThreadExecutor(
@@ -101,7 +95,14 @@ public final class Agent implements Lifecycle {
     var config = setup.options().config();
     var recorder = setup.recorder();
     podConfig = new PodConfig(clock, recorder, this::sendConfig);
-    addSources(config);
+    sources =
+        PodSources.create(
+            config,
+            setup.options().nodeName(),
+            podConfig,
+            setup.time(),
+            recorder,
+            setup.cluster() == null ? null : setup.cluster().client());
     pleg =
         new GenericPleg(
             setup.runtime(),
@@ -150,36 +151,6 @@ public final class Agent implements Lifecycle {
             setup.time().schedulers());
     server = readOnlyServer(config);
     reclaimed = new Reclaimed(workers, setup.runtime());
-  }
-
-  private void addSources(KubeletConfiguration config) {
-    String node = setup.options().nodeName();
-    var clock = setup.time().clock();
-    if (!config.staticPodPath().isEmpty()) {
-      sources.add(
-          new FileSource(
-              Path.of(config.staticPodPath()),
-              config.fileCheckFrequency(),
-              node,
-              clock,
-              setup.time().schedulers(),
-              setup.recorder(),
-              podConfig.channel(Source.FILE)));
-    }
-    if (!config.staticPodURL().isEmpty()) {
-      sources.add(
-          new HttpSource(
-              URI.create(config.staticPodURL()),
-              config.staticPodURLHeader(),
-              config.httpCheckFrequency(),
-              node,
-              clock,
-              setup.time().schedulers(),
-              podConfig.channel(Source.HTTP)));
-    }
-    if (setup.cluster() != null) {
-      sources.add(new ApiSource(setup.cluster().client(), node, podConfig.channel(Source.API)));
-    }
   }
 
   private RuntimeManager runtimeManager(
