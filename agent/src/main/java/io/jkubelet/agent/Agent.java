@@ -112,15 +112,7 @@ public final class Agent implements Lifecycle {
             RELIST_PERIOD,
             PLEG_HEALTH_THRESHOLD,
             channels.pleg()::offer);
-    probes =
-        new ProbeManager(
-            new ResultsManager(this::sendProbeResult),
-            setup.runtime()::exec,
-            setup.statuses()::getPodStatus,
-            recorder,
-            clock,
-            setup.time().schedulers(),
-            () -> ThreadLocalRandom.current().nextDouble());
+    probes = probeManager();
     admitter =
         new PodAdmitter(
             setup.host().machine().cpus() * 1000L,
@@ -136,21 +128,35 @@ public final class Agent implements Lifecycle {
     workQueue = new WorkQueue(clock);
     workers = podWorkers();
     kubelet = new Kubelet(parts(housekeeping(crashBackoff, pullBackoff, volumes)));
-    loop =
-        new SyncLoop(
-            kubelet,
-            podManager::byUid,
-            kubelet::podsToSync,
-            podConfig::seenAllSources,
-            channels.select(),
-            channels.sync(),
-            channels.housekeeping(),
-            clock,
-            SYNC_TICK,
-            HOUSEKEEPING_TICK,
-            setup.time().schedulers());
+    loop = syncLoop();
     server = readOnlyServer(config);
     reclaimed = new Reclaimed(workers, setup.runtime());
+  }
+
+  private ProbeManager probeManager() {
+    return new ProbeManager(
+        new ResultsManager(this::sendProbeResult),
+        setup.runtime()::exec,
+        setup.statuses()::getPodStatus,
+        setup.recorder(),
+        setup.time().clock(),
+        setup.time().schedulers(),
+        () -> ThreadLocalRandom.current().nextDouble());
+  }
+
+  private SyncLoop syncLoop() {
+    return new SyncLoop(
+        kubelet,
+        podManager::byUid,
+        kubelet::podsToSync,
+        podConfig::seenAllSources,
+        channels.select(),
+        channels.sync(),
+        channels.housekeeping(),
+        setup.time().clock(),
+        SYNC_TICK,
+        HOUSEKEEPING_TICK,
+        setup.time().schedulers());
   }
 
   private RuntimeManager runtimeManager(

@@ -38,52 +38,70 @@ public final class Actions {
    *     the restart policy is Never, restarted
    */
   public static PodActions compute(Pod pod, PodStatus status, FailedProbes failedProbes) {
-    List<Container> inits = inits(pod);
-    List<Container> apps = pod.getSpec().getContainers();
     SandboxDecision sb = sandboxChanged(pod, status);
-    List<Integer> toStart = new ArrayList<>();
-    Map<String, PodActions.KillInfo> toKill = new HashMap<>();
-
     if (sb.create()) {
-      if (!restartOnFailure(pod) && sb.attempt() != 0 && !status.containers().isEmpty()) {
-        // The pod is done: do not create a sandbox just to find nothing to run in it.
-        return new PodActions(true, false, sb.id(), sb.attempt(), null, toStart, toKill);
-      }
-      if (!inits.isEmpty()) {
-        return new PodActions(true, true, sb.id(), sb.attempt(), inits.get(0), toStart, toKill);
-      }
-      for (int i = 0; i < apps.size(); i++) {
-        if ("OnFailure".equals(pod.getSpec().getRestartPolicy())
-            && succeeded(apps.get(i), status)) {
-          continue;
-        }
-        toStart.add(i);
-      }
-      return new PodActions(true, true, sb.id(), sb.attempt(), null, toStart, toKill);
+      return withNewSandbox(pod, status, sb);
     }
-
     InitProgress init = nextInitContainer(pod, status);
     if (!init.done()) {
-      boolean killPod = false;
-      Container next = null;
-      if (init.next() != null) {
-        boolean failed = init.lastFailed() != null;
-        if (failed && !restartOnFailure(pod)) {
-          killPod = true;
-        } else {
-          if (init.lastFailed() != null && init.lastFailed().state() == ContainerState.UNKNOWN) {
-            toKill.put(
-                init.lastFailed().id(),
-                new PodActions.KillInfo(
-                    init.next().getName(),
-                    "Init container is in unknown state, try killing it before restart"));
-          }
-          next = init.next();
-        }
-      }
-      return new PodActions(killPod, false, sb.id(), sb.attempt(), next, toStart, toKill);
+      return forInitContainer(pod, sb, init);
     }
+    return forAppContainers(pod, status, sb, failedProbes);
+  }
 
+  /** A new sandbox: the first init container, or every app container that should run. */
+  private static PodActions withNewSandbox(Pod pod, PodStatus status, SandboxDecision sb) {
+    List<Container> inits = inits(pod);
+    List<Container> apps = pod.getSpec().getContainers();
+    List<Integer> toStart = new ArrayList<>();
+    if (!restartOnFailure(pod) && sb.attempt() != 0 && !status.containers().isEmpty()) {
+      // The pod is done: do not create a sandbox just to find nothing to run in it.
+      return new PodActions(true, false, sb.id(), sb.attempt(), null, toStart, Map.of());
+    }
+    if (!inits.isEmpty()) {
+      return new PodActions(true, true, sb.id(), sb.attempt(), inits.get(0), toStart, Map.of());
+    }
+    for (int i = 0; i < apps.size(); i++) {
+      if ("OnFailure".equals(pod.getSpec().getRestartPolicy()) && succeeded(apps.get(i), status)) {
+        continue;
+      }
+      toStart.add(i);
+    }
+    return new PodActions(true, true, sb.id(), sb.attempt(), null, toStart, Map.of());
+  }
+
+  /** Init containers still running or to run: the next one, or kill the pod when one failed. */
+  private static PodActions forInitContainer(Pod pod, SandboxDecision sb, InitProgress init) {
+    Map<String, PodActions.KillInfo> toKill = new HashMap<>();
+    boolean killPod = false;
+    Container next = null;
+    if (init.next() != null) {
+      boolean failed = init.lastFailed() != null;
+      if (failed && !restartOnFailure(pod)) {
+        killPod = true;
+      } else {
+        if (failed && init.lastFailed().state() == ContainerState.UNKNOWN) {
+          toKill.put(
+              init.lastFailed().id(),
+              new PodActions.KillInfo(
+                  init.next().getName(),
+                  "Init container is in unknown state, try killing it before restart"));
+        }
+        next = init.next();
+      }
+    }
+    return new PodActions(killPod, false, sb.id(), sb.attempt(), next, List.of(), toKill);
+  }
+
+  /**
+   * The app containers: start what should run and does not; kill (and restart) what changed its
+   * definition or failed a probe; kill the pod when nothing is left to run.
+   */
+  private static PodActions forAppContainers(
+      Pod pod, PodStatus status, SandboxDecision sb, FailedProbes failedProbes) {
+    List<Container> apps = pod.getSpec().getContainers();
+    List<Integer> toStart = new ArrayList<>();
+    Map<String, PodActions.KillInfo> toKill = new HashMap<>();
     int keep = 0;
     for (int i = 0; i < apps.size(); i++) {
       Container c = apps.get(i);

@@ -83,8 +83,31 @@ public final class Configs {
       List<EnvVar> env)
       throws StartException {
     PodRef ref = ref(pod);
+    Map<String, String> envMap = new LinkedHashMap<>();
+    List<String> envList = new ArrayList<>();
+    for (EnvVar e : env) {
+      envMap.put(e.getName(), e.getValue());
+      envList.add(e.getName() + "=" + e.getValue());
+    }
+    return new ContainerConfig(
+        Labels.containerName(ref, c.getName(), restartCount),
+        c.getImage(),
+        expand(c.getCommand(), envMap),
+        expand(c.getArgs(), envMap),
+        envList,
+        c.getWorkingDir(),
+        mounts(c, volumePaths),
+        resources(c),
+        containerLabels(pod, c, init, sandboxId, restartCount),
+        Boolean.TRUE.equals(c.getTty()),
+        Boolean.TRUE.equals(c.getStdin()));
+  }
+
+  /** dockershim's labels of a container, with what jkubelet needs to adopt it after a restart. */
+  private static Map<String, String> containerLabels(
+      Pod pod, Container c, boolean init, String sandboxId, int restartCount) {
     Map<String, String> labels =
-        new LinkedHashMap<>(Labels.podLabels(ref, c.getName(), Labels.TYPE_CONTAINER));
+        new LinkedHashMap<>(Labels.podLabels(ref(pod), c.getName(), Labels.TYPE_CONTAINER));
     labels.put(Labels.SANDBOX_ID, sandboxId);
     labels.put(Labels.CONTAINER_HASH, ContainerHash.of(c));
     labels.put(Labels.RESTART_COUNT, Integer.toString(restartCount));
@@ -98,64 +121,55 @@ public final class Configs {
                 : pod.getSpec().getTerminationGracePeriodSeconds()));
     labels.put(Labels.CONTAINER_KIND, init ? "init" : "app");
     labels.put(Labels.NODE, nodeName(pod));
+    return labels;
+  }
 
-    Map<String, String> envMap = new LinkedHashMap<>();
-    List<String> envList = new ArrayList<>();
-    for (EnvVar e : env) {
-      envMap.put(e.getName(), e.getValue());
-      envList.add(e.getName() + "=" + e.getValue());
-    }
-    List<String> entrypoint = expand(c.getCommand(), envMap);
-    List<String> cmd = expand(c.getArgs(), envMap);
-
+  /** The container's volume mounts, with {@code subPath}s created inside their volume. */
+  private static List<ContainerConfig.Mount> mounts(Container c, Map<String, Path> volumePaths)
+      throws StartException {
     List<ContainerConfig.Mount> mounts = new ArrayList<>();
-    if (c.getVolumeMounts() != null) {
-      for (VolumeMount m : c.getVolumeMounts()) {
-        Path host = volumePaths.get(m.getName());
-        if (host == null) {
-          throw new StartException(
-              WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
-              "cannot find volume \""
-                  + m.getName()
-                  + "\" to mount into container \""
-                  + c.getName()
-                  + "\"");
-        }
-        if (m.getSubPath() != null && !m.getSubPath().isEmpty()) {
-          Path sub = host.resolve(m.getSubPath()).normalize();
-          if (!sub.startsWith(host)) {
-            throw new StartException(
-                WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
-                "subPath \"" + m.getSubPath() + "\" must not leave its volume");
-          }
-          try {
-            if (!java.nio.file.Files.exists(sub)) {
-              java.nio.file.Files.createDirectories(sub);
-            }
-          } catch (java.io.IOException e) {
-            throw new StartException(
-                WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
-                "cannot create subPath " + sub + ": " + e.getMessage());
-          }
-          host = sub;
-        }
-        mounts.add(
-            new ContainerConfig.Mount(
-                host.toString(), m.getMountPath(), Boolean.TRUE.equals(m.getReadOnly())));
-      }
+    if (c.getVolumeMounts() == null) {
+      return mounts;
     }
-    return new ContainerConfig(
-        Labels.containerName(ref, c.getName(), restartCount),
-        c.getImage(),
-        entrypoint,
-        cmd,
-        envList,
-        c.getWorkingDir(),
-        mounts,
-        resources(c),
-        labels,
-        Boolean.TRUE.equals(c.getTty()),
-        Boolean.TRUE.equals(c.getStdin()));
+    for (VolumeMount m : c.getVolumeMounts()) {
+      Path host = volumePaths.get(m.getName());
+      if (host == null) {
+        throw new StartException(
+            WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
+            "cannot find volume \""
+                + m.getName()
+                + "\" to mount into container \""
+                + c.getName()
+                + "\"");
+      }
+      if (m.getSubPath() != null && !m.getSubPath().isEmpty()) {
+        host = subPath(host, m.getSubPath());
+      }
+      mounts.add(
+          new ContainerConfig.Mount(
+              host.toString(), m.getMountPath(), Boolean.TRUE.equals(m.getReadOnly())));
+    }
+    return mounts;
+  }
+
+  /** The subPath inside the volume, created when missing; it must not leave the volume. */
+  private static Path subPath(Path volume, String subPath) throws StartException {
+    Path sub = volume.resolve(subPath).normalize();
+    if (!sub.startsWith(volume)) {
+      throw new StartException(
+          WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
+          "subPath \"" + subPath + "\" must not leave its volume");
+    }
+    try {
+      if (!java.nio.file.Files.exists(sub)) {
+        java.nio.file.Files.createDirectories(sub);
+      }
+    } catch (java.io.IOException e) {
+      throw new StartException(
+          WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
+          "cannot create subPath " + sub + ": " + e.getMessage());
+    }
+    return sub;
   }
 
   /** cgroup settings from {@code resources}, as dockershim computes them. */

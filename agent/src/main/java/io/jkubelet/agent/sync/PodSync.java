@@ -21,6 +21,7 @@ import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.workers.PodSyncFn;
 import io.jkubelet.agent.workers.SyncResult;
 import io.jkubelet.agent.workers.UpdatePodOptions;
+import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkType;
 import java.time.Clock;
 import java.time.Duration;
@@ -94,34 +95,12 @@ public final class PodSync implements PodSyncFn {
     PodCache.Entry entry = statusNewerThan(pod, ref, lastSyncTime);
     PodStatus status = entry.status();
     Instant observed = entry.modified();
-
     if (work.type() == WorkType.KILL) {
-      var kill = work.kill();
-      log.info(
-          "SyncPod KILL {}/{}: {}",
-          pod.getMetadata().getNamespace(),
-          pod.getMetadata().getName(),
-          kill.reason());
-      Instant start = clock.instant();
-      manager.killPod(pod, status, kill.gracePeriodOverride(), kill.removeContainers());
-      Observed after = inspect(pod, ref);
-      if (kill.removeContainers()) {
-        oomEvents.forget(ref.uid());
-      }
-      log.info(
-          "SyncPod KILL {}/{}: done in {} ms",
-          pod.getMetadata().getNamespace(),
-          pod.getMetadata().getName(),
-          Duration.between(start, after.at()).toMillis());
-      if (statuses.getPodStatus(ref.uid()).isPresent()) {
-        setStatus(pod, after.status());
-      }
-      return new SyncResult(after.at(), null);
+      return kill(pod, ref, status, work.kill());
     }
     if (rejected.test(pod)) {
       return new SyncResult(observed, null);
     }
-
     io.fabric8.kubernetes.api.model.PodStatus api = setStatus(pod, status);
     if (StatusGenerator.isTerminal(api.getPhase())) {
       // A pod that has finished is not restarted; only make sure nothing of it still runs.
@@ -133,7 +112,6 @@ public final class PodSync implements PodSyncFn {
       }
       return new SyncResult(observed, null);
     }
-
     PodSyncResult result;
     try {
       result = manager.syncPod(pod, status, failedProbes);
@@ -143,13 +121,7 @@ public final class PodSync implements PodSyncFn {
       setStatus(pod, after.status());
       throw e;
     }
-    for (PodSyncResult.StartResult s : result.starts()) {
-      if (s.failure() == null) {
-        reasons.remove(ref.uid(), s.container());
-      } else {
-        reasons.add(ref.uid(), s.container(), s.failure().reason(), s.failure().message());
-      }
-    }
+    rememberStartFailures(ref, result);
     if (result.changed()) {
       Observed after = inspect(pod, ref);
       status = after.status();
@@ -157,6 +129,36 @@ public final class PodSync implements PodSyncFn {
     }
     setStatus(pod, status);
     return new SyncResult(observed, result.requeueAfter());
+  }
+
+  /** Stops the pod's containers; its status follows while the status manager still has it. */
+  private SyncResult kill(Pod pod, PodRef ref, PodStatus status, KillPodOptions kill)
+      throws RuntimeManager.SyncError {
+    String name = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    log.info("SyncPod KILL {}: {}", name, kill.reason());
+    Instant start = clock.instant();
+    manager.killPod(pod, status, kill.gracePeriodOverride(), kill.removeContainers());
+    Observed after = inspect(pod, ref);
+    if (kill.removeContainers()) {
+      oomEvents.forget(ref.uid());
+    }
+    log.info(
+        "SyncPod KILL {}: done in {} ms", name, Duration.between(start, after.at()).toMillis());
+    if (statuses.getPodStatus(ref.uid()).isPresent()) {
+      setStatus(pod, after.status());
+    }
+    return new SyncResult(after.at(), null);
+  }
+
+  /** Keeps each container's start failure (reason and message) for its waiting state. */
+  private void rememberStartFailures(PodRef ref, PodSyncResult result) {
+    for (PodSyncResult.StartResult s : result.starts()) {
+      if (s.failure() == null) {
+        reasons.remove(ref.uid(), s.container());
+      } else {
+        reasons.add(ref.uid(), s.container(), s.failure().reason(), s.failure().message());
+      }
+    }
   }
 
   private record Observed(PodStatus status, Instant at) {}
