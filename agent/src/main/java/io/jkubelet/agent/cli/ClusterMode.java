@@ -101,6 +101,7 @@ final class ClusterMode {
             nodeOptions,
             heartbeats,
             clock,
+            time.schedulers(),
             host.machine(),
             () -> runtime.type() + "://" + runtime.version(),
             () ->

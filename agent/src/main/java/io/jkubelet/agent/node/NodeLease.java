@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.jkubelet.agent.util.Errors;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -16,8 +17,8 @@ import java.time.ZonedDateTime;
  * cheap heartbeat that the node lifecycle controller reads.
  *
  * <p>Renewals update the Lease last seen, so optimistic concurrency applies; on a conflict, or when
- * the Lease or its namespace is gone, the next renewal reads it again, creating it (and the
- * namespace) when missing.
+ * the Lease is gone, the next renewal reads it again, creating it when missing (and its namespace,
+ * which the API server normally makes itself).
  *
  * <p>Not thread-safe: used on the node-status thread only.
  */
@@ -30,8 +31,6 @@ final class NodeLease {
 
   /** The Lease as the server last returned it, or null to read it again. */
   private Lease latest;
-
-  private boolean namespaceEnsured;
 
   NodeLease(KubernetesClient client, String nodeName, int durationSeconds) {
     this.client = client;
@@ -54,7 +53,7 @@ final class NodeLease {
         return latest;
       } catch (KubernetesClientException e) {
         latest = null;
-        if (e.getCode() != 409 && e.getCode() != 404) {
+        if (!Errors.isConflict(e) && !Errors.isNotFound(e)) {
           throw e;
         }
         // Someone else wrote it, or it is gone: read it again below.
@@ -66,7 +65,6 @@ final class NodeLease {
           client.leases().inNamespace(NAMESPACE).resource(renewed(existing, now, nodeUid)).update();
       return latest;
     }
-    ensureNamespace();
     Lease fresh =
         renewed(
             new LeaseBuilder()
@@ -80,10 +78,12 @@ final class NodeLease {
     try {
       latest = client.leases().inNamespace(NAMESPACE).resource(fresh).create();
     } catch (KubernetesClientException e) {
-      if (e.getCode() == 404) {
-        namespaceEnsured = false; // the namespace went away
+      if (!Errors.isNotFound(e)) {
+        throw e;
       }
-      throw e;
+      // The API server makes the namespace itself; only an old or odd one lacks it.
+      createNamespace();
+      latest = client.leases().inNamespace(NAMESPACE).resource(fresh).create();
     }
     return latest;
   }
@@ -116,23 +116,21 @@ final class NodeLease {
         .build();
   }
 
-  private void ensureNamespace() {
-    if (namespaceEnsured) {
-      return;
-    }
-    if (client.namespaces().withName(NAMESPACE).get() == null) {
-      try {
-        client
-            .namespaces()
-            .resource(
-                new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
-            .create();
-      } catch (KubernetesClientException e) {
-        if (e.getCode() != 409) {
-          throw e;
-        }
+  /**
+   * Creates {@value #NAMESPACE}. NOTE: under the Node authorizer a node may not, and gets 403; the
+   * renewal then fails with that answer, which names the problem.
+   */
+  private void createNamespace() {
+    try {
+      client
+          .namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build())
+          .create();
+    } catch (KubernetesClientException e) {
+      if (!Errors.isConflict(e)) {
+        throw e;
       }
     }
-    namespaceEnsured = true;
   }
 }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Schedulers;
 import java.time.Clock;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -30,7 +31,8 @@ public interface NodeStatusManager extends Lifecycle {
    *
    * @param client a client for heartbeats only, e.g. from {@link HeartbeatClient#create}, so that a
    *     busy main client never delays them; the caller closes it
-   * @param machine the host, usually {@link NodeInfo#read(java.nio.file.Path)} of the root dir
+   * @param schedulers makes the {@code node-status} thread
+   * @param machine the host, from {@link HostFacts}
    * @param runtimeVersion e.g. {@code docker://20.10.24}; may throw while the runtime is down, and
    *     the last known version is then kept
    * @param readiness the health of the runtime, PLEG and sync loop; not OK makes the node Ready
@@ -41,11 +43,12 @@ public interface NodeStatusManager extends Lifecycle {
       NodeOptions options,
       KubernetesClient client,
       Clock clock,
+      Schedulers schedulers,
       NodeInfo machine,
       Supplier<String> runtimeVersion,
       Supplier<Health> readiness,
       EventRecorder recorder) {
     return new ApiNodeStatusManager(
-        options, client, clock, machine, runtimeVersion, readiness, recorder);
+        options, client, clock, schedulers, machine, runtimeVersion, readiness, recorder);
   }
 }

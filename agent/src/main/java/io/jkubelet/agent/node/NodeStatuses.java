@@ -93,65 +93,14 @@ final class NodeStatuses {
       Health readiness,
       List<NodeCondition> previous,
       Instant now) {
-    Map<String, Quantity> capacity = new LinkedHashMap<>();
-    capacity.put("cpu", new Quantity(Integer.toString(m.cpus())));
-    capacity.put("ephemeral-storage", new Quantity(binarySi(m.ephemeralStorageBytes())));
-    capacity.put("memory", new Quantity(binarySi(m.memoryBytes())));
-    capacity.put("pods", new Quantity(Integer.toString(o.maxPods())));
+    Map<String, Quantity> capacity = capacity(o, m);
     // jkubelet reserves nothing for the system, so allocatable is the capacity.
     Map<String, Quantity> allocatable = new LinkedHashMap<>();
     capacity.forEach((k, v) -> allocatable.put(k, new Quantity(v.toString())));
-
-    NodeSystemInfo info =
-        new NodeSystemInfoBuilder()
-            .withMachineID(m.machineId())
-            .withSystemUUID(m.systemUuid())
-            .withBootID(m.bootId())
-            .withKernelVersion(m.kernelVersion())
-            .withOsImage(m.osImage())
-            .withContainerRuntimeVersion(runtimeVersion)
-            .withKubeletVersion(o.kubeletVersion())
-            .withKubeProxyVersion(o.kubeletVersion())
-            .withOperatingSystem(m.operatingSystem())
-            .withArchitecture(m.architecture())
-            .build();
-
-    Want ready =
-        readiness.ok()
-            ? new Want(
-                READY,
-                "True",
-                "KubeletReady",
-                "kubelet is posting ready status",
-                Reasons.NODE_READY)
-            : new Want(
-                READY, "False", "KubeletNotReady", readiness.message(), Reasons.NODE_NOT_READY);
-    List<Want> wants =
-        List.of(
-            new Want(
-                MEMORY_PRESSURE,
-                "False",
-                "KubeletHasSufficientMemory",
-                "kubelet has sufficient memory available",
-                Reasons.NODE_HAS_SUFFICIENT_MEMORY),
-            new Want(
-                DISK_PRESSURE,
-                "False",
-                "KubeletHasNoDiskPressure",
-                "kubelet has no disk pressure",
-                Reasons.NODE_HAS_NO_DISK_PRESSURE),
-            new Want(
-                PID_PRESSURE,
-                "False",
-                "KubeletHasSufficientPID",
-                "kubelet has sufficient PID available",
-                Reasons.NODE_HAS_SUFFICIENT_PID),
-            ready);
-
     String t = time(now);
     List<NodeCondition> conditions = new ArrayList<>();
     List<String> events = new ArrayList<>();
-    for (Want w : wants) {
+    for (Want w : wants(readiness)) {
       NodeCondition old = find(previous, w.type());
       boolean transition = old == null || !w.status().equals(old.getStatus());
       conditions.add(
@@ -167,7 +116,6 @@ final class NodeStatuses {
         events.add(w.event());
       }
     }
-
     NodeStatus status =
         new NodeStatusBuilder()
             .withCapacity(capacity)
@@ -175,13 +123,71 @@ final class NodeStatuses {
             .withAddresses(
                 new NodeAddressBuilder().withType("InternalIP").withAddress(o.nodeIp()).build(),
                 new NodeAddressBuilder().withType("Hostname").withAddress(o.hostname()).build())
-            .withNodeInfo(info)
+            .withNodeInfo(systemInfo(o, m, runtimeVersion))
             .withNewDaemonEndpoints()
             .withNewKubeletEndpoint(o.kubeletPort())
             .endDaemonEndpoints()
             .withConditions(conditions)
             .build();
     return new Desired(status, List.copyOf(events));
+  }
+
+  private static Map<String, Quantity> capacity(NodeOptions o, NodeInfo m) {
+    Map<String, Quantity> capacity = new LinkedHashMap<>();
+    capacity.put("cpu", new Quantity(Integer.toString(m.cpus())));
+    capacity.put("ephemeral-storage", new Quantity(binarySi(m.ephemeralStorageBytes())));
+    capacity.put("memory", new Quantity(binarySi(m.memoryBytes())));
+    capacity.put("pods", new Quantity(Integer.toString(o.maxPods())));
+    return capacity;
+  }
+
+  private static NodeSystemInfo systemInfo(NodeOptions o, NodeInfo m, String runtimeVersion) {
+    return new NodeSystemInfoBuilder()
+        .withMachineID(m.machineId())
+        .withSystemUUID(m.systemUuid())
+        .withBootID(m.bootId())
+        .withKernelVersion(m.kernelVersion())
+        .withOsImage(m.osImage())
+        .withContainerRuntimeVersion(runtimeVersion)
+        .withKubeletVersion(o.kubeletVersion())
+        .withKubeProxyVersion(o.kubeletVersion())
+        .withOperatingSystem(m.operatingSystem())
+        .withArchitecture(m.architecture())
+        .build();
+  }
+
+  /** The four conditions this agent owns, as it wants them, with the event of each. */
+  private static List<Want> wants(Health readiness) {
+    Want ready =
+        readiness.ok()
+            ? new Want(
+                READY,
+                "True",
+                "KubeletReady",
+                "kubelet is posting ready status",
+                Reasons.NODE_READY)
+            : new Want(
+                READY, "False", "KubeletNotReady", readiness.message(), Reasons.NODE_NOT_READY);
+    return List.of(
+        new Want(
+            MEMORY_PRESSURE,
+            "False",
+            "KubeletHasSufficientMemory",
+            "kubelet has sufficient memory available",
+            Reasons.NODE_HAS_SUFFICIENT_MEMORY),
+        new Want(
+            DISK_PRESSURE,
+            "False",
+            "KubeletHasNoDiskPressure",
+            "kubelet has no disk pressure",
+            Reasons.NODE_HAS_NO_DISK_PRESSURE),
+        new Want(
+            PID_PRESSURE,
+            "False",
+            "KubeletHasSufficientPID",
+            "kubelet has sufficient PID available",
+            Reasons.NODE_HAS_SUFFICIENT_PID),
+        ready);
   }
 
   /**

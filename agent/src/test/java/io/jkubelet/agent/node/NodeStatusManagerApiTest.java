@@ -20,6 +20,7 @@ import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.Lifecycle.Health;
+import io.jkubelet.agent.util.Schedulers;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -113,7 +114,14 @@ class NodeStatusManagerApiTest {
     clients.add(heartbeat);
     ApiNodeStatusManager m =
         new ApiNodeStatusManager(
-            options, heartbeat, clock, machine, runtimeVersion, readiness, recorder);
+            options,
+            heartbeat,
+            clock,
+            Schedulers.system(),
+            machine,
+            runtimeVersion,
+            readiness,
+            recorder);
     managers.add(m);
     return m;
   }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.Lifecycle.Health;
+import io.jkubelet.agent.util.Schedulers;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -64,6 +65,7 @@ class NodeStatusManagerUnreachableTest {
             options,
             client,
             clock,
+            Schedulers.system(),
             NodeStatusesTest.MACHINE,
             () -> "docker://20.10.24",
             () -> Health.OK,
