@@ -1,5 +1,6 @@
 package io.jkubelet.agent.cli;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -30,6 +31,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 /**
  * Builds a cluster-mode agent from {@code --kubeconfig}: three clients of the same API server, so
@@ -79,21 +81,9 @@ final class ClusterMode {
       Setup.EventPipeline events) {
     KubeletConfiguration config = options.config();
     Clock clock = time.clock();
-    String nodeIp = host.nodeIp();
-    NodeOptions nodeOptions =
-        new NodeOptions(
-            options.nodeName(),
-            nodeIp,
-            options.nodeName(),
-            nodeLabels,
-            taints,
-            config.maxPods(),
-            config.port(),
-            options.rootDir(),
-            NodeOptions.DEFAULT_KUBELET_VERSION,
-            config.nodeStatusUpdateFrequency(),
-            config.nodeStatusReportFrequency(),
-            config.nodeLeaseDurationSeconds());
+    CorrelatorOptions rate =
+        CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst());
+    NodeOptions nodeOptions = nodeOptions(options, host.nodeIp(), nodeLabels, taints);
     AtomicReference<Agent> agent = new AtomicReference<>();
     KubernetesClient heartbeats = HeartbeatClient.create(base, nodeOptions);
     NodeStatusManager node =
@@ -116,21 +106,10 @@ final class ClusterMode {
             options.nodeName(),
             () -> node.lastReported().map(n -> n.getMetadata().getUid()).orElse(""));
     ApiStatusManager statuses =
-        new ApiStatusManager(
-            client(base),
-            clock,
-            config.kubeAPIQPS(),
-            config.kubeAPIBurst(),
-            p -> agent.get() != null && agent.get().reclaimed().test(p),
-            STATUS_SYNC_PERIOD);
+        statusManager(
+            base, config, clock, p -> agent.get() != null && agent.get().reclaimed().test(p));
     // Events go to the API server on a client and budget of their own.
-    broadcaster.addWatcher(
-        "api",
-        ApiEventSink.create(
-            client(base),
-            clock,
-            time.sleeper(),
-            CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst())));
+    broadcaster.addWatcher("api", ApiEventSink.create(client(base), clock, time.sleeper(), rate));
     Agent kubelet =
         new Agent(
             new Setup(
@@ -144,6 +123,38 @@ final class ClusterMode {
                 events));
     agent.set(kubelet);
     return kubelet;
+  }
+
+  private static ApiStatusManager statusManager(
+      Config base, KubeletConfiguration config, Clock clock, Predicate<Pod> reclaimed) {
+    return new ApiStatusManager(
+        client(base),
+        clock,
+        config.kubeAPIQPS(),
+        config.kubeAPIBurst(),
+        reclaimed,
+        STATUS_SYNC_PERIOD);
+  }
+
+  private static NodeOptions nodeOptions(
+      KubeletOptions options,
+      String nodeIp,
+      Map<String, String> nodeLabels,
+      List<io.fabric8.kubernetes.api.model.Taint> taints) {
+    KubeletConfiguration config = options.config();
+    return new NodeOptions(
+        options.nodeName(),
+        nodeIp,
+        options.nodeName(),
+        nodeLabels,
+        taints,
+        config.maxPods(),
+        config.port(),
+        options.rootDir(),
+        NodeOptions.DEFAULT_KUBELET_VERSION,
+        config.nodeStatusUpdateFrequency(),
+        config.nodeStatusReportFrequency(),
+        config.nodeLeaseDurationSeconds());
   }
 
   /** A client of its own (its own connections), with few retries: callers retry on their terms. */
