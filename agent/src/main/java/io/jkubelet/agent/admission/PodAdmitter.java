@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.pod.PodPhases;
 import io.jkubelet.agent.status.StatusGenerator;
 import io.jkubelet.agent.status.StatusManager;
 import java.time.Clock;
@@ -104,7 +105,7 @@ public final class PodAdmitter {
   private boolean isTerminal(Pod p) {
     return statuses
         .getPodStatus(p.getMetadata().getUid())
-        .map(s -> StatusGenerator.isTerminal(s.getPhase()))
+        .map(s -> PodPhases.isTerminal(s.getPhase()))
         .orElse(false);
   }
 }

@@ -1,2 +1,2 @@
-/** The desired pods of this node, by UID and by full name. */
+/** The desired pods of this node, by UID and by full name; mirror pods; the pod phases. */
 package io.jkubelet.agent.pod;

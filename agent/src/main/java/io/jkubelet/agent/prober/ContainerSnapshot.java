@@ -3,7 +3,8 @@ package io.jkubelet.agent.prober;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
-import io.jkubelet.agent.status.StatusGenerator;
+import io.jkubelet.agent.pod.PodPhases;
+import io.jkubelet.agent.runtime.ContainerIds;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
@@ -52,11 +53,11 @@ public record ContainerSnapshot(
       boolean running = state != null && state.getRunning() != null;
       boolean terminated = state != null && state.getTerminated() != null;
       boolean terminal =
-          StatusGenerator.isTerminal(status.getPhase())
+          PodPhases.isTerminal(status.getPhase())
               || (terminated && "Never".equals(pod.getSpec().getRestartPolicy()));
       return Optional.of(
           new ContainerSnapshot(
-              StatusGenerator.runtimeContainerId(cs.getContainerID()),
+              ContainerIds.runtime(cs.getContainerID()),
               status.getPodIP(),
               running ? parse(state.getRunning().getStartedAt()) : null,
               running,

@@ -5,8 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.jkubelet.agent.events.EventRecorder;
-import io.jkubelet.agent.status.ContainerHealth;
-import io.jkubelet.agent.status.StatusGenerator;
+import io.jkubelet.agent.runtime.ContainerIds;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
@@ -235,7 +234,7 @@ public final class ProbeManager implements Lifecycle {
     }
     return pod.getStatus().getContainerStatuses().stream()
         .filter(cs -> container.equals(cs.getName()) && Boolean.TRUE.equals(cs.getReady()))
-        .map(cs -> StatusGenerator.runtimeContainerId(cs.getContainerID()))
+        .map(cs -> ContainerIds.runtime(cs.getContainerID()))
         .filter(Objects::nonNull)
         .findFirst();
   }

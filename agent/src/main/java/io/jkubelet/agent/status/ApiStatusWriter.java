@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.jkubelet.agent.pod.PodPhases;
 import io.jkubelet.agent.podconfig.Annotations;
 import io.jkubelet.agent.status.StatusSyncQueue.Attempt;
 import io.jkubelet.agent.util.Errors;
@@ -163,7 +164,7 @@ final class ApiStatusWriter {
   private StatusSyncResult write(Attempt a, Pod api) throws InterruptedException {
     PodStatus apiStatus = api.getStatus();
     String apiPhase = apiStatus == null ? null : apiStatus.getPhase();
-    if (StatusGenerator.isTerminal(apiPhase) && !apiPhase.equals(a.status().getPhase())) {
+    if (PodPhases.isTerminal(apiPhase) && !apiPhase.equals(a.status().getPhase())) {
       counters.skipped();
       String msg =
           "StatusManager: "

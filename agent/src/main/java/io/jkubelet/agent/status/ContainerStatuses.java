@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.kuberuntime.Actions;
 import io.jkubelet.agent.kuberuntime.WaitingReasons;
+import io.jkubelet.agent.prober.ContainerHealth;
+import io.jkubelet.agent.runtime.ContainerIds;
 import io.jkubelet.agent.runtime.PodStatus;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -154,7 +156,7 @@ final class ContainerStatuses {
     st.setName(cs.name());
     st.setImage(cs.image());
     st.setImageID(cs.imageRef());
-    st.setContainerID(StatusGenerator.apiContainerId(cs.id()));
+    st.setContainerID(ContainerIds.api(cs.id()));
     st.setRestartCount(cs.restartCount());
     st.setReady(false);
     st.setStarted(false);
@@ -170,7 +172,7 @@ final class ContainerStatuses {
                   .withMessage(emptyToNull(cs.message()))
                   .withStartedAt(StatusGenerator.time(cs.startedAt()))
                   .withFinishedAt(StatusGenerator.time(cs.finishedAt()))
-                  .withContainerID(StatusGenerator.apiContainerId(cs.id()))
+                  .withContainerID(ContainerIds.api(cs.id()))
                   .build());
       case UNKNOWN -> state.withWaiting(new ContainerStateWaitingBuilder().build());
     }

@@ -2,6 +2,7 @@ package io.jkubelet.agent.status;
 
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.pod.PodPhases;
 import java.util.List;
 
 /**
@@ -9,10 +10,10 @@ import java.util.List;
  * kubelet_pods.go}. Stateless; thread-safe.
  */
 final class PodPhase {
-  static final String PENDING = "Pending";
-  static final String RUNNING = "Running";
-  static final String SUCCEEDED = "Succeeded";
-  static final String FAILED = "Failed";
+  static final String PENDING = PodPhases.PENDING;
+  static final String RUNNING = PodPhases.RUNNING;
+  static final String SUCCEEDED = PodPhases.SUCCEEDED;
+  static final String FAILED = PodPhases.FAILED;
 
   private PodPhase() {}
 

@@ -3,6 +3,7 @@ package io.jkubelet.agent.status;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.jkubelet.agent.pod.PodPhases;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -108,7 +109,7 @@ final class StatusCache {
       log.error("StatusManager: status update of {} dropped: {}", ref(pod), illegal);
       return false;
     }
-    if (StatusGenerator.isTerminal(old.getPhase()) && !old.getPhase().equals(next.getPhase())) {
+    if (PodPhases.isTerminal(old.getPhase()) && !old.getPhase().equals(next.getPhase())) {
       log.warn(
           "StatusManager: {} is {}, keeping that phase instead of {}",
           ref(pod),

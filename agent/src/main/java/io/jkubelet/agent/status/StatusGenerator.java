@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.kuberuntime.Actions;
+import io.jkubelet.agent.pod.PodPhases;
+import io.jkubelet.agent.prober.ContainerHealth;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
@@ -24,26 +26,6 @@ public final class StatusGenerator {
   private StatusGenerator() {}
 
   /** How the API names a runtime's container ID: {@code docker://<id>}. */
-  private static final String CONTAINER_ID_SCHEME = "docker://";
-
-  /** Whether a pod phase is final: Succeeded or Failed never change again. */
-  public static boolean isTerminal(String phase) {
-    return PodPhase.SUCCEEDED.equals(phase) || PodPhase.FAILED.equals(phase);
-  }
-
-  /** A runtime's container ID as the API status shows it: {@code docker://<id>}. */
-  public static String apiContainerId(String runtimeId) {
-    return CONTAINER_ID_SCHEME + runtimeId;
-  }
-
-  /** The runtime's own ID in an API container ID ({@code docker://abc} is {@code abc}), or null. */
-  public static String runtimeContainerId(String apiId) {
-    if (apiId == null || apiId.isEmpty()) {
-      return null;
-    }
-    int i = apiId.indexOf("://");
-    return i < 0 ? apiId : apiId.substring(i + 3);
-  }
 
   /**
    * @param previous the status generated last time (for transition times, start time, and the
@@ -80,7 +62,9 @@ public final class StatusGenerator {
     appStatuses.sort(Comparator.comparing(ContainerStatus::getName));
 
     String phase = PodPhase.of(pod, initStatuses, appStatuses);
-    if (previous != null && isTerminal(previous.getPhase()) && !phase.equals(previous.getPhase())) {
+    if (previous != null
+        && PodPhases.isTerminal(previous.getPhase())
+        && !phase.equals(previous.getPhase())) {
       phase = previous.getPhase(); // a terminal phase never goes back
     }
 

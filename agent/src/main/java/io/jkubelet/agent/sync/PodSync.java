@@ -3,18 +3,19 @@ package io.jkubelet.agent.sync;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
-import io.jkubelet.agent.events.OomEvents;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.kuberuntime.Actions;
 import io.jkubelet.agent.kuberuntime.Configs;
+import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.PodSyncResult;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.pleg.PodCache;
+import io.jkubelet.agent.pod.PodPhases;
+import io.jkubelet.agent.prober.ContainerHealth;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
-import io.jkubelet.agent.status.ContainerHealth;
 import io.jkubelet.agent.status.ReasonCache;
 import io.jkubelet.agent.status.StatusGenerator;
 import io.jkubelet.agent.status.StatusManager;
@@ -102,7 +103,7 @@ public final class PodSync implements PodSyncFn {
       return new SyncResult(observed, null);
     }
     io.fabric8.kubernetes.api.model.PodStatus api = setStatus(pod, status);
-    if (StatusGenerator.isTerminal(api.getPhase())) {
+    if (PodPhases.isTerminal(api.getPhase())) {
       // A pod that has finished is not restarted; only make sure nothing of it still runs.
       if (status.anyRunning()) {
         manager.killPod(pod, status, null, false);

@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.runtime.ExecResult;
-import io.jkubelet.agent.status.ContainerHealth;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.jkubelet.agent.status;
+package io.jkubelet.agent.prober;
 
 /**
  * What the probes say of one pod's running containers, for its status: the {@code ready} and {@code

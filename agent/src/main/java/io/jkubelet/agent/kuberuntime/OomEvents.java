@@ -1,9 +1,12 @@
-package io.jkubelet.agent.events;
+package io.jkubelet.agent.kuberuntime;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.jkubelet.agent.kuberuntime.Actions;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.Reasons;
+import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodStatus;
 import java.time.Instant;
