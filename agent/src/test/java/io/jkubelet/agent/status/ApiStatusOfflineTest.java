@@ -4,10 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodStatus;
-import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Status;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -83,48 +80,6 @@ class ApiStatusOfflineTest {
     assertThat(m.stats().pending()).isLessThanOrEqualTo(1);
   }
 
-  @Test
-  void aTerminalPhaseIsNeverMovedBack() throws IOException {
-    ApiStatusManager m = unreachable();
-    Pod pod = TestPods.simple("uid-t", "t", "app");
-    PodStatus failed =
-        new PodStatusBuilder(ApiStatusFixtures.pending(pod, T0)).withPhase("Failed").build();
-
-    m.setPodStatus(pod, failed);
-    m.setPodStatus(pod, ApiStatusFixtures.running(pod, T0, "10.88.0.2", true, 0));
-
-    assertThat(m.getPodStatus("uid-t").orElseThrow().getPhase()).isEqualTo("Failed");
-  }
-
-  @Test
-  void aTerminatedContainerDoesNotComeBackUnlessThePodRestartsAlways() throws IOException {
-    ApiStatusManager m = unreachable();
-    Pod pod = TestPods.simple("uid-n", "n", "app");
-    pod.getSpec().setRestartPolicy("Never");
-    PodStatus done = ApiStatusFixtures.running(pod, T0, "10.88.0.3", false, 0);
-    done.getContainerStatuses()
-        .get(0)
-        .setState(
-            new ContainerStateBuilder()
-                .withNewTerminated()
-                .withExitCode(0)
-                .endTerminated()
-                .build());
-
-    m.setPodStatus(pod, done);
-    m.setPodStatus(pod, ApiStatusFixtures.running(pod, T0, "10.88.0.3", true, 1));
-
-    assertThat(
-            m.getPodStatus("uid-n")
-                .orElseThrow()
-                .getContainerStatuses()
-                .get(0)
-                .getState()
-                .getTerminated())
-        .isNotNull();
-  }
-
-  /** The answers apiserver 1.20 gives (see ApiStatusManagerTest) to a patch for a replaced pod. */
   @Test
   void aPatchRefusedForAnotherUidMeansThePodWasReplaced() {
     Status invalid =
