@@ -90,8 +90,7 @@ final class ClusterMode {
         NodeStatusManager.create(
             nodeOptions,
             heartbeats,
-            clock,
-            time.schedulers(),
+            time,
             host.machine(),
             () -> runtime.type() + "://" + runtime.version(),
             () ->

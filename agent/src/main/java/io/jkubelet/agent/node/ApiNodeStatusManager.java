@@ -3,31 +3,33 @@ package io.jkubelet.agent.node;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
-import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Scheduler;
-import io.jkubelet.agent.util.Schedulers;
+import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link NodeStatusManager} against the API server.
+ * The {@link NodeStatusManager} against the API server: coordinates {@link NodeRegistration},
+ * {@link NodeLease} and {@link NodeStatusSync}.
  *
- * <p>One named thread, {@code node-status}, from the injected {@link Schedulers}, runs {@link
- * #syncOnce()} again and again: {@link NodeRegistration} registers the Node until that succeeds,
- * then, every {@code statusUpdateFrequency}, the {@link NodeLease} is renewed first (it is the
- * cheaper heartbeat and the one the node lifecycle controller reads) and {@link NodeStatusSync}
- * syncs the status.
+ * <p>One scheduler, {@code node-status}, runs {@link #syncOnce()} again and again: it registers the
+ * Node until that succeeds (with {@link NodeRegistration#BACKOFF}), then, every {@code
+ * statusUpdateFrequency}, renews the Lease first (it is the cheaper heartbeat and the one the node
+ * lifecycle controller reads) and syncs the status. A Node found deleted is registered again at
+ * once; a Node with a new uid makes the Lease take it as its owner.
  *
- * <p>Threading: the three parts and {@link NodeState}'s plain fields are confined to the thread
- * that runs {@link #syncOnce()}: the scheduler thread, or a test's thread when the manager is not
- * started. {@code start} and {@code stop} are synchronized on {@code this}.
+ * <p>Threading: the fields under "sync state", and the three parts, are confined to the thread that
+ * runs {@link #syncOnce()}: the scheduler's, or a test's thread when the manager is not started.
+ * The fields read by {@link #healthy()} are volatile; {@code start} and {@code stop} are
+ * synchronized on {@code this}.
  */
 final class ApiNodeStatusManager implements NodeStatusManager {
   private static final Logger log = LoggerFactory.getLogger(ApiNodeStatusManager.class);
@@ -36,45 +38,42 @@ final class ApiNodeStatusManager implements NodeStatusManager {
   static final int HEALTH_PERIODS = 3;
 
   private final NodeOptions options;
+  private final Time time;
   private final Clock clock;
-  private final Schedulers schedulers;
   private final String name;
-  private final NodeState state = new NodeState();
-  private final NodeLease lease;
   private final NodeStatusSync status;
   private final NodeRegistration registration;
-  private int leaseFailures;
+  private final NodeLease lease;
 
+  // Sync state.
+  private boolean registered;
+  private String nodeUid;
+
+  // Read by any thread.
   private volatile Instant startedAt;
+  private volatile Instant lastStatusOk;
+  private volatile Instant lastLeaseOk;
+  private volatile boolean everRegistered;
+  private volatile String lastError = "none";
+
   private volatile Scheduler scheduler;
   private volatile boolean stopped;
 
   ApiNodeStatusManager(
       NodeOptions options,
       KubernetesClient client,
-      Clock clock,
-      Schedulers schedulers,
+      Time time,
       NodeInfo machine,
       Supplier<String> runtimeVersion,
       Supplier<Health> readiness,
       EventRecorder recorder) {
     this.options = Objects.requireNonNull(options, "options");
-    this.clock = Objects.requireNonNull(clock, "clock");
-    this.schedulers = Objects.requireNonNull(schedulers, "schedulers");
+    this.time = Objects.requireNonNull(time, "time");
+    this.clock = time.clock();
     this.name = options.nodeName();
+    this.status = new NodeStatusSync(options, client, machine, runtimeVersion, readiness, recorder);
+    this.registration = new NodeRegistration(options, client, machine, status);
     this.lease = new NodeLease(client, name, options.leaseDurationSeconds());
-    this.status =
-        new NodeStatusSync(
-            options,
-            client,
-            clock,
-            Objects.requireNonNull(machine, "machine"),
-            Objects.requireNonNull(runtimeVersion, "runtimeVersion"),
-            Objects.requireNonNull(readiness, "readiness"),
-            Objects.requireNonNull(recorder, "recorder"),
-            lease,
-            state);
-    this.registration = new NodeRegistration(options, client, clock, machine, status, lease, state);
   }
 
   @Override
@@ -83,7 +82,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
       return;
     }
     startedAt = clock.instant();
-    scheduler = schedulers.create("node-status");
+    scheduler = time.schedulers().create("node-status");
     log.info(
         "NodeStatus: starting for node {}: status every {}, reported at least every {}, lease {}s",
         name,
@@ -107,14 +106,14 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     if (started == null || stopped) {
       return Health.failing("NodeStatus: not running");
     }
-    Instant last = latest(started, latest(state.lastStatusOk, state.lastLeaseOk));
+    Instant last = latest(started, latest(lastStatusOk, lastLeaseOk));
     Duration age = Duration.between(last, clock.instant());
-    Duration threshold = options.statusUpdateFrequency().multipliedBy(HEALTH_PERIODS);
+    Duration threshold = period().multipliedBy(HEALTH_PERIODS);
     if (age.compareTo(threshold) <= 0) {
       return Health.OK;
     }
     String what =
-        state.everRegistered
+        everRegistered
             ? "no node status or lease update succeeded for "
             : "node " + name + " is not registered after ";
     return Health.failing(
@@ -124,12 +123,12 @@ final class ApiNodeStatusManager implements NodeStatusManager {
             + " (threshold "
             + Durations.format(threshold)
             + "); last error: "
-            + state.lastError);
+            + lastError);
   }
 
   @Override
   public Optional<Node> lastReported() {
-    return Optional.ofNullable(state.lastReported);
+    return Optional.ofNullable(status.lastReported());
   }
 
   private void loop() {
@@ -141,9 +140,13 @@ final class ApiNodeStatusManager implements NodeStatusManager {
       log.error("NodeStatus: unexpected failure; retrying in {}", Durations.format(period()), e);
       next = period();
     }
-    Scheduler s = scheduler;
-    if (!stopped && s != null) {
-      s.after(next, this::loop);
+    if (stopped || Thread.currentThread().isInterrupted()) {
+      return;
+    }
+    try {
+      scheduler.after(next, this::loop);
+    } catch (RejectedExecutionException e) {
+      // stopping
     }
   }
 
@@ -154,38 +157,64 @@ final class ApiNodeStatusManager implements NodeStatusManager {
    * @return how long to wait before the next round
    */
   Duration syncOnce() {
-    if (!state.registered && !registration.register()) {
-      return registration.retryDelay();
+    if (!registered) {
+      switch (registration.register(clock.instant())) {
+        case NodeRegistration.Result.Registered r -> registered(r.uid());
+        case NodeRegistration.Result.Failed f -> {
+          lastError = f.error();
+          return f.retryIn();
+        }
+      }
     }
     renewLease();
-    status.sync();
     // A Node found deleted is registered again at once.
-    return state.registered ? period() : Duration.ZERO;
+    return syncStatus() ? period() : Duration.ZERO;
   }
 
   private void renewLease() {
     Instant now = clock.instant();
-    try {
-      lease.renew(now, state.nodeUid);
-    } catch (RuntimeException e) {
-      leaseFailures++;
-      state.lastError = Errors.describeApi(e);
-      log.warn(
-          "NodeLease: cannot renew the lease of node {} ({} failed in a row): {}; retrying in {}",
-          name,
-          leaseFailures,
-          state.lastError,
-          Durations.format(period()));
-      return;
+    Optional<String> error = lease.heartbeat(now, nodeUid, period());
+    if (error.isPresent()) {
+      lastError = error.get();
+    } else {
+      lastLeaseOk = now;
     }
-    if (leaseFailures > 0) {
-      log.info(
-          "NodeLease: renewing the lease of node {} works again after {} failed attempts",
-          name,
-          leaseFailures);
-      leaseFailures = 0;
+  }
+
+  /** Syncs the status; returns whether the Node is still registered. */
+  private boolean syncStatus() {
+    Instant now = clock.instant();
+    switch (status.sync(now, nodeUid)) {
+      case NodeStatusSync.Result.Synced s -> {
+        seen(s.uid());
+        lastStatusOk = now;
+      }
+      case NodeStatusSync.Result.Failed f -> {
+        seen(f.uid());
+        lastError = f.error();
+      }
+      case NodeStatusSync.Result.Gone g -> {
+        registered = false;
+        lastError = "node " + name + " was deleted";
+      }
     }
-    state.lastLeaseOk = now;
+    return registered;
+  }
+
+  private void registered(String uid) {
+    registered = true;
+    everRegistered = true;
+    nodeUid = uid;
+    lease.reset(); // its owner must become this Node
+  }
+
+  /** The Node was read with this uid: a new one (it was recreated) becomes the Lease's owner. */
+  private void seen(String uid) {
+    if (!Objects.equals(uid, nodeUid)) {
+      log.info("NodeStatus: node {} has a new uid {} (was {})", name, uid, nodeUid);
+      nodeUid = uid;
+      lease.reset();
+    }
   }
 
   private Duration period() {

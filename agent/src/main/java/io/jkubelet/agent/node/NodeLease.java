@@ -8,21 +8,32 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.jkubelet.agent.util.Errors;
+import io.jkubelet.config.Durations;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node's Lease in {@code kube-node-lease}, as upstream's {@code nodelease} controller: the
  * cheap heartbeat that the node lifecycle controller reads.
  *
  * <p>Renewals update the Lease last seen, so optimistic concurrency applies; on a conflict, or when
- * the Lease is gone, the next renewal reads it again, creating it when missing (and its namespace,
- * which the API server normally makes itself).
+ * the Lease or its namespace is gone, the next renewal reads it again, creating it (and the
+ * namespace) when missing.
+ *
+ * <p>The Lease is renewed on the node-status thread, in each round of the {@link NodeStatusManager}
+ * just before the status sync: it is the cheaper heartbeat and the one the node lifecycle
+ * controller reads. {@link #heartbeat} is that renewal with its failures logged and counted.
  *
  * <p>Not thread-safe: used on the node-status thread only.
  */
 final class NodeLease {
+  private static final Logger log = LoggerFactory.getLogger(NodeLease.class);
+
   static final String NAMESPACE = "kube-node-lease";
 
   private final KubernetesClient client;
@@ -32,10 +43,44 @@ final class NodeLease {
   /** The Lease as the server last returned it, or null to read it again. */
   private Lease latest;
 
+  /** Renewals failed in a row. */
+  private int failures;
+
   NodeLease(KubernetesClient client, String nodeName, int durationSeconds) {
     this.client = client;
     this.nodeName = nodeName;
     this.durationSeconds = durationSeconds;
+  }
+
+  /**
+   * {@link #renew}s the Lease and logs a failure (with how many in a row) or the first success
+   * after failures. Never throws for API failures.
+   *
+   * @param retryIn when the caller will try again, for the log
+   * @return empty when renewed, else what went wrong
+   */
+  Optional<String> heartbeat(Instant now, String nodeUid, Duration retryIn) {
+    try {
+      renew(now, nodeUid);
+    } catch (RuntimeException e) {
+      failures++;
+      String error = Errors.describeApi(e);
+      log.warn(
+          "NodeLease: cannot renew the lease of node {} ({} failed in a row): {}; retrying in {}",
+          nodeName,
+          failures,
+          error,
+          Durations.format(retryIn));
+      return Optional.of(error);
+    }
+    if (failures > 0) {
+      log.info(
+          "NodeLease: renewing the lease of node {} works again after {} failed attempts",
+          nodeName,
+          failures);
+      failures = 0;
+    }
+    return Optional.empty();
   }
 
   /**
@@ -117,8 +162,9 @@ final class NodeLease {
   }
 
   /**
-   * Creates {@value #NAMESPACE}. NOTE: under the Node authorizer a node may not, and gets 403; the
-   * renewal then fails with that answer, which names the problem.
+   * Creates {@value #NAMESPACE}. NOTE: under the Node authorizer a node may not even read
+   * namespaces, so this is tried only when creating the Lease found the namespace missing; a 403
+   * then fails the renewal with an answer that names the problem.
    */
   private void createNamespace() {
     try {

@@ -8,79 +8,73 @@ import io.jkubelet.agent.node.NodeStatuses.Desired;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.Errors;
 import io.jkubelet.config.Durations;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Registers the Node, as upstream's {@code registerWithAPIServer}: creates it with its status, or
- * takes over one that exists. Failures are retried with a doubling backoff from 100 ms to 7 s.
+ * Registers the Node with the API server, as upstream's {@code registerWithAPIServer}: creates it
+ * with its status, or, when it already exists, takes it over. A failed attempt is retried after a
+ * delay that doubles from 100 ms to 7 s ({@link #BACKOFF}) and starts over once registered.
  *
- * <p>Not thread-safe: used on the node-status thread only.
+ * <p>Not thread-safe: confined to the node-status thread (or a test's thread).
  */
 final class NodeRegistration {
   private static final Logger log = LoggerFactory.getLogger(NodeRegistration.class);
 
+  /** The retry delays between failed attempts, as upstream's. */
   static final Backoff.Policy BACKOFF =
       new Backoff.Policy(Duration.ofMillis(100), Duration.ofSeconds(7));
 
+  /** What one {@link #register} did. */
+  sealed interface Result {
+    /** The Node is registered; {@code uid} is its uid. */
+    record Registered(String uid) implements Result {}
+
+    /** It is not; {@code error} says why, and the next attempt should come {@code retryIn}. */
+    record Failed(String error, Duration retryIn) implements Result {}
+  }
+
   private final NodeOptions options;
   private final KubernetesClient client;
-  private final Clock clock;
   private final NodeInfo machine;
   private final NodeStatusSync status;
-  private final NodeLease lease;
-  private final NodeState state;
   private final String name;
-  private Duration retryDelay;
+
+  /** The delay after the last failed attempt, or null after a success. */
+  private Duration backoff;
+
   private int failures;
 
   NodeRegistration(
-      NodeOptions options,
-      KubernetesClient client,
-      Clock clock,
-      NodeInfo machine,
-      NodeStatusSync status,
-      NodeLease lease,
-      NodeState state) {
-    this.options = options;
-    this.client = client;
-    this.clock = clock;
-    this.machine = machine;
-    this.status = status;
-    this.lease = lease;
-    this.state = state;
+      NodeOptions options, KubernetesClient client, NodeInfo machine, NodeStatusSync status) {
+    this.options = Objects.requireNonNull(options, "options");
+    this.client = Objects.requireNonNull(client, "client");
+    this.machine = Objects.requireNonNull(machine, "machine");
+    this.status = Objects.requireNonNull(status, "status");
     this.name = options.nodeName();
   }
 
-  /** How long to wait after the last failed attempt. */
-  Duration retryDelay() {
-    return retryDelay == null ? BACKOFF.initial() : retryDelay;
-  }
-
-  /** Creates the Node, or adopts the existing one. Returns whether the node is registered. */
-  boolean register() {
-    Instant now = clock.instant();
-    Desired desired = status.desired(null, List.of(), now);
+  /**
+   * Creates the Node, or adopts the existing one. A created Node carries its status, so one call
+   * registers and reports, and the status sync records the events. Never throws for API failures:
+   * they are logged (at error when retrying cannot help) and returned.
+   */
+  Result register(Instant now) {
+    Desired desired = status.desired(null, now);
     Node node = NodeStatuses.initialNode(options, machine, desired.status());
     try {
-      // Nodes accept their status on create, so one call registers and reports.
       Node created = client.nodes().resource(node).create();
-      state.nodeUid = created.getMetadata().getUid();
-      registered("NodeStatus: registered node {} (uid {})" + afterFailures(), state.nodeUid);
+      String uid = created.getMetadata().getUid();
+      Result registered = registered("NodeStatus: registered node {} (uid {})", uid);
       status.written(created, desired, now);
-      return true;
+      return registered;
     } catch (RuntimeException e) {
-      if (Errors.isConflict(e)) {
-        return adopt(node);
-      }
-      failed(e);
-      return false;
+      return Errors.isConflict(e) ? adopt(node) : failed(e);
     }
   }
 
@@ -89,26 +83,13 @@ final class NodeRegistration {
    * leaves its taints alone, as upstream does on re-registration. The status sync that follows
    * brings its status up to date.
    */
-  private boolean adopt(Node ours) {
+  private Result adopt(Node ours) {
     try {
       Node existing = client.nodes().withName(name).get();
       if (existing == null) {
-        failed(new IllegalStateException("node " + name + " vanished while adopting it"));
-        return false;
+        return failed(new IllegalStateException("node " + name + " vanished while adopting it"));
       }
-      Map<String, String> have =
-          existing.getMetadata().getLabels() == null
-              ? Map.of()
-              : existing.getMetadata().getLabels();
-      Map<String, String> changes = new LinkedHashMap<>();
-      ours.getMetadata()
-          .getLabels()
-          .forEach(
-              (k, v) -> {
-                if (!v.equals(have.get(k))) {
-                  changes.put(k, v);
-                }
-              });
+      Map<String, String> changes = missingLabels(existing, ours);
       if (!changes.isEmpty()) {
         String patch =
             client
@@ -117,42 +98,50 @@ final class NodeRegistration {
         existing =
             client.nodes().withName(name).patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
       }
-      state.nodeUid = existing.getMetadata().getUid();
-      registered(
+      return registered(
           "NodeStatus: node {} already exists (uid {}); took it over"
-              + (changes.isEmpty() ? "" : ", setting labels " + changes)
-              + afterFailures(),
-          state.nodeUid);
-      return true;
+              + (changes.isEmpty() ? "" : ", setting labels " + changes),
+          existing.getMetadata().getUid());
     } catch (RuntimeException e) {
-      failed(e);
-      return false;
+      return failed(e);
     }
   }
 
-  private void registered(String message, String uid) {
-    log.info(message, name, uid);
-    state.registered = true;
-    state.everRegistered = true;
-    failures = 0;
-    retryDelay = null;
-    lease.reset(); // its owner must become this Node
+  /** The labels of {@code ours} that {@code existing} lacks or has with another value. */
+  private static Map<String, String> missingLabels(Node existing, Node ours) {
+    Map<String, String> have =
+        existing.getMetadata().getLabels() == null ? Map.of() : existing.getMetadata().getLabels();
+    Map<String, String> changes = new LinkedHashMap<>();
+    ours.getMetadata()
+        .getLabels()
+        .forEach(
+            (k, v) -> {
+              if (!v.equals(have.get(k))) {
+                changes.put(k, v);
+              }
+            });
+    return changes;
   }
 
-  private void failed(RuntimeException e) {
+  private Result registered(String message, String uid) {
+    String after = failures == 0 ? "" : " after " + failures + " failed attempts";
+    log.info(message + after, name, uid);
+    failures = 0;
+    backoff = null;
+    return new Result.Registered(uid);
+  }
+
+  private Result failed(RuntimeException e) {
     failures++;
-    retryDelay = BACKOFF.next(retryDelay);
-    state.lastError = Errors.describeApi(e);
+    backoff = BACKOFF.next(backoff);
+    String error = Errors.describeApi(e);
     String message = "NodeStatus: cannot register node {} (attempt {}): {}; retrying in {}";
-    Object[] args = {name, failures, state.lastError, Durations.format(retryDelay)};
+    Object[] args = {name, failures, error, Durations.format(backoff)};
     if (Errors.isRefused(e)) {
       log.error(message, args); // retrying will not help until someone fixes it
     } else {
       log.warn(message, args);
     }
-  }
-
-  private String afterFailures() {
-    return failures == 0 ? "" : " after " + failures + " failed attempts";
+    return new Result.Failed(error, backoff);
   }
 }

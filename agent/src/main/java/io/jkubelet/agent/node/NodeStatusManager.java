@@ -4,8 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.util.Lifecycle;
-import io.jkubelet.agent.util.Schedulers;
-import java.time.Clock;
+import io.jkubelet.agent.util.Time;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -31,7 +30,7 @@ public interface NodeStatusManager extends Lifecycle {
    *
    * @param client a client for heartbeats only, e.g. from {@link HeartbeatClient#create}, so that a
    *     busy main client never delays them; the caller closes it
-   * @param schedulers makes the {@code node-status} thread
+   * @param time the clock for the status times and the schedulers for the heartbeat thread
    * @param machine the host, from {@link HostFacts}
    * @param runtimeVersion e.g. {@code docker://20.10.24}; may throw while the runtime is down, and
    *     the last known version is then kept
@@ -42,13 +41,12 @@ public interface NodeStatusManager extends Lifecycle {
   static NodeStatusManager create(
       NodeOptions options,
       KubernetesClient client,
-      Clock clock,
-      Schedulers schedulers,
+      Time time,
       NodeInfo machine,
       Supplier<String> runtimeVersion,
       Supplier<Health> readiness,
       EventRecorder recorder) {
     return new ApiNodeStatusManager(
-        options, client, clock, schedulers, machine, runtimeVersion, readiness, recorder);
+        options, client, time, machine, runtimeVersion, readiness, recorder);
   }
 }

@@ -2,7 +2,6 @@ package io.jkubelet.agent.node;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -15,7 +14,6 @@ import io.jkubelet.agent.node.NodeStatuses.Desired;
 import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import io.jkubelet.config.Durations;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,88 +23,115 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node status, as upstream's {@code tryUpdateNodeStatus}: each sync GETs the Node, computes the
- * conditions against what the API holds, and PATCHes the status when it changed or when {@code
- * statusReportFrequency} has passed. Reading the Node each time is what lets the agent see that it
- * was deleted (and register it again), and that a controller changed a condition it owns.
+ * The status half of the node heartbeat, as upstream's {@code tryUpdateNodeStatus}: GETs the Node,
+ * computes its status against what the API holds, and PATCHes it when it changed or when {@code
+ * statusReportFrequency} has passed since the last report.
  *
- * <p>Node events are recorded after the write that made them true succeeded, so a failed PATCH does
- * not leave an event for a status nobody saw.
+ * <p>Reading the Node on every sync is what lets the agent see that the Node was deleted (the
+ * result is {@link Result.Gone}) and that a controller changed a condition it owns (corrected at
+ * once rather than five minutes later).
  *
- * <p>Not thread-safe: used on the node-status thread only.
+ * <p>Node events are recorded after the write that made them true succeeded ({@link #written}), so
+ * a failed PATCH does not leave an event for a status nobody saw.
+ *
+ * <p>Not thread-safe: confined to the node-status thread (or a test's thread), except {@link
+ * #lastReported()}, which any thread may read.
  */
 final class NodeStatusSync {
   private static final Logger log = LoggerFactory.getLogger(NodeStatusSync.class);
 
+  /** What one {@link #sync} did. */
+  sealed interface Result {
+    /** The status is in the API server (patched or unchanged); {@code uid} is the Node's. */
+    record Synced(String uid) implements Result {}
+
+    /**
+     * The Node could not be read or patched; {@code error} says why. {@code uid} is the Node's when
+     * it was read, else the one the caller knew.
+     */
+    record Failed(String error, String uid) implements Result {}
+
+    /** The Node is gone from the API server and must be registered again. */
+    record Gone() implements Result {}
+  }
+
   private final NodeOptions options;
   private final KubernetesClient client;
-  private final Clock clock;
   private final NodeInfo machine;
   private final Supplier<String> runtimeVersion;
   private final Supplier<Health> readiness;
   private final EventRecorder recorder;
-  private final NodeLease lease;
-  private final NodeState state;
   private final String name;
+
+  private Instant lastReportTime;
+  private boolean registrationEventsPending = true;
   private String knownRuntimeVersion;
   private boolean runtimeVersionFailing;
   private int failures;
 
+  private volatile Node lastReported;
+
   NodeStatusSync(
       NodeOptions options,
       KubernetesClient client,
-      Clock clock,
       NodeInfo machine,
       Supplier<String> runtimeVersion,
       Supplier<Health> readiness,
-      EventRecorder recorder,
-      NodeLease lease,
-      NodeState state) {
-    this.options = options;
-    this.client = client;
-    this.clock = clock;
-    this.machine = machine;
-    this.runtimeVersion = runtimeVersion;
-    this.readiness = readiness;
-    this.recorder = recorder;
-    this.lease = lease;
-    this.state = state;
+      EventRecorder recorder) {
+    this.options = Objects.requireNonNull(options, "options");
+    this.client = Objects.requireNonNull(client, "client");
+    this.machine = Objects.requireNonNull(machine, "machine");
+    this.runtimeVersion = Objects.requireNonNull(runtimeVersion, "runtimeVersion");
+    this.readiness = Objects.requireNonNull(readiness, "readiness");
+    this.recorder = Objects.requireNonNull(recorder, "recorder");
     this.name = options.nodeName();
   }
 
-  /** The status this node should have, given what the API server holds (null when nothing). */
-  Desired desired(NodeStatus onServer, List<NodeCondition> conditions, Instant now) {
-    return NodeStatuses.desired(
-        options, machine, runtimeVersion(onServer), health(), conditions, now);
+  /** The Node last written (created or status-patched), or null. Any thread. */
+  Node lastReported() {
+    return lastReported;
   }
 
-  /** One status sync. Never throws for API failures; a Node found gone is marked unregistered. */
-  void sync() {
-    Instant now = clock.instant();
+  /**
+   * The status this node has now, computed against {@code onServer} (null when there is none, as on
+   * registration). Never throws for the runtime or the readiness check failing.
+   */
+  Desired desired(NodeStatus onServer, Instant now) {
+    return NodeStatuses.desired(
+        options,
+        machine,
+        runtimeVersion(onServer),
+        health(),
+        onServer == null ? null : onServer.getConditions(),
+        now);
+  }
+
+  /**
+   * One status sync at {@code now}. Never throws for API failures: they are logged (at error when
+   * retrying cannot help) and returned.
+   *
+   * <p>On {@link Result.Gone} the report time is forgotten, so the Node registered again is
+   * reported in full.
+   *
+   * @param knownUid the uid of the Node as the caller last knew it
+   */
+  Result sync(Instant now, String knownUid) {
     Node current;
     try {
       current = client.nodes().withName(name).get();
     } catch (RuntimeException e) {
-      failed(e);
-      return;
+      return failed(e, knownUid);
     }
     if (current == null) {
-      gone();
-      return;
-    }
-    String uid = current.getMetadata().getUid();
-    if (!Objects.equals(uid, state.nodeUid)) {
-      log.info("NodeStatus: node {} has a new uid {} (was {})", name, uid, state.nodeUid);
-      state.nodeUid = uid;
-      lease.reset();
+      return gone();
     }
     NodeStatus onServer = current.getStatus();
-    Desired desired = desired(onServer, onServer == null ? null : onServer.getConditions(), now);
+    Desired desired = desired(onServer, now);
     boolean changed = NodeStatuses.changed(onServer, desired.status());
-    if (!NodeStatuses.shouldReport(
-        changed, state.lastReportTime, now, options.statusReportFrequency())) {
-      ok(now);
-      return;
+    String uid = current.getMetadata().getUid();
+    Result synced = new Result.Synced(uid);
+    if (!NodeStatuses.shouldReport(changed, lastReportTime, now, options.statusReportFrequency())) {
+      return ok(synced);
     }
     Node patched;
     try {
@@ -119,36 +144,26 @@ final class NodeStatusSync {
               .subresource("status")
               .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
     } catch (RuntimeException e) {
-      if (Errors.isNotFound(e)) {
-        gone();
-      } else {
-        failed(e);
-      }
-      return;
+      return Errors.isNotFound(e) ? gone() : failed(e, uid);
     }
     log.debug("NodeStatus: reported the status of node {} (changed: {})", name, changed);
-    ok(now);
+    ok(synced);
     written(patched, desired, now);
+    return synced;
   }
 
   /**
-   * Records a successful write: the server's metadata and spec with the status this agent sent, and
-   * the events of the conditions it made true (with the registration events, the first time).
+   * Records what was written: the server's metadata and spec with the status this agent sent. Then
+   * records the events of the conditions that changed with that write, and the registration events
+   * when this is the first write since the agent started.
    */
-  void written(Node fromServer, Desired desired, Instant now) {
-    state.lastReportTime = now;
-    state.lastReported = new NodeBuilder(fromServer).withStatus(desired.status()).build();
-    recordEvents(desired);
+  void written(Node fromServer, Desired sent, Instant now) {
+    lastReportTime = now;
+    lastReported = new NodeBuilder(fromServer).withStatus(sent.status()).build();
+    recordEvents(sent);
   }
 
-  private void gone() {
-    log.warn("NodeStatus: node {} is gone from the API server; registering it again", name);
-    state.registered = false;
-    state.lastReportTime = null;
-    state.lastError = "node " + name + " was deleted";
-  }
-
-  private void ok(Instant now) {
+  private Result ok(Result synced) {
     if (failures > 0) {
       log.info(
           "NodeStatus: syncing the status of node {} works again after {} failed attempts",
@@ -156,29 +171,34 @@ final class NodeStatusSync {
           failures);
       failures = 0;
     }
-    state.lastStatusOk = now;
+    return synced;
   }
 
-  private void failed(RuntimeException e) {
+  private Result gone() {
+    log.warn("NodeStatus: node {} is gone from the API server; registering it again", name);
+    lastReportTime = null;
+    return new Result.Gone();
+  }
+
+  private Result failed(RuntimeException e, String uid) {
     failures++;
-    state.lastError = Errors.describeApi(e);
+    String error = Errors.describeApi(e);
     String message =
         "NodeStatus: cannot sync the status of node {} ({} failed in a row): {}; retrying in {}";
-    Object[] args = {
-      name, failures, state.lastError, Durations.format(options.statusUpdateFrequency())
-    };
+    Object[] args = {name, failures, error, Durations.format(options.statusUpdateFrequency())};
     if (Errors.isRefused(e)) {
-      log.error(message, args);
+      log.error(message, args); // retrying will not help until someone fixes it
     } else {
       log.warn(message, args);
     }
+    return new Result.Failed(error, uid);
   }
 
   private void recordEvents(Desired written) {
     List<String> reasons = new ArrayList<>();
-    if (state.registrationEventsPending) {
+    if (registrationEventsPending) {
       reasons.addAll(NodeStatuses.REGISTRATION_EVENTS);
-      state.registrationEventsPending = false;
+      registrationEventsPending = false;
     }
     for (String r : written.events()) {
       if (!reasons.contains(r)) {

@@ -97,25 +97,8 @@ final class NodeStatuses {
     // jkubelet reserves nothing for the system, so allocatable is the capacity.
     Map<String, Quantity> allocatable = new LinkedHashMap<>();
     capacity.forEach((k, v) -> allocatable.put(k, new Quantity(v.toString())));
-    String t = time(now);
-    List<NodeCondition> conditions = new ArrayList<>();
     List<String> events = new ArrayList<>();
-    for (Want w : wants(readiness)) {
-      NodeCondition old = find(previous, w.type());
-      boolean transition = old == null || !w.status().equals(old.getStatus());
-      conditions.add(
-          new NodeConditionBuilder()
-              .withType(w.type())
-              .withStatus(w.status())
-              .withReason(w.reason())
-              .withMessage(w.message())
-              .withLastHeartbeatTime(t)
-              .withLastTransitionTime(transition ? t : old.getLastTransitionTime())
-              .build());
-      if (transition) {
-        events.add(w.event());
-      }
-    }
+    List<NodeCondition> conditions = conditions(wants(readiness), previous, now, events);
     NodeStatus status =
         new NodeStatusBuilder()
             .withCapacity(capacity)
@@ -123,7 +106,7 @@ final class NodeStatuses {
             .withAddresses(
                 new NodeAddressBuilder().withType("InternalIP").withAddress(o.nodeIp()).build(),
                 new NodeAddressBuilder().withType("Hostname").withAddress(o.hostname()).build())
-            .withNodeInfo(systemInfo(o, m, runtimeVersion))
+            .withNodeInfo(nodeInfo(o, m, runtimeVersion))
             .withNewDaemonEndpoints()
             .withNewKubeletEndpoint(o.kubeletPort())
             .endDaemonEndpoints()
@@ -141,7 +124,7 @@ final class NodeStatuses {
     return capacity;
   }
 
-  private static NodeSystemInfo systemInfo(NodeOptions o, NodeInfo m, String runtimeVersion) {
+  private static NodeSystemInfo nodeInfo(NodeOptions o, NodeInfo m, String runtimeVersion) {
     return new NodeSystemInfoBuilder()
         .withMachineID(m.machineId())
         .withSystemUUID(m.systemUuid())
@@ -156,7 +139,7 @@ final class NodeStatuses {
         .build();
   }
 
-  /** The four conditions this agent owns, as it wants them, with the event of each. */
+  /** The four conditions this agent owns, as it wants them now. */
   private static List<Want> wants(Health readiness) {
     Want ready =
         readiness.ok()
@@ -188,6 +171,34 @@ final class NodeStatuses {
             "kubelet has sufficient PID available",
             Reasons.NODE_HAS_SUFFICIENT_PID),
         ready);
+  }
+
+  /**
+   * The wanted conditions at {@code now}: each keeps its {@code lastTransitionTime} from {@code
+   * previous} while its status stays the same; the event of each one that changed is added to
+   * {@code events}.
+   */
+  private static List<NodeCondition> conditions(
+      List<Want> wants, List<NodeCondition> previous, Instant now, List<String> events) {
+    String t = time(now);
+    List<NodeCondition> conditions = new ArrayList<>();
+    for (Want w : wants) {
+      NodeCondition old = find(previous, w.type());
+      boolean transition = old == null || !w.status().equals(old.getStatus());
+      conditions.add(
+          new NodeConditionBuilder()
+              .withType(w.type())
+              .withStatus(w.status())
+              .withReason(w.reason())
+              .withMessage(w.message())
+              .withLastHeartbeatTime(t)
+              .withLastTransitionTime(transition ? t : old.getLastTransitionTime())
+              .build());
+      if (transition) {
+        events.add(w.event());
+      }
+    }
+    return conditions;
   }
 
   /**

@@ -19,11 +19,12 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.FakeSchedulers;
 import io.jkubelet.agent.util.Lifecycle.Health;
-import io.jkubelet.agent.util.Schedulers;
+import io.jkubelet.agent.util.RecordingSleeper;
+import io.jkubelet.agent.util.Time;
 import java.io.File;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -106,29 +107,18 @@ class NodeStatusManagerApiTest {
   }
 
   private ApiNodeStatusManager manager(
-      NodeOptions options,
-      Clock clock,
-      Supplier<String> runtimeVersion,
-      Supplier<Health> readiness) {
+      NodeOptions options, Time time, Supplier<String> runtimeVersion, Supplier<Health> readiness) {
     KubernetesClient heartbeat = HeartbeatClient.create(config, Duration.ofSeconds(5));
     clients.add(heartbeat);
     ApiNodeStatusManager m =
         new ApiNodeStatusManager(
-            options,
-            heartbeat,
-            clock,
-            Schedulers.system(),
-            machine,
-            runtimeVersion,
-            readiness,
-            recorder);
+            options, heartbeat, time, machine, runtimeVersion, readiness, recorder);
     managers.add(m);
     return m;
   }
 
   private ApiNodeStatusManager started(NodeOptions options, Supplier<Health> readiness) {
-    ApiNodeStatusManager m =
-        manager(options, Clock.systemUTC(), () -> "docker://20.10.24", readiness);
+    ApiNodeStatusManager m = manager(options, Time.system(), () -> "docker://20.10.24", readiness);
     m.start();
     return m;
   }
@@ -401,11 +391,12 @@ class NodeStatusManagerApiTest {
   @Test
   void theStatusIsPatchedOnlyWhenItChangesOrEveryReportFrequency() {
     FakeClock clock = new FakeClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    FakeSchedulers schedulers = new FakeSchedulers(clock);
     AtomicReference<String> version = new AtomicReference<>("docker://20.10.24");
     ApiNodeStatusManager m =
         manager(
             NodeOptions.defaults(nodeName, "10.1.2.3", rootDir),
-            clock,
+            new Time(clock, new RecordingSleeper(clock), schedulers),
             () -> {
               String v = version.get();
               if (v == null) {
@@ -415,13 +406,14 @@ class NodeStatusManagerApiTest {
             },
             () -> Health.OK);
 
-    assertThat(m.syncOnce()).isEqualTo(Duration.ofSeconds(10));
+    m.start();
+    schedulers.runDue(); // registers, renews the Lease and syncs the status
+    assertThat(schedulers.pending()).as("the next round, in 10s").isEqualTo(1);
     Node registered = node();
     String t0 = condition(registered, "Ready").getLastHeartbeatTime();
     String rv = registered.getMetadata().getResourceVersion();
 
-    clock.step(Duration.ofSeconds(10));
-    m.syncOnce();
+    schedulers.advance(Duration.ofSeconds(10));
     assertThat(node().getMetadata().getResourceVersion()).as("unchanged: no PATCH").isEqualTo(rv);
 
     // Another controller's condition survives our patches (strategic merge by type).
@@ -436,8 +428,7 @@ class NodeStatusManagerApiTest {
     rv = node().getMetadata().getResourceVersion();
 
     version.set("docker://20.10.25");
-    clock.step(Duration.ofSeconds(10));
-    m.syncOnce();
+    schedulers.advance(Duration.ofSeconds(10));
     Node changed = node();
     assertThat(changed.getMetadata().getResourceVersion()).isNotEqualTo(rv);
     assertThat(changed.getStatus().getNodeInfo().getContainerRuntimeVersion())
@@ -450,18 +441,15 @@ class NodeStatusManagerApiTest {
 
     // The runtime is down: the last known version is kept, so nothing changed.
     version.set(null);
-    clock.step(Duration.ofSeconds(10));
-    m.syncOnce();
+    schedulers.advance(Duration.ofSeconds(10));
     assertThat(node().getMetadata().getResourceVersion()).isEqualTo(rv);
 
-    clock.step(Duration.ofSeconds(4 * 60 + 49));
-    m.syncOnce();
+    schedulers.advance(Duration.ofSeconds(4 * 60 + 49)); // a round every 10s
     assertThat(node().getMetadata().getResourceVersion())
         .as("4m59s after the last report")
         .isEqualTo(rv);
 
-    clock.step(Duration.ofSeconds(1));
-    m.syncOnce();
+    schedulers.advance(Duration.ofSeconds(1));
     Node reported = node();
     assertThat(reported.getMetadata().getResourceVersion())
         .as("5m after: reported")

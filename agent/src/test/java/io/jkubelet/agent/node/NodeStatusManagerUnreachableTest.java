@@ -1,14 +1,15 @@
 package io.jkubelet.agent.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.FakeSchedulers;
 import io.jkubelet.agent.util.Lifecycle.Health;
-import io.jkubelet.agent.util.Schedulers;
+import io.jkubelet.agent.util.RecordingSleeper;
+import io.jkubelet.agent.util.Time;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 class NodeStatusManagerUnreachableTest {
   @TempDir Path dir;
   private final FakeClock clock = new FakeClock();
+  private final FakeSchedulers schedulers = new FakeSchedulers(clock);
   private KubernetesClient client;
   private ApiNodeStatusManager manager;
 
@@ -64,8 +66,7 @@ class NodeStatusManagerUnreachableTest {
         new ApiNodeStatusManager(
             options,
             client,
-            clock,
-            Schedulers.system(),
+            new Time(clock, new RecordingSleeper(clock), schedulers),
             NodeStatusesTest.MACHINE,
             () -> "docker://20.10.24",
             () -> Health.OK,
@@ -83,20 +84,21 @@ class NodeStatusManagerUnreachableTest {
     manager.start();
     assertThat(manager.healthy().ok()).as("within the first three periods").isTrue();
 
-    clock.step(Duration.ofMillis(601));
-    await()
-        .atMost(Duration.ofSeconds(20))
-        .untilAsserted(
-            () ->
-                assertThat(manager.healthy().message())
-                    .contains("node node-unreachable is not registered after 601ms")
-                    .contains("threshold 600ms")
-                    .contains("Connection refused"));
+    assertThat(schedulers.created()).containsExactly("node-status");
+
+    // Attempts at 0, 100 and 300 ms; the next is due at 700 ms.
+    schedulers.advance(Duration.ofMillis(601));
+    assertThat(manager.healthy().message())
+        .contains("node node-unreachable is not registered after 601ms")
+        .contains("threshold 600ms")
+        .contains("Connection refused");
     assertThat(manager.healthy().ok()).isFalse();
+    assertThat(schedulers.pending()).as("the next attempt").isEqualTo(1);
     assertThat(manager.lastReported()).isEmpty();
 
     manager.stop();
     assertThat(manager.healthy().message()).isEqualTo("NodeStatus: not running");
+    assertThat(schedulers.pending()).as("stop closes the scheduler").isZero();
   }
 
   @Test
@@ -116,6 +118,13 @@ class NodeStatusManagerUnreachableTest {
             Duration.ofMillis(6400),
             Duration.ofSeconds(7),
             Duration.ofSeconds(7));
+  }
+
+  @Test
+  void aLeaseHeartbeatReportsTheFailureInsteadOfThrowing() {
+    NodeLease lease = new NodeLease(client, "node-unreachable", 40);
+    assertThat(lease.heartbeat(clock.instant(), null, Duration.ofMillis(200)))
+        .hasValueSatisfying(error -> assertThat(error).contains("Connection refused"));
   }
 
   @Test
