@@ -264,16 +264,18 @@ public final class RuntimeManager {
   }
 
   /**
-   * Removes dead containers beyond the newest dead one of each name, and dead sandboxes other than
-   * the newest that no container uses any more. Never touches a running container.
+   * Removes exited containers beyond the newest exited one of each name, and dead sandboxes other
+   * than the newest that no container uses any more. Only exited containers are candidates, as
+   * upstream's {@code podContainerDeletor}: one that runs, or was created and not yet started (a
+   * restart in progress), is never removed and never takes the place of the newest exited one,
+   * which the status shows as lastState.
    */
   public int removeDeadContainers(PodStatus status) {
     int removed = 0;
     Set<String> keptNames = new HashSet<>();
     Set<String> usedSandboxes = new HashSet<>();
     for (ContainerStatus c : status.containers()) { // newest first
-      // Keep what runs, and the newest dead container of each name (its lastState).
-      if (c.running() || keptNames.add(c.name())) {
+      if (!c.exited() || keptNames.add(c.name())) {
         usedSandboxes.add(c.sandboxId());
         continue;
       }

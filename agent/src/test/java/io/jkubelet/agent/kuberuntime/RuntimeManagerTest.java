@@ -18,6 +18,7 @@ import io.jkubelet.agent.util.RecordingSleeper;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -268,5 +269,26 @@ class RuntimeManagerTest {
     m.killPod(slow, runtime.podStatus(Configs.ref(slow)), null, false);
     assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(5), Duration.ofSeconds(30));
     assertThat(runtime.named("u2", "a").get(0).lastStopGrace).isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void aContainerCreatedButNotYetStartedNeverCostsTheDeadOneItsPlaceAsLastState() throws Exception {
+    RuntimeManager m = manager();
+    Pod pod = TestPods.simple("u1", "p", "a");
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+    String dead = runtime.named("u1", "a").get(0).id;
+    runtime.exit(dead, 137, "");
+    // The restart has created its container but not started it when the PLEG relists.
+    var status = runtime.podStatus(Configs.ref(pod));
+    String sandbox = status.sandboxes().get(0).id();
+    runtime.createContainer(
+        sandbox,
+        Configs.container(
+            pod, pod.getSpec().getContainers().get(0), false, sandbox, 1, Map.of(), List.of()));
+
+    int removed = m.removeDeadContainers(runtime.podStatus(Configs.ref(pod)));
+
+    assertThat(removed).isZero();
+    assertThat(runtime.named("u1", "a")).extracting(f -> f.id).contains(dead);
   }
 }
