@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Stops the control plane that k8s-up.sh started in STATE_DIR (by the PIDs it recorded).
+# Stops the control plane that k8s-up.sh started in STATE_DIR (by the PIDs it recorded): the
+# scheduler and the controller manager first, then the API server, then etcd.
 set -euo pipefail
 STATE=${1:-/tmp/jkubelet-k8s}
-for name in apiserver etcd; do
+for name in scheduler controller-manager apiserver etcd; do
   if [ -f "$STATE/$name.pid" ]; then
     pid=$(cat "$STATE/$name.pid")
     kill "$pid" 2>/dev/null || true

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Sourced by k8s-up.sh and k8s-node-kubeconfig.sh: client certificates signed by the test CA, and
+# kubeconfigs that use them.
+
+# client_cert PKI NAME SUBJECT: PKI/NAME.crt and PKI/NAME.key for SUBJECT (e.g. "/CN=admin"), made
+# once. A random serial instead of the CA's serial file, and the key moved in before the
+# certificate, so that concurrent callers never see half of a pair.
+client_cert() {
+  local pki=$1 name=$2 subj=$3 tmp
+  [ -f "$pki/$name.crt" ] && return 0
+  tmp=$(mktemp -d "$pki/.$name.XXXXXX")
+  openssl req -newkey rsa:2048 -nodes -keyout "$tmp/key" -out "$tmp/csr" -subj "$subj" 2>/dev/null
+  openssl x509 -req -in "$tmp/csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" \
+    -set_serial "0x$(openssl rand -hex 16)" -out "$tmp/crt" -days 3650 2>/dev/null
+  mv "$tmp/key" "$pki/$name.key"
+  mv "$tmp/crt" "$pki/$name.crt"
+  rm -rf "$tmp"
+}
+
+# write_kubeconfig FILE SERVER PKI NAME: a kubeconfig for SERVER that trusts PKI/ca.crt and
+# authenticates with PKI/NAME.crt. Written to a temporary file and moved into place.
+write_kubeconfig() {
+  local file=$1 server=$2 pki=$3 name=$4
+  cat > "$file.tmp.$$" <<KCF
+apiVersion: v1
+kind: Config
+clusters:
+- name: jkubelet-test
+  cluster: {server: "$server", certificate-authority: "$pki/ca.crt"}
+users:
+- name: $name
+  user: {client-certificate: "$pki/$name.crt", client-key: "$pki/$name.key"}
+contexts:
+- name: jkubelet-test
+  context: {cluster: jkubelet-test, user: $name}
+current-context: jkubelet-test
+KCF
+  mv "$file.tmp.$$" "$file"
+}
