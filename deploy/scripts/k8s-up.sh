@@ -12,15 +12,22 @@
 # Usage: deploy/scripts/k8s-up.sh [STATE_DIR]
 # Prints the admin kubeconfig's path on stdout; everything else goes to stderr.
 # Environment: JKUBELET_K8S_CACHE (build cache, default /var/cache/jkubelet-k8s),
-#              JKUBELET_APISERVER_PORT (default 6443), JKUBELET_ETCD_PORT (default 23790).
+#              JKUBELET_APISERVER_PORT (default 6443), JKUBELET_ETCD_PORT (default 23790);
+#              without them, a STATE_DIR started before keeps its ports.
 # The controller manager and the scheduler serve their health checks on API port + 20000 and
 # API port + 21000, so control planes on different ports can run side by side.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 STATE=${1:-/tmp/jkubelet-k8s}
 CACHE=${JKUBELET_K8S_CACHE:-/var/cache/jkubelet-k8s}
-API_PORT=${JKUBELET_APISERVER_PORT:-6443}
-ETCD_PORT=${JKUBELET_ETCD_PORT:-23790}
+mkdir -p "$STATE"
+# Started again in the same STATE_DIR (as the tests do after stopping the API server), the control
+# plane keeps the ports it was first given unless the environment names others.
+saved_api='' saved_etcd=''
+[ -f "$STATE/ports" ] && read -r saved_api saved_etcd < "$STATE/ports"
+API_PORT=${JKUBELET_APISERVER_PORT:-${saved_api:-6443}}
+ETCD_PORT=${JKUBELET_ETCD_PORT:-${saved_etcd:-23790}}
+echo "$API_PORT $ETCD_PORT" > "$STATE/ports"
 CM_PORT=$((API_PORT + 20000))
 SCHED_PORT=$((API_PORT + 21000))
 BIN=$CACHE/bin

@@ -87,9 +87,7 @@ class ClusterE2EIT {
           ex.close();
         });
     manifestServer.start();
-    Kubectl.run("create", "namespace", ns).ok();
-    // No controller-manager runs in the test cluster: make the service account it would make.
-    Kubectl.run("-n", ns, "create", "serviceaccount", "default").ok();
+    Kubectl.createNamespace(ns);
     jkubelet =
         new JkubeletProcess(
                 node,
@@ -98,7 +96,7 @@ class ClusterE2EIT {
                 tmp.resolve("jkubelet.log"),
                 List.of(
                     "--kubeconfig",
-                    Kubectl.kubeconfig().toString(),
+                    Kubectl.nodeKubeconfig(node).toString(),
                     "--node-labels",
                     "jkubelet.io/test=e2e",
                     "--node-ip",
@@ -330,13 +328,7 @@ class ClusterE2EIT {
           .untilAsserted(() -> assertThat(running()).isEqualTo(before));
       assertThat(jkubelet.alive()).isTrue();
     } finally {
-      new ProcessBuilder(
-              Path.of(System.getProperty("jkubelet.scripts", "../deploy/scripts"), "k8s-up.sh")
-                  .toString(),
-              state)
-          .inheritIO()
-          .start()
-          .waitFor();
+      Kubectl.controlPlaneUp();
     }
     // Within 10 s of its return, the node and the pods converge; nothing was duplicated.
     await()

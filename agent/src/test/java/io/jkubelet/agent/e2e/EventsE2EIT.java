@@ -256,13 +256,7 @@ class EventsE2EIT {
                           .contains("Container late was killed for exceeding its memory limit")
                       && System.nanoTime() - down >= Duration.ofSeconds(60).toNanos());
     } finally {
-      new ProcessBuilder(
-              Path.of(System.getProperty("jkubelet.scripts", "../deploy/scripts"), "k8s-up.sh")
-                  .toString(),
-              state)
-          .inheritIO()
-          .start()
-          .waitFor();
+      Kubectl.controlPlaneUp();
     }
     // Every Warning jkubelet recorded for the pod reaches the API server within the retry window.
     java.util.regex.Pattern warning =
