@@ -63,6 +63,21 @@ public final class TestApiServer {
     return new KubernetesClientBuilder().withConfig(config).build();
   }
 
+  /**
+   * {@link #client(String) client(null)} acting as node {@code node}: the admin impersonates {@code
+   * system:node:<node>} in {@code system:nodes}, so the Node authorizer and NodeRestriction hold
+   * the code under test to what a kubelet may do.
+   */
+  public static KubernetesClient nodeClient(String node) {
+    Config config = Config.fromKubeconfig(kubeconfig());
+    config.setImpersonateUsername("system:node:" + node);
+    config.setImpersonateGroups("system:nodes");
+    config.setRequestRetryBackoffLimit(0);
+    config.setRequestTimeout(5000);
+    config.setConnectionTimeout(2000);
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
   /** A client for a server that is not there: no kubeconfig needed. */
   public static KubernetesClient unreachableClient(int port) {
     Config config =

@@ -316,10 +316,7 @@ class ClusterE2EIT {
         .ignoreExceptions()
         .until(() -> "Running".equals(getPodRow("hello")[2]));
     Map<String, String> before = running();
-    String state = Kubectl.env("JKUBELET_TEST_K8S_STATE");
-    long apiserver = Long.parseLong(Files.readString(Path.of(state, "apiserver.pid")).trim());
-    ProcessHandle.of(apiserver).orElseThrow().destroy();
-    await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(apiserver).isEmpty());
+    Kubectl.killApiServer();
     try {
       // A minute without the API server: every container keeps running, nothing restarts.
       await()

@@ -72,6 +72,19 @@ final class Kubectl {
     }
   }
 
+  /**
+   * Kills the API server of the control plane in {@code JKUBELET_TEST_K8S_STATE} and waits until it
+   * is gone: an outage starts at once. NOTE: SIGKILL, because on SIGTERM the API server first
+   * drains the controller manager's and the scheduler's watches, for up to 60 s.
+   */
+  static void killApiServer() throws IOException {
+    long pid =
+        Long.parseLong(
+            Files.readString(Path.of(env("JKUBELET_TEST_K8S_STATE"), "apiserver.pid")).trim());
+    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(pid).isEmpty());
+  }
+
   /** Runs deploy/scripts/k8s-up.sh again, e.g. to bring back an API server a test stopped. */
   static void controlPlaneUp() throws IOException, InterruptedException {
     int code =
