@@ -12,7 +12,7 @@ NODE=${2:?usage: k8s-node-kubeconfig.sh STATE_DIR NODE_NAME}
 case "$NODE" in
   *[!a-z0-9.-]* | "") echo "k8s-node-kubeconfig: not a node name: $NODE" >&2; exit 2 ;;
 esac
-source "$(dirname "${BASH_SOURCE[0]}")/k8s-pki.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/k8s-lib.sh"
 PKI=$STATE/pki
 if [ ! -f "$PKI/ca.key" ] || [ ! -f "$STATE/admin.kubeconfig" ]; then
   echo "k8s-node-kubeconfig: no control plane in $STATE; start one with k8s-up.sh $STATE" >&2

@@ -98,7 +98,7 @@ if [ -n "$targets" ]; then
 fi
 exec 9>&-
 
-source "$(dirname "${BASH_SOURCE[0]}")/k8s-pki.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/k8s-lib.sh"
 PKI=$STATE/pki
 mkdir -p "$PKI"
 if [ ! -f "$PKI/ca.key" ]; then
@@ -125,7 +125,7 @@ write_kubeconfig "$STATE/scheduler.kubeconfig" "$SERVER" "$PKI" scheduler
 
 start() { # name command...
   local name=$1; shift
-  if [ -f "$STATE/$name.pid" ] && kill -0 "$(cat "$STATE/$name.pid")" 2>/dev/null; then return; fi
+  if running "$STATE/$name.pid"; then return; fi
   setsid "$@" >"$STATE/$name.log" 2>&1 </dev/null &
   echo $! >"$STATE/$name.pid"
 }
@@ -143,7 +143,7 @@ start apiserver "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_POR
   --kubelet-client-certificate="$PKI/admin.crt" --kubelet-client-key="$PKI/admin.key" \
   --kubelet-preferred-address-types=InternalIP,Hostname
 
-alive() { kill -0 "$(cat "$STATE/$1.pid")" 2>/dev/null; }
+alive() { running "$STATE/$1.pid"; }
 # wait_until CHECK NAME...: up to 90 s for CHECK to pass while the processes NAME... run.
 wait_until() {
   local check=$1; shift

@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
-# Sourced by k8s-up.sh and k8s-node-kubeconfig.sh: client certificates signed by the test CA, and
-# kubeconfigs that use them.
+# Sourced by k8s-up.sh, k8s-down.sh and k8s-node-kubeconfig.sh: client certificates signed by the
+# test CA, kubeconfigs that use them, and whether a recorded process still runs.
+
+# running PIDFILE: whether the process in PIDFILE runs. NOTE: not `kill -0`, which succeeds on a
+# zombie, and a killed component stays one until init reaps it.
+running() {
+  local pid
+  pid=$(cat "$1" 2>/dev/null) || return 1
+  [ -n "$pid" ] && [ -r "/proc/$pid/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null
+}
 
 # client_cert PKI NAME SUBJECT: PKI/NAME.crt and PKI/NAME.key for SUBJECT (e.g. "/CN=admin"), made
 # once. A random serial instead of the CA's serial file, and the key moved in before the
