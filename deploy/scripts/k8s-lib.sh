@@ -10,15 +10,15 @@ running() {
   [ -n "$pid" ] && [ -r "/proc/$pid/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$pid/status" 2>/dev/null
 }
 
-# client_cert PKI NAME SUBJECT: PKI/NAME.crt and PKI/NAME.key for SUBJECT (e.g. "/CN=admin"), made
-# once. A random serial instead of the CA's serial file, and the key moved in before the
-# certificate, so that concurrent callers never see half of a pair.
+# client_cert PKI NAME SUBJECT [CA]: PKI/NAME.crt and PKI/NAME.key for SUBJECT (e.g. "/CN=admin"),
+# signed by PKI/CA.crt (default: ca), made once. A random serial instead of the CA's serial file,
+# and the key moved in before the certificate, so that concurrent callers never see half a pair.
 client_cert() {
-  local pki=$1 name=$2 subj=$3 tmp
+  local pki=$1 name=$2 subj=$3 ca=${4:-ca} tmp
   [ -f "$pki/$name.crt" ] && return 0
   tmp=$(mktemp -d "$pki/.$name.XXXXXX")
   openssl req -newkey rsa:2048 -nodes -keyout "$tmp/key" -out "$tmp/csr" -subj "$subj" 2>/dev/null
-  openssl x509 -req -in "$tmp/csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" \
+  openssl x509 -req -in "$tmp/csr" -CA "$pki/$ca.crt" -CAkey "$pki/$ca.key" \
     -set_serial "0x$(openssl rand -hex 16)" -out "$tmp/crt" -days 3650 2>/dev/null
   mv "$tmp/key" "$pki/$name.key"
   mv "$tmp/crt" "$pki/$name.crt"

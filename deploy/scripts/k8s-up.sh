@@ -112,6 +112,13 @@ if [ ! -f "$PKI/ca.key" ]; then
     openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
   )
 fi
+# The front proxy's CA, apart from the cluster's as kubeadm makes it: the API server publishes it
+# for the components, which authenticate requests that an aggregating proxy forwards.
+if [ ! -f "$PKI/front-proxy-ca.key" ]; then
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$PKI/front-proxy-ca.key" -out "$PKI/front-proxy-ca.crt" \
+    -days 3650 -subj "/CN=front-proxy-ca" 2>/dev/null
+fi
+client_cert "$PKI" front-proxy-client "/CN=front-proxy-client" front-proxy-ca
 # Client identities as kubeadm gives them: the admin in system:masters, each component as its
 # own user, which the API server's bootstrap RBAC policy already knows.
 client_cert "$PKI" admin "/O=system:masters/CN=admin"
@@ -141,7 +148,11 @@ start apiserver "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_POR
   --service-account-issuer=https://kubernetes.default.svc --service-cluster-ip-range=10.0.0.0/24 \
   --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --allow-privileged=true \
   --kubelet-client-certificate="$PKI/admin.crt" --kubelet-client-key="$PKI/admin.key" \
-  --kubelet-preferred-address-types=InternalIP,Hostname
+  --kubelet-preferred-address-types=InternalIP,Hostname \
+  --requestheader-client-ca-file="$PKI/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
+  --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+  --requestheader-extra-headers-prefix=X-Remote-Extra- \
+  --proxy-client-cert-file="$PKI/front-proxy-client.crt" --proxy-client-key-file="$PKI/front-proxy-client.key"
 
 alive() { running "$STATE/$1.pid"; }
 # wait_until CHECK NAME...: up to 90 s for CHECK to pass while the processes NAME... run.
@@ -180,7 +191,8 @@ start controller-manager "$BIN/kube-controller-manager" \
   --authentication-kubeconfig="$STATE/controller-manager.kubeconfig" \
   --authorization-kubeconfig="$STATE/controller-manager.kubeconfig" \
   --bind-address=127.0.0.1 --secure-port="$CM_PORT" --port=0 --cert-dir="$STATE/controller-manager" \
-  --client-ca-file="$PKI/ca.crt" --root-ca-file="$PKI/ca.crt" \
+  --client-ca-file="$PKI/ca.crt" --requestheader-client-ca-file="$PKI/front-proxy-ca.crt" \
+  --root-ca-file="$PKI/ca.crt" \
   --service-account-private-key-file="$PKI/sa.key" \
   --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
   --use-service-account-credentials=true --controllers='*,bootstrapsigner,tokencleaner' \
