@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Stops the control plane that k8s-up.sh started in STATE_DIR (by the PIDs it recorded).
+# Stops the control plane that k8s-up.sh started in STATE_DIR (by the PIDs it recorded): the
+# scheduler and the controller manager first, then the API server, then etcd.
 set -euo pipefail
 STATE=${1:-/tmp/jkubelet-k8s}
-for name in apiserver etcd; do
+source "$(dirname "${BASH_SOURCE[0]}")/k8s-lib.sh"
+for name in scheduler controller-manager apiserver etcd; do
   if [ -f "$STATE/$name.pid" ]; then
     pid=$(cat "$STATE/$name.pid")
     kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    for _ in $(seq 1 30); do running "$STATE/$name.pid" || break; sleep 0.5; done
     rm -f "$STATE/$name.pid"
   fi
 done

@@ -1,20 +1,37 @@
 #!/usr/bin/env bash
-# Brings up a real control plane on loopback for cluster-mode tests: etcd (Debian's etcd-server)
-# and kube-apiserver v1.20.2, built once per machine from Debian's `kubernetes` source package
-# into a cache outside the checkout. Generates a CA, serving and client certificates, and an
-# admin kubeconfig. Idempotent: a running control plane in STATE_DIR is reused.
+# Brings up a real control plane on loopback for cluster-mode tests, made the way kubeadm makes
+# one: etcd (Debian's etcd-server), and kube-apiserver, kube-controller-manager and kube-scheduler
+# v1.20.2, built once per machine from Debian's `kubernetes` source package into a cache outside
+# the checkout. Generates a CA, serving and client certificates, and a kubeconfig for the admin and
+# for each component. The API server authorizes with Node,RBAC and admits with its default plugins
+# plus NodeRestriction, so a kubelet must join as a node (k8s-node-kubeconfig.sh makes its
+# kubeconfig). The controller manager runs kubeadm's controllers, so namespaces get their
+# `default` ServiceAccount and are finalized when deleted. Idempotent: whatever already runs in
+# STATE_DIR is reused, and only what is missing is started.
 #
 # Usage: deploy/scripts/k8s-up.sh [STATE_DIR]
 # Prints the admin kubeconfig's path on stdout; everything else goes to stderr.
 # Environment: JKUBELET_K8S_CACHE (build cache, default /var/cache/jkubelet-k8s),
-#              JKUBELET_APISERVER_PORT (default 6443), JKUBELET_ETCD_PORT (default 23790).
+#              JKUBELET_APISERVER_PORT (default 6443), JKUBELET_ETCD_PORT (default 23790);
+#              without them, a STATE_DIR started before keeps its ports.
+# The controller manager and the scheduler serve their health checks on API port + 20000 and
+# API port + 21000, so control planes on different ports can run side by side.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 STATE=${1:-/tmp/jkubelet-k8s}
 CACHE=${JKUBELET_K8S_CACHE:-/var/cache/jkubelet-k8s}
-API_PORT=${JKUBELET_APISERVER_PORT:-6443}
-ETCD_PORT=${JKUBELET_ETCD_PORT:-23790}
+mkdir -p "$STATE"
+# Started again in the same STATE_DIR (as the tests do after stopping the API server), the control
+# plane keeps the ports it was first given unless the environment names others.
+saved_api='' saved_etcd=''
+[ -f "$STATE/ports" ] && read -r saved_api saved_etcd < "$STATE/ports"
+API_PORT=${JKUBELET_APISERVER_PORT:-${saved_api:-6443}}
+ETCD_PORT=${JKUBELET_ETCD_PORT:-${saved_etcd:-23790}}
+echo "$API_PORT $ETCD_PORT" > "$STATE/ports"
+CM_PORT=$((API_PORT + 20000))
+SCHED_PORT=$((API_PORT + 21000))
 BIN=$CACHE/bin
+COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler)
 mkdir -p "$STATE" "$BIN"
 
 apt_install() {
@@ -42,8 +59,15 @@ if [ ! -x "$BIN/kubectl" ]; then
 fi
 kubectl() { "$BIN/kubectl" "$@"; }
 
-if [ ! -x "$BIN/kube-apiserver" ]; then
-  echo "k8s-up: building kube-apiserver v1.20.2 from Debian's source package into $CACHE (once per machine, several minutes)" >&2
+missing() { for c in "${COMPONENTS[@]}"; do [ -x "$BIN/$c" ] || echo "cmd/$c"; done; }
+if [ -n "$(missing)" ]; then
+  # One build at a time per cache; whoever waited finds the binaries built.
+  exec 9>"$CACHE/build.lock"
+  flock 9
+fi
+targets=$(missing | xargs)
+if [ -n "$targets" ]; then
+  echo "k8s-up: building $targets v1.20.2 from Debian's source package into $CACHE (once per machine, several minutes)" >&2
   apt_install golang-go rsync jq dpkg-dev
   if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
     # Enable source packages next to the binary ones.
@@ -63,46 +87,52 @@ if [ ! -x "$BIN/kube-apiserver" ]; then
     export GOPATH=$src/gopath GOCACHE=$CACHE/gocache GO111MODULE=off HOME=$CACHE/home
     mkdir -p "$HOME"
     cd "$src/gopath/src/k8s.io/kubernetes"
-    make WHAT=cmd/kube-apiserver >&2
+    # One make for all that is missing: the targets share most of their packages.
+    make WHAT="$targets" >&2
   )
-  cp "$src/kubernetes-1.20.2/_output/bin/kube-apiserver" "$BIN/kube-apiserver.tmp"
-  mv "$BIN/kube-apiserver.tmp" "$BIN/kube-apiserver"
+  for t in $targets; do
+    c=${t#cmd/}
+    cp "$src/kubernetes-1.20.2/_output/bin/$c" "$BIN/$c.tmp"
+    mv "$BIN/$c.tmp" "$BIN/$c"
+  done
 fi
+exec 9>&-
 
+source "$(dirname "${BASH_SOURCE[0]}")/k8s-lib.sh"
 PKI=$STATE/pki
 mkdir -p "$PKI"
-if [ ! -f "$PKI/admin.crt" ]; then
+if [ ! -f "$PKI/ca.key" ]; then
   (
     cd "$PKI"
     openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 3650 -subj "/CN=jkubelet-test-ca" 2>/dev/null
     printf '[req]\ndistinguished_name=dn\n[dn]\n[ext]\nsubjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default\n' > san.cnf
     openssl req -newkey rsa:2048 -nodes -keyout apiserver.key -out apiserver.csr -subj "/CN=kube-apiserver" 2>/dev/null
     openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out apiserver.crt -days 3650 -extfile san.cnf -extensions ext 2>/dev/null
-    openssl req -newkey rsa:2048 -nodes -keyout admin.key -out admin.csr -subj "/O=system:masters/CN=admin" 2>/dev/null
-    openssl x509 -req -in admin.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out admin.crt -days 3650 2>/dev/null
     openssl genrsa -out sa.key 2048 2>/dev/null
     openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
   )
 fi
+# The front proxy's CA, apart from the cluster's as kubeadm makes it: the API server publishes it
+# for the components, which authenticate requests that an aggregating proxy forwards.
+if [ ! -f "$PKI/front-proxy-ca.key" ]; then
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$PKI/front-proxy-ca.key" -out "$PKI/front-proxy-ca.crt" \
+    -days 3650 -subj "/CN=front-proxy-ca" 2>/dev/null
+fi
+client_cert "$PKI" front-proxy-client "/CN=front-proxy-client" front-proxy-ca
+# Client identities as kubeadm gives them: the admin in system:masters, each component as its
+# own user, which the API server's bootstrap RBAC policy already knows.
+client_cert "$PKI" admin "/O=system:masters/CN=admin"
+client_cert "$PKI" controller-manager "/CN=system:kube-controller-manager"
+client_cert "$PKI" scheduler "/CN=system:kube-scheduler"
+SERVER=https://127.0.0.1:$API_PORT
 KC=$STATE/admin.kubeconfig
-cat > "$KC" <<KCF
-apiVersion: v1
-kind: Config
-clusters:
-- name: jkubelet-test
-  cluster: {server: "https://127.0.0.1:$API_PORT", certificate-authority: "$PKI/ca.crt"}
-users:
-- name: admin
-  user: {client-certificate: "$PKI/admin.crt", client-key: "$PKI/admin.key"}
-contexts:
-- name: jkubelet-test
-  context: {cluster: jkubelet-test, user: admin}
-current-context: jkubelet-test
-KCF
+write_kubeconfig "$KC" "$SERVER" "$PKI" admin
+write_kubeconfig "$STATE/controller-manager.kubeconfig" "$SERVER" "$PKI" controller-manager
+write_kubeconfig "$STATE/scheduler.kubeconfig" "$SERVER" "$PKI" scheduler
 
 start() { # name command...
   local name=$1; shift
-  if [ -f "$STATE/$name.pid" ] && kill -0 "$(cat "$STATE/$name.pid")" 2>/dev/null; then return; fi
+  if running "$STATE/$name.pid"; then return; fi
   setsid "$@" >"$STATE/$name.log" 2>&1 </dev/null &
   echo $! >"$STATE/$name.pid"
 }
@@ -110,36 +140,76 @@ start etcd etcd --name jkubelet-test --data-dir "$STATE/etcd" \
   --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls "http://127.0.0.1:$((ETCD_PORT + 10))" --initial-advertise-peer-urls "http://127.0.0.1:$((ETCD_PORT + 10))" \
   --initial-cluster "jkubelet-test=http://127.0.0.1:$((ETCD_PORT + 10))"
+# The default admission plugins (ServiceAccount among them) plus NodeRestriction, as kubeadm sets.
 start apiserver "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
   --bind-address=127.0.0.1 --secure-port="$API_PORT" \
   --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" --client-ca-file="$PKI/ca.crt" \
   --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
   --service-account-issuer=https://kubernetes.default.svc --service-cluster-ip-range=10.0.0.0/24 \
-  --authorization-mode=Node,RBAC --allow-privileged=true \
+  --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --allow-privileged=true \
   --kubelet-client-certificate="$PKI/admin.crt" --kubelet-client-key="$PKI/admin.key" \
-  --kubelet-preferred-address-types=InternalIP,Hostname
-alive() { kill -0 "$(cat "$STATE/$1.pid")" 2>/dev/null; }
-for _ in $(seq 1 90); do
-  kubectl --kubeconfig "$KC" get --raw /readyz >/dev/null 2>&1 && break
-  if ! alive etcd || ! alive apiserver; then
-    for name in etcd apiserver; do
+  --kubelet-preferred-address-types=InternalIP,Hostname \
+  --requestheader-client-ca-file="$PKI/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
+  --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+  --requestheader-extra-headers-prefix=X-Remote-Extra- \
+  --proxy-client-cert-file="$PKI/front-proxy-client.crt" --proxy-client-key-file="$PKI/front-proxy-client.key"
+
+alive() { running "$STATE/$1.pid"; }
+# wait_until CHECK NAME...: up to 90 s for CHECK to pass while the processes NAME... run.
+wait_until() {
+  local check=$1; shift
+  for _ in $(seq 1 90); do
+    "$check" && return 0
+    for name in "$@"; do
       if ! alive "$name"; then
         echo "k8s-up: $name exited; the last lines of $STATE/$name.log:" >&2
         tail -n 5 "$STATE/$name.log" >&2
+        echo "k8s-up: is another control plane using ports $API_PORT/$ETCD_PORT/$CM_PORT/$SCHED_PORT? Set JKUBELET_APISERVER_PORT and JKUBELET_ETCD_PORT." >&2
+        "$(dirname "$0")/k8s-down.sh" "$STATE"
+        exit 1
       fi
     done
-    echo "k8s-up: is another control plane using ports $API_PORT/$ETCD_PORT? Set JKUBELET_APISERVER_PORT and JKUBELET_ETCD_PORT." >&2
-    "$(dirname "$0")/k8s-down.sh" "$STATE"
-    exit 1
-  fi
-  sleep 1
-done
-if ! kubectl --kubeconfig "$KC" get --raw /readyz >/dev/null 2>&1; then
-  echo "k8s-up: kube-apiserver did not become ready; see $STATE/apiserver.log" >&2
-  tail -n 30 "$STATE/apiserver.log" >&2
+    sleep 1
+  done
+  "$check" && return 0
+  echo "k8s-up: the control plane did not become ready; the last lines of each log in $STATE:" >&2
+  for name in "$@"; do
+    echo "--- $name" >&2
+    tail -n 10 "$STATE/$name.log" >&2
+  done
   exit 1
-fi
-# The default service account appears once the controller manager runs; tests create pods with
-# automountServiceAccountToken: false, or without a service account, so none is needed here.
-echo "k8s-up: API server ready at https://127.0.0.1:$API_PORT" >&2
+}
+apiserver_ready() { kubectl --kubeconfig "$KC" get --raw /readyz >/dev/null 2>&1; }
+wait_until apiserver_ready etcd apiserver
+
+# Started once the API server is ready: the controller manager exits when it cannot yet read the
+# configmaps that the API server's bootstrap RBAC roles let it read.
+# kubeadm's flags, except leader election: one instance runs per control plane, and an elected
+# leader exits when it cannot renew its lease, which the tests' API server outages would cause.
+start controller-manager "$BIN/kube-controller-manager" \
+  --kubeconfig="$STATE/controller-manager.kubeconfig" \
+  --authentication-kubeconfig="$STATE/controller-manager.kubeconfig" \
+  --authorization-kubeconfig="$STATE/controller-manager.kubeconfig" \
+  --bind-address=127.0.0.1 --secure-port="$CM_PORT" --port=0 --cert-dir="$STATE/controller-manager" \
+  --client-ca-file="$PKI/ca.crt" --requestheader-client-ca-file="$PKI/front-proxy-ca.crt" \
+  --root-ca-file="$PKI/ca.crt" \
+  --service-account-private-key-file="$PKI/sa.key" \
+  --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
+  --use-service-account-credentials=true --controllers='*,bootstrapsigner,tokencleaner' \
+  --leader-elect=false
+start scheduler "$BIN/kube-scheduler" \
+  --kubeconfig="$STATE/scheduler.kubeconfig" \
+  --authentication-kubeconfig="$STATE/scheduler.kubeconfig" \
+  --authorization-kubeconfig="$STATE/scheduler.kubeconfig" \
+  --bind-address=127.0.0.1 --secure-port="$SCHED_PORT" --port=0 --cert-dir="$STATE/scheduler" \
+  --leader-elect=false
+healthz() { curl -skf --max-time 2 "https://127.0.0.1:$1/healthz" >/dev/null 2>&1; }
+# Ready: both components' /healthz, and the `default` ServiceAccount that the controller manager
+# makes in every namespace, which the ServiceAccount admission plugin wants before any pod.
+components_ready() {
+  apiserver_ready && healthz "$CM_PORT" && healthz "$SCHED_PORT" &&
+    kubectl --kubeconfig "$KC" -n default get serviceaccount default >/dev/null 2>&1
+}
+wait_until components_ready etcd apiserver controller-manager scheduler
+echo "k8s-up: control plane ready at $SERVER (controller manager :$CM_PORT, scheduler :$SCHED_PORT)" >&2
 echo "$KC"

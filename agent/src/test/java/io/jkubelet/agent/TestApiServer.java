@@ -1,21 +1,17 @@
 package io.jkubelet.agent;
 
-import io.fabric8.kubernetes.api.model.Namespace;
+import static org.awaitility.Awaitility.await;
+
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.http.HttpRequest;
-import io.fabric8.kubernetes.client.http.HttpResponse;
-import io.jkubelet.agent.util.Canonical;
 import java.io.File;
-import java.util.List;
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 
 /**
  * The real kube-apiserver that cluster-mode tests run against: its admin kubeconfig comes from
@@ -67,6 +63,21 @@ public final class TestApiServer {
     return new KubernetesClientBuilder().withConfig(config).build();
   }
 
+  /**
+   * {@link #client(String) client(null)} acting as node {@code node}: the admin impersonates {@code
+   * system:node:<node>} in {@code system:nodes}, so the Node authorizer and NodeRestriction hold
+   * the code under test to what a kubelet may do.
+   */
+  public static KubernetesClient nodeClient(String node) {
+    Config config = Config.fromKubeconfig(kubeconfig());
+    config.setImpersonateUsername("system:node:" + node);
+    config.setImpersonateGroups("system:nodes");
+    config.setRequestRetryBackoffLimit(0);
+    config.setRequestTimeout(5000);
+    config.setConnectionTimeout(2000);
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
   /** A client for a server that is not there: no kubeconfig needed. */
   public static KubernetesClient unreachableClient(int port) {
     Config config =
@@ -81,10 +92,10 @@ public final class TestApiServer {
   }
 
   /**
-   * A namespace of the test's own, with the {@code default} service account that the ServiceAccount
-   * admission plugin wants (no controller manager runs to create it). Closing it deletes its pods
-   * at once and then the namespace itself, finalizing it by hand since no namespace controller runs
-   * either.
+   * A namespace of the test's own. Creating it waits for the {@code default} service account that
+   * the controller manager makes, which the ServiceAccount admission plugin wants before any pod.
+   * Closing it deletes its pods at once and then the namespace, which the namespace controller
+   * empties and removes.
    */
   public static final class TestNamespace implements AutoCloseable {
     private final KubernetesClient admin;
@@ -97,17 +108,9 @@ public final class TestApiServer {
           .namespaces()
           .resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build())
           .create();
-      admin
-          .serviceAccounts()
-          .inNamespace(name)
-          .resource(
-              new ServiceAccountBuilder()
-                  .withNewMetadata()
-                  .withName("default")
-                  .endMetadata()
-                  .withAutomountServiceAccountToken(false)
-                  .build())
-          .create();
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> admin.serviceAccounts().inNamespace(name).withName("default").get() != null);
     }
 
     /**
@@ -125,6 +128,7 @@ public final class TestApiServer {
               .endMetadata()
               .withNewSpec()
               .withNodeName(node)
+              // No token: it would come as a secret volume, which jkubelet cannot mount yet.
               .withAutomountServiceAccountToken(false)
               .endSpec();
       for (String c : containers) {
@@ -142,34 +146,7 @@ public final class TestApiServer {
     @Override
     public void close() {
       admin.pods().inNamespace(name).withGracePeriod(0).delete();
-      // The first DELETE only makes the namespace Terminating. Then, as the namespace controller
-      // does when it has emptied it, PUT .../finalize with no finalizers: the API server removes
-      // a terminating namespace once its finalizers are gone.
       admin.namespaces().withName(name).delete();
-      Namespace ns = admin.namespaces().withName(name).get();
-      if (ns == null) {
-        return;
-      }
-      ns.getSpec().setFinalizers(List.of());
-      String base = admin.getMasterUrl().toString().replaceAll("/$", "");
-      HttpRequest put =
-          admin
-              .getHttpClient()
-              .newHttpRequestBuilder()
-              .uri(base + "/api/v1/namespaces/" + name + "/finalize")
-              .put("application/json", Canonical.SERIALIZATION.asJson(ns))
-              .build();
-      try {
-        HttpResponse<String> r = admin.getHttpClient().sendAsync(put, String.class).get();
-        if (r.code() != 200) {
-          throw new IllegalStateException("finalizing namespace " + name + ": " + r.body());
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      } catch (ExecutionException e) {
-        throw new IllegalStateException("finalizing namespace " + name, e);
-      }
     }
   }
 }

@@ -7,7 +7,13 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.jkubelet.agent.util.Errors;
 
-/** {@link EventWriter} on a fabric8 client, through the core/v1 events API. Thread-safe. */
+/**
+ * {@link EventWriter} on a fabric8 client, through the core/v1 events API. Thread-safe.
+ *
+ * <p>NOTE: a node may create and patch events but not read them (the Node authorizer's rules), so a
+ * patch names its event with {@code resource(event)}: fabric8's {@code withName(..).patch(..)}
+ * first GETs the object.
+ */
 final class FabricEventWriter implements EventWriter {
   private final KubernetesClient client;
 
@@ -36,7 +42,7 @@ final class FabricEventWriter implements EventWriter {
           .v1()
           .events()
           .inNamespace(event.getMetadata().getNamespace())
-          .withName(event.getMetadata().getName())
+          .resource(event)
           .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
     } catch (KubernetesClientException e) {
       throw failure(e);

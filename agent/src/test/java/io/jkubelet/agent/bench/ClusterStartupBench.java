@@ -52,15 +52,10 @@ public final class ClusterStartupBench {
                   .endMetadata()
                   .build())
           .create();
-      k.serviceAccounts()
-          .inNamespace(ns)
-          .resource(
-              new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
-                  .withNewMetadata()
-                  .withName("default")
-                  .endMetadata()
-                  .build())
-          .create();
+      // The controller manager makes the default service account that pods need.
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(60))
+          .until(() -> k.serviceAccounts().inNamespace(ns).withName("default").get() != null);
       Bench b = new Bench(k, ns, node);
       try (var watch = k.pods().inNamespace(ns).watch(b)) {
         b.create("warmup");
@@ -154,6 +149,7 @@ public final class ClusterStartupBench {
               .withNewSpec()
               .withNodeName(node)
               .withTerminationGracePeriodSeconds(1L)
+              // No token: it would come as a secret volume, which jkubelet cannot mount yet.
               .withAutomountServiceAccountToken(false)
               .endSpec();
       for (int c = 0; c < CONTAINERS; c++) {

@@ -87,9 +87,7 @@ class ClusterE2EIT {
           ex.close();
         });
     manifestServer.start();
-    Kubectl.run("create", "namespace", ns).ok();
-    // No controller-manager runs in the test cluster: make the service account it would make.
-    Kubectl.run("-n", ns, "create", "serviceaccount", "default").ok();
+    Kubectl.createNamespace(ns);
     jkubelet =
         new JkubeletProcess(
                 node,
@@ -98,7 +96,7 @@ class ClusterE2EIT {
                 tmp.resolve("jkubelet.log"),
                 List.of(
                     "--kubeconfig",
-                    Kubectl.kubeconfig().toString(),
+                    Kubectl.nodeKubeconfig(node).toString(),
                     "--node-labels",
                     "jkubelet.io/test=e2e",
                     "--node-ip",
@@ -318,10 +316,7 @@ class ClusterE2EIT {
         .ignoreExceptions()
         .until(() -> "Running".equals(getPodRow("hello")[2]));
     Map<String, String> before = running();
-    String state = Kubectl.env("JKUBELET_TEST_K8S_STATE");
-    long apiserver = Long.parseLong(Files.readString(Path.of(state, "apiserver.pid")).trim());
-    ProcessHandle.of(apiserver).orElseThrow().destroy();
-    await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(apiserver).isEmpty());
+    Kubectl.killApiServer();
     try {
       // A minute without the API server: every container keeps running, nothing restarts.
       await()
@@ -330,13 +325,7 @@ class ClusterE2EIT {
           .untilAsserted(() -> assertThat(running()).isEqualTo(before));
       assertThat(jkubelet.alive()).isTrue();
     } finally {
-      new ProcessBuilder(
-              Path.of(System.getProperty("jkubelet.scripts", "../deploy/scripts"), "k8s-up.sh")
-                  .toString(),
-              state)
-          .inheritIO()
-          .start()
-          .waitFor();
+      Kubectl.controlPlaneUp();
     }
     // Within 10 s of its return, the node and the pods converge; nothing was duplicated.
     await()

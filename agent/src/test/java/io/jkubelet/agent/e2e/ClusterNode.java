@@ -15,10 +15,10 @@ import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * A cluster-mode fixture, registered as a static extension: before the class, a fresh namespace
- * with the {@code default} service account (no controller-manager runs in the test cluster to make
- * it) and a packaged jkubelet registered as its own node, started with {@code --kubeconfig} and
- * Ready; after it, all of that removed: the process, the namespace, the node and the node's
- * containers. A failing test prints the end of jkubelet's log.
+ * with the {@code default} service account that the controller manager makes, and a packaged
+ * jkubelet registered as its own node, started with {@code --kubeconfig} of that node's identity
+ * (see {@link Kubectl#nodeKubeconfig}) and Ready; after it, all of that removed: the process, the
+ * namespace, the node and the node's containers. A failing test prints the end of jkubelet's log.
  */
 final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatcher {
   final String node;
@@ -49,15 +49,18 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
     tmp = Files.createTempDirectory("jkubelet-" + prefix);
-    Kubectl.run("create", "namespace", ns).ok();
-    Kubectl.run("-n", ns, "create", "serviceaccount", "default").ok();
+    Kubectl.createNamespace(ns);
     jkubelet =
         new JkubeletProcess(
                 node,
                 Files.createDirectories(tmp.resolve("manifests")),
                 tmp.resolve("root"),
                 tmp.resolve("jkubelet.log"),
-                List.of("--kubeconfig", Kubectl.kubeconfig().toString(), "--node-ip", "127.0.0.1"))
+                List.of(
+                    "--kubeconfig",
+                    Kubectl.nodeKubeconfig(node).toString(),
+                    "--node-ip",
+                    "127.0.0.1"))
             .start();
     await()
         .atMost(Duration.ofSeconds(60))

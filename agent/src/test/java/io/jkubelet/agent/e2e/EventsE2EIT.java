@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -239,10 +237,7 @@ class EventsE2EIT {
         .ignoreExceptions()
         .until(() -> describe("storm").contains("Started container late"));
 
-    String state = Kubectl.env("JKUBELET_TEST_K8S_STATE");
-    long apiserver = Long.parseLong(Files.readString(Path.of(state, "apiserver.pid")).trim());
-    ProcessHandle.of(apiserver).orElseThrow().destroy();
-    await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(apiserver).isEmpty());
+    Kubectl.killApiServer();
     long down = System.nanoTime();
     try {
       // A minute away, during which the late container is OOM-killed and the crashers crash on.
@@ -256,13 +251,7 @@ class EventsE2EIT {
                           .contains("Container late was killed for exceeding its memory limit")
                       && System.nanoTime() - down >= Duration.ofSeconds(60).toNanos());
     } finally {
-      new ProcessBuilder(
-              Path.of(System.getProperty("jkubelet.scripts", "../deploy/scripts"), "k8s-up.sh")
-                  .toString(),
-              state)
-          .inheritIO()
-          .start()
-          .waitFor();
+      Kubectl.controlPlaneUp();
     }
     // Every Warning jkubelet recorded for the pod reaches the API server within the retry window.
     java.util.regex.Pattern warning =

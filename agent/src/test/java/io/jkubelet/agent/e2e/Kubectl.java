@@ -1,9 +1,12 @@
 package io.jkubelet.agent.e2e;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -34,8 +37,75 @@ final class Kubectl {
     return v;
   }
 
+  /** The admin's kubeconfig: kubectl in the tests acts as the operator. */
   static Path kubeconfig() {
     return Path.of(env("JKUBELET_TEST_KUBECONFIG"));
+  }
+
+  /** One of deploy/scripts. */
+  static Path script(String name) {
+    return Path.of(System.getProperty("jkubelet.scripts", "../deploy/scripts"), name);
+  }
+
+  /**
+   * A kubeconfig with the identity of node {@code node} ({@code system:node:<node>} in {@code
+   * system:nodes}), made by deploy/scripts/k8s-node-kubeconfig.sh for the control plane in {@code
+   * JKUBELET_TEST_K8S_STATE}: what jkubelet joins with, so the Node authorizer and NodeRestriction
+   * hold it to what a kubelet may do.
+   */
+  static Path nodeKubeconfig(String node) throws IOException, InterruptedException {
+    Path out = Files.createTempFile("node-kubeconfig", ".out");
+    try {
+      Process p =
+          new ProcessBuilder(
+                  script("k8s-node-kubeconfig.sh").toString(), env("JKUBELET_TEST_K8S_STATE"), node)
+              .redirectOutput(out.toFile())
+              .redirectError(ProcessBuilder.Redirect.INHERIT)
+              .start();
+      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        p.destroyForcibly();
+        throw new AssertionError("k8s-node-kubeconfig.sh failed for node " + node);
+      }
+      return Path.of(Files.readString(out).trim());
+    } finally {
+      Files.deleteIfExists(out);
+    }
+  }
+
+  /**
+   * Kills the API server of the control plane in {@code JKUBELET_TEST_K8S_STATE} and waits until it
+   * is gone: an outage starts at once. NOTE: SIGKILL, because on SIGTERM the API server first
+   * drains the controller manager's and the scheduler's watches, for up to 60 s.
+   */
+  static void killApiServer() throws IOException {
+    long pid =
+        Long.parseLong(
+            Files.readString(Path.of(env("JKUBELET_TEST_K8S_STATE"), "apiserver.pid")).trim());
+    ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+    await().atMost(Duration.ofSeconds(30)).until(() -> ProcessHandle.of(pid).isEmpty());
+  }
+
+  /** Runs deploy/scripts/k8s-up.sh again, e.g. to bring back an API server a test stopped. */
+  static void controlPlaneUp() throws IOException, InterruptedException {
+    int code =
+        new ProcessBuilder(script("k8s-up.sh").toString(), env("JKUBELET_TEST_K8S_STATE"))
+            .inheritIO()
+            .start()
+            .waitFor();
+    if (code != 0) {
+      throw new AssertionError("k8s-up.sh failed (" + code + ")");
+    }
+  }
+
+  /**
+   * Creates namespace {@code ns} and waits for the {@code default} ServiceAccount that the
+   * controller manager makes in it, without which the ServiceAccount admission plugin refuses pods.
+   */
+  static void createNamespace(String ns) throws IOException, InterruptedException {
+    run("create", "namespace", ns).ok();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> run("-n", ns, "get", "serviceaccount", "default").code() == 0);
   }
 
   static Result run(String... args) throws IOException, InterruptedException {
@@ -91,6 +161,8 @@ final class Kubectl {
 
   /** The same, with {@code volumes}: the YAML list of its volumes, indented as containers are. */
   static String boundPod(String name, String node, String volumes, String containers) {
+    // No token: the ServiceAccount plugin would add a secret volume, which jkubelet cannot mount
+    // yet.
     return """
         apiVersion: v1
         kind: Pod

@@ -57,7 +57,8 @@ class ApiEventSinkApiTest {
   void setUp() {
     ns = new TestApiServer.TestNamespace(admin, "events");
     pod = ns.createPod("web", "node-events", Map.of(), "c1");
-    client = TestApiServer.client(null);
+    // The sink writes as the node, which may create and patch events but not read them.
+    client = TestApiServer.nodeClient("node-events");
     Clock clock = Clock.systemUTC();
     // A retry would mean the server failed; the test should say so rather than wait 10 s.
     Sleeper noRetries =

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
@@ -36,6 +37,7 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,8 +45,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The status manager against a real kube-apiserver ({@code JKUBELET_TEST_KUBECONFIG}, see {@code
- * deploy/scripts/k8s-up.sh}). Pods are bound to a node that does not exist, so no kubelet but ours
- * touches them; everything lives in a namespace of this class's own.
+ * deploy/scripts/k8s-up.sh}). Pods are bound to a Node object of each test's own that no kubelet
+ * runs (registered, so that the pod garbage collector keeps its pods), and the manager writes as
+ * that node, as the Node authorizer and NodeRestriction allow; everything lives in a namespace of
+ * this class's own.
  */
 @Timeout(120)
 class ApiStatusManagerTest {
@@ -71,15 +75,27 @@ class ApiStatusManagerTest {
     }
   }
 
+  @BeforeEach
+  void registerNode() {
+    admin
+        .nodes()
+        .resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build())
+        .create();
+  }
+
   @AfterEach
   void stopManagers() throws Exception {
     for (AutoCloseable c : closeAfter) {
       c.close();
     }
+    admin.nodes().withName(node).delete();
   }
 
   private ApiStatusManager manager(Duration syncPeriod, Predicate<Pod> canBeDeleted) {
-    return manager(TestApiServer.client(null), syncPeriod, canBeDeleted);
+    KubernetesClient asNode = TestApiServer.nodeClient(node);
+    ApiStatusManager m = manager(asNode, syncPeriod, canBeDeleted);
+    closeAfter.add(asNode::close); // after the manager stops
+    return m;
   }
 
   private ApiStatusManager manager(
