@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,7 +41,8 @@ class KubeletTest {
   private final List<String> events = new CopyOnWriteArrayList<>();
   private final EventRecorder recorder = (o, t, reason, msg) -> events.add(reason + ": " + msg);
   private static final NodeInfo MACHINE =
-      new NodeInfo(4, 8L << 30, 100L << 30, "6.1.0", "Debian", "linux", "amd64", "m", "u", "b");
+      new NodeInfo(
+          4, 8L << 30, 100L << 30, "6.1.0", "Debian", "linux", "amd64", "m", "u", "b", Map.of());
   private Agent kubelet;
   private Path manifests;
 

@@ -34,6 +34,12 @@ import org.slf4j.LoggerFactory;
 final class ApiNodeStatusManager implements NodeStatusManager {
   private static final Logger log = LoggerFactory.getLogger(ApiNodeStatusManager.class);
 
+  /** How long a starting agent waits to be ready before it registers its Node anyway. */
+  static final Duration STARTUP_GRACE = Duration.ofSeconds(10);
+
+  /** How often a starting agent asks whether it is ready. */
+  static final Duration STARTUP_POLL = Duration.ofMillis(100);
+
   /** Unhealthy after this many update periods without a successful status sync or renewal. */
   static final int HEALTH_PERIODS = 3;
 
@@ -44,6 +50,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
   private final NodeStatusSync status;
   private final NodeRegistration registration;
   private final NodeLease lease;
+  private final Supplier<Health> readiness;
 
   // Sync state.
   private boolean registered;
@@ -74,6 +81,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     this.status = new NodeStatusSync(options, client, machine, runtimeVersion, readiness, recorder);
     this.registration = new NodeRegistration(options, client, machine, status);
     this.lease = new NodeLease(client, name, options.leaseDurationSeconds());
+    this.readiness = readiness;
   }
 
   @Override
@@ -157,6 +165,9 @@ final class ApiNodeStatusManager implements NodeStatusManager {
    * @return how long to wait before the next round
    */
   Duration syncOnce() {
+    if (!registered && startingUp()) {
+      return STARTUP_POLL;
+    }
     if (!registered) {
       switch (registration.register(clock.instant())) {
         case NodeRegistration.Result.Registered r -> registered(r.uid());
@@ -169,6 +180,29 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     renewLease();
     // A Node found deleted is registered again at once.
     return syncStatus() ? period() : Duration.ZERO;
+  }
+
+  /**
+   * Whether the agent is still starting: it was started less than {@link #STARTUP_GRACE} ago, has
+   * never registered, and is not ready yet (its loop and PLEG have not run). The Node is then
+   * registered once it is ready, as upstream's first status is, instead of as NotReady with a
+   * {@code NodeNotReady} event a second before {@code NodeReady}. An agent that is still not ready
+   * after the grace registers NotReady, which is then the truth.
+   */
+  private boolean startingUp() {
+    Instant started = startedAt;
+    if (started == null || everRegistered) {
+      return false;
+    }
+    if (Duration.between(started, clock.instant()).compareTo(STARTUP_GRACE) >= 0) {
+      return false;
+    }
+    try {
+      Health h = readiness.get();
+      return h == null || !h.ok();
+    } catch (RuntimeException e) {
+      return true;
+    }
   }
 
   private void renewLease() {

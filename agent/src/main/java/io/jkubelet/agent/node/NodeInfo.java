@@ -2,13 +2,16 @@ package io.jkubelet.agent.node;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * What the host is, as the node reports it: the machine part of the Node's capacity and {@code
@@ -27,6 +30,9 @@ import java.util.Optional;
  * @param machineId {@code /etc/machine-id}, or "" when missing
  * @param systemUuid {@code /sys/class/dmi/id/product_uuid}, or the machine ID when unreadable
  * @param bootId {@code /proc/sys/kernel/random/boot_id}
+ * @param hugePages each huge page size the kernel offers, as a quantity ({@code 2Mi}, {@code 1Gi}),
+ *     to the bytes of it reserved ({@code nr_hugepages} times the size), from {@code
+ *     /sys/kernel/mm/hugepages}
  */
 public record NodeInfo(
     int cpus,
@@ -38,7 +44,8 @@ public record NodeInfo(
     String architecture,
     String machineId,
     String systemUuid,
-    String bootId) {
+    String bootId,
+    Map<String, Long> hugePages) {
 
   public NodeInfo {
     Objects.requireNonNull(kernelVersion, "kernelVersion");
@@ -48,6 +55,7 @@ public record NodeInfo(
     Objects.requireNonNull(machineId, "machineId");
     Objects.requireNonNull(systemUuid, "systemUuid");
     Objects.requireNonNull(bootId, "bootId");
+    hugePages = Map.copyOf(hugePages);
   }
 
   /** Where the host's files are; tests point these at fixtures. */
@@ -80,7 +88,28 @@ public record NodeInfo(
         architecture(osArch),
         machineId,
         readOptional(paths.sys().resolve("class/dmi/id/product_uuid")).orElse(machineId),
-        readRequired(proc.resolve("sys/kernel/random/boot_id")));
+        readRequired(proc.resolve("sys/kernel/random/boot_id")),
+        hugePages(paths.sys().resolve("kernel/mm/hugepages")));
+  }
+
+  /** {@code hugepages-2048kB/nr_hugepages} and its siblings: size quantity to bytes reserved. */
+  static Map<String, Long> hugePages(Path dir) {
+    Map<String, Long> out = new TreeMap<>();
+    try (DirectoryStream<Path> sizes = Files.newDirectoryStream(dir, "hugepages-*kB")) {
+      for (Path size : sizes) {
+        String name = size.getFileName().toString();
+        long kb = Long.parseLong(name.substring("hugepages-".length(), name.length() - 2));
+        long pages =
+            readOptional(size.resolve("nr_hugepages"))
+                .map(String::strip)
+                .map(Long::parseLong)
+                .orElse(0L);
+        out.put(NodeStatuses.binarySi(kb * 1024), pages * kb * 1024);
+      }
+    } catch (IOException | RuntimeException e) {
+      return Map.of(); // no huge pages, or a kernel that does not say: report none
+    }
+    return out;
   }
 
   /** Go's GOARCH for a Java {@code os.arch}. */

@@ -80,8 +80,8 @@ final class NodeRegistration {
 
   /**
    * Takes over a Node that already exists: adds and updates this agent's labels (removing none) and
-   * leaves its taints alone, as upstream does on re-registration. The status sync that follows
-   * brings its status up to date.
+   * the attach/detach annotation, and leaves its taints alone, as upstream does on re-registration.
+   * The status sync that follows brings its status up to date.
    */
   private Result adopt(Node ours) {
     try {
@@ -90,11 +90,13 @@ final class NodeRegistration {
         return failed(new IllegalStateException("node " + name + " vanished while adopting it"));
       }
       Map<String, String> changes = missingLabels(existing, ours);
-      if (!changes.isEmpty()) {
-        String patch =
-            client
-                .getKubernetesSerialization()
-                .asJson(Map.of("metadata", Map.of("labels", changes)));
+      boolean annotate = !"true".equals(annotation(existing));
+      if (!changes.isEmpty() || annotate) {
+        // Upstream's reconcileCMADAnnotationWithExistingNode: the attach/detach controller owns it.
+        Map<String, Object> metadata = new LinkedHashMap<>();
+        metadata.put("labels", changes);
+        metadata.put("annotations", Map.of(NodeStatuses.CONTROLLER_MANAGED_ATTACH_DETACH, "true"));
+        String patch = client.getKubernetesSerialization().asJson(Map.of("metadata", metadata));
         existing =
             client.nodes().withName(name).patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
       }
@@ -105,6 +107,11 @@ final class NodeRegistration {
     } catch (RuntimeException e) {
       return failed(e);
     }
+  }
+
+  private static String annotation(Node n) {
+    Map<String, String> a = n.getMetadata().getAnnotations();
+    return a == null ? null : a.get(NodeStatuses.CONTROLLER_MANAGED_ATTACH_DETACH);
   }
 
   /** The labels of {@code ours} that {@code existing} lacks or has with another value. */

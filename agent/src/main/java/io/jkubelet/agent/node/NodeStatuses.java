@@ -39,6 +39,8 @@ final class NodeStatuses {
   static final String DISK_PRESSURE = "DiskPressure";
   static final String PID_PRESSURE = "PIDPressure";
   static final String READY = "Ready";
+  static final String CONTROLLER_MANAGED_ATTACH_DETACH =
+      "volumes.kubernetes.io/controller-managed-attach-detach";
 
   /** The events recorded when a node registers for the first time, whatever the API held. */
   static final List<String> REGISTRATION_EVENTS =
@@ -71,6 +73,9 @@ final class NodeStatuses {
         .withNewMetadata()
         .withName(o.nodeName())
         .withLabels(labels(o, m))
+        // Volumes are attached by the attach/detach controller, as upstream's default
+        // --enable-controller-attach-detach says.
+        .withAnnotations(Map.of(CONTROLLER_MANAGED_ATTACH_DETACH, "true"))
         .endMetadata()
         .withNewSpec()
         .withTaints(o.registerWithTaints().isEmpty() ? null : o.registerWithTaints())
@@ -121,6 +126,8 @@ final class NodeStatuses {
     capacity.put("ephemeral-storage", new Quantity(binarySi(m.ephemeralStorageBytes())));
     capacity.put("memory", new Quantity(binarySi(m.memoryBytes())));
     capacity.put("pods", new Quantity(Integer.toString(o.maxPods())));
+    m.hugePages()
+        .forEach((size, bytes) -> capacity.put("hugepages-" + size, new Quantity(binarySi(bytes))));
     return capacity;
   }
 

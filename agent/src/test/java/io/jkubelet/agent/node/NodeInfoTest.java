@@ -7,6 +7,7 @@ import io.jkubelet.agent.node.NodeInfo.HostPaths;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,6 +61,22 @@ class NodeInfoTest {
     assertThat(info.machineId()).isEqualTo("3c1e9d0c5f0a4e7b9d2f6a8b1c3d5e7f");
     assertThat(info.systemUuid()).isEqualTo("ec2d4f6a-0000-1111-2222-333344445555");
     assertThat(info.bootId()).isEqualTo("0f6a3f5e-1b9e-4bb4-9d3b-1d5e9e0a1c2b");
+  }
+
+  @Test
+  void hugePagesAreEachSizeTheKernelOffersWithTheBytesReserved() throws IOException {
+    write("sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "3\n");
+    write("sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages", "0\n");
+
+    NodeInfo info = NodeInfo.read(paths, dir, "amd64");
+
+    assertThat(info.hugePages())
+        .containsOnly(Map.entry("2Mi", 3L * 2 * 1024 * 1024), Map.entry("1Gi", 0L));
+  }
+
+  @Test
+  void aKernelWithoutHugePagesReportsNone() {
+    assertThat(NodeInfo.read(paths, dir, "amd64").hugePages()).isEmpty();
   }
 
   @Test

@@ -197,6 +197,16 @@ class NodeStatusManagerApiTest {
                 .longValueExact())
         .isEqualTo(machine.ephemeralStorageBytes());
     assertThat(status.getCapacity().get("pods")).isEqualTo(new Quantity("42"));
+    machine
+        .hugePages()
+        .forEach(
+            (size, bytes) ->
+                assertThat(
+                        Quantity.getAmountInBytes(status.getCapacity().get("hugepages-" + size))
+                            .longValueExact())
+                    .isEqualTo(bytes));
+    assertThat(node.getMetadata().getAnnotations())
+        .containsEntry("volumes.kubernetes.io/controller-managed-attach-detach", "true");
     assertThat(status.getAllocatable()).isEqualTo(status.getCapacity());
     assertThat(status.getAddresses())
         .extracting(a -> a.getType() + "=" + a.getAddress())
@@ -313,6 +323,47 @@ class NodeStatusManagerApiTest {
   }
 
   @Test
+  void aStartingAgentRegistersOnceReadyWithoutANodeNotReadyFirst() {
+    FakeClock clock = new FakeClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    FakeSchedulers schedulers = new FakeSchedulers(clock);
+    AtomicReference<Health> health = new AtomicReference<>(Health.failing("jkubelet is starting"));
+    ApiNodeStatusManager m =
+        manager(
+            options(),
+            new Time(clock, new RecordingSleeper(clock), schedulers),
+            () -> "docker://20.10.24",
+            health::get);
+
+    m.start();
+    schedulers.advance(Duration.ofSeconds(1));
+    assertThat(node()).as("not registered while starting").isNull();
+
+    health.set(Health.OK);
+    schedulers.advance(ApiNodeStatusManager.STARTUP_POLL);
+    assertThat(condition(node(), "Ready").getStatus()).isEqualTo("True");
+    assertThat(recorder.reasons()).contains("NodeReady").doesNotContain("NodeNotReady");
+  }
+
+  @Test
+  void anAgentStillNotReadyAfterTheGraceRegistersNotReady() {
+    FakeClock clock = new FakeClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    FakeSchedulers schedulers = new FakeSchedulers(clock);
+    ApiNodeStatusManager m =
+        manager(
+            options(),
+            new Time(clock, new RecordingSleeper(clock), schedulers),
+            () -> "docker://20.10.24",
+            () -> Health.failing("container runtime is down"));
+
+    m.start();
+    schedulers.advance(ApiNodeStatusManager.STARTUP_GRACE);
+    NodeCondition ready = condition(node(), "Ready");
+    assertThat(ready.getStatus()).isEqualTo("False");
+    assertThat(ready.getMessage()).isEqualTo("container runtime is down");
+    assertThat(recorder.reasons()).contains("NodeNotReady");
+  }
+
+  @Test
   void aDeletedNodeIsRegisteredAgain() {
     started(options(), () -> Health.OK);
     Node first = awaitReady("True");
@@ -375,6 +426,8 @@ class NodeStatusManagerApiTest {
         .containsEntry("keep", "me")
         .containsEntry("node.kubernetes.io/pool", "blue")
         .containsEntry("kubernetes.io/os", "linux");
+    assertThat(node.getMetadata().getAnnotations())
+        .containsEntry("volumes.kubernetes.io/controller-managed-attach-detach", "true");
     assertThat(node.getSpec().getTaints())
         .extracting(t -> t.getKey())
         .contains("pre")

@@ -39,7 +39,8 @@ class NodeStatusesTest {
           "amd64",
           "machine-1",
           "uuid-1",
-          "boot-1");
+          "boot-1",
+          Map.of("2Mi", 4L * 2 * 1024 * 1024, "1Gi", 0L));
   static final NodeOptions OPTIONS =
       NodeOptions.defaults("node-a", "10.0.0.7", Path.of("/var/lib/jkubelet"));
   static final String DOCKER = "docker://20.10.24";
@@ -167,7 +168,8 @@ class NodeStatusesTest {
     NodeStatus s = desired(Health.OK, null).status();
 
     assertThat(s.getCapacity())
-        .containsOnlyKeys("cpu", "memory", "ephemeral-storage", "pods")
+        .containsOnlyKeys(
+            "cpu", "memory", "ephemeral-storage", "pods", "hugepages-2Mi", "hugepages-1Gi")
         .containsEntry("cpu", new Quantity("4"))
         .containsEntry("memory", new Quantity("15991Mi"))
         .containsEntry("ephemeral-storage", new Quantity("100Gi"))
@@ -210,6 +212,17 @@ class NodeStatusesTest {
         .extracting(t -> t.getKey() + "=" + t.getValue() + ":" + t.getEffect())
         .containsExactly("a=b:NoSchedule");
     assertThat(node.getStatus().getConditions()).hasSize(4);
+    assertThat(node.getMetadata().getAnnotations())
+        .containsEntry("volumes.kubernetes.io/controller-managed-attach-detach", "true");
+  }
+
+  @Test
+  void capacityAndAllocatableCarryEachHugePageSize() {
+    var status = desired(Health.OK, null).status();
+    assertThat(status.getCapacity())
+        .containsEntry("hugepages-2Mi", new Quantity("8Mi"))
+        .containsEntry("hugepages-1Gi", new Quantity("0"));
+    assertThat(status.getAllocatable()).isEqualTo(status.getCapacity());
   }
 
   // --- whether to report ---
