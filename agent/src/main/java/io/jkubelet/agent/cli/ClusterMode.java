@@ -93,6 +93,7 @@ final class ClusterMode {
             time,
             host.machine(),
             () -> runtime.type() + "://" + runtime.version(),
+            runtime::listImages,
             () ->
                 agent.get() == null
                     ? Health.failing("jkubelet is starting")

@@ -3,12 +3,14 @@ package io.jkubelet.agent.node;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
@@ -72,13 +74,15 @@ final class ApiNodeStatusManager implements NodeStatusManager {
       Time time,
       NodeInfo machine,
       Supplier<String> runtimeVersion,
+      Supplier<List<ImageSummary>> images,
       Supplier<Health> readiness,
       EventRecorder recorder) {
     this.options = Objects.requireNonNull(options, "options");
     this.time = Objects.requireNonNull(time, "time");
     this.clock = time.clock();
     this.name = options.nodeName();
-    this.status = new NodeStatusSync(options, client, machine, runtimeVersion, readiness, recorder);
+    this.status =
+        new NodeStatusSync(options, client, machine, runtimeVersion, images, readiness, recorder);
     this.registration = new NodeRegistration(options, client, machine, status);
     this.lease = new NodeLease(client, name, options.leaseDurationSeconds());
     this.readiness = readiness;

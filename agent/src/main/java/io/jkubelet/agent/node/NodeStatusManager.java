@@ -3,8 +3,10 @@ package io.jkubelet.agent.node;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Time;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -34,6 +36,8 @@ public interface NodeStatusManager extends Lifecycle {
    * @param machine the host, from {@link HostFacts}
    * @param runtimeVersion e.g. {@code docker://20.10.24}; may throw while the runtime is down, and
    *     the last known version is then kept
+   * @param images the runtime's images, for {@code status.images}; may throw while the runtime is
+   *     down, and the last known list is then kept
    * @param readiness the health of the runtime, PLEG and sync loop; not OK makes the node Ready
    *     False with its message
    * @param recorder receives the node events (NodeReady, NodeHasSufficientMemory, ...)
@@ -44,9 +48,10 @@ public interface NodeStatusManager extends Lifecycle {
       Time time,
       NodeInfo machine,
       Supplier<String> runtimeVersion,
+      Supplier<List<ImageSummary>> images,
       Supplier<Health> readiness,
       EventRecorder recorder) {
     return new ApiNodeStatusManager(
-        options, client, time, machine, runtimeVersion, readiness, recorder);
+        options, client, time, machine, runtimeVersion, images, readiness, recorder);
   }
 }

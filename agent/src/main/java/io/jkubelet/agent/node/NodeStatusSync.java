@@ -11,6 +11,7 @@ import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.node.NodeStatuses.Desired;
+import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import io.jkubelet.config.Durations;
@@ -59,6 +60,7 @@ final class NodeStatusSync {
   private final KubernetesClient client;
   private final NodeInfo machine;
   private final Supplier<String> runtimeVersion;
+  private final Supplier<List<ImageSummary>> images;
   private final Supplier<Health> readiness;
   private final EventRecorder recorder;
   private final String name;
@@ -67,6 +69,8 @@ final class NodeStatusSync {
   private boolean registrationEventsPending = true;
   private String knownRuntimeVersion;
   private boolean runtimeVersionFailing;
+  private List<ImageSummary> knownImages = List.of();
+  private boolean imagesFailing;
   private int failures;
 
   private volatile Node lastReported;
@@ -76,12 +80,14 @@ final class NodeStatusSync {
       KubernetesClient client,
       NodeInfo machine,
       Supplier<String> runtimeVersion,
+      Supplier<List<ImageSummary>> images,
       Supplier<Health> readiness,
       EventRecorder recorder) {
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");
     this.machine = Objects.requireNonNull(machine, "machine");
     this.runtimeVersion = Objects.requireNonNull(runtimeVersion, "runtimeVersion");
+    this.images = Objects.requireNonNull(images, "images");
     this.readiness = Objects.requireNonNull(readiness, "readiness");
     this.recorder = Objects.requireNonNull(recorder, "recorder");
     this.name = options.nodeName();
@@ -97,13 +103,36 @@ final class NodeStatusSync {
    * registration). Never throws for the runtime or the readiness check failing.
    */
   Desired desired(NodeStatus onServer, Instant now) {
-    return NodeStatuses.desired(
-        options,
-        machine,
-        runtimeVersion(onServer),
-        health(),
-        onServer == null ? null : onServer.getConditions(),
-        now);
+    Desired d =
+        NodeStatuses.desired(
+            options,
+            machine,
+            runtimeVersion(onServer),
+            health(),
+            onServer == null ? null : onServer.getConditions(),
+            now);
+    d.status().setImages(NodeStatuses.images(images()));
+    return d;
+  }
+
+  /** The runtime's images; when they cannot be listed, the last known ones. */
+  private List<ImageSummary> images() {
+    try {
+      List<ImageSummary> now = Objects.requireNonNull(images.get(), "images are null");
+      if (imagesFailing) {
+        log.info("NodeStatus: the container runtime lists its images again");
+        imagesFailing = false;
+      }
+      knownImages = now;
+    } catch (RuntimeException e) {
+      if (!imagesFailing) {
+        log.warn(
+            "NodeStatus: cannot list the container runtime's images, reporting the last known: {}",
+            Errors.describeApi(e));
+        imagesFailing = true;
+      }
+    }
+    return knownImages;
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.jkubelet.agent.node;
 
+import io.fabric8.kubernetes.api.model.ContainerImage;
+import io.fabric8.kubernetes.api.model.ContainerImageBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.NodeAddressBuilder;
@@ -12,12 +14,14 @@ import io.fabric8.kubernetes.api.model.NodeSystemInfo;
 import io.fabric8.kubernetes.api.model.NodeSystemInfoBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.jkubelet.agent.events.Reasons;
+import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -208,6 +212,38 @@ final class NodeStatuses {
     return conditions;
   }
 
+  /** The most images a Node lists, as upstream's {@code nodeStatusMaxImages}. */
+  static final int MAX_IMAGES = 50;
+
+  /** The most names one image lists, as upstream's {@code maxNamesPerImageInNodeStatus}. */
+  static final int MAX_NAMES_PER_IMAGE = 5;
+
+  /**
+   * {@code status.images} as upstream's {@code Images} setter makes it: largest first, at most
+   * {@value #MAX_IMAGES}, each with at most {@value #MAX_NAMES_PER_IMAGE} names; images without a
+   * name are left out.
+   */
+  static List<ContainerImage> images(List<ImageSummary> images) {
+    return images.stream()
+        .filter(i -> !i.names().isEmpty())
+        .sorted(Comparator.comparingLong(ImageSummary::sizeBytes).reversed())
+        .limit(MAX_IMAGES)
+        .map(
+            i ->
+                new ContainerImageBuilder()
+                    .withNames(
+                        i.names().subList(0, Math.min(MAX_NAMES_PER_IMAGE, i.names().size())))
+                    .withSizeBytes(i.sizeBytes())
+                    .build())
+        .toList();
+  }
+
+  private static List<String> imageNames(List<ContainerImage> images) {
+    return images == null
+        ? List.of()
+        : images.stream().map(i -> i.getNames() + "=" + i.getSizeBytes()).toList();
+  }
+
   /**
    * Whether {@code desired} differs from what the API holds in the fields this agent owns: capacity
    * and allocatable (compared as quantities, so {@code 1Gi} equals {@code 1073741824}), addresses,
@@ -216,6 +252,9 @@ final class NodeStatuses {
    */
   static boolean changed(NodeStatus onServer, NodeStatus desired) {
     if (onServer == null) {
+      return true;
+    }
+    if (!imageNames(onServer.getImages()).equals(imageNames(desired.getImages()))) {
       return true;
     }
     if (!sameQuantities(onServer.getCapacity(), desired.getCapacity())
@@ -266,6 +305,7 @@ final class NodeStatuses {
     status.put("nodeInfo", s.getNodeInfo());
     status.put("daemonEndpoints", s.getDaemonEndpoints());
     status.put("conditions", s.getConditions());
+    status.put("images", s.getImages() == null ? List.of() : s.getImages());
     return Map.of("status", status);
   }
 

@@ -64,6 +64,9 @@ public interface Runtime {
   /** Whether the image is present locally. */
   boolean imagePresent(String image);
 
+  /** The images on the node, each with its names and size, in no particular order. */
+  List<ImageSummary> listImages();
+
   /** Pulls an image; throws {@link RuntimeError} with kind {@code IMAGE_PULL} when it fails. */
   void pullImage(String image, Duration timeout);
 

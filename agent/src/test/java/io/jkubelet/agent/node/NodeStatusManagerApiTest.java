@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import io.jkubelet.agent.util.Lifecycle.Health;
@@ -62,6 +63,12 @@ class NodeStatusManagerApiTest {
   private final List<NodeStatusManager> managers = new ArrayList<>();
   private final List<KubernetesClient> clients = new ArrayList<>();
   private NodeInfo machine;
+  private final AtomicReference<List<ImageSummary>> images =
+      new AtomicReference<>(
+          List.of(
+              new ImageSummary(List.of("busybox:1.29"), 1_200_000),
+              new ImageSummary(List.of("k8s.gcr.io/pause:3.2", "pause:latest"), 680_000),
+              new ImageSummary(List.of("nginx:1.14-alpine"), 16_000_000)));
 
   @BeforeAll
   static void cluster() {
@@ -112,7 +119,7 @@ class NodeStatusManagerApiTest {
     clients.add(heartbeat);
     ApiNodeStatusManager m =
         new ApiNodeStatusManager(
-            options, heartbeat, time, machine, runtimeVersion, readiness, recorder);
+            options, heartbeat, time, machine, runtimeVersion, images::get, readiness, recorder);
     managers.add(m);
     return m;
   }
@@ -361,6 +368,25 @@ class NodeStatusManagerApiTest {
     assertThat(ready.getStatus()).isEqualTo("False");
     assertThat(ready.getMessage()).isEqualTo("container runtime is down");
     assertThat(recorder.reasons()).contains("NodeNotReady");
+  }
+
+  @Test
+  void theNodeListsItsImagesLargestFirstAndFollowsChanges() {
+    started(options(), () -> Health.OK);
+    awaitReady("True");
+    assertThat(node().getStatus().getImages())
+        .extracting(i -> i.getNames().get(0) + "=" + i.getSizeBytes())
+        .containsExactly(
+            "nginx:1.14-alpine=16000000", "busybox:1.29=1200000", "k8s.gcr.io/pause:3.2=680000");
+
+    images.set(List.of(new ImageSummary(List.of("httpd:2.4.38-alpine"), 5_000_000)));
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(node().getStatus().getImages())
+                    .extracting(i -> i.getNames().get(0))
+                    .containsExactly("httpd:2.4.38-alpine"));
   }
 
   @Test

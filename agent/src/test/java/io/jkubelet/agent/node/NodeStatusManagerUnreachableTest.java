@@ -69,6 +69,7 @@ class NodeStatusManagerUnreachableTest {
             new Time(clock, new RecordingSleeper(clock), schedulers),
             NodeStatusesTest.MACHINE,
             () -> "docker://20.10.24",
+            List::of,
             () -> Health.OK,
             EventRecorder.NOOP);
   }

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.jkubelet.agent.events.Reasons;
+import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import java.nio.file.Path;
@@ -217,6 +218,25 @@ class NodeStatusesTest {
   }
 
   @Test
+  void imagesAreListedLargestFirstAtMostFiftyWithAtMostFiveNamesEach() {
+    List<ImageSummary> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      many.add(new ImageSummary(List.of("img" + i + ":1"), 1000 + i));
+    }
+    many.add(new ImageSummary(List.of(), 1_000_000)); // dangling: no name
+    many.add(new ImageSummary(List.of("a", "b", "c", "d", "e", "f", "g"), 999_999));
+
+    var images = NodeStatuses.images(many);
+
+    assertThat(images).hasSize(50);
+    assertThat(images.get(0).getNames()).containsExactly("a", "b", "c", "d", "e");
+    assertThat(images.get(1).getNames()).containsExactly("img59:1");
+    assertThat(images)
+        .extracting(i -> i.getSizeBytes())
+        .isSortedAccordingTo((x, y) -> y.compareTo(x));
+  }
+
+  @Test
   void capacityAndAllocatableCarryEachHugePageSize() {
     var status = desired(Health.OK, null).status();
     assertThat(status.getCapacity())
@@ -348,7 +368,13 @@ class NodeStatusesTest {
             new KubernetesSerialization().unmarshal(json, Map.class).get("status");
     assertThat(status)
         .containsOnlyKeys(
-            "capacity", "allocatable", "addresses", "nodeInfo", "daemonEndpoints", "conditions");
+            "capacity",
+            "allocatable",
+            "addresses",
+            "nodeInfo",
+            "daemonEndpoints",
+            "conditions",
+            "images");
     assertThat(json)
         .contains("\"memory\":\"15991Mi\"")
         .contains("\"lastHeartbeatTime\":\"2026-01-01T00:00:00Z\"")

@@ -384,6 +384,18 @@ public final class FakeRuntime implements Runtime {
   }
 
   @Override
+  public synchronized List<ImageSummary> listImages() {
+    call("listImages", "");
+    return images.stream()
+        .sorted()
+        .map(i -> new ImageSummary(List.of(i), FAKE_IMAGE_BYTES + i.length()))
+        .toList();
+  }
+
+  /** Fake images weigh a megabyte and a byte per character of their name, so sizes differ. */
+  static final long FAKE_IMAGE_BYTES = 1 << 20;
+
+  @Override
   public synchronized boolean imagePresent(String image) {
     call("imagePresent", image);
     return images.contains(image);

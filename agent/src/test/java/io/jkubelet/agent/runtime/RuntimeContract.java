@@ -372,6 +372,14 @@ public abstract class RuntimeContract {
   // --- images ---
 
   @Test
+  void theImagesListedAreTheOnesPresentWithTheirNamesAndSizes() {
+    List<ImageSummary> images = runtime().listImages();
+    assertThat(images).flatExtracting(ImageSummary::names).contains(IMAGE, SANDBOX_IMAGE);
+    assertThat(images).allSatisfy(i -> assertThat(i.sizeBytes()).isPositive());
+    assertThat(images).flatExtracting(ImageSummary::names).noneMatch(n -> n.startsWith("<none>"));
+  }
+
+  @Test
   void imagesArePresentOrAbsentAndAMissingOneFailsToPull() {
     assertThat(runtime().imagePresent(IMAGE)).isTrue();
     assertThat(runtime().imagePresent(SANDBOX_IMAGE)).isTrue();

@@ -7,6 +7,7 @@ import com.github.dockerjava.api.model.EventType;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.ExecResult;
+import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
@@ -175,6 +176,11 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   @Override
   public boolean imagePresent(String image) {
     return images.present(image);
+  }
+
+  @Override
+  public List<ImageSummary> listImages() {
+    return images.list();
   }
 
   @Override

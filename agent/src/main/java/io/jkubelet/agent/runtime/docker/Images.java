@@ -3,13 +3,18 @@ package io.jkubelet.agent.runtime.docker;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.command.InspectImageResponse;
+import com.github.dockerjava.api.model.Image;
 import com.github.dockerjava.api.model.PullResponseItem;
+import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +43,28 @@ final class Images {
       if (DockerErrors.isNotFound(e)) {
         return false;
       }
+      throw DockerErrors.translate(e, null);
+    }
+  }
+
+  /**
+   * Every image of the engine, named by its tags and digests (the {@code <none>} ones left out).
+   */
+  List<ImageSummary> list() {
+    try {
+      List<ImageSummary> out = new ArrayList<>();
+      for (Image i : api.listImagesCmd().exec()) {
+        List<String> names = new ArrayList<>();
+        // Digests first, then tags, as upstream's Images setter lists them.
+        Stream.of(i.getRepoDigests(), i.getRepoTags())
+            .filter(Objects::nonNull)
+            .flatMap(Arrays::stream)
+            .filter(n -> !n.startsWith("<none>"))
+            .forEach(names::add);
+        out.add(new ImageSummary(names, i.getSize() == null ? 0 : i.getSize()));
+      }
+      return out;
+    } catch (RuntimeException e) {
       throw DockerErrors.translate(e, null);
     }
   }
