@@ -2,6 +2,7 @@ package io.jkubelet.agent.loop;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.pleg.PodLifecycleEvent;
+import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.podconfig.PodUpdate;
 import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.util.Lifecycle;
@@ -144,9 +145,7 @@ public final class SyncLoop implements Lifecycle {
         "SyncLoop {}, {}: {}",
         u.op(),
         u.source().annotation(),
-        u.pods().stream()
-            .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
-            .toList());
+        u.pods().stream().map(PodConfig::fullName).toList());
     switch (u.op()) {
       case ADD -> handler.handlePodAdditions(u.pods());
       case UPDATE, DELETE -> handler.handlePodUpdates(u.pods());

@@ -52,7 +52,6 @@ final class ApiNodeStatusManager implements NodeStatusManager {
   private final NodeStatusSync status;
   private final NodeRegistration registration;
   private final NodeLease lease;
-  private final Supplier<Health> readiness;
 
   // Sync state.
   private boolean registered;
@@ -85,7 +84,6 @@ final class ApiNodeStatusManager implements NodeStatusManager {
         new NodeStatusSync(options, client, machine, runtimeVersion, images, readiness, recorder);
     this.registration = new NodeRegistration(options, client, machine, status);
     this.lease = new NodeLease(client, name, options.leaseDurationSeconds());
-    this.readiness = readiness;
   }
 
   @Override
@@ -201,12 +199,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     if (Duration.between(started, clock.instant()).compareTo(STARTUP_GRACE) >= 0) {
       return false;
     }
-    try {
-      Health h = readiness.get();
-      return h == null || !h.ok();
-    } catch (RuntimeException e) {
-      return true;
-    }
+    return !status.health().ok();
   }
 
   private void renewLease() {

@@ -275,7 +275,8 @@ final class NodeStatusSync {
     }
   }
 
-  private Health health() {
+  /** The agent's readiness; a check that fails or throws is not ready, with why. */
+  Health health() {
     try {
       Health h = readiness.get();
       return h == null ? Health.failing("readiness is unknown") : h;

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.jkubelet.agent.podconfig.Annotations;
+import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.util.Errors;
 import java.util.HashMap;
 import java.util.List;
@@ -74,7 +75,7 @@ public final class MirrorClient {
           .inNamespace(staticPod.getMetadata().getNamespace())
           .resource(mirrorOf(staticPod))
           .create();
-      log.info("Mirror pods: created the mirror of {}", PodManager.fullName(staticPod));
+      log.info("Mirror pods: created the mirror of {}", PodConfig.fullName(staticPod));
       return true;
     } catch (KubernetesClientException e) {
       if (Errors.isConflict(e)) {
@@ -82,7 +83,7 @@ public final class MirrorClient {
       }
       log.warn(
           "Mirror pods: cannot create the mirror of {}: {}",
-          PodManager.fullName(staticPod),
+          PodConfig.fullName(staticPod),
           e.getMessage());
       return false;
     }
@@ -97,10 +98,10 @@ public final class MirrorClient {
           .withName(mirror.getMetadata().getName())
           .withGracePeriod(0)
           .delete();
-      log.info("Mirror pods: deleted the mirror {}", PodManager.fullName(mirror));
+      log.info("Mirror pods: deleted the mirror {}", PodConfig.fullName(mirror));
     } catch (KubernetesClientException e) {
       if (!Errors.isNotFound(e)) {
-        log.warn("Mirror pods: cannot delete {}: {}", PodManager.fullName(mirror), e.getMessage());
+        log.warn("Mirror pods: cannot delete {}: {}", PodConfig.fullName(mirror), e.getMessage());
       }
     }
   }

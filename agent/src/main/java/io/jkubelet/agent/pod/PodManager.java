@@ -2,6 +2,7 @@ package io.jkubelet.agent.pod;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.podconfig.Annotations;
+import io.jkubelet.agent.podconfig.PodConfig;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -24,7 +25,7 @@ public final class PodManager {
   /** Adds or replaces a pod, or a mirror pod. */
   public void addOrUpdate(Pod pod) {
     if (Annotations.isMirror(pod)) {
-      mirrorsByFullName.put(fullName(pod), pod);
+      mirrorsByFullName.put(PodConfig.fullName(pod), pod);
     } else {
       byUid.put(pod.getMetadata().getUid(), pod);
     }
@@ -33,7 +34,7 @@ public final class PodManager {
   public void delete(Pod pod) {
     if (Annotations.isMirror(pod)) {
       mirrorsByFullName.computeIfPresent(
-          fullName(pod),
+          PodConfig.fullName(pod),
           (k, v) -> v.getMetadata().getUid().equals(pod.getMetadata().getUid()) ? null : v);
     } else {
       byUid.remove(pod.getMetadata().getUid());
@@ -47,7 +48,7 @@ public final class PodManager {
   /** Every desired pod, oldest first by when it was first seen, then by name. */
   public List<Pod> pods() {
     return byUid.values().stream()
-        .sorted(Comparator.comparing((Pod p) -> seen(p)).thenComparing(PodManager::fullName))
+        .sorted(Comparator.comparing((Pod p) -> seen(p)).thenComparing(PodConfig::fullName))
         .toList();
   }
 
@@ -57,7 +58,7 @@ public final class PodManager {
 
   /** The mirror pod of a static pod, if the API server has one. */
   public Optional<Pod> mirrorOf(Pod staticPod) {
-    return Optional.ofNullable(mirrorsByFullName.get(fullName(staticPod)));
+    return Optional.ofNullable(mirrorsByFullName.get(PodConfig.fullName(staticPod)));
   }
 
   /** Mirror pods whose static pod is gone. */
@@ -67,16 +68,12 @@ public final class PodManager {
         (name, mirror) -> {
           boolean owned =
               byUid.values().stream()
-                  .anyMatch(p -> Annotations.isStatic(p) && fullName(p).equals(name));
+                  .anyMatch(p -> Annotations.isStatic(p) && PodConfig.fullName(p).equals(name));
           if (!owned) {
             orphans.add(mirror);
           }
         });
     return orphans;
-  }
-
-  public static String fullName(Pod p) {
-    return p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
   }
 
   private static String seen(Pod p) {

@@ -77,9 +77,7 @@ public final class ApiSource implements Lifecycle {
     }
     List<Pod> pods =
         informer.getStore().list().stream()
-            .sorted(
-                Comparator.comparing(
-                    p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
+            .sorted(Comparator.comparing(PodConfig::fullName))
             .toList();
     sink.accept(pods);
   }

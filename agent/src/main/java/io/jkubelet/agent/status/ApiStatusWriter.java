@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.jkubelet.agent.pod.PodPhases;
 import io.jkubelet.agent.podconfig.Annotations;
+import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.status.StatusSyncQueue.Attempt;
 import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Sleeper;
@@ -119,7 +120,7 @@ final class ApiStatusWriter {
     } catch (RuntimeException e) {
       log.warn(
           "StatusManager: cannot tell whether {} can be deleted: {}",
-          StatusCache.ref(pod),
+          PodConfig.fullName(pod),
           e.toString());
       return false;
     }
@@ -133,11 +134,11 @@ final class ApiStatusWriter {
       if (isStatic) {
         counters.skipped();
         log.debug(
-            "StatusManager: {} has no mirror pod yet, its status waits", StatusCache.ref(pod));
+            "StatusManager: {} has no mirror pod yet, its status waits", PodConfig.fullName(pod));
         return StatusSyncResult.NO_MIRROR;
       }
       log.debug(
-          "StatusManager: {} is gone from the API server, forgetting it", StatusCache.ref(pod));
+          "StatusManager: {} is gone from the API server, forgetting it", PodConfig.fullName(pod));
       return StatusSyncResult.GONE;
     }
     String apiUid = api.getMetadata().getUid();
@@ -146,14 +147,14 @@ final class ApiStatusWriter {
         counters.skipped();
         log.debug(
             "StatusManager: {} in the API is not the mirror of static pod {}, its status waits",
-            StatusCache.ref(api),
+            PodConfig.fullName(api),
             a.uid());
         return StatusSyncResult.NO_MIRROR;
       }
     } else if (!a.uid().equals(apiUid)) {
       log.debug(
           "StatusManager: {} was deleted and recreated (new uid {}), forgetting the old pod",
-          StatusCache.ref(pod),
+          PodConfig.fullName(pod),
           apiUid);
       return StatusSyncResult.GONE;
     }
@@ -168,7 +169,7 @@ final class ApiStatusWriter {
       counters.skipped();
       String msg =
           "StatusManager: "
-              + StatusCache.ref(a.pod())
+              + PodConfig.fullName(a.pod())
               + " is "
               + apiPhase
               + " in the API, not moving it back to "
@@ -203,7 +204,8 @@ final class ApiStatusWriter {
         if (Annotations.isStatic(pod)) {
           return StatusSyncResult.NO_MIRROR; // the mirror went away or was replaced
         }
-        log.debug("StatusManager: {} is gone or was replaced, forgetting it", StatusCache.ref(pod));
+        log.debug(
+            "StatusManager: {} is gone or was replaced, forgetting it", PodConfig.fullName(pod));
         return StatusSyncResult.GONE;
       }
       return failed(a, "status update", e);
@@ -211,7 +213,7 @@ final class ApiStatusWriter {
     counters.written();
     log.debug(
         "StatusManager: status of {} written (phase {})",
-        StatusCache.ref(pod),
+        PodConfig.fullName(pod),
         a.status().getPhase());
     return StatusSyncResult.WRITTEN;
   }
@@ -239,11 +241,12 @@ final class ApiStatusWriter {
       counters.deleted();
       log.info(
           "StatusManager: {} fully terminated and removed from the API server",
-          StatusCache.ref(api));
+          PodConfig.fullName(api));
       return StatusSyncResult.DELETED;
     }
     if (code == 409) { // the UID precondition failed: a new pod has this name
-      log.info("StatusManager: {} was replaced before it could be deleted", StatusCache.ref(api));
+      log.info(
+          "StatusManager: {} was replaced before it could be deleted", PodConfig.fullName(api));
       return StatusSyncResult.GONE;
     }
     return failed(a, "delete", code, new IllegalStateException(abbreviate(response.body())));
@@ -296,7 +299,7 @@ final class ApiStatusWriter {
       log.info(
           "StatusManager: conflict on {} of {}, {}: {}",
           what,
-          StatusCache.ref(a.pod()),
+          PodConfig.fullName(a.pod()),
           retry,
           message(e));
       return StatusSyncResult.RETRY;
@@ -306,7 +309,7 @@ final class ApiStatusWriter {
         "StatusManager: "
             + what
             + " of "
-            + StatusCache.ref(a.pod())
+            + PodConfig.fullName(a.pod())
             + " failed"
             + (code > 0 ? " (HTTP " + code + ")" : "")
             + ", "

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.jkubelet.agent.pod.PodPhases;
+import io.jkubelet.agent.podconfig.PodConfig;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -106,13 +107,13 @@ final class StatusCache {
   private static boolean applyRules(Pod pod, PodStatus old, PodStatus next, String restartPolicy) {
     String illegal = illegalTransition(old, next, restartPolicy);
     if (illegal != null) {
-      log.error("StatusManager: status update of {} dropped: {}", ref(pod), illegal);
+      log.error("StatusManager: status update of {} dropped: {}", PodConfig.fullName(pod), illegal);
       return false;
     }
     if (PodPhases.isTerminal(old.getPhase()) && !old.getPhase().equals(next.getPhase())) {
       log.warn(
           "StatusManager: {} is {}, keeping that phase instead of {}",
-          ref(pod),
+          PodConfig.fullName(pod),
           old.getPhase(),
           next.getPhase());
       next.setPhase(old.getPhase());
@@ -152,9 +153,5 @@ final class StatusCache {
       }
     }
     return null;
-  }
-
-  static String ref(Pod pod) {
-    return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
   }
 }

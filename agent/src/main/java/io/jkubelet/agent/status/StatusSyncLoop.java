@@ -1,6 +1,7 @@
 package io.jkubelet.agent.status;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.status.StatusSyncQueue.Attempt;
 import io.jkubelet.agent.status.StatusSyncQueue.Turn;
 import io.jkubelet.agent.status.StatusSyncQueue.Work;
@@ -167,7 +168,7 @@ final class StatusSyncLoop {
     Attempt a =
         new Attempt(uid, c.pod(), c.status(), StatusPatches.semantic(c.status()), turn.get());
     StatusSyncResult result;
-    MDC.put("pod", StatusCache.ref(a.pod()));
+    MDC.put("pod", PodConfig.fullName(a.pod()));
     MDC.put("podUid", uid);
     try {
       result = writer.sync(a);

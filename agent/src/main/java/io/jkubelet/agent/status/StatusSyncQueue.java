@@ -2,6 +2,7 @@ package io.jkubelet.agent.status;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.util.Backoff;
 import java.time.Clock;
 import java.time.Duration;
@@ -287,7 +288,7 @@ final class StatusSyncQueue {
     if (s.failuresInRow > 0) {
       log.info(
           "StatusManager: {} is in sync again after {} failed attempts",
-          StatusCache.ref(a.pod()),
+          PodConfig.fullName(a.pod()),
           s.failuresInRow);
     }
     s.written = a.semantic();

@@ -12,6 +12,7 @@ import io.jkubelet.agent.kuberuntime.PodSyncResult;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.PodPhases;
+import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.prober.ContainerHealth;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
@@ -135,7 +136,7 @@ public final class PodSync implements PodSyncFn {
   /** Stops the pod's containers; its status follows while the status manager still has it. */
   private SyncResult kill(Pod pod, PodRef ref, PodStatus status, KillPodOptions kill)
       throws RuntimeManager.SyncError {
-    String name = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    String name = PodConfig.fullName(pod);
     log.info("SyncPod KILL {}: {}", name, kill.reason());
     Instant start = clock.instant();
     manager.killPod(pod, status, kill.gracePeriodOverride(), kill.removeContainers());

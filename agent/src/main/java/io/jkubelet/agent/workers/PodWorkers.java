@@ -1,6 +1,7 @@
 package io.jkubelet.agent.workers;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.util.Jitter;
 import java.time.Clock;
 import java.time.Duration;
@@ -167,7 +168,7 @@ public final class PodWorkers {
   /** Runs one sync, outside the lock, with the pod in the MDC. */
   private Outcome sync(String uid, UpdatePodOptions work, Instant lastSync) {
     Pod pod = work.pod();
-    MDC.put("pod", pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName());
+    MDC.put("pod", PodConfig.fullName(pod));
     MDC.put("podUid", uid);
     try {
       SyncResult r = syncFn.sync(work, lastSync);
