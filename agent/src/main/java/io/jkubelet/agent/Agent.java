@@ -13,6 +13,7 @@ import io.jkubelet.agent.kuberuntime.Volumes;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.SyncLoop;
+import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pleg.GenericPleg;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.PodManager;
@@ -123,7 +124,7 @@ public final class Agent implements Lifecycle {
             clock);
     Backoff crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     Backoff pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
-    Volumes volumes = new Volumes(setup.options().rootDir());
+    Volumes volumes = new Volumes(setup.options().rootDir(), objects());
     runtimeManager = runtimeManager(crashBackoff, pullBackoff, volumes);
     workQueue = new WorkQueue(clock);
     workers = podWorkers();
@@ -173,6 +174,7 @@ public final class Agent implements Lifecycle {
         setup.options().podInfraImage(),
         setup.options().config().podInfraOomScoreAdj(),
         () -> setup.host().nodeIp(),
+        objects(),
         workerExecutor,
         new HookRunner(runtime::exec, probes::httpClient, setup.time().sleeper()));
   }
@@ -269,6 +271,11 @@ public final class Agent implements Lifecycle {
     }
   }
 
+  /** The secrets, configMaps and services of the node's pods; none standalone. */
+  PodObjects objects() {
+    return setup.cluster() == null ? PodObjects.NONE : setup.cluster().objects();
+  }
+
   /** A probe result changed: the loop syncs the pod. Never blocks a probe worker. */
   private void sendProbeResult(ProberEvent e) {
     if (!channels.probe().offer(e)) {
@@ -307,6 +314,7 @@ public final class Agent implements Lifecycle {
     if (setup.cluster() != null) {
       setup.cluster().node().start();
     }
+    objects().start();
     sources.forEach(Lifecycle::start);
     loop.start();
   }
@@ -325,6 +333,7 @@ public final class Agent implements Lifecycle {
     pleg.stop();
     Executors2.shutdown(background, 2000);
     Executors2.shutdown(workerExecutor, 5000);
+    objects().stop();
     probes.stop(); // after the pod workers: their hooks share its HTTP client
     if (server != null) {
       server.stop();

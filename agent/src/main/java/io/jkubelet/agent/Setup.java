@@ -3,6 +3,7 @@ package io.jkubelet.agent;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.node.HostFacts;
+import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.server.ReadOnlyServer;
@@ -36,8 +37,10 @@ public record Setup(
    * @param client the client of the API source and mirror pods
    * @param node registration, node status and Lease, on their own client
    * @param mirrors creates and deletes mirror pods
+   * @param objects the secrets, configMaps and services of the node's pods
    */
-  public record Cluster(KubernetesClient client, Lifecycle node, MirrorClient mirrors) {}
+  public record Cluster(
+      KubernetesClient client, Lifecycle node, MirrorClient mirrors, PodObjects objects) {}
 
   /**
    * The event pipeline behind the recorder: its broadcaster (started first, stopped last, so no

@@ -9,6 +9,7 @@ import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.lifecycle.HookRunner;
+import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodStatus;
@@ -46,6 +47,7 @@ final class ContainerStarter {
   private final Clock clock;
   private final Backoff crashBackoff;
   private final Supplier<String> hostIp;
+  private final PodObjects objects;
   private final HookRunner hooks;
   private final ContainerKiller killer;
 
@@ -56,6 +58,7 @@ final class ContainerStarter {
       Clock clock,
       Backoff crashBackoff,
       Supplier<String> hostIp,
+      PodObjects objects,
       HookRunner hooks,
       ContainerKiller killer) {
     this.runtime = runtime;
@@ -64,6 +67,7 @@ final class ContainerStarter {
     this.clock = clock;
     this.crashBackoff = crashBackoff;
     this.hostIp = hostIp;
+    this.objects = objects;
     this.hooks = hooks;
     this.killer = killer;
   }

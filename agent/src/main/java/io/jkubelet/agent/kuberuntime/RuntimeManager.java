@@ -7,6 +7,7 @@ import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.lifecycle.HookRunner;
+import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
@@ -62,6 +63,7 @@ public final class RuntimeManager {
       String infraImage,
       int oomScoreAdj,
       Supplier<String> hostIp,
+      PodObjects objects,
       ExecutorService parallel,
       HookRunner hooks) {
     this.runtime = runtime;
@@ -73,7 +75,8 @@ public final class RuntimeManager {
     this.oomScoreAdj = oomScoreAdj;
     this.killer = new ContainerKiller(runtime, recorder, clock, parallel, hooks);
     this.starter =
-        new ContainerStarter(runtime, images, recorder, clock, crashBackoff, hostIp, hooks, killer);
+        new ContainerStarter(
+            runtime, images, recorder, clock, crashBackoff, hostIp, objects, hooks, killer);
   }
 
   /** A sync that could not get the pod going at all (sandbox, volumes): retried with backoff. */

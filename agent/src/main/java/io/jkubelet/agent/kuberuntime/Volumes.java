@@ -2,6 +2,7 @@ package io.jkubelet.agent.kuberuntime;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.jkubelet.agent.objects.PodObjects;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,9 +16,11 @@ import java.util.Map;
  */
 public final class Volumes {
   private final Path rootDir;
+  private final PodObjects objects;
 
-  public Volumes(Path rootDir) {
+  public Volumes(Path rootDir, PodObjects objects) {
     this.rootDir = rootDir;
+    this.objects = objects;
   }
 
   /** A volume that cannot be set up: the {@code FailedMount} event names it. */

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.lifecycle.HookRunner;
+import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.prober.Probers;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ExecResult;
@@ -44,13 +45,14 @@ class RuntimeManagerTest {
     return new RuntimeManager(
         runtime,
         new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
-        new Volumes(root),
+        new Volumes(root, PodObjects.NONE),
         recorder,
         clock,
         new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
         "jkubelet/pause:3.2",
         0,
         () -> "10.1.1.1",
+        PodObjects.NONE,
         pool,
         hooks);
   }
