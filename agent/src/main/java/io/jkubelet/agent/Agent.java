@@ -2,11 +2,13 @@ package io.jkubelet.agent;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
+import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.gc.Housekeeping;
 import io.jkubelet.agent.gc.Reclaimed;
 import io.jkubelet.agent.kuberuntime.ImagePuller;
+import io.jkubelet.agent.kuberuntime.NodeContext;
 import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.kuberuntime.Volumes;
@@ -176,7 +178,17 @@ public final class Agent implements Lifecycle {
         () -> setup.host().nodeIp(),
         objects(),
         workerExecutor,
-        new HookRunner(runtime::exec, probes::httpClient, setup.time().sleeper()));
+        new HookRunner(runtime::exec, probes::httpClient, setup.time().sleeper()),
+        nodeContext());
+  }
+
+  /** The node's allocatable (all of the machine: nothing is reserved) and root directory. */
+  private NodeContext nodeContext() {
+    var machine = setup.host().machine();
+    return new NodeContext(
+        new NodeAllocatable(
+            machine.cpus() * 1000L, machine.memoryBytes(), machine.ephemeralStorageBytes()),
+        setup.options().rootDir());
   }
 
   private PodWorkers podWorkers() {

@@ -32,6 +32,7 @@ public final class Reasons {
   // Kubelet events.
   public static final String FAILED_VALIDATION = "FailedValidation";
   public static final String FAILED_MOUNT = "FailedMount";
+  public static final String INVALID_ENVIRONMENT_VARIABLE_NAMES = "InvalidEnvironmentVariableNames";
   public static final String FAILED_SYNC = "FailedSync";
   public static final String SANDBOX_CHANGED = "SandboxChanged";
   public static final String FAILED_CREATE_POD_SANDBOX = "FailedCreatePodSandBox";

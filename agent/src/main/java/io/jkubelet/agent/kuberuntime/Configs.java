@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.jkubelet.agent.env.Expansion;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
@@ -219,38 +220,7 @@ public final class Configs {
   }
 
   public static String expand(String s, Map<String, String> env) {
-    if (s == null || !s.contains("$")) {
-      return s;
-    }
-    StringBuilder b = new StringBuilder();
-    int i = 0;
-    while (i < s.length()) {
-      char ch = s.charAt(i);
-      if (ch == '$' && i + 1 < s.length()) {
-        char n = s.charAt(i + 1);
-        if (n == '$') {
-          b.append('$');
-          i += 2;
-          continue;
-        }
-        if (n == '(') {
-          int close = s.indexOf(')', i + 2);
-          if (close > 0) {
-            String name = s.substring(i + 2, close);
-            if (env.containsKey(name)) {
-              b.append(env.get(name));
-            } else {
-              b.append(s, i, close + 1);
-            }
-            i = close + 1;
-            continue;
-          }
-        }
-      }
-      b.append(ch);
-      i++;
-    }
-    return b.toString();
+    return Expansion.expand(s, Expansion.mappingFor(env));
   }
 
   private static String nodeName(Pod pod) {

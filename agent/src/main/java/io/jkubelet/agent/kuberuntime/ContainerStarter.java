@@ -4,6 +4,9 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.env.DownwardApi;
+import io.jkubelet.agent.env.EnvException;
+import io.jkubelet.agent.env.EnvResolver;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
@@ -47,7 +50,8 @@ final class ContainerStarter {
   private final Clock clock;
   private final Backoff crashBackoff;
   private final Supplier<String> hostIp;
-  private final PodObjects objects;
+  private final EnvResolver env;
+  private final NodeContext node;
   private final HookRunner hooks;
   private final ContainerKiller killer;
 
@@ -59,6 +63,7 @@ final class ContainerStarter {
       Backoff crashBackoff,
       Supplier<String> hostIp,
       PodObjects objects,
+      NodeContext node,
       HookRunner hooks,
       ContainerKiller killer) {
     this.runtime = runtime;
@@ -67,7 +72,8 @@ final class ContainerStarter {
     this.clock = clock;
     this.crashBackoff = crashBackoff;
     this.hostIp = hostIp;
-    this.objects = objects;
+    this.env = new EnvResolver(objects, node.allocatable());
+    this.node = node;
     this.hooks = hooks;
     this.killer = killer;
   }
@@ -147,9 +153,9 @@ final class ContainerStarter {
   private String createAndStart(
       Pod pod, Container c, boolean init, Placement at, ObjectReference ref) throws StartException {
     int restartCount = at.status().latest(c.getName()).map(s -> s.restartCount() + 1).orElse(0);
-    List<EnvVar> env = Env.resolve(pod, c, at.podIp(), hostIp.get());
+    List<EnvVar> vars = environment(pod, c, at.podIp());
     ContainerConfig config =
-        Configs.container(pod, c, init, at.sandboxId(), restartCount, at.volumePaths(), env);
+        Configs.container(pod, c, init, at.sandboxId(), restartCount, at.volumePaths(), vars);
     String id;
     try {
       id = runtime.createContainer(at.sandboxId(), config);
@@ -169,6 +175,27 @@ final class ContainerStarter {
     }
     recorder.eventf(ref, EventType.Normal, Reasons.STARTED, "Started container %s", c.getName());
     return id;
+  }
+
+  /** The container's environment; a source that fails is a CreateContainerConfigError. */
+  private List<EnvVar> environment(Pod pod, Container c, Supplier<String> podIp)
+      throws StartException {
+    EnvResolver.Resolved resolved;
+    Supplier<List<String>> ips =
+        () -> {
+          String ip = podIp.get();
+          return ip == null || ip.isEmpty() ? List.of() : List.of(ip);
+        };
+    try {
+      resolved = env.resolve(pod, c, new DownwardApi.Addresses(ips, hostIp.get()));
+    } catch (EnvException e) {
+      throw new StartException(WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR, e.getMessage());
+    }
+    for (String warning : resolved.warnings()) {
+      recorder.event(
+          Refs.pod(pod), EventType.Warning, Reasons.INVALID_ENVIRONMENT_VARIABLE_NAMES, warning);
+    }
+    return resolved.env();
   }
 
   /** Runs the postStart hook; if it fails, kills the container and reports PostStartHookError. */

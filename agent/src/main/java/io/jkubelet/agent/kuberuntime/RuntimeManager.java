@@ -65,7 +65,8 @@ public final class RuntimeManager {
       Supplier<String> hostIp,
       PodObjects objects,
       ExecutorService parallel,
-      HookRunner hooks) {
+      HookRunner hooks,
+      NodeContext node) {
     this.runtime = runtime;
     this.images = images;
     this.volumes = volumes;
@@ -76,7 +77,7 @@ public final class RuntimeManager {
     this.killer = new ContainerKiller(runtime, recorder, clock, parallel, hooks);
     this.starter =
         new ContainerStarter(
-            runtime, images, recorder, clock, crashBackoff, hostIp, objects, hooks, killer);
+            runtime, images, recorder, clock, crashBackoff, hostIp, objects, node, hooks, killer);
   }
 
   /** A sync that could not get the pod going at all (sandbox, volumes): retried with backoff. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
+import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.objects.PodObjects;
@@ -54,7 +55,8 @@ class RuntimeManagerTest {
         () -> "10.1.1.1",
         PodObjects.NONE,
         pool,
-        hooks);
+        hooks,
+        new NodeContext(new NodeAllocatable(4000, 8L << 30, 100L << 30), root));
   }
 
   @AfterEach
@@ -130,6 +132,37 @@ class RuntimeManagerTest {
     runtime.onStop(() -> clock.step(Duration.ofSeconds(2)));
     m.killPod(pod, runtime.podStatus(Configs.ref(pod)), null, false);
     assertThat(events).noneMatch(e -> e.startsWith("ExceededGracePeriod"));
+  }
+
+  @Test
+  void anEnvSourceThatCannotBeReadIsACreateContainerConfigErrorWithItsEvent() throws Exception {
+    Pod pod = podWithGrace(30);
+    pod.getSpec()
+        .getContainers()
+        .get(0)
+        .setEnv(
+            List.of(
+                new io.fabric8.kubernetes.api.model.EnvVarBuilder()
+                    .withName("PW")
+                    .withNewValueFrom()
+                    .withNewSecretKeyRef("pw", "db", null)
+                    .endValueFrom()
+                    .build()));
+
+    PodSyncResult r =
+        manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+
+    String message = "couldn't get secret default/db, no kubeClient defined";
+    assertThat(r.starts())
+        .filteredOn(s -> s.container().equals("a"))
+        .singleElement()
+        .satisfies(
+            s ->
+                assertThat(s.failure())
+                    .isEqualTo(
+                        new StartFailure(WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR, message)));
+    assertThat(events).contains("Failed: Error: " + message);
+    assertThat(runtime.named("u1", "b")).hasSize(1);
   }
 
   @Test

@@ -1,0 +1,208 @@
+package io.jkubelet.agent.env;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ObjectFieldSelector;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceFieldSelector;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+
+/**
+ * The downward API's values, as upstream's {@code podFieldSelectorRuntimeValue}, {@code
+ * fieldpath.ExtractFieldPathAsString} and {@code resource.ExtractContainerResourceValue}.
+ * Stateless; volumes may use it too.
+ */
+public final class DownwardApi {
+  private DownwardApi() {}
+
+  /**
+   * Where the pod runs: its IPs (the first is {@code status.podIP}), asked only when a variable
+   * needs them, since that may cost a runtime call; and the node's IP.
+   */
+  public record Addresses(Supplier<List<String>> podIps, String hostIp) {
+    /** Fixed addresses. */
+    public static Addresses of(List<String> podIps, String hostIp) {
+      List<String> ips = List.copyOf(podIps);
+      return new Addresses(() -> ips, hostIp);
+    }
+  }
+
+  /**
+   * A {@code fieldRef}'s value.
+   *
+   * @throws EnvException for a path upstream does not support, with upstream's message
+   */
+  public static String field(Pod pod, ObjectFieldSelector ref, Addresses at) throws EnvException {
+    String path = ref.getFieldPath() == null ? "" : ref.getFieldPath();
+    switch (path) {
+      case "spec.nodeName":
+        return nullToEmpty(pod.getSpec().getNodeName());
+      case "spec.serviceAccountName":
+        return nullToEmpty(pod.getSpec().getServiceAccountName());
+      case "status.hostIP":
+        return at.hostIp();
+      case "status.podIP":
+        List<String> ips = at.podIps().get();
+        return ips.isEmpty() ? "" : ips.get(0);
+      case "status.podIPs":
+        return String.join(",", at.podIps().get());
+      default:
+        return metadata(pod, path);
+    }
+  }
+
+  /** {@code metadata.*} paths, with the {@code labels['k']} and whole-map forms. */
+  private static String metadata(Pod pod, String path) throws EnvException {
+    if (path.endsWith("']")) {
+      int open = path.indexOf("['");
+      if (open > 0) {
+        String map = path.substring(0, open);
+        String key = path.substring(open + 2, path.length() - 2);
+        return switch (map) {
+          case "metadata.annotations" ->
+              orEmpty(pod.getMetadata().getAnnotations()).getOrDefault(key, "");
+          case "metadata.labels" -> orEmpty(pod.getMetadata().getLabels()).getOrDefault(key, "");
+          default ->
+              throw new EnvException("fieldPath \"" + path + "\" does not support subscript");
+        };
+      }
+    }
+    return switch (path) {
+      case "metadata.annotations" -> formatMap(pod.getMetadata().getAnnotations());
+      case "metadata.labels" -> formatMap(pod.getMetadata().getLabels());
+      case "metadata.name" -> nullToEmpty(pod.getMetadata().getName());
+      case "metadata.namespace" -> nullToEmpty(pod.getMetadata().getNamespace());
+      case "metadata.uid" -> nullToEmpty(pod.getMetadata().getUid());
+      default -> throw new EnvException("unsupported fieldPath: " + path);
+    };
+  }
+
+  /** {@code k="v"} lines in key order, as upstream's {@code fieldpath.FormatMap}. */
+  public static String formatMap(Map<String, String> m) {
+    List<String> lines = new ArrayList<>();
+    new TreeMap<>(orEmpty(m)).forEach((k, v) -> lines.add(k + "=" + goQuote(v)));
+    return String.join("\n", lines);
+  }
+
+  /**
+   * A {@code resourceFieldRef}'s value: the named container's (or {@code self}'s) limit or request,
+   * divided by the divisor (default 1) and rounded up; a missing or zero limit of cpu, memory or
+   * ephemeral-storage is the node's allocatable.
+   *
+   * @throws EnvException for an unknown container or resource
+   */
+  public static String resource(
+      Pod pod, Container self, ResourceFieldSelector ref, NodeAllocatable node)
+      throws EnvException {
+    Container c = self;
+    boolean defaulted = true;
+    String named = ref.getContainerName();
+    if (named != null && !named.isEmpty()) {
+      c = find(pod, named);
+      // Upstream defaults the limits of the pod's containers only, not of its init containers.
+      defaulted = pod.getSpec().getContainers().stream().anyMatch(x -> named.equals(x.getName()));
+    }
+    String res = ref.getResource() == null ? "" : ref.getResource();
+    int dot = res.indexOf('.');
+    String kind = dot < 0 ? "" : res.substring(0, dot);
+    String name = dot < 0 ? res : res.substring(dot + 1);
+    if (!kind.equals("limits") && !kind.equals("requests")
+        || !(name.equals("cpu")
+            || name.equals("memory")
+            || name.equals("ephemeral-storage")
+            || name.startsWith("hugepages-"))) {
+      throw new EnvException("unsupported container resource : " + res);
+    }
+    BigDecimal value = amount(c, kind, name);
+    if (kind.equals("limits") && defaulted && value.signum() == 0) {
+      value =
+          switch (name) {
+            case "cpu" -> BigDecimal.valueOf(node.milliCpu()).movePointLeft(3);
+            case "memory" -> BigDecimal.valueOf(node.memoryBytes());
+            case "ephemeral-storage" -> BigDecimal.valueOf(node.ephemeralStorageBytes());
+            default -> value;
+          };
+    }
+    BigDecimal divisor =
+        ref.getDivisor() == null || ref.getDivisor().getAmount() == null
+            ? BigDecimal.ONE
+            : ref.getDivisor().getNumericalAmount();
+    if (divisor.signum() == 0) {
+      divisor = BigDecimal.ONE;
+    }
+    if (name.equals("cpu")) {
+      long milli = milli(value);
+      long divMilli = Math.max(1, milli(divisor));
+      return Long.toString((long) Math.ceil((double) milli / (double) divMilli));
+    }
+    long v = value.setScale(0, RoundingMode.CEILING).longValueExact();
+    long d = Math.max(1, divisor.setScale(0, RoundingMode.CEILING).longValueExact());
+    return Long.toString((long) Math.ceil((double) v / (double) d));
+  }
+
+  private static long milli(BigDecimal cores) {
+    return cores.movePointRight(3).setScale(0, RoundingMode.CEILING).longValueExact();
+  }
+
+  private static BigDecimal amount(Container c, String kind, String name) {
+    if (c.getResources() == null) {
+      return BigDecimal.ZERO;
+    }
+    Map<String, Quantity> list =
+        kind.equals("limits") ? c.getResources().getLimits() : c.getResources().getRequests();
+    Quantity q = list == null ? null : list.get(name);
+    return q == null || q.getAmount() == null ? BigDecimal.ZERO : q.getNumericalAmount();
+  }
+
+  private static Container find(Pod pod, String name) throws EnvException {
+    for (Container c : pod.getSpec().getContainers()) {
+      if (name.equals(c.getName())) {
+        return c;
+      }
+    }
+    if (pod.getSpec().getInitContainers() != null) {
+      for (Container c : pod.getSpec().getInitContainers()) {
+        if (name.equals(c.getName())) {
+          return c;
+        }
+      }
+    }
+    throw new EnvException("container " + name + " not found");
+  }
+
+  /** Go's {@code %q} for the printable strings labels and annotations hold. */
+  static String goQuote(String s) {
+    StringBuilder b = new StringBuilder("\"");
+    for (char ch : (s == null ? "" : s).toCharArray()) {
+      switch (ch) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        case '\t' -> b.append("\\t");
+        case '\r' -> b.append("\\r");
+        default -> {
+          if (ch < 0x20 || ch == 0x7f) {
+            b.append(String.format("\\x%02x", (int) ch));
+          } else {
+            b.append(ch);
+          }
+        }
+      }
+    }
+    return b.append('"').toString();
+  }
+
+  private static Map<String, String> orEmpty(Map<String, String> m) {
+    return m == null ? Map.of() : m;
+  }
+
+  private static String nullToEmpty(String s) {
+    return s == null ? "" : s;
+  }
+}

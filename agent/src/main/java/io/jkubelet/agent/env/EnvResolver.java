@@ -1,0 +1,316 @@
+package io.jkubelet.agent.env;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapKeySelector;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvFromSource;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarSource;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretKeySelector;
+import io.jkubelet.agent.objects.PodObjects;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.function.UnaryOperator;
+import java.util.regex.Pattern;
+
+/**
+ * Makes a container's environment as upstream's {@code makeEnvironmentVariables}:
+ *
+ * <ol>
+ *   <li>{@code envFrom} first, ConfigMaps and Secrets with their {@code prefix}; keys that are not
+ *       valid variable names are skipped with a warning (upstream's {@code
+ *       InvalidEnvironmentVariableNames} event);
+ *   <li>then {@code env} in order, overriding: a value with {@code $(VAR)} expanded against what is
+ *       defined so far and the service variables; else its source ({@code fieldRef}, {@code
+ *       resourceFieldRef}, {@code configMapKeyRef}, {@code secretKeyRef}). A missing optional
+ *       object or key leaves the variable out; a missing required one fails with upstream's
+ *       message;
+ *   <li>then the service variables that the container does not define itself.
+ * </ol>
+ *
+ * Each object is read once per container. Thread-safe: it keeps no state of its own, and {@link
+ * PodObjects} is thread-safe.
+ */
+public final class EnvResolver {
+  private static final Pattern ENV_VAR_NAME = Pattern.compile("[-._a-zA-Z][-._a-zA-Z0-9]*");
+
+  private final PodObjects objects;
+  private final NodeAllocatable node;
+
+  public EnvResolver(PodObjects objects, NodeAllocatable node) {
+    this.objects = objects;
+    this.node = node;
+  }
+
+  /**
+   * The environment, in order, and the warnings to record on the pod (reason {@code
+   * InvalidEnvironmentVariableNames}).
+   */
+  public record Resolved(List<EnvVar> env, List<String> warnings) {
+    public Resolved {
+      env = List.copyOf(env);
+      warnings = List.copyOf(warnings);
+    }
+
+    /** The environment as a map, for expanding {@code command} and {@code args}. */
+    public Map<String, String> asMap() {
+      Map<String, String> m = new LinkedHashMap<>();
+      env.forEach(e -> m.put(e.getName(), e.getValue()));
+      return m;
+    }
+  }
+
+  /** Resolves the container's environment; see the class comment. */
+  public Resolved resolve(Pod pod, Container c, DownwardApi.Addresses at) throws EnvException {
+    String ns = pod.getMetadata().getNamespace();
+    Map<String, String> serviceEnv = new LinkedHashMap<>(services(pod));
+    Sources sources = new Sources(ns);
+    Map<String, String> env = new LinkedHashMap<>();
+    List<String> warnings = new ArrayList<>();
+    if (c.getEnvFrom() != null) {
+      for (EnvFromSource from : c.getEnvFrom()) {
+        envFrom(from, sources, env).ifPresent(warnings::add);
+      }
+    }
+    UnaryOperator<String> mapping = Expansion.mappingFor(env, serviceEnv);
+    if (c.getEnv() != null) {
+      for (EnvVar e : c.getEnv()) {
+        Optional<String> value = value(pod, c, e, at, sources, mapping);
+        if (value.isEmpty()) {
+          continue; // an optional source that is missing
+        }
+        serviceEnv.remove(e.getName());
+        env.put(e.getName(), value.get());
+      }
+    }
+    List<EnvVar> out = new ArrayList<>();
+    env.forEach((k, v) -> out.add(new EnvVar(k, v, null)));
+    serviceEnv.forEach(
+        (k, v) -> {
+          if (!env.containsKey(k)) {
+            out.add(new EnvVar(k, v, null));
+          }
+        });
+    return new Resolved(out, warnings);
+  }
+
+  private Map<String, String> services(Pod pod) throws EnvException {
+    try {
+      return ServiceEnv.forNamespace(
+          objects.services(),
+          pod.getMetadata().getNamespace(),
+          !Boolean.FALSE.equals(pod.getSpec().getEnableServiceLinks()));
+    } catch (RuntimeException e) {
+      throw new EnvException("failed to list services when setting up env vars");
+    }
+  }
+
+  /** Adds one {@code envFrom} source's keys; a warning naming the invalid keys, if any. */
+  private Optional<String> envFrom(EnvFromSource from, Sources sources, Map<String, String> env)
+      throws EnvException {
+    String prefix = from.getPrefix() == null ? "" : from.getPrefix();
+    Map<String, String> data;
+    String kind;
+    String name;
+    if (from.getConfigMapRef() != null) {
+      kind = "configMap";
+      name = from.getConfigMapRef().getName();
+      Optional<ConfigMap> cm =
+          sources.configMap(name, Boolean.TRUE.equals(from.getConfigMapRef().getOptional()));
+      if (cm.isEmpty()) {
+        return Optional.empty();
+      }
+      data = cm.get().getData();
+    } else if (from.getSecretRef() != null) {
+      kind = "secret";
+      name = from.getSecretRef().getName();
+      Optional<Secret> s =
+          sources.secret(name, Boolean.TRUE.equals(from.getSecretRef().getOptional()));
+      if (s.isEmpty()) {
+        return Optional.empty();
+      }
+      data = decoded(s.get());
+    } else {
+      return Optional.empty();
+    }
+    List<String> invalid = new ArrayList<>();
+    new TreeMap<>(data == null ? Map.<String, String>of() : data)
+        .forEach(
+            (k, v) -> {
+              String key = prefix + k;
+              if (isEnvVarName(key)) {
+                env.put(key, v == null ? "" : v);
+              } else {
+                invalid.add(key);
+              }
+            });
+    if (invalid.isEmpty()) {
+      return Optional.empty();
+    }
+    invalid.sort(null);
+    return Optional.of(
+        String.format(
+            "Keys [%s] from the EnvFrom %s %s/%s were skipped since they are considered invalid"
+                + " environment variable names.",
+            String.join(", ", invalid), kind, sources.namespace, name));
+  }
+
+  /** One {@code env} entry's value; empty when an optional source is missing. */
+  private Optional<String> value(
+      Pod pod,
+      Container c,
+      EnvVar e,
+      DownwardApi.Addresses at,
+      Sources sources,
+      UnaryOperator<String> mapping)
+      throws EnvException {
+    if (e.getValue() != null && !e.getValue().isEmpty()) {
+      return Optional.of(Expansion.expand(e.getValue(), mapping));
+    }
+    EnvVarSource from = e.getValueFrom();
+    if (from == null) {
+      return Optional.of("");
+    }
+    if (from.getFieldRef() != null) {
+      return Optional.of(DownwardApi.field(pod, from.getFieldRef(), at));
+    }
+    if (from.getResourceFieldRef() != null) {
+      return Optional.of(DownwardApi.resource(pod, c, from.getResourceFieldRef(), node));
+    }
+    if (from.getConfigMapKeyRef() != null) {
+      return configMapKey(from.getConfigMapKeyRef(), sources);
+    }
+    if (from.getSecretKeyRef() != null) {
+      return secretKey(from.getSecretKeyRef(), sources);
+    }
+    return Optional.of("");
+  }
+
+  private static Optional<String> configMapKey(ConfigMapKeySelector ref, Sources sources)
+      throws EnvException {
+    boolean optional = Boolean.TRUE.equals(ref.getOptional());
+    Optional<ConfigMap> cm = sources.configMap(ref.getName(), optional);
+    if (cm.isEmpty()) {
+      return Optional.empty();
+    }
+    Map<String, String> data = cm.get().getData();
+    if (data == null || !data.containsKey(ref.getKey())) {
+      if (optional) {
+        return Optional.empty();
+      }
+      throw new EnvException(
+          String.format(
+              "couldn't find key %s in ConfigMap %s/%s",
+              ref.getKey(), sources.namespace, ref.getName()));
+    }
+    return Optional.of(nullToEmpty(data.get(ref.getKey())));
+  }
+
+  private static Optional<String> secretKey(SecretKeySelector ref, Sources sources)
+      throws EnvException {
+    boolean optional = Boolean.TRUE.equals(ref.getOptional());
+    Optional<Secret> s = sources.secret(ref.getName(), optional);
+    if (s.isEmpty()) {
+      return Optional.empty();
+    }
+    Map<String, String> data = decoded(s.get());
+    if (!data.containsKey(ref.getKey())) {
+      if (optional) {
+        return Optional.empty();
+      }
+      throw new EnvException(
+          String.format(
+              "couldn't find key %s in Secret %s/%s",
+              ref.getKey(), sources.namespace, ref.getName()));
+    }
+    return Optional.of(data.get(ref.getKey()));
+  }
+
+  /** A secret's data, decoded from base64 (and its {@code stringData}, which static pods carry). */
+  static Map<String, String> decoded(Secret s) {
+    Map<String, String> out = new HashMap<>();
+    if (s.getStringData() != null) {
+      s.getStringData().forEach((k, v) -> out.put(k, nullToEmpty(v)));
+    }
+    if (s.getData() != null) {
+      s.getData()
+          .forEach(
+              (k, v) ->
+                  out.put(
+                      k,
+                      v == null
+                          ? ""
+                          : new String(Base64.getMimeDecoder().decode(v), StandardCharsets.UTF_8)));
+    }
+    return out;
+  }
+
+  /** Upstream's {@code IsEnvVarName}. */
+  public static boolean isEnvVarName(String s) {
+    return ENV_VAR_NAME.matcher(s).matches() && !s.equals(".") && !s.startsWith("..");
+  }
+
+  private static String nullToEmpty(String s) {
+    return s == null ? "" : s;
+  }
+
+  /** The ConfigMaps and Secrets of one container's environment, each read at most once. */
+  private final class Sources {
+    final String namespace;
+    private final Map<String, Optional<ConfigMap>> configMaps = new HashMap<>();
+    private final Map<String, Optional<Secret>> secrets = new HashMap<>();
+
+    Sources(String namespace) {
+      this.namespace = namespace;
+    }
+
+    Optional<ConfigMap> configMap(String name, boolean optional) throws EnvException {
+      Optional<ConfigMap> cm = configMaps.get(name);
+      if (cm == null) {
+        if (objects == PodObjects.NONE) {
+          throw new EnvException(
+              "couldn't get configMap " + namespace + "/" + name + ", no kubeClient defined");
+        }
+        try {
+          cm = objects.configMap(namespace, name);
+        } catch (PodObjects.Unavailable e) {
+          throw new EnvException(e.getMessage());
+        }
+        configMaps.put(name, cm);
+      }
+      if (cm.isEmpty() && !optional) {
+        throw new EnvException("configmap \"" + name + "\" not found");
+      }
+      return cm;
+    }
+
+    Optional<Secret> secret(String name, boolean optional) throws EnvException {
+      Optional<Secret> s = secrets.get(name);
+      if (s == null) {
+        if (objects == PodObjects.NONE) {
+          throw new EnvException(
+              "couldn't get secret " + namespace + "/" + name + ", no kubeClient defined");
+        }
+        try {
+          s = objects.secret(namespace, name);
+        } catch (PodObjects.Unavailable e) {
+          throw new EnvException(e.getMessage());
+        }
+        secrets.put(name, s);
+      }
+      if (s.isEmpty() && !optional) {
+        throw new EnvException("secret \"" + name + "\" not found");
+      }
+      return s;
+    }
+  }
+}

@@ -1,0 +1,27 @@
+package io.jkubelet.agent.kuberuntime;
+
+import io.jkubelet.agent.env.NodeAllocatable;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * What containers learn of their node: its allocatable resources (the limits {@code
+ * resourceFieldRef} reads when a container has none) and the root directory (pod directories,
+ * termination-message files, and {@code seccomp/} for Localhost profiles).
+ */
+public record NodeContext(NodeAllocatable allocatable, Path rootDir) {
+  public NodeContext {
+    Objects.requireNonNull(allocatable, "allocatable");
+    Objects.requireNonNull(rootDir, "rootDir");
+  }
+
+  /** Upstream's {@code --seccomp-profile-root}: {@code <root-dir>/seccomp}. */
+  public Path seccompRoot() {
+    return rootDir.resolve("seccomp");
+  }
+
+  /** {@code <root-dir>/pods/<uid>/containers/<name>}, upstream's {@code getPodContainerDir}. */
+  public Path containerDir(String podUid, String containerName) {
+    return rootDir.resolve("pods").resolve(podUid).resolve("containers").resolve(containerName);
+  }
+}
