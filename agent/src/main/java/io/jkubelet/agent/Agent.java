@@ -2,6 +2,7 @@ package io.jkubelet.agent;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
+import io.jkubelet.agent.admission.Sysctls;
 import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
@@ -123,7 +124,8 @@ public final class Agent implements Lifecycle {
             config.maxPods(),
             setup.statuses(),
             recorder,
-            clock);
+            clock,
+            Sysctls.allowing(config.allowedUnsafeSysctls()));
     Backoff crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     Backoff pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     Volumes volumes = new Volumes(setup.options().rootDir(), objects());

@@ -73,6 +73,9 @@ public final class ConfigLoader {
     duration("nodeStatusReportFrequency", Builder::nodeStatusReportFrequency);
     integer("nodeLeaseDurationSeconds", Builder::nodeLeaseDurationSeconds);
     integer("podInfraOomScoreAdj", Builder::podInfraOomScoreAdj);
+    FIELDS.put(
+        "allowedUnsafeSysctls",
+        (b, v) -> b.allowedUnsafeSysctls(strings("allowedUnsafeSysctls", v)));
   }
 
   private ConfigLoader() {}
@@ -248,6 +251,18 @@ public final class ConfigLoader {
               + describe(value));
     }
     return value.intValue();
+  }
+
+  /** Reads a list of strings. */
+  private static List<String> strings(String field, JsonNode value) {
+    if (!value.isArray()) {
+      throw new ConfigException(field, "expected a list of strings, got " + describe(value));
+    }
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < value.size(); i++) {
+      out.add(asString(field + "[" + i + "]", value.get(i)));
+    }
+    return out;
   }
 
   /** Reads {@code staticPodURLHeader}: header name to a list of values; null counts as empty. */

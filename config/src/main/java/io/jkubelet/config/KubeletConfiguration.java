@@ -46,6 +46,8 @@ import java.util.Objects;
  *     (infra) container. Upstream gives pause containers -998, but some hosts (rootless or
  *     user-namespaced Docker, for example) refuse a negative {@code oom_score_adj}, so the default
  *     is 0; at runtime a refused negative value falls back to 0 with a warning. Default 0
+ * @param allowedUnsafeSysctls sysctls (names, or prefixes ending in {@code *}) that pods may set
+ *     beyond the safe set; each must be known to be namespaced. Default empty
  */
 public record KubeletConfiguration(
     String staticPodPath,
@@ -66,7 +68,8 @@ public record KubeletConfiguration(
     int kubeAPIQPS,
     int kubeAPIBurst,
     boolean registerNode,
-    int podInfraOomScoreAdj) {
+    int podInfraOomScoreAdj,
+    List<String> allowedUnsafeSysctls) {
 
   /**
    * Copies {@code staticPodURLHeader} into an unmodifiable map (in its iteration order) of
@@ -84,6 +87,7 @@ public record KubeletConfiguration(
     Objects.requireNonNull(address, "address");
     Objects.requireNonNull(nodeStatusUpdateFrequency, "nodeStatusUpdateFrequency");
     Objects.requireNonNull(nodeStatusReportFrequency, "nodeStatusReportFrequency");
+    allowedUnsafeSysctls = List.copyOf(allowedUnsafeSysctls);
     Map<String, List<String>> headers = new LinkedHashMap<>();
     staticPodURLHeader.forEach(
         (name, values) ->
@@ -134,6 +138,7 @@ public record KubeletConfiguration(
     private int kubeAPIBurst = 100;
     private boolean registerNode = true;
     private int podInfraOomScoreAdj = 0;
+    private List<String> allowedUnsafeSysctls = List.of();
 
     private Builder() {}
 
@@ -157,6 +162,7 @@ public record KubeletConfiguration(
       kubeAPIBurst = c.kubeAPIBurst;
       registerNode = c.registerNode;
       podInfraOomScoreAdj = c.podInfraOomScoreAdj;
+      allowedUnsafeSysctls = c.allowedUnsafeSysctls;
     }
 
     public Builder staticPodPath(String value) {
@@ -254,6 +260,11 @@ public record KubeletConfiguration(
       return this;
     }
 
+    public Builder allowedUnsafeSysctls(List<String> value) {
+      allowedUnsafeSysctls = value;
+      return this;
+    }
+
     /**
      * @return a new configuration with the values set so far
      * @throws NullPointerException if a reference field was set to null
@@ -278,7 +289,8 @@ public record KubeletConfiguration(
           kubeAPIQPS,
           kubeAPIBurst,
           registerNode,
-          podInfraOomScoreAdj);
+          podInfraOomScoreAdj,
+          allowedUnsafeSysctls);
     }
   }
 }

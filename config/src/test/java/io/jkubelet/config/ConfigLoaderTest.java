@@ -84,6 +84,19 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void allowedUnsafeSysctlsIsAListOfStrings() throws IOException {
+    KubeletConfiguration config =
+        ConfigLoader.load(
+                write(HEADER + "allowedUnsafeSysctls: [kernel.msg*, net.core.somaxconn]\n"))
+            .config();
+    assertThat(config.allowedUnsafeSysctls()).containsExactly("kernel.msg*", "net.core.somaxconn");
+    assertThatThrownBy(() -> ConfigLoader.load(write(HEADER + "allowedUnsafeSysctls: net.*\n")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("allowedUnsafeSysctls")
+        .hasMessageContaining("expected a list of strings");
+  }
+
+  @Test
   void unsupportedFieldsAreWarningsInFileOrder() throws IOException {
     String upstreamStyle =
         HEADER

@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Admits pods as upstream's {@code canAdmitPod}, or rejects them: a rejected pod's phase becomes
- * Failed, with an upstream-style reason ({@code OutOfpods}, {@code OutOfcpu}, {@code OutOfmemory})
- * and message, a Warning event, and its containers never start. Rejected pods are remembered by UID
- * until they are removed.
+ * Failed, with an upstream-style reason ({@code SysctlForbidden}, then {@code OutOfpods}, {@code
+ * OutOfcpu}, {@code OutOfmemory}, in upstream's order of admit handlers) and message, a Warning
+ * event, and its containers never start. Rejected pods are remembered by UID until they are
+ * removed.
  *
  * <p>Thread-safe: the rejected set is concurrent; the sync loop admits, and the pod workers and
  * housekeeping ask.
@@ -33,6 +34,7 @@ public final class PodAdmitter {
   private final StatusManager statuses;
   private final EventRecorder recorder;
   private final Clock clock;
+  private final Sysctls sysctls;
   private final Set<String> rejected = ConcurrentHashMap.newKeySet();
 
   /**
@@ -47,10 +49,25 @@ public final class PodAdmitter {
       StatusManager statuses,
       EventRecorder recorder,
       Clock clock) {
+    this(milliCpu, memoryBytes, maxPods, statuses, recorder, clock, Sysctls.allowing(List.of()));
+  }
+
+  /**
+   * @param sysctls the sysctls pods may set: the safe ones and the node's allowed unsafe ones
+   */
+  public PodAdmitter(
+      long milliCpu,
+      long memoryBytes,
+      int maxPods,
+      StatusManager statuses,
+      EventRecorder recorder,
+      Clock clock,
+      Sysctls sysctls) {
     this.allocatable = new Admission.Allocatable(milliCpu, memoryBytes, maxPods);
     this.statuses = statuses;
     this.recorder = recorder;
     this.clock = clock;
+    this.sysctls = sysctls;
   }
 
   /**
@@ -60,6 +77,11 @@ public final class PodAdmitter {
    * @return whether the pod was admitted
    */
   public boolean admit(Pod pod, Collection<Pod> desired) {
+    Optional<String> forbidden = sysctls.forbidden(pod);
+    if (forbidden.isPresent()) {
+      reject(pod, new Admission.Rejection(Sysctls.FORBIDDEN_REASON, forbidden.get()));
+      return false;
+    }
     List<Pod> admitted =
         desired.stream()
             .filter(p -> !p.getMetadata().getUid().equals(pod.getMetadata().getUid()))

@@ -3,6 +3,7 @@ package io.jkubelet.agent.cli;
 import io.jkubelet.agent.Agent;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.Setup;
+import io.jkubelet.agent.admission.Sysctls;
 import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
@@ -173,6 +174,16 @@ public final class RunCommand implements Callable<Integer> {
   Integer maxPods;
 
   @Option(
+      names = "--allowed-unsafe-sysctls",
+      paramLabel = "NAME,...",
+      split = ",",
+      description =
+          "Unsafe sysctls (or patterns ending in *) that pods may set, beyond the safe ones"
+              + " (allowedUnsafeSysctls). Each must be namespaced (kernel.shm*, kernel.msg*,"
+              + " kernel.sem, fs.mqueue.*, net.*).")
+  List<String> allowedUnsafeSysctls;
+
+  @Option(
       names = "--node-ip",
       paramLabel = "IP",
       description = "The node's IP, reported as hostIP (default: detected).")
@@ -291,9 +302,16 @@ public final class RunCommand implements Callable<Integer> {
         "httpCheckFrequency",
         "--http-check-frequency",
         cfg::httpCheckFrequency);
+    overlay(
+        flagOf,
+        allowedUnsafeSysctls,
+        "allowedUnsafeSysctls",
+        "--allowed-unsafe-sysctls",
+        cfg::allowedUnsafeSysctls);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
+      sysctls(config);
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
       throw flag == null ? e : new ConfigException(flag, e.problem(), e);
@@ -307,6 +325,15 @@ public final class RunCommand implements Callable<Integer> {
     }
     return new KubeletOptions(
         nodeName, rootDir.toAbsolutePath(), podInfraContainerImage, dockerEndpoint, nodeIp, config);
+  }
+
+  /** The allowed sysctls, checked as upstream checks them at start-up. */
+  private static void sysctls(KubeletConfiguration config) {
+    try {
+      Sysctls.allowing(config.allowedUnsafeSysctls());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("allowedUnsafeSysctls", e.getMessage());
+    }
   }
 
   /**

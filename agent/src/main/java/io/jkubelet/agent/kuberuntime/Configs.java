@@ -65,15 +65,19 @@ public final class Configs {
       }
     }
     return new SandboxConfig(
-        ref, attempt, image, hostname, hostNetwork, ports, oomScoreAdj, labels, 0);
+        ref,
+        attempt,
+        image,
+        hostname,
+        hostNetwork,
+        ports,
+        oomScoreAdj,
+        labels,
+        0,
+        SecurityContexts.sandbox(pod));
   }
 
-  /**
-   * The config of one container.
-   *
-   * @param volumePaths volume name → host path, from {@link Volumes#setUp}
-   * @param env the resolved environment, in order
-   */
+  /** The config of one container with the runtime's default security and no termination log. */
   public static ContainerConfig container(
       Pod pod,
       Container c,
@@ -83,12 +87,49 @@ public final class Configs {
       Map<String, Path> volumePaths,
       List<EnvVar> env)
       throws StartException {
+    return container(
+        pod,
+        c,
+        init,
+        sandboxId,
+        restartCount,
+        volumePaths,
+        env,
+        ContainerConfig.Security.DEFAULT,
+        null);
+  }
+
+  /**
+   * The config of one container.
+   *
+   * @param volumePaths volume name → host path, from {@link Volumes#setUp}
+   * @param env the resolved environment, in order
+   * @param security the container's security context for the runtime
+   * @param terminationLog the host file mounted at {@code terminationMessagePath}, or null
+   */
+  public static ContainerConfig container(
+      Pod pod,
+      Container c,
+      boolean init,
+      String sandboxId,
+      int restartCount,
+      Map<String, Path> volumePaths,
+      List<EnvVar> env,
+      ContainerConfig.Security security,
+      Path terminationLog)
+      throws StartException {
     PodRef ref = ref(pod);
     Map<String, String> envMap = new LinkedHashMap<>();
     List<String> envList = new ArrayList<>();
     for (EnvVar e : env) {
       envMap.put(e.getName(), e.getValue());
       envList.add(e.getName() + "=" + e.getValue());
+    }
+    List<ContainerConfig.Mount> mounts = mounts(c, volumePaths);
+    if (terminationLog != null) {
+      mounts.add(
+          new ContainerConfig.Mount(
+              terminationLog.toString(), c.getTerminationMessagePath(), false));
     }
     return new ContainerConfig(
         Labels.containerName(ref, c.getName(), restartCount),
@@ -97,11 +138,12 @@ public final class Configs {
         expand(c.getArgs(), envMap),
         envList,
         c.getWorkingDir(),
-        mounts(c, volumePaths),
+        mounts,
         resources(c),
         containerLabels(pod, c, init, sandboxId, restartCount),
         Boolean.TRUE.equals(c.getTty()),
-        Boolean.TRUE.equals(c.getStdin()));
+        Boolean.TRUE.equals(c.getStdin()),
+        security);
   }
 
   /** dockershim's labels of a container, with what jkubelet needs to adopt it after a restart. */

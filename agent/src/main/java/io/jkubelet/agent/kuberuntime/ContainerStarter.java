@@ -155,7 +155,16 @@ final class ContainerStarter {
     int restartCount = at.status().latest(c.getName()).map(s -> s.restartCount() + 1).orElse(0);
     List<EnvVar> vars = environment(pod, c, at.podIp());
     ContainerConfig config =
-        Configs.container(pod, c, init, at.sandboxId(), restartCount, at.volumePaths(), vars);
+        Configs.container(
+            pod,
+            c,
+            init,
+            at.sandboxId(),
+            restartCount,
+            at.volumePaths(),
+            vars,
+            security(pod, c),
+            TerminationLogs.create(node, pod, c));
     String id;
     try {
       id = runtime.createContainer(at.sandboxId(), config);
@@ -175,6 +184,27 @@ final class ContainerStarter {
     }
     recorder.eventf(ref, EventType.Normal, Reasons.STARTED, "Started container %s", c.getName());
     return id;
+  }
+
+  /**
+   * The container's security context; {@code runAsNonRoot} is checked against the image's user. The
+   * image is asked only when its user matters (upstream always asks): with {@code runAsNonRoot} or
+   * {@code runAsGroup} and no {@code runAsUser}. An image that cannot be inspected, or a root user,
+   * is a CreateContainerConfigError.
+   */
+  private ContainerConfig.Security security(Pod pod, Container c) throws StartException {
+    var sc = SecurityContexts.effective(pod, c);
+    SecurityContexts.ImageUser user = SecurityContexts.ImageUser.UNKNOWN;
+    if (sc.getRunAsUser() == null
+        && (Boolean.TRUE.equals(sc.getRunAsNonRoot()) || sc.getRunAsGroup() != null)) {
+      try {
+        user = SecurityContexts.ImageUser.parse(runtime.imageUser(c.getImage()));
+      } catch (RuntimeError e) {
+        throw new StartException(WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR, e.getMessage());
+      }
+    }
+    SecurityContexts.verifyRunAsNonRoot(pod, c, user);
+    return SecurityContexts.container(pod, c, user, node.seccompRoot());
   }
 
   /** The container's environment; a source that fails is a CreateContainerConfigError. */

@@ -20,6 +20,7 @@ import java.util.Objects;
  * @param labels the container labels
  * @param tty whether to allocate a TTY
  * @param stdin whether to keep stdin open
+ * @param security the user, groups, privileges and namespaces it runs with
  */
 public record ContainerConfig(
     String name,
@@ -32,7 +33,36 @@ public record ContainerConfig(
     Resources resources,
     Map<String, String> labels,
     boolean tty,
-    boolean stdin) {
+    boolean stdin,
+    Security security) {
+
+  /** A container with the runtime's default security: see {@link Security#DEFAULT}. */
+  public ContainerConfig(
+      String name,
+      String image,
+      List<String> entrypoint,
+      List<String> cmd,
+      List<String> env,
+      String workingDir,
+      List<Mount> mounts,
+      Resources resources,
+      Map<String, String> labels,
+      boolean tty,
+      boolean stdin) {
+    this(
+        name,
+        image,
+        entrypoint,
+        cmd,
+        env,
+        workingDir,
+        mounts,
+        resources,
+        labels,
+        tty,
+        stdin,
+        Security.DEFAULT);
+  }
 
   public ContainerConfig {
     Objects.requireNonNull(name, "name");
@@ -44,6 +74,7 @@ public record ContainerConfig(
     mounts = List.copyOf(mounts);
     labels = Map.copyOf(labels);
     Objects.requireNonNull(resources, "resources");
+    Objects.requireNonNull(security, "security");
   }
 
   /** A bind mount of a host path into the container. */
@@ -60,5 +91,72 @@ public record ContainerConfig(
   public record Resources(
       long cpuShares, long cpuQuotaMicros, long cpuPeriodMicros, long memoryLimitBytes) {
     public static final Resources NONE = new Resources(0, 0, 0, 0);
+  }
+
+  /**
+   * A container's security context, as the CRI's {@code LinuxContainerSecurityContext} that
+   * upstream's kuberuntime makes from the pod's and the container's (the container wins).
+   *
+   * @param user the Docker user: {@code uid}, {@code name}, or {@code uid:gid} / {@code name:gid};
+   *     "" for the image's
+   * @param supplementalGroups extra groups of the process ({@code fsGroup} first, then {@code
+   *     supplementalGroups})
+   * @param privileged all capabilities and devices, no masked paths
+   * @param addCapabilities capabilities added to the runtime's default set, as written in the spec
+   *     ({@code NET_ADMIN} or {@code CAP_NET_ADMIN})
+   * @param dropCapabilities capabilities dropped ({@code ALL} drops every one)
+   * @param readOnlyRootfs the root filesystem is mounted read-only
+   * @param noNewPrivileges {@code allowPrivilegeEscalation: false}: the no_new_privs bit
+   * @param seccompProfile upstream's profile path: "" or {@code unconfined} (dockershim runs
+   *     unconfined), {@code runtime/default} or {@code docker/default} (the engine's default), or
+   *     {@code localhost/<absolute path>} of a JSON profile
+   * @param pid the PID namespace: the container's own, the sandbox's ({@code
+   *     shareProcessNamespace}) or the host's ({@code hostPID})
+   * @param hostNetwork the pod is on the host's network: the container also takes the host's UTS
+   *     namespace
+   */
+  public record Security(
+      String user,
+      List<Long> supplementalGroups,
+      boolean privileged,
+      List<String> addCapabilities,
+      List<String> dropCapabilities,
+      boolean readOnlyRootfs,
+      boolean noNewPrivileges,
+      String seccompProfile,
+      NamespaceMode pid,
+      boolean hostNetwork) {
+    /** The image's user, no extra groups or capabilities, own PID namespace, engine defaults. */
+    public static final Security DEFAULT =
+        new Security(
+            "",
+            List.of(),
+            false,
+            List.of(),
+            List.of(),
+            false,
+            false,
+            "",
+            NamespaceMode.CONTAINER,
+            false);
+
+    public Security {
+      user = user == null ? "" : user;
+      supplementalGroups = List.copyOf(supplementalGroups);
+      addCapabilities = List.copyOf(addCapabilities);
+      dropCapabilities = List.copyOf(dropCapabilities);
+      seccompProfile = seccompProfile == null ? "" : seccompProfile;
+      Objects.requireNonNull(pid, "pid");
+    }
+  }
+
+  /** Whose namespace a container uses, as the CRI's {@code NamespaceMode}. */
+  public enum NamespaceMode {
+    /** The pod's: the sandbox's namespace. */
+    POD,
+    /** The container's own. */
+    CONTAINER,
+    /** The host's. */
+    NODE
   }
 }

@@ -47,6 +47,26 @@ public record ContainerStatus(
           .thenComparingInt(ContainerStatus::restartCount)
           .reversed();
 
+  /** The same status with another message (e.g. with the termination message added). */
+  public ContainerStatus withMessage(String newMessage) {
+    return new ContainerStatus(
+        id,
+        name,
+        sandboxId,
+        state,
+        createdAt,
+        startedAt,
+        finishedAt,
+        exitCode,
+        reason,
+        newMessage,
+        image,
+        imageRef,
+        hash,
+        restartCount,
+        labels);
+  }
+
   public boolean running() {
     return state == ContainerState.RUNNING;
   }

@@ -64,6 +64,12 @@ public interface Runtime {
   /** Whether the image is present locally. */
   boolean imagePresent(String image);
 
+  /**
+   * The user the image's config names ({@code USER}: {@code uid}, {@code name}, {@code uid:gid} or
+   * {@code name:group}), or "" when it names none. A missing image is {@code NOT_FOUND}.
+   */
+  String imageUser(String image);
+
   /** The images on the node, each with its names and size, in no particular order. */
   List<ImageSummary> listImages();
 

@@ -17,6 +17,7 @@ import java.util.Objects;
  *     warning when the host refuses a negative value
  * @param labels the container labels
  * @param cpuShares CPU shares for the sandbox (2 is Docker's minimum), or 0 for the default
+ * @param security the pod-level user, groups, namespaces and sysctls
  */
 public record SandboxConfig(
     PodRef pod,
@@ -27,13 +28,39 @@ public record SandboxConfig(
     List<PortMapping> ports,
     int oomScoreAdj,
     Map<String, String> labels,
-    long cpuShares) {
+    long cpuShares,
+    Security security) {
+
+  /** A sandbox with the default security: see {@link Security#DEFAULT}. */
+  public SandboxConfig(
+      PodRef pod,
+      int attempt,
+      String image,
+      String hostname,
+      boolean hostNetwork,
+      List<PortMapping> ports,
+      int oomScoreAdj,
+      Map<String, String> labels,
+      long cpuShares) {
+    this(
+        pod,
+        attempt,
+        image,
+        hostname,
+        hostNetwork,
+        ports,
+        oomScoreAdj,
+        labels,
+        cpuShares,
+        Security.DEFAULT);
+  }
 
   public SandboxConfig {
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(image, "image");
     ports = List.copyOf(ports);
     labels = Map.copyOf(labels);
+    Objects.requireNonNull(security, "security");
     if (attempt < 0) {
       throw new IllegalArgumentException("attempt must be >= 0, got " + attempt);
     }
@@ -46,4 +73,31 @@ public record SandboxConfig(
 
   /** A host port mapping. {@code protocol} is "tcp", "udp" or "sctp". */
   public record PortMapping(int containerPort, int hostPort, String hostIp, String protocol) {}
+
+  /**
+   * The pod-level security of the sandbox, as the CRI's {@code LinuxSandboxSecurityContext} and
+   * sysctls. Whatever it says, a sandbox runs with {@code no-new-privileges}, as dockershim's.
+   *
+   * @param runAsUser the pod's {@code runAsUser}, or null for the image's
+   * @param runAsGroup the pod's {@code runAsGroup}, or null; applied only with a user
+   * @param supplementalGroups {@code fsGroup}, then {@code supplementalGroups}
+   * @param hostPid the pod's {@code hostPID}
+   * @param hostIpc the pod's {@code hostIPC}; otherwise the sandbox's IPC namespace is shareable
+   * @param sysctls the pod's sysctls, name to value, set in the sandbox's namespaces
+   */
+  public record Security(
+      Long runAsUser,
+      Long runAsGroup,
+      List<Long> supplementalGroups,
+      boolean hostPid,
+      boolean hostIpc,
+      Map<String, String> sysctls) {
+    public static final Security DEFAULT =
+        new Security(null, null, List.of(), false, false, Map.of());
+
+    public Security {
+      supplementalGroups = List.copyOf(supplementalGroups);
+      sysctls = Map.copyOf(sysctls);
+    }
+  }
 }

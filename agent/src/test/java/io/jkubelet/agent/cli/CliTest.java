@@ -54,6 +54,17 @@ class CliTest {
     assertThat(err.toString()).contains("Unknown option: '--no-such-flag'");
     assertThat(Main.execute("run", "--hostname-override", "Not_A_Name")).isEqualTo(2);
     assertThat(err.toString()).contains("--hostname-override").contains("not a valid node name");
+    assertThat(
+            Main.execute(
+                "run",
+                "--allowed-unsafe-sysctls",
+                "net.core.*,vm.swappiness",
+                "--hostname-override",
+                "n"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains(
+            "--allowed-unsafe-sysctls: the sysctl \"vm.swappiness\" are not known to be namespaced");
   }
 
   @Test

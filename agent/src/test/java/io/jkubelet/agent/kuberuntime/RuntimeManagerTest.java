@@ -166,6 +166,53 @@ class RuntimeManagerTest {
   }
 
   @Test
+  void runAsNonRootOnARootImageIsACreateContainerConfigErrorAndTheSecurityReachesTheRuntime()
+      throws Exception {
+    Pod pod =
+        TestPods.parse(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: p, namespace: ns, uid: u1}
+            spec:
+              securityContext: {runAsNonRoot: true, fsGroup: 42}
+              containers:
+              - {name: root, image: jkubelet/busybox:1.35}
+              - {name: named, image: jkubelet/busybox:1.35, securityContext: {runAsUser: 1000}}
+            """);
+
+    PodSyncResult r =
+        manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+
+    String message =
+        "container has runAsNonRoot and image will run as root (pod: \"p_ns(u1)\", container:"
+            + " root)";
+    assertThat(r.starts())
+        .filteredOn(s -> s.container().equals("root"))
+        .singleElement()
+        .satisfies(
+            s ->
+                assertThat(s.failure())
+                    .isEqualTo(
+                        new StartFailure(WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR, message)));
+    assertThat(events).contains("Failed: Error: " + message);
+    var started = runtime.named("u1", "named").get(0).config;
+    assertThat(started.security().user()).isEqualTo("1000");
+    assertThat(started.security().supplementalGroups()).containsExactly(42L);
+    assertThat(started.mounts())
+        .filteredOn(m -> m.containerPath().equals("/dev/termination-log"))
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(Path.of(m.hostPath()))
+                  .isRegularFile()
+                  .hasParent(root.resolve("pods/u1/containers/named"));
+              assertThat(Path.of(m.hostPath()).getFileName().toString()).matches("[0-9a-f]{8}");
+              assertThat(m.readOnly()).isFalse();
+            });
+  }
+
+  @Test
   void aNewPodGetsItsSandboxThenItsContainersWithEvents() throws Exception {
     Pod pod = podWithGrace(30);
     var empty = runtime.podStatus(Configs.ref(pod));

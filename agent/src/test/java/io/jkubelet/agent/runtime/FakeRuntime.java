@@ -27,6 +27,7 @@ public final class FakeRuntime implements Runtime {
   private final AtomicInteger ids = new AtomicInteger();
   private final Map<String, Fake> containers = new LinkedHashMap<>();
   private final Set<String> images = new HashSet<>();
+  private final Map<String, String> imageUsers = new HashMap<>();
   private final List<String> calls = new ArrayList<>();
   private final Map<String, RuntimeError> failNext = new HashMap<>();
   private boolean down;
@@ -107,6 +108,12 @@ public final class FakeRuntime implements Runtime {
 
   public synchronized void addImage(String image) {
     images.add(image);
+  }
+
+  /** Adds an image whose config names this user ({@code USER} of a Dockerfile). */
+  public synchronized void addImage(String image, String user) {
+    images.add(image);
+    imageUsers.put(image, user);
   }
 
   /** Makes a running container exit with the code (and reason, e.g. OOMKilled). */
@@ -394,6 +401,15 @@ public final class FakeRuntime implements Runtime {
 
   /** Fake images weigh a megabyte and a byte per character of their name, so sizes differ. */
   static final long FAKE_IMAGE_BYTES = 1 << 20;
+
+  @Override
+  public synchronized String imageUser(String image) {
+    call("imageUser", image);
+    if (!images.contains(image)) {
+      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + image);
+    }
+    return imageUsers.getOrDefault(image, "");
+  }
 
   @Override
   public synchronized boolean imagePresent(String image) {

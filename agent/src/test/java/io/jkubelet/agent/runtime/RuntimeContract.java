@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Covered: sandbox and container status mapping (created, running, exited with its code, OOM
  * killed), dockershim's names and {@code io.kubernetes.*} labels, restart count and labels round
- * trips, listing by pod UID, unknown ids, name conflicts, exec results, output cap and timeout, and
- * image presence.
+ * trips, listing by pod UID, unknown ids, name conflicts, exec results, output cap and timeout,
+ * image presence, and an image's user.
  *
  * <p>Every container carries {@link Labels#NODE} with {@link #node}, unique to the test instance; a
  * subclass scopes its runtime to it and removes only those containers afterwards.
@@ -389,6 +389,14 @@ public abstract class RuntimeContract {
         .isInstanceOfSatisfying(
             RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.IMAGE_PULL));
     assertThat(runtime().imagePresent(missing)).isFalse();
+  }
+
+  @Test
+  void anImageWithoutAUserHasNoneAndAMissingImageIsNotFound() {
+    assertThat(runtime().imageUser(IMAGE)).isEmpty();
+    assertThatThrownBy(() -> runtime().imageUser(missingImage()))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.NOT_FOUND));
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ final class Containers {
       // Docker cannot express "no command at all".)
       entrypoint = images.entrypoint(config.image());
     }
+    HostConfig host = hostConfig(sandboxId, config);
     CreateContainerCmd cmd =
         api.createContainerCmd(config.image())
             .withName(config.name())
@@ -56,7 +57,8 @@ final class Containers {
             .withEnv(config.env())
             .withTty(config.tty())
             .withStdinOpen(config.stdin())
-            .withHostConfig(hostConfig(sandboxId, config));
+            .withHostConfig(host);
+    SecurityOptions.container(config.security(), sandboxId, cmd, host);
     if (entrypoint != null) {
       cmd.withEntrypoint(entrypoint);
     }

@@ -179,6 +179,11 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   }
 
   @Override
+  public String imageUser(String image) {
+    return images.user(image);
+  }
+
+  @Override
   public List<ImageSummary> listImages() {
     return images.list();
   }

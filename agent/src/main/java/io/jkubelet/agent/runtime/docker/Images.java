@@ -113,6 +113,17 @@ final class Images {
     }
   }
 
+  /** The user of the image's config, or "" when it names none; a missing image is NOT_FOUND. */
+  String user(String image) {
+    try {
+      InspectImageResponse inspected = api.inspectImageCmd(image).exec();
+      String user = inspected.getConfig() == null ? null : inspected.getConfig().getUser();
+      return user == null ? "" : user;
+    } catch (RuntimeException e) {
+      throw DockerErrors.translate(e, null);
+    }
+  }
+
   /**
    * Splits a reference into what {@code POST /images/create} wants: {@code fromImage} and {@code
    * tag}, the tag being "latest" when absent or the digest for {@code repo@sha256:...}.

@@ -54,6 +54,7 @@ final class PodInspector {
 
   private final DockerClient api;
   private final ThreadPoolExecutor pool;
+  private final TerminationMessages terminations;
 
   /**
    * Image id → image ref. Ids are content addresses, so an id's digest rarely changes; the cache is
@@ -63,6 +64,7 @@ final class PodInspector {
 
   PodInspector(DockerClient api) {
     this.api = api;
+    this.terminations = new TerminationMessages(api);
     this.pool =
         new ThreadPoolExecutor(
             INSPECT_PARALLELISM,
@@ -108,7 +110,7 @@ final class PodInspector {
       if (InspectMapping.isSandbox(InspectMapping.labelsOf(r))) {
         sandboxes.add(InspectMapping.sandboxStatus(r));
       } else {
-        statuses.add(InspectMapping.containerStatus(r, imageRefs));
+        statuses.add(terminations.complete(InspectMapping.containerStatus(r, imageRefs), r));
       }
     }
     return new PodStatus(pod, sandboxes, statuses);

@@ -106,8 +106,7 @@ final class Sandboxes {
   }
 
   private CreateContainerCmd command(SandboxConfig config, int oomScoreAdj) {
-    HostConfig host =
-        HostConfig.newHostConfig().withIpcMode("shareable").withOomScoreAdj(oomScoreAdj);
+    HostConfig host = HostConfig.newHostConfig().withOomScoreAdj(oomScoreAdj);
     if (config.cpuShares() > 0) {
       host.withCpuShares(Containers.clampToInt(config.cpuShares()));
     }
@@ -115,6 +114,7 @@ final class Sandboxes {
         api.createContainerCmd(config.image())
             .withName(config.containerName())
             .withLabels(new HashMap<>(config.labels()));
+    SecurityOptions.sandbox(config.security(), cmd, host);
     if (config.hostNetwork()) {
       host.withNetworkMode("host"); // port mappings are meaningless on the host's network
     } else {
