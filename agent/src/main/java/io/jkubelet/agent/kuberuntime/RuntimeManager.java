@@ -43,6 +43,9 @@ public final class RuntimeManager {
   /** The upstream kubelet never kills with less than 2 s of grace. */
   public static final Duration MIN_GRACE = Duration.ofSeconds(2);
 
+  /** When a container whose config or create failed is tried again (upstream's error requeue). */
+  static final Duration CONFIG_ERROR_RETRY = Duration.ofSeconds(10);
+
   private final Runtime runtime;
   private final ImagePuller images;
   private final Volumes volumes;
@@ -205,6 +208,11 @@ public final class RuntimeManager {
           case WaitingReasons.ERR_IMAGE_PULL ->
               min(Duration.ofSeconds(1), images.backoffRemaining(pod, c.getImage()));
           case WaitingReasons.IMAGE_PULL_BACK_OFF -> images.backoffRemaining(pod, c.getImage());
+          // A missing ConfigMap, Secret or key may appear at any time: try again as upstream's pod
+          // workers retry a failed sync, rather than at the next resync.
+          case WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
+              WaitingReasons.CREATE_CONTAINER_ERROR ->
+              CONFIG_ERROR_RETRY;
           default -> null;
         };
     if (d == null) {

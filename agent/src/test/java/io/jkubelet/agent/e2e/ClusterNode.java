@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -24,6 +25,7 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
   final String node;
   final String ns;
   private final String prefix;
+  private final List<String> flags;
   private Path tmp;
   private JkubeletProcess jkubelet;
 
@@ -31,6 +33,14 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
    * @param prefix names the node, the namespace and the temporary directory
    */
   ClusterNode(String prefix) {
+    this(prefix, List.of());
+  }
+
+  /**
+   * @param flags more flags of jkubelet's, e.g. {@code --allowed-unsafe-sysctls}
+   */
+  ClusterNode(String prefix, List<String> flags) {
+    this.flags = List.copyOf(flags);
     this.prefix = prefix;
     this.node = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     this.ns = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
@@ -56,11 +66,14 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
                 Files.createDirectories(tmp.resolve("manifests")),
                 tmp.resolve("root"),
                 tmp.resolve("jkubelet.log"),
-                List.of(
-                    "--kubeconfig",
-                    Kubectl.nodeKubeconfig(node).toString(),
-                    "--node-ip",
-                    "127.0.0.1"))
+                Stream.concat(
+                        Stream.of(
+                            "--kubeconfig",
+                            Kubectl.nodeKubeconfig(node).toString(),
+                            "--node-ip",
+                            "127.0.0.1"),
+                        flags.stream())
+                    .toList())
             .start();
     await()
         .atMost(Duration.ofSeconds(60))
