@@ -125,7 +125,7 @@ public final class Configs {
       envMap.put(e.getName(), e.getValue());
       envList.add(e.getName() + "=" + e.getValue());
     }
-    List<ContainerConfig.Mount> mounts = mounts(c, volumePaths);
+    List<ContainerConfig.Mount> mounts = new ArrayList<>(mounts(c, volumePaths));
     if (terminationLog != null) {
       mounts.add(
           new ContainerConfig.Mount(
