@@ -137,9 +137,14 @@ final class SecurityContexts {
     }
   }
 
-  /** The container's security for the runtime, with the image's user where none is asked. */
-  static ContainerConfig.Security container(
-      Pod pod, Container c, ImageUser image, Path seccompRoot) {
+  /**
+   * The container's security for the runtime, with the image's user where none is asked.
+   *
+   * @throws StartException CreateContainerConfigError for a Localhost seccomp profile outside the
+   *     profile root (the API server refuses {@code ..}; a static pod could still ask)
+   */
+  static ContainerConfig.Security container(Pod pod, Container c, ImageUser image, Path seccompRoot)
+      throws StartException {
     SecurityContext sc = effective(pod, c);
     String user;
     if (sc.getRunAsUser() != null) {
@@ -153,6 +158,13 @@ final class SecurityContexts {
       user = user + ":" + sc.getRunAsGroup();
     }
     Capabilities caps = sc.getCapabilities();
+    String seccomp = seccompProfile(pod, c, seccompRoot);
+    if (seccomp.startsWith("localhost/")
+        && !Path.of(seccomp.substring("localhost/".length())).startsWith(seccompRoot.normalize())) {
+      throw new StartException(
+          WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
+          "seccomp profile " + seccomp + " is not under " + seccompRoot);
+    }
     return new ContainerConfig.Security(
         user,
         groups(pod.getSpec().getSecurityContext()),
@@ -161,7 +173,7 @@ final class SecurityContexts {
         caps == null || caps.getDrop() == null ? List.of() : caps.getDrop(),
         Boolean.TRUE.equals(sc.getReadOnlyRootFilesystem()),
         Boolean.FALSE.equals(sc.getAllowPrivilegeEscalation()),
-        seccompProfile(pod, c, seccompRoot),
+        seccomp,
         pidMode(pod),
         Boolean.TRUE.equals(pod.getSpec().getHostNetwork()));
   }

@@ -35,12 +35,13 @@ class SecurityContextsTest {
             .formatted(podSecurity, containerSecurity));
   }
 
-  private static ContainerConfig.Security container(Pod pod, SecurityContexts.ImageUser image) {
+  private static ContainerConfig.Security container(Pod pod, SecurityContexts.ImageUser image)
+      throws StartException {
     return SecurityContexts.container(pod, pod.getSpec().getContainers().get(0), image, ROOT);
   }
 
   @Test
-  void theContainerWinsOverThePodAndGroupsAreFsGroupThenSupplementalGroups() {
+  void theContainerWinsOverThePodAndGroupsAreFsGroupThenSupplementalGroups() throws Exception {
     Pod pod =
         pod(
             "{runAsUser: 1000, runAsGroup: 2000, fsGroup: 3000, supplementalGroups: [4000, 5000]}",
@@ -61,7 +62,7 @@ class SecurityContextsTest {
   }
 
   @Test
-  void aGroupWithoutAUserTakesTheImagesUidAndNothingKeepsTheImagesUser() {
+  void aGroupWithoutAUserTakesTheImagesUidAndNothingKeepsTheImagesUser() throws Exception {
     assertThat(
             container(pod("{runAsGroup: 7}", "{}"), SecurityContexts.ImageUser.parse("1000:1000"))
                 .user())
@@ -123,7 +124,7 @@ class SecurityContextsTest {
   }
 
   @Test
-  void seccompFieldsWinOverAnnotationsAndTheContainerOverThePod() {
+  void seccompFieldsWinOverAnnotationsAndTheContainerOverThePod() throws Exception {
     assertThat(
             container(pod("{seccompProfile: {type: RuntimeDefault}}", "{}"), ROOT_IMAGE)
                 .seccompProfile())
@@ -158,7 +159,16 @@ class SecurityContextsTest {
   }
 
   @Test
-  void podNamespacesAndSysctlsGoToTheSandboxAndThePidModeToContainers() {
+  void aLocalhostProfileOutsideTheProfileRootIsRefused() {
+    Pod pod =
+        pod("{}", "{seccompProfile: {type: Localhost, localhostProfile: ../../../etc/x.json}}");
+    assertThatThrownBy(() -> container(pod, ROOT_IMAGE))
+        .isInstanceOf(StartException.class)
+        .hasMessageContaining("is not under " + ROOT);
+  }
+
+  @Test
+  void podNamespacesAndSysctlsGoToTheSandboxAndThePidModeToContainers() throws Exception {
     Pod pod =
         pod(
             "{runAsUser: 1000, fsGroup: 3000, sysctls: [{name: net.ipv4.tcp_syncookies, value: '1'}]}",
