@@ -55,6 +55,16 @@ final class ContainerStatuses {
               }
             });
     applyWaitingReasons(statuses, pod, runtime, reasons, containers, init);
+    if (init) {
+      // As upstream's prober manager: an init container is ready once it has exited 0.
+      statuses
+          .values()
+          .forEach(
+              st -> {
+                var t = st.getState() == null ? null : st.getState().getTerminated();
+                st.setReady(t != null && t.getExitCode() != null && t.getExitCode() == 0);
+              });
+    }
     return new ArrayList<>(statuses.values());
   }
 

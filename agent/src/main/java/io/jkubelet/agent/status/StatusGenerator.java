@@ -78,6 +78,13 @@ public final class StatusGenerator {
     s.setStartTime(
         previous != null && previous.getStartTime() != null ? previous.getStartTime() : time(now));
     s.setQosClass(QosClass.of(pod));
+    if (!PodPhases.isTerminal(phase)
+        && ActiveDeadline.passed(pod, Instant.parse(s.getStartTime()), now)) {
+      // As upstream's generateAPIPodStatus when a sync handler asks for an eviction.
+      s.setPhase(PodPhases.FAILED);
+      s.setReason(ActiveDeadline.REASON);
+      s.setMessage(ActiveDeadline.MESSAGE);
+    }
     return s;
   }
 

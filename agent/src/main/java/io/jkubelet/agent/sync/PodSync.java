@@ -17,6 +17,7 @@ import io.jkubelet.agent.prober.ContainerHealth;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.status.ActiveDeadline;
 import io.jkubelet.agent.status.ReasonCache;
 import io.jkubelet.agent.status.StatusGenerator;
 import io.jkubelet.agent.status.StatusManager;
@@ -129,8 +130,23 @@ public final class PodSync implements PodSyncFn {
       status = after.status();
       observed = after.at();
     }
-    setStatus(pod, status);
-    return new SyncResult(observed, result.requeueAfter());
+    var generated = setStatus(pod, status);
+    return new SyncResult(observed, earliest(result.requeueAfter(), deadline(pod, generated)));
+  }
+
+  /** When the pod's active deadline passes, so that it is synced (and failed) right then. */
+  private Duration deadline(Pod pod, io.fabric8.kubernetes.api.model.PodStatus api) {
+    Instant start = api.getStartTime() == null ? null : Instant.parse(api.getStartTime());
+    return ActiveDeadline.remaining(pod, start, clock.instant())
+        .map(d -> d.isNegative() ? Duration.ZERO : d)
+        .orElse(null);
+  }
+
+  private static Duration earliest(Duration a, Duration b) {
+    if (a == null || b == null) {
+      return a == null ? b : a;
+    }
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   /** Stops the pod's containers; its status follows while the status manager still has it. */
@@ -209,6 +225,11 @@ public final class PodSync implements PodSyncFn {
             clock.instant(),
             hostIp.get(),
             health.apply(pod.getMetadata().getUid()));
+    if (ActiveDeadline.REASON.equals(api.getReason())
+        && !ActiveDeadline.REASON.equals(previous == null ? null : previous.getReason())) {
+      recorder.event(
+          Refs.pod(pod), EventType.Normal, ActiveDeadline.REASON, ActiveDeadline.MESSAGE);
+    }
     statuses.setPodStatus(pod, api);
     return api;
   }

@@ -207,4 +207,39 @@ class StatusGeneratorTest {
         .findFirst()
         .orElseThrow();
   }
+
+  @Test
+  void aPodPastItsActiveDeadlineFailsWithDeadlineExceeded() {
+    pod.getSpec().setActiveDeadlineSeconds(5L);
+    container(ContainerState.RUNNING, 0, "", 0);
+    var first = generate(null, T0);
+    assertThat(first.getPhase()).isEqualTo("Running");
+    assertThat(first.getReason()).isNull();
+    assertThat(generate(first, T0.plusSeconds(4)).getPhase()).isEqualTo("Running");
+
+    var late = generate(first, T0.plusSeconds(5));
+    assertThat(late.getPhase()).isEqualTo("Failed");
+    assertThat(late.getReason()).isEqualTo("DeadlineExceeded");
+    assertThat(late.getMessage())
+        .isEqualTo("Pod was active on the node longer than the specified deadline");
+  }
+
+  @Test
+  void anInitContainerThatExitedZeroIsReadyAndOneThatFailedIsNot() {
+    pod.getSpec().setInitContainers(List.of(pod.getSpec().getContainers().get(0)));
+    pod.getSpec()
+        .setContainers(
+            List.of(
+                new io.fabric8.kubernetes.api.model.ContainerBuilder()
+                    .withName("b")
+                    .withImage("jkubelet/busybox:1.35")
+                    .build()));
+    container(ContainerState.EXITED, 0, "Completed", 0);
+    assertThat(generate(null, T0).getInitContainerStatuses().get(0).getReady()).isTrue();
+
+    containers.clear();
+    pod.getSpec().setRestartPolicy("Never");
+    container(ContainerState.EXITED, 1, "Error", 0);
+    assertThat(generate(null, T0).getInitContainerStatuses().get(0).getReady()).isFalse();
+  }
 }
