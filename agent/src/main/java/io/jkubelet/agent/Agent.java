@@ -129,6 +129,8 @@ public final class Agent implements Lifecycle {
     VolumeManager volumes = volumeManager();
     runtimeManager = runtimeManager(crashBackoff, pullBackoff, volumes);
     workQueue = new WorkQueue(clock);
+    // A changed secret or configMap syncs the pods that use it at the next tick.
+    objects().onChange(uids -> uids.forEach(uid -> workQueue.enqueue(uid, Duration.ZERO)));
     workers = podWorkers();
     kubelet = new Kubelet(parts(housekeeping(crashBackoff, pullBackoff, volumes)));
     loop = syncLoop();
@@ -237,7 +239,8 @@ public final class Agent implements Lifecycle {
         cache,
         runtimeManager,
         housekeeping,
-        background);
+        background,
+        objects());
   }
 
   private ReadOnlyServer readOnlyServer(KubeletConfiguration config) {

@@ -114,8 +114,9 @@ public final class TestApiServer {
     }
 
     /**
-     * Creates a pod bound to {@code node}, with one busybox container per name and no service
-     * account token, and returns it as the API server stored it.
+     * Creates a pod bound to {@code node}, with one busybox container per name (and the
+     * service-account token volume that admission adds), and returns it as the API server stored
+     * it.
      */
     public Pod createPod(
         String pod, String node, Map<String, String> annotations, String... containers) {
