@@ -10,6 +10,7 @@ import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.volume.VolumeManager;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -96,7 +97,7 @@ public final class Configs {
         expand(c.getArgs(), envMap),
         envList,
         c.getWorkingDir(),
-        mounts(c, volumePaths, envMap),
+        mounts(pod, c, volumePaths, envMap),
         resources(c),
         containerLabels(pod, c, init, sandboxId, restartCount),
         Boolean.TRUE.equals(c.getTty()),
@@ -129,7 +130,8 @@ public final class Configs {
    * container's environment) created inside their volume, and their propagation.
    */
   private static List<ContainerConfig.Mount> mounts(
-      Container c, Map<String, Path> volumePaths, Map<String, String> env) throws StartException {
+      Pod pod, Container c, Map<String, Path> volumePaths, Map<String, String> env)
+      throws StartException {
     List<ContainerConfig.Mount> mounts = new ArrayList<>();
     if (c.getVolumeMounts() == null) {
       return mounts;
@@ -156,10 +158,16 @@ public final class Configs {
           new ContainerConfig.Mount(
               host.toString(),
               m.getMountPath(),
-              Boolean.TRUE.equals(m.getReadOnly()),
+              Boolean.TRUE.equals(m.getReadOnly()) || mustMountReadOnly(pod, m.getName()),
               propagation(m.getMountPropagation())));
     }
     return mounts;
+  }
+
+  private static boolean mustMountReadOnly(Pod pod, String volume) {
+    return pod.getSpec().getVolumes() != null
+        && pod.getSpec().getVolumes().stream()
+            .anyMatch(v -> v.getName().equals(volume) && VolumeManager.mustMountReadOnly(v));
   }
 
   private static ContainerConfig.Propagation propagation(String p) {

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.volume;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.objects.PodObjects;
 import java.io.IOException;
@@ -69,6 +70,17 @@ public interface VolumeManager {
 
   /** The node's allocatable cpu (millicores), memory and ephemeral storage (bytes). */
   record Allocatable(long milliCpu, long memoryBytes, long ephemeralStorageBytes) {}
+
+  /**
+   * Whether the volume is always mounted read-only, whatever the mount says: secret, configMap,
+   * downward API and projected volumes, as upstream's {@code mustMountRO}.
+   */
+  static boolean mustMountReadOnly(Volume v) {
+    return v.getSecret() != null
+        || v.getConfigMap() != null
+        || v.getDownwardAPI() != null
+        || v.getProjected() != null;
+  }
 
   static VolumeManager create(Options options) {
     return new Volumes(options);

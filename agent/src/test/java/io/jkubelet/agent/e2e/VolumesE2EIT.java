@@ -222,6 +222,11 @@ class VolumesE2EIT {
     assertThat(exec("full", "stat -L -c '%a' /etc/settings/sub/a.txt")).isEqualTo("640");
     assertThat(exec("full", "cat /etc/b.conf")).isEqualTo("2");
 
+    // Secret and configMap volumes are read-only whatever the mount says, as upstream.
+    assertThat(exec("full", "touch /etc/settings/x 2>&1; touch /etc/creds/x 2>&1"))
+        .contains("Read-only file system");
+    assertThat(exec("full", "touch /cache/x && echo ok")).isEqualTo("ok");
+
     // Downward API and the projected token bound to the pod.
     assertThat(exec("full", "cat /etc/info/labels")).isEqualTo("app=\"web\"");
     assertThat(exec("full", "cat /var/run/api/namespace")).isEqualTo(ns);

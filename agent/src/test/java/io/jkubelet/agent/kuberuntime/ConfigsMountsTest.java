@@ -69,6 +69,29 @@ class ConfigsMountsTest {
   }
 
   @Test
+  void secretConfigMapDownwardAndProjectedVolumesAreAlwaysReadOnly() throws Exception {
+    Pod pod =
+        new PodBuilder(POD)
+            .editSpec()
+            .addNewVolume()
+            .withName("v")
+            .withNewSecret()
+            .withSecretName("s")
+            .endSecret()
+            .endVolume()
+            .endSpec()
+            .build();
+    Container c =
+        new ContainerBuilder()
+            .withName("c")
+            .withImage("busybox")
+            .withVolumeMounts(new VolumeMountBuilder().withName("v").withMountPath("/s").build())
+            .build();
+    ContainerConfig config = Configs.container(pod, c, false, "sb", 0, Map.of("v", vol), List.of());
+    assertThat(config.mounts().get(0).readOnly()).isTrue();
+  }
+
+  @Test
   void readOnlyAndPropagationReachTheMount() throws Exception {
     ContainerConfig c =
         config(
