@@ -25,6 +25,11 @@ interface ObjectWatches {
     /** The object as last seen, or empty when it does not exist. */
     Optional<HasMetadata> get();
 
+    /** Whether the watch could not start (e.g. forbidden, not yet authorized) and gave up. */
+    default boolean failed() {
+      return false;
+    }
+
     void stop();
   }
 
@@ -60,6 +65,7 @@ interface ObjectWatches {
   final class Fabric8Watch<T extends HasMetadata> implements Watch {
     private static final Logger log = LoggerFactory.getLogger(Fabric8Watch.class);
     private final SharedIndexInformer<T> informer;
+    private volatile boolean failed;
 
     Fabric8Watch(SharedIndexInformer<T> informer, ObjectRefs.Ref ref, Runnable changed) {
       this.informer = informer;
@@ -89,7 +95,8 @@ interface ObjectWatches {
           .whenComplete(
               (ok, e) -> {
                 if (e != null) {
-                  log.warn("PodObjects: cannot watch {}: {}", ref, e.getMessage());
+                  failed = true;
+                  log.warn("PodObjects: cannot watch {} (will retry): {}", ref, e.getMessage());
                 }
               });
     }
@@ -102,6 +109,11 @@ interface ObjectWatches {
     @Override
     public Optional<HasMetadata> get() {
       return informer.getStore().list().stream().findFirst().map(HasMetadata.class::cast);
+    }
+
+    @Override
+    public boolean failed() {
+      return failed;
     }
 
     @Override

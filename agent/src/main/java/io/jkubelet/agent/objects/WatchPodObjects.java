@@ -78,12 +78,19 @@ public final class WatchPodObjects implements PodObjects {
     return cached != null ? cached.map(ConfigMap.class::cast) : gets.configMap(namespace, name);
   }
 
-  /** The watch's answer, or null when there is no synced watch. */
+  /**
+   * The watch's answer, or null when there is no synced watch. A watch that failed to start (the
+   * Node authorizer may not know of the pod yet) is started again, and the caller GETs meanwhile.
+   */
   private Optional<HasMetadata> cached(ObjectRefs.Ref ref) {
     ObjectWatches.Watch w;
     lock.lock();
     try {
       Entry e = entries.get(ref);
+      if (e != null && e.watch.failed()) {
+        e.watch.stop();
+        e.watch = watches.watch(ref, () -> changed(ref));
+      }
       w = e == null ? null : e.watch;
     } finally {
       lock.unlock();

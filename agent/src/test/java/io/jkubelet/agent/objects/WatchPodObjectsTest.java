@@ -25,6 +25,7 @@ class WatchPodObjectsTest {
     final ObjectRefs.Ref ref;
     final Runnable changed;
     volatile boolean synced;
+    volatile boolean failed;
     volatile HasMetadata object;
 
     FakeWatch(ObjectRefs.Ref ref, Runnable changed) {
@@ -40,6 +41,11 @@ class WatchPodObjectsTest {
     @Override
     public Optional<HasMetadata> get() {
       return Optional.ofNullable(object);
+    }
+
+    @Override
+    public boolean failed() {
+      return failed;
     }
 
     @Override
@@ -151,6 +157,25 @@ class WatchPodObjectsTest {
             .withData(Map.of("k", "d2F0Y2g="))
             .build();
     assertThat(objects.secret("ns", "db").orElseThrow().getData()).containsEntry("k", "d2F0Y2g=");
+  }
+
+  @Test
+  void aWatchThatFailedToStartIsStartedAgainOnTheNextReadWhichGetsMeanwhile() throws Exception {
+    gets.put(
+        new SecretBuilder()
+            .withNewMetadata()
+            .withName("db")
+            .withNamespace("ns")
+            .endMetadata()
+            .build());
+    objects.register(pod("a", "db"));
+    FakeWatch first = live.get(secret("db"));
+    first.failed = true;
+
+    assertThat(objects.secret("ns", "db")).isPresent();
+    assertThat(live.get(secret("db"))).isNotSameAs(first);
+    assertThat(log)
+        .containsSubsequence("watch secret ns/db", "stop secret ns/db", "watch secret ns/db");
   }
 
   @Test
