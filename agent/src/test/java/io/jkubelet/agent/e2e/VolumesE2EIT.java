@@ -275,6 +275,22 @@ class VolumesE2EIT {
 
   @Test
   @Order(3)
+  void aSecretDeletedWhileInUseKeepsItsFilesWithAWarning() throws Exception {
+    Kubectl.run("-n", ns, "delete", "secret", "creds").ok();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .ignoreExceptions()
+        .until(
+            () ->
+                eventMessages("full", "FailedMount")
+                    .contains(
+                        "MountVolume.SetUp failed for volume \"creds\" : secret \"creds\" not found"));
+    assertThat(exec("full", "cat /etc/creds/password")).isEqualTo("s3cret");
+    assertThat(status("full")).isEqualTo("Running");
+  }
+
+  @Test
+  @Order(3)
   void aMissingSecretIsAFailedMountUntilItIsCreated() throws Exception {
     apply(
         Kubectl.boundPod(
