@@ -114,6 +114,17 @@ class WatchPodObjectsApiTest {
         assertThat(objects.secret(ns.name, "db").orElseThrow().getData())
             .containsEntry("k", "dHdv");
 
+        // Services, for the service environment variables, from the node's informer.
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(
+                () ->
+                    objects.services().stream()
+                        .anyMatch(
+                            sv ->
+                                sv.getMetadata().getName().equals("kubernetes")
+                                    && sv.getMetadata().getNamespace().equals("default")));
+
         // A secret none of its pods uses is none of the node's business.
         secret("unrelated", "x");
         assertThatThrownBy(() -> objects.secret(ns.name, "unrelated"))
