@@ -73,6 +73,7 @@ class VolumesE2EIT {
     Kubectl.run("delete", "namespace", ns, "--wait=false");
     Kubectl.run("delete", "node", node, "--wait=false");
     TestDocker.removeAll(docker, Labels.NODE, node);
+    TestMounts.unmountUnder(tmp);
   }
 
   private void apply(String yaml) throws Exception {
