@@ -5,6 +5,7 @@ import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.gc.Housekeeping;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.loop.SyncHandler;
+import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
@@ -47,7 +48,8 @@ public final class Kubelet implements SyncHandler {
       PodCache cache,
       RuntimeManager runtimeManager,
       Housekeeping housekeeping,
-      ExecutorService background) {}
+      ExecutorService background,
+      PodObjects objects) {}
 
   private final Parts p;
   private final AtomicBoolean housekeepingRunning = new AtomicBoolean();
@@ -66,6 +68,7 @@ public final class Kubelet implements SyncHandler {
       if (!p.admitter().admit(pod, p.podManager().pods())) {
         continue;
       }
+      p.objects().register(pod); // its secrets and configMaps are watched from now on
       p.workers().update(UpdatePodOptions.of(pod, WorkType.CREATE));
       p.probes().addPod(pod);
     }
@@ -85,6 +88,7 @@ public final class Kubelet implements SyncHandler {
       if (p.admitter().isRejected(pod)) {
         continue;
       }
+      p.objects().register(pod); // an update may refer to other objects
       if (pod.getMetadata().getDeletionTimestamp() != null) {
         Long grace = pod.getMetadata().getDeletionGracePeriodSeconds();
         Duration override = grace == null ? null : Duration.ofSeconds(grace);
@@ -109,6 +113,7 @@ public final class Kubelet implements SyncHandler {
         continue;
       }
       p.admitter().forget(pod.getMetadata().getUid());
+      p.objects().unregister(pod);
       p.probes().removePod(pod.getMetadata().getUid());
       p.workers()
           .update(

@@ -114,8 +114,9 @@ public final class TestApiServer {
     }
 
     /**
-     * Creates a pod bound to {@code node}, with one busybox container per name and no service
-     * account token, and returns it as the API server stored it.
+     * Creates a pod bound to {@code node}, with one busybox container per name (and the
+     * service-account token volume that admission adds), and returns it as the API server stored
+     * it.
      */
     public Pod createPod(
         String pod, String node, Map<String, String> annotations, String... containers) {
@@ -128,8 +129,6 @@ public final class TestApiServer {
               .endMetadata()
               .withNewSpec()
               .withNodeName(node)
-              // No token: it would come as a secret volume, which jkubelet cannot mount yet.
-              .withAutomountServiceAccountToken(false)
               .endSpec();
       for (String c : containers) {
         b.editSpec()

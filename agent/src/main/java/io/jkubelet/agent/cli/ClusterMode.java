@@ -16,7 +16,7 @@ import io.jkubelet.agent.node.HeartbeatClient;
 import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeOptions;
 import io.jkubelet.agent.node.NodeStatusManager;
-import io.jkubelet.agent.objects.ApiPodObjects;
+import io.jkubelet.agent.objects.WatchPodObjects;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.status.ApiStatusManager;
@@ -120,7 +120,7 @@ final class ClusterMode {
                 recorder,
                 statuses,
                 time,
-                new Setup.Cluster(pods, node, mirrors, new ApiPodObjects(client(base))),
+                new Setup.Cluster(pods, node, mirrors, new WatchPodObjects(client(base))),
                 events));
     agent.set(kubelet);
     return kubelet;

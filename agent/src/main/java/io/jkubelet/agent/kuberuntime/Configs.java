@@ -11,6 +11,7 @@ import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.volume.VolumeManager;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -102,7 +103,7 @@ public final class Configs {
   /**
    * The config of one container.
    *
-   * @param volumePaths volume name → host path, from {@link Volumes#setUp}
+   * @param volumePaths volume name → host path, from {@code VolumeManager.setUp}
    * @param env the resolved environment, in order
    * @param security the container's security context for the runtime
    * @param terminationLog the host file mounted at {@code terminationMessagePath}, or null
@@ -125,7 +126,7 @@ public final class Configs {
       envMap.put(e.getName(), e.getValue());
       envList.add(e.getName() + "=" + e.getValue());
     }
-    List<ContainerConfig.Mount> mounts = new ArrayList<>(mounts(c, volumePaths));
+    List<ContainerConfig.Mount> mounts = new ArrayList<>(mounts(pod, c, volumePaths, envMap));
     if (terminationLog != null) {
       mounts.add(
           new ContainerConfig.Mount(
@@ -167,8 +168,12 @@ public final class Configs {
     return labels;
   }
 
-  /** The container's volume mounts, with {@code subPath}s created inside their volume. */
-  private static List<ContainerConfig.Mount> mounts(Container c, Map<String, Path> volumePaths)
+  /**
+   * The container's volume mounts, with {@code subPath}s (or {@code subPathExpr}s expanded from the
+   * container's environment) created inside their volume, and their propagation.
+   */
+  private static List<ContainerConfig.Mount> mounts(
+      Pod pod, Container c, Map<String, Path> volumePaths, Map<String, String> env)
       throws StartException {
     List<ContainerConfig.Mount> mounts = new ArrayList<>();
     if (c.getVolumeMounts() == null) {
@@ -185,23 +190,68 @@ public final class Configs {
                 + c.getName()
                 + "\"");
       }
-      if (m.getSubPath() != null && !m.getSubPath().isEmpty()) {
-        host = subPath(host, m.getSubPath());
+      String sub = m.getSubPath();
+      if (m.getSubPathExpr() != null && !m.getSubPathExpr().isEmpty()) {
+        sub = subPathExpr(m.getSubPathExpr(), env);
+      }
+      if (sub != null && !sub.isEmpty()) {
+        host = subPath(host, sub);
       }
       mounts.add(
           new ContainerConfig.Mount(
-              host.toString(), m.getMountPath(), Boolean.TRUE.equals(m.getReadOnly())));
+              host.toString(),
+              m.getMountPath(),
+              Boolean.TRUE.equals(m.getReadOnly()) || mustMountReadOnly(pod, m.getName()),
+              propagation(m.getMountPropagation())));
     }
     return mounts;
   }
 
-  /** The subPath inside the volume, created when missing; it must not leave the volume. */
-  private static Path subPath(Path volume, String subPath) throws StartException {
-    Path sub = volume.resolve(subPath).normalize();
-    if (!sub.startsWith(volume)) {
+  private static boolean mustMountReadOnly(Pod pod, String volume) {
+    return pod.getSpec().getVolumes() != null
+        && pod.getSpec().getVolumes().stream()
+            .anyMatch(v -> v.getName().equals(volume) && VolumeManager.mustMountReadOnly(v));
+  }
+
+  private static ContainerConfig.Propagation propagation(String p) {
+    return switch (p == null ? "" : p) {
+      case "HostToContainer" -> ContainerConfig.Propagation.HOST_TO_CONTAINER;
+      case "Bidirectional" -> ContainerConfig.Propagation.BIDIRECTIONAL;
+      default -> ContainerConfig.Propagation.PRIVATE;
+    };
+  }
+
+  /** upstream's {@code ExpandContainerVolumeMounts}: every variable must have a value. */
+  static String subPathExpr(String expr, Map<String, String> env) throws StartException {
+    java.util.TreeSet<String> missing = new java.util.TreeSet<>();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\\$\\(([^)]*)\\)").matcher(expr.replace("$$", ""));
+    while (m.find()) {
+      String v = env.get(m.group(1));
+      if (v == null || v.isEmpty()) {
+        missing.add(m.group(1));
+      }
+    }
+    if (!missing.isEmpty()) {
       throw new StartException(
           WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
-          "subPath \"" + subPath + "\" must not leave its volume");
+          "missing value for " + String.join(", ", missing));
+    }
+    return expand(expr, env);
+  }
+
+  /** The subPath inside the volume, created when missing; it must not leave the volume. */
+  private static Path subPath(Path volume, String subPath) throws StartException {
+    if (subPath.startsWith("/")) {
+      throw new StartException(
+          WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
+          "error SubPath `" + subPath + "` must not be an absolute path");
+    }
+    Path sub = volume.resolve(subPath).normalize();
+    if (java.util.Arrays.asList(subPath.split("/")).contains("..") || !sub.startsWith(volume)) {
+      throw new StartException(
+          WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
+          "unable to provision SubPath `" + subPath + "`: must not contain '..'");
     }
     try {
       if (!java.nio.file.Files.exists(sub)) {

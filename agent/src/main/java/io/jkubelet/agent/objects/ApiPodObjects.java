@@ -11,8 +11,9 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Reads each object from the API server when asked (upstream's {@code Get} strategy). Services are
- * listed on demand. Thread-safe: the client is.
+ * Reads each object from the API server when asked (upstream's {@code Get} strategy); {@link
+ * WatchPodObjects} falls back to it until its watch has synced. Services are listed on demand.
+ * Thread-safe: the client is.
  */
 public final class ApiPodObjects implements PodObjects {
   private final KubernetesClient client;

@@ -7,6 +7,8 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.jkubelet.agent.util.Lifecycle;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The secrets, configMaps and services that the node's pods refer to. Volumes, the environment and
@@ -36,6 +38,12 @@ public interface PodObjects extends Lifecycle {
 
   /** The node no longer runs this pod: objects only it used may be forgotten. */
   void unregister(Pod pod);
+
+  /**
+   * Who to tell, with the UIDs of the pods that use it, when a watched object changes; set once,
+   * before {@link #start}. The default watches nothing and never calls.
+   */
+  default void onChange(Consumer<Set<String>> podUids) {}
 
   /** An object that cannot be read now; the message says why, for the pod's event. */
   final class Unavailable extends Exception {

@@ -77,8 +77,31 @@ public record ContainerConfig(
     Objects.requireNonNull(security, "security");
   }
 
-  /** A bind mount of a host path into the container. */
-  public record Mount(String hostPath, String containerPath, boolean readOnly) {}
+  /**
+   * A bind mount of a host path into the container.
+   *
+   * @param propagation the pod's {@code mountPropagation}, as CRI's
+   */
+  public record Mount(
+      String hostPath, String containerPath, boolean readOnly, Propagation propagation) {
+    public Mount {
+      propagation = propagation == null ? Propagation.PRIVATE : propagation;
+    }
+
+    public Mount(String hostPath, String containerPath, boolean readOnly) {
+      this(hostPath, containerPath, readOnly, Propagation.PRIVATE);
+    }
+  }
+
+  /**
+   * Mount propagation, as CRI's {@code MountPropagation}: {@code None} is private, {@code
+   * HostToContainer} rslave, {@code Bidirectional} rshared.
+   */
+  public enum Propagation {
+    PRIVATE,
+    HOST_TO_CONTAINER,
+    BIDIRECTIONAL
+  }
 
   /**
    * cgroup limits. Zero means unlimited / the runtime's default.

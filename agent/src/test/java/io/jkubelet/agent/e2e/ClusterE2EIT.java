@@ -119,6 +119,7 @@ class ClusterE2EIT {
     Kubectl.run("delete", "namespace", ns, "--wait=false");
     Kubectl.run("delete", "node", node, "--wait=false");
     TestDocker.removeAll(docker, Labels.NODE, node);
+    TestMounts.unmountUnder(tmp);
   }
 
   private JsonNode json(String... args) throws Exception {

@@ -90,6 +90,7 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
     Kubectl.run("delete", "namespace", ns, "--wait=false");
     Kubectl.run("delete", "node", node, "--wait=false");
     TestDocker.removeAll(TestDocker.client(), Labels.NODE, node);
+    TestMounts.unmountUnder(tmp);
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.lifecycle.HookRunner;
+import io.jkubelet.agent.objects.FakePodObjects;
 import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.prober.Probers;
 import io.jkubelet.agent.runtime.ContainerState;
@@ -17,6 +18,9 @@ import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.RecordingSleeper;
+import io.jkubelet.agent.volume.FakeMounter;
+import io.jkubelet.agent.volume.TokenSource;
+import io.jkubelet.agent.volume.VolumeManager;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -36,6 +40,7 @@ class RuntimeManagerTest {
   private final List<String> events = new CopyOnWriteArrayList<>();
   private final EventRecorder recorder = (o, t, reason, msg) -> events.add(reason + ": " + msg);
   private final ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor();
+  private final FakePodObjects objects = new FakePodObjects();
 
   private final RecordingSleeper sleeper = new RecordingSleeper(clock);
   private final HookRunner hooks =
@@ -46,7 +51,15 @@ class RuntimeManagerTest {
     return new RuntimeManager(
         runtime,
         new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
-        new Volumes(root, PodObjects.NONE),
+        VolumeManager.create(
+            new VolumeManager.Options(
+                root,
+                objects,
+                TokenSource.NONE,
+                new FakeMounter(),
+                recorder,
+                clock,
+                new VolumeManager.Allocatable(2000, 1L << 30, 1L << 34))),
         recorder,
         clock,
         new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
@@ -68,6 +81,56 @@ class RuntimeManagerTest {
     Pod p = TestPods.simple("u1", "p", "a", "b");
     p.getSpec().setTerminationGracePeriodSeconds(grace);
     return p;
+  }
+
+  private void secret(String value) {
+    objects.put(
+        new io.fabric8.kubernetes.api.model.SecretBuilder()
+            .withNewMetadata()
+            .withName("db")
+            .withNamespace("default")
+            .endMetadata()
+            .withData(
+                Map.of(
+                    "k",
+                    java.util.Base64.getEncoder()
+                        .encodeToString(value.getBytes(java.nio.charset.StandardCharsets.UTF_8))))
+            .build());
+  }
+
+  @Test
+  void aMissingSecretIsOneFailedMountAndNothingStartsThenItsFilesFollowUpdates() throws Exception {
+    RuntimeManager m = manager();
+    Pod pod = podWithGrace(2);
+    pod.getSpec()
+        .getVolumes()
+        .add(
+            new io.fabric8.kubernetes.api.model.VolumeBuilder()
+                .withName("s")
+                .withNewSecret()
+                .withSecretName("db")
+                .endSecret()
+                .build());
+    assertThatThrownBy(
+            () -> m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE))
+        .isInstanceOf(RuntimeManager.SyncError.class);
+    assertThat(events)
+        .containsExactly(
+            "FailedMount: MountVolume.SetUp failed for volume \"s\" : secret \"db\" not found");
+    assertThat(runtime.all()).isEmpty();
+
+    secret("one");
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+    assertThat(runtime.all()).filteredOn(f -> !f.sandbox).hasSize(2);
+    Path file = root.resolve("pods/u1/volumes/kubernetes.io~secret/s/k");
+    assertThat(java.nio.file.Files.readString(file)).isEqualTo("one");
+
+    // A sync with nothing to do for the containers still refreshes the files.
+    secret("two");
+    clock.step(Duration.ofSeconds(1));
+    var result = m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+    assertThat(result).isEqualTo(PodSyncResult.NOOP);
+    assertThat(java.nio.file.Files.readString(file)).isEqualTo("two");
   }
 
   @Test

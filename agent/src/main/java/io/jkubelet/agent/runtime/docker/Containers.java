@@ -5,6 +5,8 @@ import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.model.AccessMode;
 import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.PropagationMode;
+import com.github.dockerjava.api.model.SELContext;
 import com.github.dockerjava.api.model.Volume;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.Labels;
@@ -85,6 +87,15 @@ final class Containers {
     return labels;
   }
 
+  /** dockershim's bind propagation: none is Docker's default (rprivate). */
+  private static PropagationMode propagation(ContainerConfig.Propagation p) {
+    return switch (p) {
+      case PRIVATE -> PropagationMode.DEFAULT_MODE;
+      case HOST_TO_CONTAINER -> PropagationMode.RSLAVE;
+      case BIDIRECTIONAL -> PropagationMode.RSHARED;
+    };
+  }
+
   /** Joins the sandbox's namespaces; binds the mounts; sets the cgroup limits. */
   private static HostConfig hostConfig(String sandboxId, ContainerConfig config) {
     String joined = "container:" + sandboxId;
@@ -97,7 +108,10 @@ final class Containers {
                       new Bind(
                           m.hostPath(),
                           new Volume(m.containerPath()),
-                          m.readOnly() ? AccessMode.ro : AccessMode.rw))
+                          m.readOnly() ? AccessMode.ro : AccessMode.rw,
+                          SELContext.none,
+                          null,
+                          propagation(m.propagation())))
               .toList());
     }
     ContainerConfig.Resources res = config.resources();

@@ -1,0 +1,35 @@
+package io.jkubelet.agent.e2e;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Unmounts what a stopped jkubelet left mounted under a test's root dir: the tmpfs of its pods'
+ * secret and projected volumes (a stopped jkubelet leaves its pods, and their mounts, in place).
+ */
+final class TestMounts {
+  private TestMounts() {}
+
+  static void unmountUnder(Path dir) throws IOException, InterruptedException {
+    if (dir == null) {
+      return;
+    }
+    String abs = dir.toAbsolutePath().normalize().toString();
+    List<String> points =
+        Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+            .map(l -> l.split(" ")[1])
+            .filter(p -> p.startsWith(abs + "/"))
+            .sorted(Comparator.comparingInt(String::length).reversed())
+            .toList();
+    for (String p : points) {
+      Process u = new ProcessBuilder("umount", p).redirectErrorStream(true).start();
+      if (!u.waitFor(10, TimeUnit.SECONDS)) {
+        u.destroyForcibly();
+      }
+    }
+  }
+}
