@@ -9,7 +9,6 @@ import io.jkubelet.agent.gc.Reclaimed;
 import io.jkubelet.agent.kuberuntime.ImagePuller;
 import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
-import io.jkubelet.agent.kuberuntime.Volumes;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.SyncLoop;
@@ -30,6 +29,9 @@ import io.jkubelet.agent.sync.PodSync;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.volume.Mounter;
+import io.jkubelet.agent.volume.TokenSource;
+import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.config.KubeletConfiguration;
@@ -124,7 +126,7 @@ public final class Agent implements Lifecycle {
             clock);
     Backoff crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     Backoff pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
-    Volumes volumes = new Volumes(setup.options().rootDir(), objects());
+    VolumeManager volumes = volumeManager();
     runtimeManager = runtimeManager(crashBackoff, pullBackoff, volumes);
     workQueue = new WorkQueue(clock);
     workers = podWorkers();
@@ -161,7 +163,7 @@ public final class Agent implements Lifecycle {
   }
 
   private RuntimeManager runtimeManager(
-      Backoff crashBackoff, Backoff pullBackoff, Volumes volumes) {
+      Backoff crashBackoff, Backoff pullBackoff, VolumeManager volumes) {
     var clock = setup.time().clock();
     var runtime = setup.runtime();
     return new RuntimeManager(
@@ -205,7 +207,8 @@ public final class Agent implements Lifecycle {
         workerExecutor);
   }
 
-  private Housekeeping housekeeping(Backoff crashBackoff, Backoff pullBackoff, Volumes volumes) {
+  private Housekeeping housekeeping(
+      Backoff crashBackoff, Backoff pullBackoff, VolumeManager volumes) {
     return new Housekeeping(
         setup.runtime(),
         runtimeManager,
@@ -269,6 +272,20 @@ public final class Agent implements Lifecycle {
       Thread.currentThread().interrupt();
       log.warn("PodConfig: interrupted while sending {} of {} pods", u.op(), u.pods().size());
     }
+  }
+
+  private VolumeManager volumeManager() {
+    var m = setup.host().machine();
+    return VolumeManager.create(
+        new VolumeManager.Options(
+            setup.options().rootDir(),
+            objects(),
+            setup.cluster() == null ? TokenSource.NONE : TokenSource.api(setup.cluster().client()),
+            Mounter.system(),
+            setup.recorder(),
+            setup.time().clock(),
+            new VolumeManager.Allocatable(
+                m.cpus() * 1000L, m.memoryBytes(), m.ephemeralStorageBytes())));
   }
 
   /** The secrets, configMaps and services of the node's pods; none standalone. */

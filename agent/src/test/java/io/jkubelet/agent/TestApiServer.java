@@ -128,8 +128,6 @@ public final class TestApiServer {
               .endMetadata()
               .withNewSpec()
               .withNodeName(node)
-              // No token: it would come as a secret volume, which jkubelet cannot mount yet.
-              .withAutomountServiceAccountToken(false)
               .endSpec();
       for (String c : containers) {
         b.editSpec()

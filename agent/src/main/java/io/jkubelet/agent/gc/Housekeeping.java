@@ -3,7 +3,6 @@ package io.jkubelet.agent.gc;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
-import io.jkubelet.agent.kuberuntime.Volumes;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
@@ -15,6 +14,7 @@ import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.status.ReasonCache;
 import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
@@ -52,7 +52,7 @@ public final class Housekeeping {
   private final PodCache cache;
   private final StatusManager statuses;
   private final ReasonCache reasons;
-  private final Volumes volumes;
+  private final VolumeManager volumes;
   private final Backoff[] backoffs;
   private final Clock clock;
   private final Duration containerGcPeriod;
@@ -72,7 +72,7 @@ public final class Housekeeping {
       PodCache cache,
       StatusManager statuses,
       ReasonCache reasons,
-      Volumes volumes,
+      VolumeManager volumes,
       Clock clock,
       Duration containerGcPeriod,
       MirrorClient mirrors,

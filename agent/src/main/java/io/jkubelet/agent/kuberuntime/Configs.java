@@ -70,7 +70,7 @@ public final class Configs {
   /**
    * The config of one container.
    *
-   * @param volumePaths volume name → host path, from {@link Volumes#setUp}
+   * @param volumePaths volume name → host path, from {@code VolumeManager.setUp}
    * @param env the resolved environment, in order
    */
   public static ContainerConfig container(

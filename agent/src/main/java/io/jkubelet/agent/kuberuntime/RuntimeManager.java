@@ -15,6 +15,8 @@ import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.volume.MountFailure;
+import io.jkubelet.agent.volume.VolumeManager;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -45,7 +47,7 @@ public final class RuntimeManager {
 
   private final Runtime runtime;
   private final ImagePuller images;
-  private final Volumes volumes;
+  private final VolumeManager volumes;
   private final EventRecorder recorder;
   private final Backoff crashBackoff;
   private final String infraImage;
@@ -56,7 +58,7 @@ public final class RuntimeManager {
   public RuntimeManager(
       Runtime runtime,
       ImagePuller images,
-      Volumes volumes,
+      VolumeManager volumes,
       EventRecorder recorder,
       Clock clock,
       Backoff crashBackoff,
@@ -95,6 +97,9 @@ public final class RuntimeManager {
       throws SyncError {
     PodActions actions = Actions.compute(pod, status, failedProbes);
     if (actions.isNoop()) {
+      // Volumes are set up on every sync, so updated secrets, configMaps and projected
+      // metadata reach the files of running containers (only a changed payload is written).
+      setUpVolumes(pod);
       return PodSyncResult.NOOP;
     }
     log.debug("RuntimeManager: actions for pod {}: {}", pod.getMetadata().getName(), actions);
@@ -122,17 +127,11 @@ public final class RuntimeManager {
     return startContainers(pod, status, actions, at);
   }
 
+  /** Sets up the pod's volumes; each failing one has had its {@code FailedMount} event. */
   private Map<String, Path> setUpVolumes(Pod pod) throws SyncError {
     try {
       return volumes.setUp(pod);
-    } catch (Volumes.MountFailure e) {
-      recorder.eventf(
-          Refs.pod(pod),
-          EventType.Warning,
-          Reasons.FAILED_MOUNT,
-          "MountVolume.SetUp failed for volume \"%s\" : %s",
-          e.volume(),
-          e.getMessage());
+    } catch (MountFailure e) {
       throw new SyncError("volume " + e.volume() + ": " + e.getMessage(), e);
     }
   }

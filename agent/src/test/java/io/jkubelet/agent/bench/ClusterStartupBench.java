@@ -149,7 +149,7 @@ public final class ClusterStartupBench {
               .withNewSpec()
               .withNodeName(node)
               .withTerminationGracePeriodSeconds(1L)
-              // No token: it would come as a secret volume, which jkubelet cannot mount yet.
+              // No token: Docker alone, the other side of the comparison, mounts none.
               .withAutomountServiceAccountToken(false)
               .endSpec();
       for (int c = 0; c < CONTAINERS; c++) {

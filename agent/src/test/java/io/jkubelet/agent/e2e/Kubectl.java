@@ -152,8 +152,8 @@ final class Kubectl {
 
   /**
    * A pod bound to {@code node} by {@code nodeName} (no scheduler needed), with a short grace
-   * period and no service account token; {@code containers} is the YAML list of its containers,
-   * each line indented by two spaces.
+   * period (and the service-account token volume that admission adds); {@code containers} is the
+   * YAML list of its containers, each line indented by two spaces.
    */
   static String boundPod(String name, String node, String containers) {
     return boundPod(name, node, "", containers);
@@ -161,8 +161,6 @@ final class Kubectl {
 
   /** The same, with {@code volumes}: the YAML list of its volumes, indented as containers are. */
   static String boundPod(String name, String node, String volumes, String containers) {
-    // No token: the ServiceAccount plugin would add a secret volume, which jkubelet cannot mount
-    // yet.
     return """
         apiVersion: v1
         kind: Pod
@@ -170,7 +168,6 @@ final class Kubectl {
         spec:
           nodeName: %s
           terminationGracePeriodSeconds: 2
-          automountServiceAccountToken: false
         %s  containers:
         %s
         """

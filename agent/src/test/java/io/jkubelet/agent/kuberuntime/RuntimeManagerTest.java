@@ -16,6 +16,9 @@ import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.RecordingSleeper;
+import io.jkubelet.agent.volume.FakeMounter;
+import io.jkubelet.agent.volume.TokenSource;
+import io.jkubelet.agent.volume.VolumeManager;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -45,7 +48,15 @@ class RuntimeManagerTest {
     return new RuntimeManager(
         runtime,
         new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
-        new Volumes(root, PodObjects.NONE),
+        VolumeManager.create(
+            new VolumeManager.Options(
+                root,
+                PodObjects.NONE,
+                TokenSource.NONE,
+                new FakeMounter(),
+                recorder,
+                clock,
+                new VolumeManager.Allocatable(2000, 1L << 30, 1L << 34))),
         recorder,
         clock,
         new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),

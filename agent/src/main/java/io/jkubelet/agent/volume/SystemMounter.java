@@ -1,0 +1,103 @@
+package io.jkubelet.agent.volume;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Mounts through the host's {@code mount} and {@code umount} programs, as upstream's {@code
+ * mount.New("")} does, and reads the mount table from {@code /proc/self/mountinfo}. Thread-safe: it
+ * keeps no state.
+ */
+final class SystemMounter implements Mounter {
+  private static final Path MOUNTINFO = Path.of("/proc/self/mountinfo");
+  private static final long TIMEOUT_SECONDS = 30;
+
+  @Override
+  public void mountTmpfs(Path dir, long sizeBytes) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of("mount", "-t", "tmpfs"));
+    if (sizeBytes > 0) {
+      cmd.addAll(List.of("-o", "size=" + sizeBytes));
+    }
+    cmd.addAll(List.of("tmpfs", dir.toString()));
+    run(cmd);
+  }
+
+  @Override
+  public void unmount(Path dir) throws IOException {
+    run(List.of("umount", dir.toString()));
+  }
+
+  @Override
+  public boolean isMountPoint(Path dir) throws IOException {
+    String abs = dir.toAbsolutePath().normalize().toString();
+    return mountPoints().stream().anyMatch(abs::equals);
+  }
+
+  @Override
+  public List<Path> mountsUnder(Path dir) throws IOException {
+    Path abs = dir.toAbsolutePath().normalize();
+    return mountPoints().stream()
+        .map(Path::of)
+        .filter(p -> p.startsWith(abs))
+        .distinct()
+        .sorted(Comparator.comparingInt(Path::getNameCount).reversed())
+        .toList();
+  }
+
+  private static List<String> mountPoints() throws IOException {
+    List<String> points = new ArrayList<>();
+    for (String line : Files.readAllLines(MOUNTINFO, StandardCharsets.UTF_8)) {
+      String[] f = line.split(" ");
+      if (f.length > 4) {
+        points.add(unescape(f[4]));
+      }
+    }
+    return points;
+  }
+
+  /** mountinfo writes space, tab, newline and backslash as {@code \ooo}. */
+  static String unescape(String s) {
+    if (s.indexOf('\\') < 0) {
+      return s;
+    }
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '\\' && i + 3 < s.length()) {
+        String oct = s.substring(i + 1, i + 4);
+        if (oct.matches("[0-7]{3}")) {
+          b.append((char) Integer.parseInt(oct, 8));
+          i += 3;
+          continue;
+        }
+      }
+      b.append(c);
+    }
+    return b.toString();
+  }
+
+  private static void run(List<String> cmd) throws IOException {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    try {
+      if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new IOException(String.join(" ", cmd) + ": timed out");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      p.destroyForcibly();
+      throw new IOException(String.join(" ", cmd) + ": interrupted", e);
+    }
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    if (p.exitValue() != 0) {
+      throw new IOException(
+          String.join(" ", cmd) + " failed with exit status " + p.exitValue() + ": " + out);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+package io.jkubelet.agent.volume;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.objects.PodObjects;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Sets up a pod's volumes on the host, as upstream's volume manager with its plugins, and says
+ * where each one lives, for the container's bind mounts. Every kind but {@code hostPath} lives
+ * under {@code <root-dir>/pods/<uid>/volumes/<plugin>/<name>}, with upstream's plugin directory
+ * names.
+ *
+ * <p>{@link #setUp} is idempotent and is called on every sync of a pod, so a change of a secret,
+ * configMap or projected label reaches the files: the atomic writer only swaps when the content
+ * changed. Thread-safe for different pods at once; one pod is set up by one worker at a time.
+ */
+public interface VolumeManager {
+
+  /**
+   * Prepares every volume of the pod. Each volume that fails gets its own {@code FailedMount}
+   * Warning (upstream's message); a volume that was set up before and can no longer be refreshed
+   * (its secret deleted, the API server away) keeps its files, with the Warning, and does not fail.
+   *
+   * @return volume name → host path
+   * @throws MountFailure the first volume that cannot be set up; the pod must not start
+   */
+  Map<String, Path> setUp(Pod pod) throws MountFailure;
+
+  /** The pod's directory under the root dir. */
+  Path podDir(String uid);
+
+  /** Unmounts the pod's tmpfs volumes, forgets its tokens and removes its directory. */
+  void cleanUp(String uid) throws IOException;
+
+  /**
+   * What the volume manager is built from.
+   *
+   * @param rootDir the root dir ({@code --root-dir})
+   * @param objects the secrets and configMaps of the node's pods
+   * @param tokens the TokenRequest API
+   * @param mounter the host's mount table
+   * @param recorder where {@code FailedMount} Warnings go
+   * @param clock for the atomic writer's directory names and token expiry
+   * @param allocatable the node's allocatable, for {@code resourceFieldRef} without a limit
+   */
+  record Options(
+      Path rootDir,
+      PodObjects objects,
+      TokenSource tokens,
+      Mounter mounter,
+      EventRecorder recorder,
+      Clock clock,
+      Allocatable allocatable) {
+    public Options {
+      Objects.requireNonNull(rootDir, "rootDir");
+      Objects.requireNonNull(objects, "objects");
+      Objects.requireNonNull(tokens, "tokens");
+      Objects.requireNonNull(mounter, "mounter");
+      Objects.requireNonNull(recorder, "recorder");
+      Objects.requireNonNull(clock, "clock");
+      Objects.requireNonNull(allocatable, "allocatable");
+    }
+  }
+
+  /** The node's allocatable cpu (millicores), memory and ephemeral storage (bytes). */
+  record Allocatable(long milliCpu, long memoryBytes, long ephemeralStorageBytes) {}
+
+  static VolumeManager create(Options options) {
+    return new Volumes(options);
+  }
+}

@@ -1,0 +1,127 @@
+package io.jkubelet.agent.volume;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.Reasons;
+import io.jkubelet.agent.events.Refs;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link VolumeManager}: each volume goes to the plugin that supports it, in {@code
+ * <root-dir>/pods/<uid>/volumes/<plugin>/<name>}. Thread-safe: the plugins keep no per-pod state.
+ */
+final class Volumes implements VolumeManager {
+  private static final Logger log = LoggerFactory.getLogger(Volumes.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Path rootDir;
+  private final Mounter mounter;
+  private final EventRecorder recorder;
+  private final TokenManager tokens;
+  private final List<VolumePlugin> plugins;
+
+  Volumes(Options o) {
+    this.rootDir = o.rootDir();
+    this.mounter = o.mounter();
+    this.recorder = o.recorder();
+    this.tokens = new TokenManager(o.tokens(), o.clock());
+    Sources sources = new Sources(o.objects(), tokens, o.allocatable());
+    Projector projector = new Projector(o.mounter(), o.recorder(), o.clock());
+    this.plugins =
+        List.of(
+            new EmptyDirPlugin(o.mounter()),
+            new HostPathPlugin(),
+            new SecretPlugin(sources, projector),
+            new ConfigMapPlugin(sources, projector),
+            new DownwardApiPlugin(sources, projector),
+            new ProjectedPlugin(sources, projector));
+  }
+
+  @Override
+  public Path podDir(String uid) {
+    return rootDir.resolve("pods").resolve(uid);
+  }
+
+  @Override
+  public Map<String, Path> setUp(Pod pod) throws MountFailure {
+    Map<String, Path> paths = new HashMap<>();
+    MountFailure first = null;
+    for (Volume v :
+        pod.getSpec().getVolumes() == null ? List.<Volume>of() : pod.getSpec().getVolumes()) {
+      try {
+        paths.put(v.getName(), setUp(pod, v));
+      } catch (MountFailure e) {
+        recorder.event(Refs.pod(pod), EventType.Warning, Reasons.FAILED_MOUNT, e.eventMessage());
+        log.warn(
+            "Volumes: pod {}/{}: {}",
+            pod.getMetadata().getNamespace(),
+            pod.getMetadata().getName(),
+            e.eventMessage());
+        first = first == null ? e : first;
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+    return paths;
+  }
+
+  private Path setUp(Pod pod, Volume v) throws MountFailure {
+    for (VolumePlugin p : plugins) {
+      if (p.canSupport(v)) {
+        Path dir =
+            podDir(pod.getMetadata().getUid())
+                .resolve("volumes")
+                .resolve(p.dirName())
+                .resolve(v.getName());
+        return p.setUp(pod, v, dir);
+      }
+    }
+    throw new MountFailure(
+        v.getName(), "volume type \"" + type(v) + "\" is not supported by jkubelet");
+  }
+
+  /** The volume's source field, e.g. {@code persistentVolumeClaim}. */
+  static String type(Volume v) {
+    try {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> m = JSON.convertValue(v, Map.class);
+      return m.keySet().stream()
+          .filter(k -> !k.equals("name") && m.get(k) != null)
+          .findFirst()
+          .orElse("unknown");
+    } catch (IllegalArgumentException e) {
+      return "unknown";
+    }
+  }
+
+  @Override
+  public void cleanUp(String uid) throws IOException {
+    Path dir = podDir(uid);
+    tokens.forget(uid);
+    for (Path mount : mounter.mountsUnder(dir)) {
+      mounter.unmount(mount);
+      log.debug("Volumes: unmounted {}", mount);
+    }
+    AtomicWriter.deleteTree(dir);
+  }
+
+  static Long fsGroup(Pod pod) {
+    var sc = pod.getSpec().getSecurityContext();
+    return sc == null ? null : sc.getFsGroup();
+  }
+
+  static String fsGroupChangePolicy(Pod pod) {
+    var sc = pod.getSpec().getSecurityContext();
+    return sc == null ? null : sc.getFsGroupChangePolicy();
+  }
+}

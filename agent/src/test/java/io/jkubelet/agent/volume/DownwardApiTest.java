@@ -1,0 +1,110 @@
+package io.jkubelet.agent.volume;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFile;
+import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFileBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class DownwardApiTest {
+  private static final VolumeManager.Allocatable NODE =
+      new VolumeManager.Allocatable(4000, 8L << 30, 100L << 30);
+
+  private static Pod pod() {
+    return new PodBuilder()
+        .withNewMetadata()
+        .withName("p")
+        .withNamespace("ns")
+        .withUid("u1")
+        .withLabels(Map.of("b", "2", "a", "say \"hi\"\n"))
+        .withAnnotations(Map.of("k", "v"))
+        .endMetadata()
+        .withNewSpec()
+        .addNewContainer()
+        .withName("c")
+        .withNewResources()
+        .withLimits(Map.of("memory", new Quantity("64Mi")))
+        .withRequests(Map.of("cpu", new Quantity("250m")))
+        .endResources()
+        .endContainer()
+        .endSpec()
+        .build();
+  }
+
+  private static DownwardAPIVolumeFile field(String path, String field) {
+    return new DownwardAPIVolumeFileBuilder()
+        .withPath(path)
+        .withNewFieldRef()
+        .withFieldPath(field)
+        .endFieldRef()
+        .build();
+  }
+
+  private static String data(Map<String, FileProjection> m, String k) {
+    return new String(m.get(k).data(), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void labelsAreSortedAndQuotedAsGoDoes() throws Exception {
+    var m = DownwardApi.collect(List.of(field("labels", "metadata.labels")), pod(), 0644, NODE);
+    assertThat(data(m, "labels")).isEqualTo("a=\"say \\\"hi\\\"\\n\"\nb=\"2\"");
+  }
+
+  @Test
+  void metadataFieldsAndSubscripts() throws Exception {
+    var m =
+        DownwardApi.collect(
+            List.of(
+                field("name", "metadata.name"),
+                field("dir/ns", "metadata.namespace"),
+                field("uid", "metadata.uid"),
+                field("k", "metadata.annotations['k']")),
+            pod(),
+            0400,
+            NODE);
+    assertThat(data(m, "name")).isEqualTo("p");
+    assertThat(data(m, "dir/ns")).isEqualTo("ns");
+    assertThat(data(m, "uid")).isEqualTo("u1");
+    assertThat(data(m, "k")).isEqualTo("v");
+    assertThat(m.get("name").mode()).isEqualTo(0400);
+  }
+
+  @Test
+  void anUnsupportedFieldIsAnError() {
+    assertThatThrownBy(
+            () -> DownwardApi.collect(List.of(field("x", "spec.nodeName")), pod(), 0644, NODE))
+        .hasMessage("unsupported fieldPath: spec.nodeName");
+  }
+
+  @ParameterizedTest(name = "{0} / {1}")
+  @CsvSource({
+    "limits.memory, 1, 67108864",
+    "limits.memory, 1Mi, 64",
+    "requests.cpu, 1m, 250",
+    "requests.cpu, 1, 1",
+    "limits.cpu, 1, 4",
+    "limits.cpu, 1m, 4000",
+  })
+  void resources(String resource, String divisor, String expected) throws Exception {
+    var item =
+        new DownwardAPIVolumeFileBuilder()
+            .withPath("r")
+            .withNewResourceFieldRef()
+            .withContainerName("c")
+            .withResource(resource)
+            .withDivisor(new Quantity(divisor))
+            .endResourceFieldRef()
+            .build();
+    assertThat(data(DownwardApi.collect(List.of(item), pod(), 0644, NODE), "r"))
+        .isEqualTo(expected);
+  }
+}
