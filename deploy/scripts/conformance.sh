@@ -110,13 +110,18 @@ remove_node_containers() {
 rm -rf "$STATE/etcd"
 remove_node_containers
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 # First the cluster: on a fresh machine, k8s-up.sh fetches the source tree the suite builds from.
 KC=$("$scripts/k8s-up.sh" "$STATE")
 build_suite
 "$scripts/e2e-images.sh"
 
 launcher=$root/agent/target/jkubelet/bin/jkubelet
-if [ ! -x "$launcher" ] || [ -n "$(find "$root/agent/src/main" "$root/config/src/main" -newer "$launcher" -print -quit 2>/dev/null)" ]; then
+# Packaged again when a source is newer than the jar (the launcher script keeps its old time).
+jar=$root/agent/target/jkubelet/lib/jkubelet-agent.jar
+if [ ! -x "$launcher" ] || [ ! -f "$jar" ] ||
+  [ -n "$(find "$root/agent/src/main" "$root/config/src/main" -newer "$jar" -print -quit 2>/dev/null)" ]; then
   say "packaging jkubelet"
   (cd "$root" && mvn -B -ntp -q -DskipTests package)
 fi
