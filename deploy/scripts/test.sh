@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: unit tests, then the integration and end-to-end tests against the
 # real Docker Engine and a real kube-apiserver with etcd (both started here when missing; the API
-# server is built once per machine from Debian's source package). Extra arguments go to Maven.
+# server is built once per machine from Debian's source package), then a subset of upstream's node
+# conformance suite (deploy/conformance/ci-focus.txt). Extra arguments go to Maven.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$root/deploy/scripts/build-env.sh"
@@ -13,4 +14,13 @@ cd "$root"
 status=0
 mvn -B -ntp verify "$@" || status=$?
 "$root/deploy/scripts/k8s-down.sh" "$JKUBELET_TEST_K8S_STATE"
+# Then a fast subset of upstream's node conformance suite, on a fresh cluster of its own (the
+# whole suite is deploy/scripts/conformance.sh). JKUBELET_CONFORMANCE=0 leaves it out.
+if [ "${JKUBELET_CONFORMANCE:-1}" = 0 ]; then
+  echo "test: conformance subset left out (JKUBELET_CONFORMANCE=0)" >&2
+elif [ $status -ne 0 ]; then
+  echo "test: conformance subset not run: the project's own tests failed" >&2
+else
+  "$root/deploy/scripts/conformance.sh" "$root/deploy/conformance/ci-focus.txt" || status=$?
+fi
 exit $status

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Runs upstream's node conformance suite (e2e.test v1.20.2, the [NodeConformance] specs) against
+# jkubelet: brings up the real test cluster (k8s-up.sh) in its own state directory, starts the
+# packaged jkubelet as its only node with that node's identity (k8s-node-kubeconfig.sh), runs the
+# suite with ginkgo, prints one line per spec and a count, and stops jkubelet and the cluster.
+#
+# e2e.test, ginkgo, a static agnhost and nonewprivs' nnp are built once per machine from the same
+# Debian `kubernetes` source tree and into the same cache as the control plane; the images the
+# suite names are built locally by e2e-images.sh (no registry is needed).
+#
+# Usage: deploy/scripts/conformance.sh [FOCUS]
+#   FOCUS      ginkgo focus regex; default '\[NodeConformance\]'. A file name instead (e.g.
+#              deploy/conformance/ci-focus.txt) runs the specs it lists, one full name a line.
+# Skipped: '\[Slow\]|\[Serial\]|\[Disruptive\]' and the specs listed in
+# deploy/conformance/skip.txt (those that need a registry on the internet), plus
+# JKUBELET_CONFORMANCE_SKIP (a regex) if set.
+# Environment: JKUBELET_CONFORMANCE_STATE (control plane's state dir, default
+#              /tmp/jkubelet-conformance; wiped at start), JKUBELET_CONFORMANCE_NODES (ginkgo's
+#              parallel processes, default 4), JKUBELET_CONFORMANCE_REPORT (default
+#              target/conformance), JKUBELET_APISERVER_PORT / JKUBELET_ETCD_PORT (as k8s-up.sh),
+#              JKUBELET_K8S_CACHE (build cache).
+# Writes the JUnit reports (junit_*.xml), the suite's log (e2e.log), jkubelet's log and the list
+# of results (results.txt) to the report directory. Exits 1 if any spec failed.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+scripts=$root/deploy/scripts
+source "$scripts/build-env.sh"
+source "$scripts/k8s-lib.sh"
+CACHE=${JKUBELET_K8S_CACHE:-/var/cache/jkubelet-k8s}
+BIN=$CACHE/bin
+STATE=${JKUBELET_CONFORMANCE_STATE:-/tmp/jkubelet-conformance}
+REPORT=${JKUBELET_CONFORMANCE_REPORT:-$root/target/conformance}
+NODES=${JKUBELET_CONFORMANCE_NODES:-4}
+NODE=jkubelet-conformance
+FOCUS=${1:-'\[NodeConformance\]'}
+
+say() { echo "conformance: $*" >&2; }
+
+# A regex that matches exactly the spec names listed in FILE (one a line; '#' starts a comment,
+# which for skip.txt gives the reason). Empty if FILE lists none.
+names_regex() {
+  sed -e 's/[[:space:]]#.*$//' -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$1" |
+    sed -e 's/[][\\.*^$(){}?+|/]/\\&/g' | paste -sd '|' -
+}
+if [ -f "$FOCUS" ]; then
+  FOCUS_FILE=$FOCUS
+  FOCUS=$(names_regex "$FOCUS_FILE")
+  if [ -z "$FOCUS" ]; then
+    say "$FOCUS_FILE lists no spec; nothing to run"
+    exit 0
+  fi
+fi
+SKIP='\[Slow\]|\[Serial\]|\[Disruptive\]'
+registry=$(names_regex "$root/deploy/conformance/skip.txt")
+[ -z "$registry" ] || SKIP="$SKIP|$registry"
+[ -z "${JKUBELET_CONFORMANCE_SKIP:-}" ] || SKIP="$SKIP|$JKUBELET_CONFORMANCE_SKIP"
+
+# e2e.test, ginkgo, agnhost and nnp into the cache's bin/, built from the source tree that
+# k8s-up.sh fetched, under the cache's build lock (one Go build per machine at a time).
+build_suite() {
+  local missing=()
+  for b in e2e.test ginkgo agnhost nnp; do [ -x "$BIN/$b" ] || missing+=("$b"); done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  exec 9>"$CACHE/build.lock"
+  flock 9
+  (
+    export GOPATH=$CACHE/src/gopath GOCACHE=$CACHE/gocache GO111MODULE=off HOME=$CACHE/home
+    cd "$GOPATH/src/k8s.io/kubernetes"
+    gobuild() { # NAME PACKAGE: a static, stripped binary into the cache
+      [ -x "$BIN/$1" ] && return 0
+      say "building $1 (static)"
+      CGO_ENABLED=0 nice go build -ldflags '-s -w' -o "$BIN/$1.tmp" "$2" >&2
+      mv "$BIN/$1.tmp" "$BIN/$1"
+    }
+    if [ ! -x "$BIN/e2e.test" ]; then
+      if [ ! -x _output/bin/e2e.test ]; then
+        say "building e2e.test v1.20.2 into $CACHE (once per machine; 20 minutes or more on 2 cores)"
+        nice make WHAT=test/e2e/e2e.test >&2
+      fi
+      cp _output/bin/e2e.test "$BIN/e2e.test.tmp"
+      mv "$BIN/e2e.test.tmp" "$BIN/e2e.test"
+    fi
+    gobuild ginkgo ./vendor/github.com/onsi/ginkgo/ginkgo
+    # make's agnhost links against libc, which the libc-less image lacks; built static instead.
+    gobuild agnhost ./test/images/agnhost
+    gobuild nnp ./test/images/nonewprivs
+  )
+  exec 9>&-
+}
+
+jkubelet_pid=''
+cleanup() {
+  if [ -n "$jkubelet_pid" ] && kill -0 "$jkubelet_pid" 2>/dev/null; then
+    say "stopping jkubelet (pid $jkubelet_pid)"
+    kill "$jkubelet_pid" 2>/dev/null || true
+    for _ in $(seq 1 60); do kill -0 "$jkubelet_pid" 2>/dev/null || break; sleep 0.5; done
+    kill -9 "$jkubelet_pid" 2>/dev/null || true
+  fi
+  remove_node_containers
+  "$scripts/k8s-down.sh" "$STATE"
+}
+remove_node_containers() {
+  local ids
+  ids=$(docker ps -aq --filter "label=io.jkubelet.node=$NODE")
+  [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1 || true
+}
+
+# A fresh control plane: whatever an earlier run left in STATE is stopped and its etcd wiped.
+"$scripts/k8s-down.sh" "$STATE"
+rm -rf "$STATE/etcd"
+remove_node_containers
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# First the cluster: on a fresh machine, k8s-up.sh fetches the source tree the suite builds from.
+KC=$("$scripts/k8s-up.sh" "$STATE")
+build_suite
+"$scripts/e2e-images.sh"
+
+launcher=$root/agent/target/jkubelet/bin/jkubelet
+# Packaged again when a source is newer than the jar (the launcher script keeps its old time).
+jar=$root/agent/target/jkubelet/lib/jkubelet-agent.jar
+if [ ! -x "$launcher" ] || [ ! -f "$jar" ] ||
+  [ -n "$(find "$root/agent/src/main" "$root/config/src/main" -newer "$jar" -print -quit 2>/dev/null)" ]; then
+  say "packaging jkubelet"
+  (cd "$root" && mvn -B -ntp -q -DskipTests package)
+fi
+rm -rf "$REPORT"
+mkdir -p "$REPORT" "$STATE/jkubelet/manifests"
+node_kc=$("$scripts/k8s-node-kubeconfig.sh" "$STATE" "$NODE")
+say "starting jkubelet as node $NODE (log: $REPORT/jkubelet.log)"
+setsid "$launcher" run --kubeconfig "$node_kc" --hostname-override "$NODE" --node-ip 127.0.0.1 \
+  --pod-manifest-path "$STATE/jkubelet/manifests" --root-dir "$STATE/jkubelet/root" \
+  --read-only-port 0 --pod-infra-container-image k8s.gcr.io/pause:3.2 \
+  >"$REPORT/jkubelet.log" 2>&1 </dev/null &
+jkubelet_pid=$!
+kubectl() { "$BIN/kubectl" --kubeconfig "$KC" "$@"; }
+for _ in $(seq 1 60); do
+  kubectl get node "$NODE" --no-headers 2>/dev/null | grep -q ' Ready ' && break
+  kill -0 "$jkubelet_pid" 2>/dev/null || { say "jkubelet exited; see $REPORT/jkubelet.log"; tail -n 20 "$REPORT/jkubelet.log" >&2; exit 1; }
+  sleep 1
+done
+kubectl get node "$NODE" --no-headers 2>/dev/null | grep -q ' Ready ' ||
+  { say "node $NODE not Ready after 60 s; see $REPORT/jkubelet.log"; exit 1; }
+
+say "running e2e.test with $NODES ginkgo processes (log: $REPORT/e2e.log)"
+started=$(date +%s)
+suite_rc=0
+# One node, no cloud: the local provider, no log dump over SSH, the kubectl that matches the API
+# server. --ginkgo.* flags are the CLI's own (-focus/-skip) so that it schedules only what runs.
+"$BIN/ginkgo" -nodes="$NODES" -noColor -focus="$FOCUS" -skip="$SKIP" "$BIN/e2e.test" -- \
+  --provider=local --kubeconfig="$KC" --kubectl-path="$BIN/kubectl" \
+  --num-nodes=1 --allowed-not-ready-nodes=0 --node-os-distro=debian \
+  --disable-log-dump --report-dir="$REPORT" --e2e-output-dir="$REPORT" \
+  --repo-root="$CACHE/src/kubernetes-1.20.2" \
+  >"$REPORT/e2e.log" 2>&1 || suite_rc=$?
+
+# One line per spec run, from the JUnit reports (one per ginkgo process; a spec that one process
+# ran is reported as skipped by the others).
+for f in "$REPORT"/junit_*.xml; do
+  [ -f "$f" ] || continue
+  awk '
+    function emit() { if (inTc && status != "SKIP") print status " " name; inTc = 0 }
+    /<testcase / {
+      emit(); inTc = 1; status = "PASS"
+      name = $0; sub(/.*<testcase name="/, "", name); sub(/" classname=.*/, "", name)
+      if ($0 ~ /<\/testcase>/) emit()
+      next
+    }
+    inTc && /<failure/ { status = "FAIL" }
+    inTc && /<skipped/ { status = "SKIP" }
+    inTc && /<\/testcase>/ { emit() }
+  ' "$f"
+done | sed -e 's/&#34;/"/g' -e "s/&#39;/'/g" -e 's/&lt;/</g' -e 's/&gt;/>/g' -e 's/&amp;/\&/g' |
+  sort -k2 -u >"$REPORT/results.txt"
+cat "$REPORT/results.txt"
+passed=$(grep -c '^PASS ' "$REPORT/results.txt" || true)
+failed=$(grep -c '^FAIL ' "$REPORT/results.txt" || true)
+echo "$passed passed, $failed failed ($(( ($(date +%s) - started) / 60 )) min; reports in $REPORT)"
+if [ $((passed + failed)) -eq 0 ]; then
+  say "no spec ran (ginkgo exit $suite_rc); the end of $REPORT/e2e.log:"
+  tail -n 30 "$REPORT/e2e.log" >&2
+  exit 1
+fi
+[ "$failed" -eq 0 ]
