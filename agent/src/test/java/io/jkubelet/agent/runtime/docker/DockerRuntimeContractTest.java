@@ -95,6 +95,47 @@ class DockerRuntimeContractTest extends RuntimeContract {
   }
 
   @Override
+  protected void serveHttp(String containerId, int port, String body) {
+    ExecResult started =
+        runtime.exec(
+            containerId,
+            List.of(
+                "sh",
+                "-c",
+                "mkdir -p /tmp/www && printf '%s' \"$1\" > /tmp/www/index.html"
+                    + " && httpd -p 127.0.0.1:$0 -h /tmp/www",
+                Integer.toString(port),
+                body),
+            WAIT);
+    if (started.exitCode() != 0) {
+      throw new AssertionError("could not start httpd: " + started);
+    }
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                runtime
+                    .exec(containerId, List.of("netstat", "-ltn"), WAIT)
+                    .output()
+                    .contains("127.0.0.1:" + port));
+  }
+
+  @Override
+  protected int execsRunning(String containerId) {
+    List<String> ids = docker.inspectContainerCmd(containerId).exec().getExecIds();
+    if (ids == null) {
+      return 0;
+    }
+    int running = 0;
+    for (String id : ids) {
+      if (Boolean.TRUE.equals(docker.inspectExecCmd(id).exec().isRunning())) {
+        running++;
+      }
+    }
+    return running;
+  }
+
+  @Override
   protected List<String> command(Program program) {
     List<String> command = new ArrayList<>(List.of("sh", "-c"));
     String script = "printf '%s' \"$1\"; ";
