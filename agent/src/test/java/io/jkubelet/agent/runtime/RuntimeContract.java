@@ -564,7 +564,7 @@ public abstract class RuntimeContract {
   }
 
   /** A running app container in the sandbox of a new pod. */
-  private String runningContainer() {
+  protected String runningContainer() {
     PodRef pod = newPod();
     String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
     return start(sandboxId, app(pod, "app", 0).build());

@@ -82,10 +82,20 @@ final class PortForwarder {
             "-XX:-UsePerfData",
             "-Xshare:auto",
             "-cp",
-            System.getProperty("java.class.path"),
+            relayClassPath(),
             PortRelay.class.getName(),
             Integer.toString(port)));
     return cmd;
+  }
+
+  /** Where {@link PortRelay} is: jkubelet's own jar (or class directory), nothing else. */
+  private static String relayClassPath() {
+    try {
+      return Path.of(PortRelay.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+          .toString();
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      return System.getProperty("java.class.path");
+    }
   }
 
   private static String nsenter() {

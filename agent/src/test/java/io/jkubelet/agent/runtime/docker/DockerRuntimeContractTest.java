@@ -94,6 +94,41 @@ class DockerRuntimeContractTest extends RuntimeContract {
         .until(() -> !docker.inspectContainerCmd(containerId).exec().getState().getRunning());
   }
 
+  // --- Docker's own stream framing ---
+
+  @org.junit.jupiter.api.Test
+  void execStreamSplitsDockersMultiplexedStdoutAndStderr() throws Exception {
+    String id = runningContainer();
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+
+    io.jkubelet.agent.runtime.StreamHandle h =
+        runtime.execStream(
+            id,
+            List.of("sh", "-c", "echo out; echo err >&2; exit 4"),
+            new io.jkubelet.agent.runtime.StreamIo(null, out, err, false));
+
+    org.assertj.core.api.Assertions.assertThat(h.await()).isEqualTo(4);
+    org.assertj.core.api.Assertions.assertThat(out.toString()).isEqualTo("out\n");
+    org.assertj.core.api.Assertions.assertThat(err.toString()).isEqualTo("err\n");
+  }
+
+  @org.junit.jupiter.api.Test
+  void execStreamWithATtyIsRawAndTakesResizes() throws Exception {
+    String id = runningContainer();
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+
+    io.jkubelet.agent.runtime.StreamHandle h =
+        runtime.execStream(
+            id,
+            List.of("sh", "-c", "sleep 1; stty size"),
+            new io.jkubelet.agent.runtime.StreamIo(null, out, null, true));
+    h.resize(new io.jkubelet.agent.runtime.TerminalSize(100, 40));
+
+    org.assertj.core.api.Assertions.assertThat(h.await()).isZero();
+    org.assertj.core.api.Assertions.assertThat(out.toString()).isEqualTo("40 100\r\n");
+  }
+
   @Override
   protected void serveHttp(String containerId, int port, String body) {
     ExecResult started =
