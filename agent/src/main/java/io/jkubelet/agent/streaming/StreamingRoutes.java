@@ -1,5 +1,7 @@
 package io.jkubelet.agent.streaming;
 
+import io.jkubelet.agent.pod.PodManager;
+import io.jkubelet.agent.runtime.Runtime;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
@@ -24,6 +26,12 @@ public final class StreamingRoutes {
 
   public StreamingRoutes(StreamingService service) {
     this.service = service;
+  }
+
+  /** The routes over the node's pods (static pods known by their mirrors' UIDs too). */
+  public static StreamingRoutes forNode(Runtime runtime, PodManager pods) {
+    return new StreamingRoutes(
+        new StreamingService(new StreamTargets(pods::pods, pods::mirrorOf, runtime)));
   }
 
   /** Whether the path is one of the streaming paths (its first segment is). */
