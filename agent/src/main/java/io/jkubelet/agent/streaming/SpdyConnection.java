@@ -68,6 +68,7 @@ final class SpdyConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    log.trace("Streaming: SPDY frame {}", msg);
     try {
       switch (msg) {
         case SpdySynStreamFrame syn -> open(ctx, syn);
@@ -104,13 +105,26 @@ final class SpdyConnection extends ChannelInboundHandlerAdapter {
     if (syn.isLast()) {
       stream.input().end();
     }
-    ctx.writeAndFlush(new DefaultSpdySynReplyFrame(syn.streamId()))
+    ctx.writeAndFlush(reply(syn.streamId()))
         .addListener(
             f -> {
               if (f.isSuccess()) {
                 acceptor.replied(stream);
               }
             });
+  }
+
+  /**
+   * The SYN_REPLY of an accepted stream.
+   *
+   * <p>NOTE: it carries one header. Netty encodes an empty header set as no header block at all,
+   * which Go's SPDY framer cannot read (it expects at least the compressed header count), so
+   * spdystream would never see the reply and time out.
+   */
+  static DefaultSpdySynReplyFrame reply(int streamId) {
+    DefaultSpdySynReplyFrame reply = new DefaultSpdySynReplyFrame(streamId);
+    reply.headers().set("x-accepted", "1");
+    return reply;
   }
 
   private void data(SpdyDataFrame data) {

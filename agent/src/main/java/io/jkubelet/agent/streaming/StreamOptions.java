@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Which streams a remote command has, from the query ({@code stdin=1&stdout=1&stderr=1&tty=1}), as
+ * Which streams a remote command has, from the query as the API server sends it ({@code
+ * input=1&output=1&error=1&tty=1}: upstream's {@code ExecStdinParam} and its siblings), as
  * upstream's {@code remotecommand.NewOptions}: a TTY merges stderr into stdout, so {@code stderr}
  * is dropped with one; at least one of the three is required.
  */
@@ -26,7 +27,7 @@ public record StreamOptions(boolean stdin, boolean stdout, boolean stderr, boole
   /** Reads the options from decoded query parameters; throws with {@link #NONE_REQUESTED}. */
   public static StreamOptions fromQuery(Map<String, List<String>> query) {
     return new StreamOptions(
-        on(query, "stdin"), on(query, "stdout"), on(query, "stderr"), on(query, "tty"));
+        on(query, "input"), on(query, "output"), on(query, "error"), on(query, "tty"));
   }
 
   private static boolean on(Map<String, List<String>> query, String name) {

@@ -53,7 +53,10 @@ public final class StreamingService {
   /** What a streaming path names: {@code uid} and {@code container} may be empty. */
   public record Target(String namespace, String pod, String uid, String container) {}
 
-  /** {@code /exec/{ns}/{pod}[/{uid}]/{container}?command=..&stdin=..}: see the class comment. */
+  /**
+   * {@code /exec/{ns}/{pod}[/{uid}]/{container}?command=..&input=1&output=1..}: see the class
+   * comment.
+   */
   public void exec(
       ChannelHandlerContext ctx, HttpRequest req, Target t, Map<String, List<String>> query) {
     List<String> command = query.getOrDefault("command", List.of());
@@ -66,7 +69,7 @@ public final class StreamingService {
         id -> io -> targets.runtime().execStream(id, command, io));
   }
 
-  /** {@code /attach/{ns}/{pod}[/{uid}]/{container}?stdin=..}. */
+  /** {@code /attach/{ns}/{pod}[/{uid}]/{container}?input=1&output=1..}. */
   public void attach(
       ChannelHandlerContext ctx, HttpRequest req, Target t, Map<String, List<String>> query) {
     remoteCommand(

@@ -14,11 +14,11 @@ class StreamOptionsTest {
     StreamOptions o =
         StreamOptions.fromQuery(
             Map.of(
-                "stdin",
+                "input",
                 List.of("1"),
-                "stdout",
+                "output",
                 List.of("true"),
-                "stderr",
+                "error",
                 List.of("1"),
                 "tty",
                 List.of("1")));

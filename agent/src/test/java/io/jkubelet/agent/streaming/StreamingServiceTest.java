@@ -45,7 +45,7 @@ class StreamingServiceTest {
       HttpResponse r =
           c.request(
               "POST",
-              "/exec/default/web/app?command=cat&stdin=1&stdout=1&stderr=1",
+              "/exec/default/web/app?command=cat&input=1&output=1&error=1",
               "v4.channel.k8s.io",
               "v3.channel.k8s.io");
       assertThat(r.status().code()).isEqualTo(101);
@@ -78,7 +78,7 @@ class StreamingServiceTest {
         });
     try (SpdyTestClient c = spdy()) {
       c.request(
-          "POST", "/exec/default/web/app?command=false&stdout=1&stderr=1", "v4.channel.k8s.io");
+          "POST", "/exec/default/web/app?command=false&output=1&error=1", "v4.channel.k8s.io");
       int error = c.open("streamType", "error");
       c.open("streamType", "stdout");
       int stderr = c.open("streamType", "stderr");
@@ -89,7 +89,7 @@ class StreamingServiceTest {
       assertThat(c.data(stderr)).isEqualTo("bad\n");
     }
     try (SpdyTestClient c = spdy()) {
-      c.request("POST", "/exec/default/web/app?command=false&stdout=1", "v2.channel.k8s.io");
+      c.request("POST", "/exec/default/web/app?command=false&output=1", "v2.channel.k8s.io");
       int error = c.open("streamType", "error");
       c.open("streamType", "stdout");
       await().atMost(WAIT).until(() -> c.finished.contains(error));
@@ -109,7 +109,7 @@ class StreamingServiceTest {
         });
     try (SpdyTestClient c = spdy()) {
       c.request(
-          "POST", "/exec/default/web/app?command=sh&stdin=1&stdout=1&tty=1", "v4.channel.k8s.io");
+          "POST", "/exec/default/web/app?command=sh&input=1&output=1&tty=1", "v4.channel.k8s.io");
       int error = c.open("streamType", "error");
       c.open("streamType", "stdin");
       c.open("streamType", "stdout");
@@ -133,7 +133,7 @@ class StreamingServiceTest {
         });
     try (SpdyTestClient c = spdy()) {
       c.request(
-          "POST", "/exec/default/web/app?command=sleep&stdin=1&stdout=1", "v4.channel.k8s.io");
+          "POST", "/exec/default/web/app?command=sleep&input=1&output=1", "v4.channel.k8s.io");
       c.open("streamType", "error");
       c.open("streamType", "stdin");
       c.open("streamType", "stdout");
@@ -150,12 +150,12 @@ class StreamingServiceTest {
   @Test
   void refusalsCarryUpstreamsStatusAndMessage() throws Exception {
     assertRefused(
-        "/exec/default/web/app?command=ls&stdout=1",
+        "/exec/default/web/app?command=ls&output=1",
         new String[0],
         400,
         "unable to upgrade: X-Stream-Protocol-Version is required");
     assertRefused(
-        "/exec/default/web/app?command=ls&stdout=1",
+        "/exec/default/web/app?command=ls&output=1",
         new String[] {"v9.channel.k8s.io"},
         403,
         "unable to upgrade: unable to negotiate protocol: client supports"
@@ -167,12 +167,12 @@ class StreamingServiceTest {
         400,
         "you must specify at least 1 of stdin, stdout, stderr");
     assertRefused(
-        "/exec/default/nope/app?command=ls&stdout=1",
+        "/exec/default/nope/app?command=ls&output=1",
         new String[] {"v4.channel.k8s.io"},
         404,
         "pod does not exist");
     assertRefused(
-        "/exec/default/web/nope?command=ls&stdout=1",
+        "/exec/default/web/nope?command=ls&output=1",
         new String[] {"v4.channel.k8s.io"},
         404,
         "container not found (\"nope\")");
@@ -246,7 +246,7 @@ class StreamingServiceTest {
         });
     WsTestClient c =
         new WsTestClient(
-            ws("/exec/default/web/app?command=sh&command=-c&command=x&stdout=1&stderr=1"),
+            ws("/exec/default/web/app?command=sh&command=-c&command=x&output=1&error=1"),
             "v4.channel.k8s.io");
     assertThat(c.socket.getSubprotocol()).isEqualTo("v4.channel.k8s.io");
 
@@ -265,7 +265,7 @@ class StreamingServiceTest {
   void base64WebSocketExecCarriesStdinAndOutputInBase64Text() throws Exception {
     WsTestClient c =
         new WsTestClient(
-            ws("/exec/default/web/app?command=cat&stdin=1&stdout=1"), "v4.base64.channel.k8s.io");
+            ws("/exec/default/web/app?command=cat&input=1&output=1"), "v4.base64.channel.k8s.io");
     assertThat(new String(c.next(), UTF_8)).isEqualTo("1");
 
     c.socket
