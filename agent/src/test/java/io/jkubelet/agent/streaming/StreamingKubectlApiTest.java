@@ -351,8 +351,17 @@ class StreamingKubectlApiTest {
 
   @Test
   void attachStreamsTheContainersOutputAndTakesStdin() throws Exception {
-    Result attached = kubectl("hello\n", "attach", "-i", "reader", "-c", "c");
-    assertThat(attached.out()).as(attached.err()).contains("got hello");
+    // stdin stays open until the container has answered: Docker ends an attach's output when its
+    // stdin ends (unless the container has stdinOnce), as under dockershim.
+    Process attach =
+        new ProcessBuilder(
+                kubectl, "--kubeconfig", kubeconfig, "-n", ns, "attach", "-i", "reader", "-c", "c")
+            .redirectErrorStream(true)
+            .start();
+    attach.getOutputStream().write("hello\n".getBytes(UTF_8));
+    attach.getOutputStream().flush();
+    assertThat(attach.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(new String(attach.getInputStream().readAllBytes(), UTF_8)).contains("got hello");
   }
 
   @Test

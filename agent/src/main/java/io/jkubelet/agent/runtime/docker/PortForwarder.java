@@ -131,8 +131,14 @@ final class PortForwarder {
     }
 
     private void copyUp() {
+      // NOTE: the process's stdin is buffered: flush every chunk, or a request waits for more.
+      byte[] buf = new byte[32 * 1024];
       try (OutputStream toRelay = process.getOutputStream()) {
-        in.transferTo(toRelay);
+        int n;
+        while ((n = in.read(buf)) >= 0) {
+          toRelay.write(buf, 0, n);
+          toRelay.flush();
+        }
       } catch (IOException e) {
         // the relay or the client went away
       }

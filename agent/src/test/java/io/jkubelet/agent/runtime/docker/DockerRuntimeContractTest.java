@@ -129,6 +129,48 @@ class DockerRuntimeContractTest extends RuntimeContract {
     org.assertj.core.api.Assertions.assertThat(out.toString()).isEqualTo("40 100\r\n");
   }
 
+  @org.junit.jupiter.api.Test
+  void attachCarriesStdinToTheMainProcessAndItsOutputBack() throws Exception {
+    io.jkubelet.agent.runtime.PodRef pod = newPod();
+    String sandboxId = runtime.runPodSandbox(sandbox(pod, 0, false));
+    Map<String, String> labels =
+        new java.util.HashMap<>(Labels.podLabels(pod, "reader", Labels.TYPE_CONTAINER));
+    labels.put(Labels.NODE, node);
+    String id =
+        runtime.createContainer(
+            sandboxId,
+            new io.jkubelet.agent.runtime.ContainerConfig(
+                Labels.containerName(pod, "reader", 0),
+                IMAGE,
+                List.of("sh", "-c", "read line; echo got $line; sleep 1"),
+                List.of(),
+                List.of(),
+                "",
+                List.of(),
+                io.jkubelet.agent.runtime.ContainerConfig.Resources.NONE,
+                labels,
+                false,
+                true));
+    runtime.startContainer(id);
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    // NOTE: stdin stays open: Docker ends an attach's output when its stdin ends (unless the
+    // container has StdinOnce), as it did under dockershim.
+    java.io.PipedOutputStream typing = new java.io.PipedOutputStream();
+    java.io.PipedInputStream stdin = new java.io.PipedInputStream(typing);
+
+    io.jkubelet.agent.runtime.StreamHandle h =
+        runtime.attach(
+            id,
+            new io.jkubelet.agent.runtime.StreamIo(
+                stdin, out, new java.io.ByteArrayOutputStream(), false));
+    typing.write("hello\n".getBytes());
+    typing.flush();
+
+    org.assertj.core.api.Assertions.assertThat(h.await())
+        .isEqualTo(io.jkubelet.agent.runtime.StreamHandle.NO_EXIT_CODE);
+    org.assertj.core.api.Assertions.assertThat(out.toString()).isEqualTo("got hello\n");
+  }
+
   @Override
   protected void serveHttp(String containerId, int port, String body) {
     ExecResult started =
