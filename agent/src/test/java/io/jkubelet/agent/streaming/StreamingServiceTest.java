@@ -230,6 +230,38 @@ class StreamingServiceTest {
     }
   }
 
+  // --- run ---
+
+  @Test
+  void runAnswersTheCommandsOutputAndANonZeroExitAsA500() throws Exception {
+    server.runtime.onExec(
+        (ctr, cmd) ->
+            new io.jkubelet.agent.runtime.ExecResult(
+                cmd.get(1).equals("fail") ? 2 : 0, String.join("+", cmd), false));
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    java.net.http.HttpResponse<String> ok =
+        http.send(
+            java.net.http.HttpRequest.newBuilder(
+                    URI.create(
+                        "http://127.0.0.1:" + server.port() + "/run/default/web/app?cmd=echo%20hi"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(ok.statusCode()).isEqualTo(200);
+    assertThat(ok.body()).isEqualTo("echo+hi");
+
+    java.net.http.HttpResponse<String> failed =
+        http.send(
+            java.net.http.HttpRequest.newBuilder(
+                    URI.create(
+                        "http://127.0.0.1:" + server.port() + "/run/default/web/app?cmd=x%20fail"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertThat(failed.statusCode()).isEqualTo(500);
+    assertThat(failed.body()).isEqualTo("command 'x fail' exited with 2: x+fail\n");
+  }
+
   // --- WebSocket ---
 
   private URI ws(String path) {
