@@ -333,6 +333,36 @@ class StreamingKubectlApiTest {
   }
 
   @Test
+  void execWithATerminalIsInteractive() throws Exception {
+    // script(1) gives kubectl a terminal, as an operator's shell would.
+    String kubectlCommand =
+        String.join(
+            " ",
+            kubectl,
+            "--kubeconfig",
+            kubeconfig,
+            "-n",
+            ns,
+            "exec",
+            "-it",
+            "shell",
+            "--",
+            "sh",
+            "-c",
+            "'read x; echo got $x; exit 4'");
+    Process tty =
+        new ProcessBuilder("script", "-qec", kubectlCommand, "/dev/null")
+            .redirectErrorStream(true)
+            .start();
+    tty.getOutputStream().write("hello\n".getBytes(UTF_8));
+    tty.getOutputStream().flush();
+    assertThat(tty.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    String out = new String(tty.getInputStream().readAllBytes(), UTF_8);
+    assertThat(out).contains("got hello");
+    assertThat(tty.exitValue()).as(out).isEqualTo(4);
+  }
+
+  @Test
   void cpCopiesFilesIntoAndOutOfThePod() throws Exception {
     byte[] content = new byte[300_000];
     new java.util.Random(7).nextBytes(content);
