@@ -272,8 +272,9 @@ public final class StreamingService {
   }
 
   /**
-   * Runs {@code lookup} on a virtual thread with reading paused, then {@code then} on the event
-   * loop; a {@link Refusal} or runtime error becomes the answer instead.
+   * Runs {@code lookup} on a virtual thread with reading paused, then {@code then} on the channel's
+   * event loop (not the handler's executor, which the HTTP layer may have made another); a {@link
+   * Refusal} or runtime error becomes the answer instead.
    */
   private static <T> void offLoop(
       ChannelHandlerContext ctx,
@@ -288,12 +289,14 @@ public final class StreamingService {
               try {
                 value = lookup.get();
               } catch (Refusal r) {
-                ctx.executor()
+                ctx.channel()
+                    .eventLoop()
                     .execute(() -> Upgrades.refuse(ctx, Upgrades.text(r.status, r.getMessage())));
                 return;
               } catch (RuntimeError | IllegalArgumentException e) {
                 log.info("Streaming: lookup failed: {}", e.getMessage());
-                ctx.executor()
+                ctx.channel()
+                    .eventLoop()
                     .execute(
                         () ->
                             Upgrades.refuse(
@@ -302,7 +305,8 @@ public final class StreamingService {
                                     HttpResponseStatus.INTERNAL_SERVER_ERROR, e.getMessage())));
                 return;
               }
-              ctx.executor()
+              ctx.channel()
+                  .eventLoop()
                   .execute(
                       () -> {
                         try {

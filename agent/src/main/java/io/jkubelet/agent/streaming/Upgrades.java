@@ -129,11 +129,13 @@ final class Upgrades {
         .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.UPGRADE)
         .set(HttpHeaderNames.UPGRADE, "SPDY/3.1")
         .set(PROTOCOL_HEADER, protocol);
-    ctx.writeAndFlush(ok); // encoded at once: this runs on the event loop
     ChannelPipeline p = ctx.pipeline();
     String codec = httpCodec(p);
     List<String> after = namesAfter(p, codec);
     p.addAfter(codec, "spdy-codec", new SpdyFrameCodec(SpdyVersion.SPDY_3_1));
+    // Written from just after the HTTP codec, on the event loop: encoded at once, before the codec
+    // goes, and seen by no handler of the HTTP layer after it.
+    p.context("spdy-codec").writeAndFlush(ok);
     p.addAfter("spdy-codec", "spdy-streams", handler);
     after.forEach(name -> removeQuietly(p, name));
     List<String> codecs = httpCodecs(p);
