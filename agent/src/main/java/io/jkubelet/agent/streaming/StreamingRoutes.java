@@ -2,7 +2,10 @@ package io.jkubelet.agent.streaming;
 
 import io.jkubelet.agent.pod.PodManager;
 import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.server.Route;
+import io.jkubelet.agent.server.auth.Subject;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -15,10 +18,12 @@ import java.util.Set;
  * The streaming paths, as upstream's {@code InstallDebuggingHandlers} lays them out: {@code
  * /exec/{ns}/{pod}[/{uid}]/{container}} and {@code /attach/...} (GET and POST), {@code
  * /portForward/{ns}/{pod}[/{uid}]} (GET and POST) and {@code /run/{ns}/{pod}[/{uid}]/{container}}
- * (POST). The HTTP server hands a request here after authentication and authorization (subresource
- * {@code proxy}); from then on the connection belongs to {@link StreamingService}.
+ * (POST). The kubelet server ({@code server.KubeletServer}) hands a request here, as a {@link
+ * Route}, after authentication and authorization (subresource {@code proxy}); from then on the
+ * connection belongs to {@link StreamingService}, which replaces the server's HTTP handlers on an
+ * upgrade as {@link Route} allows.
  */
-public final class StreamingRoutes {
+public final class StreamingRoutes implements Route {
   /** The first path segments served here. */
   public static final Set<String> PREFIXES = Set.of("exec", "attach", "portForward", "run");
 
@@ -35,9 +40,18 @@ public final class StreamingRoutes {
   }
 
   /** Whether the path is one of the streaming paths (its first segment is). */
-  public static boolean matches(String path) {
+  @Override
+  public boolean matches(String path) {
     List<String> parts = segments(path);
     return !parts.isEmpty() && PREFIXES.contains(parts.get(0));
+  }
+
+  /** The server's entry: see {@link #handle(ChannelHandlerContext, HttpRequest)}. */
+  @Override
+  public void handle(ChannelHandlerContext ctx, FullHttpRequest request, Subject subject) {
+    if (!handle(ctx, request)) {
+      Upgrades.refuse(ctx, Upgrades.text(HttpResponseStatus.NOT_FOUND, "404 page not found"));
+    }
   }
 
   /**

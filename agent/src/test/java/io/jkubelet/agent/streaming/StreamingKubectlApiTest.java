@@ -20,36 +20,28 @@ import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
+import io.jkubelet.agent.server.KubeletServer;
+import io.jkubelet.agent.server.ServerOptions;
+import io.jkubelet.agent.server.ServingCerts;
+import io.jkubelet.agent.server.auth.Authenticator;
+import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.util.Time;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.util.SelfSignedCertificate;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.InputStreamReader;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -62,14 +54,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The streaming endpoints as the real clients reach them: kubectl v1.20 ({@code exec}, {@code cp},
  * {@code attach}, {@code port-forward}, all SPDY) and fabric8's WebSocket exec, through a real
- * kube-apiserver, which proxies to this test's HTTPS server as to a kubelet (a Node registered with
- * 127.0.0.1 and the server's port), over {@link StreamingRoutes} on the real {@link DockerRuntime}
- * and busybox containers. A client that goes away leaves no exec running and no relay process.
+ * kube-apiserver, which proxies to a {@link KubeletServer} as to a kubelet (a Node registered with
+ * 127.0.0.1 and the server's port; the API server's kubelet client certificate checked against the
+ * cluster CA), over {@link StreamingRoutes} on the real {@link DockerRuntime} and busybox
+ * containers. A client that goes away leaves no exec running and no relay process.
  *
  * <p>Needs {@code JKUBELET_TEST_KUBECONFIG} (an admin kubeconfig from {@code k8s-up.sh}) and {@code
  * JKUBELET_TEST_KUBECTL}; fails without them, as the other API tests do.
@@ -84,17 +76,17 @@ class StreamingKubectlApiTest {
   private final String node = "stream-api-" + id;
   private final String ns = "stream-api-" + id;
   private final List<Pod> pods = new CopyOnWriteArrayList<>();
-  private final EventLoopGroup group = new NioEventLoopGroup(1);
   private final DockerClient docker = TestDockerAccess.client();
   private DockerRuntime runtime;
   private KubernetesClient admin;
   private String kubeconfig;
   private String kubectl;
-  private Channel server;
-  @TempDir Path tmp;
+  private KubeletServer kubeletServer;
+  private Path tmp;
 
   @BeforeAll
   void start() throws Exception {
+    tmp = Files.createTempDirectory("streaming-api");
     kubeconfig = env("JKUBELET_TEST_KUBECONFIG");
     kubectl = env("JKUBELET_TEST_KUBECTL");
     admin =
@@ -160,44 +152,39 @@ class StreamingKubectlApiTest {
     return v;
   }
 
-  /** The HTTPS server the API server reaches as the node's kubelet; returns its port. */
+  /**
+   * The kubelet server ({@link KubeletServer}: TLS, client certificates verified against the
+   * cluster CA, no anonymous access) with the streaming routes, which the API server reaches as the
+   * node's kubelet with its kubelet client certificate; returns its port.
+   */
   private int serve() throws Exception {
-    SelfSignedCertificate cert = new SelfSignedCertificate("localhost");
-    SslContext tls = SslContextBuilder.forServer(cert.certificate(), cert.privateKey()).build();
+    Config config = Config.fromKubeconfig(new File(kubeconfig));
+    byte[] caPem =
+        config.getCaCertData() != null
+            ? Base64.getDecoder().decode(config.getCaCertData())
+            : Files.readAllBytes(Path.of(config.getCaCertFile()));
+    List<X509Certificate> clusterCa =
+        List.of(
+            (X509Certificate)
+                CertificateFactory.getInstance("X.509")
+                    .generateCertificate(new java.io.ByteArrayInputStream(caPem)));
     StreamingRoutes routes =
         new StreamingRoutes(
             new StreamingService(
                 new StreamTargets(() -> pods, p -> java.util.Optional.empty(), runtime)));
-    server =
-        new ServerBootstrap()
-            .group(group)
-            .channel(NioServerSocketChannel.class)
-            .childHandler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    ch.pipeline()
-                        .addLast("tls", tls.newHandler(ch.alloc()))
-                        .addLast("http", new HttpServerCodec())
-                        .addLast("aggregator", new HttpObjectAggregator(65536))
-                        .addLast(
-                            "router",
-                            new SimpleChannelInboundHandler<FullHttpRequest>() {
-                              @Override
-                              protected void channelRead0(
-                                  ChannelHandlerContext ctx, FullHttpRequest req) {
-                                if (!routes.handle(ctx, req)) {
-                                  Upgrades.refuse(
-                                      ctx, Upgrades.text(HttpResponseStatus.NOT_FOUND, "no"));
-                                }
-                              }
-                            });
-                  }
-                })
-            .bind("127.0.0.1", 0)
-            .sync()
-            .channel();
-    return ((InetSocketAddress) server.localAddress()).getPort();
+    kubeletServer =
+        new KubeletServer(
+            new ServerOptions(
+                "127.0.0.1",
+                0,
+                ServingCerts.selfSigned(tmp.resolve("pki"), node, List.of(), Clock.systemUTC()),
+                clusterCa,
+                node),
+            new Authenticator(false, java.util.Optional.empty()),
+            Authorizer.ALWAYS_ALLOW,
+            List.of(routes));
+    kubeletServer.start();
+    return kubeletServer.port();
   }
 
   /** An API pod bound to the node, marked Running, with a real sandbox and container "c". */
@@ -260,10 +247,9 @@ class StreamingKubectlApiTest {
 
   @AfterAll
   void stop() throws Exception {
-    if (server != null) {
-      server.close().sync();
+    if (kubeletServer != null) {
+      kubeletServer.stop();
     }
-    group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     if (admin != null) {
       admin.namespaces().withName(ns).delete();
       admin.nodes().withName(node).delete();
@@ -279,6 +265,11 @@ class StreamingKubectlApiTest {
     }
     if (runtime != null) {
       runtime.close();
+    }
+    if (tmp != null) {
+      try (var files = Files.walk(tmp)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
     }
   }
 
