@@ -294,6 +294,25 @@ class StreamingServiceTest {
   }
 
   @Test
+  void preV4WebSocketExecAsTheConformanceSuiteReadsItSendsNoStatusOnSuccess() throws Exception {
+    server.runtime.onExecStream(
+        (ctr, cmd, io) -> {
+          io.stdout().write("remote execution test\n".getBytes(UTF_8));
+          return 0;
+        });
+    WsTestClient c =
+        new WsTestClient(
+            ws("/exec/default/web/app?command=cat&command=/etc/resolv.conf&output=1&error=1"),
+            "channel.k8s.io");
+
+    assertThat(c.next()).containsExactly(1);
+    byte[] out = c.next();
+    assertThat(new String(out, 1, out.length - 1, UTF_8)).isEqualTo("remote execution test\n");
+    assertThat(c.closed.get(10, TimeUnit.SECONDS)).isEqualTo(1000);
+    assertThat(c.messages).isEmpty();
+  }
+
+  @Test
   void base64WebSocketExecCarriesStdinAndOutputInBase64Text() throws Exception {
     WsTestClient c =
         new WsTestClient(
