@@ -1,5 +1,7 @@
 package io.jkubelet.agent.runtime;
 
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.time.Duration;
 import java.util.List;
 
@@ -60,6 +62,32 @@ public interface Runtime {
    * output kept is capped; a null or non-positive {@code timeout} waits without limit.
    */
   ExecResult exec(String containerId, List<String> command, Duration timeout);
+
+  /**
+   * Starts a command in a running container with the client's streams attached, as the CRI's {@code
+   * Exec}: stdin (if any) is fed until its end, which the process sees as the end of its input;
+   * stdout and stderr (or the TTY) go to the client as they come. Returns once the command runs;
+   * {@link StreamHandle#await} gives its exit code. A container that does not exist is {@code
+   * NOT_FOUND}; one that does not run is {@code OTHER}.
+   */
+  StreamHandle execStream(String containerId, List<String> command, StreamIo io);
+
+  /**
+   * Attaches the client's streams to a running container's main process, as the CRI's {@code
+   * Attach}; {@code io.tty()} must match the container's. {@link StreamHandle#await} returns when
+   * the container's output ends (it exited) or the handle is closed; closing it leaves the
+   * container running.
+   */
+  StreamHandle attach(String containerId, StreamIo io);
+
+  /**
+   * Connects to {@code port} on the loopback address inside a pod sandbox's network namespace (so
+   * ports bound to 127.0.0.1 in the pod are reached too), as the CRI's {@code PortForward}: bytes
+   * from {@code in} go to the port until {@code in} ends; what the port sends goes to {@code out}.
+   * A refused connection ends the stream with {@link RuntimeError} from {@link StreamHandle#await};
+   * a sandbox that does not exist or does not run is an error at once.
+   */
+  StreamHandle portForward(String sandboxId, int port, InputStream in, OutputStream out);
 
   /** Whether the image is present locally. */
   boolean imagePresent(String image);

@@ -123,6 +123,7 @@ public final class FakeRuntime implements Runtime {
     f.exitCode = exitCode;
     f.reason = reason;
     f.finishedAt = clock.instant();
+    notifyAll(); // ends attaches
   }
 
   public synchronized List<Fake> all() {
@@ -337,12 +338,14 @@ public final class FakeRuntime implements Runtime {
     f.state = ContainerState.EXITED;
     f.exitCode = 143;
     f.finishedAt = clock.instant();
+    notifyAll(); // ends attaches
   }
 
   @Override
   public synchronized void removeContainer(String containerId) {
     call("removeContainer", containerId);
     containers.remove(containerId);
+    notifyAll(); // ends attaches
   }
 
   /**
@@ -388,6 +391,189 @@ public final class FakeRuntime implements Runtime {
       return output;
     }
     return new String(bytes, 0, MAX_EXEC_OUTPUT_BYTES, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  // --- streams ---
+
+  /** What an interactive exec does in the fake: runs on its own thread, returns the exit code. */
+  @FunctionalInterface
+  public interface StreamProgram {
+    int run(Fake container, List<String> command, StreamIo io) throws Exception;
+  }
+
+  /** What a forwarded port does in the fake: serves one connection. */
+  @FunctionalInterface
+  public interface PortServer {
+    void serve(java.io.InputStream in, java.io.OutputStream out) throws Exception;
+  }
+
+  private StreamProgram onExecStream = FakeRuntime::cat;
+  private final Map<Integer, PortServer> ports = new HashMap<>();
+  private final Set<FakeStream> openStreams = new HashSet<>();
+  private final List<String> resizes = new ArrayList<>();
+
+  /** The default exec program: {@code cat} copies stdin to stdout; anything else exits 0. */
+  public static int cat(Fake c, List<String> command, StreamIo io) throws java.io.IOException {
+    if (command.get(0).equals("cat") && io.stdin() != null && io.stdout() != null) {
+      io.stdin().transferTo(io.stdout());
+    }
+    return 0;
+  }
+
+  /** What {@link #execStream} runs; by default {@link #cat}. */
+  public synchronized void onExecStream(StreamProgram p) {
+    onExecStream = p;
+  }
+
+  /** Makes {@code port} of every sandbox serve connections with the server; others refuse. */
+  public synchronized void listen(int port, PortServer server) {
+    ports.put(port, server);
+  }
+
+  /** The streams (exec, attach, port-forward) that have not ended yet. */
+  public synchronized int openStreams() {
+    return openStreams.size();
+  }
+
+  /** The resizes asked for, as "containerId WxH". */
+  public synchronized List<String> resizes() {
+    return List.copyOf(resizes);
+  }
+
+  private Fake running(String containerId) {
+    Fake c = containers.get(containerId);
+    if (c == null) {
+      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+    }
+    if (c.state != ContainerState.RUNNING) {
+      throw new RuntimeError(
+          RuntimeError.Kind.OTHER, "container not running (" + containerId + ")");
+    }
+    return c;
+  }
+
+  @Override
+  public StreamHandle execStream(String containerId, List<String> command, StreamIo io) {
+    Fake c;
+    StreamProgram p;
+    synchronized (this) {
+      call("execStream", containerId + " " + String.join(" ", command));
+      c = running(containerId);
+      p = onExecStream;
+    }
+    return new FakeStream(containerId, () -> p.run(c, command, io)).start();
+  }
+
+  @Override
+  public StreamHandle attach(String containerId, StreamIo io) {
+    synchronized (this) {
+      call("attach", containerId);
+      running(containerId);
+    }
+    return new FakeStream(
+            containerId,
+            () -> {
+              synchronized (this) {
+                while (containers.containsKey(containerId)
+                    && containers.get(containerId).state == ContainerState.RUNNING) {
+                  wait();
+                }
+              }
+              return StreamHandle.NO_EXIT_CODE;
+            })
+        .start();
+  }
+
+  @Override
+  public StreamHandle portForward(
+      String sandboxId, int port, java.io.InputStream in, java.io.OutputStream out) {
+    PortServer server;
+    synchronized (this) {
+      call("portForward", sandboxId + " " + port);
+      running(sandboxId);
+      server = ports.get(port);
+    }
+    return new FakeStream(
+            sandboxId,
+            () -> {
+              if (server == null) {
+                throw new RuntimeError(
+                    RuntimeError.Kind.OTHER,
+                    "connect to 127.0.0.1:"
+                        + port
+                        + " in the pod's network namespace:"
+                        + " Connection refused");
+              }
+              server.serve(in, out);
+              return StreamHandle.NO_EXIT_CODE;
+            })
+        .start();
+  }
+
+  /** A fake stream: the program on a virtual thread; close interrupts it. */
+  private final class FakeStream implements StreamHandle {
+    private final String containerId;
+    private final java.util.concurrent.Callable<Integer> body;
+    private final java.util.concurrent.CompletableFuture<Integer> result =
+        new java.util.concurrent.CompletableFuture<>();
+    private volatile Thread thread;
+    private volatile boolean aborted;
+
+    FakeStream(String containerId, java.util.concurrent.Callable<Integer> body) {
+      this.containerId = containerId;
+      this.body = body;
+    }
+
+    FakeStream start() {
+      synchronized (FakeRuntime.this) {
+        openStreams.add(this);
+      }
+      thread =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    try {
+                      result.complete(body.call());
+                    } catch (Throwable t) {
+                      result.completeExceptionally(t);
+                    } finally {
+                      synchronized (FakeRuntime.this) {
+                        openStreams.remove(this);
+                      }
+                    }
+                  });
+      return this;
+    }
+
+    @Override
+    public int await() throws InterruptedException {
+      try {
+        int code = result.get();
+        return aborted ? NO_EXIT_CODE : code;
+      } catch (java.util.concurrent.ExecutionException e) {
+        if (aborted) {
+          return NO_EXIT_CODE;
+        }
+        throw e.getCause() instanceof RuntimeError r
+            ? r
+            : new RuntimeError(RuntimeError.Kind.OTHER, String.valueOf(e.getCause()), e.getCause());
+      }
+    }
+
+    @Override
+    public void resize(TerminalSize size) {
+      synchronized (FakeRuntime.this) {
+        resizes.add(containerId + " " + size.width() + "x" + size.height());
+      }
+    }
+
+    @Override
+    public void close() {
+      if (!result.isDone()) {
+        aborted = true;
+        thread.interrupt();
+      }
+    }
   }
 
   @Override

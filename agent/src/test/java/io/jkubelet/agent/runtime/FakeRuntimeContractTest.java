@@ -24,6 +24,31 @@ class FakeRuntimeContractTest extends RuntimeContract {
           clock.step(Duration.parse(cmd.get(2)));
           return new ExecResult(Integer.parseInt(cmd.get(3)), cmd.get(1), false);
         });
+    fake.onExecStream(
+        (c, cmd, io) -> {
+          if (!cmd.get(0).equals(PROGRAM)) {
+            return FakeRuntime.cat(c, cmd, io);
+          }
+          io.stdout().write(cmd.get(1).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          Thread.sleep(Duration.parse(cmd.get(2)).toMillis()); // a real wait: close interrupts it
+          return Integer.parseInt(cmd.get(3));
+        });
+  }
+
+  @Override
+  protected void serveHttp(String containerId, int port, String body) {
+    fake.listen(
+        port,
+        (in, out) -> {
+          in.transferTo(java.io.OutputStream.nullOutputStream());
+          out.write(
+              ("HTTP/1.0 200 OK\r\n\r\n" + body).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        });
+  }
+
+  @Override
+  protected int execsRunning(String containerId) {
+    return fake.openStreams();
   }
 
   @Override

@@ -1,10 +1,14 @@
 package io.jkubelet.agent.runtime;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.jkubelet.agent.runtime.ContainerConfig.Resources;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -21,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * <p>Covered: sandbox and container status mapping (created, running, exited with its code, OOM
  * killed), dockershim's names and {@code io.kubernetes.*} labels, restart count and labels round
  * trips, listing by pod UID, unknown ids, name conflicts, exec results, output cap and timeout,
+ * interactive exec (stdin and its end, exit code, close), attach, port-forward to a loopback port,
  * image presence, and an image's user.
  *
  * <p>Every container carries {@link Labels#NODE} with {@link #node}, unique to the test instance; a
@@ -59,6 +64,15 @@ public abstract class RuntimeContract {
 
   /** The exec command that runs the program in this runtime's containers. */
   protected abstract List<String> command(Program program);
+
+  /**
+   * Makes the running container serve {@code GET /} on 127.0.0.1:{@code port} of its pod (only the
+   * loopback address) with the body, over HTTP/1.0; returns once it listens.
+   */
+  protected abstract void serveHttp(String containerId, int port, String body);
+
+  /** How many execs still run in the container (streams included). */
+  protected abstract int execsRunning(String containerId);
 
   // --- sandboxes ---
 
@@ -369,6 +383,120 @@ public abstract class RuntimeContract {
         .hasMessageContaining("is not running");
   }
 
+  // --- streams ---
+
+  @Test
+  void execStreamFeedsStdinUntilItsEndAndGivesOutputAndExitCode() throws Exception {
+    String id = runningContainer();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    StreamHandle cat =
+        runtime()
+            .execStream(
+                id,
+                List.of("cat"),
+                new StreamIo(
+                    new ByteArrayInputStream("line one\nline two\n".getBytes(UTF_8)),
+                    out,
+                    new ByteArrayOutputStream(),
+                    false));
+
+    assertThat(cat.await()).isZero();
+    assertThat(out.toString(UTF_8)).isEqualTo("line one\nline two\n");
+
+    ByteArrayOutputStream out2 = new ByteArrayOutputStream();
+    StreamHandle failing =
+        runtime()
+            .execStream(id, command(program("oops\n", 3)), new StreamIo(null, out2, out2, false));
+    assertThat(failing.await()).isEqualTo(3);
+    assertThat(out2.toString(UTF_8)).isEqualTo("oops\n");
+  }
+
+  @Test
+  void closingARunningExecStreamEndsItAndLeavesNoExecRunning() throws Exception {
+    String id = runningContainer();
+    StreamHandle exec =
+        runtime()
+            .execStream(
+                id,
+                command(new Program("started\n", Duration.ofSeconds(60), 0)),
+                new StreamIo(
+                    new java.io.PipedInputStream(new java.io.PipedOutputStream()),
+                    new ByteArrayOutputStream(),
+                    null,
+                    false));
+    await().atMost(Duration.ofSeconds(20)).until(() -> execsRunning(id) == 1);
+
+    exec.close();
+
+    assertThat(exec.await()).isEqualTo(StreamHandle.NO_EXIT_CODE);
+    await().atMost(Duration.ofSeconds(20)).until(() -> execsRunning(id) == 0);
+  }
+
+  @Test
+  void execStreamInAMissingContainerIsNotFound() {
+    String missing = "0".repeat(64);
+    assertThatThrownBy(
+            () ->
+                runtime()
+                    .execStream(
+                        missing,
+                        List.of("true"),
+                        new StreamIo(null, new ByteArrayOutputStream(), null, false)))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.NOT_FOUND));
+  }
+
+  @Test
+  void attachEndsWhenTheContainerExits() throws Exception {
+    String id = runningContainer();
+    StreamHandle attached =
+        runtime().attach(id, new StreamIo(null, new ByteArrayOutputStream(), null, false));
+
+    exit(id, 0);
+
+    assertThat(attached.await()).isEqualTo(StreamHandle.NO_EXIT_CODE);
+  }
+
+  @Test
+  void portForwardReachesAPortBoundToLoopbackInThePod() throws Exception {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+    String id = start(sandboxId, app(pod, "app", 0).build());
+    serveHttp(id, 7070, "hello from the pod");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    StreamHandle forward =
+        runtime()
+            .portForward(
+                sandboxId,
+                7070,
+                new ByteArrayInputStream("GET / HTTP/1.0\r\n\r\n".getBytes(UTF_8)),
+                out);
+
+    assertThat(forward.await()).isEqualTo(StreamHandle.NO_EXIT_CODE);
+    assertThat(out.toString(UTF_8)).startsWith("HTTP/1.").endsWith("hello from the pod");
+  }
+
+  @Test
+  void portForwardToAPortNobodyListensOnFailsWithTheReason() {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+
+    StreamHandle forward =
+        runtime()
+            .portForward(
+                sandboxId,
+                7071,
+                new ByteArrayInputStream(new byte[0]),
+                new ByteArrayOutputStream());
+
+    assertThatThrownBy(forward::await)
+        .isInstanceOf(RuntimeError.class)
+        .hasMessageContaining("127.0.0.1:7071")
+        .hasMessageContaining("refused");
+  }
+
   // --- images ---
 
   @Test
@@ -444,7 +572,7 @@ public abstract class RuntimeContract {
   }
 
   /** A running app container in the sandbox of a new pod. */
-  private String runningContainer() {
+  protected String runningContainer() {
     PodRef pod = newPod();
     String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
     return start(sandboxId, app(pod, "app", 0).build());

@@ -106,6 +106,22 @@ final class DockerErrors {
     return text.replaceFirst("^Status \\d+:\\s*", "");
   }
 
+  /** The {@code message} of an engine's JSON error body, or the body itself if it has none. */
+  static String messageOf(String body) {
+    String text = body == null ? "" : body.trim();
+    if (text.startsWith("{")) {
+      try {
+        JsonNode node = JSON.readTree(text);
+        if (node != null && node.hasNonNull("message")) {
+          return node.get("message").asText();
+        }
+      } catch (IOException | RuntimeException ignored) {
+        // not JSON: the text as it is
+      }
+    }
+    return text;
+  }
+
   /** No answer: an I/O failure (refused, reset, timed out) somewhere in the cause chain. */
   private static boolean isConnectionFailure(Throwable e) {
     return Errors.find(e, IOException.class).isPresent();

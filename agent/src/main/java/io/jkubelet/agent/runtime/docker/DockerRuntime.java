@@ -12,7 +12,11 @@ import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.runtime.StreamHandle;
+import io.jkubelet.agent.runtime.StreamIo;
 import io.jkubelet.agent.util.Time;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +29,8 @@ import java.util.Map;
  *
  * <p>A facade over one part per job: {@link PodInspector} (listing and inspects, mapped by {@link
  * InspectMapping}), {@link Sandboxes}, {@link Containers}, {@link Images}, {@link ExecSync} and
- * {@link EventWatcher}; every docker-java exception becomes a {@code RuntimeError} in {@link
- * DockerErrors}.
+ * {@link EventWatcher}, and for the client streams {@link DockerStreams} and {@link PortForwarder};
+ * every docker-java exception becomes a {@code RuntimeError} in {@link DockerErrors}.
  *
  * <p>Thread-safe. The constructor starts no threads; {@link #podStatus} inspects containers on a
  * small pool whose threads are started on demand and die after 30 s idle. Time (exec deadlines, the
@@ -57,6 +61,8 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   private final Sandboxes sandboxes;
   private final ExecSync execs;
   private final EventWatcher events;
+  private final DockerStreams streams;
+  private final PortForwarder portForwarder;
 
   /** What this runtime lists and watches; see {@link Scope}. */
   private volatile Scope scope = Scope.ALL;
@@ -66,7 +72,7 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
    * period that {@link #stopContainer} will be asked for; see the class comment.
    */
   public DockerRuntime(DockerClient client, Time time) {
-    this(new DockerClients(client, client, false), time);
+    this(new DockerClients(client, client, false), DEFAULT_HOST, time);
   }
 
   /**
@@ -75,10 +81,11 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
    * exec and events. The caller keeps ownership of both.
    */
   public DockerRuntime(DockerClient client, DockerClient longCallClient, Time time) {
-    this(new DockerClients(client, longCallClient, false), time);
+    this(new DockerClients(client, longCallClient, false), DEFAULT_HOST, time);
   }
 
-  private DockerRuntime(DockerClients clients, Time time) {
+  /** {@code host} is where streams ({@link Hijack}) connect: the engine of {@code clients}. */
+  private DockerRuntime(DockerClients clients, String host, Time time) {
     this.clients = clients;
     this.inspector = new PodInspector(clients.api());
     this.images = new Images(clients);
@@ -86,6 +93,8 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     this.sandboxes = new Sandboxes(clients, containers);
     this.execs = new ExecSync(clients, time.clock(), time.sleeper());
     this.events = new EventWatcher(this::openEvents, time.sleeper());
+    this.streams = new DockerStreams(clients, host, execs, time.clock());
+    this.portForwarder = new PortForwarder(clients);
   }
 
   /**
@@ -95,7 +104,7 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
    */
   public static DockerRuntime connect(String dockerHost, Time time) {
     String host = dockerHost == null || dockerHost.isBlank() ? DEFAULT_HOST : dockerHost.trim();
-    return new DockerRuntime(DockerClients.connect(host), time);
+    return new DockerRuntime(DockerClients.connect(host), host, time);
   }
 
   /**
@@ -171,6 +180,24 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   @Override
   public ExecResult exec(String containerId, List<String> command, Duration timeout) {
     return execs.exec(containerId, command, timeout);
+  }
+
+  /** See {@link DockerStreams}. */
+  @Override
+  public StreamHandle execStream(String containerId, List<String> command, StreamIo io) {
+    return streams.exec(containerId, command, io);
+  }
+
+  /** See {@link DockerStreams}. */
+  @Override
+  public StreamHandle attach(String containerId, StreamIo io) {
+    return streams.attach(containerId, io);
+  }
+
+  /** See {@link PortForwarder}. */
+  @Override
+  public StreamHandle portForward(String sandboxId, int port, InputStream in, OutputStream out) {
+    return portForwarder.forward(sandboxId, port, in, out);
   }
 
   @Override

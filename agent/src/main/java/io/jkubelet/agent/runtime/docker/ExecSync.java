@@ -155,7 +155,7 @@ final class ExecSync {
    * does too, inspecting again after a pause from {@link #POLL}: the engine has no event to wait on
    * short of the whole event stream.
    */
-  private Long awaitExitCode(String execId, Instant deadline) throws InterruptedException {
+  Long awaitExitCode(String execId, Instant deadline) throws InterruptedException {
     Duration pause = null;
     while (true) {
       InspectExecResponse inspected = api.inspectExecCmd(execId).exec();

@@ -94,6 +94,124 @@ class DockerRuntimeContractTest extends RuntimeContract {
         .until(() -> !docker.inspectContainerCmd(containerId).exec().getState().getRunning());
   }
 
+  // --- Docker's own stream framing ---
+
+  @org.junit.jupiter.api.Test
+  void execStreamSplitsDockersMultiplexedStdoutAndStderr() throws Exception {
+    String id = runningContainer();
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+
+    io.jkubelet.agent.runtime.StreamHandle h =
+        runtime.execStream(
+            id,
+            List.of("sh", "-c", "echo out; echo err >&2; exit 4"),
+            new io.jkubelet.agent.runtime.StreamIo(null, out, err, false));
+
+    org.assertj.core.api.Assertions.assertThat(h.await()).isEqualTo(4);
+    org.assertj.core.api.Assertions.assertThat(out.toString()).isEqualTo("out\n");
+    org.assertj.core.api.Assertions.assertThat(err.toString()).isEqualTo("err\n");
+  }
+
+  @org.junit.jupiter.api.Test
+  void execStreamWithATtyIsRawAndTakesResizes() throws Exception {
+    String id = runningContainer();
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+
+    io.jkubelet.agent.runtime.StreamHandle h =
+        runtime.execStream(
+            id,
+            List.of("sh", "-c", "sleep 1; stty size"),
+            new io.jkubelet.agent.runtime.StreamIo(null, out, null, true));
+    h.resize(new io.jkubelet.agent.runtime.TerminalSize(100, 40));
+
+    org.assertj.core.api.Assertions.assertThat(h.await()).isZero();
+    org.assertj.core.api.Assertions.assertThat(out.toString()).isEqualTo("40 100\r\n");
+  }
+
+  @org.junit.jupiter.api.Test
+  void attachCarriesStdinToTheMainProcessAndItsOutputBack() throws Exception {
+    io.jkubelet.agent.runtime.PodRef pod = newPod();
+    String sandboxId = runtime.runPodSandbox(sandbox(pod, 0, false));
+    Map<String, String> labels =
+        new java.util.HashMap<>(Labels.podLabels(pod, "reader", Labels.TYPE_CONTAINER));
+    labels.put(Labels.NODE, node);
+    String id =
+        runtime.createContainer(
+            sandboxId,
+            new io.jkubelet.agent.runtime.ContainerConfig(
+                Labels.containerName(pod, "reader", 0),
+                IMAGE,
+                List.of("sh", "-c", "read line; echo got $line; sleep 1"),
+                List.of(),
+                List.of(),
+                "",
+                List.of(),
+                io.jkubelet.agent.runtime.ContainerConfig.Resources.NONE,
+                labels,
+                false,
+                true));
+    runtime.startContainer(id);
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    // NOTE: stdin stays open: Docker ends an attach's output when its stdin ends (unless the
+    // container has StdinOnce), as it did under dockershim.
+    java.io.PipedOutputStream typing = new java.io.PipedOutputStream();
+    java.io.PipedInputStream stdin = new java.io.PipedInputStream(typing);
+
+    io.jkubelet.agent.runtime.StreamHandle h =
+        runtime.attach(
+            id,
+            new io.jkubelet.agent.runtime.StreamIo(
+                stdin, out, new java.io.ByteArrayOutputStream(), false));
+    typing.write("hello\n".getBytes());
+    typing.flush();
+
+    org.assertj.core.api.Assertions.assertThat(h.await())
+        .isEqualTo(io.jkubelet.agent.runtime.StreamHandle.NO_EXIT_CODE);
+    org.assertj.core.api.Assertions.assertThat(out.toString()).isEqualTo("got hello\n");
+  }
+
+  @Override
+  protected void serveHttp(String containerId, int port, String body) {
+    ExecResult started =
+        runtime.exec(
+            containerId,
+            List.of(
+                "sh",
+                "-c",
+                "mkdir -p /tmp/www && printf '%s' \"$1\" > /tmp/www/index.html"
+                    + " && httpd -p 127.0.0.1:$0 -h /tmp/www",
+                Integer.toString(port),
+                body),
+            WAIT);
+    if (started.exitCode() != 0) {
+      throw new AssertionError("could not start httpd: " + started);
+    }
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                runtime
+                    .exec(containerId, List.of("netstat", "-ltn"), WAIT)
+                    .output()
+                    .contains("127.0.0.1:" + port));
+  }
+
+  @Override
+  protected int execsRunning(String containerId) {
+    List<String> ids = docker.inspectContainerCmd(containerId).exec().getExecIds();
+    if (ids == null) {
+      return 0;
+    }
+    int running = 0;
+    for (String id : ids) {
+      if (Boolean.TRUE.equals(docker.inspectExecCmd(id).exec().isRunning())) {
+        running++;
+      }
+    }
+    return running;
+  }
+
   @Override
   protected List<String> command(Program program) {
     List<String> command = new ArrayList<>(List.of("sh", "-c"));
