@@ -3,6 +3,7 @@ package io.jkubelet.agent;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.admission.Sysctls;
+import io.jkubelet.agent.dns.PodDns;
 import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
@@ -191,10 +192,18 @@ public final class Agent implements Lifecycle {
   /** The node's allocatable (all of the machine: nothing is reserved) and root directory. */
   private NodeContext nodeContext() {
     var machine = setup.host().machine();
+    var config = setup.options().config();
     return new NodeContext(
         new NodeAllocatable(
             machine.cpus() * 1000L, machine.memoryBytes(), machine.ephemeralStorageBytes()),
-        setup.options().rootDir());
+        setup.options().rootDir(),
+        new PodDns(
+            config.clusterDNS(),
+            config.clusterDomain(),
+            config.resolvConf(),
+            () -> setup.host().nodeIp(),
+            setup.options().nodeName(),
+            setup.recorder()));
   }
 
   private PodWorkers podWorkers() {

@@ -76,6 +76,9 @@ public final class ConfigLoader {
     FIELDS.put(
         "allowedUnsafeSysctls",
         (b, v) -> b.allowedUnsafeSysctls(strings("allowedUnsafeSysctls", v)));
+    FIELDS.put("clusterDNS", (b, v) -> b.clusterDNS(strings("clusterDNS", v)));
+    string("clusterDomain", Builder::clusterDomain);
+    string("resolvConf", Builder::resolvConf);
   }
 
   private ConfigLoader() {}

@@ -13,7 +13,7 @@ import java.util.Locale;
  * maxPods} and {@code nodeLeaseDurationSeconds} at least 1; every frequency greater than 0; {@code
  * eventRecordQPS}, {@code eventBurst}, {@code kubeAPIQPS} and {@code kubeAPIBurst} at least 0;
  * {@code podInfraOomScoreAdj} in -1000..1000; {@code staticPodURL}, when not empty, an absolute
- * http or https URL with a host.
+ * http or https URL with a host; each {@code clusterDNS} entry an IPv4 or IPv6 address.
  */
 public final class ConfigValidator {
 
@@ -42,6 +42,23 @@ public final class ConfigValidator {
     atLeast("kubeAPIQPS", config.kubeAPIQPS(), 0);
     atLeast("kubeAPIBurst", config.kubeAPIBurst(), 0);
     between("podInfraOomScoreAdj", config.podInfraOomScoreAdj(), -1000, 1000);
+    for (int i = 0; i < config.clusterDNS().size(); i++) {
+      ipAddress("clusterDNS", config.clusterDNS().get(i));
+    }
+  }
+
+  /** A literal IP address, as upstream's {@code net.ParseIP} accepts (no host names). */
+  private static void ipAddress(String field, String value) {
+    boolean v4 = value.matches("(\\d{1,3})(\\.\\d{1,3}){3}");
+    boolean v6 = value.contains(":") && value.matches("[0-9A-Fa-f:.]+");
+    if (v4) {
+      for (String part : value.split("\\.")) {
+        v4 &= Integer.parseInt(part) <= 255;
+      }
+    }
+    if (!v4 && !v6) {
+      throw new ConfigException(field, "not an IP address: \"" + value + "\"");
+    }
   }
 
   private static void between(String field, int value, int min, int max) {

@@ -48,6 +48,11 @@ import java.util.Objects;
  *     is 0; at runtime a refused negative value falls back to 0 with a warning. Default 0
  * @param allowedUnsafeSysctls sysctls (names, or prefixes ending in {@code *}) that pods may set
  *     beyond the safe set; each must be known to be namespaced. Default empty
+ * @param clusterDNS the cluster DNS servers that ClusterFirst pods use. Default none (such pods
+ *     fall back to Default with a MissingClusterDNS Warning)
+ * @param clusterDomain the cluster's DNS domain, for pods' search paths and FQDNs. Default ""
+ * @param resolvConf the node's resolver file, which Default pods copy; "" gives them none. Default
+ *     {@code /etc/resolv.conf}
  */
 public record KubeletConfiguration(
     String staticPodPath,
@@ -69,7 +74,10 @@ public record KubeletConfiguration(
     int kubeAPIBurst,
     boolean registerNode,
     int podInfraOomScoreAdj,
-    List<String> allowedUnsafeSysctls) {
+    List<String> allowedUnsafeSysctls,
+    List<String> clusterDNS,
+    String clusterDomain,
+    String resolvConf) {
 
   /**
    * Copies {@code staticPodURLHeader} into an unmodifiable map (in its iteration order) of
@@ -88,6 +96,9 @@ public record KubeletConfiguration(
     Objects.requireNonNull(nodeStatusUpdateFrequency, "nodeStatusUpdateFrequency");
     Objects.requireNonNull(nodeStatusReportFrequency, "nodeStatusReportFrequency");
     allowedUnsafeSysctls = List.copyOf(allowedUnsafeSysctls);
+    clusterDNS = List.copyOf(clusterDNS);
+    Objects.requireNonNull(clusterDomain, "clusterDomain");
+    Objects.requireNonNull(resolvConf, "resolvConf");
     Map<String, List<String>> headers = new LinkedHashMap<>();
     staticPodURLHeader.forEach(
         (name, values) ->
@@ -139,6 +150,9 @@ public record KubeletConfiguration(
     private boolean registerNode = true;
     private int podInfraOomScoreAdj = 0;
     private List<String> allowedUnsafeSysctls = List.of();
+    private List<String> clusterDNS = List.of();
+    private String clusterDomain = "";
+    private String resolvConf = "/etc/resolv.conf";
 
     private Builder() {}
 
@@ -163,6 +177,9 @@ public record KubeletConfiguration(
       registerNode = c.registerNode;
       podInfraOomScoreAdj = c.podInfraOomScoreAdj;
       allowedUnsafeSysctls = c.allowedUnsafeSysctls;
+      clusterDNS = c.clusterDNS;
+      clusterDomain = c.clusterDomain;
+      resolvConf = c.resolvConf;
     }
 
     public Builder staticPodPath(String value) {
@@ -265,6 +282,21 @@ public record KubeletConfiguration(
       return this;
     }
 
+    public Builder clusterDNS(List<String> value) {
+      clusterDNS = value;
+      return this;
+    }
+
+    public Builder clusterDomain(String value) {
+      clusterDomain = value;
+      return this;
+    }
+
+    public Builder resolvConf(String value) {
+      resolvConf = value;
+      return this;
+    }
+
     /**
      * @return a new configuration with the values set so far
      * @throws NullPointerException if a reference field was set to null
@@ -290,7 +322,10 @@ public record KubeletConfiguration(
           kubeAPIBurst,
           registerNode,
           podInfraOomScoreAdj,
-          allowedUnsafeSysctls);
+          allowedUnsafeSysctls,
+          clusterDNS,
+          clusterDomain,
+          resolvConf);
     }
   }
 }

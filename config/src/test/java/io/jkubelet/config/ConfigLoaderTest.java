@@ -107,17 +107,19 @@ class ConfigLoaderTest {
             cgroupDriver: systemd
             maxPods: 30
             clusterDNS: [10.96.0.10]
+            containerLogMaxSize: 10Mi
             maxpods: 31
             """;
 
     ConfigLoader.Loaded loaded = ConfigLoader.load(write(upstreamStyle));
 
     assertThat(loaded.config().maxPods()).isEqualTo(30);
+    assertThat(loaded.config().clusterDNS()).containsExactly("10.96.0.10");
     assertThat(loaded.warnings())
         .containsExactly(
             "field authentication is not supported by jkubelet and is ignored",
             "field cgroupDriver is not supported by jkubelet and is ignored",
-            "field clusterDNS is not supported by jkubelet and is ignored",
+            "field containerLogMaxSize is not supported by jkubelet and is ignored",
             "field maxpods is not supported by jkubelet and is ignored (did you mean maxPods?)");
   }
 

@@ -184,6 +184,27 @@ public final class RunCommand implements Callable<Integer> {
   List<String> allowedUnsafeSysctls;
 
   @Option(
+      names = "--cluster-dns",
+      paramLabel = "IP,...",
+      split = ",",
+      description = "DNS servers for ClusterFirst pods (clusterDNS).")
+  List<String> clusterDns;
+
+  @Option(
+      names = "--cluster-domain",
+      paramLabel = "DOMAIN",
+      description = "The cluster's DNS domain, e.g. cluster.local (clusterDomain).")
+  String clusterDomain;
+
+  @Option(
+      names = "--resolv-conf",
+      paramLabel = "FILE",
+      description =
+          "The resolver file Default pods copy; \"\" gives them none (resolvConf, default"
+              + " /etc/resolv.conf).")
+  String resolvConf;
+
+  @Option(
       names = "--node-ip",
       paramLabel = "IP",
       description = "The node's IP, reported as hostIP (default: detected).")
@@ -308,6 +329,9 @@ public final class RunCommand implements Callable<Integer> {
         "allowedUnsafeSysctls",
         "--allowed-unsafe-sysctls",
         cfg::allowedUnsafeSysctls);
+    overlay(flagOf, clusterDns, "clusterDNS", "--cluster-dns", cfg::clusterDNS);
+    overlay(flagOf, clusterDomain, "clusterDomain", "--cluster-domain", cfg::clusterDomain);
+    overlay(flagOf, resolvConf, "resolvConf", "--resolv-conf", cfg::resolvConf);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);

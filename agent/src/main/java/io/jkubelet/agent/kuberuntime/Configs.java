@@ -29,7 +29,8 @@ public final class Configs {
         pod.getMetadata().getUid(), pod.getMetadata().getName(), pod.getMetadata().getNamespace());
   }
 
-  public static SandboxConfig sandbox(Pod pod, int attempt, String image, int oomScoreAdj) {
+  public static SandboxConfig sandbox(
+      Pod pod, int attempt, String image, int oomScoreAdj, SandboxConfig.Dns dns) {
     PodRef ref = ref(pod);
     boolean hostNetwork = Boolean.TRUE.equals(pod.getSpec().getHostNetwork());
     Map<String, String> labels = new LinkedHashMap<>();
@@ -55,16 +56,7 @@ public final class Configs {
         }
       }
     }
-    String hostname = "";
-    if (!hostNetwork) {
-      hostname =
-          pod.getSpec().getHostname() != null && !pod.getSpec().getHostname().isEmpty()
-              ? pod.getSpec().getHostname()
-              : pod.getMetadata().getName();
-      if (hostname.length() > 63) {
-        hostname = hostname.substring(0, 63).replaceAll("[-.]+$", "");
-      }
-    }
+    String hostname = hostNetwork ? "" : hostname(pod);
     return new SandboxConfig(
         ref,
         attempt,
@@ -75,7 +67,20 @@ public final class Configs {
         oomScoreAdj,
         labels,
         0,
-        SecurityContexts.sandbox(pod));
+        SecurityContexts.sandbox(pod),
+        dns);
+  }
+
+  /** The pod's hostname: {@code hostname} or its name, cut to 63 characters as upstream. */
+  static String hostname(Pod pod) {
+    String hostname =
+        pod.getSpec().getHostname() != null && !pod.getSpec().getHostname().isEmpty()
+            ? pod.getSpec().getHostname()
+            : pod.getMetadata().getName();
+    if (hostname.length() > 63) {
+      hostname = hostname.substring(0, 63).replaceAll("[-.]+$", "");
+    }
+    return hostname;
   }
 
   /** The config of one container with the runtime's default security and no termination log. */
@@ -97,7 +102,7 @@ public final class Configs {
         volumePaths,
         env,
         ContainerConfig.Security.DEFAULT,
-        null);
+        List.of());
   }
 
   /**
@@ -106,7 +111,7 @@ public final class Configs {
    * @param volumePaths volume name → host path, from {@code VolumeManager.setUp}
    * @param env the resolved environment, in order
    * @param security the container's security context for the runtime
-   * @param terminationLog the host file mounted at {@code terminationMessagePath}, or null
+   * @param kubeletMounts the files the kubelet mounts itself: the termination log and /etc/hosts
    */
   public static ContainerConfig container(
       Pod pod,
@@ -117,7 +122,7 @@ public final class Configs {
       Map<String, Path> volumePaths,
       List<EnvVar> env,
       ContainerConfig.Security security,
-      Path terminationLog)
+      List<ContainerConfig.Mount> kubeletMounts)
       throws StartException {
     PodRef ref = ref(pod);
     Map<String, String> envMap = new LinkedHashMap<>();
@@ -127,11 +132,7 @@ public final class Configs {
       envList.add(e.getName() + "=" + e.getValue());
     }
     List<ContainerConfig.Mount> mounts = new ArrayList<>(mounts(pod, c, volumePaths, envMap));
-    if (terminationLog != null) {
-      mounts.add(
-          new ContainerConfig.Mount(
-              terminationLog.toString(), c.getTerminationMessagePath(), false));
-    }
+    mounts.addAll(kubeletMounts);
     return new ContainerConfig(
         Labels.containerName(ref, c.getName(), restartCount),
         c.getImage(),

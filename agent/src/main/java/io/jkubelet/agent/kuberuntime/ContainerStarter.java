@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.dns.HostsFile;
 import io.jkubelet.agent.env.DownwardApi;
 import io.jkubelet.agent.env.EnvException;
 import io.jkubelet.agent.env.EnvResolver;
@@ -24,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -164,7 +166,7 @@ final class ContainerStarter {
             at.volumePaths(),
             vars,
             security(pod, c),
-            TerminationLogs.create(node, pod, c));
+            kubeletMounts(pod, c, at.podIp()));
     String id;
     try {
       id = runtime.createContainer(at.sandboxId(), config);
@@ -205,6 +207,43 @@ final class ContainerStarter {
     }
     SecurityContexts.verifyRunAsNonRoot(pod, c, user);
     return SecurityContexts.container(pod, c, user, node.seccompRoot());
+  }
+
+  /**
+   * The files the kubelet mounts into the container: its termination log, and the pod's managed
+   * /etc/hosts (upstream's {@code makeMounts}: once the pod has an IP, unless the container mounts
+   * its own /etc/hosts).
+   */
+  private List<ContainerConfig.Mount> kubeletMounts(Pod pod, Container c, Supplier<String> podIp)
+      throws StartException {
+    List<ContainerConfig.Mount> mounts = new ArrayList<>();
+    Path log = TerminationLogs.create(node, pod, c);
+    if (log != null) {
+      mounts.add(new ContainerConfig.Mount(log.toString(), c.getTerminationMessagePath(), false));
+    }
+    String ip = podIp.get();
+    boolean ownHosts =
+        c.getVolumeMounts() != null
+            && c.getVolumeMounts().stream()
+                .anyMatch(m -> HostsFile.CONTAINER_PATH.equals(m.getMountPath()));
+    if (ip != null && !ip.isEmpty() && !ownHosts) {
+      try {
+        Path hosts =
+            HostsFile.ensure(
+                node.podDir(pod.getMetadata().getUid()),
+                pod,
+                List.of(ip),
+                Configs.hostname(pod),
+                node.dns().clusterDomain(),
+                Path.of(HostsFile.CONTAINER_PATH));
+        mounts.add(new ContainerConfig.Mount(hosts.toString(), HostsFile.CONTAINER_PATH, false));
+      } catch (java.io.IOException e) {
+        throw new StartException(
+            WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
+            "cannot write the pod's hosts file: " + e.getMessage());
+      }
+    }
+    return mounts;
   }
 
   /** The container's environment; a source that fails is a CreateContainerConfigError. */

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.kuberuntime;
 
+import io.jkubelet.agent.dns.PodDns;
 import io.jkubelet.agent.env.NodeAllocatable;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -7,12 +8,19 @@ import java.util.Objects;
 /**
  * What containers learn of their node: its allocatable resources (the limits {@code
  * resourceFieldRef} reads when a container has none) and the root directory (pod directories,
- * termination-message files, and {@code seccomp/} for Localhost profiles).
+ * termination-message files, and {@code seccomp/} for Localhost profiles), and how its pods resolve
+ * names.
  */
-public record NodeContext(NodeAllocatable allocatable, Path rootDir) {
+public record NodeContext(NodeAllocatable allocatable, Path rootDir, PodDns dns) {
   public NodeContext {
     Objects.requireNonNull(allocatable, "allocatable");
     Objects.requireNonNull(rootDir, "rootDir");
+    Objects.requireNonNull(dns, "dns");
+  }
+
+  /** {@code <root-dir>/pods/<uid>}, upstream's {@code getPodDir}. */
+  public Path podDir(String podUid) {
+    return rootDir.resolve("pods").resolve(podUid);
   }
 
   /** Upstream's {@code --seccomp-profile-root}: {@code <root-dir>/seccomp}. */

@@ -57,6 +57,7 @@ public final class RuntimeManager {
   private final int oomScoreAdj;
   private final ContainerKiller killer;
   private final ContainerStarter starter;
+  private final NodeContext node;
 
   public RuntimeManager(
       Runtime runtime,
@@ -72,6 +73,7 @@ public final class RuntimeManager {
       ExecutorService parallel,
       HookRunner hooks,
       NodeContext node) {
+    this.node = node;
     this.runtime = runtime;
     this.images = images;
     this.volumes = volumes;
@@ -229,7 +231,8 @@ public final class RuntimeManager {
       if (!images.present(infraImage)) {
         runtime.pullImage(infraImage, Duration.ofMinutes(2));
       }
-      return runtime.runPodSandbox(Configs.sandbox(pod, attempt, infraImage, oomScoreAdj));
+      return runtime.runPodSandbox(
+          Configs.sandbox(pod, attempt, infraImage, oomScoreAdj, node.dns().forPod(pod)));
     } catch (RuntimeError e) {
       if (e.kind() == RuntimeError.Kind.NOT_FOUND) {
         images.forget(infraImage);

@@ -18,6 +18,7 @@ import java.util.Objects;
  * @param labels the container labels
  * @param cpuShares CPU shares for the sandbox (2 is Docker's minimum), or 0 for the default
  * @param security the pod-level user, groups, namespaces and sysctls
+ * @param dns the sandbox's resolv.conf, shared by its containers; null keeps the runtime's
  */
 public record SandboxConfig(
     PodRef pod,
@@ -29,7 +30,34 @@ public record SandboxConfig(
     int oomScoreAdj,
     Map<String, String> labels,
     long cpuShares,
-    Security security) {
+    Security security,
+    Dns dns) {
+
+  /** A sandbox with the runtime's resolv.conf. */
+  public SandboxConfig(
+      PodRef pod,
+      int attempt,
+      String image,
+      String hostname,
+      boolean hostNetwork,
+      List<PortMapping> ports,
+      int oomScoreAdj,
+      Map<String, String> labels,
+      long cpuShares,
+      Security security) {
+    this(
+        pod,
+        attempt,
+        image,
+        hostname,
+        hostNetwork,
+        ports,
+        oomScoreAdj,
+        labels,
+        cpuShares,
+        security,
+        null);
+  }
 
   /** A sandbox with the default security: see {@link Security#DEFAULT}. */
   public SandboxConfig(
@@ -63,6 +91,31 @@ public record SandboxConfig(
     Objects.requireNonNull(security, "security");
     if (attempt < 0) {
       throw new IllegalArgumentException("attempt must be >= 0, got " + attempt);
+    }
+  }
+
+  /**
+   * A resolv.conf: nameservers, search domains and options, in order. Written as dockershim's
+   * {@code rewriteResolvFile} writes it; when all three are empty the runtime's file stays.
+   */
+  public record Dns(List<String> servers, List<String> searches, List<String> options) {
+    public Dns {
+      servers = List.copyOf(servers);
+      searches = List.copyOf(searches);
+      options = List.copyOf(options);
+    }
+
+    /** The file's text, or "" when there is nothing to write. */
+    public String render() {
+      StringBuilder b = new StringBuilder();
+      servers.forEach(s -> b.append("nameserver ").append(s).append('\n'));
+      if (!searches.isEmpty()) {
+        b.append("search ").append(String.join(" ", searches)).append('\n');
+      }
+      if (!options.isEmpty()) {
+        b.append("options ").append(String.join(" ", options)).append('\n');
+      }
+      return b.toString();
     }
   }
 

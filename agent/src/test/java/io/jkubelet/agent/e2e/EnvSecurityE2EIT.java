@@ -6,14 +6,9 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.dockerjava.api.DockerClient;
-import com.github.dockerjava.api.async.ResultCallback;
-import com.github.dockerjava.api.model.Frame;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -377,27 +372,7 @@ class EnvSecurityE2EIT {
     return env;
   }
 
-  /** Runs {@code sh -c script} in the container; its output, stdout and stderr, trimmed. */
   private String exec(String id, String script) throws Exception {
-    String exec =
-        docker
-            .execCreateCmd(id)
-            .withCmd("sh", "-c", script + " 2>&1")
-            .withAttachStdout(true)
-            .withAttachStderr(true)
-            .exec()
-            .getId();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    docker
-        .execStartCmd(exec)
-        .exec(
-            new ResultCallback.Adapter<Frame>() {
-              @Override
-              public void onNext(Frame frame) {
-                out.writeBytes(frame.getPayload());
-              }
-            })
-        .awaitCompletion(30, TimeUnit.SECONDS);
-    return out.toString(StandardCharsets.UTF_8).strip();
+    return TestDocker.exec(docker, id, script);
   }
 }

@@ -1,13 +1,18 @@
 package io.jkubelet.agent.e2e;
 
 import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Container;
+import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /** A docker-java client for tests to look at what jkubelet did, and to clean up after them. */
 final class TestDocker {
@@ -40,5 +45,29 @@ final class TestDocker {
         // already gone
       }
     }
+  }
+
+  /** Runs {@code sh -c script} in the container; its output, stdout and stderr, trimmed. */
+  static String exec(DockerClient docker, String id, String script) throws InterruptedException {
+    String exec =
+        docker
+            .execCreateCmd(id)
+            .withCmd("sh", "-c", script + " 2>&1")
+            .withAttachStdout(true)
+            .withAttachStderr(true)
+            .exec()
+            .getId();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    docker
+        .execStartCmd(exec)
+        .exec(
+            new ResultCallback.Adapter<Frame>() {
+              @Override
+              public void onNext(Frame frame) {
+                out.writeBytes(frame.getPayload());
+              }
+            })
+        .awaitCompletion(30, TimeUnit.SECONDS);
+    return out.toString(StandardCharsets.UTF_8).strip();
   }
 }

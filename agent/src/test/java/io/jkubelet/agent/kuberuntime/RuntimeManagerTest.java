@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
+import io.jkubelet.agent.dns.PodDns;
 import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.lifecycle.HookRunner;
@@ -69,7 +70,11 @@ class RuntimeManagerTest {
         PodObjects.NONE,
         pool,
         hooks,
-        new NodeContext(new NodeAllocatable(4000, 8L << 30, 100L << 30), root));
+        new NodeContext(
+            new NodeAllocatable(4000, 8L << 30, 100L << 30),
+            root,
+            new PodDns(
+                List.of("10.0.0.10"), "cluster.local", "", () -> "10.1.1.1", "n", recorder)));
   }
 
   @AfterEach
@@ -287,11 +292,15 @@ class RuntimeManagerTest {
         .extracting(c -> c.split(" ")[0])
         .containsExactly(
             "runPodSandbox",
+            "podStatus", // the new sandbox's IP, once, for the managed /etc/hosts
             "createContainer",
             "startContainer",
             "createContainer",
             "startContainer");
     assertThat(events).contains("Created: Created container a", "Started: Started container b");
+    assertThat(root.resolve("pods").resolve(pod.getMetadata().getUid()).resolve("etc-hosts"))
+        .content()
+        .startsWith("# Kubernetes-managed hosts file.\n");
   }
 
   @Test

@@ -9,6 +9,9 @@ import com.github.dockerjava.api.model.Ports;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -47,6 +50,36 @@ final class Sandboxes {
    * sandbox is then created again with 0, and later ones start with 0.
    */
   String run(SandboxConfig config) {
+    String id = createAndStart(config);
+    if (config.dns() != null && !config.dns().render().isEmpty()) {
+      try {
+        rewriteResolvConf(id, config.dns());
+      } catch (IOException | RuntimeException e) {
+        containers.removeQuietly(id);
+        throw new RuntimeError(
+            Kind.START,
+            "rewrite resolv.conf failed for pod \"" + config.pod().name() + "\": " + e.getMessage(),
+            e);
+      }
+    }
+    return id;
+  }
+
+  /**
+   * Replaces the resolv.conf the engine generated for the sandbox, as dockershim's {@code
+   * rewriteResolvFile}: the app containers join the sandbox's network and share that file. (The
+   * engine's own DNS options cannot express an empty or search-only file, hence the rewrite.) NOTE:
+   * the engine's files are on this host: jkubelet runs next to its Docker.
+   */
+  private void rewriteResolvConf(String id, SandboxConfig.Dns dns) throws IOException {
+    String path = api.inspectContainerCmd(id).exec().getResolvConfPath();
+    if (path == null || path.isEmpty()) {
+      throw new IOException("the engine reports no resolv.conf path");
+    }
+    Files.writeString(Path.of(path), dns.render());
+  }
+
+  private String createAndStart(SandboxConfig config) {
     int oomScoreAdj = config.oomScoreAdj();
     if (oomScoreAdj < 0 && negativeOomRefused.get()) {
       oomScoreAdj = 0;
