@@ -24,6 +24,7 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
   final String node;
   final String ns;
   private final String prefix;
+  private final List<String> flags;
   private Path tmp;
   private JkubeletProcess jkubelet;
 
@@ -31,6 +32,12 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
    * @param prefix names the node, the namespace and the temporary directory
    */
   ClusterNode(String prefix) {
+    this(prefix, List.of());
+  }
+
+  /** With more flags for jkubelet, e.g. the kubelet API's authentication. */
+  ClusterNode(String prefix, List<String> flags) {
+    this.flags = List.copyOf(flags);
     this.prefix = prefix;
     this.node = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     this.ns = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
@@ -56,11 +63,15 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
                 Files.createDirectories(tmp.resolve("manifests")),
                 tmp.resolve("root"),
                 tmp.resolve("jkubelet.log"),
-                List.of(
-                    "--kubeconfig",
-                    Kubectl.nodeKubeconfig(node).toString(),
-                    "--node-ip",
-                    "127.0.0.1"))
+                java.util.stream.Stream.concat(
+                        List.of(
+                            "--kubeconfig",
+                            Kubectl.nodeKubeconfig(node).toString(),
+                            "--node-ip",
+                            "127.0.0.1")
+                            .stream(),
+                        flags.stream())
+                    .toList())
             .start();
     await()
         .atMost(Duration.ofSeconds(60))
