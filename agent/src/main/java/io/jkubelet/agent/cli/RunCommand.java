@@ -297,6 +297,7 @@ public final class RunCommand implements Callable<Integer> {
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
+      ServerFlags.requireClientForWebhooks(config, kubeconfig != null);
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
       throw flag == null ? e : new ConfigException(flag, e.problem(), e);

@@ -233,6 +233,26 @@ final class ServerFlags {
     return flagValue;
   }
 
+  /**
+   * The webhooks ask the API server, so they need cluster mode: upstream fails the same way ("no
+   * client provided, cannot use webhook ...").
+   */
+  static void requireClientForWebhooks(KubeletConfiguration c, boolean cluster) {
+    if (cluster) {
+      return;
+    }
+    if (c.authentication().webhookEnabled()) {
+      throw new io.jkubelet.config.ConfigException(
+          "authentication.webhook.enabled",
+          "no client provided (no --kubeconfig), cannot use webhook authentication");
+    }
+    if (c.authorization().mode().equals("Webhook")) {
+      throw new io.jkubelet.config.ConfigException(
+          "authorization.mode",
+          "no client provided (no --kubeconfig), cannot use webhook authorization");
+    }
+  }
+
   /** A Go duration flag value ({@code 2m}, {@code 30s}). */
   static final class GoDuration implements ITypeConverter<Duration> {
     @Override
