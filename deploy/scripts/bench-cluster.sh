@@ -19,7 +19,7 @@ work=$(mktemp -d)
 mkdir -p "$work/manifests"
 "$root/agent/target/jkubelet/bin/jkubelet" run --kubeconfig "$node_kubeconfig" --hostname-override "$node" \
   --node-ip 127.0.0.1 --pod-manifest-path "$work/manifests" --root-dir "$work/root" \
-  --read-only-port 0 --max-pods 200 > "$work/jkubelet.log" 2>&1 &
+  --read-only-port 0 --port "${KUBELET_PORT:-10250}" --healthz-port 0 --max-pods 200 > "$work/jkubelet.log" 2>&1 &
 jk=$!
 cleanup() {
   kill "$jk" 2>/dev/null && wait "$jk" 2>/dev/null || true

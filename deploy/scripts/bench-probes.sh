@@ -157,7 +157,7 @@ snapshot() { # name
 }
 
 "$launcher" run --pod-manifest-path "$work/manifests" --hostname-override "$node" --root-dir "$work/root" \
-  --read-only-port "$port" --address 127.0.0.1 --pod-infra-container-image jkubelet/pause:3.2 \
+  --read-only-port "$port" --port "$((port + 1))" --healthz-port 0 --address 127.0.0.1 --pod-infra-container-image jkubelet/pause:3.2 \
   > "$log" 2>&1 &
 jk_pid=$!
 deadline=$((SECONDS + 120))

@@ -81,7 +81,7 @@ jkubelet_round() {
 }
 
 "$launcher" run --pod-manifest-path "$work/manifests" --hostname-override "$node" --root-dir "$work/root" \
-  --read-only-port "$port" --address 127.0.0.1 --pod-infra-container-image jkubelet/pause:3.2 \
+  --read-only-port "$port" --port "$((port + 1))" --healthz-port 0 --address 127.0.0.1 --pod-infra-container-image jkubelet/pause:3.2 \
   > "$work/jkubelet.log" 2>&1 &
 jk_pid=$!
 until curl -sf "http://127.0.0.1:$port/healthz" >/dev/null 2>&1; do sleep 0.2; done

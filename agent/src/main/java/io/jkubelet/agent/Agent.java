@@ -26,6 +26,7 @@ import io.jkubelet.agent.podconfig.PodUpdate;
 import io.jkubelet.agent.prober.ProbeManager;
 import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.prober.ResultsManager;
+import io.jkubelet.agent.server.Healthz;
 import io.jkubelet.agent.server.PodsWithStatus;
 import io.jkubelet.agent.server.ReadOnlyServer;
 import io.jkubelet.agent.status.ReasonCache;
@@ -92,6 +93,7 @@ public final class Agent implements Lifecycle {
   private final Kubelet kubelet;
   private final SyncLoop loop;
   private final ReadOnlyServer server;
+  private final KubeletApi api;
   private final Reclaimed reclaimed;
 
   /** Builds the agent; starts nothing. */
@@ -140,6 +142,7 @@ public final class Agent implements Lifecycle {
     kubelet = new Kubelet(parts(housekeeping(crashBackoff, pullBackoff, volumes)));
     loop = syncLoop();
     server = readOnlyServer(config);
+    api = new KubeletApi(setup, new Healthz(healthChecks()), this::podsWithStatus, List.of());
     reclaimed = new Reclaimed(workers, setup.runtime());
   }
 
@@ -270,6 +273,17 @@ public final class Agent implements Lifecycle {
     if (config.readOnlyPort() == 0) {
       return null;
     }
+    return new ReadOnlyServer(
+        config.address(),
+        config.readOnlyPort(),
+        new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus),
+        healthChecks(),
+        setup.events().store(),
+        probes::stats);
+  }
+
+  /** The named checks of every {@code /healthz}. */
+  private Map<String, Supplier<Health>> healthChecks() {
     Map<String, Supplier<Health>> checks = new LinkedHashMap<>();
     checks.put("syncloop", loop::healthy);
     checks.put("pleg", pleg::healthy);
@@ -282,13 +296,7 @@ public final class Agent implements Lifecycle {
     if (setup.cluster() != null) {
       checks.put("node", setup.cluster().node()::healthy);
     }
-    return new ReadOnlyServer(
-        config.address(),
-        config.readOnlyPort(),
-        new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus),
-        checks,
-        setup.events().store(),
-        probes::stats);
+    return checks;
   }
 
   private void sendConfig(PodUpdate u) {
@@ -353,6 +361,7 @@ public final class Agent implements Lifecycle {
     if (server != null) {
       server.start();
     }
+    api.start();
     pleg.start();
     if (setup.cluster() != null) {
       setup.cluster().node().start();
@@ -381,6 +390,7 @@ public final class Agent implements Lifecycle {
     if (server != null) {
       server.stop();
     }
+    api.stop();
     setup.statuses().stop();
     setup.events().broadcaster().stop();
   }
@@ -402,6 +412,11 @@ public final class Agent implements Lifecycle {
     } catch (RuntimeException e) {
       return Health.failing("container runtime is down: " + e.getMessage());
     }
+  }
+
+  /** The port the kubelet API listens on (0 before start). */
+  public int apiPort() {
+    return api.port();
   }
 
   /** The port the read-only server listens on (0 when it is off). */

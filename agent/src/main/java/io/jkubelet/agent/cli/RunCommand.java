@@ -52,6 +52,8 @@ import picocli.CommandLine.Option;
       "Stopping it leaves every pod running; the next start adopts them."
     })
 public final class RunCommand implements Callable<Integer> {
+  @picocli.CommandLine.Mixin ServerFlags serverFlags = new ServerFlags();
+
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
   private static final Pattern NODE_NAME =
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -332,10 +334,12 @@ public final class RunCommand implements Callable<Integer> {
     overlay(flagOf, clusterDns, "clusterDNS", "--cluster-dns", cfg::clusterDNS);
     overlay(flagOf, clusterDomain, "clusterDomain", "--cluster-domain", cfg::clusterDomain);
     overlay(flagOf, resolvConf, "resolvConf", "--resolv-conf", cfg::resolvConf);
+    serverFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
       sysctls(config);
+      ServerFlags.requireClientForWebhooks(config, kubeconfig != null);
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
       throw flag == null ? e : new ConfigException(flag, e.problem(), e);
@@ -348,7 +352,13 @@ public final class RunCommand implements Callable<Integer> {
       throw new ConfigException("--node-ip", "\"" + nodeIp + "\" is not an IP address");
     }
     return new KubeletOptions(
-        nodeName, rootDir.toAbsolutePath(), podInfraContainerImage, dockerEndpoint, nodeIp, config);
+        nodeName,
+        rootDir.toAbsolutePath(),
+        podInfraContainerImage,
+        dockerEndpoint,
+        nodeIp,
+        config,
+        serverFlags.certDir == null ? null : serverFlags.certDir.toAbsolutePath());
   }
 
   /** The allowed sysctls, checked as upstream checks them at start-up. */

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -90,6 +91,7 @@ class CliTest {
         syncFrequency: 2m
         readOnlyPort: 1234
         maxPods: 7
+        authentication: {webhook: {enabled: false}}
         """);
     RunCommand run = new RunCommand();
     new CommandLine(run)
@@ -100,7 +102,21 @@ class CliTest {
             "4321",
             "--hostname-override",
             "Node-A");
+    assertThatThrownBy(run::options)
+        .as("a file's default authorization mode is Webhook, which needs the API server")
+        .hasMessageContaining("cannot use webhook authorization");
+    new CommandLine(run)
+        .parseArgs(
+            "--config",
+            config.toString(),
+            "--read-only-port",
+            "4321",
+            "--hostname-override",
+            "Node-A",
+            "--authorization-mode",
+            "AlwaysAllow");
     var options = run.options();
+    assertThat(options.config().authentication().anonymous()).as("file default").isFalse();
     assertThat(options.config().readOnlyPort()).isEqualTo(4321);
     assertThat(options.config().staticPodPath()).isEqualTo("/from/file");
     assertThat(options.config().syncFrequency()).isEqualTo(Duration.ofMinutes(2));
