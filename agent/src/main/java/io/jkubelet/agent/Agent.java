@@ -13,6 +13,11 @@ import io.jkubelet.agent.kuberuntime.Volumes;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.SyncLoop;
+import io.jkubelet.agent.metrics.InstrumentedPodSync;
+import io.jkubelet.agent.metrics.KubeletMetrics;
+import io.jkubelet.agent.metrics.PlegMetrics;
+import io.jkubelet.agent.metrics.ProbeCollectors;
+import io.jkubelet.agent.metrics.ResourceCollector;
 import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pleg.GenericPleg;
 import io.jkubelet.agent.pleg.PodCache;
@@ -23,8 +28,11 @@ import io.jkubelet.agent.podconfig.PodUpdate;
 import io.jkubelet.agent.prober.ProbeManager;
 import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.prober.ResultsManager;
+import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.server.PodsWithStatus;
 import io.jkubelet.agent.server.ReadOnlyServer;
+import io.jkubelet.agent.stats.StatsOptions;
+import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.ReasonCache;
 import io.jkubelet.agent.sync.PodSync;
 import io.jkubelet.agent.util.Backoff;
@@ -33,6 +41,7 @@ import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.config.KubeletConfiguration;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,10 +96,28 @@ public final class Agent implements Lifecycle {
   private final SyncLoop loop;
   private final ReadOnlyServer server;
   private final Reclaimed reclaimed;
+  private final KubeletMetrics metrics;
+  private final SummaryProvider summary;
+
+  /**
+   * What the agent's metrics and stats need from outside.
+   *
+   * @param metrics the registries; the runtime and API clients of the {@link Setup} should record
+   *     into the same (see {@code metrics.InstrumentedRuntime}, {@code RestClientMetrics})
+   * @param imageFsDir the engine's root directory, for the image file system's stats; null for the
+   *     root directory's file system
+   */
+  public record Monitoring(KubeletMetrics metrics, Path imageFsDir) {}
+
+  /** Builds the agent with metrics of its own; starts nothing. */
+  public Agent(Setup setup) {
+    this(setup, new Monitoring(new KubeletMetrics(setup.options().nodeName()), null));
+  }
 
   /** Builds the agent; starts nothing. */
-  public Agent(Setup setup) {
+  public Agent(Setup setup, Monitoring monitoring) {
     this.setup = setup;
+    this.metrics = monitoring.metrics();
     this.channels = LoopChannels.create();
     var clock = setup.time().clock();
     var config = setup.options().config();
@@ -112,7 +139,8 @@ public final class Agent implements Lifecycle {
             setup.time().schedulers(),
             RELIST_PERIOD,
             PLEG_HEALTH_THRESHOLD,
-            channels.pleg()::offer);
+            channels.pleg()::offer,
+            new PlegMetrics(metrics));
     probes = probeManager();
     admitter =
         new PodAdmitter(
@@ -132,6 +160,37 @@ public final class Agent implements Lifecycle {
     loop = syncLoop();
     server = readOnlyServer(config);
     reclaimed = new Reclaimed(workers, setup.runtime());
+    summary = summaryProvider(monitoring.imageFsDir());
+    registerCollectors();
+  }
+
+  private SummaryProvider summaryProvider(Path imageFsDir) {
+    StatsOptions options =
+        StatsOptions.host(
+            setup.options().nodeName(),
+            setup.host().machine().memoryBytes(),
+            setup.options().rootDir(),
+            imageFsDir);
+    return SummaryProvider.create(
+        options,
+        () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
+        setup.time().clock());
+  }
+
+  /** The collectors that read the subsystems at scrape time. */
+  private void registerCollectors() {
+    metrics.register(ProbeCollectors.attempts(probes::stats));
+    metrics.registerProbes(
+        ProbeCollectors.results(
+            probes::resultCounts,
+            uid ->
+                podManager
+                    .byUid(uid)
+                    .map(
+                        p ->
+                            new PodRef(
+                                uid, p.getMetadata().getName(), p.getMetadata().getNamespace()))));
+    metrics.registerResource(new ResourceCollector(summary));
   }
 
   private ProbeManager probeManager() {
@@ -196,7 +255,7 @@ public final class Agent implements Lifecycle {
             probes::health,
             probes::failedProbe);
     return new PodWorkers(
-        sync,
+        new InstrumentedPodSync(sync, metrics, setup.statuses()::getPodStatus, clock),
         workQueue,
         clock,
         setup.options().config().syncFrequency(),
@@ -359,6 +418,18 @@ public final class Agent implements Lifecycle {
     } catch (RuntimeException e) {
       return Health.failing("container runtime is down: " + e.getMessage());
     }
+  }
+
+  /**
+   * The metrics that {@code /metrics}, {@code /metrics/probes} and {@code /metrics/resource} serve.
+   */
+  public KubeletMetrics metrics() {
+    return metrics;
+  }
+
+  /** The node's and pods' resource usage, for {@code /stats/summary}. */
+  public SummaryProvider summary() {
+    return summary;
   }
 
   /** The port the read-only server listens on (0 when it is off). */
