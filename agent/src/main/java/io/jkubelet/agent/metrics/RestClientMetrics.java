@@ -15,6 +15,10 @@ import java.util.List;
  * came), {@code method} and {@code host} (host:port of the server). Installed as an HTTP client
  * interceptor, so no caller counts anything.
  *
+ * <p>NOTE: fabric8 tells interceptors of a request that got no answer only when it considers a
+ * retry, so such a request counts as {@code <error>} on a client with a retry budget (as {@code
+ * ClusterMode}'s clients have: one retry), and the last try of a budget is not counted.
+ *
  * <p>Thread-safe.
  */
 public final class RestClientMetrics implements Interceptor {
