@@ -141,13 +141,12 @@ final class CgroupSummaryProvider implements SummaryProvider {
       return Optional.empty();
     }
     String time = time(now);
+    Total total = new Total();
     List<ContainerStats> containers = new ArrayList<>();
-    long cpuSum = 0;
-    Cgroups.Usage total = new Cgroups.Usage(0, 0, 0, 0, 0, 0);
-    boolean any = false;
     for (ContainerStatus c : running) {
       live.add(c.id());
       Optional<Cgroups.Usage> u = cgroups.container(c.id());
+      u.ifPresent(total::add);
       containers.add(
           new ContainerStats(
               c.name(),
@@ -156,20 +155,12 @@ final class CgroupSummaryProvider implements SummaryProvider {
               u.map(x -> memory(x, time, false)).orElse(null),
               null,
               null));
-      if (u.isPresent()) {
-        total = add(total, u.get());
-        any = true;
-      }
     }
     NetworkStats network = null;
     if (sandbox.isPresent()) {
       String id = sandbox.get().id();
       live.add(id);
-      Optional<Cgroups.Usage> u = cgroups.container(id);
-      if (u.isPresent()) {
-        total = add(total, u.get());
-        any = true;
-      }
+      cgroups.container(id).ifPresent(total::add);
       network =
           cgroups.pids(id).stream()
               .findFirst()
@@ -184,22 +175,31 @@ final class CgroupSummaryProvider implements SummaryProvider {
             ref,
             start == null ? null : time(start),
             containers,
-            any ? cpu(p.pod().uid(), total.cpuNanos(), now, next) : null,
-            any ? memory(total, time, false) : null,
+            total.any ? cpu(p.pod().uid(), total.sum.cpuNanos(), now, next) : null,
+            total.any ? memory(total.sum, time, false) : null,
             network,
             null,
             null,
             null));
   }
 
-  private static Cgroups.Usage add(Cgroups.Usage a, Cgroups.Usage b) {
-    return new Cgroups.Usage(
-        a.cpuNanos() + b.cpuNanos(),
-        a.memoryUsage() + b.memoryUsage(),
-        a.workingSet() + b.workingSet(),
-        a.rss() + b.rss(),
-        a.pageFaults() + b.pageFaults(),
-        a.majorPageFaults() + b.majorPageFaults());
+  /** A pod's usage: the sum over the cgroups found. Not thread-safe: one per pod and summary. */
+  private static final class Total {
+    Cgroups.Usage sum = new Cgroups.Usage(0, 0, 0, 0, 0, 0);
+    boolean any;
+
+    void add(Cgroups.Usage b) {
+      Cgroups.Usage a = sum;
+      sum =
+          new Cgroups.Usage(
+              a.cpuNanos() + b.cpuNanos(),
+              a.memoryUsage() + b.memoryUsage(),
+              a.workingSet() + b.workingSet(),
+              a.rss() + b.rss(),
+              a.pageFaults() + b.pageFaults(),
+              a.majorPageFaults() + b.majorPageFaults());
+      any = true;
+    }
   }
 
   /** CPU stats for a key, with the rate since its previous sample when there is one. */
