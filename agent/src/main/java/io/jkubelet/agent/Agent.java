@@ -312,13 +312,27 @@ public final class Agent implements Lifecycle {
     if (setup.cluster() != null) {
       checks.put("node", setup.cluster().node()::healthy);
     }
-    return new ReadOnlyServer(
-        config.address(),
-        config.readOnlyPort(),
-        new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus),
-        checks,
-        setup.events().store(),
-        probes::stats);
+    return serveMetrics(
+        new ReadOnlyServer(
+            config.address(),
+            config.readOnlyPort(),
+            new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus),
+            checks,
+            setup.events().store(),
+            probes::stats));
+  }
+
+  /** The metrics endpoints and {@code /stats/summary}, as upstream's read-only port has them. */
+  private ReadOnlyServer serveMetrics(ReadOnlyServer server) {
+    for (KubeletMetrics.Endpoint e : KubeletMetrics.Endpoint.values()) {
+      server.serve(
+          e.path(),
+          new ReadOnlyServer.Resource(KubeletMetrics.CONTENT_TYPE, () -> metrics.scrape(e)));
+    }
+    return server.serve(
+        "/stats/summary",
+        new ReadOnlyServer.Resource(
+            "application/json", () -> SummaryProvider.json(summary.summary())));
   }
 
   private void sendConfig(PodUpdate u) {

@@ -269,9 +269,14 @@ final class CgroupSummaryProvider implements SummaryProvider {
         interfaces);
   }
 
+  /** The file system of {@code dir}, or of its nearest existing parent (not made yet). */
   private static FsStats fs(Path dir, String time) {
+    Path existing = dir.toAbsolutePath();
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
     try {
-      FileStore store = Files.getFileStore(dir);
+      FileStore store = Files.getFileStore(existing == null ? dir : existing);
       long total = store.getTotalSpace();
       return new FsStats(
           time,
