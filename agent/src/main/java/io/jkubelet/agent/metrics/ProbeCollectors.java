@@ -66,7 +66,8 @@ public final class ProbeCollectors {
    * jkubelet's own, for {@code /metrics}, by {@code probe_type} (liveness, readiness, startup):
    * {@code jkubelet_prober_workers}, {@code jkubelet_prober_attempts_total} (attempts started by
    * live workers) and {@code jkubelet_prober_skipped_ticks_total} (ticks that found the previous
-   * attempt still running).
+   * attempt still running). NOTE: the counters are sums over the live workers, so they drop when a
+   * worker stops; Prometheus reads a drop as a counter reset.
    */
   public static MultiCollector attempts(Supplier<List<ProbeWorker.Stats>> stats) {
     return () -> {
