@@ -1,0 +1,154 @@
+package io.jkubelet.agent.server;
+
+import io.jkubelet.agent.server.auth.Authenticator;
+import io.jkubelet.agent.server.auth.Authorizer;
+import io.jkubelet.agent.util.Lifecycle;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.stream.ChunkedWriteHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The kubelet API: HTTPS on Netty, every request authenticated and authorized (as upstream's {@code
+ * InstallAuthFilter}) before the first matching {@link Route} serves it.
+ *
+ * <p>Threads: one acceptor and two I/O event loop threads ({@code kubelet-server-*}); the
+ * authentication and authorization of each request (which may call the API server) on a virtual
+ * thread. Routes run as {@link Route} says.
+ */
+public final class KubeletServer implements Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(KubeletServer.class);
+
+  private final ServerOptions options;
+  private final Authenticator authenticator;
+  private final Authorizer authorizer;
+  private final List<Route> routes;
+  private EventLoopGroup boss;
+  private EventLoopGroup workers;
+  private ExecutorService authExecutor;
+  private ChannelGroup channels;
+  private Channel server;
+
+  /**
+   * @param routes the routes, asked in this order
+   */
+  public KubeletServer(
+      ServerOptions options,
+      Authenticator authenticator,
+      Authorizer authorizer,
+      List<Route> routes) {
+    this.options = options;
+    this.authenticator = authenticator;
+    this.authorizer = authorizer;
+    this.routes = List.copyOf(routes);
+  }
+
+  @Override
+  public void start() {
+    SslContext ssl = sslContext();
+    boss = new NioEventLoopGroup(1, new DefaultThreadFactory("kubelet-server-accept", true));
+    workers = new NioEventLoopGroup(2, new DefaultThreadFactory("kubelet-server-io", true));
+    authExecutor = Executors.newVirtualThreadPerTaskExecutor();
+    channels = new DefaultChannelGroup("kubelet-server", GlobalEventExecutor.INSTANCE);
+    Router router = new Router(routes, authenticator, authorizer, options.nodeName(), authExecutor);
+    try {
+      server =
+          new ServerBootstrap()
+              .group(boss, workers)
+              .channel(NioServerSocketChannel.class)
+              .childHandler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      channels.add(ch);
+                      ch.pipeline()
+                          .addLast("ssl", ssl.newHandler(ch.alloc()))
+                          .addLast("http", new HttpServerCodec())
+                          .addLast("aggregator", new HttpObjectAggregator(1 << 20))
+                          .addLast("chunked", new ChunkedWriteHandler())
+                          .addLast("router", router);
+                    }
+                  })
+              .bind(options.address(), options.port())
+              .sync()
+              .channel();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      stop();
+      throw new IllegalStateException("kubelet server: interrupted while binding", e);
+    } catch (RuntimeException e) {
+      stop();
+      throw new IllegalStateException(
+          "cannot listen on " + options.address() + ":" + options.port() + ": " + e.getMessage(),
+          e);
+    }
+    log.info("kubelet server: listening on {}:{} (HTTPS)", options.address(), port());
+  }
+
+  private SslContext sslContext() {
+    try {
+      SslContextBuilder b =
+          SslContextBuilder.forServer(
+              options.certs().key(), options.certs().chain().toArray(X509Certificate[]::new));
+      if (!options.clientCAs().isEmpty()) {
+        b.trustManager(options.clientCAs().toArray(X509Certificate[]::new))
+            .clientAuth(ClientAuth.OPTIONAL);
+      }
+      return b.build();
+    } catch (SSLException e) {
+      throw new IllegalStateException("kubelet server: TLS setup failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** The bound port (useful when 0 asked for an ephemeral one). */
+  public int port() {
+    return server == null ? options.port() : ((InetSocketAddress) server.localAddress()).getPort();
+  }
+
+  @Override
+  public void stop() {
+    if (server != null) {
+      server.close().syncUninterruptibly();
+      server = null;
+    }
+    if (channels != null) {
+      channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+    if (boss != null) {
+      boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+      workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    }
+    if (authExecutor != null) {
+      authExecutor.shutdownNow();
+    }
+  }
+
+  @Override
+  public Health healthy() {
+    return server != null && server.isActive()
+        ? Health.OK
+        : Health.failing("kubelet server is not listening");
+  }
+}

@@ -1,0 +1,89 @@
+package io.jkubelet.agent.server;
+
+import java.math.BigInteger;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.KeyStore;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/** A throwaway CA for tests: client certificates and TLS contexts that use them. */
+final class TestPki {
+  private static final AtomicLong SERIAL = new AtomicLong(1);
+  final KeyPair caKey;
+  final X509Certificate ca;
+
+  TestPki(String name) throws Exception {
+    caKey = keys();
+    ca = sign(new X500Name("CN=" + name), caKey, new X500Name("CN=" + name), caKey, true);
+  }
+
+  /** A client certificate with this subject (e.g. {@code CN=alice,O=admins}) and its key. */
+  record Client(KeyPair key, X509Certificate cert) {}
+
+  Client client(String subject) throws Exception {
+    KeyPair kp = keys();
+    return new Client(
+        kp, sign(new X500Name(subject), kp, new X500Name("CN=test-ca"), caKey, false));
+  }
+
+  /** A client TLS context presenting the client (or none) and trusting any server. */
+  static SSLContext clientContext(Client client, X509Certificate serverCert) throws Exception {
+    KeyStore trust = KeyStore.getInstance("PKCS12");
+    trust.load(null, null);
+    trust.setCertificateEntry("server", serverCert);
+    TrustManagerFactory tmf = TrustManagerFactory.getInstance("PKIX");
+    tmf.init(trust);
+    KeyManagerFactory kmf = KeyManagerFactory.getInstance("PKIX");
+    KeyStore ks = KeyStore.getInstance("PKCS12");
+    ks.load(null, null);
+    if (client != null) {
+      ks.setKeyEntry(
+          "client",
+          client.key().getPrivate(),
+          "pw".toCharArray(),
+          new X509Certificate[] {client.cert()});
+    }
+    kmf.init(ks, "pw".toCharArray());
+    SSLContext ctx = SSLContext.getInstance("TLS");
+    ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), new SecureRandom());
+    return ctx;
+  }
+
+  private static KeyPair keys() throws Exception {
+    KeyPairGenerator gen = KeyPairGenerator.getInstance("RSA");
+    gen.initialize(2048);
+    return gen.generateKeyPair();
+  }
+
+  private static X509Certificate sign(
+      X500Name subject, KeyPair subjectKey, X500Name issuer, KeyPair issuerKey, boolean ca)
+      throws Exception {
+    Instant now = Instant.parse("2026-01-01T00:00:00Z");
+    var b =
+        new JcaX509v3CertificateBuilder(
+                issuer,
+                BigInteger.valueOf(SERIAL.incrementAndGet()),
+                Date.from(now.minus(Duration.ofDays(365))),
+                Date.from(now.plus(Duration.ofDays(3650))),
+                subject,
+                subjectKey.getPublic())
+            .addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
+    return new JcaX509CertificateConverter()
+        .getCertificate(
+            b.build(new JcaContentSignerBuilder("SHA256withRSA").build(issuerKey.getPrivate())));
+  }
+}
