@@ -29,8 +29,11 @@ import io.jkubelet.agent.prober.ProbeManager;
 import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.prober.ResultsManager;
 import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.server.DocumentRoute;
+import io.jkubelet.agent.server.Healthz;
 import io.jkubelet.agent.server.PodsWithStatus;
 import io.jkubelet.agent.server.ReadOnlyServer;
+import io.jkubelet.agent.server.Route;
 import io.jkubelet.agent.stats.StatsOptions;
 import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.ReasonCache;
@@ -43,9 +46,11 @@ import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -95,6 +100,7 @@ public final class Agent implements Lifecycle {
   private final Kubelet kubelet;
   private final SyncLoop loop;
   private final ReadOnlyServer server;
+  private final KubeletApi api;
   private final Reclaimed reclaimed;
   private final KubeletMetrics metrics;
   private final SummaryProvider summary;
@@ -159,6 +165,7 @@ public final class Agent implements Lifecycle {
     kubelet = new Kubelet(parts(housekeeping(crashBackoff, pullBackoff, volumes)));
     loop = syncLoop();
     server = readOnlyServer(config);
+    api = new KubeletApi(setup, new Healthz(healthChecks()), this::podsWithStatus, metricsRoutes());
     reclaimed = new Reclaimed(workers, setup.runtime());
     summary = summaryProvider(monitoring.imageFsDir());
     registerCollectors();
@@ -300,6 +307,18 @@ public final class Agent implements Lifecycle {
     if (config.readOnlyPort() == 0) {
       return null;
     }
+    return serveMetrics(
+        new ReadOnlyServer(
+            config.address(),
+            config.readOnlyPort(),
+            new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus),
+            healthChecks(),
+            setup.events().store(),
+            probes::stats));
+  }
+
+  /** The named checks of every {@code /healthz}. */
+  private Map<String, Supplier<Health>> healthChecks() {
     Map<String, Supplier<Health>> checks = new LinkedHashMap<>();
     checks.put("syncloop", loop::healthy);
     checks.put("pleg", pleg::healthy);
@@ -312,27 +331,41 @@ public final class Agent implements Lifecycle {
     if (setup.cluster() != null) {
       checks.put("node", setup.cluster().node()::healthy);
     }
-    return serveMetrics(
-        new ReadOnlyServer(
-            config.address(),
-            config.readOnlyPort(),
-            new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus),
-            checks,
-            setup.events().store(),
-            probes::stats));
+    return checks;
   }
 
   /** The metrics endpoints and {@code /stats/summary}, as upstream's read-only port has them. */
   private ReadOnlyServer serveMetrics(ReadOnlyServer server) {
+    documents().forEach(server::serve);
+    return server;
+  }
+
+  /**
+   * {@code /metrics}, {@code /metrics/probes}, {@code /metrics/resource}, {@code /stats/summary}.
+   */
+  private Map<String, ReadOnlyServer.Resource> documents() {
+    Map<String, ReadOnlyServer.Resource> out = new LinkedHashMap<>();
     for (KubeletMetrics.Endpoint e : KubeletMetrics.Endpoint.values()) {
-      server.serve(
+      out.put(
           e.path(),
           new ReadOnlyServer.Resource(KubeletMetrics.CONTENT_TYPE, () -> metrics.scrape(e)));
     }
-    return server.serve(
+    out.put(
         "/stats/summary",
         new ReadOnlyServer.Resource(
             "application/json", () -> SummaryProvider.json(summary.summary())));
+    return out;
+  }
+
+  /**
+   * The kubelet API's routes for the metrics and the stats summary (its authorization maps them to
+   * {@code nodes/metrics} and {@code nodes/stats}); each document is made on a virtual thread.
+   */
+  private List<Route> metricsRoutes() {
+    Executor scrapes = r -> Thread.ofVirtual().name("kubelet-api-metrics").start(r);
+    List<Route> out = new ArrayList<>();
+    documents().forEach((path, doc) -> out.add(new DocumentRoute(path, doc, scrapes)));
+    return out;
   }
 
   private void sendConfig(PodUpdate u) {
@@ -383,6 +416,7 @@ public final class Agent implements Lifecycle {
     if (server != null) {
       server.start();
     }
+    api.start();
     pleg.start();
     if (setup.cluster() != null) {
       setup.cluster().node().start();
@@ -411,6 +445,7 @@ public final class Agent implements Lifecycle {
     if (server != null) {
       server.stop();
     }
+    api.stop();
     setup.statuses().stop();
     setup.events().broadcaster().stop();
   }
@@ -444,6 +479,11 @@ public final class Agent implements Lifecycle {
   /** The node's and pods' resource usage, for {@code /stats/summary}. */
   public SummaryProvider summary() {
     return summary;
+  }
+
+  /** The port the kubelet API listens on (0 before start). */
+  public int apiPort() {
+    return api.port();
   }
 
   /** The port the read-only server listens on (0 when it is off). */

@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param dockerHost the Docker endpoint ({@code --docker-endpoint})
  * @param nodeIp the node's IP, or "" to detect it ({@code --node-ip})
  * @param config the KubeletConfiguration
+ * @param certDir where the self-signed serving certificate is kept ({@code --cert-dir}); null:
+ *     {@code <rootDir>/pki}
  */
 public record KubeletOptions(
     String nodeName,
@@ -21,7 +23,19 @@ public record KubeletOptions(
     String podInfraImage,
     String dockerHost,
     String nodeIp,
-    KubeletConfiguration config) {
+    KubeletConfiguration config,
+    Path certDir) {
+  /** Options with the default certificate directory. */
+  public KubeletOptions(
+      String nodeName,
+      Path rootDir,
+      String podInfraImage,
+      String dockerHost,
+      String nodeIp,
+      KubeletConfiguration config) {
+    this(nodeName, rootDir, podInfraImage, dockerHost, nodeIp, config, null);
+  }
+
   public KubeletOptions {
     Objects.requireNonNull(nodeName, "nodeName");
     Objects.requireNonNull(rootDir, "rootDir");
@@ -29,6 +43,7 @@ public record KubeletOptions(
     Objects.requireNonNull(dockerHost, "dockerHost");
     Objects.requireNonNull(config, "config");
     nodeIp = nodeIp == null ? "" : nodeIp;
+    certDir = certDir == null ? rootDir.resolve("pki") : certDir;
     if (nodeName.isBlank()) {
       throw new IllegalArgumentException("node name must not be empty");
     }

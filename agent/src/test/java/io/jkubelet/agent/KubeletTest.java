@@ -53,6 +53,9 @@ class KubeletTest {
         KubeletConfiguration.builder()
             .staticPodPath(manifests.toString())
             .readOnlyPort(0)
+            .port(0)
+            .healthzPort(0)
+            .address("127.0.0.1")
             .maxPods(2)
             .build();
     kubelet =

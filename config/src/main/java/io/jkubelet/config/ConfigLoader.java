@@ -73,6 +73,79 @@ public final class ConfigLoader {
     duration("nodeStatusReportFrequency", Builder::nodeStatusReportFrequency);
     integer("nodeLeaseDurationSeconds", Builder::nodeLeaseDurationSeconds);
     integer("podInfraOomScoreAdj", Builder::podInfraOomScoreAdj);
+    string("tlsCertFile", Builder::tlsCertFile);
+    string("tlsPrivateKeyFile", Builder::tlsPrivateKeyFile);
+    FIELDS.put("authentication", ConfigLoader::authentication);
+    FIELDS.put("authorization", ConfigLoader::authorization);
+    integer("healthzPort", Builder::healthzPort);
+    string("healthzBindAddress", Builder::healthzBindAddress);
+    bool("enableDebuggingHandlers", Builder::enableDebuggingHandlers);
+    string("containerLogMaxSize", Builder::containerLogMaxSize);
+    integer("containerLogMaxFiles", Builder::containerLogMaxFiles);
+  }
+
+  private static void authentication(Builder b, JsonNode v) {
+    KubeletConfiguration.Authentication a = b.authentication();
+    String ca = a.clientCAFile();
+    boolean webhook = a.webhookEnabled();
+    Duration ttl = a.webhookCacheTTL();
+    boolean anonymous = a.anonymous();
+    JsonNode n = v.at("/x509/clientCAFile");
+    if (!n.isMissingNode() && !n.isNull()) {
+      ca = asString("authentication.x509.clientCAFile", n);
+    }
+    n = v.at("/webhook/enabled");
+    if (!n.isMissingNode() && !n.isNull()) {
+      webhook = asBool("authentication.webhook.enabled", n);
+    }
+    n = v.at("/webhook/cacheTTL");
+    if (!n.isMissingNode() && !n.isNull()) {
+      ttl = asDuration("authentication.webhook.cacheTTL", n);
+    }
+    n = v.at("/anonymous/enabled");
+    if (!n.isMissingNode() && !n.isNull()) {
+      anonymous = asBool("authentication.anonymous.enabled", n);
+    }
+    b.authentication(new KubeletConfiguration.Authentication(ca, webhook, ttl, anonymous));
+  }
+
+  private static void authorization(Builder b, JsonNode v) {
+    KubeletConfiguration.Authorization a = b.authorization();
+    String mode = a.mode();
+    Duration allowed = a.cacheAuthorizedTTL();
+    Duration denied = a.cacheUnauthorizedTTL();
+    JsonNode n = v.at("/mode");
+    if (!n.isMissingNode() && !n.isNull()) {
+      mode = asString("authorization.mode", n);
+    }
+    n = v.at("/webhook/cacheAuthorizedTTL");
+    if (!n.isMissingNode() && !n.isNull()) {
+      allowed = asDuration("authorization.webhook.cacheAuthorizedTTL", n);
+    }
+    n = v.at("/webhook/cacheUnauthorizedTTL");
+    if (!n.isMissingNode() && !n.isNull()) {
+      denied = asDuration("authorization.webhook.cacheUnauthorizedTTL", n);
+    }
+    b.authorization(new KubeletConfiguration.Authorization(mode, allowed, denied));
+  }
+
+  private static boolean asBool(String field, JsonNode v) {
+    if (!v.isBoolean()) {
+      throw new ConfigException(field, "expected true or false, got " + describe(v));
+    }
+    return v.booleanValue();
+  }
+
+  private static Duration asDuration(String field, JsonNode v) {
+    if (!v.isTextual()) {
+      throw new ConfigException(
+          field, "expected a duration such as \"20s\" or \"1m30s\", got " + describe(v));
+    }
+    try {
+      return Durations.parse(v.textValue());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(field, e.getMessage(), e);
+    }
   }
 
   private ConfigLoader() {}
@@ -109,7 +182,7 @@ public final class ConfigLoader {
     expectConstant(root, "kind", KIND);
     expectConstant(root, "apiVersion", API_VERSION);
 
-    Builder builder = KubeletConfiguration.builder();
+    Builder builder = KubeletConfiguration.fileBuilder();
     List<String> warnings = new ArrayList<>();
     for (Map.Entry<String, JsonNode> entry : root.properties()) {
       String name = entry.getKey();

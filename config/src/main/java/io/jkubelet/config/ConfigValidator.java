@@ -33,6 +33,17 @@ public final class ConfigValidator {
     httpUrl("staticPodURL", config.staticPodURL());
     between("readOnlyPort", config.readOnlyPort(), 0, 65535);
     between("port", config.port(), 1, 65535);
+    between("healthzPort", config.healthzPort(), 0, 65535);
+    if (!config.authorization().mode().equals("AlwaysAllow")
+        && !config.authorization().mode().equals("Webhook")) {
+      throw new ConfigException(
+          "authorization.mode",
+          "must be AlwaysAllow or Webhook, got \"" + config.authorization().mode() + "\"");
+    }
+    if (config.containerLogMaxFiles() < 2) {
+      throw new ConfigException(
+          "containerLogMaxFiles", "must be at least 2, got " + config.containerLogMaxFiles());
+    }
     atLeast("maxPods", config.maxPods(), 1);
     positive("nodeStatusUpdateFrequency", config.nodeStatusUpdateFrequency());
     positive("nodeStatusReportFrequency", config.nodeStatusReportFrequency());

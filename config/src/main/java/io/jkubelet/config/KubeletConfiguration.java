@@ -46,6 +46,19 @@ import java.util.Objects;
  *     (infra) container. Upstream gives pause containers -998, but some hosts (rootless or
  *     user-namespaced Docker, for example) refuse a negative {@code oom_score_adj}, so the default
  *     is 0; at runtime a refused negative value falls back to 0 with a warning. Default 0
+ * @param tlsCertFile the serving certificate (PEM, chain after it); {@code ""} (the default): a
+ *     self-signed one in the certificate directory
+ * @param tlsPrivateKeyFile the serving certificate's key (PEM); default {@code ""}
+ * @param authentication how the kubelet API authenticates requests
+ * @param authorization how the kubelet API authorizes requests
+ * @param healthzPort port of the plain-HTTP {@code /healthz}; 0 disables it; default 10248
+ * @param healthzBindAddress address of {@code /healthz}; default {@code "127.0.0.1"}
+ * @param enableDebuggingHandlers whether {@code /logs/}, {@code /containerLogs}, exec, attach,
+ *     port-forward and run are served; default true
+ * @param containerLogMaxSize the size at which a container's log file is rotated, a quantity;
+ *     default {@code "10Mi"}
+ * @param containerLogMaxFiles how many log files a container keeps, the live one included; default
+ *     5
  */
 public record KubeletConfiguration(
     String staticPodPath,
@@ -66,7 +79,54 @@ public record KubeletConfiguration(
     int kubeAPIQPS,
     int kubeAPIBurst,
     boolean registerNode,
-    int podInfraOomScoreAdj) {
+    int podInfraOomScoreAdj,
+    String tlsCertFile,
+    String tlsPrivateKeyFile,
+    Authentication authentication,
+    Authorization authorization,
+    int healthzPort,
+    String healthzBindAddress,
+    boolean enableDebuggingHandlers,
+    String containerLogMaxSize,
+    int containerLogMaxFiles) {
+
+  /**
+   * {@code authentication}: {@code x509.clientCAFile}, {@code webhook.enabled}, {@code
+   * webhook.cacheTTL} and {@code anonymous.enabled}. The defaults are the flags' ({@code
+   * --anonymous-auth=true}, no webhook); a configuration file starts from {@link #FILE_AUTHN}, as
+   * {@code kubelet.config.k8s.io/v1beta1} defaults it.
+   */
+  public record Authentication(
+      String clientCAFile, boolean webhookEnabled, Duration webhookCacheTTL, boolean anonymous) {
+    public static final Authentication DEFAULTS =
+        new Authentication("", false, Duration.ofMinutes(2), true);
+
+    public Authentication {
+      Objects.requireNonNull(clientCAFile, "authentication.x509.clientCAFile");
+      Objects.requireNonNull(webhookCacheTTL, "authentication.webhook.cacheTTL");
+    }
+  }
+
+  /** The file defaults of {@code authentication}: no anonymous requests, the token webhook on. */
+  public static final Authentication FILE_AUTHN =
+      new Authentication("", true, Duration.ofMinutes(2), false);
+
+  /**
+   * {@code authorization}: {@code mode} ({@code AlwaysAllow} or {@code Webhook}), {@code
+   * webhook.cacheAuthorizedTTL} (5m) and {@code webhook.cacheUnauthorizedTTL} (30s). The flag
+   * default is AlwaysAllow; a configuration file's is Webhook.
+   */
+  public record Authorization(
+      String mode, Duration cacheAuthorizedTTL, Duration cacheUnauthorizedTTL) {
+    public static final Authorization DEFAULTS =
+        new Authorization("AlwaysAllow", Duration.ofMinutes(5), Duration.ofSeconds(30));
+
+    public Authorization {
+      Objects.requireNonNull(mode, "authorization.mode");
+      Objects.requireNonNull(cacheAuthorizedTTL, "authorization.webhook.cacheAuthorizedTTL");
+      Objects.requireNonNull(cacheUnauthorizedTTL, "authorization.webhook.cacheUnauthorizedTTL");
+    }
+  }
 
   /**
    * Copies {@code staticPodURLHeader} into an unmodifiable map (in its iteration order) of
@@ -84,6 +144,12 @@ public record KubeletConfiguration(
     Objects.requireNonNull(address, "address");
     Objects.requireNonNull(nodeStatusUpdateFrequency, "nodeStatusUpdateFrequency");
     Objects.requireNonNull(nodeStatusReportFrequency, "nodeStatusReportFrequency");
+    Objects.requireNonNull(tlsCertFile, "tlsCertFile");
+    Objects.requireNonNull(tlsPrivateKeyFile, "tlsPrivateKeyFile");
+    Objects.requireNonNull(authentication, "authentication");
+    Objects.requireNonNull(authorization, "authorization");
+    Objects.requireNonNull(healthzBindAddress, "healthzBindAddress");
+    Objects.requireNonNull(containerLogMaxSize, "containerLogMaxSize");
     Map<String, List<String>> headers = new LinkedHashMap<>();
     staticPodURLHeader.forEach(
         (name, values) ->
@@ -95,6 +161,18 @@ public record KubeletConfiguration(
   /** The configuration with every field at its default, as documented on each component. */
   public static KubeletConfiguration defaults() {
     return new Builder().build();
+  }
+
+  /**
+   * A builder starting from the defaults of a configuration file, which differ from the flags'
+   * where {@code kubelet.config.k8s.io/v1beta1} says so: {@code readOnlyPort} 0, no anonymous
+   * requests, the token webhook on and authorization mode Webhook.
+   */
+  public static Builder fileBuilder() {
+    return new Builder()
+        .readOnlyPort(0)
+        .authentication(FILE_AUTHN)
+        .authorization(new Authorization("Webhook", Duration.ofMinutes(5), Duration.ofSeconds(30)));
   }
 
   /** A builder starting from {@link #defaults()}. */
@@ -134,6 +212,15 @@ public record KubeletConfiguration(
     private int kubeAPIBurst = 100;
     private boolean registerNode = true;
     private int podInfraOomScoreAdj = 0;
+    private String tlsCertFile = "";
+    private String tlsPrivateKeyFile = "";
+    private Authentication authentication = Authentication.DEFAULTS;
+    private Authorization authorization = Authorization.DEFAULTS;
+    private int healthzPort = 10248;
+    private String healthzBindAddress = "127.0.0.1";
+    private boolean enableDebuggingHandlers = true;
+    private String containerLogMaxSize = "10Mi";
+    private int containerLogMaxFiles = 5;
 
     private Builder() {}
 
@@ -157,6 +244,70 @@ public record KubeletConfiguration(
       kubeAPIBurst = c.kubeAPIBurst;
       registerNode = c.registerNode;
       podInfraOomScoreAdj = c.podInfraOomScoreAdj;
+      tlsCertFile = c.tlsCertFile;
+      tlsPrivateKeyFile = c.tlsPrivateKeyFile;
+      authentication = c.authentication;
+      authorization = c.authorization;
+      healthzPort = c.healthzPort;
+      healthzBindAddress = c.healthzBindAddress;
+      enableDebuggingHandlers = c.enableDebuggingHandlers;
+      containerLogMaxSize = c.containerLogMaxSize;
+      containerLogMaxFiles = c.containerLogMaxFiles;
+    }
+
+    public Builder tlsCertFile(String value) {
+      tlsCertFile = value;
+      return this;
+    }
+
+    public Builder tlsPrivateKeyFile(String value) {
+      tlsPrivateKeyFile = value;
+      return this;
+    }
+
+    public Builder authentication(Authentication value) {
+      authentication = value;
+      return this;
+    }
+
+    /** The current {@code authentication}, for overlaying one of its fields. */
+    public Authentication authentication() {
+      return authentication;
+    }
+
+    public Builder authorization(Authorization value) {
+      authorization = value;
+      return this;
+    }
+
+    /** The current {@code authorization}, for overlaying one of its fields. */
+    public Authorization authorization() {
+      return authorization;
+    }
+
+    public Builder healthzPort(int value) {
+      healthzPort = value;
+      return this;
+    }
+
+    public Builder healthzBindAddress(String value) {
+      healthzBindAddress = value;
+      return this;
+    }
+
+    public Builder enableDebuggingHandlers(boolean value) {
+      enableDebuggingHandlers = value;
+      return this;
+    }
+
+    public Builder containerLogMaxSize(String value) {
+      containerLogMaxSize = value;
+      return this;
+    }
+
+    public Builder containerLogMaxFiles(int value) {
+      containerLogMaxFiles = value;
+      return this;
     }
 
     public Builder staticPodPath(String value) {
@@ -278,7 +429,16 @@ public record KubeletConfiguration(
           kubeAPIQPS,
           kubeAPIBurst,
           registerNode,
-          podInfraOomScoreAdj);
+          podInfraOomScoreAdj,
+          tlsCertFile,
+          tlsPrivateKeyFile,
+          authentication,
+          authorization,
+          healthzPort,
+          healthzBindAddress,
+          enableDebuggingHandlers,
+          containerLogMaxSize,
+          containerLogMaxFiles);
     }
   }
 }

@@ -51,7 +51,7 @@ class ConfigLoaderTest {
 
     assertThat(ConfigLoader.load(file).config())
         .isEqualTo(
-            KubeletConfiguration.builder()
+            KubeletConfiguration.fileBuilder()
                 .maxPods(42)
                 .syncFrequency(Duration.ofSeconds(30))
                 .registerNode(false)
@@ -63,7 +63,7 @@ class ConfigLoaderTest {
   void absentFieldsTakeDefaults() throws IOException {
     ConfigLoader.Loaded loaded = ConfigLoader.load(write(HEADER));
 
-    assertThat(loaded.config()).isEqualTo(KubeletConfiguration.defaults());
+    assertThat(loaded.config()).isEqualTo(KubeletConfiguration.fileBuilder().build());
     assertThat(loaded.warnings()).isEmpty();
   }
 
@@ -72,7 +72,7 @@ class ConfigLoaderTest {
     ConfigLoader.Loaded loaded =
         ConfigLoader.load(write(HEADER + "maxPods: null\nstaticPodPath:\nsyncFrequency: ~\n"));
 
-    assertThat(loaded.config()).isEqualTo(KubeletConfiguration.defaults());
+    assertThat(loaded.config()).isEqualTo(KubeletConfiguration.fileBuilder().build());
   }
 
   @Test
@@ -80,7 +80,8 @@ class ConfigLoaderTest {
     KubeletConfiguration config =
         ConfigLoader.load(write(HEADER + "maxPods: 7\nreadOnlyPort: 0\n")).config();
 
-    assertThat(config).isEqualTo(KubeletConfiguration.builder().maxPods(7).readOnlyPort(0).build());
+    assertThat(config)
+        .isEqualTo(KubeletConfiguration.fileBuilder().maxPods(7).readOnlyPort(0).build());
   }
 
   @Test
@@ -88,9 +89,6 @@ class ConfigLoaderTest {
     String upstreamStyle =
         HEADER
             + """
-            authentication:
-              anonymous:
-                enabled: false
             cgroupDriver: systemd
             maxPods: 30
             clusterDNS: [10.96.0.10]
@@ -102,7 +100,6 @@ class ConfigLoaderTest {
     assertThat(loaded.config().maxPods()).isEqualTo(30);
     assertThat(loaded.warnings())
         .containsExactly(
-            "field authentication is not supported by jkubelet and is ignored",
             "field cgroupDriver is not supported by jkubelet and is ignored",
             "field clusterDNS is not supported by jkubelet and is ignored",
             "field maxpods is not supported by jkubelet and is ignored (did you mean maxPods?)");
@@ -314,5 +311,41 @@ class ConfigLoaderTest {
     Path file = write("---\n" + HEADER + "maxPods: 9\n---\n");
 
     assertThat(ConfigLoader.load(file).config().maxPods()).isEqualTo(9);
+  }
+
+  @Test
+  void serverFieldsReadWithUpstreamNamesAndFileDefaults(@TempDir Path dir) throws IOException {
+    Path file =
+        Files.writeString(
+            dir.resolve("k.yaml"),
+            HEADER
+                + """
+                tlsCertFile: /pki/kubelet.crt
+                tlsPrivateKeyFile: /pki/kubelet.key
+                authentication:
+                  x509:
+                    clientCAFile: /pki/ca.crt
+                  webhook:
+                    cacheTTL: 1m
+                authorization:
+                  webhook:
+                    cacheUnauthorizedTTL: 10s
+                healthzPort: 0
+                containerLogMaxFiles: 3
+                """);
+    KubeletConfiguration c = ConfigLoader.load(file).config();
+    assertThat(c.readOnlyPort()).as("v1beta1 default").isZero();
+    assertThat(c.authentication())
+        .isEqualTo(
+            new KubeletConfiguration.Authentication(
+                "/pki/ca.crt", true, Duration.ofMinutes(1), false));
+    assertThat(c.authorization())
+        .isEqualTo(
+            new KubeletConfiguration.Authorization(
+                "Webhook", Duration.ofMinutes(5), Duration.ofSeconds(10)));
+    assertThat(c.tlsCertFile()).isEqualTo("/pki/kubelet.crt");
+    assertThat(c.healthzPort()).isZero();
+    assertThat(c.containerLogMaxFiles()).isEqualTo(3);
+    assertThat(c.containerLogMaxSize()).isEqualTo("10Mi");
   }
 }

@@ -62,7 +62,7 @@ class KubeletConfigurationTest {
 
     assertThat(withFlags)
         .isEqualTo(
-            KubeletConfiguration.builder()
+            KubeletConfiguration.fileBuilder()
                 .maxPods(200)
                 .readOnlyPort(0)
                 .podInfraOomScoreAdj(-998)

@@ -41,7 +41,7 @@ final class Samples {
 
   /** The configuration {@link #FULL_YAML} describes. */
   static KubeletConfiguration full() {
-    return KubeletConfiguration.builder()
+    return KubeletConfiguration.fileBuilder()
         .staticPodPath("/etc/kubernetes/manifests")
         .syncFrequency(Duration.ofSeconds(90))
         .fileCheckFrequency(Duration.ofMillis(500))

@@ -54,6 +54,8 @@ import picocli.CommandLine.Option;
       "Stopping it leaves every pod running; the next start adopts them."
     })
 public final class RunCommand implements Callable<Integer> {
+  @picocli.CommandLine.Mixin ServerFlags serverFlags = new ServerFlags();
+
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
   private static final Pattern NODE_NAME =
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -300,6 +302,7 @@ public final class RunCommand implements Callable<Integer> {
         "httpCheckFrequency",
         "--http-check-frequency",
         cfg::httpCheckFrequency);
+    serverFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
@@ -315,7 +318,13 @@ public final class RunCommand implements Callable<Integer> {
       throw new ConfigException("--node-ip", "\"" + nodeIp + "\" is not an IP address");
     }
     return new KubeletOptions(
-        nodeName, rootDir.toAbsolutePath(), podInfraContainerImage, dockerEndpoint, nodeIp, config);
+        nodeName,
+        rootDir.toAbsolutePath(),
+        podInfraContainerImage,
+        dockerEndpoint,
+        nodeIp,
+        config,
+        serverFlags.certDir == null ? null : serverFlags.certDir.toAbsolutePath());
   }
 
   /**

@@ -4,6 +4,8 @@ import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.ImageSummary;
+import io.jkubelet.agent.runtime.LogRequest;
+import io.jkubelet.agent.runtime.LogSink;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
@@ -23,7 +25,8 @@ import java.util.function.Supplier;
  * CRI names where one call maps to one CRI call ({@code create_container}, {@code exec_sync},
  * {@code pull_image}, ...); {@code pod_status} (one pod's sandboxes and containers inspected) is
  * jkubelet's own. An error is a {@link RuntimeException} from the call; an exec whose command fails
- * is a result, not an error, as upstream. {@link #type()} and the event watch are not counted.
+ * is a result, not an error, as upstream. {@link #type()}, the event watch and log streams are not
+ * counted.
  *
  * <p>Thread-safe if the wrapped runtime is. Durations read the injected clock.
  */
@@ -141,5 +144,11 @@ public final class InstrumentedRuntime implements Runtime {
   @Override
   public AutoCloseable watchContainerEvents(Runnable onChange) {
     return delegate.watchContainerEvents(onChange);
+  }
+
+  /** A stream, not an operation: passed through uncounted (upstream reads log files itself). */
+  @Override
+  public AutoCloseable containerLogs(String containerId, LogRequest request, LogSink sink) {
+    return delegate.containerLogs(containerId, request, sink);
   }
 }

@@ -78,4 +78,13 @@ public interface Runtime {
   default AutoCloseable watchContainerEvents(Runnable onChange) {
     return () -> {};
   }
+
+  /**
+   * Streams a container's output to the sink as the runtime keeps it; returns what stops the stream
+   * early (the sink then gets no more output; {@code end} may or may not follow). Runtimes that
+   * keep no output refuse with {@link UnsupportedOperationException}.
+   */
+  default AutoCloseable containerLogs(String containerId, LogRequest request, LogSink sink) {
+    throw new UnsupportedOperationException(type() + " keeps no container logs");
+  }
 }

@@ -83,8 +83,10 @@ public final class KubeletServer implements Lifecycle {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                       channels.add(ch);
+                      if (ssl != null) {
+                        ch.pipeline().addLast("ssl", ssl.newHandler(ch.alloc()));
+                      }
                       ch.pipeline()
-                          .addLast("ssl", ssl.newHandler(ch.alloc()))
                           .addLast("http", new HttpServerCodec())
                           .addLast("aggregator", new HttpObjectAggregator(1 << 20))
                           .addLast("chunked", new ChunkedWriteHandler())
@@ -104,10 +106,17 @@ public final class KubeletServer implements Lifecycle {
           "cannot listen on " + options.address() + ":" + options.port() + ": " + e.getMessage(),
           e);
     }
-    log.info("kubelet server: listening on {}:{} (HTTPS)", options.address(), port());
+    log.info(
+        "kubelet server: listening on {}:{} ({})",
+        options.address(),
+        port(),
+        options.certs() == null ? "HTTP" : "HTTPS");
   }
 
   private SslContext sslContext() {
+    if (options.certs() == null) {
+      return null;
+    }
     try {
       SslContextBuilder b =
           SslContextBuilder.forServer(

@@ -167,24 +167,8 @@ public final class ReadOnlyServer implements Lifecycle {
       send(ex, 405, "text/plain", "method not allowed\n");
       return;
     }
-    StringBuilder failed = new StringBuilder();
-    checks.forEach(
-        (name, check) -> {
-          Health h;
-          try {
-            h = check.get();
-          } catch (RuntimeException e) {
-            h = Health.failing(e.toString());
-          }
-          if (!h.ok()) {
-            failed.append("[-]").append(name).append(" failed: ").append(h.message()).append('\n');
-          }
-        });
-    if (failed.isEmpty()) {
-      send(ex, 200, "text/plain; charset=utf-8", "ok");
-    } else {
-      send(ex, 500, "text/plain; charset=utf-8", failed + "healthz check failed\n");
-    }
+    Healthz.Report r = new Healthz(checks).all();
+    send(ex, r.ok() ? 200 : 500, "text/plain; charset=utf-8", r.body());
   }
 
   private void pods(HttpExchange ex) throws IOException {

@@ -9,7 +9,7 @@ import java.util.Objects;
  *
  * @param address the address to bind ({@code address}, default 0.0.0.0)
  * @param port the HTTPS port ({@code port}, default 10250); 0 picks a free one
- * @param certs the serving certificate
+ * @param certs the serving certificate; null serves plain HTTP (the healthz port)
  * @param clientCAs the CAs client certificates are verified against ({@code
  *     authentication.x509.clientCAFile}); empty: client certificates are not asked for
  * @param nodeName the node's name, the object every request is authorized against
@@ -22,7 +22,6 @@ public record ServerOptions(
     String nodeName) {
   public ServerOptions {
     Objects.requireNonNull(address, "address");
-    Objects.requireNonNull(certs, "certs");
     Objects.requireNonNull(nodeName, "nodeName");
     clientCAs = List.copyOf(clientCAs);
     if (port < 0 || port > 65535) {

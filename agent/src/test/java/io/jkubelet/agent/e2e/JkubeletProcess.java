@@ -29,6 +29,7 @@ final class JkubeletProcess implements AutoCloseable {
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private Process process;
+  private final int apiPort;
 
   JkubeletProcess(String nodeName, Path manifests, Path rootDir, Path log) throws IOException {
     this(nodeName, manifests, rootDir, log, List.of());
@@ -44,6 +45,7 @@ final class JkubeletProcess implements AutoCloseable {
           "no packaged launcher at " + launcher + "; run mvn package first");
     }
     this.port = freePort();
+    this.apiPort = freePort();
     this.log = log;
     List<String> all =
         new ArrayList<>(
@@ -59,12 +61,21 @@ final class JkubeletProcess implements AutoCloseable {
                 Integer.toString(port),
                 "--address",
                 "127.0.0.1",
+                "--port",
+                Integer.toString(apiPort),
+                "--healthz-port",
+                "0",
                 "--pod-infra-container-image",
                 "jkubelet/pause:3.2",
                 "--v",
                 "2"));
     all.addAll(extra);
     this.args = List.copyOf(all);
+  }
+
+  /** The kubelet API's HTTPS port. */
+  int apiPort() {
+    return apiPort;
   }
 
   private static int freePort() throws IOException {

@@ -61,6 +61,8 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   /** What this runtime lists and watches; see {@link Scope}. */
   private volatile Scope scope = Scope.ALL;
 
+  private final ContainerLogs logs;
+
   /**
    * A runtime on one client for every call. Its response timeout must exceed the longest grace
    * period that {@link #stopContainer} will be asked for; see the class comment.
@@ -86,6 +88,15 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     this.sandboxes = new Sandboxes(clients, containers);
     this.execs = new ExecSync(clients, time.clock(), time.sleeper());
     this.events = new EventWatcher(this::openEvents, time.sleeper());
+    this.logs = new ContainerLogs(clients);
+  }
+
+  @Override
+  public AutoCloseable containerLogs(
+      String containerId,
+      io.jkubelet.agent.runtime.LogRequest request,
+      io.jkubelet.agent.runtime.LogSink sink) {
+    return logs.open(containerId, request, sink);
   }
 
   /**

@@ -1,0 +1,210 @@
+package io.jkubelet.agent;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.logs.ContainerLogsRoute;
+import io.jkubelet.agent.server.CoreRoutes;
+import io.jkubelet.agent.server.Healthz;
+import io.jkubelet.agent.server.KubeletServer;
+import io.jkubelet.agent.server.Route;
+import io.jkubelet.agent.server.ServerOptions;
+import io.jkubelet.agent.server.ServingCerts;
+import io.jkubelet.agent.server.auth.Authenticator;
+import io.jkubelet.agent.server.auth.Authorizer;
+import io.jkubelet.agent.server.auth.TokenReviewWebhook;
+import io.jkubelet.agent.server.auth.TokenReviewer;
+import io.jkubelet.agent.server.auth.WebhookAuthorizer;
+import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.config.Durations;
+import io.jkubelet.config.KubeletConfiguration;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * The kubelet API as the agent runs it: the HTTPS server on {@code port} with its certificate,
+ * authentication, authorization and routes ({@code /healthz*}, {@code /pods}, {@code /configz},
+ * {@code /containerLogs} and the routes other packages add), and the plain {@code /healthz} on
+ * {@code healthzPort}. Reading certificates is I/O, so it happens in {@link #start()}.
+ */
+final class KubeletApi implements Lifecycle {
+  private final Setup setup;
+  private final Healthz healthz;
+  private final Supplier<List<Pod>> pods;
+  private final List<Route> extra;
+  private ExecutorService logReaders;
+  private KubeletServer server;
+  private KubeletServer healthzServer;
+
+  /**
+   * @param pods the node's pods with their status
+   * @param extra routes of other packages (streaming, metrics), asked after the built-in ones
+   */
+  KubeletApi(Setup setup, Healthz healthz, Supplier<List<Pod>> pods, List<Route> extra) {
+    this.setup = setup;
+    this.healthz = healthz;
+    this.pods = pods;
+    this.extra = List.copyOf(extra);
+  }
+
+  @Override
+  public void start() {
+    KubeletConfiguration config = setup.options().config();
+    logReaders = Executors.newVirtualThreadPerTaskExecutor();
+    List<Route> routes = new ArrayList<>();
+    routes.add(new CoreRoutes(healthz, pods, () -> configz(config)));
+    if (config.enableDebuggingHandlers()) {
+      routes.add(
+          new ContainerLogsRoute(
+              pods,
+              uid -> setup.statuses().getPodStatus(uid),
+              setup.runtime(),
+              setup.time().clock(),
+              logReaders));
+    }
+    routes.addAll(extra);
+    server =
+        new KubeletServer(
+            new ServerOptions(
+                config.address(),
+                config.port(),
+                certs(config),
+                clientCAs(config),
+                setup.options().nodeName()),
+            authenticator(config),
+            authorizer(config),
+            routes);
+    server.start();
+    if (config.healthzPort() > 0) {
+      healthzServer =
+          new KubeletServer(
+              new ServerOptions(
+                  config.healthzBindAddress(),
+                  config.healthzPort(),
+                  null,
+                  List.of(),
+                  setup.options().nodeName()),
+              new Authenticator(true, Optional.empty()),
+              Authorizer.ALWAYS_ALLOW,
+              List.of(new CoreRoutes(healthz, null, null)));
+      healthzServer.start();
+    }
+  }
+
+  private ServingCerts certs(KubeletConfiguration config) {
+    try {
+      if (!config.tlsCertFile().isEmpty()) {
+        return ServingCerts.read(
+            Path.of(config.tlsCertFile()), Path.of(config.tlsPrivateKeyFile()));
+      }
+      return ServingCerts.selfSigned(
+          setup.options().certDir(),
+          setup.options().nodeName(),
+          List.of(setup.host().nodeIp()),
+          setup.time().clock());
+    } catch (IOException e) {
+      throw new UncheckedIOException("kubelet server: serving certificate: " + e.getMessage(), e);
+    }
+  }
+
+  private static List<java.security.cert.X509Certificate> clientCAs(KubeletConfiguration config) {
+    String file = config.authentication().clientCAFile();
+    try {
+      return file.isEmpty() ? List.of() : ServingCerts.readCerts(Path.of(file));
+    } catch (IOException e) {
+      throw new UncheckedIOException("kubelet server: client CA file: " + e.getMessage(), e);
+    }
+  }
+
+  /** Upstream's chain; anonymous requests are never allowed under authorization mode Webhook. */
+  private Authenticator authenticator(KubeletConfiguration config) {
+    var a = config.authentication();
+    Optional<TokenReviewer> tokens = Optional.empty();
+    if (a.webhookEnabled()) {
+      tokens =
+          Optional.of(
+              new TokenReviewWebhook(
+                  client("authentication"), setup.time().clock(), a.webhookCacheTTL()));
+    }
+    boolean webhookAuthz = config.authorization().mode().equals("Webhook");
+    return new Authenticator(a.anonymous() && !webhookAuthz, tokens);
+  }
+
+  private Authorizer authorizer(KubeletConfiguration config) {
+    var z = config.authorization();
+    if (z.mode().equals("AlwaysAllow")) {
+      return Authorizer.ALWAYS_ALLOW;
+    }
+    return new WebhookAuthorizer(
+        client("authorization"),
+        setup.time().clock(),
+        z.cacheAuthorizedTTL(),
+        z.cacheUnauthorizedTTL());
+  }
+
+  private io.fabric8.kubernetes.client.KubernetesClient client(String what) {
+    if (setup.cluster() == null) {
+      throw new IllegalStateException(
+          "no client provided, cannot use webhook " + what + " (standalone mode)");
+    }
+    return setup.cluster().client();
+  }
+
+  private static final ObjectMapper CONFIGZ =
+      new ObjectMapper()
+          .registerModule(
+              new SimpleModule()
+                  .addSerializer(
+                      Duration.class,
+                      new JsonSerializer<>() {
+                        @Override
+                        public void serialize(Duration d, JsonGenerator g, SerializerProvider p)
+                            throws IOException {
+                          g.writeString(Durations.format(d));
+                        }
+                      }));
+
+  /** {@code /configz}: {@code {"kubeletconfig": {...}}}, as upstream. */
+  private static String configz(KubeletConfiguration config) {
+    try {
+      return CONFIGZ.writeValueAsString(Map.of("kubeletconfig", config));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The HTTPS port it listens on (useful when 0 asked for a free one); 0 before start. */
+  int port() {
+    return server == null ? 0 : server.port();
+  }
+
+  @Override
+  public void stop() {
+    if (healthzServer != null) {
+      healthzServer.stop();
+    }
+    if (server != null) {
+      server.stop();
+    }
+    if (logReaders != null) {
+      logReaders.shutdownNow();
+    }
+  }
+
+  @Override
+  public Health healthy() {
+    return server == null ? Health.failing("kubelet API is not started") : server.healthy();
+  }
+}

@@ -1,0 +1,2 @@
+/** Container logs: the {@code /containerLogs} endpoint, its options and upstream's rules. */
+package io.jkubelet.agent.logs;
