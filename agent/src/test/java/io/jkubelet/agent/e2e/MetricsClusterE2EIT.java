@@ -48,4 +48,29 @@ class MetricsClusterE2EIT {
                   .contains("kubelet_pod_start_duration_seconds_count 1");
             });
   }
+
+  @Test
+  void theApiServerProxiesMetricsAndTheSummaryFromTheKubeletApi() throws Exception {
+    String node = "/api/v1/nodes/" + cluster.node + "/proxy";
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              String metrics = Kubectl.run("get", "--raw", node + "/metrics").ok().out();
+              assertThat(metrics)
+                  .contains("kubelet_node_name{node=\"" + cluster.node + "\"} 1.0")
+                  .contains("kubelet_runtime_operations_total{operation_type=\"list_containers\"}");
+              assertThat(Kubectl.run("get", "--raw", node + "/metrics/resource").ok().out())
+                  .contains("scrape_error 0.0")
+                  .contains("node_cpu_usage_seconds_total ");
+              // No pod here has a probe: an empty family, which the text format leaves out.
+              assertThat(Kubectl.run("get", "--raw", node + "/metrics/probes").ok().out())
+                  .doesNotContain("prober_probe_total{");
+              String summary = Kubectl.run("get", "--raw", node + "/stats/summary").ok().out();
+              assertThat(summary)
+                  .contains("\"nodeName\":\"" + cluster.node + "\"")
+                  .contains("\"usageCoreNanoSeconds\"");
+            });
+  }
 }
