@@ -16,8 +16,6 @@ import io.jkubelet.agent.loop.SyncLoop;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
 import io.jkubelet.agent.metrics.KubeletMetrics;
 import io.jkubelet.agent.metrics.PlegMetrics;
-import io.jkubelet.agent.metrics.ProbeCollectors;
-import io.jkubelet.agent.metrics.ResourceCollector;
 import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pleg.GenericPleg;
 import io.jkubelet.agent.pleg.PodCache;
@@ -28,13 +26,9 @@ import io.jkubelet.agent.podconfig.PodUpdate;
 import io.jkubelet.agent.prober.ProbeManager;
 import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.prober.ResultsManager;
-import io.jkubelet.agent.runtime.PodRef;
-import io.jkubelet.agent.server.DocumentRoute;
 import io.jkubelet.agent.server.Healthz;
 import io.jkubelet.agent.server.PodsWithStatus;
 import io.jkubelet.agent.server.ReadOnlyServer;
-import io.jkubelet.agent.server.Route;
-import io.jkubelet.agent.stats.StatsOptions;
 import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.ReasonCache;
 import io.jkubelet.agent.sync.PodSync;
@@ -46,11 +40,9 @@ import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -103,7 +95,7 @@ public final class Agent implements Lifecycle {
   private final KubeletApi api;
   private final Reclaimed reclaimed;
   private final KubeletMetrics metrics;
-  private final SummaryProvider summary;
+  private final AgentMetrics documents;
 
   /**
    * What the agent's metrics and stats need from outside.
@@ -148,6 +140,8 @@ public final class Agent implements Lifecycle {
             channels.pleg()::offer,
             new PlegMetrics(metrics));
     probes = probeManager();
+    documents =
+        new AgentMetrics(setup, metrics, monitoring.imageFsDir(), cache, probes, podManager);
     admitter =
         new PodAdmitter(
             setup.host().machine().cpus() * 1000L,
@@ -165,39 +159,10 @@ public final class Agent implements Lifecycle {
     kubelet = new Kubelet(parts(housekeeping(crashBackoff, pullBackoff, volumes)));
     loop = syncLoop();
     server = readOnlyServer(config);
-    api = new KubeletApi(setup, new Healthz(healthChecks()), this::podsWithStatus, metricsRoutes());
+    api =
+        new KubeletApi(
+            setup, new Healthz(healthChecks()), this::podsWithStatus, documents.routes());
     reclaimed = new Reclaimed(workers, setup.runtime());
-    summary = summaryProvider(monitoring.imageFsDir());
-    registerCollectors();
-  }
-
-  private SummaryProvider summaryProvider(Path imageFsDir) {
-    StatsOptions options =
-        StatsOptions.host(
-            setup.options().nodeName(),
-            setup.host().machine().memoryBytes(),
-            setup.options().rootDir(),
-            imageFsDir);
-    return SummaryProvider.create(
-        options,
-        () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
-        setup.time().clock());
-  }
-
-  /** The collectors that read the subsystems at scrape time. */
-  private void registerCollectors() {
-    metrics.register(ProbeCollectors.attempts(probes::stats));
-    metrics.registerProbes(
-        ProbeCollectors.results(
-            probes::resultCounts,
-            uid ->
-                podManager
-                    .byUid(uid)
-                    .map(
-                        p ->
-                            new PodRef(
-                                uid, p.getMetadata().getName(), p.getMetadata().getNamespace()))));
-    metrics.registerResource(new ResourceCollector(summary));
   }
 
   private ProbeManager probeManager() {
@@ -307,7 +272,7 @@ public final class Agent implements Lifecycle {
     if (config.readOnlyPort() == 0) {
       return null;
     }
-    return serveMetrics(
+    return documents.serve(
         new ReadOnlyServer(
             config.address(),
             config.readOnlyPort(),
@@ -332,40 +297,6 @@ public final class Agent implements Lifecycle {
       checks.put("node", setup.cluster().node()::healthy);
     }
     return checks;
-  }
-
-  /** The metrics endpoints and {@code /stats/summary}, as upstream's read-only port has them. */
-  private ReadOnlyServer serveMetrics(ReadOnlyServer server) {
-    documents().forEach(server::serve);
-    return server;
-  }
-
-  /**
-   * {@code /metrics}, {@code /metrics/probes}, {@code /metrics/resource}, {@code /stats/summary}.
-   */
-  private Map<String, ReadOnlyServer.Resource> documents() {
-    Map<String, ReadOnlyServer.Resource> out = new LinkedHashMap<>();
-    for (KubeletMetrics.Endpoint e : KubeletMetrics.Endpoint.values()) {
-      out.put(
-          e.path(),
-          new ReadOnlyServer.Resource(KubeletMetrics.CONTENT_TYPE, () -> metrics.scrape(e)));
-    }
-    out.put(
-        "/stats/summary",
-        new ReadOnlyServer.Resource(
-            "application/json", () -> SummaryProvider.json(summary.summary())));
-    return out;
-  }
-
-  /**
-   * The kubelet API's routes for the metrics and the stats summary (its authorization maps them to
-   * {@code nodes/metrics} and {@code nodes/stats}); each document is made on a virtual thread.
-   */
-  private List<Route> metricsRoutes() {
-    Executor scrapes = r -> Thread.ofVirtual().name("kubelet-api-metrics").start(r);
-    List<Route> out = new ArrayList<>();
-    documents().forEach((path, doc) -> out.add(new DocumentRoute(path, doc, scrapes)));
-    return out;
   }
 
   private void sendConfig(PodUpdate u) {
@@ -478,7 +409,7 @@ public final class Agent implements Lifecycle {
 
   /** The node's and pods' resource usage, for {@code /stats/summary}. */
   public SummaryProvider summary() {
-    return summary;
+    return documents.summary();
   }
 
   /** The port the kubelet API listens on (0 before start). */
