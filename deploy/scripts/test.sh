@@ -6,6 +6,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$root/deploy/scripts/build-env.sh"
+# promtool and prometheus: the metrics tests check and scrape /metrics with them.
+if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
+  echo "test: installing prometheus" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >&2
+fi
 export JKUBELET_TEST_K8S_STATE=${JKUBELET_TEST_K8S_STATE:-/tmp/jkubelet-k8s-test}
 JKUBELET_TEST_KUBECONFIG=$("$root/deploy/scripts/k8s-up.sh" "$JKUBELET_TEST_K8S_STATE")
 export JKUBELET_TEST_KUBECONFIG

@@ -16,6 +16,9 @@ import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.SyncLoop;
+import io.jkubelet.agent.metrics.InstrumentedPodSync;
+import io.jkubelet.agent.metrics.KubeletMetrics;
+import io.jkubelet.agent.metrics.PlegMetrics;
 import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pleg.GenericPleg;
 import io.jkubelet.agent.pleg.PodCache;
@@ -29,7 +32,10 @@ import io.jkubelet.agent.prober.ResultsManager;
 import io.jkubelet.agent.server.Healthz;
 import io.jkubelet.agent.server.PodsWithStatus;
 import io.jkubelet.agent.server.ReadOnlyServer;
+import io.jkubelet.agent.server.Route;
+import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.ReasonCache;
+import io.jkubelet.agent.streaming.StreamingRoutes;
 import io.jkubelet.agent.sync.PodSync;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.Executors2;
@@ -40,7 +46,9 @@ import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.config.KubeletConfiguration;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -95,10 +103,28 @@ public final class Agent implements Lifecycle {
   private final ReadOnlyServer server;
   private final KubeletApi api;
   private final Reclaimed reclaimed;
+  private final KubeletMetrics metrics;
+  private final AgentMetrics documents;
+
+  /**
+   * What the agent's metrics and stats need from outside.
+   *
+   * @param metrics the registries; the runtime and API clients of the {@link Setup} should record
+   *     into the same (see {@code metrics.InstrumentedRuntime}, {@code RestClientMetrics})
+   * @param imageFsDir the engine's root directory, for the image file system's stats; null for the
+   *     root directory's file system
+   */
+  public record Monitoring(KubeletMetrics metrics, Path imageFsDir) {}
+
+  /** Builds the agent with metrics of its own; starts nothing. */
+  public Agent(Setup setup) {
+    this(setup, new Monitoring(new KubeletMetrics(setup.options().nodeName()), null));
+  }
 
   /** Builds the agent; starts nothing. */
-  public Agent(Setup setup) {
+  public Agent(Setup setup, Monitoring monitoring) {
     this.setup = setup;
+    this.metrics = monitoring.metrics();
     this.channels = LoopChannels.create();
     var clock = setup.time().clock();
     var config = setup.options().config();
@@ -120,8 +146,11 @@ public final class Agent implements Lifecycle {
             setup.time().schedulers(),
             RELIST_PERIOD,
             PLEG_HEALTH_THRESHOLD,
-            channels.pleg()::offer);
+            channels.pleg()::offer,
+            new PlegMetrics(metrics));
     probes = probeManager();
+    documents =
+        new AgentMetrics(setup, metrics, monitoring.imageFsDir(), cache, probes, podManager);
     admitter =
         new PodAdmitter(
             setup.host().machine().cpus() * 1000L,
@@ -142,8 +171,17 @@ public final class Agent implements Lifecycle {
     kubelet = new Kubelet(parts(housekeeping(crashBackoff, pullBackoff, volumes)));
     loop = syncLoop();
     server = readOnlyServer(config);
-    api = new KubeletApi(setup, new Healthz(healthChecks()), this::podsWithStatus, List.of());
+    api = new KubeletApi(setup, new Healthz(healthChecks()), this::podsWithStatus, apiRoutes());
     reclaimed = new Reclaimed(workers, setup.runtime());
+  }
+
+  /** The kubelet API's routes beyond its own: metrics and stats, and the streaming ones. */
+  private List<Route> apiRoutes() {
+    List<Route> routes = new ArrayList<>(documents.routes());
+    if (setup.options().config().enableDebuggingHandlers()) {
+      routes.add(StreamingRoutes.forNode(setup.runtime(), podManager));
+    }
+    return routes;
   }
 
   private ProbeManager probeManager() {
@@ -226,7 +264,7 @@ public final class Agent implements Lifecycle {
             probes::health,
             probes::failedProbe);
     return new PodWorkers(
-        sync,
+        new InstrumentedPodSync(sync, metrics, setup.statuses()::getPodStatus, clock),
         workQueue,
         clock,
         setup.options().config().syncFrequency(),
@@ -273,13 +311,14 @@ public final class Agent implements Lifecycle {
     if (config.readOnlyPort() == 0) {
       return null;
     }
-    return new ReadOnlyServer(
-        config.address(),
-        config.readOnlyPort(),
-        new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus),
-        healthChecks(),
-        setup.events().store(),
-        probes::stats);
+    return documents.serve(
+        new ReadOnlyServer(
+            config.address(),
+            config.readOnlyPort(),
+            new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus),
+            healthChecks(),
+            setup.events().store(),
+            probes::stats));
   }
 
   /** The named checks of every {@code /healthz}. */
@@ -412,6 +451,18 @@ public final class Agent implements Lifecycle {
     } catch (RuntimeException e) {
       return Health.failing("container runtime is down: " + e.getMessage());
     }
+  }
+
+  /**
+   * The metrics that {@code /metrics}, {@code /metrics/probes} and {@code /metrics/resource} serve.
+   */
+  public KubeletMetrics metrics() {
+    return metrics;
+  }
+
+  /** The node's and pods' resource usage, for {@code /stats/summary}. */
+  public SummaryProvider summary() {
+    return documents.summary();
   }
 
   /** The port the kubelet API listens on (0 before start). */

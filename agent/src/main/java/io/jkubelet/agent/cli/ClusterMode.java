@@ -12,6 +12,9 @@ import io.jkubelet.agent.events.ApiEventSink;
 import io.jkubelet.agent.events.CorrelatorOptions;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.metrics.EventCollector;
+import io.jkubelet.agent.metrics.RestClientMetrics;
+import io.jkubelet.agent.metrics.StatusCollector;
 import io.jkubelet.agent.node.HeartbeatClient;
 import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeOptions;
@@ -79,14 +82,17 @@ final class ClusterMode {
       EventRecorder recorder,
       Time time,
       EventBroadcaster broadcaster,
-      Setup.EventPipeline events) {
+      Setup.EventPipeline events,
+      Agent.Monitoring monitoring) {
     KubeletConfiguration config = options.config();
+    RestClientMetrics requests = new RestClientMetrics(monitoring.metrics());
+    java.util.function.Function<Config, KubernetesClient> client = c -> client(c, requests);
     Clock clock = time.clock();
     CorrelatorOptions rate =
         CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst());
     NodeOptions nodeOptions = nodeOptions(options, host.nodeIp(), nodeLabels, taints);
     AtomicReference<Agent> agent = new AtomicReference<>();
-    KubernetesClient heartbeats = HeartbeatClient.create(base, nodeOptions);
+    KubernetesClient heartbeats = HeartbeatClient.create(base, nodeOptions, requests::install);
     NodeStatusManager node =
         NodeStatusManager.create(
             nodeOptions,
@@ -100,7 +106,7 @@ final class ClusterMode {
                     ? Health.failing("jkubelet is starting")
                     : agent.get().healthy(),
             recorder);
-    KubernetesClient pods = client(base);
+    KubernetesClient pods = client.apply(base);
     MirrorClient mirrors =
         new MirrorClient(
             pods,
@@ -108,9 +114,19 @@ final class ClusterMode {
             () -> node.lastReported().map(n -> n.getMetadata().getUid()).orElse(""));
     ApiStatusManager statuses =
         statusManager(
-            base, config, clock, p -> agent.get() != null && agent.get().reclaimed().test(p));
+            client.apply(base),
+            config,
+            clock,
+            p -> agent.get() != null && agent.get().reclaimed().test(p));
     // Events go to the API server on a client and budget of their own.
-    broadcaster.addWatcher("api", ApiEventSink.create(client(base), clock, time.sleeper(), rate));
+    ApiEventSink sink = ApiEventSink.create(client.apply(base), clock, time.sleeper(), rate);
+    broadcaster.addWatcher("api", sink);
+    monitoring
+        .metrics()
+        .register(
+            new EventCollector(
+                broadcaster::recorded, broadcaster::dropped, sink::correlatorStats, sink::counts));
+    monitoring.metrics().register(new StatusCollector(statuses::stats));
     Agent kubelet =
         new Agent(
             new Setup(
@@ -120,21 +136,17 @@ final class ClusterMode {
                 recorder,
                 statuses,
                 time,
-                new Setup.Cluster(pods, node, mirrors, new WatchPodObjects(client(base))),
-                events));
+                new Setup.Cluster(pods, node, mirrors, new WatchPodObjects(client.apply(base))),
+                events),
+            monitoring);
     agent.set(kubelet);
     return kubelet;
   }
 
   private static ApiStatusManager statusManager(
-      Config base, KubeletConfiguration config, Clock clock, Predicate<Pod> reclaimed) {
+      KubernetesClient client, KubeletConfiguration config, Clock clock, Predicate<Pod> reclaimed) {
     return new ApiStatusManager(
-        client(base),
-        clock,
-        config.kubeAPIQPS(),
-        config.kubeAPIBurst(),
-        reclaimed,
-        STATUS_SYNC_PERIOD);
+        client, clock, config.kubeAPIQPS(), config.kubeAPIBurst(), reclaimed, STATUS_SYNC_PERIOD);
   }
 
   private static NodeOptions nodeOptions(
@@ -158,9 +170,12 @@ final class ClusterMode {
         config.nodeLeaseDurationSeconds());
   }
 
-  /** A client of its own (its own connections), with few retries: callers retry on their terms. */
-  private static KubernetesClient client(Config base) {
+  /**
+   * A client of its own (its own connections), with few retries: callers retry on their terms. Its
+   * requests are counted in {@code rest_client_requests_total}.
+   */
+  private static KubernetesClient client(Config base, RestClientMetrics requests) {
     Config c = new ConfigBuilder(base).withRequestRetryBackoffLimit(1).build();
-    return new KubernetesClientBuilder().withConfig(c).build();
+    return requests.install(new KubernetesClientBuilder().withConfig(c)).build();
   }
 }

@@ -8,6 +8,9 @@ import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
 import io.jkubelet.agent.events.LogSink;
+import io.jkubelet.agent.metrics.EventCollector;
+import io.jkubelet.agent.metrics.InstrumentedRuntime;
+import io.jkubelet.agent.metrics.KubeletMetrics;
 import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeFlags;
 import io.jkubelet.agent.runtime.Labels;
@@ -230,10 +233,13 @@ public final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     KubeletOptions options = options();
     Time time = Time.system();
-    var runtime =
+    Clock clock = time.clock();
+    var docker =
         DockerRuntime.connect(options.dockerHost(), time)
             .scopedTo(Map.of(Labels.NODE, options.nodeName()));
-    Clock clock = time.clock();
+    KubeletMetrics metrics = new KubeletMetrics(options.nodeName());
+    var monitoring = new Agent.Monitoring(metrics, docker.rootDir().orElse(null));
+    var runtime = new InstrumentedRuntime(docker, metrics, clock);
     // Host facts are read here, once, so that building the agent does no I/O.
     HostFacts host = HostFacts.read(options.nodeIp(), options.rootDir());
     // The event pipeline: one line per event in the log, the newest events for /events, and in
@@ -262,12 +268,15 @@ public final class RunCommand implements Callable<Integer> {
               recorder,
               time,
               broadcaster,
-              events);
+              events,
+              monitoring);
     } else {
+      metrics.register(new EventCollector(broadcaster::recorded, broadcaster::dropped, null, null));
       kubelet =
           new Agent(
               new Setup(
-                  options, host, runtime, recorder, new LocalStatusManager(), time, null, events));
+                  options, host, runtime, recorder, new LocalStatusManager(), time, null, events),
+              monitoring);
     }
     CountDownLatch stopped = new CountDownLatch(1);
     if (HOOK_INSTALLED.compareAndSet(false, true)) {

@@ -42,6 +42,10 @@ public final class EventBroadcaster implements Lifecycle {
 
   private final int queueLength;
   private final List<Watcher> watchers = new ArrayList<>();
+
+  /** Events handed to {@link #action}, by "type/reason": for the recorded-events counter. */
+  private final Map<String, LongAdder> recorded = new ConcurrentHashMap<>();
+
   private volatile boolean started;
   private volatile boolean stopped;
 
@@ -79,6 +83,9 @@ public final class EventBroadcaster implements Lifecycle {
    * oldest Normal event queued. What is dropped, for that watcher only, is counted.
    */
   public void action(Event event) {
+    recorded
+        .computeIfAbsent(event.getType() + "/" + event.getReason(), k -> new LongAdder())
+        .increment();
     List<Watcher> ws = snapshot();
     boolean copy = ws.size() > 1;
     boolean warning = "Warning".equals(event.getType());
@@ -128,6 +135,18 @@ public final class EventBroadcaster implements Lifecycle {
           event.getReason(),
           n);
     }
+  }
+
+  /** Events recorded so far: type ("Normal", "Warning") to (reason to count). A snapshot. */
+  public Map<String, Map<String, Long>> recorded() {
+    Map<String, Map<String, Long>> out = new TreeMap<>();
+    recorded.forEach(
+        (key, adder) -> {
+          int slash = key.indexOf('/');
+          out.computeIfAbsent(key.substring(0, slash), t -> new TreeMap<>())
+              .put(key.substring(slash + 1), adder.sum());
+        });
+    return out;
   }
 
   /** Drops so far: watcher name to (reason to count). A snapshot. */

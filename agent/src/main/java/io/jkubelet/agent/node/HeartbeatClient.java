@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Duration;
+import java.util.function.UnaryOperator;
 
 /**
  * Builds the client that heartbeats use, as upstream builds {@code heartbeatClient}: its own
@@ -20,13 +21,26 @@ public final class HeartbeatClient {
 
   /** A heartbeat client for these options: request timeout min(update frequency, lease). */
   public static KubernetesClient create(Config base, NodeOptions options) {
+    return create(base, options, UnaryOperator.identity());
+  }
+
+  /**
+   * A heartbeat client for these options, its builder customized (e.g. with a metrics interceptor).
+   */
+  public static KubernetesClient create(
+      Config base, NodeOptions options, UnaryOperator<KubernetesClientBuilder> customize) {
     Duration timeout = options.statusUpdateFrequency();
     Duration lease = Duration.ofSeconds(options.leaseDurationSeconds());
-    return create(base, timeout.compareTo(lease) > 0 ? lease : timeout);
+    return create(base, timeout.compareTo(lease) > 0 ? lease : timeout, customize);
   }
 
   /** A heartbeat client with this request and connect timeout. */
   public static KubernetesClient create(Config base, Duration requestTimeout) {
+    return create(base, requestTimeout, UnaryOperator.identity());
+  }
+
+  private static KubernetesClient create(
+      Config base, Duration requestTimeout, UnaryOperator<KubernetesClientBuilder> customize) {
     int ms = (int) Math.max(1, Math.min(Integer.MAX_VALUE, requestTimeout.toMillis()));
     Config config =
         new ConfigBuilder(base)
@@ -34,6 +48,6 @@ public final class HeartbeatClient {
             .withConnectionTimeout(ms)
             .withRequestRetryBackoffLimit(0)
             .build();
-    return new KubernetesClientBuilder().withConfig(config).build();
+    return customize.apply(new KubernetesClientBuilder().withConfig(config)).build();
   }
 }

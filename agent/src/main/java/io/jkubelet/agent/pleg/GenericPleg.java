@@ -52,6 +52,21 @@ public final class GenericPleg implements Pleg {
   private final Duration period;
   private final Duration healthThreshold;
   private final Predicate<PodLifecycleEvent> sink;
+  private final RelistListener listener;
+
+  /**
+   * Told after every relist, for the relist duration and the running pods and containers (package
+   * {@code metrics}); it must be quick, as it runs on the relist's thread.
+   */
+  @FunctionalInterface
+  public interface RelistListener {
+    /**
+     * @param listed what the runtime listed, or null when the listing failed
+     */
+    void relisted(Instant start, Instant end, List<ContainerSummary> listed);
+
+    RelistListener NONE = (start, end, listed) -> {};
+  }
 
   /** What the last relist saw: container id → (pod, state). */
   private Map<String, Seen> containers = new HashMap<>();
@@ -78,6 +93,20 @@ public final class GenericPleg implements Pleg {
       Duration period,
       Duration healthThreshold,
       Predicate<PodLifecycleEvent> sink) {
+    this(runtime, cache, clock, schedulers, period, healthThreshold, sink, RelistListener.NONE);
+  }
+
+  /** With a listener told of every relist. */
+  public GenericPleg(
+      Runtime runtime,
+      PodCache cache,
+      Clock clock,
+      Schedulers schedulers,
+      Duration period,
+      Duration healthThreshold,
+      Predicate<PodLifecycleEvent> sink,
+      RelistListener listener) {
+    this.listener = listener;
     this.runtime = runtime;
     this.cache = cache;
     this.clock = clock;
@@ -164,7 +193,16 @@ public final class GenericPleg implements Pleg {
   @Override
   public void relist() {
     Instant timestamp = clock.instant();
-    List<ContainerSummary> listed = runtime.listContainers();
+    List<ContainerSummary> listed = null;
+    try {
+      listed = runtime.listContainers();
+      relist(timestamp, listed);
+    } finally {
+      listener.relisted(timestamp, clock.instant(), listed);
+    }
+  }
+
+  private void relist(Instant timestamp, List<ContainerSummary> listed) {
     lastRelist.set(timestamp);
 
     Map<String, Seen> now = new HashMap<>();

@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * How regularly one worker's attempts started, on the injected clock: their number, the first and
- * last start, the interval furthest from the period, and the ticks skipped.
+ * last start, the interval furthest from the period, the ticks skipped, and the attempts by result
+ * (for {@code prober_probe_total}).
  *
  * <p>Thread-safety: the worker's lock guards everything but {@code skipped}, which the timer counts
  * without any lock.
@@ -18,6 +19,9 @@ final class AttemptStats {
   private Instant first;
   private Instant last;
   private Duration worst;
+  private long successful;
+  private long failed;
+  private long unknown;
 
   AttemptStats(Duration period) {
     this.period = period;
@@ -36,6 +40,20 @@ final class AttemptStats {
     }
     last = now;
     attempts++;
+  }
+
+  /** An attempt that ran ended with this result. Under the worker's lock. */
+  void concluded(ProbeResult result) {
+    switch (result) {
+      case SUCCESS -> successful++;
+      case FAILURE -> failed++;
+      case UNKNOWN -> unknown++;
+    }
+  }
+
+  /** The attempts by result so far. Under the worker's lock. */
+  ProbeWorker.ResultCounts results(ProbeWorker.Key key) {
+    return new ProbeWorker.ResultCounts(key, successful, failed, unknown);
   }
 
   /** A tick found the previous attempt still running. Lock-free. */

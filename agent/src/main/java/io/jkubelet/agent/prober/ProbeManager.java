@@ -309,6 +309,16 @@ public final class ProbeManager implements Lifecycle {
   }
 
   /**
+   * The attempts of each live worker by result, for {@code /metrics/probes}; a worker's counts go
+   * with it, as upstream deletes a worker's series when it stops.
+   */
+  public List<ProbeWorker.ResultCounts> resultCounts() {
+    List<ProbeWorker.ResultCounts> out = new ArrayList<>();
+    workers.values().forEach(w -> out.add(w.results()));
+    return out;
+  }
+
+  /**
    * The HTTP client of probes, for lifecycle hooks to share.
    *
    * @throws IllegalStateException before {@link #start()}

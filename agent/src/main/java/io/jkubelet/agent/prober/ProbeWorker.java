@@ -96,6 +96,12 @@ public final class ProbeWorker implements Lifecycle {
       Duration worstInterval,
       long skipped) {}
 
+  /**
+   * The attempts that ran, by result, as upstream's {@code prober_probe_total} counts them: an
+   * attempt that could not tell (a prober error) is {@code unknown}.
+   */
+  public record ResultCounts(Key key, long successful, long failed, long unknown) {}
+
   private final Key key;
   private final Prober prober;
   private final ProbeSettings settings;
@@ -154,6 +160,16 @@ public final class ProbeWorker implements Lifecycle {
     lock.lock();
     try {
       return stats.snapshot(key);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The attempts that ran so far, by result. */
+  public ResultCounts results() {
+    lock.lock();
+    try {
+      return stats.results(key);
     } finally {
       lock.unlock();
     }
@@ -369,6 +385,7 @@ public final class ProbeWorker implements Lifecycle {
   private void conclude(ProbeOutcome outcome) {
     lastOutcome = outcome;
     ProbeResult result = outcome.result();
+    stats.concluded(result);
     if (result == ProbeResult.UNKNOWN) {
       log.debug("Prober {} attempt inconclusive: {}", key, outcome.output());
       return; // as upstream with a prober error: throw the result away

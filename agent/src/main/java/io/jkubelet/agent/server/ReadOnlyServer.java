@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * GET /pods} (a v1 PodList of the pods this node runs, with the status jkubelet computed), {@code
  * GET /events} (a v1 EventList of the events kept locally, oldest first by lastTimestamp, filtered
  * by the query parameters {@code namespace}, {@code pod} and {@code uid}) and {@code GET /probes}
- * (how regularly each probe ran). Requests run on virtual threads.
+ * (how regularly each probe ran), and the documents added with {@link #serve} (the metrics and the
+ * stats summary, as upstream's read-only port serves them). Requests run on virtual threads.
  */
 public final class ReadOnlyServer implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(ReadOnlyServer.class);
@@ -51,8 +52,15 @@ public final class ReadOnlyServer implements Lifecycle {
   private final Map<String, Supplier<Health>> checks;
   private final Events events;
   private final Supplier<List<ProbeWorker.Stats>> probes;
+  private final Map<String, Resource> resources = new LinkedHashMap<>();
   private HttpServer server;
   private ExecutorService executor;
+
+  /**
+   * A document served at one path on GET, made at each request: {@code /metrics}, {@code
+   * /stats/summary}.
+   */
+  public record Resource(String contentType, Supplier<byte[]> body) {}
 
   /**
    * @param pods the pods with their current status
@@ -104,6 +112,15 @@ public final class ReadOnlyServer implements Lifecycle {
     List<Event> list(Optional<String> namespace, Optional<String> podName, Optional<String> podUid);
   }
 
+  /** Serves {@code resource} on GET of exactly {@code path}. Before {@link #start()} only. */
+  public ReadOnlyServer serve(String path, Resource resource) {
+    if (server != null) {
+      throw new IllegalStateException("read-only server: add " + path + " before start");
+    }
+    resources.put(path, resource);
+    return this;
+  }
+
   @Override
   public void start() {
     try {
@@ -119,6 +136,7 @@ public final class ReadOnlyServer implements Lifecycle {
     server.createContext("/pods", this::pods);
     server.createContext("/events", this::events);
     server.createContext("/probes", this::probes);
+    resources.forEach((path, r) -> server.createContext(path, ex -> resource(ex, path, r)));
     server.createContext("/", ex -> send(ex, 404, "text/plain", "404 page not found\n"));
     server.start();
     log.info("read-only server: listening on {}:{}", address, port());
@@ -195,6 +213,30 @@ public final class ReadOnlyServer implements Lifecycle {
     ObjectNode body = STATS_JSON.createObjectNode();
     body.set("items", items);
     send(ex, 200, "application/json", STATS_JSON.writeValueAsString(body));
+  }
+
+  private static void resource(HttpExchange ex, String path, Resource r) throws IOException {
+    if (!path.equals(ex.getRequestURI().getPath())) {
+      send(ex, 404, "text/plain", "404 page not found\n");
+      return;
+    }
+    if (!"GET".equals(ex.getRequestMethod())) {
+      send(ex, 405, "text/plain", "method not allowed\n");
+      return;
+    }
+    byte[] body;
+    try {
+      body = r.body().get();
+    } catch (RuntimeException e) {
+      log.warn("read-only server: {} failed: {}", path, e.toString());
+      send(ex, 500, "text/plain", "internal error\n");
+      return;
+    }
+    ex.getResponseHeaders().set("Content-Type", r.contentType());
+    ex.sendResponseHeaders(200, body.length == 0 ? -1 : body.length);
+    try (OutputStream os = ex.getResponseBody()) {
+      os.write(body);
+    }
   }
 
   private void events(HttpExchange ex) throws IOException {

@@ -96,6 +96,11 @@ final class JkubeletProcess implements AutoCloseable {
     return this;
   }
 
+  /** The read-only port. */
+  int port() {
+    return port;
+  }
+
   boolean alive() {
     return process != null && process.isAlive();
   }

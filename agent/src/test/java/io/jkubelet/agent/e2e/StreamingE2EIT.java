@@ -41,9 +41,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(300)
-@org.junit.jupiter.api.Disabled(
-    "needs the kubelet HTTPS server (branch api) to mount StreamingRoutes.forNode; enable then."
-        + " StreamingKubectlApiTest covers the same through the API server meanwhile")
 class StreamingE2EIT {
   private static final Duration WAIT = Duration.ofSeconds(90);
 

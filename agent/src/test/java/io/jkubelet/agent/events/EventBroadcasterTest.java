@@ -178,4 +178,17 @@ class EventBroadcasterTest {
     assertTimeoutPreemptively(Duration.ofSeconds(5), () -> broadcaster.stop());
     assertThat(broadcaster.healthy().ok()).isFalse();
   }
+
+  @Test
+  void everyEventHandedToTheBroadcasterIsCountedByTypeAndReason() {
+    broadcaster = new EventBroadcaster(2);
+    broadcaster.addWatcher("slow", e -> {}); // not started: its queue fills and drops
+    broadcaster.action(event("Pulled"));
+    broadcaster.action(event("Pulled"));
+    broadcaster.action(event("Started"));
+
+    assertThat(broadcaster.recorded())
+        .isEqualTo(Map.of("Normal", Map.of("Pulled", 2L, "Started", 1L)));
+    assertThat(broadcaster.dropped().get("slow")).isNotEmpty(); // dropped, and still recorded
+  }
 }

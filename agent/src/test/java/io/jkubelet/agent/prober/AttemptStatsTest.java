@@ -25,4 +25,16 @@ class AttemptStatsTest {
             new ProbeWorker.Stats(
                 key, Duration.ofSeconds(10), 4, Duration.ofSeconds(10), Duration.ofSeconds(13), 1));
   }
+
+  @Test
+  void attemptsAreCountedByResult() {
+    AttemptStats stats = new AttemptStats(Duration.ofSeconds(10));
+    ProbeWorker.Key key = new ProbeWorker.Key("u", "c", ProbeType.READINESS);
+    stats.concluded(ProbeResult.SUCCESS);
+    stats.concluded(ProbeResult.SUCCESS);
+    stats.concluded(ProbeResult.FAILURE);
+    stats.concluded(ProbeResult.UNKNOWN);
+
+    assertThat(stats.results(key)).isEqualTo(new ProbeWorker.ResultCounts(key, 2, 1, 1));
+  }
 }

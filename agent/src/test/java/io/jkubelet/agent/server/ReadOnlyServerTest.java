@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -65,5 +66,38 @@ class ReadOnlyServerTest {
     assertThat(list.getKind()).isEqualTo("PodList");
     assertThat(list.getItems()).extracting(p -> p.getMetadata().getUid()).containsExactly("u1");
     assertThat(get("/nope").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void servedDocumentsAnswerGetOnTheirExactPathOnly() throws Exception {
+    checks.put("syncloop", () -> Health.OK);
+    server =
+        new ReadOnlyServer("127.0.0.1", 0, List::of, checks)
+            .serve(
+                "/metrics",
+                new ReadOnlyServer.Resource(
+                    "text/plain; version=0.0.4", () -> "up 1\n".getBytes(StandardCharsets.UTF_8)))
+            .serve(
+                "/stats/summary",
+                new ReadOnlyServer.Resource(
+                    "application/json",
+                    () -> {
+                      throw new IllegalStateException("no cgroups");
+                    }));
+    server.start();
+
+    HttpResponse<String> r = get("/metrics");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type")).hasValue("text/plain; version=0.0.4");
+    assertThat(r.body()).isEqualTo("up 1\n");
+    assertThat(get("/metrics/other").statusCode()).isEqualTo(404);
+    assertThat(get("/stats/summary").statusCode()).isEqualTo(500);
+    HttpResponse<String> post =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/metrics"))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(post.statusCode()).isEqualTo(405);
   }
 }

@@ -142,6 +142,21 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     }
   }
 
+  /**
+   * The engine's root directory ({@code DockerRootDir}: images, layers, container files), for the
+   * image file system's stats; empty when the engine does not answer.
+   */
+  public java.util.Optional<java.nio.file.Path> rootDir() {
+    try {
+      String dir = clients.api().infoCmd().exec().getDockerRootDir();
+      return dir == null || dir.isEmpty()
+          ? java.util.Optional.empty()
+          : java.util.Optional.of(java.nio.file.Path.of(dir));
+    } catch (RuntimeException e) {
+      return java.util.Optional.empty();
+    }
+  }
+
   @Override
   public List<ContainerSummary> listContainers() {
     return inspector.listContainers(scope);

@@ -1,0 +1,178 @@
+package io.jkubelet.agent.metrics;
+
+import io.prometheus.metrics.config.EscapingScheme;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Gauge;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The kubelet's metrics and the registries that serve them, as upstream's {@code
+ * pkg/kubelet/metrics} (v1.20): same names, labels and buckets. One instance per agent (no global
+ * registry), so tests and several agents in one JVM never share series.
+ *
+ * <ul>
+ *   <li>{@link Endpoint#METRICS}: the kubelet's own metrics, {@code rest_client_requests_total},
+ *       and jkubelet's counters (events, status writes, probe attempts) from collectors;
+ *   <li>{@link Endpoint#PROBES}: {@code prober_probe_total};
+ *   <li>{@link Endpoint#RESOURCE}: node, pod and container CPU and memory, as metrics-server reads
+ *       them.
+ * </ul>
+ *
+ * <p>Thread-safe: the client library's metrics are, and collectors run on the scraping thread.
+ */
+public final class KubeletMetrics {
+  /** The text format's content type: {@code text/plain; version=0.0.4; charset=utf-8}. */
+  public static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
+
+  /** component-base's {@code DefBuckets} (the Prometheus Go client's). */
+  static final double[] DEF_BUCKETS = {.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10};
+
+  /** The path each registry is served on. */
+  public enum Endpoint {
+    METRICS("/metrics"),
+    PROBES("/metrics/probes"),
+    RESOURCE("/metrics/resource");
+
+    private final String path;
+
+    Endpoint(String path) {
+      this.path = path;
+    }
+
+    public String path() {
+      return path;
+    }
+  }
+
+  private final PrometheusRegistry main = new PrometheusRegistry();
+  private final PrometheusRegistry probes = new PrometheusRegistry();
+  private final PrometheusRegistry resource = new PrometheusRegistry();
+  private final PrometheusTextFormatWriter writer =
+      PrometheusTextFormatWriter.builder().setTimestampsInMs(true).build();
+
+  final Counter runtimeOperations;
+  final Counter runtimeErrors;
+  final Histogram runtimeDuration;
+  final Histogram podWorkerDuration;
+  final Histogram podStartDuration;
+  final Histogram plegRelistDuration;
+  final Gauge runningPods;
+  final Gauge runningContainers;
+  final Counter restClientRequests;
+
+  /** The metrics of the agent of node {@code nodeName}. */
+  public KubeletMetrics(String nodeName) {
+    Gauge.builder()
+        .name("kubelet_node_name")
+        .help("The node's name. The count is always 1.")
+        .labelNames("node")
+        .register(main)
+        .labelValues(nodeName)
+        .set(1);
+    runtimeOperations =
+        Counter.builder()
+            .name("kubelet_runtime_operations_total")
+            .help("Cumulative number of runtime operations by operation type.")
+            .labelNames("operation_type")
+            .register(main);
+    runtimeErrors =
+        Counter.builder()
+            .name("kubelet_runtime_operations_errors_total")
+            .help("Cumulative number of runtime operation errors by operation type.")
+            .labelNames("operation_type")
+            .register(main);
+    runtimeDuration =
+        histogram(
+                "kubelet_runtime_operations_duration_seconds",
+                "Duration in seconds of runtime operations. Broken down by operation type.")
+            .classicExponentialUpperBounds(.005, 2.5, 14)
+            .labelNames("operation_type")
+            .register(main);
+    podWorkerDuration =
+        histogram(
+                "kubelet_pod_worker_duration_seconds",
+                "Duration in seconds to sync a single pod. Broken down by operation type: create,"
+                    + " update, or sync")
+            .classicUpperBounds(DEF_BUCKETS)
+            .labelNames("operation_type")
+            .register(main);
+    podStartDuration =
+        histogram(
+                "kubelet_pod_start_duration_seconds",
+                "Duration in seconds for a single pod to go from pending to running.")
+            .classicUpperBounds(DEF_BUCKETS)
+            .register(main);
+    plegRelistDuration =
+        histogram(
+                "kubelet_pleg_relist_duration_seconds",
+                "Duration in seconds for relisting pods in PLEG.")
+            .classicUpperBounds(DEF_BUCKETS)
+            .register(main);
+    runningPods =
+        Gauge.builder()
+            .name("kubelet_running_pods")
+            .help("Number of pods currently running")
+            .register(main);
+    runningContainers =
+        Gauge.builder()
+            .name("kubelet_running_containers")
+            .help("Number of containers currently running")
+            .labelNames("container_state")
+            .register(main);
+    restClientRequests =
+        Counter.builder()
+            .name("rest_client_requests_total")
+            .help("Number of HTTP requests, partitioned by status code, method, and host.")
+            .labelNames("code", "method", "host")
+            .register(main);
+  }
+
+  private static Histogram.Builder histogram(String name, String help) {
+    return Histogram.builder().name(name).help(help).classicOnly();
+  }
+
+  /** Adds a collector to {@code /metrics}, read at every scrape. */
+  public void register(MultiCollector collector) {
+    main.register(collector);
+  }
+
+  /** Adds a collector to {@code /metrics/probes}. */
+  public void registerProbes(MultiCollector collector) {
+    probes.register(collector);
+  }
+
+  /** Adds a collector to {@code /metrics/resource}. */
+  public void registerResource(MultiCollector collector) {
+    resource.register(collector);
+  }
+
+  /** One scrape of an endpoint, in the text format ({@link #CONTENT_TYPE}). */
+  public byte[] scrape(Endpoint endpoint) {
+    PrometheusRegistry registry =
+        switch (endpoint) {
+          case METRICS -> main;
+          case PROBES -> probes;
+          case RESOURCE -> resource;
+        };
+    ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
+    try {
+      writer.write(out, registry.scrape(), EscapingScheme.UNDERSCORE_ESCAPING);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
+    return out.toByteArray();
+  }
+
+  /** Seconds from {@code start} to {@code end}, never negative (a clock stepped back). */
+  static double seconds(Instant start, Instant end) {
+    return Math.max(0, Duration.between(start, end).toNanos() / 1e9);
+  }
+}

@@ -1,0 +1,183 @@
+package io.jkubelet.agent.stats;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reads CPU and memory usage from cgroup files under a cgroup root (normally {@code
+ * /sys/fs/cgroup}), v1 or v2 as detected there: v2 when the root has {@code cgroup.controllers}.
+ *
+ * <p>A container's cgroup is found by its id where Docker puts it: {@code docker/<id>} with the
+ * cgroupfs driver, {@code system.slice/docker-<id>.scope} with the systemd driver (under each v1
+ * controller, or directly under the v2 root). A custom {@code --cgroup-parent} of the engine is not
+ * searched. Found paths are remembered by id.
+ *
+ * <p>Working set, as cAdvisor computes it: usage minus inactive file pages, never negative.
+ *
+ * <p>Thread-safe: the path cache is a concurrent map; every read goes to the files.
+ */
+final class Cgroups {
+  enum Version {
+    V1,
+    V2
+  }
+
+  /**
+   * One cgroup's usage.
+   *
+   * @param cpuNanos cumulative CPU time
+   * @param rss anonymous memory (v1 {@code total_rss}, v2 {@code anon})
+   */
+  record Usage(
+      long cpuNanos,
+      long memoryUsage,
+      long workingSet,
+      long rss,
+      long pageFaults,
+      long majorPageFaults) {}
+
+  private static final List<String> LAYOUTS = List.of("docker/%s", "system.slice/docker-%s.scope");
+
+  private final Path root;
+  private final Version version;
+  private final Map<String, String> relByContainer = new ConcurrentHashMap<>();
+
+  Cgroups(Path root) {
+    this.root = root;
+    this.version = Files.exists(root.resolve("cgroup.controllers")) ? Version.V2 : Version.V1;
+  }
+
+  Version version() {
+    return version;
+  }
+
+  /** The container's usage; empty when its cgroup is not found (it is gone, or elsewhere). */
+  Optional<Usage> container(String id) {
+    return relative(id).flatMap(this::read);
+  }
+
+  /** The pids of the container's cgroup, as {@code cgroup.procs} lists them. */
+  List<Long> pids(String id) {
+    Optional<String> rel = relative(id);
+    if (rel.isEmpty()) {
+      return List.of();
+    }
+    Path dir =
+        version == Version.V2 ? root.resolve(rel.get()) : root.resolve("memory").resolve(rel.get());
+    try {
+      return Files.readAllLines(dir.resolve("cgroup.procs")).stream()
+          .map(String::trim)
+          .filter(s -> !s.isEmpty())
+          .map(Long::parseLong)
+          .toList();
+    } catch (IOException | NumberFormatException e) {
+      return List.of();
+    }
+  }
+
+  /**
+   * The root cgroup's usage, where the root has the files: v1 always; v2 only CPU ({@code
+   * cpu.stat}), as the v2 root has no {@code memory.current}.
+   */
+  Optional<Usage> root() {
+    return read("");
+  }
+
+  private Optional<String> relative(String id) {
+    String known = relByContainer.get(id);
+    if (known != null) {
+      if (Files.isDirectory(cpuDir(known))) {
+        return Optional.of(known);
+      }
+      relByContainer.remove(id);
+    }
+    for (String layout : LAYOUTS) {
+      String rel = String.format(layout, id);
+      if (Files.isDirectory(cpuDir(rel))) {
+        relByContainer.put(id, rel);
+        return Optional.of(rel);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Forgets the paths of containers not in {@code live}. */
+  void retain(java.util.Set<String> live) {
+    relByContainer.keySet().retainAll(live);
+  }
+
+  private Path cpuDir(String rel) {
+    return version == Version.V2 ? root.resolve(rel) : root.resolve("cpuacct").resolve(rel);
+  }
+
+  private Optional<Usage> read(String rel) {
+    try {
+      return Optional.of(version == Version.V2 ? readV2(root.resolve(rel)) : readV1(rel));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty(); // gone between listing and reading, or not a cgroup
+    }
+  }
+
+  private Usage readV1(String rel) throws IOException {
+    long cpu = number(root.resolve("cpuacct").resolve(rel).resolve("cpuacct.usage"));
+    Path mem = root.resolve("memory").resolve(rel);
+    long usage = number(mem.resolve("memory.usage_in_bytes"));
+    Map<String, Long> stat = keyValues(mem.resolve("memory.stat"));
+    long inactive = pick(stat, "total_inactive_file", "inactive_file");
+    return new Usage(
+        cpu,
+        usage,
+        Math.max(0, usage - inactive),
+        pick(stat, "total_rss", "rss"),
+        pick(stat, "total_pgfault", "pgfault"),
+        pick(stat, "total_pgmajfault", "pgmajfault"));
+  }
+
+  private static Usage readV2(Path dir) throws IOException {
+    long cpu = keyValues(dir.resolve("cpu.stat")).getOrDefault("usage_usec", 0L) * 1000;
+    Path current = dir.resolve("memory.current");
+    if (!Files.exists(current)) {
+      return new Usage(cpu, -1, -1, -1, -1, -1); // the v2 root: memory comes from /proc/meminfo
+    }
+    long usage = number(current);
+    Map<String, Long> stat = keyValues(dir.resolve("memory.stat"));
+    return new Usage(
+        cpu,
+        usage,
+        Math.max(0, usage - stat.getOrDefault("inactive_file", 0L)),
+        stat.getOrDefault("anon", 0L),
+        stat.getOrDefault("pgfault", 0L),
+        stat.getOrDefault("pgmajfault", 0L));
+  }
+
+  private static long pick(Map<String, Long> stat, String first, String second) {
+    Long v = stat.get(first);
+    return v != null ? v : stat.getOrDefault(second, 0L);
+  }
+
+  static long number(Path file) throws IOException {
+    return Long.parseLong(Files.readString(file).trim());
+  }
+
+  /** "key value" lines, as memory.stat and cpu.stat; lines that do not parse are skipped. */
+  static Map<String, Long> keyValues(Path file) throws IOException {
+    Map<String, Long> out = new HashMap<>();
+    for (String line : Files.readAllLines(file)) {
+      int space = line.indexOf(' ');
+      if (space > 0) {
+        try {
+          out.put(line.substring(0, space), Long.parseLong(line.substring(space + 1).trim()));
+        } catch (NumberFormatException e) {
+          // not a counter
+        }
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,55 @@
+package io.jkubelet.agent.stats;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Where the summary reads from.
+ *
+ * @param nodeName the node's name, as the summary reports it
+ * @param memoryCapacityBytes the node's memory, for {@code availableBytes}
+ * @param rootDir jkubelet's root directory: its file system is the node's {@code fs}
+ * @param imageFsDir the engine's root directory (images and container layers): its file system is
+ *     {@code runtime.imageFs}; null to use the root directory's
+ * @param cgroupRoot where the cgroup hierarchy is mounted
+ * @param procRoot where proc is mounted
+ * @param ttl how long a computed summary is served again: scrapes that come together share one
+ *     reading of the files
+ */
+public record StatsOptions(
+    String nodeName,
+    long memoryCapacityBytes,
+    Path rootDir,
+    Path imageFsDir,
+    Path cgroupRoot,
+    Path procRoot,
+    Duration ttl) {
+
+  /** The default TTL: shorter than any scrape interval worth having. */
+  public static final Duration DEFAULT_TTL = Duration.ofSeconds(1);
+
+  public StatsOptions {
+    Objects.requireNonNull(nodeName, "nodeName");
+    Objects.requireNonNull(rootDir, "rootDir");
+    Objects.requireNonNull(cgroupRoot, "cgroupRoot");
+    Objects.requireNonNull(procRoot, "procRoot");
+    Objects.requireNonNull(ttl, "ttl");
+    if (memoryCapacityBytes < 0 || ttl.isNegative()) {
+      throw new IllegalArgumentException("negative memory capacity or TTL");
+    }
+  }
+
+  /** This host's: cgroups at {@code /sys/fs/cgroup}, proc at {@code /proc}, the default TTL. */
+  public static StatsOptions host(
+      String nodeName, long memoryCapacityBytes, Path rootDir, Path imageFsDir) {
+    return new StatsOptions(
+        nodeName,
+        memoryCapacityBytes,
+        rootDir,
+        imageFsDir,
+        Path.of("/sys/fs/cgroup"),
+        Path.of("/proc"),
+        DEFAULT_TTL);
+  }
+}

@@ -1,0 +1,96 @@
+package io.jkubelet.agent.stats;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
+
+/**
+ * The summary API's answer, as upstream's {@code pkg/kubelet/apis/stats/v1alpha1/types.go} (v1.20):
+ * the same field names, so that metrics-server and {@code kubectl top} read it unchanged. Times are
+ * RFC 3339 strings; absent values are null and left out of the JSON.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Summary(NodeStats node, List<PodStats> pods) {
+
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record NodeStats(
+      String nodeName,
+      List<ContainerStats> systemContainers,
+      String startTime,
+      CpuStats cpu,
+      MemoryStats memory,
+      NetworkStats network,
+      FsStats fs,
+      RuntimeStats runtime,
+      RlimitStats rlimit) {}
+
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record PodStats(
+      PodReference podRef,
+      String startTime,
+      List<ContainerStats> containers,
+      CpuStats cpu,
+      MemoryStats memory,
+      NetworkStats network,
+      List<FsStats> volume,
+      @JsonProperty("ephemeral-storage") FsStats ephemeralStorage,
+      @JsonProperty("process_stats") ProcessStats processStats) {}
+
+  public record PodReference(String name, String namespace, String uid) {}
+
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record ContainerStats(
+      String name,
+      String startTime,
+      CpuStats cpu,
+      MemoryStats memory,
+      FsStats rootfs,
+      FsStats logs) {}
+
+  /**
+   * @param usageNanoCores the rate over the interval since the previous sample; null on the first
+   * @param usageCoreNanoSeconds cumulative CPU time
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record CpuStats(String time, Long usageNanoCores, Long usageCoreNanoSeconds) {}
+
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record MemoryStats(
+      String time,
+      Long availableBytes,
+      Long usageBytes,
+      Long workingSetBytes,
+      Long rssBytes,
+      Long pageFaults,
+      Long majorPageFaults) {}
+
+  /** The default interface's figures inline (as Go's embedded struct), and every interface's. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record NetworkStats(
+      String time,
+      String name,
+      Long rxBytes,
+      Long rxErrors,
+      Long txBytes,
+      Long txErrors,
+      List<InterfaceStats> interfaces) {}
+
+  public record InterfaceStats(
+      String name, Long rxBytes, Long rxErrors, Long txBytes, Long txErrors) {}
+
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record FsStats(
+      String time,
+      Long availableBytes,
+      Long capacityBytes,
+      Long usedBytes,
+      Long inodesFree,
+      Long inodes,
+      Long inodesUsed) {}
+
+  public record RuntimeStats(FsStats imageFs) {}
+
+  public record RlimitStats(String time, Long maxpid, Long curproc) {}
+
+  public record ProcessStats(@JsonProperty("process_count") Long processCount) {}
+}

@@ -1,0 +1,44 @@
+package io.jkubelet.agent.stats;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jkubelet.agent.runtime.PodStatus;
+import java.time.Clock;
+import java.util.Collection;
+import java.util.function.Supplier;
+
+/**
+ * The node's resource usage for {@code /stats/summary} and {@code /metrics/resource}, as upstream's
+ * {@code stats.SummaryProvider}.
+ */
+public interface SummaryProvider {
+  /** The summary now, or one computed at most the options' TTL ago. Never throws for bad files. */
+  Summary summary();
+
+  /**
+   * Reads cgroups and proc as the options say.
+   *
+   * @param pods the runtime's view of each pod (the PLEG's cache): which sandboxes and containers
+   *     run, with their ids and start times
+   */
+  static SummaryProvider create(
+      StatsOptions options, Supplier<Collection<PodStatus>> pods, Clock clock) {
+    return new CgroupSummaryProvider(options, pods, clock);
+  }
+
+  /** The summary as upstream's JSON. */
+  static byte[] json(Summary summary) {
+    try {
+      return Json.MAPPER.writeValueAsBytes(summary);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write the summary as JSON", e);
+    }
+  }
+
+  /** The mapper, made once. */
+  final class Json {
+    static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private Json() {}
+  }
+}

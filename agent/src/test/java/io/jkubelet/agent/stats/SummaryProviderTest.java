@@ -1,0 +1,196 @@
+package io.jkubelet.agent.stats;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jkubelet.agent.runtime.ContainerState;
+import io.jkubelet.agent.runtime.ContainerStatus;
+import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.agent.util.FakeClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class SummaryProviderTest {
+  private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
+  private static final PodRef POD = new PodRef("uid-1", "web", "default");
+  private static final String SANDBOX = "a".repeat(64);
+  private static final String APP = "b".repeat(64);
+  private static final String OLD = "c".repeat(64);
+
+  @TempDir Path dir;
+  private final FakeClock clock = new FakeClock(T0);
+  private final List<PodStatus> pods = new ArrayList<>();
+
+  private SummaryProvider provider(FakeHost host, Duration ttl) {
+    return SummaryProvider.create(
+        new StatsOptions("node-1", 8_000_000_000L, dir, null, host.cgroup, host.proc, ttl),
+        () -> List.copyOf(pods),
+        clock);
+  }
+
+  private static PodStatus pod(boolean sandboxReady) {
+    return new PodStatus(
+        POD,
+        List.of(
+            new SandboxStatus(SANDBOX, 0, sandboxReady, "10.0.0.5", T0.minusSeconds(60), Map.of())),
+        List.of(
+            container(APP, "app", ContainerState.RUNNING, T0.minusSeconds(30)),
+            container(OLD, "app", ContainerState.EXITED, T0.minusSeconds(50))));
+  }
+
+  private static ContainerStatus container(
+      String id, String name, ContainerState state, Instant created) {
+    return new ContainerStatus(
+        id,
+        name,
+        SANDBOX,
+        state,
+        created,
+        created.plusSeconds(1),
+        null,
+        0,
+        "",
+        "",
+        "img",
+        "",
+        "h",
+        0,
+        Map.of());
+  }
+
+  @ParameterizedTest(name = "cgroup v2: {0}")
+  @ValueSource(booleans = {false, true})
+  void podAndContainerUsageComeFromTheirCgroupsAndTheSandboxNetwork(boolean v2) {
+    FakeHost host = new FakeHost(dir, v2);
+    host.container(SANDBOX, 1_000_000_000L, 1_000_000, 0, 4242);
+    host.container(APP, 3_000_000_000L, 50_000_000, 10_000_000, 4343);
+    host.network(4242, 12345, 678);
+    pods.add(pod(true));
+
+    Summary s = provider(host, Duration.ZERO).summary();
+
+    assertThat(s.pods()).hasSize(1);
+    Summary.PodStats p = s.pods().get(0);
+    assertThat(p.podRef()).isEqualTo(new Summary.PodReference("web", "default", "uid-1"));
+    assertThat(p.startTime()).isEqualTo("2025-12-31T23:59:00Z");
+    assertThat(p.containers()).extracting(Summary.ContainerStats::name).containsExactly("app");
+    Summary.ContainerStats c = p.containers().get(0);
+    assertThat(c.cpu().usageCoreNanoSeconds()).isEqualTo(3_000_000_000L);
+    assertThat(c.cpu().usageNanoCores()).isNull(); // no previous sample
+    assertThat(c.memory().usageBytes()).isEqualTo(50_000_000L);
+    assertThat(c.memory().workingSetBytes()).isEqualTo(40_000_000L);
+    assertThat(c.memory().rssBytes()).isEqualTo(100L);
+    assertThat(c.startTime()).isEqualTo("2025-12-31T23:59:31Z");
+    // The pod: the running container and the sandbox together; the exited one not at all.
+    assertThat(p.cpu().usageCoreNanoSeconds()).isEqualTo(4_000_000_000L);
+    assertThat(p.memory().workingSetBytes()).isEqualTo(41_000_000L);
+    assertThat(p.network().name()).isEqualTo("eth0");
+    assertThat(p.network().rxBytes()).isEqualTo(12345L);
+    assertThat(p.network().txBytes()).isEqualTo(678L);
+    assertThat(p.network().interfaces())
+        .extracting(Summary.InterfaceStats::name)
+        .containsExactly("eth0");
+
+    Summary.NodeStats n = s.node();
+    assertThat(n.nodeName()).isEqualTo("node-1");
+    assertThat(n.startTime()).isEqualTo("2023-11-14T22:13:20Z");
+    assertThat(n.cpu().usageCoreNanoSeconds()).isEqualTo(v2 ? 50_000_000_000L : 50_000_000_000L);
+    if (v2) { // no memory in the v2 root: from /proc/meminfo
+      assertThat(n.memory().usageBytes()).isEqualTo(6_000_000L * 1024);
+      assertThat(n.memory().workingSetBytes()).isEqualTo(5_000_000L * 1024);
+    } else {
+      assertThat(n.memory().usageBytes()).isEqualTo(4_000_000_000L);
+      assertThat(n.memory().workingSetBytes()).isEqualTo(3_000_000_000L);
+      assertThat(n.memory().availableBytes()).isEqualTo(5_000_000_000L);
+    }
+    assertThat(n.network().name()).isEqualTo("ens3");
+    assertThat(n.rlimit().maxpid()).isEqualTo(4194304L);
+    assertThat(n.rlimit().curproc()).isEqualTo(345L);
+    assertThat(n.fs().capacityBytes()).isPositive();
+    assertThat(n.runtime().imageFs().capacityBytes()).isEqualTo(n.fs().capacityBytes());
+  }
+
+  @Test
+  void usageNanoCoresIsTheRateSinceThePreviousSample() {
+    FakeHost host = new FakeHost(dir, false);
+    host.container(SANDBOX, 0, 0, 0, 1);
+    host.container(APP, 1_000_000_000L, 0, 0, 2);
+    pods.add(pod(true));
+    SummaryProvider provider = provider(host, Duration.ofSeconds(1));
+    provider.summary();
+
+    clock.step(Duration.ofSeconds(10));
+    host.container(APP, 6_000_000_000L, 0, 0, 2); // 5 s of CPU in 10 s: half a core
+    Summary s = provider.summary();
+
+    assertThat(s.pods().get(0).containers().get(0).cpu().usageNanoCores()).isEqualTo(500_000_000L);
+    assertThat(s.pods().get(0).cpu().usageNanoCores()).isEqualTo(500_000_000L);
+  }
+
+  @Test
+  void aSummaryIsServedAgainWithinItsTtl() {
+    FakeHost host = new FakeHost(dir, false);
+    host.container(SANDBOX, 0, 0, 0, 1);
+    host.container(APP, 1_000_000_000L, 0, 0, 2);
+    pods.add(pod(true));
+    SummaryProvider provider = provider(host, Duration.ofSeconds(1));
+    Summary first = provider.summary();
+
+    host.container(APP, 2_000_000_000L, 0, 0, 2);
+    clock.step(Duration.ofMillis(999));
+    assertThat(provider.summary()).isSameAs(first);
+    clock.step(Duration.ofMillis(1));
+    assertThat(provider.summary().pods().get(0).containers().get(0).cpu().usageCoreNanoSeconds())
+        .isEqualTo(2_000_000_000L);
+  }
+
+  @Test
+  void podsWithNothingRunningAndContainersWithoutACgroupAreReportedAsFarAsKnown() {
+    FakeHost host = new FakeHost(dir, false);
+    pods.add(pod(true)); // no cgroups at all: the containers are gone or elsewhere
+    pods.add(
+        new PodStatus(
+            new PodRef("uid-2", "done", "default"),
+            List.of(new SandboxStatus("d".repeat(64), 0, false, "", T0, Map.of())),
+            List.of(container("e".repeat(64), "x", ContainerState.EXITED, T0))));
+
+    Summary s = provider(host, Duration.ZERO).summary();
+
+    assertThat(s.pods()).extracting(p -> p.podRef().name()).containsExactly("web");
+    Summary.PodStats p = s.pods().get(0);
+    assertThat(p.containers().get(0).cpu()).isNull();
+    assertThat(p.cpu()).isNull();
+    assertThat(p.network()).isNull();
+  }
+
+  @Test
+  void theJsonHasUpstreamsFieldNamesAndLeavesOutWhatIsUnknown() throws Exception {
+    FakeHost host = new FakeHost(dir, false);
+    host.container(SANDBOX, 1, 1, 0, 4242);
+    host.container(APP, 1, 1, 0, 4343);
+    host.network(4242, 1, 2);
+    pods.add(pod(true));
+
+    JsonNode json =
+        new ObjectMapper().readTree(SummaryProvider.json(provider(host, Duration.ZERO).summary()));
+
+    assertThat(json.at("/node/nodeName").asText()).isEqualTo("node-1");
+    assertThat(json.at("/node/runtime/imageFs/capacityBytes").isNumber()).isTrue();
+    assertThat(json.at("/pods/0/podRef/uid").asText()).isEqualTo("uid-1");
+    assertThat(json.at("/pods/0/containers/0/memory/workingSetBytes").asLong()).isEqualTo(1);
+    assertThat(json.at("/pods/0/network/interfaces/0/rxBytes").asLong()).isEqualTo(1);
+    assertThat(json.at("/pods/0/containers/0/cpu").has("usageNanoCores")).isFalse();
+    assertThat(json.at("/pods/0").has("ephemeral-storage")).isFalse();
+  }
+}
