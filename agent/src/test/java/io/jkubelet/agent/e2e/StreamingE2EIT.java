@@ -165,10 +165,26 @@ class StreamingE2EIT {
                     .out()
                     .equals("Running"));
 
-    Kubectl.Result attached =
-        Kubectl.runWithInput("hello\n", "-n", cluster.ns, "attach", "-i", "reader", "-c", "c");
-
-    assertThat(attached.out()).contains("got hello");
+    // stdin stays open until the container has answered: Docker ends an attach's output when its
+    // stdin ends (unless the container has stdinOnce), as under dockershim.
+    Process attach =
+        new ProcessBuilder(
+                Kubectl.env("JKUBELET_TEST_KUBECTL"),
+                "--kubeconfig",
+                Kubectl.kubeconfig().toString(),
+                "-n",
+                cluster.ns,
+                "attach",
+                "-i",
+                "reader",
+                "-c",
+                "c")
+            .redirectErrorStream(true)
+            .start();
+    attach.getOutputStream().write("hello\n".getBytes(UTF_8));
+    attach.getOutputStream().flush();
+    assertThat(attach.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(new String(attach.getInputStream().readAllBytes(), UTF_8)).contains("got hello");
   }
 
   @Test
