@@ -132,6 +132,8 @@ say "starting jkubelet as node $NODE (log: $REPORT/jkubelet.log)"
 setsid "$launcher" run --kubeconfig "$node_kc" --hostname-override "$NODE" --node-ip 127.0.0.1 \
   --pod-manifest-path "$STATE/jkubelet/manifests" --root-dir "$STATE/jkubelet/root" \
   --read-only-port 0 --pod-infra-container-image k8s.gcr.io/pause:3.2 \
+  --client-ca-file "$STATE/pki/ca.crt" --anonymous-auth=false --authentication-token-webhook \
+  --authorization-mode Webhook --cluster-domain cluster.local \
   >"$REPORT/jkubelet.log" 2>&1 </dev/null &
 jkubelet_pid=$!
 kubectl() { "$BIN/kubectl" --kubeconfig "$KC" "$@"; }
