@@ -3,17 +3,12 @@ package io.jkubelet.agent;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.admission.Sysctls;
-import io.jkubelet.agent.dns.PodDns;
-import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.gc.Housekeeping;
 import io.jkubelet.agent.gc.Reclaimed;
-import io.jkubelet.agent.kuberuntime.ImagePuller;
-import io.jkubelet.agent.kuberuntime.NodeContext;
 import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
-import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.SyncLoop;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
@@ -40,8 +35,6 @@ import io.jkubelet.agent.sync.PodSync;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
-import io.jkubelet.agent.volume.Mounter;
-import io.jkubelet.agent.volume.TokenSource;
 import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.WorkQueue;
@@ -160,15 +153,13 @@ public final class Agent implements Lifecycle {
             recorder,
             clock,
             Sysctls.allowing(config.allowedUnsafeSysctls()));
-    Backoff crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
-    Backoff pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
-    VolumeManager volumes = volumeManager();
-    runtimeManager = runtimeManager(crashBackoff, pullBackoff, volumes);
+    RuntimeWiring.Built rt = RuntimeWiring.build(setup, objects(), probes, workerExecutor);
+    runtimeManager = rt.manager();
     workQueue = new WorkQueue(clock);
     // A changed secret or configMap syncs the pods that use it at the next tick.
     objects().onChange(uids -> uids.forEach(uid -> workQueue.enqueue(uid, Duration.ZERO)));
     workers = podWorkers();
-    kubelet = new Kubelet(parts(housekeeping(crashBackoff, pullBackoff, volumes)));
+    kubelet = new Kubelet(parts(housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes())));
     loop = syncLoop();
     server = readOnlyServer(config);
     api = new KubeletApi(setup, new Healthz(healthChecks()), this::podsWithStatus, apiRoutes());
@@ -208,43 +199,6 @@ public final class Agent implements Lifecycle {
         SYNC_TICK,
         HOUSEKEEPING_TICK,
         setup.time().schedulers());
-  }
-
-  private RuntimeManager runtimeManager(
-      Backoff crashBackoff, Backoff pullBackoff, VolumeManager volumes) {
-    var clock = setup.time().clock();
-    var runtime = setup.runtime();
-    return new RuntimeManager(
-        runtime,
-        new ImagePuller(runtime, setup.recorder(), clock, pullBackoff, Duration.ofMinutes(5)),
-        volumes,
-        setup.recorder(),
-        clock,
-        crashBackoff,
-        setup.options().podInfraImage(),
-        setup.options().config().podInfraOomScoreAdj(),
-        () -> setup.host().nodeIp(),
-        objects(),
-        workerExecutor,
-        new HookRunner(runtime::exec, probes::httpClient, setup.time().sleeper()),
-        nodeContext());
-  }
-
-  /** The node's allocatable (all of the machine: nothing is reserved) and root directory. */
-  private NodeContext nodeContext() {
-    var machine = setup.host().machine();
-    var config = setup.options().config();
-    return new NodeContext(
-        new NodeAllocatable(
-            machine.cpus() * 1000L, machine.memoryBytes(), machine.ephemeralStorageBytes()),
-        setup.options().rootDir(),
-        new PodDns(
-            config.clusterDNS(),
-            config.clusterDomain(),
-            config.resolvConf(),
-            () -> setup.host().nodeIp(),
-            setup.options().nodeName(),
-            setup.recorder()));
   }
 
   private PodWorkers podWorkers() {
@@ -345,20 +299,6 @@ public final class Agent implements Lifecycle {
       Thread.currentThread().interrupt();
       log.warn("PodConfig: interrupted while sending {} of {} pods", u.op(), u.pods().size());
     }
-  }
-
-  private VolumeManager volumeManager() {
-    var m = setup.host().machine();
-    return VolumeManager.create(
-        new VolumeManager.Options(
-            setup.options().rootDir(),
-            objects(),
-            setup.cluster() == null ? TokenSource.NONE : TokenSource.api(setup.cluster().client()),
-            Mounter.system(),
-            setup.recorder(),
-            setup.time().clock(),
-            new VolumeManager.Allocatable(
-                m.cpus() * 1000L, m.memoryBytes(), m.ephemeralStorageBytes())));
   }
 
   /** The secrets, configMaps and services of the node's pods; none standalone. */

@@ -3,7 +3,6 @@ package io.jkubelet.agent.cli;
 import io.jkubelet.agent.Agent;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.Setup;
-import io.jkubelet.agent.admission.Sysctls;
 import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
@@ -56,6 +55,8 @@ import picocli.CommandLine.Option;
     })
 public final class RunCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin ServerFlags serverFlags = new ServerFlags();
+
+  @picocli.CommandLine.Mixin PodFlags podFlags = new PodFlags();
 
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
   private static final Pattern NODE_NAME =
@@ -177,37 +178,6 @@ public final class RunCommand implements Callable<Integer> {
       paramLabel = "N",
       description = "The most pods this node runs (default 110).")
   Integer maxPods;
-
-  @Option(
-      names = "--allowed-unsafe-sysctls",
-      paramLabel = "NAME,...",
-      split = ",",
-      description =
-          "Unsafe sysctls (or patterns ending in *) that pods may set, beyond the safe ones"
-              + " (allowedUnsafeSysctls). Each must be namespaced (kernel.shm*, kernel.msg*,"
-              + " kernel.sem, fs.mqueue.*, net.*).")
-  List<String> allowedUnsafeSysctls;
-
-  @Option(
-      names = "--cluster-dns",
-      paramLabel = "IP,...",
-      split = ",",
-      description = "DNS servers for ClusterFirst pods (clusterDNS).")
-  List<String> clusterDns;
-
-  @Option(
-      names = "--cluster-domain",
-      paramLabel = "DOMAIN",
-      description = "The cluster's DNS domain, e.g. cluster.local (clusterDomain).")
-  String clusterDomain;
-
-  @Option(
-      names = "--resolv-conf",
-      paramLabel = "FILE",
-      description =
-          "The resolver file Default pods copy; \"\" gives them none (resolvConf, default"
-              + " /etc/resolv.conf).")
-  String resolvConf;
 
   @Option(
       names = "--node-ip",
@@ -334,20 +304,12 @@ public final class RunCommand implements Callable<Integer> {
         "httpCheckFrequency",
         "--http-check-frequency",
         cfg::httpCheckFrequency);
-    overlay(
-        flagOf,
-        allowedUnsafeSysctls,
-        "allowedUnsafeSysctls",
-        "--allowed-unsafe-sysctls",
-        cfg::allowedUnsafeSysctls);
-    overlay(flagOf, clusterDns, "clusterDNS", "--cluster-dns", cfg::clusterDNS);
-    overlay(flagOf, clusterDomain, "clusterDomain", "--cluster-domain", cfg::clusterDomain);
-    overlay(flagOf, resolvConf, "resolvConf", "--resolv-conf", cfg::resolvConf);
+    podFlags.overlay(cfg, flagOf);
     serverFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
-      sysctls(config);
+      PodFlags.checkSysctls(config);
       ServerFlags.requireClientForWebhooks(config, kubeconfig != null);
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
@@ -370,20 +332,11 @@ public final class RunCommand implements Callable<Integer> {
         serverFlags.certDir == null ? null : serverFlags.certDir.toAbsolutePath());
   }
 
-  /** The allowed sysctls, checked as upstream checks them at start-up. */
-  private static void sysctls(KubeletConfiguration config) {
-    try {
-      Sysctls.allowing(config.allowedUnsafeSysctls());
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException("allowedUnsafeSysctls", e.getMessage());
-    }
-  }
-
   /**
    * Sets a configuration field from its flag when the flag was given, and remembers which flag set
    * it, so a validation error names the flag the user typed.
    */
-  private static <T> void overlay(
+  static <T> void overlay(
       Map<String, String> flagOf, T value, String field, String flag, Consumer<T> set) {
     if (value != null) {
       set.accept(value);

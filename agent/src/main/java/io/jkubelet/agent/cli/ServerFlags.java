@@ -134,34 +134,34 @@ final class ServerFlags {
 
   /** Overlays the given flags on the builder; records which flag set which field. */
   void overlay(KubeletConfiguration.Builder b, Map<String, String> flagOf) {
-    set(flagOf, port, "port", "--port", b::port);
-    set(flagOf, tlsCertFile, "tlsCertFile", "--tls-cert-file", b::tlsCertFile);
-    set(
+    RunCommand.overlay(flagOf, port, "port", "--port", b::port);
+    RunCommand.overlay(flagOf, tlsCertFile, "tlsCertFile", "--tls-cert-file", b::tlsCertFile);
+    RunCommand.overlay(
         flagOf,
         tlsPrivateKeyFile,
         "tlsPrivateKeyFile",
         "--tls-private-key-file",
         b::tlsPrivateKeyFile);
-    set(flagOf, healthzPort, "healthzPort", "--healthz-port", b::healthzPort);
-    set(
+    RunCommand.overlay(flagOf, healthzPort, "healthzPort", "--healthz-port", b::healthzPort);
+    RunCommand.overlay(
         flagOf,
         healthzBindAddress,
         "healthzBindAddress",
         "--healthz-bind-address",
         b::healthzBindAddress);
-    set(
+    RunCommand.overlay(
         flagOf,
         enableDebuggingHandlers,
         "enableDebuggingHandlers",
         "--enable-debugging-handlers",
         b::enableDebuggingHandlers);
-    set(
+    RunCommand.overlay(
         flagOf,
         containerLogMaxSize,
         "containerLogMaxSize",
         "--container-log-max-size",
         b::containerLogMaxSize);
-    set(
+    RunCommand.overlay(
         flagOf,
         containerLogMaxFiles,
         "containerLogMaxFiles",
@@ -210,18 +210,6 @@ final class ServerFlags {
                 z.cacheUnauthorizedTTL(),
                 "authorization.webhook.cacheUnauthorizedTTL",
                 "--authorization-webhook-cache-unauthorized-ttl")));
-  }
-
-  private static <T> void set(
-      Map<String, String> flagOf,
-      T value,
-      String field,
-      String flag,
-      java.util.function.Consumer<T> s) {
-    if (value != null) {
-      s.accept(value);
-      flagOf.put(field, flag);
-    }
   }
 
   private static <T> T pick(

@@ -1,0 +1,88 @@
+package io.jkubelet.agent;
+
+import io.jkubelet.agent.dns.PodDns;
+import io.jkubelet.agent.env.NodeAllocatable;
+import io.jkubelet.agent.kuberuntime.ImagePuller;
+import io.jkubelet.agent.kuberuntime.NodeContext;
+import io.jkubelet.agent.kuberuntime.RuntimeManager;
+import io.jkubelet.agent.lifecycle.HookRunner;
+import io.jkubelet.agent.objects.PodObjects;
+import io.jkubelet.agent.prober.ProbeManager;
+import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.volume.Mounter;
+import io.jkubelet.agent.volume.TokenSource;
+import io.jkubelet.agent.volume.VolumeManager;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * Builds the half of an {@link Agent} that runs pods: the volume manager, and the runtime manager
+ * with its image puller, hooks, DNS and node context; with the crash-loop and image-pull backoffs
+ * that housekeeping forgets for gone pods. Builds only; starts nothing.
+ */
+final class RuntimeWiring {
+  private RuntimeWiring() {}
+
+  /** What was built. */
+  record Built(
+      RuntimeManager manager, VolumeManager volumes, Backoff crashBackoff, Backoff pullBackoff) {}
+
+  static Built build(
+      Setup setup, PodObjects objects, ProbeManager probes, ExecutorService workerExecutor) {
+    var clock = setup.time().clock();
+    var runtime = setup.runtime();
+    Backoff crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
+    Backoff pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
+    VolumeManager volumes = volumeManager(setup, objects);
+    RuntimeManager manager =
+        new RuntimeManager(
+            runtime,
+            new ImagePuller(runtime, setup.recorder(), clock, pullBackoff, Duration.ofMinutes(5)),
+            volumes,
+            setup.recorder(),
+            clock,
+            crashBackoff,
+            setup.options().podInfraImage(),
+            setup.options().config().podInfraOomScoreAdj(),
+            () -> setup.host().nodeIp(),
+            objects,
+            workerExecutor,
+            new HookRunner(runtime::exec, probes::httpClient, setup.time().sleeper()),
+            nodeContext(setup));
+    return new Built(manager, volumes, crashBackoff, pullBackoff);
+  }
+
+  /** The node's allocatable (all of the machine: nothing is reserved), root directory and DNS. */
+  private static NodeContext nodeContext(Setup setup) {
+    var config = setup.options().config();
+    return new NodeContext(
+        allocatable(setup),
+        setup.options().rootDir(),
+        new PodDns(
+            config.clusterDNS(),
+            config.clusterDomain(),
+            config.resolvConf(),
+            () -> setup.host().nodeIp(),
+            setup.options().nodeName(),
+            setup.recorder()));
+  }
+
+  private static NodeAllocatable allocatable(Setup setup) {
+    var m = setup.host().machine();
+    return new NodeAllocatable(m.cpus() * 1000L, m.memoryBytes(), m.ephemeralStorageBytes());
+  }
+
+  private static VolumeManager volumeManager(Setup setup, PodObjects objects) {
+    var a = allocatable(setup);
+    return VolumeManager.create(
+        new VolumeManager.Options(
+            setup.options().rootDir(),
+            objects,
+            setup.cluster() == null ? TokenSource.NONE : TokenSource.api(setup.cluster().client()),
+            Mounter.system(),
+            setup.recorder(),
+            setup.time().clock(),
+            new VolumeManager.Allocatable(
+                a.milliCpu(), a.memoryBytes(), a.ephemeralStorageBytes())));
+  }
+}
