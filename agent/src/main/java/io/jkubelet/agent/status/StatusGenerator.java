@@ -78,8 +78,9 @@ public final class StatusGenerator {
     s.setStartTime(
         previous != null && previous.getStartTime() != null ? previous.getStartTime() : time(now));
     s.setQosClass(QosClass.of(pod));
-    if (!PodPhases.isTerminal(phase)
+    if (!PodPhases.SUCCEEDED.equals(phase)
         && ActiveDeadline.passed(pod, Instant.parse(s.getStartTime()), now)) {
+      // Also once its killed containers have made the pod Failed: the reason stays.
       // As upstream's generateAPIPodStatus when a sync handler asks for an eviction.
       s.setPhase(PodPhases.FAILED);
       s.setReason(ActiveDeadline.REASON);

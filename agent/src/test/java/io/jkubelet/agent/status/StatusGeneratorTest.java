@@ -222,6 +222,14 @@ class StatusGeneratorTest {
     assertThat(late.getReason()).isEqualTo("DeadlineExceeded");
     assertThat(late.getMessage())
         .isEqualTo("Pod was active on the node longer than the specified deadline");
+
+    // Its containers are killed next; the pod stays failed for the same reason.
+    containers.clear();
+    pod.getSpec().setRestartPolicy("Never");
+    container(ContainerState.EXITED, 137, "Error", 0);
+    var killed = generate(late, T0.plusSeconds(7));
+    assertThat(killed.getPhase()).isEqualTo("Failed");
+    assertThat(killed.getReason()).isEqualTo("DeadlineExceeded");
   }
 
   @Test
