@@ -6,18 +6,13 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.dockerjava.api.DockerClient;
-import com.github.dockerjava.api.async.ResultCallback;
-import com.github.dockerjava.api.model.Frame;
 import io.jkubelet.agent.runtime.Labels;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -108,26 +103,7 @@ class VolumesE2EIT {
         TestDocker.withLabels(docker, Map.of(Labels.POD_UID, uid(pod), Labels.CONTAINER_NAME, "c"))
             .get(0)
             .getId();
-    String exec =
-        docker
-            .execCreateCmd(id)
-            .withCmd("sh", "-c", script)
-            .withAttachStdout(true)
-            .withAttachStderr(true)
-            .exec()
-            .getId();
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    docker
-        .execStartCmd(exec)
-        .exec(
-            new ResultCallback.Adapter<Frame>() {
-              @Override
-              public void onNext(Frame f) {
-                out.writeBytes(f.getPayload());
-              }
-            })
-        .awaitCompletion(30, TimeUnit.SECONDS);
-    return out.toString(StandardCharsets.UTF_8).trim();
+    return TestDocker.exec(docker, id, script);
   }
 
   private List<String> eventMessages(String pod, String reason) throws Exception {
