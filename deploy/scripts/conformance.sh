@@ -97,7 +97,14 @@ cleanup() {
     kill -9 "$jkubelet_pid" 2>/dev/null || true
   fi
   remove_node_containers
+  unmount_pod_volumes
   "$scripts/k8s-down.sh" "$STATE"
+}
+# A stopped jkubelet leaves its pods' tmpfs volumes mounted, as upstream's kubelet does; the
+# node is gone with the run, so they go too.
+unmount_pod_volumes() {
+  awk -v root="$STATE/jkubelet/root/" 'index($2, root) == 1 { print $2 }' /proc/mounts |
+    sort -r | while read -r m; do umount "$m" 2>/dev/null || true; done
 }
 remove_node_containers() {
   local ids
@@ -109,6 +116,7 @@ remove_node_containers() {
 "$scripts/k8s-down.sh" "$STATE"
 rm -rf "$STATE/etcd"
 remove_node_containers
+unmount_pod_volumes
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
