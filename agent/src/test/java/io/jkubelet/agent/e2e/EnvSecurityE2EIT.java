@@ -159,7 +159,6 @@ class EnvSecurityE2EIT {
         spec:
           nodeName: %s
           terminationGracePeriodSeconds: 2
-          automountServiceAccountToken: false
           securityContext:
             runAsUser: 1000
             runAsGroup: 3000
@@ -201,7 +200,6 @@ class EnvSecurityE2EIT {
         metadata: {name: nonroot}
         spec:
           nodeName: %s
-          automountServiceAccountToken: false
           securityContext: {runAsNonRoot: true}
           containers:
           - name: app
@@ -216,7 +214,6 @@ class EnvSecurityE2EIT {
         metadata: {name: sysctl}
         spec:
           nodeName: %s
-          automountServiceAccountToken: false
           securityContext: {sysctls: [{name: kernel.sem, value: "250 32000 32 128"}]}
           containers:
           - name: app
@@ -258,7 +255,6 @@ class EnvSecurityE2EIT {
         spec:
           nodeName: %s
           terminationGracePeriodSeconds: 2
-          automountServiceAccountToken: false
           shareProcessNamespace: true
           containers:
           - name: a
@@ -286,7 +282,6 @@ class EnvSecurityE2EIT {
         spec:
           nodeName: %s
           restartPolicy: Never
-          automountServiceAccountToken: false
           securityContext: {runAsUser: 1000}
           containers:
           - name: file

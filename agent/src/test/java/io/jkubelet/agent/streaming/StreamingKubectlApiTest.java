@@ -200,7 +200,6 @@ class StreamingKubectlApiTest {
                     .endMetadata()
                     .withNewSpec()
                     .withNodeName(node)
-                    .withAutomountServiceAccountToken(false)
                     .addNewContainer()
                     .withName("c")
                     .withImage(IMAGE)
