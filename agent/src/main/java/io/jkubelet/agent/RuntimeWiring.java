@@ -73,7 +73,6 @@ final class RuntimeWiring {
   }
 
   private static VolumeManager volumeManager(Setup setup, PodObjects objects) {
-    var a = allocatable(setup);
     return VolumeManager.create(
         new VolumeManager.Options(
             setup.options().rootDir(),
@@ -82,7 +81,6 @@ final class RuntimeWiring {
             Mounter.system(),
             setup.recorder(),
             setup.time().clock(),
-            new VolumeManager.Allocatable(
-                a.milliCpu(), a.memoryBytes(), a.ephemeralStorageBytes())));
+            allocatable(setup)));
   }
 }

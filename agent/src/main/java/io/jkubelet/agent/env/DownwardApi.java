@@ -53,12 +53,15 @@ public final class DownwardApi {
       case "status.podIPs":
         return String.join(",", at.podIps().get());
       default:
-        return metadata(pod, path);
+        return fieldPath(pod, path);
     }
   }
 
-  /** {@code metadata.*} paths, with the {@code labels['k']} and whole-map forms. */
-  private static String metadata(Pod pod, String path) throws EnvException {
+  /**
+   * A {@code metadata.*} path, with the {@code labels['k']} and whole-map forms: upstream's {@code
+   * fieldpath.ExtractFieldPathAsString}, which downward-API volumes use too.
+   */
+  public static String fieldPath(Pod pod, String path) throws EnvException {
     if (path.endsWith("']")) {
       int open = path.indexOf("['");
       if (open > 0) {
@@ -176,21 +179,27 @@ public final class DownwardApi {
     throw new EnvException("container " + name + " not found");
   }
 
-  /** Go's {@code %q} for the printable strings labels and annotations hold. */
+  /** Go's {@code %q} for the strings labels and annotations hold. */
   static String goQuote(String s) {
     StringBuilder b = new StringBuilder("\"");
-    for (char ch : (s == null ? "" : s).toCharArray()) {
-      switch (ch) {
+    String t = s == null ? "" : s;
+    for (int i = 0; i < t.length(); i++) {
+      char c = t.charAt(i);
+      switch (c) {
         case '"' -> b.append("\\\"");
         case '\\' -> b.append("\\\\");
         case '\n' -> b.append("\\n");
         case '\t' -> b.append("\\t");
         case '\r' -> b.append("\\r");
+        case 7 -> b.append("\\a");
+        case '\b' -> b.append("\\b");
+        case '\f' -> b.append("\\f");
+        case 11 -> b.append("\\v");
         default -> {
-          if (ch < 0x20 || ch == 0x7f) {
-            b.append(String.format("\\x%02x", (int) ch));
+          if (c < 0x20 || c == 0x7f) {
+            b.append(String.format("\\x%02x", (int) c));
           } else {
-            b.append(ch);
+            b.append(c);
           }
         }
       }

@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFile;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceFieldSelector;
+import io.jkubelet.agent.env.EnvException;
+import io.jkubelet.agent.env.NodeAllocatable;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
@@ -13,9 +15,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The files of a downward API volume, as upstream's {@code downwardapi.CollectData}: pod metadata
@@ -23,7 +22,6 @@ import java.util.regex.Pattern;
  * falls back to the node's allocatable). Pure functions.
  */
 final class DownwardApi {
-  private static final Pattern SUBSCRIPT = Pattern.compile("^(metadata\\.\\w+)\\['(.*)'\\]$");
 
   private DownwardApi() {}
 
@@ -36,7 +34,7 @@ final class DownwardApi {
 
   /** Every item's file; the errors of all items are aggregated, as upstream. */
   static Map<String, FileProjection> collect(
-      List<DownwardAPIVolumeFile> items, Pod pod, int defaultMode, VolumeManager.Allocatable node)
+      List<DownwardAPIVolumeFile> items, Pod pod, int defaultMode, NodeAllocatable node)
       throws FieldError {
     Map<String, FileProjection> data = new HashMap<>();
     List<String> errors = new ArrayList<>();
@@ -66,68 +64,17 @@ final class DownwardApi {
     return errors.size() == 1 ? errors.get(0) : "[" + String.join(", ", errors) + "]";
   }
 
-  /** upstream's {@code fieldpath.ExtractFieldPathAsString} for the metadata a volume may read. */
+  /** upstream's {@code fieldpath.ExtractFieldPathAsString}, shared with the environment. */
   static String fieldPath(Pod pod, String path) throws FieldError {
-    var meta = pod.getMetadata();
-    Matcher m = SUBSCRIPT.matcher(path);
-    if (m.matches()) {
-      Map<String, String> map =
-          switch (m.group(1)) {
-            case "metadata.annotations" -> meta.getAnnotations();
-            case "metadata.labels" -> meta.getLabels();
-            default ->
-                throw new FieldError("fieldPath \"" + path + "\" does not support subscript");
-          };
-      return map == null ? "" : map.getOrDefault(m.group(2), "");
+    try {
+      return io.jkubelet.agent.env.DownwardApi.fieldPath(pod, path);
+    } catch (EnvException e) {
+      throw new FieldError(e.getMessage());
     }
-    return switch (path) {
-      case "metadata.annotations" -> formatMap(meta.getAnnotations());
-      case "metadata.labels" -> formatMap(meta.getLabels());
-      case "metadata.name" -> nullToEmpty(meta.getName());
-      case "metadata.namespace" -> nullToEmpty(meta.getNamespace());
-      case "metadata.uid" -> nullToEmpty(meta.getUid());
-      default -> throw new FieldError("unsupported fieldPath: " + path);
-    };
-  }
-
-  /** {@code k="v"} lines, sorted by key, values quoted as Go's %q; no newline at the end. */
-  static String formatMap(Map<String, String> map) {
-    if (map == null || map.isEmpty()) {
-      return "";
-    }
-    List<String> lines = new ArrayList<>();
-    new TreeMap<>(map).forEach((k, v) -> lines.add(k + "=" + goQuote(v)));
-    return String.join("\n", lines);
-  }
-
-  static String goQuote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\t' -> b.append("\\t");
-        case '\r' -> b.append("\\r");
-        case 7 -> b.append("\\a");
-        case '\b' -> b.append("\\b");
-        case '\f' -> b.append("\\f");
-        case 11 -> b.append("\\v");
-        default -> {
-          if (c < 0x20 || c == 0x7f) {
-            b.append(String.format("\\x%02x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"').toString();
   }
 
   /** upstream's {@code ExtractResourceValueByContainerNameAndNodeAllocatable}. */
-  static String resource(Pod pod, ResourceFieldSelector sel, VolumeManager.Allocatable node)
+  static String resource(Pod pod, ResourceFieldSelector sel, NodeAllocatable node)
       throws FieldError {
     Container c = container(pod, sel.getContainerName());
     String res = sel.getResource();
@@ -155,8 +102,7 @@ final class DownwardApi {
         .toPlainString();
   }
 
-  private static BigDecimal amount(
-      Container c, boolean limit, String name, VolumeManager.Allocatable node) {
+  private static BigDecimal amount(Container c, boolean limit, String name, NodeAllocatable node) {
     var r = c.getResources();
     Map<String, Quantity> map = r == null ? null : limit ? r.getLimits() : r.getRequests();
     Quantity q = map == null ? null : map.get(name);

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.KeyToPath;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.ServiceAccountTokenProjection;
+import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.objects.PodObjects;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -20,9 +21,9 @@ import java.util.Optional;
 final class Sources {
   private final PodObjects objects;
   private final TokenManager tokens;
-  private final VolumeManager.Allocatable allocatable;
+  private final NodeAllocatable allocatable;
 
-  Sources(PodObjects objects, TokenManager tokens, VolumeManager.Allocatable allocatable) {
+  Sources(PodObjects objects, TokenManager tokens, NodeAllocatable allocatable) {
     this.objects = objects;
     this.tokens = tokens;
     this.allocatable = allocatable;

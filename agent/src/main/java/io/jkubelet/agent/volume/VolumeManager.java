@@ -2,6 +2,7 @@ package io.jkubelet.agent.volume;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.objects.PodObjects;
 import java.io.IOException;
@@ -56,7 +57,7 @@ public interface VolumeManager {
       Mounter mounter,
       EventRecorder recorder,
       Clock clock,
-      Allocatable allocatable) {
+      NodeAllocatable allocatable) {
     public Options {
       Objects.requireNonNull(rootDir, "rootDir");
       Objects.requireNonNull(objects, "objects");
@@ -67,9 +68,6 @@ public interface VolumeManager {
       Objects.requireNonNull(allocatable, "allocatable");
     }
   }
-
-  /** The node's allocatable cpu (millicores), memory and ephemeral storage (bytes). */
-  record Allocatable(long milliCpu, long memoryBytes, long ephemeralStorageBytes) {}
 
   /**
    * Whether the volume is always mounted read-only, whatever the mount says: secret, configMap,

@@ -60,7 +60,7 @@ class RuntimeManagerTest {
                 new FakeMounter(),
                 recorder,
                 clock,
-                new VolumeManager.Allocatable(2000, 1L << 30, 1L << 34))),
+                new NodeAllocatable(2000, 1L << 30, 1L << 34))),
         recorder,
         clock,
         new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFileBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.jkubelet.agent.env.NodeAllocatable;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -16,8 +17,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 class DownwardApiTest {
-  private static final VolumeManager.Allocatable NODE =
-      new VolumeManager.Allocatable(4000, 8L << 30, 100L << 30);
+  private static final NodeAllocatable NODE = new NodeAllocatable(4000, 8L << 30, 100L << 30);
 
   private static Pod pod() {
     return new PodBuilder()

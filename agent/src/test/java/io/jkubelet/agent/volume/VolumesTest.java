@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.objects.FakePodObjects;
 import io.jkubelet.agent.util.FakeClock;
@@ -51,7 +52,7 @@ class VolumesTest {
             mounter,
             recorder,
             clock,
-            new VolumeManager.Allocatable(2000, 1L << 30, 1L << 34)));
+            new NodeAllocatable(2000, 1L << 30, 1L << 34)));
   }
 
   private static Pod pod(Volume... volumes) {
