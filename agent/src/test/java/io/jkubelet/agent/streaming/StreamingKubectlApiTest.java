@@ -101,22 +101,31 @@ class StreamingKubectlApiTest {
         .nodes()
         .resource(new NodeBuilder().withNewMetadata().withName(node).endMetadata().build())
         .create();
-    admin
-        .nodes()
-        .withName(node)
-        .editStatus(
-            n ->
-                new NodeBuilder(n)
-                    .editOrNewStatus()
-                    .addNewAddress()
-                    .withType("InternalIP")
-                    .withAddress("127.0.0.1")
-                    .endAddress()
-                    .withNewDaemonEndpoints()
-                    .withNewKubeletEndpoint(port)
-                    .endDaemonEndpoints()
-                    .endStatus()
-                    .build());
+    // The controller manager writes the new Node too: an edit that loses the race (409) is
+    // made again on the newer object.
+    await()
+        .atMost(WAIT)
+        .ignoreExceptions()
+        .until(
+            () -> {
+              admin
+                  .nodes()
+                  .withName(node)
+                  .editStatus(
+                      n ->
+                          new NodeBuilder(n)
+                              .editOrNewStatus()
+                              .addNewAddress()
+                              .withType("InternalIP")
+                              .withAddress("127.0.0.1")
+                              .endAddress()
+                              .withNewDaemonEndpoints()
+                              .withNewKubeletEndpoint(port)
+                              .endDaemonEndpoints()
+                              .endStatus()
+                              .build());
+              return true;
+            });
     admin
         .namespaces()
         .resource(
