@@ -124,6 +124,10 @@ client_cert "$PKI" front-proxy-client "/CN=front-proxy-client" front-proxy-ca
 client_cert "$PKI" admin "/O=system:masters/CN=admin"
 client_cert "$PKI" controller-manager "/CN=system:kube-controller-manager"
 client_cert "$PKI" scheduler "/CN=system:kube-scheduler"
+# The API server's identity towards kubelets, as kubeadm names it, outside system:masters: the
+# kubelet's Webhook authorization asks the API server about it, and the ClusterRoleBinding made
+# below grants it the bootstrap role system:kubelet-api-admin (nodes/proxy, log, stats, metrics).
+client_cert "$PKI" apiserver-kubelet-client "/CN=kube-apiserver-kubelet-client"
 SERVER=https://127.0.0.1:$API_PORT
 KC=$STATE/admin.kubeconfig
 write_kubeconfig "$KC" "$SERVER" "$PKI" admin
@@ -147,7 +151,7 @@ start apiserver "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_POR
   --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
   --service-account-issuer=https://kubernetes.default.svc --service-cluster-ip-range=10.0.0.0/24 \
   --authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction --allow-privileged=true \
-  --kubelet-client-certificate="$PKI/admin.crt" --kubelet-client-key="$PKI/admin.key" \
+  --kubelet-client-certificate="$PKI/apiserver-kubelet-client.crt" --kubelet-client-key="$PKI/apiserver-kubelet-client.key" \
   --kubelet-preferred-address-types=InternalIP,Hostname \
   --requestheader-client-ca-file="$PKI/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
   --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
@@ -181,6 +185,9 @@ wait_until() {
 }
 apiserver_ready() { kubectl --kubeconfig "$KC" get --raw /readyz >/dev/null 2>&1; }
 wait_until apiserver_ready etcd apiserver
+kubectl --kubeconfig "$KC" create clusterrolebinding kube-apiserver-kubelet-client \
+  --clusterrole=system:kubelet-api-admin --user=kube-apiserver-kubelet-client --dry-run=client -o yaml |
+  kubectl --kubeconfig "$KC" apply -f - >/dev/null
 
 # Started once the API server is ready: the controller manager exits when it cannot yet read the
 # configmaps that the API server's bootstrap RBAC roles let it read.
