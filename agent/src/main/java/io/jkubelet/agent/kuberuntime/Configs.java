@@ -266,31 +266,36 @@ public final class Configs {
     return sub;
   }
 
-  /** cgroup settings from {@code resources}, as dockershim computes them. */
+  /** The CFS period that dockershim sets on every container (the CPUCFSQuotaPeriod default). */
+  static final long CFS_PERIOD_MICROS = 100_000;
+
+  /**
+   * cgroup settings from {@code resources}, as upstream's generateLinuxContainerConfig computes
+   * them: shares from the CPU request (from the limit when only a limit is set, and the minimum of
+   * 2 for neither), a CFS quota from the CPU limit over a 100 ms period, the memory limit as it is.
+   */
   public static ContainerConfig.Resources resources(Container c) {
-    if (c.getResources() == null) {
-      return ContainerConfig.Resources.NONE;
-    }
-    Map<String, Quantity> limits = c.getResources().getLimits();
-    Map<String, Quantity> requests = c.getResources().getRequests();
-    long quota = 0;
-    long period = 0;
-    long shares = 0;
-    long memory = 0;
-    if (limits != null && limits.get("cpu") != null) {
-      long milli = milliCpu(limits.get("cpu"));
-      if (milli > 0) {
-        period = 100_000;
-        quota = Math.max(1000, milli * period / 1000);
-      }
-    }
-    if (requests != null && requests.get("cpu") != null) {
-      shares = Math.max(2, milliCpu(requests.get("cpu")) * 1024 / 1000);
-    }
-    if (limits != null && limits.get("memory") != null) {
-      memory = limits.get("memory").getNumericalAmount().longValue();
-    }
-    return new ContainerConfig.Resources(shares, quota, period, memory);
+    Map<String, Quantity> limits = c.getResources() == null ? null : c.getResources().getLimits();
+    Map<String, Quantity> requests =
+        c.getResources() == null ? null : c.getResources().getRequests();
+    long cpuRequest = milliCpu(requests, "cpu");
+    long cpuLimit = milliCpu(limits, "cpu");
+    long shares = milliCpuToShares(cpuRequest == 0 && cpuLimit != 0 ? cpuLimit : cpuRequest);
+    long quota = cpuLimit == 0 ? 0 : Math.max(1000, cpuLimit * CFS_PERIOD_MICROS / 1000);
+    long memory =
+        limits != null && limits.get("memory") != null
+            ? limits.get("memory").getNumericalAmount().longValue()
+            : 0;
+    return new ContainerConfig.Resources(shares, quota, CFS_PERIOD_MICROS, memory);
+  }
+
+  /** upstream's MilliCPUToShares: 1024 per core, never under the kernel's minimum of 2. */
+  static long milliCpuToShares(long milliCpu) {
+    return Math.max(2, milliCpu * 1024 / 1000);
+  }
+
+  private static long milliCpu(Map<String, Quantity> list, String name) {
+    return list == null || list.get(name) == null ? 0 : milliCpu(list.get(name));
   }
 
   static long milliCpu(Quantity q) {

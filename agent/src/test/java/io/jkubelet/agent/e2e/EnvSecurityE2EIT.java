@@ -191,6 +191,48 @@ class EnvSecurityE2EIT {
   }
 
   @Test
+  void cpuSharesFromRequestsAndQuotaFromLimitsInTheContainersCgroup() throws Exception {
+    Kubectl.apply(
+        ns,
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: cpu}
+        spec:
+          nodeName: %s
+          terminationGracePeriodSeconds: 2
+          containers:
+          - name: burstable
+            %s
+            resources:
+              requests: {cpu: 250m, memory: 32Mi}
+              limits: {cpu: 500m, memory: 64Mi}
+          - name: besteffort
+            %s
+        """
+            .formatted(node, SLEEPER, SLEEPER));
+    String burstable = awaitRunning("cpu", "burstable");
+    String bestEffort = awaitRunning("cpu", "besteffort");
+    // What the process reads in its own cgroup: cgroup v1's cpu controller, or v2's unified files
+    // (where Docker maps shares to a weight of 1 + (shares - 2) * 9999 / 262142).
+    String script =
+        "if [ -f /sys/fs/cgroup/cpu.max ]; then echo v2 $(cat /sys/fs/cgroup/cpu.weight)"
+            + " $(cat /sys/fs/cgroup/cpu.max) $(cat /sys/fs/cgroup/memory.max);"
+            + " else cd /sys/fs/cgroup; echo v1 $(cat cpu/cpu.shares) $(cat cpu/cpu.cfs_quota_us)"
+            + " $(cat cpu/cpu.cfs_period_us) $(cat memory/memory.limit_in_bytes); fi";
+    String seen = exec(burstable, script);
+    String idle = exec(bestEffort, script);
+    if (seen.startsWith("v2")) {
+      assertThat(seen)
+          .isEqualTo("v2 " + (1 + (256 - 2) * 9999 / 262142) + " 50000 100000 67108864");
+      assertThat(idle).startsWith("v2 1 max 100000");
+    } else {
+      assertThat(seen).isEqualTo("v1 256 50000 100000 67108864");
+      assertThat(idle).startsWith("v1 2 -1 100000");
+    }
+  }
+
+  @Test
   void runAsNonRootOnARootImageIsRefusedAndAForbiddenSysctlRejectsThePod() throws Exception {
     Kubectl.apply(
         ns,
