@@ -32,33 +32,18 @@ public final class HostsFile {
    * @param nodeHosts the node's hosts file, for host-network pods
    */
   public static Path ensure(
-      Path podDir,
-      Pod pod,
-      List<String> podIps,
-      String hostname,
-      String clusterDomain,
-      Path nodeHosts)
+      Path podDir, Pod pod, List<String> podIps, PodHostname name, Path nodeHosts)
       throws IOException {
     String content =
         Boolean.TRUE.equals(pod.getSpec().getHostNetwork())
             ? HEADER_HOST_NETWORK
                 + Files.readString(nodeHosts)
                 + aliases(pod.getSpec().getHostAliases())
-            : managed(
-                podIps, hostname, hostDomain(pod, clusterDomain), pod.getSpec().getHostAliases());
+            : managed(podIps, name.hostname(), name.domain(), pod.getSpec().getHostAliases());
     Path file = podDir.resolve("etc-hosts");
     Files.createDirectories(podDir);
     Files.writeString(file, content);
     return file;
-  }
-
-  /** {@code <subdomain>.<ns>.svc.<clusterDomain>}, or "" without a subdomain. */
-  static String hostDomain(Pod pod, String clusterDomain) {
-    String sub = pod.getSpec().getSubdomain();
-    if (sub == null || sub.isEmpty()) {
-      return "";
-    }
-    return sub + "." + pod.getMetadata().getNamespace() + ".svc." + clusterDomain;
   }
 
   static String managed(

@@ -29,8 +29,13 @@ public final class Configs {
         pod.getMetadata().getUid(), pod.getMetadata().getName(), pod.getMetadata().getNamespace());
   }
 
+  /**
+   * The sandbox of {@code pod}.
+   *
+   * @param hostname the kernel hostname of the pod's containers (ignored for host networking)
+   */
   public static SandboxConfig sandbox(
-      Pod pod, int attempt, String image, int oomScoreAdj, SandboxConfig.Dns dns) {
+      Pod pod, int attempt, String image, int oomScoreAdj, SandboxConfig.Dns dns, String hostname) {
     PodRef ref = ref(pod);
     boolean hostNetwork = Boolean.TRUE.equals(pod.getSpec().getHostNetwork());
     Map<String, String> labels = new LinkedHashMap<>();
@@ -56,12 +61,11 @@ public final class Configs {
         }
       }
     }
-    String hostname = hostNetwork ? "" : hostname(pod);
     return new SandboxConfig(
         ref,
         attempt,
         image,
-        hostname,
+        hostNetwork ? "" : hostname,
         hostNetwork,
         ports,
         oomScoreAdj,
@@ -69,18 +73,6 @@ public final class Configs {
         0,
         SecurityContexts.sandbox(pod),
         dns);
-  }
-
-  /** The pod's hostname: {@code hostname} or its name, cut to 63 characters as upstream. */
-  static String hostname(Pod pod) {
-    String hostname =
-        pod.getSpec().getHostname() != null && !pod.getSpec().getHostname().isEmpty()
-            ? pod.getSpec().getHostname()
-            : pod.getMetadata().getName();
-    if (hostname.length() > 63) {
-      hostname = hostname.substring(0, 63).replaceAll("[-.]+$", "");
-    }
-    return hostname;
   }
 
   /** The config of one container with the runtime's default security and no termination log. */

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.dns.HostsFile;
+import io.jkubelet.agent.dns.PodHostname;
 import io.jkubelet.agent.env.DownwardApi;
 import io.jkubelet.agent.env.EnvException;
 import io.jkubelet.agent.env.EnvResolver;
@@ -233,11 +234,10 @@ final class ContainerStarter {
                 node.podDir(pod.getMetadata().getUid()),
                 pod,
                 List.of(ip),
-                Configs.hostname(pod),
-                node.dns().clusterDomain(),
+                PodHostname.of(pod, node.dns().clusterDomain()),
                 Path.of(HostsFile.CONTAINER_PATH));
         mounts.add(new ContainerConfig.Mount(hosts.toString(), HostsFile.CONTAINER_PATH, false));
-      } catch (java.io.IOException e) {
+      } catch (java.io.IOException | IllegalArgumentException e) {
         throw new StartException(
             WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,
             "cannot write the pod's hosts file: " + e.getMessage());

@@ -2,6 +2,7 @@ package io.jkubelet.agent.kuberuntime;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.dns.PodHostname;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
@@ -231,10 +232,11 @@ public final class RuntimeManager {
       if (!images.present(infraImage)) {
         runtime.pullImage(infraImage, Duration.ofMinutes(2));
       }
+      String hostname = PodHostname.of(pod, node.dns().clusterDomain()).kernelHostname(pod);
       return runtime.runPodSandbox(
-          Configs.sandbox(pod, attempt, infraImage, oomScoreAdj, node.dns().forPod(pod)));
-    } catch (RuntimeError e) {
-      if (e.kind() == RuntimeError.Kind.NOT_FOUND) {
+          Configs.sandbox(pod, attempt, infraImage, oomScoreAdj, node.dns().forPod(pod), hostname));
+    } catch (RuntimeError | IllegalArgumentException e) {
+      if (e instanceof RuntimeError r && r.kind() == RuntimeError.Kind.NOT_FOUND) {
         images.forget(infraImage);
       }
       recorder.eventf(

@@ -143,7 +143,9 @@ class PodDnsTest {
     Path nodeHosts = tmp.resolve("hosts");
     Files.writeString(nodeHosts, "127.0.0.1 localhost\n");
     Pod p = pod("  hostNetwork: true\n  hostAliases: [{ip: 1.2.3.4, hostnames: [foo]}]\n");
-    Path file = HostsFile.ensure(tmp.resolve("pod"), p, List.of("10.1.1.1"), "p", "", nodeHosts);
+    Path file =
+        HostsFile.ensure(
+            tmp.resolve("pod"), p, List.of("10.1.1.1"), new PodHostname("p", ""), nodeHosts);
     assertThat(Files.readString(file))
         .isEqualTo(
             "# Kubernetes-managed hosts file (host network).\n127.0.0.1 localhost\n"

@@ -72,6 +72,26 @@ class DnsHostsE2EIT {
   }
 
   @Test
+  void setHostnameAsFqdnMakesTheKernelsHostnameTheFqdn() throws Exception {
+    Kubectl.apply(
+        cluster.ns,
+        Kubectl.boundPod(
+                "fq",
+                cluster.node,
+                """
+                  - name: app
+                    %s
+                """
+                    .formatted(SLEEPER))
+            .replace(
+                "  containers:",
+                "  hostname: fq\n  subdomain: web\n  setHostnameAsFQDN: true\n  containers:"));
+    String id = awaitRunning("fq");
+    assertThat(TestDocker.exec(docker, id, "hostname"))
+        .isEqualTo("fq.web." + cluster.ns + ".svc.cluster.local");
+  }
+
+  @Test
   void aNonePodGetsExactlyItsDnsConfig() throws Exception {
     Kubectl.apply(
         cluster.ns,

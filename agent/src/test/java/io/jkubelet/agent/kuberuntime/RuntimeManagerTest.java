@@ -316,6 +316,29 @@ class RuntimeManagerTest {
   }
 
   @Test
+  void anFqdnHostnameTooLongForTheKernelIsAFailedSandboxAndNothingRuns() {
+    Pod pod = podWithGrace(30);
+    pod.getSpec().setHostname("h".repeat(40));
+    pod.getSpec().setSubdomain("sub");
+    pod.getSpec().setSetHostnameAsFQDN(true);
+    runtime.clearCalls();
+    assertThatThrownBy(
+            () ->
+                manager()
+                    .syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE))
+        .isInstanceOf(RuntimeManager.SyncError.class);
+    assertThat(events)
+        .anySatisfy(
+            e ->
+                assertThat(e)
+                    .startsWith(
+                        "FailedCreatePodSandBox: Failed to create pod sandbox: failed to construct"
+                            + " FQDN from pod hostname and cluster domain, FQDN hhhh")
+                    .endsWith("is too long (64 characters is the max, 70 characters requested)"));
+    assertThat(runtime.calls()).noneMatch(c -> c.startsWith("runPodSandbox"));
+  }
+
+  @Test
   void aCreateFailureIsReportedPerContainerAndTheOthersStillStart() throws Exception {
     runtime.failNext("createContainer", new RuntimeError(RuntimeError.Kind.CREATE, "bad spec"));
     Pod pod = podWithGrace(30);
