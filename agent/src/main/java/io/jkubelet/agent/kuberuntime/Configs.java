@@ -135,8 +135,10 @@ public final class Configs {
         mounts,
         resources(c),
         containerLabels(pod, c, init, sandboxId, restartCount),
-        Boolean.TRUE.equals(c.getTty()),
-        Boolean.TRUE.equals(c.getStdin()),
+        new ContainerConfig.Stdio(
+            Boolean.TRUE.equals(c.getTty()),
+            Boolean.TRUE.equals(c.getStdin()),
+            Boolean.TRUE.equals(c.getStdinOnce())),
         security);
   }
 

@@ -18,8 +18,7 @@ import java.util.Objects;
  * @param mounts bind mounts from the host
  * @param resources cgroup limits
  * @param labels the container labels
- * @param tty whether to allocate a TTY
- * @param stdin whether to keep stdin open
+ * @param stdio whether it gets a TTY and an open stdin
  * @param security the user, groups, privileges and namespaces it runs with
  */
 public record ContainerConfig(
@@ -32,8 +31,7 @@ public record ContainerConfig(
     List<Mount> mounts,
     Resources resources,
     Map<String, String> labels,
-    boolean tty,
-    boolean stdin,
+    Stdio stdio,
     Security security) {
 
   /** A container with the runtime's default security: see {@link Security#DEFAULT}. */
@@ -47,8 +45,7 @@ public record ContainerConfig(
       List<Mount> mounts,
       Resources resources,
       Map<String, String> labels,
-      boolean tty,
-      boolean stdin) {
+      Stdio stdio) {
     this(
         name,
         image,
@@ -59,8 +56,7 @@ public record ContainerConfig(
         mounts,
         resources,
         labels,
-        tty,
-        stdin,
+        stdio,
         Security.DEFAULT);
   }
 
@@ -74,7 +70,18 @@ public record ContainerConfig(
     mounts = List.copyOf(mounts);
     labels = Map.copyOf(labels);
     Objects.requireNonNull(resources, "resources");
+    Objects.requireNonNull(stdio, "stdio");
     Objects.requireNonNull(security, "security");
+  }
+
+  /**
+   * The container's standard streams, as the pod's {@code tty}, {@code stdin} and {@code
+   * stdinOnce}: with {@code stdinOnce}, the runtime closes stdin when the first attached client
+   * detaches, and the container sees EOF.
+   */
+  public record Stdio(boolean tty, boolean stdin, boolean stdinOnce) {
+    /** No TTY and no stdin: the default. */
+    public static final Stdio NONE = new Stdio(false, false, false);
   }
 
   /**

@@ -625,8 +625,7 @@ public abstract class RuntimeContract {
           List.of(),
           resources,
           labels,
-          false,
-          false);
+          ContainerConfig.Stdio.NONE);
     }
   }
 }

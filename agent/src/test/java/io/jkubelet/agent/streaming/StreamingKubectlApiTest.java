@@ -241,8 +241,7 @@ class StreamingKubectlApiTest {
                 List.of(),
                 ContainerConfig.Resources.NONE,
                 labels,
-                false,
-                stdin));
+                new ContainerConfig.Stdio(false, stdin, false)));
     runtime.startContainer(c);
     pods.add(pod);
     admin

@@ -76,8 +76,7 @@ final class TestStreamingServer implements AutoCloseable {
                 List.of(),
                 ContainerConfig.Resources.NONE,
                 Labels.podLabels(ref, "app", Labels.TYPE_CONTAINER),
-                false,
-                false));
+                ContainerConfig.Stdio.NONE));
     runtime.startContainer(containerId);
     StreamingRoutes routes =
         new StreamingRoutes(

@@ -57,8 +57,9 @@ final class Containers {
             .withName(config.name())
             .withLabels(labels(sandboxId, config))
             .withEnv(config.env())
-            .withTty(config.tty())
-            .withStdinOpen(config.stdin())
+            .withTty(config.stdio().tty())
+            .withStdinOpen(config.stdio().stdin())
+            .withStdInOnce(config.stdio().stdinOnce())
             .withHostConfig(host);
     SecurityOptions.container(config.security(), sandboxId, cmd, host);
     if (entrypoint != null) {

@@ -149,8 +149,7 @@ class DockerRuntimeContractTest extends RuntimeContract {
                 List.of(),
                 io.jkubelet.agent.runtime.ContainerConfig.Resources.NONE,
                 labels,
-                false,
-                true));
+                new io.jkubelet.agent.runtime.ContainerConfig.Stdio(false, true, false)));
     runtime.startContainer(id);
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     // NOTE: stdin stays open: Docker ends an attach's output when its stdin ends (unless the
@@ -169,6 +168,48 @@ class DockerRuntimeContractTest extends RuntimeContract {
     org.assertj.core.api.Assertions.assertThat(h.await())
         .isEqualTo(io.jkubelet.agent.runtime.StreamHandle.NO_EXIT_CODE);
     org.assertj.core.api.Assertions.assertThat(out.toString()).isEqualTo("got hello\n");
+  }
+
+  @org.junit.jupiter.api.Test
+  void withStdinOnceTheContainerSeesEofWhenTheAttachedClientClosesStdin() throws Exception {
+    io.jkubelet.agent.runtime.PodRef pod = newPod();
+    String sandboxId = runtime.runPodSandbox(sandbox(pod, 0, false));
+    Map<String, String> labels =
+        new java.util.HashMap<>(Labels.podLabels(pod, "once", Labels.TYPE_CONTAINER));
+    labels.put(Labels.NODE, node);
+    String id =
+        runtime.createContainer(
+            sandboxId,
+            new io.jkubelet.agent.runtime.ContainerConfig(
+                Labels.containerName(pod, "once", 0),
+                IMAGE,
+                List.of("sh", "-c", "cat; echo eof"),
+                List.of(),
+                List.of(),
+                "",
+                List.of(),
+                io.jkubelet.agent.runtime.ContainerConfig.Resources.NONE,
+                labels,
+                new io.jkubelet.agent.runtime.ContainerConfig.Stdio(false, true, true)));
+    runtime.startContainer(id);
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    io.jkubelet.agent.runtime.StreamHandle h =
+        runtime.attach(
+            id,
+            new io.jkubelet.agent.runtime.StreamIo(
+                new java.io.ByteArrayInputStream("hello\n".getBytes()),
+                out,
+                new java.io.ByteArrayOutputStream(),
+                false));
+    h.await();
+
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                runtime.podStatus(pod).containers().stream()
+                    .anyMatch(c -> c.id().equals(id) && !c.running()));
+    await().atMost(WAIT).until(() -> out.toString().equals("hello\neof\n"));
   }
 
   @Override

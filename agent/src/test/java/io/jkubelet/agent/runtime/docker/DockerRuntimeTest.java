@@ -342,8 +342,7 @@ class DockerRuntimeTest {
             List.of(),
             Resources.NONE,
             labels(pod, "noargs", false),
-            false,
-            false);
+            ContainerConfig.Stdio.NONE);
 
     String id = runtime.createContainer(sandboxId, config);
 
@@ -842,8 +841,7 @@ class DockerRuntimeTest {
           mounts,
           resources,
           labels,
-          tty,
-          false);
+          new ContainerConfig.Stdio(tty, false, false));
     }
   }
 }

@@ -288,8 +288,7 @@ class DockerSecurityTest {
         List.of(),
         ContainerConfig.Resources.NONE,
         labels(pod, name, Labels.TYPE_CONTAINER),
-        false,
-        false,
+        ContainerConfig.Stdio.NONE,
         security);
   }
 
@@ -310,8 +309,7 @@ class DockerSecurityTest {
             : List.of(new ContainerConfig.Mount(file.toString(), "/dev/termination-log", false)),
         ContainerConfig.Resources.NONE,
         labels,
-        false,
-        false,
+        ContainerConfig.Stdio.NONE,
         ContainerConfig.Security.DEFAULT);
   }
 }
