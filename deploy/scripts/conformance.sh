@@ -101,10 +101,14 @@ cleanup() {
   "$scripts/k8s-down.sh" "$STATE"
 }
 # A stopped jkubelet leaves its pods' tmpfs volumes mounted, as upstream's kubelet does; the
-# node is gone with the run, so they go too.
+# node is gone with the run, so they go too, and so does the root dir's bind onto itself (made
+# rshared for mountPropagation), in rounds, since unmounting it uncovers what it hid.
 unmount_pod_volumes() {
-  awk -v root="$STATE/jkubelet/root/" 'index($2, root) == 1 { print $2 }' /proc/mounts |
-    sort -r | while read -r m; do umount "$m" 2>/dev/null || true; done
+  local round
+  for round in 1 2 3; do
+    awk -v root="$STATE/jkubelet/root" 'index($2, root) == 1 { print $2 }' /proc/mounts |
+      sort -ru | while read -r m; do umount "$m" 2>/dev/null || true; done
+  done
 }
 remove_node_containers() {
   local ids

@@ -28,6 +28,19 @@ public interface Mounter {
   /** The mount points at or below {@code dir}, deepest first. */
   List<Path> mountsUnder(Path dir) throws IOException;
 
+  /**
+   * Makes {@code dir} propagate mounts both ways, as upstream's {@code MakeRShared} does for the
+   * root dir: unless it already lies on a shared mount, it is bind-mounted onto itself (with the
+   * mounts below it) and made rshared. The engine refuses {@code rslave} and {@code rshared} binds
+   * of a source that is on a private mount.
+   *
+   * @throws IOException when it cannot, e.g. not permitted; the message says why
+   */
+  void makeRShared(Path dir) throws IOException;
+
+  /** Whether {@code dir} lies on a shared mount (its own or the one it is under). */
+  boolean isShared(Path dir) throws IOException;
+
   /** The host's mounter: {@code mount}/{@code umount}, and {@code /proc/self/mountinfo}. */
   static Mounter system() {
     return new SystemMounter();

@@ -34,6 +34,38 @@ final class SystemMounter implements Mounter {
   }
 
   @Override
+  public void makeRShared(Path dir) throws IOException {
+    if (isShared(dir)) {
+      return;
+    }
+    run(List.of("mount", "--rbind", dir.toString(), dir.toString()));
+    run(List.of("mount", "--make-rshared", dir.toString()));
+  }
+
+  @Override
+  public boolean isShared(Path dir) throws IOException {
+    Path abs = dir.toAbsolutePath().normalize();
+    Path best = null;
+    boolean shared = false;
+    for (String line : Files.readAllLines(MOUNTINFO, StandardCharsets.UTF_8)) {
+      // id parent major:minor root mount-point options [optional fields...] - fstype source ...
+      String[] f = line.split(" ");
+      if (f.length < 7) {
+        continue;
+      }
+      Path point = Path.of(unescape(f[4]));
+      if (abs.startsWith(point) && (best == null || point.getNameCount() >= best.getNameCount())) {
+        best = point;
+        shared = false;
+        for (int i = 6; i < f.length && !f[i].equals("-"); i++) {
+          shared |= f[i].startsWith("shared:");
+        }
+      }
+    }
+    return shared;
+  }
+
+  @Override
   public boolean isMountPoint(Path dir) throws IOException {
     String abs = dir.toAbsolutePath().normalize().toString();
     return mountPoints().stream().anyMatch(abs::equals);

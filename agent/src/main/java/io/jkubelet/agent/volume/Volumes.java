@@ -8,10 +8,12 @@ import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +30,7 @@ final class Volumes implements VolumeManager {
   private final EventRecorder recorder;
   private final TokenManager tokens;
   private final List<VolumePlugin> plugins;
+  private volatile boolean rootShared;
 
   Volumes(Options o) {
     this.rootDir = o.rootDir();
@@ -76,6 +79,9 @@ final class Volumes implements VolumeManager {
   }
 
   private Path setUp(Pod pod, Volume v) throws MountFailure {
+    if (v.getHostPath() == null && propagates(pod, v.getName())) {
+      shareRootDir(v.getName());
+    }
     for (VolumePlugin p : plugins) {
       if (p.canSupport(v)) {
         Path dir =
@@ -88,6 +94,51 @@ final class Volumes implements VolumeManager {
     }
     throw new MountFailure(
         v.getName(), "volume type \"" + type(v) + "\" is not supported by jkubelet");
+  }
+
+  /**
+   * Whether a container mounts the volume with {@code HostToContainer} or {@code Bidirectional}.
+   */
+  private static boolean propagates(Pod pod, String volume) {
+    return Stream.concat(
+            nonNull(pod.getSpec().getInitContainers()).stream(),
+            nonNull(pod.getSpec().getContainers()).stream())
+        .flatMap(c -> nonNull(c.getVolumeMounts()).stream())
+        .anyMatch(
+            m ->
+                volume.equals(m.getName())
+                    && m.getMountPropagation() != null
+                    && !m.getMountPropagation().equals("None"));
+  }
+
+  private static <T> List<T> nonNull(List<T> list) {
+    return list == null ? List.of() : list;
+  }
+
+  /**
+   * Makes the root dir rshared, as upstream's kubelet does at start, the first time a pod asks for
+   * propagation from a volume below it: the engine refuses an rslave or rshared bind whose source
+   * is on a private mount, which the root dir is on hosts without systemd's shared root.
+   */
+  private void shareRootDir(String volume) throws MountFailure {
+    if (rootShared) {
+      return;
+    }
+    synchronized (this) {
+      try {
+        Files.createDirectories(rootDir);
+        mounter.makeRShared(rootDir);
+        rootShared = true;
+      } catch (IOException e) {
+        throw new MountFailure(
+            volume,
+            "mountPropagation needs the root dir "
+                + rootDir
+                + " on a shared mount, and making it rshared failed: "
+                + e.getMessage(),
+            e);
+      }
+    }
   }
 
   /** The volume's source field, e.g. {@code persistentVolumeClaim}. */

@@ -19,16 +19,24 @@ final class TestMounts {
       return;
     }
     String abs = dir.toAbsolutePath().normalize().toString();
-    List<String> points =
-        Files.readAllLines(Path.of("/proc/self/mounts")).stream()
-            .map(l -> l.split(" ")[1])
-            .filter(p -> p.startsWith(abs + "/"))
-            .sorted(Comparator.comparingInt(String::length).reversed())
-            .toList();
-    for (String p : points) {
-      Process u = new ProcessBuilder("umount", p).redirectErrorStream(true).start();
-      if (!u.waitFor(10, TimeUnit.SECONDS)) {
-        u.destroyForcibly();
+    // Rounds: unmounting the root dir's bind onto itself (made when a pod asked for mount
+    // propagation) uncovers the mounts it hid.
+    for (int round = 0; round < 5; round++) {
+      List<String> points =
+          Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+              .map(l -> l.split(" ")[1])
+              .filter(p -> p.startsWith(abs + "/"))
+              .distinct()
+              .sorted(Comparator.comparingInt(String::length).reversed())
+              .toList();
+      if (points.isEmpty()) {
+        return;
+      }
+      for (String p : points) {
+        Process u = new ProcessBuilder("umount", p).redirectErrorStream(true).start();
+        if (!u.waitFor(10, TimeUnit.SECONDS)) {
+          u.destroyForcibly();
+        }
       }
     }
   }

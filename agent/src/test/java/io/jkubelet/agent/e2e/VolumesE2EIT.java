@@ -327,4 +327,30 @@ class VolumesE2EIT {
               assertThat(Path.of(podDir)).doesNotExist();
             });
   }
+
+  @Test
+  @Order(6)
+  void aHostToContainerMountSeesWhatTheHostMountsInTheVolumeLater() throws Exception {
+    apply(
+        Kubectl.boundPod(
+            "propagation",
+            node,
+            "  - {name: shared, emptyDir: {}}",
+            "  - {name: c, image: jkubelet/busybox:1.35, command: [sleep, '3600'],"
+                + " volumeMounts: [{name: shared, mountPath: /data,"
+                + " mountPropagation: HostToContainer}]}"));
+    awaitRunning("propagation");
+    Path volume =
+        tmp.resolve("root/pods/" + uid("propagation") + "/volumes/kubernetes.io~empty-dir/shared");
+    Path sub = Files.createDirectories(volume.resolve("sub"));
+    Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "tmpfs", sub.toString()).start();
+    assertThat(mount.waitFor()).isZero();
+    try {
+      Files.writeString(sub.resolve("f"), "from the host");
+      assertThat(exec("propagation", "cat /data/sub/f")).isEqualTo("from the host");
+      assertThat(exec("propagation", "grep -c ' /data/sub ' /proc/mounts")).isEqualTo("1");
+    } finally {
+      new ProcessBuilder("umount", sub.toString()).start().waitFor();
+    }
+  }
 }

@@ -15,6 +15,9 @@ public final class FakeMounter implements Mounter {
   /** Mount point → size. */
   public final Map<Path, Long> mounts = new ConcurrentHashMap<>();
 
+  /** Directories made rshared. */
+  public final java.util.Set<Path> shared = ConcurrentHashMap.newKeySet();
+
   public volatile String refuse;
 
   @Override
@@ -28,6 +31,24 @@ public final class FakeMounter implements Mounter {
   @Override
   public void unmount(Path dir) {
     mounts.remove(dir.toAbsolutePath().normalize());
+  }
+
+  @Override
+  public void makeRShared(Path dir) throws IOException {
+    if (refuse != null) {
+      throw new IOException(refuse);
+    }
+    Path abs = dir.toAbsolutePath().normalize();
+    if (!isShared(abs)) {
+      mounts.put(abs, -1L); // a bind of itself: a mount point with no size of its own
+      shared.add(abs);
+    }
+  }
+
+  @Override
+  public boolean isShared(Path dir) {
+    Path abs = dir.toAbsolutePath().normalize();
+    return shared.stream().anyMatch(s -> abs.startsWith(s) && mounts.containsKey(s));
   }
 
   @Override

@@ -317,6 +317,43 @@ class VolumesTest {
   }
 
   @Test
+  void mountPropagationFromAVolumeMakesTheRootDirRSharedOnceAndAFailureIsAFailedMount()
+      throws Exception {
+    Volume scratch =
+        new VolumeBuilder().withName("scratch").withNewEmptyDir().endEmptyDir().build();
+    Pod plain = pod(scratch);
+    volumes().setUp(plain);
+    assertThat(mounter.shared).isEmpty();
+
+    Pod propagating = pod(scratch);
+    propagating
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .setVolumeMounts(
+            List.of(
+                new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
+                    .withName("scratch")
+                    .withMountPath("/data")
+                    .withMountPropagation("HostToContainer")
+                    .build()));
+    mounter.refuse = "permission denied";
+    VolumeManager vm = volumes();
+    assertThatThrownBy(() -> vm.setUp(propagating))
+        .isInstanceOf(MountFailure.class)
+        .hasMessage(
+            "mountPropagation needs the root dir "
+                + root
+                + " on a shared mount, and making it rshared failed: permission denied");
+    assertThat(events).anyMatch(e -> e.startsWith("Warning FailedMount: MountVolume.SetUp failed"));
+
+    mounter.refuse = null;
+    vm.setUp(propagating);
+    vm.setUp(propagating);
+    assertThat(mounter.shared).containsExactly(root.toAbsolutePath().normalize());
+  }
+
+  @Test
   void downwardApiLabelsFollowThePod() throws Exception {
     Volume vol =
         new VolumeBuilder()
