@@ -6,7 +6,8 @@
 # the entrypoint of the real image:
 #
 #   k8s.gcr.io/e2e-test-images/agnhost:2.21  /agnhost (static) and /agnhost-2, a busybox, a `curl`
-#                                            on busybox wget, porter's certificates; ENTRYPOINT
+#                                            on busybox wget, an `nc` with -u (a static UDP
+#                                            client), porter's certificates; ENTRYPOINT
 #                                            /agnhost, CMD pause
 #   busybox:1.29                             busybox; CMD sh
 #   nginx:1.14-alpine, nginx:1.15-alpine     busybox httpd on port 80 (CMD nginx -g 'daemon off;')
@@ -27,7 +28,7 @@ BIN=$CACHE/bin
 SRC=$CACHE/src/kubernetes-1.20.2
 PAUSE_IMAGE=${JKUBELET_PAUSE_IMAGE:-jkubelet/pause:3.2}
 # Bumped whenever a recipe below changes, so that images built by an older one are rebuilt.
-RECIPE=3
+RECIPE=5
 LABEL=io.jkubelet.e2e-image
 
 for f in "$BIN/agnhost" "$BIN/nnp"; do
@@ -84,6 +85,67 @@ import() { # IMAGE DIR CHANGE...: imports DIR as IMAGE with the Dockerfile CHANG
   echo "e2e-images: built $image" >&2
 }
 
+# dynamic_busybox: the path of Debian's dynamically linked busybox (package busybox, which
+# conflicts with busybox-static, so it is unpacked into the cache rather than installed).
+dynamic_busybox() {
+  local dest=$BIN/busybox-dynamic
+  if [ ! -x "$dest" ]; then
+    local d
+    d=$(mktemp -d "$work/bb.XXXXXX")
+    (cd "$d" && apt-get download busybox >/dev/null 2>&1) ||
+      { apt-get update -qq >/dev/null && (cd "$d" && apt-get download busybox >/dev/null 2>&1); }
+    dpkg-deb -x "$d"/busybox_*.deb "$d/x"
+    install -m 0755 "$d/x/bin/busybox" "$dest.tmp"
+    mv "$dest.tmp" "$dest"
+  fi
+  echo "$dest"
+}
+
+# udp_client FILE: a static `nc -u [-w SECONDS] HOST PORT`: stdin goes out as one datagram, and
+# every datagram that comes back is printed, until none has come for SECONDS (default 1).
+udp_client() {
+  cat >"$work/nc-udp.c" <<'C'
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  int wait = 1, i;
+  const char *host = NULL, *port = NULL;
+  for (i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-w") && i + 1 < argc) wait = atoi(argv[++i]);
+    else if (argv[i][0] == '-') continue;
+    else if (!host) host = argv[i];
+    else port = argv[i];
+  }
+  if (!host || !port) { fprintf(stderr, "usage: nc -u [-w SECONDS] HOST PORT\n"); return 2; }
+  struct addrinfo hints = {0}, *ai;
+  hints.ai_socktype = SOCK_DGRAM;
+  if (getaddrinfo(host, port, &hints, &ai) != 0) { fprintf(stderr, "nc: bad address\n"); return 1; }
+  int fd = socket(ai->ai_family, SOCK_DGRAM, 0);
+  if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) { perror("nc"); return 1; }
+  static char buf[65536];
+  size_t len = 0;
+  ssize_t n;
+  while (len < sizeof buf && (n = read(0, buf + len, sizeof buf - len)) > 0) len += n;
+  if (send(fd, buf, len, 0) < 0) { perror("nc"); return 1; }
+  struct pollfd p = {fd, POLLIN, 0};
+  while (poll(&p, 1, wait * 1000) > 0) {
+    n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    fwrite(buf, 1, n, stdout);
+    fflush(stdout);
+  }
+  return 0;
+}
+C
+  gcc -static -O2 -o "$1" "$work/nc-udp.c"
+}
+
 agnhost() {
   local image=k8s.gcr.io/e2e-test-images/agnhost:2.21 root=$work/agnhost
   current "$image" && return 0
@@ -127,6 +189,23 @@ printf '%s' "$write" | sed "s/%{http_code}/${code:-000}/g"
 [ -n "$code" ] || exit "$rc"
 SH
   chmod 0755 "$root/usr/bin/curl"
+  # The suite runs `echo hostName | nc -w 1 -u IP PORT` for its UDP checks; busybox's nc has no
+  # -u. A static UDP client for that form, and busybox's nc for everything else.
+  # busybox-static's shell runs its own applets before looking at PATH, so /bin/sh is Debian's
+  # dynamic busybox (with its libraries), whose shell goes by PATH like the real image's.
+  udp_client "$root/usr/bin/nc-udp"
+  cat >"$root/usr/bin/nc" <<'SH'
+#!/bin/sh
+case " $* " in *" -u "*) exec /usr/bin/nc-udp "$@" ;; esac
+exec /bin/busybox nc "$@"
+SH
+  chmod 0755 "$root/usr/bin/nc"
+  install -m 0755 "$(dynamic_busybox)" "$root/bin/busybox-dynamic"
+  ln -sf busybox-dynamic "$root/bin/sh"
+  ldd "$root/bin/busybox-dynamic" | grep -o '/[^ ]*' | while read -r lib; do
+    mkdir -p "$root$(dirname "$lib")"
+    cp -L "$lib" "$root$lib"
+  done
   import "$image" "$root" 'ENTRYPOINT ["/agnhost"]' 'CMD ["pause"]' 'EXPOSE 80 8080 8081 9376' \
     'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 }
