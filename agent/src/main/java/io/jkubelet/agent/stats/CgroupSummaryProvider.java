@@ -10,6 +10,7 @@ import io.jkubelet.agent.stats.Summary.InterfaceStats;
 import io.jkubelet.agent.stats.Summary.MemoryStats;
 import io.jkubelet.agent.stats.Summary.NetworkStats;
 import io.jkubelet.agent.stats.Summary.PodStats;
+import io.jkubelet.agent.stats.Summary.VolumeStats;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -41,7 +42,10 @@ import org.slf4j.LoggerFactory;
  * <p>{@code usageNanoCores} is the rate since the previous sample of the same cgroup, so the first
  * summary has none.
  *
- * <p>Not yet reported: inodes, container rootfs and logs, volumes and ephemeral storage.
+ * <p>A pod's volumes under the root dir (every kind but hostPath) are measured as upstream's {@code
+ * du} metrics, at most once a minute ({@link DiskUsage}); its {@code ephemeral-storage} is their
+ * sum on the root dir's file system. Not yet reported: inodes of file systems, container rootfs and
+ * logs.
  *
  * <p>Thread-safe: {@code lock} guards the cached summary and the previous CPU samples; scrapes that
  * come together wait for one reading.
@@ -50,12 +54,14 @@ final class CgroupSummaryProvider implements SummaryProvider {
   private static final Logger log = LoggerFactory.getLogger(CgroupSummaryProvider.class);
   private static final String NODE = "/";
   private static final String DEFAULT_INTERFACE = "eth0";
+  private static final Duration VOLUME_TTL = Duration.ofMinutes(1);
 
   private final StatsOptions options;
   private final Supplier<Collection<PodStatus>> pods;
   private final Clock clock;
   private final Cgroups cgroups;
   private final ProcFs proc;
+  private final DiskUsage disk;
 
   private final ReentrantLock lock = new ReentrantLock();
   private Summary cached;
@@ -72,6 +78,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
     this.clock = clock;
     this.cgroups = new Cgroups(options.cgroupRoot());
     this.proc = new ProcFs(options.procRoot());
+    this.disk = new DiskUsage(clock, VOLUME_TTL);
   }
 
   @Override
@@ -85,10 +92,12 @@ final class CgroupSummaryProvider implements SummaryProvider {
       Map<String, Sample> next = new HashMap<>();
       List<PodStats> podStats = new ArrayList<>();
       Set<String> live = new HashSet<>();
+      Set<Path> liveDirs = new HashSet<>();
       for (PodStatus p : pods.get()) {
-        pod(p, now, next, live).ifPresent(podStats::add);
+        pod(p, now, next, live, liveDirs).ifPresent(podStats::add);
       }
       cgroups.retain(live);
+      disk.retain(liveDirs);
       Summary s = new Summary(node(now, next), podStats);
       samples = next;
       cached = s;
@@ -127,7 +136,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
   }
 
   private Optional<PodStats> pod(
-      PodStatus p, Instant now, Map<String, Sample> next, Set<String> live) {
+      PodStatus p, Instant now, Map<String, Sample> next, Set<String> live, Set<Path> liveDirs) {
     Optional<SandboxStatus> sandbox =
         p.sandboxes().stream().filter(SandboxStatus::ready).findFirst();
     List<ContainerStatus> running = new ArrayList<>();
@@ -168,6 +177,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
               .orElse(null);
     }
     var ref = new Summary.PodReference(p.pod().name(), p.pod().namespace(), p.pod().uid());
+    List<VolumeStats> volumes = volumes(p.pod().uid(), liveDirs);
     Instant start =
         sandbox.map(SandboxStatus::createdAt).orElse(running.get(running.size() - 1).createdAt());
     return Optional.of(
@@ -178,9 +188,56 @@ final class CgroupSummaryProvider implements SummaryProvider {
             total.any ? cpu(p.pod().uid(), total.sum.cpuNanos(), now, next) : null,
             total.any ? memory(total.sum, time, false) : null,
             network,
-            null,
-            null,
+            volumes.isEmpty() ? null : volumes,
+            ephemeral(volumes, time),
             null));
+  }
+
+  /** The pod's volumes under {@code <root-dir>/pods/<uid>/volumes/<plugin>/<name>}. */
+  private List<VolumeStats> volumes(String uid, Set<Path> liveDirs) {
+    Path root = options.rootDir().resolve("pods").resolve(uid).resolve("volumes");
+    List<VolumeStats> out = new ArrayList<>();
+    try (var plugins = Files.newDirectoryStream(root)) {
+      for (Path plugin : plugins) {
+        try (var names = Files.newDirectoryStream(plugin, Files::isDirectory)) {
+          for (Path dir : names) {
+            liveDirs.add(dir);
+            disk.of(dir).ifPresent(u -> out.add(volume(dir, u)));
+          }
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      log.trace("stats: no volumes under {}: {}", root, e.toString());
+    }
+    out.sort(java.util.Comparator.comparing(VolumeStats::name));
+    return out;
+  }
+
+  private static VolumeStats volume(Path dir, DiskUsage.Usage u) {
+    FsStats fs = fs(dir, time(u.at()));
+    return new VolumeStats(
+        time(u.at()),
+        fs == null ? null : fs.availableBytes(),
+        fs == null ? null : fs.capacityBytes(),
+        u.bytes(),
+        null,
+        null,
+        u.inodes(),
+        dir.getFileName().toString());
+  }
+
+  /**
+   * The pod's ephemeral storage, as upstream's {@code calcEphemeralStorage}: the root dir's file
+   * system, with the bytes and inodes its volumes use.
+   */
+  private FsStats ephemeral(List<VolumeStats> volumes, String time) {
+    FsStats root = fs(options.rootDir(), time);
+    if (root == null) {
+      return null;
+    }
+    long used = volumes.stream().mapToLong(VolumeStats::usedBytes).sum();
+    long inodes = volumes.stream().mapToLong(VolumeStats::inodesUsed).sum();
+    return new FsStats(time, root.availableBytes(), root.capacityBytes(), used, null, null, inodes);
   }
 
   /** A pod's usage: the sum over the cgroups found. Not thread-safe: one per pod and summary. */

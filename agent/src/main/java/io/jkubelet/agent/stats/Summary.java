@@ -32,7 +32,7 @@ public record Summary(NodeStats node, List<PodStats> pods) {
       CpuStats cpu,
       MemoryStats memory,
       NetworkStats network,
-      List<FsStats> volume,
+      List<VolumeStats> volume,
       @JsonProperty("ephemeral-storage") FsStats ephemeralStorage,
       @JsonProperty("process_stats") ProcessStats processStats) {}
 
@@ -87,6 +87,18 @@ public record Summary(NodeStats node, List<PodStats> pods) {
       Long inodesFree,
       Long inodes,
       Long inodesUsed) {}
+
+  /** A volume's {@code FsStats}, inline as Go's embedded struct, with the volume's name. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record VolumeStats(
+      String time,
+      Long availableBytes,
+      Long capacityBytes,
+      Long usedBytes,
+      Long inodesFree,
+      Long inodes,
+      Long inodesUsed,
+      String name) {}
 
   public record RuntimeStats(FsStats imageFs) {}
 

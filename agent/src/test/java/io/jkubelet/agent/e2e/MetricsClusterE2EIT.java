@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -19,14 +20,19 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class MetricsClusterE2EIT {
   @RegisterExtension static final ClusterNode cluster = new ClusterNode("mx");
 
-  @Test
-  void apiRequestsStatusWritesAndEventsAreCounted() throws Exception {
+  /** One pod for both tests, with the service-account token's secret volume. */
+  @BeforeAll
+  static void aPod() throws Exception {
     Kubectl.apply(
         cluster.ns,
         Kubectl.boundPod(
             "web",
             cluster.node,
             "  - {name: c, image: 'jkubelet/busybox:1.35', command: [sleep, '3600']}"));
+  }
+
+  @Test
+  void apiRequestsStatusWritesAndEventsAreCounted() throws Exception {
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
@@ -70,7 +76,10 @@ class MetricsClusterE2EIT {
               String summary = Kubectl.run("get", "--raw", node + "/stats/summary").ok().out();
               assertThat(summary)
                   .contains("\"nodeName\":\"" + cluster.node + "\"")
-                  .contains("\"usageCoreNanoSeconds\"");
+                  .contains("\"usageCoreNanoSeconds\"")
+                  // the service-account token's secret volume, measured, and the pod's total
+                  .containsPattern("\"inodesUsed\":[1-9][0-9]*,\"name\":\"default-token-")
+                  .contains("\"ephemeral-storage\":{");
             });
   }
 }

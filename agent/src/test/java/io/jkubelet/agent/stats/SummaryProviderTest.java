@@ -10,6 +10,7 @@ import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.util.FakeClock;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -191,6 +192,47 @@ class SummaryProviderTest {
     assertThat(json.at("/pods/0/containers/0/memory/workingSetBytes").asLong()).isEqualTo(1);
     assertThat(json.at("/pods/0/network/interfaces/0/rxBytes").asLong()).isEqualTo(1);
     assertThat(json.at("/pods/0/containers/0/cpu").has("usageNanoCores")).isFalse();
-    assertThat(json.at("/pods/0").has("ephemeral-storage")).isFalse();
+    assertThat(json.at("/pods/0").has("volume")).isFalse();
+    assertThat(json.at("/pods/0/ephemeral-storage/usedBytes").asLong()).isZero();
+  }
+
+  @Test
+  void volumesAreMeasuredOnceAMinuteAndAddUpToTheEphemeralStorage() throws Exception {
+    FakeHost host = new FakeHost(dir, false);
+    host.container(SANDBOX, 1, 1, 0, 4242);
+    host.container(APP, 1, 1, 0, 4343);
+    pods.add(pod(true));
+    Path volumes = dir.resolve("pods/uid-1/volumes");
+    Path cache = Files.createDirectories(volumes.resolve("kubernetes.io~empty-dir/cache"));
+    Files.write(cache.resolve("a"), new byte[1000]);
+    Files.write(Files.createDirectories(cache.resolve("sub")).resolve("b"), new byte[500]);
+    Path creds = Files.createDirectories(volumes.resolve("kubernetes.io~secret/creds"));
+    Path data = Files.createDirectories(creds.resolve("..2026_01_01"));
+    Files.write(data.resolve("password"), new byte[6]);
+    Files.createSymbolicLink(creds.resolve("..data"), data.getFileName());
+    Files.createSymbolicLink(creds.resolve("password"), Path.of("..data/password"));
+    SummaryProvider provider = provider(host, Duration.ZERO);
+
+    JsonNode json = new ObjectMapper().readTree(SummaryProvider.json(provider.summary()));
+    JsonNode cacheStats = json.at("/pods/0/volume/0");
+    assertThat(cacheStats.path("name").asText()).isEqualTo("cache");
+    long dirBytes = Files.size(cache) + Files.size(cache.resolve("sub"));
+    assertThat(cacheStats.path("usedBytes").asLong()).isEqualTo(1500 + dirBytes);
+    assertThat(cacheStats.path("inodesUsed").asLong()).isEqualTo(4); // 2 dirs, 2 files
+    assertThat(cacheStats.path("capacityBytes").asLong()).isPositive();
+    JsonNode credStats = json.at("/pods/0/volume/1");
+    assertThat(credStats.path("name").asText()).isEqualTo("creds");
+    assertThat(credStats.path("inodesUsed").asLong()).isEqualTo(5); // links counted, not followed
+    long total = cacheStats.path("usedBytes").asLong() + credStats.path("usedBytes").asLong();
+    assertThat(json.at("/pods/0/ephemeral-storage/usedBytes").asLong()).isEqualTo(total);
+    assertThat(json.at("/pods/0/ephemeral-storage/inodesUsed").asLong()).isEqualTo(9);
+
+    Files.write(cache.resolve("c"), new byte[2000]);
+    clock.step(Duration.ofSeconds(30));
+    assertThat(provider.summary().pods().get(0).volume().get(0).usedBytes())
+        .isEqualTo(1500 + dirBytes);
+    clock.step(Duration.ofSeconds(31));
+    assertThat(provider.summary().pods().get(0).volume().get(0).usedBytes())
+        .isEqualTo(3500 + Files.size(cache) + Files.size(cache.resolve("sub")));
   }
 }
