@@ -229,7 +229,7 @@ public final class RuntimeManager {
   private String createSandbox(Pod pod, int attempt) throws SyncError {
     try {
       if (!images.present(infraImage)) {
-        runtime.pullImage(infraImage, Duration.ofMinutes(2));
+        images.pullInfra(infraImage, Duration.ofMinutes(2));
       }
       return runtime.runPodSandbox(
           Configs.sandbox(pod, attempt, infraImage, oomScoreAdj, node.dns().forPod(pod)));
