@@ -94,7 +94,7 @@ public final class DockerConfigs {
 
   /**
    * The user name and password of an {@code auth} field, {@code base64(username:password)}, padded
-   * or not.
+   * or not; as Go's decoder, line breaks are skipped and any other stray character fails.
    */
   static String[] decodeAuth(String field) throws InvalidDockerConfig {
     byte[] bytes;
