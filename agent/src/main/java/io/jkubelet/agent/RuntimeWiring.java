@@ -1,9 +1,11 @@
 package io.jkubelet.agent;
 
+import io.jkubelet.agent.credentials.NodeKeyring;
 import io.jkubelet.agent.dns.PodDns;
 import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.kuberuntime.ImagePuller;
 import io.jkubelet.agent.kuberuntime.NodeContext;
+import io.jkubelet.agent.kuberuntime.PullCredentials;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.objects.PodObjects;
@@ -12,6 +14,7 @@ import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.volume.Mounter;
 import io.jkubelet.agent.volume.TokenSource;
 import io.jkubelet.agent.volume.VolumeManager;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 
@@ -37,7 +40,13 @@ final class RuntimeWiring {
     RuntimeManager manager =
         new RuntimeManager(
             runtime,
-            new ImagePuller(runtime, setup.recorder(), clock, pullBackoff, Duration.ofMinutes(5)),
+            new ImagePuller(
+                runtime,
+                setup.recorder(),
+                clock,
+                pullBackoff,
+                Duration.ofMinutes(5),
+                pullCredentials(setup, objects)),
             volumes,
             setup.recorder(),
             clock,
@@ -50,6 +59,19 @@ final class RuntimeWiring {
             new HookRunner(runtime::exec, probes::httpClient, setup.time().sleeper()),
             nodeContext(setup));
     return new Built(manager, volumes, crashBackoff, pullBackoff);
+  }
+
+  /**
+   * The pods' pull secrets and the node's Docker config file, searched where upstream searches: the
+   * root directory, the working directory, the home directory, the file system's root.
+   */
+  private static PullCredentials pullCredentials(Setup setup, PodObjects objects) {
+    String home = System.getenv("HOME");
+    Path homeDir = Path.of(home == null || home.isEmpty() ? System.getProperty("user.home") : home);
+    var paths =
+        NodeKeyring.SearchPaths.upstream(
+            setup.options().rootDir(), Path.of("").toAbsolutePath(), homeDir);
+    return new PullCredentials(objects, new NodeKeyring(paths, setup.time().clock()));
   }
 
   /** The node's allocatable (all of the machine: nothing is reserved), root directory and DNS. */

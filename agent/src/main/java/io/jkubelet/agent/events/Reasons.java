@@ -29,6 +29,10 @@ public final class Reasons {
   public static final String ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull";
   public static final String INSPECT_FAILED = "InspectFailed";
 
+  /** A pull secret could not be read (upstream's reason since v1.23; v1.20 logs only). */
+  public static final String FAILED_TO_RETRIEVE_IMAGE_PULL_SECRET =
+      "FailedToRetrieveImagePullSecret";
+
   // Kubelet events.
   public static final String FAILED_VALIDATION = "FailedValidation";
   public static final String FAILED_MOUNT = "FailedMount";

@@ -3,9 +3,11 @@ package io.jkubelet.agent.kuberuntime;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.credentials.InvalidDockerConfig;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
+import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.util.Backoff;
@@ -13,17 +15,35 @@ import io.jkubelet.config.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Makes sure a container's image is present, following its {@code imagePullPolicy}, with a
- * per-(pod, image) backoff after failed pulls, as upstream's {@code images.imageManager}.
+ * per-(pod, image) backoff after failed pulls, as upstream's {@code images.imageManager}; a pull
+ * tries each credential {@link PullCredentials} finds in turn, as upstream's {@code PullImage}, or
+ * goes anonymously when none matches.
+ *
+ * <p>A failure reads as the kubelet reads the runtime's over the CRI: {@code rpc error: code =
+ * Unknown desc = <the engine's error>}, several joined as upstream's aggregate error ({@code [a,
+ * b]}).
  */
 public final class ImagePuller {
+  private static final Logger log = LoggerFactory.getLogger(ImagePuller.class);
+
   private final Runtime runtime;
   private final EventRecorder recorder;
   private final Clock clock;
   private final Backoff backoff;
   private final Duration pullTimeout;
+  private final PullCredentials credentials;
+
+  /** How the CRI's gRPC status reads a runtime's plain error. */
+  static final String RPC_UNKNOWN = "rpc error: code = Unknown desc = ";
 
   /**
    * Images seen present, and when: a pod of several containers of one image, or many pods started
@@ -35,13 +55,25 @@ public final class ImagePuller {
 
   private static final Duration PRESENT_TTL = Duration.ofSeconds(5);
 
+  /** A puller without credentials: every pull is anonymous. */
   public ImagePuller(
       Runtime runtime, EventRecorder recorder, Clock clock, Backoff backoff, Duration pullTimeout) {
+    this(runtime, recorder, clock, backoff, pullTimeout, PullCredentials.NONE);
+  }
+
+  public ImagePuller(
+      Runtime runtime,
+      EventRecorder recorder,
+      Clock clock,
+      Backoff backoff,
+      Duration pullTimeout,
+      PullCredentials credentials) {
     this.runtime = runtime;
     this.recorder = recorder;
     this.clock = clock;
     this.backoff = backoff;
     this.pullTimeout = pullTimeout;
+    this.credentials = credentials;
   }
 
   /** Ensures the image; throws a {@link StartException} with the waiting reason when it cannot. */
@@ -78,10 +110,8 @@ public final class ImagePuller {
     }
     recorder.eventf(ref, EventType.Normal, Reasons.PULLING, "Pulling image \"%s\"", image);
     Instant start = clock.instant();
-    try {
-      runtime.pullImage(image, pullTimeout);
-      seenPresent.put(image, clock.instant());
-    } catch (RuntimeError e) {
+    String failure = pull(pod, image);
+    if (failure != null) {
       backoff.next(key, clock.instant());
       recorder.eventf(
           ref,
@@ -89,10 +119,8 @@ public final class ImagePuller {
           Reasons.FAILED,
           "Failed to pull image \"%s\": %s",
           image,
-          e.getMessage());
-      throw new StartException(
-          WaitingReasons.ERR_IMAGE_PULL,
-          "Failed to pull image \"" + image + "\": " + e.getMessage());
+          failure);
+      throw new StartException(WaitingReasons.ERR_IMAGE_PULL, failure);
     }
     recorder.eventf(
         ref,
@@ -101,6 +129,73 @@ public final class ImagePuller {
         "Successfully pulled image \"%s\" in %s",
         image,
         Durations.format(Duration.between(start, clock.instant())));
+  }
+
+  /** Pulls with each credential in turn, or anonymously; null on success, else why not. */
+  private String pull(Pod pod, String image) {
+    List<RegistryAuth> auths;
+    try {
+      auths = credentials.forImage(pod, image, recorder);
+    } catch (InvalidDockerConfig e) {
+      return e.getMessage();
+    }
+    if (auths.isEmpty()) {
+      log.debug("ImagePuller: pulling image {} without credentials", image);
+      auths = List.of(RegistryAuth.NONE);
+    }
+    List<String> errors = new ArrayList<>();
+    for (RegistryAuth auth : auths) {
+      try {
+        runtime.pullImage(image, auth, pullTimeout);
+        seenPresent.put(image, clock.instant());
+        return null;
+      } catch (RuntimeError e) {
+        errors.add(RPC_UNKNOWN + e.getMessage());
+      }
+    }
+    return aggregate(errors);
+  }
+
+  /**
+   * Pulls the pod sandbox's image with the node's credentials, as dockershim's {@code
+   * ensureSandboxImageExists}; throws {@code IMAGE_PULL} when every try failed.
+   */
+  public void pullInfra(String image, Duration timeout) {
+    List<RegistryAuth> auths = credentials.forNode(image);
+    if (auths.isEmpty()) {
+      try {
+        runtime.pullImage(image, RegistryAuth.NONE, timeout);
+        return;
+      } catch (RuntimeError e) {
+        throw new RuntimeError(
+            RuntimeError.Kind.IMAGE_PULL,
+            "failed pulling image \"" + image + "\": " + e.getMessage(),
+            e);
+      }
+    }
+    List<String> errors = new ArrayList<>();
+    for (RegistryAuth auth : auths) {
+      try {
+        runtime.pullImage(image, auth, timeout);
+        return;
+      } catch (RuntimeError e) {
+        errors.add(e.getMessage());
+      }
+    }
+    throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, aggregate(errors));
+  }
+
+  /**
+   * Several errors as upstream's {@code utilerrors.NewAggregate(...).Error()}: one alone as it is;
+   * else the distinct ones, in order, in brackets.
+   */
+  static String aggregate(List<String> errors) {
+    if (errors.size() == 1) {
+      return errors.get(0);
+    }
+    Set<String> distinct = new LinkedHashSet<>(errors);
+    String joined = String.join(", ", distinct);
+    return distinct.size() == 1 ? joined : "[" + joined + "]";
   }
 
   /** Whether the image is present, from the engine or from a recent answer of it. */

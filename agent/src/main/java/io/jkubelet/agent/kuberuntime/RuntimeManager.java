@@ -230,7 +230,7 @@ public final class RuntimeManager {
   private String createSandbox(Pod pod, int attempt) throws SyncError {
     try {
       if (!images.present(infraImage)) {
-        runtime.pullImage(infraImage, Duration.ofMinutes(2));
+        images.pullInfra(infraImage, Duration.ofMinutes(2));
       }
       String hostname = PodHostname.of(pod, node.dns().clusterDomain()).kernelHostname(pod);
       return runtime.runPodSandbox(

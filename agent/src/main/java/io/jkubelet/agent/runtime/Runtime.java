@@ -101,8 +101,12 @@ public interface Runtime {
   /** The images on the node, each with its names and size, in no particular order. */
   List<ImageSummary> listImages();
 
-  /** Pulls an image; throws {@link RuntimeError} with kind {@code IMAGE_PULL} when it fails. */
-  void pullImage(String image, Duration timeout);
+  /**
+   * Pulls an image presenting {@code auth} to the registry ({@link RegistryAuth#NONE}: anonymously,
+   * not with any credential of the runtime's own); throws {@link RuntimeError} with kind {@code
+   * IMAGE_PULL} when it fails, its message the engine's (no credential in it).
+   */
+  void pullImage(String image, RegistryAuth auth, Duration timeout);
 
   /**
    * Calls {@code onChange} soon after any listed container starts, dies or goes away, as a fast

@@ -28,6 +28,7 @@ public final class FakeRuntime implements Runtime {
   private final Map<String, Fake> containers = new LinkedHashMap<>();
   private final Set<String> images = new HashSet<>();
   private final Map<String, String> imageUsers = new HashMap<>();
+  private final Map<String, RegistryAuth> registry = new HashMap<>();
   private final List<String> calls = new ArrayList<>();
   private final Map<String, RuntimeError> failNext = new HashMap<>();
   private boolean down;
@@ -603,9 +604,29 @@ public final class FakeRuntime implements Runtime {
     return images.contains(image);
   }
 
+  /**
+   * Puts an image in the fake registry: a pull presenting this credential's user name and password
+   * ({@link RegistryAuth#NONE}: any pull) gets it; any other is refused as unauthorized.
+   */
+  public synchronized void addRegistryImage(String image, RegistryAuth required) {
+    registry.put(image, required);
+  }
+
+  /** Records {@code pullImage <image> as <user or "anonymous">}; never the password. */
   @Override
-  public synchronized void pullImage(String image, Duration timeout) {
-    call("pullImage", image);
-    throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, "fake registry has no " + image);
+  public synchronized void pullImage(String image, RegistryAuth auth, Duration timeout) {
+    call("pullImage", image + " as " + (auth.anonymous() ? "anonymous" : auth.username()));
+    RegistryAuth required = registry.get(image);
+    if (required == null) {
+      throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, "fake registry has no " + image);
+    }
+    if (!required.anonymous()
+        && !(required.username().equals(auth.username())
+            && required.password().equals(auth.password()))) {
+      throw new RuntimeError(
+          RuntimeError.Kind.IMAGE_PULL,
+          "Error response from daemon: unauthorized: authentication required");
+    }
+    images.add(image);
   }
 }

@@ -513,9 +513,18 @@ public abstract class RuntimeContract {
     assertThat(runtime().imagePresent(SANDBOX_IMAGE)).isTrue();
     String missing = missingImage();
     assertThat(runtime().imagePresent(missing)).isFalse();
-    assertThatThrownBy(() -> runtime().pullImage(missing, Duration.ofSeconds(30)))
+    assertThatThrownBy(
+            () -> runtime().pullImage(missing, RegistryAuth.NONE, Duration.ofSeconds(30)))
         .isInstanceOfSatisfying(
             RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.IMAGE_PULL));
+    RegistryAuth auth = RegistryAuth.basic("someone", "not-a-real-password");
+    assertThatThrownBy(() -> runtime().pullImage(missing, auth, Duration.ofSeconds(30)))
+        .isInstanceOfSatisfying(
+            RuntimeError.class,
+            e -> {
+              assertThat(e.kind()).isEqualTo(RuntimeError.Kind.IMAGE_PULL);
+              assertThat(e.getMessage()).doesNotContain("not-a-real-password");
+            });
     assertThat(runtime().imagePresent(missing)).isFalse();
   }
 

@@ -3,9 +3,12 @@ package io.jkubelet.agent.runtime.docker;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.command.InspectImageResponse;
+import com.github.dockerjava.api.exception.DockerException;
+import com.github.dockerjava.api.model.AuthConfig;
 import com.github.dockerjava.api.model.Image;
 import com.github.dockerjava.api.model.PullResponseItem;
 import io.jkubelet.agent.runtime.ImageSummary;
+import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import java.time.Duration;
@@ -70,14 +73,23 @@ final class Images {
   }
 
   /**
-   * Pulls the image, waiting at most {@code timeout} (null: without limit). Every failure, from the
-   * request or from the engine's progress stream, is {@code IMAGE_PULL}.
+   * Pulls the image with the given credential, waiting at most {@code timeout} (null: without
+   * limit). Every failure, from the request or from the engine's progress stream, is {@code
+   * IMAGE_PULL}; a refused request says so as Docker's own client does ({@code Error response from
+   * daemon: ...}).
+   *
+   * <p>NOTE: the credential is always set, an empty one for an anonymous pull as dockershim sends:
+   * left unset, docker-java would send one of its own from the Docker config of the agent's user.
    */
-  void pull(String image, Duration timeout) {
+  void pull(String image, RegistryAuth auth, Duration timeout) {
     String[] repoTag = repositoryAndTag(image);
     PullCallback callback = new PullCallback();
     try {
-      longCalls.pullImageCmd(repoTag[0]).withTag(repoTag[1]).exec(callback);
+      longCalls
+          .pullImageCmd(repoTag[0])
+          .withTag(repoTag[1])
+          .withAuthConfig(authConfig(auth))
+          .exec(callback);
       long millis = timeout == null ? Long.MAX_VALUE : Math.max(1, timeout.toMillis());
       if (!callback.awaitCompletion(millis, TimeUnit.MILLISECONDS)) {
         throw new RuntimeError(
@@ -90,12 +102,44 @@ final class Images {
     } catch (RuntimeError e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new RuntimeError(Kind.IMAGE_PULL, DockerErrors.failureMessage(e), e);
+      throw new RuntimeError(Kind.IMAGE_PULL, pullFailure(e), e);
     } finally {
       DockerClients.closeQuietly(callback);
     }
     callback.throwIfFailed(image);
     log.info("DockerRuntime: pulled {}", image);
+  }
+
+  /** docker-java's form of the credential: only the fields that are set. */
+  static AuthConfig authConfig(RegistryAuth auth) {
+    AuthConfig c = new AuthConfig().withRegistryAddress(emptyToNull(auth.serverAddress()));
+    if (!auth.username().isEmpty()) {
+      c = c.withUsername(auth.username());
+    }
+    if (!auth.password().isEmpty()) {
+      c = c.withPassword(auth.password());
+    }
+    if (!auth.auth().isEmpty()) {
+      c = c.withAuth(auth.auth());
+    }
+    if (!auth.identityToken().isEmpty()) {
+      c = c.withIdentityToken(auth.identityToken());
+    }
+    if (!auth.registryToken().isEmpty()) {
+      c = c.withRegistrytoken(auth.registryToken());
+    }
+    return c;
+  }
+
+  private static String emptyToNull(String s) {
+    return s.isEmpty() ? null : s;
+  }
+
+  /** A failed pull request: the engine's refusal as Docker's client words it, or why no answer. */
+  static String pullFailure(Throwable e) {
+    return e instanceof DockerException de
+        ? "Error response from daemon: " + DockerErrors.engineMessage(de)
+        : DockerErrors.failureMessage(e);
   }
 
   /**
@@ -172,7 +216,7 @@ final class Images {
     void throwIfFailed(String image) {
       Throwable f = failure;
       if (f != null) {
-        String message = DockerErrors.failureMessage(f);
+        String message = pullFailure(f);
         log.debug("DockerRuntime: pulling {} failed: {}", image, message);
         throw new RuntimeError(Kind.IMAGE_PULL, message, f);
       }

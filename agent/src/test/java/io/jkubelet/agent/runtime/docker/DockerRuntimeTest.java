@@ -26,6 +26,7 @@ import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.runtime.SandboxConfig.PortMapping;
@@ -491,7 +492,7 @@ class DockerRuntimeTest {
     assertThat(runtime.imagePresent(BUSYBOX)).isTrue();
     assertThat(runtime.imagePresent(missing)).isFalse();
 
-    assertThatThrownBy(() -> runtime.pullImage(missing, Duration.ofSeconds(30)))
+    assertThatThrownBy(() -> runtime.pullImage(missing, RegistryAuth.NONE, Duration.ofSeconds(30)))
         .isInstanceOfSatisfying(
             RuntimeError.class,
             e -> {
