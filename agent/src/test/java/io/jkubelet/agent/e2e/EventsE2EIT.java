@@ -33,24 +33,8 @@ class EventsE2EIT {
     return Kubectl.run("-n", ns, "describe", "pod", pod).ok().out();
   }
 
-  /** The events of an object, as kubectl lists them. */
   private List<JsonNode> events(String namespace, String name) throws Exception {
-    JsonNode list =
-        JSON.readTree(
-            Kubectl.run(
-                    "-n",
-                    namespace,
-                    "get",
-                    "events",
-                    "--field-selector",
-                    "involvedObject.name=" + name,
-                    "-o",
-                    "json")
-                .ok()
-                .out());
-    List<JsonNode> out = new ArrayList<>();
-    list.path("items").forEach(out::add);
-    return out;
+    return Kubectl.events(namespace, name);
   }
 
   private static String pod(String name, String node, String containers) {

@@ -11,7 +11,6 @@ import io.jkubelet.agent.runtime.Labels;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -108,23 +107,9 @@ class ImagePullSecretsE2EIT {
 
   /** "reason: message" of the object's events, as kubectl lists them. */
   private List<String> events(String name) throws Exception {
-    JsonNode list =
-        JSON.readTree(
-            Kubectl.run(
-                    "-n",
-                    ns,
-                    "get",
-                    "events",
-                    "--field-selector",
-                    "involvedObject.name=" + name,
-                    "-o",
-                    "json")
-                .ok()
-                .out());
-    List<String> out = new ArrayList<>();
-    list.path("items")
-        .forEach(e -> out.add(e.path("reason").asText() + ": " + e.path("message").asText()));
-    return out;
+    return Kubectl.events(ns, name).stream()
+        .map(e -> e.path("reason").asText() + ": " + e.path("message").asText())
+        .toList();
   }
 
   @Test

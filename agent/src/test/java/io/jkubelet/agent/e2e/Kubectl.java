@@ -150,6 +150,28 @@ final class Kubectl {
     runWithInput(yaml, "-n", namespace, "apply", "-f", "-").ok();
   }
 
+  /** The events of an object in {@code namespace}, as {@code kubectl get events} lists them. */
+  static List<com.fasterxml.jackson.databind.JsonNode> events(String namespace, String name)
+      throws Exception {
+    com.fasterxml.jackson.databind.JsonNode list =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(
+                run(
+                        "-n",
+                        namespace,
+                        "get",
+                        "events",
+                        "--field-selector",
+                        "involvedObject.name=" + name,
+                        "-o",
+                        "json")
+                    .ok()
+                    .out());
+    List<com.fasterxml.jackson.databind.JsonNode> out = new ArrayList<>();
+    list.path("items").forEach(out::add);
+    return out;
+  }
+
   /**
    * A pod bound to {@code node} by {@code nodeName} (no scheduler needed), with a short grace
    * period (and the service-account token volume that admission adds); {@code containers} is the

@@ -3,7 +3,6 @@ package io.jkubelet.agent.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.dockerjava.api.DockerClient;
 import io.jkubelet.agent.runtime.Labels;
@@ -107,20 +106,10 @@ class VolumesE2EIT {
   }
 
   private List<String> eventMessages(String pod, String reason) throws Exception {
-    JsonNode list =
-        JSON.readTree(
-            Kubectl.run(
-                    "-n",
-                    ns,
-                    "get",
-                    "events",
-                    "--field-selector",
-                    "involvedObject.name=" + pod + ",reason=" + reason,
-                    "-o",
-                    "json")
-                .ok()
-                .out());
-    return list.path("items").findValues("message").stream().map(JsonNode::asText).toList();
+    return Kubectl.events(ns, pod).stream()
+        .filter(e -> reason.equals(e.path("reason").asText()))
+        .map(e -> e.path("message").asText())
+        .toList();
   }
 
   private static String hostMounts() throws Exception {

@@ -131,26 +131,11 @@ class DockerRuntimeContractTest extends RuntimeContract {
 
   @org.junit.jupiter.api.Test
   void attachCarriesStdinToTheMainProcessAndItsOutputBack() throws Exception {
-    io.jkubelet.agent.runtime.PodRef pod = newPod();
-    String sandboxId = runtime.runPodSandbox(sandbox(pod, 0, false));
-    Map<String, String> labels =
-        new java.util.HashMap<>(Labels.podLabels(pod, "reader", Labels.TYPE_CONTAINER));
-    labels.put(Labels.NODE, node);
     String id =
-        runtime.createContainer(
-            sandboxId,
-            new io.jkubelet.agent.runtime.ContainerConfig(
-                Labels.containerName(pod, "reader", 0),
-                IMAGE,
-                List.of("sh", "-c", "read line; echo got $line; sleep 1"),
-                List.of(),
-                List.of(),
-                "",
-                List.of(),
-                io.jkubelet.agent.runtime.ContainerConfig.Resources.NONE,
-                labels,
-                new io.jkubelet.agent.runtime.ContainerConfig.Stdio(false, true, false)));
-    runtime.startContainer(id);
+        startWithStdin(
+            "reader",
+            "read line; echo got $line; sleep 1",
+            new io.jkubelet.agent.runtime.ContainerConfig.Stdio(false, true, false));
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     // NOTE: stdin stays open: Docker ends an attach's output when its stdin ends (unless the
     // container has StdinOnce), as it did under dockershim.
@@ -172,26 +157,11 @@ class DockerRuntimeContractTest extends RuntimeContract {
 
   @org.junit.jupiter.api.Test
   void withStdinOnceTheContainerSeesEofWhenTheAttachedClientClosesStdin() throws Exception {
-    io.jkubelet.agent.runtime.PodRef pod = newPod();
-    String sandboxId = runtime.runPodSandbox(sandbox(pod, 0, false));
-    Map<String, String> labels =
-        new java.util.HashMap<>(Labels.podLabels(pod, "once", Labels.TYPE_CONTAINER));
-    labels.put(Labels.NODE, node);
     String id =
-        runtime.createContainer(
-            sandboxId,
-            new io.jkubelet.agent.runtime.ContainerConfig(
-                Labels.containerName(pod, "once", 0),
-                IMAGE,
-                List.of("sh", "-c", "cat; echo eof"),
-                List.of(),
-                List.of(),
-                "",
-                List.of(),
-                io.jkubelet.agent.runtime.ContainerConfig.Resources.NONE,
-                labels,
-                new io.jkubelet.agent.runtime.ContainerConfig.Stdio(false, true, true)));
-    runtime.startContainer(id);
+        startWithStdin(
+            "once",
+            "cat; echo eof",
+            new io.jkubelet.agent.runtime.ContainerConfig.Stdio(false, true, true));
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     io.jkubelet.agent.runtime.StreamHandle h =
         runtime.attach(
@@ -207,10 +177,45 @@ class DockerRuntimeContractTest extends RuntimeContract {
         .atMost(WAIT)
         .until(
             () ->
-                runtime.podStatus(pod).containers().stream()
+                runtime.podStatus(podOf(id)).containers().stream()
                     .anyMatch(c -> c.id().equals(id) && !c.running()));
     await().atMost(WAIT).until(() -> out.toString().equals("hello\neof\n"));
   }
+
+  /** A started container of a new pod running {@code sh -c script}, with the given stdio. */
+  private String startWithStdin(
+      String name, String script, io.jkubelet.agent.runtime.ContainerConfig.Stdio stdio)
+      throws Exception {
+    io.jkubelet.agent.runtime.PodRef pod = newPod();
+    String sandboxId = runtime.runPodSandbox(sandbox(pod, 0, false));
+    Map<String, String> labels =
+        new java.util.HashMap<>(Labels.podLabels(pod, name, Labels.TYPE_CONTAINER));
+    labels.put(Labels.NODE, node);
+    String id =
+        runtime.createContainer(
+            sandboxId,
+            new io.jkubelet.agent.runtime.ContainerConfig(
+                Labels.containerName(pod, name, 0),
+                IMAGE,
+                List.of("sh", "-c", script),
+                List.of(),
+                List.of(),
+                "",
+                List.of(),
+                io.jkubelet.agent.runtime.ContainerConfig.Resources.NONE,
+                labels,
+                stdio));
+    runtime.startContainer(id);
+    pods.put(id, pod);
+    return id;
+  }
+
+  private io.jkubelet.agent.runtime.PodRef podOf(String containerId) {
+    return pods.get(containerId);
+  }
+
+  private final Map<String, io.jkubelet.agent.runtime.PodRef> pods =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   @Override
   protected void serveHttp(String containerId, int port, String body) {
