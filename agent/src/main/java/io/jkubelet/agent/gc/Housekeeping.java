@@ -30,6 +30,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,6 +64,9 @@ public final class Housekeeping {
 
   private final ProbeManager probes;
 
+  /** Removes the log directories of pods the predicate says are no longer in use. */
+  private final Consumer<Predicate<String>> podLogs;
+
   private Instant lastContainerGc = Instant.EPOCH;
 
   public Housekeeping(
@@ -77,8 +82,10 @@ public final class Housekeeping {
       Duration containerGcPeriod,
       MirrorClient mirrors,
       ProbeManager probes,
+      Consumer<Predicate<String>> podLogs,
       Backoff... backoffs) {
     this.probes = probes;
+    this.podLogs = podLogs;
     this.mirrors = mirrors;
     this.runtime = runtime;
     this.manager = manager;
@@ -136,6 +143,8 @@ public final class Housekeeping {
       b.gc();
     }
     removeOrphanedPodDirs(desired, runtimePods.keySet());
+    podLogs.accept(
+        uid -> desired.contains(uid) || runtimePods.containsKey(uid) || workers.isWorking(uid));
 
     Instant now = clock.instant();
     if (Duration.between(lastContainerGc, now).compareTo(containerGcPeriod) >= 0) {

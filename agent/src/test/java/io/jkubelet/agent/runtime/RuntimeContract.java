@@ -297,6 +297,55 @@ public abstract class RuntimeContract {
   }
 
   @Test
+  void followingOutputEndsWhenTheContainerExitsAndAnUnknownIdIsNotFound() throws Exception {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+    String id = runtime().createContainer(sandboxId, app(pod, "app", 0).build());
+    runtime().startContainer(id);
+    var ended = new java.util.concurrent.CompletableFuture<Throwable>();
+    LogEntrySink sink =
+        new LogEntrySink() {
+          @Override
+          public void entry(LogEntry entry) {
+            assertThat(entry.stream()).isIn(LogEntry.STDOUT, LogEntry.STDERR);
+          }
+
+          @Override
+          public void end(Throwable error) {
+            ended.complete(error);
+          }
+        };
+    try (AutoCloseable stream = runtime().followLogEntries(id, java.util.Optional.empty(), sink)) {
+      assertThat(ended).as("a running container's output is followed").isNotDone();
+      exit(id, 0);
+      assertThat(ended.get(30, java.util.concurrent.TimeUnit.SECONDS)).isNull();
+    }
+    var again = new java.util.concurrent.CompletableFuture<Throwable>();
+    try (AutoCloseable stream =
+        runtime()
+            .followLogEntries(
+                id,
+                java.util.Optional.empty(),
+                new LogEntrySink() {
+                  @Override
+                  public void entry(LogEntry entry) {}
+
+                  @Override
+                  public void end(Throwable error) {
+                    again.complete(error);
+                  }
+                })) {
+      assertThat(again.get(30, java.util.concurrent.TimeUnit.SECONDS))
+          .as("an exited container's output ends after what it wrote")
+          .isNull();
+    }
+    assertThatThrownBy(
+            () -> runtime().followLogEntries("0".repeat(64), java.util.Optional.empty(), sink))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.NOT_FOUND));
+  }
+
+  @Test
   void aDuplicateContainerNameIsACreateConflict() {
     PodRef pod = newPod();
     String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));

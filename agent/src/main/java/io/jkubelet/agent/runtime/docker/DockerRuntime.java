@@ -68,6 +68,7 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   private volatile Scope scope = Scope.ALL;
 
   private final ContainerLogs logs;
+  private final LogEntries logEntries;
 
   /**
    * A runtime on one client for every call. Its response timeout must exceed the longest grace
@@ -98,6 +99,7 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     this.streams = new DockerStreams(clients, host, execs, time.clock());
     this.portForwarder = new PortForwarder(clients);
     this.logs = new ContainerLogs(clients);
+    this.logEntries = new LogEntries(clients, host);
   }
 
   @Override
@@ -106,6 +108,14 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
       io.jkubelet.agent.runtime.LogRequest request,
       io.jkubelet.agent.runtime.LogSink sink) {
     return logs.open(containerId, request, sink);
+  }
+
+  @Override
+  public AutoCloseable followLogEntries(
+      String containerId,
+      java.util.Optional<java.time.Instant> since,
+      io.jkubelet.agent.runtime.LogEntrySink sink) {
+    return logEntries.follow(containerId, since, sink);
   }
 
   /**
