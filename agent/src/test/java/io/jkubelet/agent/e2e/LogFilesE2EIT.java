@@ -210,6 +210,12 @@ class LogFilesE2EIT {
           .isEqualTo(ticks.get(i - 1) + 1);
     }
     assertThat(ticks).contains(before + 1, before + 20);
+    try (HttpClient http = HttpClient.newBuilder().sslContext(trustAll()).build()) {
+      HttpResponse<String> r =
+          get(http, "/containerLogs/default/logger-" + node + "/app?tailLines=1");
+      assertThat(r.statusCode()).as("/containerLogs after a restart").isEqualTo(200);
+      assertThat(r.body()).matches("tick \\d+ p{200}\n");
+    }
 
     // The pod goes: its files and links go too.
     Path dir = podDir("logger");
