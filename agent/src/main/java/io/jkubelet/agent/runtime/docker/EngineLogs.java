@@ -157,7 +157,7 @@ final class EngineLogs {
 
     void run() {
       Throwable error = null;
-      try (InputStream in = new BufferedInputStream(conn.input(), 64 * 1024)) {
+      try (InputStream in = new BufferedInputStream(conn.input(), 8 * 1024)) {
         if (tty && lines) {
           readLines(in);
         } else if (tty) {
