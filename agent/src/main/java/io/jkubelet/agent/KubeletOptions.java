@@ -18,10 +18,12 @@ import java.util.Objects;
  * @param certDir where the self-signed serving certificate is kept ({@code --cert-dir}); null:
  *     {@code <rootDir>/pki}
  * @param podLogPaths where container log files and their links go ({@code --pod-logs-dir}, {@code
- *     --container-logs-dir}); null: upstream's {@code /var/log/pods} and {@code
- *     /var/log/containers}
- * @param nodeLogDir the directory {@code /logs/} serves ({@code --node-log-dir}); null: {@code
- *     /var/log}
+ *     --container-logs-dir}, whose defaults are upstream's {@code /var/log/pods} and {@code
+ *     /var/log/containers}); null: {@code <rootDir>/logs/pods} and {@code
+ *     <rootDir>/logs/containers}, so that an agent embedded in a test never writes the host's
+ *     {@code /var/log}
+ * @param nodeLogDir the directory {@code /logs/} serves ({@code --node-log-dir}, default {@code
+ *     /var/log}); null: {@code <rootDir>/logs}
  */
 public record KubeletOptions(
     String nodeName,
@@ -33,7 +35,7 @@ public record KubeletOptions(
     Path certDir,
     PodLogPaths podLogPaths,
     Path nodeLogDir) {
-  /** Options with upstream's log directories. */
+  /** Options with the log directories under {@code rootDir}. */
   public KubeletOptions(
       String nodeName,
       Path rootDir,
@@ -64,8 +66,11 @@ public record KubeletOptions(
     Objects.requireNonNull(config, "config");
     nodeIp = nodeIp == null ? "" : nodeIp;
     certDir = certDir == null ? rootDir.resolve("pki") : certDir;
-    podLogPaths = podLogPaths == null ? PodLogPaths.DEFAULT : podLogPaths;
-    nodeLogDir = nodeLogDir == null ? Path.of("/var/log") : nodeLogDir;
+    podLogPaths =
+        podLogPaths == null
+            ? new PodLogPaths(rootDir.resolve("logs/pods"), rootDir.resolve("logs/containers"))
+            : podLogPaths;
+    nodeLogDir = nodeLogDir == null ? rootDir.resolve("logs") : nodeLogDir;
     if (nodeName.isBlank()) {
       throw new IllegalArgumentException("node name must not be empty");
     }
