@@ -253,7 +253,8 @@ class LogFilesE2EIT {
         dropFollowed(logs);
       }
       long pid = jkubelet.pid();
-      Usage base = await().atMost(Duration.ofSeconds(20)).until(() -> usage(pid), u -> true);
+      Usage base = usage(pid);
+      long heap = liveHeapKib(pid);
       for (int i = 0; i < 1000; i++) {
         if (i % 10 == 0) {
           dropFollowed(logs);
@@ -271,6 +272,9 @@ class LogFilesE2EIT {
                     .isLessThanOrEqualTo(base.threads() + 3);
                 assertThat(now.fds()).as("fds, from %s", base).isLessThanOrEqualTo(base.fds() + 5);
               });
+      assertThat(liveHeapKib(pid))
+          .as("the live heap after a full GC, in KiB, from %d", heap)
+          .isLessThanOrEqualTo(heap + 16 * 1024);
     }
   }
 
@@ -305,6 +309,34 @@ class LogFilesE2EIT {
     try (Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
       return new Usage(threads, (int) fds.count());
     }
+  }
+
+  /**
+   * The agent's heap in use after a full GC, through {@code jcmd}: the young and old generations of
+   * the serial GC ({@code DefNew} and {@code Tenured}, or {@code def new generation} and {@code
+   * tenured generation} in older JDKs).
+   */
+  private static long liveHeapKib(long pid) throws Exception {
+    String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    jcmdOutput(jcmd, pid, "GC.run");
+    String info = jcmdOutput(jcmd, pid, "GC.heap_info");
+    Matcher m = Pattern.compile("\\btotal \\d+K, used (\\d+)K").matcher(info);
+    long used = 0;
+    int generations = 0;
+    while (m.find()) {
+      used += Long.parseLong(m.group(1));
+      generations++;
+    }
+    assertThat(generations).as("jcmd GC.heap_info: %s", info).isEqualTo(2);
+    return used;
+  }
+
+  private static String jcmdOutput(String jcmd, long pid, String command) throws Exception {
+    Process p =
+        new ProcessBuilder(jcmd, Long.toString(pid), command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as("jcmd %s: %s", command, out).isZero();
+    return out;
   }
 
   private static List<String> names(Path dir) throws IOException {

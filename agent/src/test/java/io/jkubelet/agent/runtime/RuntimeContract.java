@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * killed), dockershim's names and {@code io.kubernetes.*} labels, restart count and labels round
  * trips, listing by pod UID, unknown ids, name conflicts, exec results, output cap and timeout,
  * interactive exec (stdin and its end, exit code, close), attach, port-forward to a loopback port,
- * image presence, and an image's user.
+ * following a container's output to its end, image presence, and an image's user.
  *
  * <p>Every container carries {@link Labels#NODE} with {@link #node}, unique to the test instance; a
  * subclass scopes its runtime to it and removes only those containers afterwards.
