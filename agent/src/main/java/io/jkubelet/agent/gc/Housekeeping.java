@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Housekeeping ({@code HandlePodCleanups} upstream): kills and removes pods that are no longer
  * desired, keeps at most one dead container per container name, and forgets the state of pods that
- * are gone. Only containers with an {@code io.kubernetes.pod.uid} label are ever touched: the
- * runtime lists nothing else.
+ * are gone, and removes their directories and log directories (upstream's {@code
+ * evictPodLogsDirectories}, through a callback). Only containers with an {@code
+ * io.kubernetes.pod.uid} label are ever touched: the runtime lists nothing else.
  *
  * <p>Not thread-safe: the caller runs it on one thread at a time.
  */
