@@ -9,6 +9,7 @@ import io.jkubelet.agent.gc.Housekeeping;
 import io.jkubelet.agent.gc.Reclaimed;
 import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
+import io.jkubelet.agent.logs.LogCollector;
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.SyncLoop;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
@@ -98,6 +99,7 @@ public final class Agent implements Lifecycle {
   private final Reclaimed reclaimed;
   private final KubeletMetrics metrics;
   private final AgentMetrics documents;
+  private final LogCollector logCollector;
 
   /**
    * What the agent's metrics and stats need from outside.
@@ -142,6 +144,7 @@ public final class Agent implements Lifecycle {
             channels.pleg()::offer,
             new PlegMetrics(metrics));
     probes = probeManager();
+    logCollector = RuntimeWiring.logCollector(setup, cache);
     documents =
         new AgentMetrics(setup, metrics, monitoring.imageFsDir(), cache, probes, podManager);
     admitter =
@@ -242,6 +245,7 @@ public final class Agent implements Lifecycle {
         CONTAINER_GC_PERIOD,
         setup.cluster() == null ? null : setup.cluster().mirrors(),
         probes,
+        logCollector::removePodLogs,
         crashBackoff,
         pullBackoff);
   }
@@ -342,6 +346,7 @@ public final class Agent implements Lifecycle {
     }
     api.start();
     pleg.start();
+    logCollector.start();
     if (setup.cluster() != null) {
       setup.cluster().node().start();
     }
@@ -362,6 +367,7 @@ public final class Agent implements Lifecycle {
     }
     loop.stop();
     pleg.stop();
+    logCollector.stop();
     Executors2.shutdown(background, 2000);
     Executors2.shutdown(workerExecutor, 5000);
     objects().stop();

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.logs.ContainerLogsRoute;
+import io.jkubelet.agent.logs.SystemLogRoute;
 import io.jkubelet.agent.server.CoreRoutes;
 import io.jkubelet.agent.server.Healthz;
 import io.jkubelet.agent.server.KubeletServer;
@@ -73,6 +74,9 @@ final class KubeletApi implements Lifecycle {
               setup.runtime(),
               setup.time().clock(),
               logReaders));
+      if (config.enableSystemLogHandler()) {
+        routes.add(new SystemLogRoute(setup.options().nodeLogDir(), logReaders));
+      }
     }
     routes.addAll(extra);
     server =

@@ -1,5 +1,6 @@
 package io.jkubelet.agent;
 
+import io.jkubelet.agent.logs.PodLogPaths;
 import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -16,6 +17,13 @@ import java.util.Objects;
  * @param config the KubeletConfiguration
  * @param certDir where the self-signed serving certificate is kept ({@code --cert-dir}); null:
  *     {@code <rootDir>/pki}
+ * @param podLogPaths where container log files and their links go ({@code --pod-logs-dir}, {@code
+ *     --container-logs-dir}, whose defaults are upstream's {@code /var/log/pods} and {@code
+ *     /var/log/containers}); null: {@code <rootDir>/logs/pods} and {@code
+ *     <rootDir>/logs/containers}, so that an agent embedded in a test never writes the host's
+ *     {@code /var/log}
+ * @param nodeLogDir the directory {@code /logs/} serves ({@code --node-log-dir}, default {@code
+ *     /var/log}); null: {@code <rootDir>/logs}
  */
 public record KubeletOptions(
     String nodeName,
@@ -24,7 +32,21 @@ public record KubeletOptions(
     String dockerHost,
     String nodeIp,
     KubeletConfiguration config,
-    Path certDir) {
+    Path certDir,
+    PodLogPaths podLogPaths,
+    Path nodeLogDir) {
+  /** Options with the log directories under {@code rootDir}. */
+  public KubeletOptions(
+      String nodeName,
+      Path rootDir,
+      String podInfraImage,
+      String dockerHost,
+      String nodeIp,
+      KubeletConfiguration config,
+      Path certDir) {
+    this(nodeName, rootDir, podInfraImage, dockerHost, nodeIp, config, certDir, null, null);
+  }
+
   /** Options with the default certificate directory. */
   public KubeletOptions(
       String nodeName,
@@ -44,6 +66,11 @@ public record KubeletOptions(
     Objects.requireNonNull(config, "config");
     nodeIp = nodeIp == null ? "" : nodeIp;
     certDir = certDir == null ? rootDir.resolve("pki") : certDir;
+    podLogPaths =
+        podLogPaths == null
+            ? new PodLogPaths(rootDir.resolve("logs/pods"), rootDir.resolve("logs/containers"))
+            : podLogPaths;
+    nodeLogDir = nodeLogDir == null ? rootDir.resolve("logs") : nodeLogDir;
     if (nodeName.isBlank()) {
       throw new IllegalArgumentException("node name must not be empty");
     }

@@ -8,7 +8,10 @@ import io.jkubelet.agent.kuberuntime.NodeContext;
 import io.jkubelet.agent.kuberuntime.PullCredentials;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.lifecycle.HookRunner;
+import io.jkubelet.agent.logs.LogCollector;
+import io.jkubelet.agent.logs.RotatingLogWriter;
 import io.jkubelet.agent.objects.PodObjects;
+import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.prober.ProbeManager;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.volume.Mounter;
@@ -104,5 +107,26 @@ final class RuntimeWiring {
             setup.recorder(),
             setup.time().clock(),
             allocatable(setup)));
+  }
+
+  /**
+   * The collector of container log files ({@code containerLogMaxSize}, {@code
+   * containerLogMaxFiles}), fed by what the PLEG's cache says runs; it looks once a second.
+   */
+  static LogCollector logCollector(Setup setup, PodCache cache) {
+    var config = setup.options().config();
+    return LogCollector.create(
+        new LogCollector.Options(
+            setup.options().podLogPaths(),
+            RotatingLogWriter.parseMaxSize(config.containerLogMaxSize()),
+            config.containerLogMaxFiles(),
+            setup.runtime(),
+            () ->
+                cache.snapshot().values().stream()
+                    .map(PodCache.Entry::status)
+                    .filter(java.util.Objects::nonNull)
+                    .toList(),
+            setup.time(),
+            Duration.ofSeconds(1)));
   }
 }

@@ -88,6 +88,7 @@ public final class ConfigLoader {
     bool("enableDebuggingHandlers", Builder::enableDebuggingHandlers);
     string("containerLogMaxSize", Builder::containerLogMaxSize);
     integer("containerLogMaxFiles", Builder::containerLogMaxFiles);
+    bool("enableSystemLogHandler", Builder::enableSystemLogHandler);
   }
 
   private static void authentication(Builder b, JsonNode v) {

@@ -66,6 +66,9 @@ import java.util.Objects;
  *     default {@code "10Mi"}
  * @param containerLogMaxFiles how many log files a container keeps, the live one included; default
  *     5
+ * @param enableSystemLogHandler whether {@code /logs/} serves the node's log directory; default
+ *     false (upstream: true, and only with the debugging handlers; here it must be asked for, as it
+ *     shows the whole directory to anyone allowed {@code nodes/log})
  */
 public record KubeletConfiguration(
     String staticPodPath,
@@ -99,7 +102,8 @@ public record KubeletConfiguration(
     String healthzBindAddress,
     boolean enableDebuggingHandlers,
     String containerLogMaxSize,
-    int containerLogMaxFiles) {
+    int containerLogMaxFiles,
+    boolean enableSystemLogHandler) {
 
   /**
    * {@code authentication}: {@code x509.clientCAFile}, {@code webhook.enabled}, {@code
@@ -240,6 +244,7 @@ public record KubeletConfiguration(
     private boolean enableDebuggingHandlers = true;
     private String containerLogMaxSize = "10Mi";
     private int containerLogMaxFiles = 5;
+    private boolean enableSystemLogHandler = false;
 
     private Builder() {}
 
@@ -276,6 +281,7 @@ public record KubeletConfiguration(
       enableDebuggingHandlers = c.enableDebuggingHandlers;
       containerLogMaxSize = c.containerLogMaxSize;
       containerLogMaxFiles = c.containerLogMaxFiles;
+      enableSystemLogHandler = c.enableSystemLogHandler;
     }
 
     public Builder tlsCertFile(String value) {
@@ -325,6 +331,11 @@ public record KubeletConfiguration(
 
     public Builder containerLogMaxSize(String value) {
       containerLogMaxSize = value;
+      return this;
+    }
+
+    public Builder enableSystemLogHandler(boolean value) {
+      enableSystemLogHandler = value;
       return this;
     }
 
@@ -485,7 +496,8 @@ public record KubeletConfiguration(
           healthzBindAddress,
           enableDebuggingHandlers,
           containerLogMaxSize,
-          containerLogMaxFiles);
+          containerLogMaxFiles,
+          enableSystemLogHandler);
     }
   }
 }

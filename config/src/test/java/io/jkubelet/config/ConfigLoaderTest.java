@@ -347,6 +347,7 @@ class ConfigLoaderTest {
                     cacheUnauthorizedTTL: 10s
                 healthzPort: 0
                 containerLogMaxFiles: 3
+                enableSystemLogHandler: true
                 """);
     KubeletConfiguration c = ConfigLoader.load(file).config();
     assertThat(c.readOnlyPort()).as("v1beta1 default").isZero();
@@ -362,5 +363,9 @@ class ConfigLoaderTest {
     assertThat(c.healthzPort()).isZero();
     assertThat(c.containerLogMaxFiles()).isEqualTo(3);
     assertThat(c.containerLogMaxSize()).isEqualTo("10Mi");
+    assertThat(c.enableSystemLogHandler()).isTrue();
+    assertThat(KubeletConfiguration.builder().build().enableSystemLogHandler())
+        .as("off unless asked for")
+        .isFalse();
   }
 }

@@ -58,6 +58,8 @@ public final class RunCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin PodFlags podFlags = new PodFlags();
 
+  @picocli.CommandLine.Mixin LogFlags logFlags = new LogFlags();
+
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
   private static final Pattern NODE_NAME =
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -311,6 +313,7 @@ public final class RunCommand implements Callable<Integer> {
       ConfigValidator.validate(config);
       PodFlags.checkSysctls(config);
       ServerFlags.requireClientForWebhooks(config, kubeconfig != null);
+      checkLogMaxSize(config);
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
       throw flag == null ? e : new ConfigException(flag, e.problem(), e);
@@ -329,7 +332,17 @@ public final class RunCommand implements Callable<Integer> {
         dockerEndpoint,
         nodeIp,
         config,
-        serverFlags.certDir == null ? null : serverFlags.certDir.toAbsolutePath());
+        serverFlags.certDir == null ? null : serverFlags.certDir.toAbsolutePath(),
+        logFlags.podLogPaths(),
+        logFlags.nodeLogDir());
+  }
+
+  private static void checkLogMaxSize(KubeletConfiguration config) {
+    try {
+      io.jkubelet.agent.logs.RotatingLogWriter.parseMaxSize(config.containerLogMaxSize());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("containerLogMaxSize", e.getMessage());
+    }
   }
 
   /**

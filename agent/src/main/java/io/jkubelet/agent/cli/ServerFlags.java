@@ -121,6 +121,16 @@ final class ServerFlags {
   Boolean enableDebuggingHandlers;
 
   @Option(
+      names = "--enable-system-log-handler",
+      paramLabel = "BOOL",
+      arity = "0..1",
+      fallbackValue = "true",
+      description =
+          "Whether /logs/ serves the node's log directory, with the debugging handlers"
+              + " (enableSystemLogHandler, default false).")
+  Boolean enableSystemLogHandler;
+
+  @Option(
       names = "--container-log-max-size",
       paramLabel = "QUANTITY",
       description = "Size at which a container log file rotates (containerLogMaxSize, 10Mi).")
@@ -155,6 +165,12 @@ final class ServerFlags {
         "enableDebuggingHandlers",
         "--enable-debugging-handlers",
         b::enableDebuggingHandlers);
+    RunCommand.overlay(
+        flagOf,
+        enableSystemLogHandler,
+        "enableSystemLogHandler",
+        "--enable-system-log-handler",
+        b::enableSystemLogHandler);
     RunCommand.overlay(
         flagOf,
         containerLogMaxSize,

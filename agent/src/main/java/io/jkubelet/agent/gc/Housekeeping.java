@@ -30,6 +30,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,8 +39,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Housekeeping ({@code HandlePodCleanups} upstream): kills and removes pods that are no longer
  * desired, keeps at most one dead container per container name, and forgets the state of pods that
- * are gone. Only containers with an {@code io.kubernetes.pod.uid} label are ever touched: the
- * runtime lists nothing else.
+ * are gone, and removes their directories and log directories (upstream's {@code
+ * evictPodLogsDirectories}, through a callback). Only containers with an {@code
+ * io.kubernetes.pod.uid} label are ever touched: the runtime lists nothing else.
  *
  * <p>Not thread-safe: the caller runs it on one thread at a time.
  */
@@ -62,6 +65,9 @@ public final class Housekeeping {
 
   private final ProbeManager probes;
 
+  /** Removes the log directories of pods the predicate says are no longer in use. */
+  private final Consumer<Predicate<String>> podLogs;
+
   private Instant lastContainerGc = Instant.EPOCH;
 
   public Housekeeping(
@@ -77,8 +83,10 @@ public final class Housekeeping {
       Duration containerGcPeriod,
       MirrorClient mirrors,
       ProbeManager probes,
+      Consumer<Predicate<String>> podLogs,
       Backoff... backoffs) {
     this.probes = probes;
+    this.podLogs = podLogs;
     this.mirrors = mirrors;
     this.runtime = runtime;
     this.manager = manager;
@@ -136,6 +144,8 @@ public final class Housekeeping {
       b.gc();
     }
     removeOrphanedPodDirs(desired, runtimePods.keySet());
+    podLogs.accept(
+        uid -> desired.contains(uid) || runtimePods.containsKey(uid) || workers.isWorking(uid));
 
     Instant now = clock.instant();
     if (Duration.between(lastContainerGc, now).compareTo(containerGcPeriod) >= 0) {

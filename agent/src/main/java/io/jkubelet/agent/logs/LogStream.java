@@ -65,6 +65,11 @@ final class LogStream implements LogSink {
     }
   }
 
+  /** Whether the response is over (ended, at its limit, or the client went away). */
+  boolean isDone() {
+    return done.get();
+  }
+
   @Override
   public void output(byte[] bytes) {
     if (done.get()) {

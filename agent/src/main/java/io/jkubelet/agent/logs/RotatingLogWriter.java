@@ -1,9 +1,11 @@
 package io.jkubelet.agent.logs;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Instant;
@@ -12,17 +14,27 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import java.util.zip.GZIPOutputStream;
 
 /**
  * Appends a container's output to its CRI log file, rotated as upstream's container log manager
- * does: when the file reaches {@code maxSize} it is renamed to {@code <file>.<yyyyMMdd-HHmmss>} and
- * a new one started, and the oldest rotated files go so that at most {@code maxFiles} remain, the
- * live one included. (Upstream also gzips rotated files; these stay plain.) Not thread-safe: one
- * writer per container instance, on one thread.
+ * ({@code pkg/kubelet/logs/container_log_manager.go}) does once the file reaches {@code maxSize}:
+ * leftovers of a failed rotation ({@code .tmp}, a plain file whose {@code .gz} exists) are removed,
+ * then the oldest rotated files so that {@code maxFiles - 2} remain, the remaining plain ones are
+ * gzipped ({@code <file>.<yyyyMMdd-HHmmss>.gz}), and the live file is renamed to {@code
+ * <file>.<yyyyMMdd-HHmmss>} (left plain, so a shipper can finish reading it) and started anew: at
+ * most {@code maxFiles} files, the live one included. Upstream checks every 10 s; here the check
+ * follows each write, so a file never grows much past {@code maxSize}, and two rotations in one
+ * second take the next free second's name, so names keep sorting oldest first. A non-positive
+ * {@code maxSize} never rotates.
+ *
+ * <p>Not thread-safe: one writer per container instance, used by one thread at a time.
  */
 public final class RotatingLogWriter implements AutoCloseable {
-  private static final DateTimeFormatter SUFFIX =
+  static final DateTimeFormatter SUFFIX =
       DateTimeFormatter.ofPattern("uuuuMMdd-HHmmss").withZone(ZoneOffset.UTC);
+  private static final String GZ = ".gz";
+  private static final String TMP = ".tmp";
 
   private final Path file;
   private final long maxSize;
@@ -30,7 +42,6 @@ public final class RotatingLogWriter implements AutoCloseable {
   private final Clock clock;
   private OutputStream out;
   private long size;
-  private byte[] pending = new byte[0];
 
   public RotatingLogWriter(Path file, long maxSize, int maxFiles, Clock clock) {
     if (maxFiles < 2) {
@@ -43,39 +54,42 @@ public final class RotatingLogWriter implements AutoCloseable {
   }
 
   /**
-   * Writes output of {@code stream} read at {@code time}: each complete line as an F line; a
-   * trailing fragment waits for its end (flushed as a P line by {@link #flushPartial}).
+   * {@code containerLogMaxSize} in bytes, as upstream's {@code parseMaxSize}: a quantity ({@code
+   * 10Mi}, {@code 500Ki}, {@code 1G}); a negative one disables rotation.
+   *
+   * @throws IllegalArgumentException when it is not a quantity
    */
-  public void write(Instant time, String stream, byte[] bytes) throws IOException {
-    byte[] data = concat(pending, bytes);
-    int start = 0;
-    for (int i = 0; i < data.length; i++) {
-      if (data[i] == '\n') {
-        append(CriFormat.format(time, stream, false, slice(data, start, i)));
-        start = i + 1;
-      }
-    }
-    pending = slice(data, start, data.length);
-  }
-
-  /** Writes a waiting fragment as a P line (the output paused mid-line). */
-  public void flushPartial(Instant time, String stream) throws IOException {
-    if (pending.length > 0) {
-      append(CriFormat.format(time, stream, true, pending));
-      pending = new byte[0];
+  public static long parseMaxSize(String size) {
+    try {
+      return io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(
+              new io.fabric8.kubernetes.api.model.Quantity(size))
+          .longValueExact();
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "invalid containerLogMaxSize \"" + size + "\": " + e.getMessage(), e);
     }
   }
 
-  private void append(byte[] line) throws IOException {
+  /** The live file. */
+  public Path file() {
+    return file;
+  }
+
+  /**
+   * Writes one CRI line ({@code content} without its newline), then rotates if the file is full.
+   */
+  public void write(Instant time, String stream, boolean partial, byte[] content)
+      throws IOException {
     if (out == null) {
       Files.createDirectories(file.getParent());
       out = Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
       size = Files.size(file);
     }
+    byte[] line = CriFormat.format(time, stream, partial, content);
     out.write(line);
     out.flush();
     size += line.length;
-    if (size >= maxSize) {
+    if (maxSize > 0 && size >= maxSize) {
       rotate();
     }
   }
@@ -83,18 +97,82 @@ public final class RotatingLogWriter implements AutoCloseable {
   private void rotate() throws IOException {
     out.close();
     out = null;
-    Path rotated = file.resolveSibling(file.getFileName() + "." + SUFFIX.format(clock.instant()));
-    Files.move(file, rotated, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    Files.createFile(file); // readers (and links) always find the live file
-    List<Path> old = rotated();
-    for (int i = 0; i < old.size() - (maxFiles - 1); i++) {
-      Files.deleteIfExists(old.get(i));
+    List<Path> logs = removeExcess(cleanupUnused(rotated()));
+    for (Path l : logs) {
+      if (!l.toString().endsWith(GZ)) {
+        compress(l);
+      }
     }
+    Files.move(file, nextRotatedName(), StandardCopyOption.ATOMIC_MOVE);
+    Files.createFile(file); // readers (and links) always find the live file
   }
 
-  /** The rotated files of this log, oldest first. */
-  List<Path> rotated() throws IOException {
+  /** {@code <file>.<now>}, or the second after the newest rotated file if that is not later. */
+  private Path nextRotatedName() throws IOException {
+    Instant t = clock.instant();
     String prefix = file.getFileName() + ".";
+    for (Path p : rotated()) {
+      String stamp = p.getFileName().toString().substring(prefix.length()).replace(GZ, "");
+      try {
+        Instant used = SUFFIX.parse(stamp, Instant::from);
+        if (!used.isBefore(t.minusNanos(t.getNano()))) {
+          t = used.plusSeconds(1);
+        }
+      } catch (java.time.format.DateTimeParseException e) {
+        // not ours; sorted among the others by name
+      }
+    }
+    return file.resolveSibling(prefix + SUFFIX.format(t));
+  }
+
+  private static List<Path> cleanupUnused(List<Path> logs) throws IOException {
+    List<Path> inUse = new ArrayList<>();
+    for (Path l : logs) {
+      String name = l.toString();
+      boolean unused =
+          name.endsWith(TMP) || (!name.endsWith(GZ) && logs.contains(Path.of(name + GZ)));
+      if (unused) {
+        Files.deleteIfExists(l);
+      } else {
+        inUse.add(l);
+      }
+    }
+    return inUse;
+  }
+
+  private List<Path> removeExcess(List<Path> logs) throws IOException {
+    int keep = Math.max(0, maxFiles - 2);
+    int remove = Math.max(0, logs.size() - keep);
+    for (int i = 0; i < remove; i++) {
+      Files.deleteIfExists(logs.get(i));
+    }
+    return logs.subList(remove, logs.size());
+  }
+
+  private static void compress(Path log) throws IOException {
+    Path tmp = Path.of(log + TMP);
+    try (InputStream in = Files.newInputStream(log);
+        OutputStream gz = new GZIPOutputStream(Files.newOutputStream(tmp))) {
+      in.transferTo(gz);
+    } catch (IOException e) {
+      Files.deleteIfExists(tmp);
+      throw e;
+    }
+    Files.move(tmp, Path.of(log + GZ), StandardCopyOption.ATOMIC_MOVE);
+    Files.delete(log);
+  }
+
+  /** The rotated files of this log ({@code <file>.*}), oldest first. */
+  List<Path> rotated() throws IOException {
+    return rotated(file);
+  }
+
+  /** The rotated files of a log ({@code <file>.*}), oldest first; none if its directory is gone. */
+  static List<Path> rotated(Path file) throws IOException {
+    String prefix = file.getFileName() + ".";
+    if (!Files.isDirectory(file.getParent())) {
+      return List.of();
+    }
     try (Stream<Path> s = Files.list(file.getParent())) {
       List<Path> out =
           new ArrayList<>(s.filter(p -> p.getFileName().toString().startsWith(prefix)).toList());
@@ -109,18 +187,5 @@ public final class RotatingLogWriter implements AutoCloseable {
       out.close();
       out = null;
     }
-  }
-
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = new byte[a.length + b.length];
-    System.arraycopy(a, 0, out, 0, a.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
-    return out;
-  }
-
-  private static byte[] slice(byte[] a, int from, int to) {
-    byte[] out = new byte[to - from];
-    System.arraycopy(a, from, out, 0, out.length);
-    return out;
   }
 }

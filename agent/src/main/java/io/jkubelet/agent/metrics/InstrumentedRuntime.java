@@ -177,4 +177,12 @@ public final class InstrumentedRuntime implements Runtime {
   public AutoCloseable containerLogs(String containerId, LogRequest request, LogSink sink) {
     return delegate.containerLogs(containerId, request, sink);
   }
+
+  @Override
+  public AutoCloseable followLogEntries(
+      String containerId,
+      java.util.Optional<java.time.Instant> since,
+      io.jkubelet.agent.runtime.LogEntrySink sink) {
+    return delegate.followLogEntries(containerId, since, sink);
+  }
 }

@@ -125,4 +125,17 @@ public interface Runtime {
   default AutoCloseable containerLogs(String containerId, LogRequest request, LogSink sink) {
     throw new UnsupportedOperationException(type() + " keeps no container logs");
   }
+
+  /**
+   * Follows a container's output entry by entry, with each entry's time and stream, from the first
+   * entry at or after {@code since} (all of it when empty) until the container stops; an exited
+   * container's output is delivered and then ends. Reads on a thread of the runtime's own (a
+   * virtual one), never the caller's. Returns what stops the stream (the sink then gets nothing
+   * more, and no {@code end}). Runtimes that keep no output refuse with {@link
+   * UnsupportedOperationException}.
+   */
+  default AutoCloseable followLogEntries(
+      String containerId, java.util.Optional<java.time.Instant> since, LogEntrySink sink) {
+    throw new UnsupportedOperationException(type() + " keeps no container logs");
+  }
 }

@@ -66,6 +66,10 @@ class CliTest {
     assertThat(err.toString())
         .contains(
             "--allowed-unsafe-sysctls: the sysctl \"vm.swappiness\" are not known to be namespaced");
+    assertThat(Main.execute("run", "--container-log-max-size", "lots", "--hostname-override", "n"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--container-log-max-size: invalid containerLogMaxSize \"lots\"");
   }
 
   @Test

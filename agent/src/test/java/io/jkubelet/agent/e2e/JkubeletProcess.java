@@ -69,6 +69,15 @@ final class JkubeletProcess implements AutoCloseable {
                 "jkubelet/pause:3.2",
                 "--v",
                 "2"));
+    if (!extra.contains("--pod-logs-dir")) {
+      // Container log files stay with the test, out of the host's /var/log.
+      all.addAll(
+          List.of(
+              "--pod-logs-dir",
+              rootDir.resolve("log/pods").toString(),
+              "--container-logs-dir",
+              rootDir.resolve("log/containers").toString()));
+    }
     all.addAll(extra);
     this.args = List.copyOf(all);
   }

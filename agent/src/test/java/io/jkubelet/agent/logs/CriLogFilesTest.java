@@ -1,13 +1,17 @@
 package io.jkubelet.agent.logs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jkubelet.agent.util.FakeClock;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,41 +49,103 @@ class CriLogFilesTest {
   }
 
   @Test
-  void fragmentsWaitForTheirLineAndAPauseWritesThemAsPartial() throws Exception {
+  void eachEntryIsOneLineFullOrPartial() throws Exception {
     Path f = dir.resolve("0.log");
     Instant t = Instant.parse("2026-03-01T12:00:00Z");
     try (RotatingLogWriter w = new RotatingLogWriter(f, 1 << 20, 5, new FakeClock())) {
-      w.write(t, "stdout", "one\ntw".getBytes(StandardCharsets.UTF_8));
-      w.write(t, "stdout", "o\nthr".getBytes(StandardCharsets.UTF_8));
-      w.flushPartial(t, "stdout");
+      w.write(t, "stdout", false, "one".getBytes(StandardCharsets.UTF_8));
+      w.write(t, "stderr", true, "tw".getBytes(StandardCharsets.UTF_8));
     }
     assertThat(Files.readAllLines(f))
         .containsExactly(
             "2026-03-01T12:00:00.000000000Z stdout F one",
-            "2026-03-01T12:00:00.000000000Z stdout F two",
-            "2026-03-01T12:00:00.000000000Z stdout P thr");
+            "2026-03-01T12:00:00.000000000Z stderr P tw");
   }
 
   @Test
-  void aFullFileIsRotatedAndOnlyMaxFilesRemain() throws Exception {
+  void aFullFileIsRotatedAsUpstreamDoes() throws Exception {
     Path f = dir.resolve("app/0.log");
-    FakeClock clock = new FakeClock();
-    Instant t = Instant.parse("2026-03-01T12:00:00Z");
-    try (RotatingLogWriter w = new RotatingLogWriter(f, 200, 3, clock)) {
+    FakeClock clock = new FakeClock(Instant.parse("2026-03-01T12:00:00Z"));
+    try (RotatingLogWriter w = new RotatingLogWriter(f, 200, 4, clock)) {
       for (int i = 0; i < 40; i++) {
-        w.write(t, "stdout", ("line " + i + "\n").getBytes(StandardCharsets.UTF_8));
-        clock.step(Duration.ofSeconds(1));
+        w.write(clock.instant(), "stdout", false, ("line " + i).getBytes(StandardCharsets.UTF_8));
+        clock.step(Duration.ofMillis(300));
       }
-      assertThat(w.rotated()).hasSize(2);
     }
-    StringBuilder all = new StringBuilder();
+    List<String> names;
     try (var files = Files.list(f.getParent())) {
-      var list = files.sorted().toList();
-      assertThat(list).as("the live file and two rotated ones").hasSize(3).contains(f);
-      for (Path p : list) {
-        all.append(Files.readString(p));
+      names = files.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+    assertThat(names)
+        .as("maxFiles: the live file, the newest rotated one plain, older ones gzipped")
+        .hasSize(4)
+        .contains("0.log");
+    names =
+        java.util.stream.Stream.concat(names.stream().skip(1), names.stream().limit(1)).toList();
+    assertThat(names.subList(0, 2)).allMatch(n -> n.matches("0\\.log\\.2026030\\d-\\d{6}\\.gz"));
+    assertThat(names.get(2)).matches("0\\.log\\.2026030\\d-\\d{6}");
+    StringBuilder all = new StringBuilder();
+    for (String n : names) {
+      Path p = f.resolveSibling(n);
+      try (InputStream in =
+          n.endsWith(".gz")
+              ? new GZIPInputStream(Files.newInputStream(p))
+              : Files.newInputStream(p)) {
+        all.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
       }
     }
     assertThat(all.toString()).contains("F line 39\n").doesNotContain("F line 0\n");
+    List<Integer> numbers =
+        all.toString()
+            .lines()
+            .map(l -> Integer.parseInt(l.substring(l.lastIndexOf(' ') + 1)))
+            .toList();
+    assertThat(numbers).as("the files in name order hold the lines in order").isSorted();
+  }
+
+  @Test
+  void leftoversOfAFailedRotationAreRemoved() throws Exception {
+    Path f = dir.resolve("app/0.log");
+    Files.createDirectories(f.getParent());
+    Files.writeString(f.resolveSibling("0.log.20260301-100000.tmp"), "x");
+    Files.writeString(f.resolveSibling("0.log.20260301-100000"), "x");
+    Files.writeString(f.resolveSibling("0.log.20260301-100000.gz"), "x");
+    FakeClock clock = new FakeClock(Instant.parse("2026-03-01T12:00:00Z"));
+    try (RotatingLogWriter w = new RotatingLogWriter(f, 10, 5, clock)) {
+      w.write(clock.instant(), "stdout", false, "a line".getBytes(StandardCharsets.UTF_8));
+    }
+    try (var files = Files.list(f.getParent())) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrder("0.log", "0.log.20260301-100000.gz", "0.log.20260301-120000");
+    }
+  }
+
+  @Test
+  void theResumePointIsTheLastTimeAndHowManyLinesHaveIt() throws Exception {
+    Path f = dir.resolve("app/0.log");
+    Instant t1 = Instant.parse("2026-03-01T12:00:00.5Z");
+    Instant t2 = Instant.parse("2026-03-01T12:00:01Z");
+    assertThat(ResumePoint.of(f)).isEmpty();
+    try (RotatingLogWriter w = new RotatingLogWriter(f, 1 << 20, 5, new FakeClock())) {
+      w.write(t1, "stdout", false, "a".getBytes(StandardCharsets.UTF_8));
+      w.write(t2, "stdout", false, "b".getBytes(StandardCharsets.UTF_8));
+      w.write(t2, "stderr", true, "c".getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(ResumePoint.of(f)).contains(new ResumePoint(t2, 2));
+    Files.move(f, f.resolveSibling("0.log.20260301-120001"));
+    Files.createFile(f);
+    assertThat(ResumePoint.of(f))
+        .as("just rotated: the newest rotated file")
+        .contains(new ResumePoint(t2, 2));
+  }
+
+  @Test
+  void maxSizeIsAQuantity() {
+    assertThat(RotatingLogWriter.parseMaxSize("10Mi")).isEqualTo(10L << 20);
+    assertThat(RotatingLogWriter.parseMaxSize("500")).isEqualTo(500);
+    assertThat(RotatingLogWriter.parseMaxSize("1k")).isEqualTo(1000);
+    assertThatThrownBy(() -> RotatingLogWriter.parseMaxSize("ten megs"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("containerLogMaxSize");
   }
 }

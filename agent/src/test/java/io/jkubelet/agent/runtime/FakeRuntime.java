@@ -32,6 +32,8 @@ public final class FakeRuntime implements Runtime {
   private final List<String> calls = new ArrayList<>();
   private final Map<String, RuntimeError> failNext = new HashMap<>();
   private boolean down;
+  private final Map<String, List<LogEntry>> output = new HashMap<>();
+  private final Map<String, List<LogEntrySink>> followers = new HashMap<>();
   private Runnable onStop = () -> {};
   private java.util.function.BiFunction<Fake, List<String>, ExecResult> onExec =
       (c, cmd) -> new ExecResult(0, "", false);
@@ -125,6 +127,7 @@ public final class FakeRuntime implements Runtime {
     f.reason = reason;
     f.finishedAt = clock.instant();
     notifyAll(); // ends attaches
+    endFollowers(id);
   }
 
   public synchronized List<Fake> all() {
@@ -340,13 +343,78 @@ public final class FakeRuntime implements Runtime {
     f.exitCode = 143;
     f.finishedAt = clock.instant();
     notifyAll(); // ends attaches
+    endFollowers(containerId);
   }
 
   @Override
   public synchronized void removeContainer(String containerId) {
     call("removeContainer", containerId);
     containers.remove(containerId);
+    output.remove(containerId);
     notifyAll(); // ends attaches
+    endFollowers(containerId);
+  }
+
+  /**
+   * The container writes an entry of output at the clock's time (as Docker stamps it): delivered to
+   * the streams that follow it, and kept for later ones.
+   */
+  public void print(String containerId, String stream, String text) {
+    LogEntry e =
+        new LogEntry(
+            clock.instant(), stream, text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    List<LogEntrySink> to;
+    synchronized (this) {
+      output.computeIfAbsent(containerId, k -> new ArrayList<>()).add(e);
+      to = List.copyOf(followers.getOrDefault(containerId, List.of()));
+    }
+    to.forEach(s -> s.entry(e));
+  }
+
+  /** How many streams follow a container's output. */
+  public synchronized int followers(String containerId) {
+    return followers.getOrDefault(containerId, List.of()).size();
+  }
+
+  private void endFollowers(String containerId) {
+    List<LogEntrySink> ended = followers.remove(containerId);
+    if (ended != null) {
+      ended.forEach(s -> s.end(null));
+    }
+  }
+
+  /** Delivers on the caller's thread: the kept entries at or after {@code since}, then new ones. */
+  @Override
+  public AutoCloseable followLogEntries(
+      String containerId, java.util.Optional<Instant> since, LogEntrySink sink) {
+    List<LogEntry> past;
+    boolean running;
+    synchronized (this) {
+      call("followLogEntries", containerId);
+      Fake f = containers.get(containerId);
+      if (f == null) {
+        throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+      }
+      past = List.copyOf(output.getOrDefault(containerId, List.of()));
+      running = f.state == ContainerState.RUNNING;
+      if (running) {
+        followers.computeIfAbsent(containerId, k -> new ArrayList<>()).add(sink);
+      }
+    }
+    past.stream()
+        .filter(e -> since.isEmpty() || !e.time().isBefore(since.get()))
+        .forEach(sink::entry);
+    if (!running) {
+      sink.end(null);
+    }
+    return () -> {
+      synchronized (this) {
+        List<LogEntrySink> l = followers.get(containerId);
+        if (l != null) {
+          l.remove(sink);
+        }
+      }
+    };
   }
 
   /**

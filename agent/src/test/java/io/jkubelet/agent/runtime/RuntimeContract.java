@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * killed), dockershim's names and {@code io.kubernetes.*} labels, restart count and labels round
  * trips, listing by pod UID, unknown ids, name conflicts, exec results, output cap and timeout,
  * interactive exec (stdin and its end, exit code, close), attach, port-forward to a loopback port,
- * image presence, and an image's user.
+ * following a container's output to its end, image presence, and an image's user.
  *
  * <p>Every container carries {@link Labels#NODE} with {@link #node}, unique to the test instance; a
  * subclass scopes its runtime to it and removes only those containers afterwards.
@@ -294,6 +294,55 @@ public abstract class RuntimeContract {
     assertThatCode(() -> runtime().stopPodSandbox(missing, Duration.ofSeconds(1)))
         .doesNotThrowAnyException();
     assertThatCode(() -> runtime().removePodSandbox(missing)).doesNotThrowAnyException();
+  }
+
+  @Test
+  void followingOutputEndsWhenTheContainerExitsAndAnUnknownIdIsNotFound() throws Exception {
+    PodRef pod = newPod();
+    String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+    String id = runtime().createContainer(sandboxId, app(pod, "app", 0).build());
+    runtime().startContainer(id);
+    var ended = new java.util.concurrent.CompletableFuture<Throwable>();
+    LogEntrySink sink =
+        new LogEntrySink() {
+          @Override
+          public void entry(LogEntry entry) {
+            assertThat(entry.stream()).isIn(LogEntry.STDOUT, LogEntry.STDERR);
+          }
+
+          @Override
+          public void end(Throwable error) {
+            ended.complete(error);
+          }
+        };
+    try (AutoCloseable stream = runtime().followLogEntries(id, java.util.Optional.empty(), sink)) {
+      assertThat(ended).as("a running container's output is followed").isNotDone();
+      exit(id, 0);
+      assertThat(ended.get(30, java.util.concurrent.TimeUnit.SECONDS)).isNull();
+    }
+    var again = new java.util.concurrent.CompletableFuture<Throwable>();
+    try (AutoCloseable stream =
+        runtime()
+            .followLogEntries(
+                id,
+                java.util.Optional.empty(),
+                new LogEntrySink() {
+                  @Override
+                  public void entry(LogEntry entry) {}
+
+                  @Override
+                  public void end(Throwable error) {
+                    again.complete(error);
+                  }
+                })) {
+      assertThat(again.get(30, java.util.concurrent.TimeUnit.SECONDS))
+          .as("an exited container's output ends after what it wrote")
+          .isNull();
+    }
+    assertThatThrownBy(
+            () -> runtime().followLogEntries("0".repeat(64), java.util.Optional.empty(), sink))
+        .isInstanceOfSatisfying(
+            RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.NOT_FOUND));
   }
 
   @Test

@@ -68,7 +68,7 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   /** What this runtime lists and watches; see {@link Scope}. */
   private volatile Scope scope = Scope.ALL;
 
-  private final ContainerLogs logs;
+  private final EngineLogs logs;
 
   /**
    * A runtime on one client for every call. Its response timeout must exceed the longest grace
@@ -98,7 +98,7 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     this.events = new EventWatcher(this::openEvents, time.sleeper());
     this.streams = new DockerStreams(clients, host, execs, time.clock());
     this.portForwarder = new PortForwarder(clients);
-    this.logs = new ContainerLogs(clients);
+    this.logs = new EngineLogs(clients, host);
   }
 
   @Override
@@ -106,7 +106,15 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
       String containerId,
       io.jkubelet.agent.runtime.LogRequest request,
       io.jkubelet.agent.runtime.LogSink sink) {
-    return logs.open(containerId, request, sink);
+    return logs.read(containerId, request, sink);
+  }
+
+  @Override
+  public AutoCloseable followLogEntries(
+      String containerId,
+      java.util.Optional<java.time.Instant> since,
+      io.jkubelet.agent.runtime.LogEntrySink sink) {
+    return logs.follow(containerId, since, sink);
   }
 
   /**

@@ -76,6 +76,30 @@ final class Hijack implements AutoCloseable {
     }
   }
 
+  /**
+   * Sends a plain {@code GET path} (HTTP/1.0, so the body is neither chunked nor kept alive: it
+   * ends when the engine closes the connection) and returns the connection at the start of the
+   * body. Errors as {@link #open}.
+   */
+  static Hijack get(String host, String path) {
+    SocketChannel channel = connect(host);
+    Hijack h = new Hijack(channel);
+    try {
+      h.out.write(
+          ("GET " + path + " HTTP/1.0\r\nHost: docker\r\nUser-Agent: jkubelet\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      h.out.flush();
+      h.readResponseHead(path);
+      return h;
+    } catch (IOException e) {
+      h.close();
+      throw new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      h.close();
+      throw e;
+    }
+  }
+
   private static SocketChannel connect(String host) {
     URI uri = URI.create(host);
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);

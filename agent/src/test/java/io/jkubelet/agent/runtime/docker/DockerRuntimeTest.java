@@ -24,6 +24,10 @@ import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.runtime.LogEntry;
+import io.jkubelet.agent.runtime.LogEntrySink;
+import io.jkubelet.agent.runtime.LogRequest;
+import io.jkubelet.agent.runtime.LogSink;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.RegistryAuth;
@@ -44,6 +48,8 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -734,6 +740,90 @@ class DockerRuntimeTest {
   }
 
   /** A busybox container running {@code sh -c script}: the image's CMD is just "sh". */
+  @Test
+  void logsAreReadWithTailTimestampsAndSinceAndEntriesWithTheirStreamAndTime() throws Exception {
+    PodRef pod = newPod();
+    String sandboxId = runtime.runPodSandbox(sandbox(pod, 0));
+    String id =
+        start(
+            sandboxId,
+            shell(pod, "printer", "echo one; echo two >&2; sleep 1; printf three; sleep 1; echo")
+                .build());
+    String tty = start(sandboxId, shell(pod, "tty", "echo hi").tty(true).build());
+    awaitExited(id);
+    awaitExited(tty);
+
+    assertThat(logs(id, new LogRequest(false, OptionalLong.empty(), Optional.empty(), false)))
+        .contains("one\n", "two\n", "three\n");
+    assertThat(logs(id, new LogRequest(false, OptionalLong.of(1), Optional.empty(), false)))
+        .isEqualTo("three\n");
+    String stamped = logs(id, new LogRequest(false, OptionalLong.of(1), Optional.empty(), true));
+    assertThat(stamped).matches("\\d{4}-\\d\\d-\\d\\dT[\\d:]{8}\\.\\d+Z three\n");
+    Instant last = Instant.parse(stamped.substring(0, stamped.indexOf(' ')));
+    assertThat(logs(id, new LogRequest(false, OptionalLong.empty(), Optional.of(last), false)))
+        .as("since is exact to the nanosecond")
+        .isEqualTo("three\n");
+
+    List<LogEntry> entries = entries(id, Optional.empty());
+    assertThat(entries)
+        .extracting(e -> e.stream() + " " + new String(e.content(), StandardCharsets.UTF_8))
+        .containsExactlyInAnyOrder("stdout one\n", "stderr two\n", "stdout three\n");
+    assertThat(entries(id, Optional.of(last)))
+        .extracting(e -> new String(e.content(), StandardCharsets.UTF_8))
+        .containsExactly("three\n");
+    assertThat(entries(tty, Optional.empty()))
+        .extracting(e -> e.stream() + " " + new String(e.content(), StandardCharsets.UTF_8))
+        .containsExactly("stdout hi\r\n");
+    assertThat(logs(tty, new LogRequest(false, OptionalLong.empty(), Optional.empty(), false)))
+        .isEqualTo("hi\r\n");
+  }
+
+  private static String logs(String id, LogRequest request) throws Exception {
+    var out = new java.io.ByteArrayOutputStream();
+    var ended = new java.util.concurrent.CompletableFuture<Throwable>();
+    try (AutoCloseable s =
+        runtime.containerLogs(
+            id,
+            request,
+            new LogSink() {
+              @Override
+              public synchronized void output(byte[] bytes) {
+                out.writeBytes(bytes);
+              }
+
+              @Override
+              public void end(Throwable error) {
+                ended.complete(error);
+              }
+            })) {
+      assertThat(ended.get(30, TimeUnit.SECONDS)).isNull();
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  private static List<LogEntry> entries(String id, Optional<Instant> since) throws Exception {
+    List<LogEntry> got = new java.util.concurrent.CopyOnWriteArrayList<>();
+    var ended = new java.util.concurrent.CompletableFuture<Throwable>();
+    try (AutoCloseable s =
+        runtime.followLogEntries(
+            id,
+            since,
+            new LogEntrySink() {
+              @Override
+              public void entry(LogEntry entry) {
+                got.add(entry);
+              }
+
+              @Override
+              public void end(Throwable error) {
+                ended.complete(error);
+              }
+            })) {
+      assertThat(ended.get(30, TimeUnit.SECONDS)).isNull();
+    }
+    return got;
+  }
+
   private static AppBuilder shell(PodRef pod, String name, String script) {
     return app(pod, name).entrypoint(List.of("sh", "-c")).cmd(List.of(script));
   }
