@@ -211,8 +211,13 @@ class LogFilesE2EIT {
     }
     assertThat(ticks).contains(before + 1, before + 20);
     try (HttpClient http = HttpClient.newBuilder().sslContext(trustAll()).build()) {
+      // Once the restarted jkubelet's file source has read the manifest again (404 before).
       HttpResponse<String> r =
-          get(http, "/containerLogs/default/logger-" + node + "/app?tailLines=1");
+          await()
+              .atMost(Duration.ofSeconds(60))
+              .until(
+                  () -> get(http, "/containerLogs/default/logger-" + node + "/app?tailLines=1"),
+                  response -> response.statusCode() != 404);
       assertThat(r.statusCode()).as("/containerLogs after a restart").isEqualTo(200);
       assertThat(r.body()).matches("tick \\d+ p{200}\n");
     }

@@ -94,8 +94,7 @@ class LogCollectorTest {
                 List.of(),
                 ContainerConfig.Resources.NONE,
                 labels,
-                false,
-                false));
+                ContainerConfig.Stdio.NONE));
     runtime.startContainer(id);
     return id;
   }
