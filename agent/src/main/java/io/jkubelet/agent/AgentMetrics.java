@@ -43,7 +43,8 @@ final class AgentMetrics {
                 setup.options().nodeName(),
                 setup.host().machine().memoryBytes(),
                 setup.options().rootDir(),
-                imageFsDir),
+                imageFsDir,
+                setup.options().podLogPaths()),
             () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
             setup.time().clock());
     metrics.register(ProbeCollectors.attempts(probes::stats));

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.stats;
 
 import io.jkubelet.agent.runtime.ContainerStatus;
+import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.stats.Summary.ContainerStats;
@@ -163,7 +164,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
               u.map(x -> cpu(c.id(), x.cpuNanos(), now, next)).orElse(null),
               u.map(x -> memory(x, time, false)).orElse(null),
               null,
-              null));
+              logs(p.pod(), c.name(), liveDirs)));
     }
     NetworkStats network = null;
     if (sandbox.isPresent()) {
@@ -189,7 +190,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
             total.any ? memory(total.sum, time, false) : null,
             network,
             volumes.isEmpty() ? null : volumes,
-            ephemeral(volumes, time),
+            ephemeral(volumes, containers, time),
             null));
   }
 
@@ -226,17 +227,50 @@ final class CgroupSummaryProvider implements SummaryProvider {
         dir.getFileName().toString());
   }
 
+  /** A container's log files (every instance's), measured as volumes are; null without them. */
+  private FsStats logs(PodRef pod, String container, Set<Path> liveDirs) {
+    if (options.podLogs() == null) {
+      return null;
+    }
+    Path dir = options.podLogs().podDir(pod.namespace(), pod.name(), pod.uid()).resolve(container);
+    if (!Files.isDirectory(dir)) {
+      return null;
+    }
+    liveDirs.add(dir);
+    return disk.of(dir)
+        .map(
+            u -> {
+              FsStats fs = fs(dir, time(u.at()));
+              return new FsStats(
+                  time(u.at()),
+                  fs == null ? null : fs.availableBytes(),
+                  fs == null ? null : fs.capacityBytes(),
+                  u.bytes(),
+                  null,
+                  null,
+                  u.inodes());
+            })
+        .orElse(null);
+  }
+
   /**
    * The pod's ephemeral storage, as upstream's {@code calcEphemeralStorage}: the root dir's file
-   * system, with the bytes and inodes its volumes use.
+   * system, with the bytes and inodes its volumes and its containers' logs use.
    */
-  private FsStats ephemeral(List<VolumeStats> volumes, String time) {
+  private FsStats ephemeral(
+      List<VolumeStats> volumes, List<ContainerStats> containers, String time) {
     FsStats root = fs(options.rootDir(), time);
     if (root == null) {
       return null;
     }
     long used = volumes.stream().mapToLong(VolumeStats::usedBytes).sum();
     long inodes = volumes.stream().mapToLong(VolumeStats::inodesUsed).sum();
+    for (ContainerStats c : containers) {
+      if (c.logs() != null) {
+        used += c.logs().usedBytes();
+        inodes += c.logs().inodesUsed();
+      }
+    }
     return new FsStats(time, root.availableBytes(), root.capacityBytes(), used, null, null, inodes);
   }
 

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.stats;
 
+import io.jkubelet.agent.logs.PodLogPaths;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
@@ -12,6 +13,7 @@ import java.util.Objects;
  * @param rootDir jkubelet's root directory: its file system is the node's {@code fs}
  * @param imageFsDir the engine's root directory (images and container layers): its file system is
  *     {@code runtime.imageFs}; null to use the root directory's
+ * @param podLogs where containers' log files are, for each container's {@code logs}; null for none
  * @param cgroupRoot where the cgroup hierarchy is mounted
  * @param procRoot where proc is mounted
  * @param ttl how long a computed summary is served again: scrapes that come together share one
@@ -22,6 +24,7 @@ public record StatsOptions(
     long memoryCapacityBytes,
     Path rootDir,
     Path imageFsDir,
+    PodLogPaths podLogs,
     Path cgroupRoot,
     Path procRoot,
     Duration ttl) {
@@ -42,12 +45,17 @@ public record StatsOptions(
 
   /** This host's: cgroups at {@code /sys/fs/cgroup}, proc at {@code /proc}, the default TTL. */
   public static StatsOptions host(
-      String nodeName, long memoryCapacityBytes, Path rootDir, Path imageFsDir) {
+      String nodeName,
+      long memoryCapacityBytes,
+      Path rootDir,
+      Path imageFsDir,
+      PodLogPaths podLogs) {
     return new StatsOptions(
         nodeName,
         memoryCapacityBytes,
         rootDir,
         imageFsDir,
+        podLogs,
         Path.of("/sys/fs/cgroup"),
         Path.of("/proc"),
         DEFAULT_TTL);

@@ -113,6 +113,7 @@ public class MetricsScrapeBench {
                 8L << 30,
                 dir,
                 null,
+                null,
                 dir.resolve("cgroup"),
                 dir.resolve("proc"),
                 Duration.ZERO),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jkubelet.agent.logs.PodLogPaths;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodRef;
@@ -35,7 +36,15 @@ class SummaryProviderTest {
 
   private SummaryProvider provider(FakeHost host, Duration ttl) {
     return SummaryProvider.create(
-        new StatsOptions("node-1", 8_000_000_000L, dir, null, host.cgroup, host.proc, ttl),
+        new StatsOptions(
+            "node-1",
+            8_000_000_000L,
+            dir,
+            null,
+            new PodLogPaths(dir.resolve("log/pods"), dir.resolve("log/containers")),
+            host.cgroup,
+            host.proc,
+            ttl),
         () -> List.copyOf(pods),
         clock);
   }
@@ -197,7 +206,7 @@ class SummaryProviderTest {
   }
 
   @Test
-  void volumesAreMeasuredOnceAMinuteAndAddUpToTheEphemeralStorage() throws Exception {
+  void volumesAndLogsAreMeasuredOnceAMinuteAndAddUpToTheEphemeralStorage() throws Exception {
     FakeHost host = new FakeHost(dir, false);
     host.container(SANDBOX, 1, 1, 0, 4242);
     host.container(APP, 1, 1, 0, 4343);
@@ -211,6 +220,9 @@ class SummaryProviderTest {
     Files.write(data.resolve("password"), new byte[6]);
     Files.createSymbolicLink(creds.resolve("..data"), data.getFileName());
     Files.createSymbolicLink(creds.resolve("password"), Path.of("..data/password"));
+    Path appLogs = Files.createDirectories(dir.resolve("log/pods/default_web_uid-1/app"));
+    Files.write(appLogs.resolve("0.log"), new byte[100]);
+    Files.write(appLogs.resolve("1.log"), new byte[200]);
     SummaryProvider provider = provider(host, Duration.ZERO);
 
     JsonNode json = new ObjectMapper().readTree(SummaryProvider.json(provider.summary()));
@@ -223,9 +235,15 @@ class SummaryProviderTest {
     JsonNode credStats = json.at("/pods/0/volume/1");
     assertThat(credStats.path("name").asText()).isEqualTo("creds");
     assertThat(credStats.path("inodesUsed").asLong()).isEqualTo(5); // links counted, not followed
-    long total = cacheStats.path("usedBytes").asLong() + credStats.path("usedBytes").asLong();
+    JsonNode logs = json.at("/pods/0/containers/0/logs");
+    assertThat(logs.path("usedBytes").asLong()).isEqualTo(300 + Files.size(appLogs));
+    assertThat(logs.path("inodesUsed").asLong()).isEqualTo(3); // the dir and two files
+    long total =
+        cacheStats.path("usedBytes").asLong()
+            + credStats.path("usedBytes").asLong()
+            + logs.path("usedBytes").asLong();
     assertThat(json.at("/pods/0/ephemeral-storage/usedBytes").asLong()).isEqualTo(total);
-    assertThat(json.at("/pods/0/ephemeral-storage/inodesUsed").asLong()).isEqualTo(9);
+    assertThat(json.at("/pods/0/ephemeral-storage/inodesUsed").asLong()).isEqualTo(12);
 
     Files.write(cache.resolve("c"), new byte[2000]);
     clock.step(Duration.ofSeconds(30));
