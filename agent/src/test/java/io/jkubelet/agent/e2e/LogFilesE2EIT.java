@@ -248,7 +248,10 @@ class LogFilesE2EIT {
       assertThat(get(http, "/logs/syslog").body()).isEqualTo("booted\n");
       assertThat(get(http, "/logs/escape").statusCode()).isEqualTo(403);
       assertThat(raw("/logs/../secret")).startsWith("HTTP/1.1 404").doesNotContain("do not show");
-      assertThat(get(http, "/logs/pods/").body()).contains("default_quiet-" + node);
+      // The collector picks the container up within a second of the pod cache seeing it.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> get(http, "/logs/pods/").body().contains("default_quiet-" + node));
 
       await()
           .atMost(Duration.ofSeconds(30))
