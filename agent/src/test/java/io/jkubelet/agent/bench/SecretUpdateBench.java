@@ -117,10 +117,11 @@ public final class SecretUpdateBench {
         double max = ClusterStartupBench.percentile(lat, 100);
         maxes.add(max);
         System.out.printf(
-            "  round %d: %d pods, p50 %.3f s, p90 %.3f s, max %.3f s (the last file %.3f s after"
+            "  round %d: %d pods, min %.3f s, p50 %.3f s, p90 %.3f s, max %.3f s (the last file %.3f s after"
                 + " the update request; the watch event came %.0f ms after it)%n",
             r,
             at.size(),
+            java.util.Collections.min(lat),
             ClusterStartupBench.percentile(lat, 50),
             ClusterStartupBench.percentile(lat, 90),
             max,
