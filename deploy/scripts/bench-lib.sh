@@ -91,5 +91,5 @@ bench_cluster_up() {
 
 bench_java() {
   local cls=$1; shift
-  "$JAVA_HOME/bin/java" $(grep -o -- --sun-misc-unsafe-memory-access=allow <<< "${MAVEN_OPTS:-}") -cp "$bench_cp" "io.jkubelet.agent.bench.$cls" "$@"
+  "$JAVA_HOME/bin/java" $(grep -o -- --sun-misc-unsafe-memory-access=allow <<< "${MAVEN_OPTS:-}") -Dlogback.configurationFile=logback-bench.xml -cp "$bench_cp" "io.jkubelet.agent.bench.$cls" "$@"
 }
