@@ -3,6 +3,7 @@ package io.jkubelet.agent.volume;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -65,8 +66,24 @@ final class SystemMounter implements Mounter {
     return shared;
   }
 
+  /**
+   * A directory on another device than its parent is a mount point, as upstream's {@code
+   * IsLikelyNotMountPoint} decides, without reading the mount table (a sync of every pod asks this
+   * for each of its tmpfs volumes). Only on the same device, which a bind mount of the same file
+   * system also is, does the mount table decide.
+   */
   @Override
   public boolean isMountPoint(Path dir) throws IOException {
+    Path parent = dir.toAbsolutePath().normalize().getParent();
+    try {
+      if (parent != null
+          && !Files.getAttribute(dir, "unix:dev", LinkOption.NOFOLLOW_LINKS)
+              .equals(Files.getAttribute(parent, "unix:dev", LinkOption.NOFOLLOW_LINKS))) {
+        return true;
+      }
+    } catch (IOException | UnsupportedOperationException e) {
+      // not there, or no unix attributes: the mount table says
+    }
     String abs = dir.toAbsolutePath().normalize().toString();
     return mountPoints().stream().anyMatch(abs::equals);
   }
