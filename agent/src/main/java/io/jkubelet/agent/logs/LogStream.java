@@ -1,7 +1,7 @@
 package io.jkubelet.agent.logs;
 
 import io.jkubelet.agent.runtime.LogSink;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -18,20 +18,30 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One log response: the chunked 200 header, the runtime's output as chunks (at most {@code
- * limitBytes}), then the last chunk. Backpressure: a chunk waits (on the runtime's thread) while
- * the channel is not writable. The runtime's stream is closed when the output ends, the limit is
- * reached or the client goes away, whichever comes first, exactly once.
+ * limitBytes}), then the last chunk. Output is gathered into chunks of up to {@link #CHUNK} bytes,
+ * sent when full, when the runtime has nothing more at hand ({@link #flush}), or {@link
+ * #LINGER_MILLIS} after the first byte of a chunk, so that a long log goes out in few large TLS
+ * records and a followed one line by line without noticeable delay. Backpressure: a chunk waits (on
+ * the runtime's thread) while the channel is not writable. The runtime's stream is closed when the
+ * output ends, the limit is reached or the client goes away, whichever comes first, exactly once.
  */
 final class LogStream implements LogSink {
   private static final Logger log = LoggerFactory.getLogger(LogStream.class);
 
+  static final int CHUNK = 64 * 1024;
+
+  /** How long gathered output may wait for more before it is sent anyway. */
+  static final long LINGER_MILLIS = 5;
+
   private final Channel channel;
+  private ByteBuf pending;
   private final boolean keepAlive;
   private long remaining;
   private final AtomicBoolean done = new AtomicBoolean();
@@ -77,18 +87,61 @@ final class LogStream implements LogSink {
     }
     int n = (int) Math.min(bytes.length, remaining);
     remaining -= n;
-    ChannelFuture f;
+    ChannelFuture f = null;
     synchronized (this) {
-      f = channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(bytes, 0, n)));
-      last = f;
+      if (done.get()) {
+        return; // finished meanwhile: what it held is sent or released
+      }
+      if (pending == null) {
+        pending = channel.alloc().buffer(Math.max(n, CHUNK));
+        // A runtime that never says it is idle still gets its output out within LINGER.
+        channel.eventLoop().schedule(this::sendPendingNow, LINGER_MILLIS, TimeUnit.MILLISECONDS);
+      }
+      pending.writeBytes(bytes, 0, n);
+      if (pending.readableBytes() >= CHUNK) {
+        f = sendPending();
+      }
     }
     if (remaining == 0) {
       finish(true);
       return;
     }
-    if (!channel.isWritable()) {
+    if (f != null && !channel.isWritable()) {
       f.awaitUninterruptibly();
     }
+  }
+
+  @Override
+  public void flush() {
+    ChannelFuture f;
+    synchronized (this) {
+      f = sendPending();
+    }
+    if (f != null && !channel.isWritable()) {
+      f.awaitUninterruptibly();
+    }
+  }
+
+  private synchronized void sendPendingNow() {
+    if (!done.get()) {
+      sendPending();
+    }
+  }
+
+  /** Sends what is gathered as one chunk; null when nothing is. Holds the lock. */
+  private ChannelFuture sendPending() {
+    if (pending == null) {
+      return null;
+    }
+    if (pending.readableBytes() == 0) {
+      pending.release();
+      pending = null;
+      return null;
+    }
+    ByteBuf chunk = pending;
+    pending = null;
+    last = channel.writeAndFlush(new DefaultHttpContent(chunk));
+    return last;
   }
 
   @Override
@@ -102,6 +155,14 @@ final class LogStream implements LogSink {
   private void finish(boolean writeLast) {
     if (!done.compareAndSet(false, true)) {
       return;
+    }
+    synchronized (this) {
+      if (writeLast && channel.isActive()) {
+        sendPending();
+      } else if (pending != null) {
+        pending.release();
+        pending = null;
+      }
     }
     if (writeLast && channel.isActive()) {
       ChannelFuture f = channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);

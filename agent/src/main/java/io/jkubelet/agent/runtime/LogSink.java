@@ -8,6 +8,12 @@ public interface LogSink {
   /** Output bytes (stdout and stderr interleaved as written). */
   void output(byte[] bytes);
 
+  /**
+   * Nothing more is at hand for now (the runtime would wait for the container's next output): a
+   * sink that gathers small chunks sends what it holds. By default nothing.
+   */
+  default void flush() {}
+
   /** The output ended: read to its end, the container exited (follow), or an error (non-null). */
   void end(Throwable error);
 }

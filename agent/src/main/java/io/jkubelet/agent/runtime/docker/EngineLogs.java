@@ -82,6 +82,11 @@ final class EngineLogs {
           }
 
           @Override
+          public void idle() {
+            sink.flush();
+          }
+
+          @Override
           public void end(Throwable error) {
             sink.end(error);
           }
@@ -111,6 +116,9 @@ final class EngineLogs {
   /** Where a reader delivers: frames in order, then one end unless it was closed. */
   private interface Frames {
     void frame(String stream, byte[] payload);
+
+    /** The engine has sent nothing more yet. */
+    default void idle() {}
 
     void end(Throwable error);
   }
@@ -177,6 +185,7 @@ final class EngineLogs {
 
     private void readFrames(InputStream in) throws IOException {
       while (!closed) {
+        idleUnlessMore(in);
         byte[] header = in.readNBytes(8);
         if (header.length < 8) {
           return;
@@ -202,6 +211,7 @@ final class EngineLogs {
       int n;
       while (!closed && (n = in.read(buf)) >= 0) {
         deliver(LogEntry.STDOUT, Arrays.copyOf(buf, n));
+        idleUnlessMore(in);
       }
     }
 
@@ -217,6 +227,13 @@ final class EngineLogs {
       }
       if (line.size() > 0 && !closed) {
         deliver(LogEntry.STDOUT, line.toByteArray());
+      }
+    }
+
+    /** Tells the frames when the next read would wait for the engine. */
+    private void idleUnlessMore(InputStream in) throws IOException {
+      if (!closed && in.available() == 0) {
+        frames.idle();
       }
     }
 
