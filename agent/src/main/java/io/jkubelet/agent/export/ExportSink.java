@@ -77,6 +77,33 @@ public final class ExportSink implements Consumer<Event>, Lifecycle {
     return exporters;
   }
 
+  /**
+   * The lifecycle of the broadcaster with this sink around it: the exporters start before the
+   * broadcaster and stop after it, so no event reaches an exporter that is not running.
+   */
+  public Lifecycle around(Lifecycle broadcaster) {
+    ExportSink sink = this;
+    return new Lifecycle() {
+      @Override
+      public void start() {
+        sink.start();
+        broadcaster.start();
+      }
+
+      @Override
+      public void stop() {
+        broadcaster.stop();
+        sink.stop();
+      }
+
+      @Override
+      public Health healthy() {
+        Health h = broadcaster.healthy();
+        return h.ok() ? sink.healthy() : h;
+      }
+    };
+  }
+
   @Override
   public void start() {
     List<Exporter> started = new ArrayList<>();

@@ -52,15 +52,15 @@ public record ExportTarget(String base, String authorization, String index, Path
     try {
       uri = new URI(url);
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("\"" + url + "\" is not a URL: " + e.getMessage());
+      throw new IllegalArgumentException("the export URL is not a URL: " + e.getReason());
     }
     String scheme =
         uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(java.util.Locale.ROOT);
     if (!scheme.equals("http") && !scheme.equals("https")) {
-      throw new IllegalArgumentException("\"" + url + "\" is not an http or https URL");
+      throw new IllegalArgumentException("the export URL is not an http or https URL");
     }
     if (uri.getHost() == null) {
-      throw new IllegalArgumentException("\"" + url + "\" has no host");
+      throw new IllegalArgumentException("the export URL has no host");
     }
     String userInfo = uri.getRawUserInfo();
     String credentials = null;
@@ -97,6 +97,13 @@ public record ExportTarget(String base, String authorization, String index, Path
   @Override
   public String toString() {
     return base + " (index " + index + (authorization == null ? "" : ", basic auth") + ")";
+  }
+
+  /** Reads the CA file, if any, so that a bad one is a configuration error at start-up. */
+  public void checkCa() {
+    if (caFile != null) {
+      sslContext(caFile);
+    }
   }
 
   /** An HTTP/1.1 client that trusts {@link #caFile} when given. */
