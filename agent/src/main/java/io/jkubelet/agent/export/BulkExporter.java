@@ -1,10 +1,10 @@
 package io.jkubelet.agent.export;
 
+import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +45,7 @@ public final class BulkExporter implements Exporter {
   private volatile Thread thread;
   private volatile boolean stopping;
   private volatile boolean templated;
-  private Instant lastSync; // sender thread only
+  private volatile Scheduler syncer;
   private boolean failing; // sender thread only
 
   public BulkExporter(ExportTarget target, ExportOptions options, Time time) {
@@ -95,7 +95,8 @@ public final class BulkExporter implements Exporter {
         s.maxBytes(),
         options.batchSize(),
         options.flushInterval());
-    lastSync = time.clock().instant();
+    syncer = time.schedulers().create("event-export-fsync");
+    syncer.withFixedDelay(options.flushInterval(), options.flushInterval(), spool::sync);
     thread = Thread.ofPlatform().daemon().name("event-export").start(this::run);
   }
 
@@ -127,6 +128,7 @@ public final class BulkExporter implements Exporter {
       stopping = true;
     }
     t.interrupt();
+    syncer.close();
     try {
       if (!t.join(STOP_WAIT)) {
         log.warn("event export: sender did not stop within {}", STOP_WAIT);
@@ -171,7 +173,6 @@ public final class BulkExporter implements Exporter {
     Duration backoff = null;
     while (!stopping) {
       try {
-        syncIfDue();
         if (!templated) {
           client.putTemplate();
           templated = true;
@@ -276,14 +277,6 @@ public final class BulkExporter implements Exporter {
           "event export: {} answers again; sending {} spooled events",
           target,
           spool.stats().pendingRecords());
-    }
-  }
-
-  private void syncIfDue() {
-    Instant now = time.clock().instant();
-    if (!now.isBefore(lastSync.plus(options.flushInterval()))) {
-      spool.sync();
-      lastSync = now;
     }
   }
 

@@ -35,12 +35,12 @@ import org.slf4j.LoggerFactory;
  * of recording, and a restart resumes at the cursor.
  *
  * <p><b>Durability.</b> An append is one {@code write(2)} of a whole line before {@link #append}
- * returns: once it has returned, a kill of the process loses nothing. Segments are {@code fsync}ed
- * when they are rolled and by {@link #sync()}, which the sender calls at most once per flush
- * interval: an OS crash or power loss loses at most that interval. A torn last line (a crash inside
- * a write) is cut off at the next open. The cursor is replaced atomically (rename) after each
- * acknowledged batch, without fsync: after a power loss a few batches may be sent again, which the
- * documents' ids and versions make harmless.
+ * returns: once it has returned, a kill of the process loses nothing. {@link #sync()} {@code
+ * fsync}s the segment being written and those rolled since, outside the lock (appends never wait
+ * for the disk); the exporter calls it once per flush interval, so an OS crash or power loss loses
+ * at most that interval. A torn last line (a crash inside a write) is cut off at the next open. The
+ * cursor is replaced atomically (rename) after each acknowledged batch, without fsync: after a
+ * power loss a few batches may be sent again, which the documents' ids and versions make harmless.
  *
  * <p><b>Bound.</b> The bytes not yet acknowledged never exceed {@code maxBytes} (the disk may hold
  * up to one more segment of acknowledged lines). Over the bound, a Normal event is dropped; a
@@ -76,6 +76,7 @@ final class Spool implements Closeable {
   private long pendingRecords;
   private Instant oldestPendingAt;
   private FileChannel head;
+  private final List<FileChannel> rolled = new ArrayList<>();
   private long headSeq;
   private boolean dirty;
   private boolean closed;
@@ -352,10 +353,9 @@ final class Spool implements Closeable {
     return parts.length >= 5 ? parts[4] : "";
   }
 
+  /** Starts the next segment; the old one is fsynced and closed by the next {@link #sync()}. */
   private void roll() throws IOException {
-    head.force(false);
-    head.close();
-    dirty = false;
+    rolled.add(head);
     openHead(headSeq + 1);
   }
 
@@ -528,18 +528,40 @@ final class Spool implements Closeable {
     }
   }
 
-  /** fsyncs the segment being written, if anything was appended since the last sync. */
+  /**
+   * fsyncs the segment being written, if anything was appended since the last sync, and the
+   * segments rolled since; outside the lock, so appends never wait for the disk.
+   */
   void sync() {
+    FileChannel current;
+    List<FileChannel> done;
     lock.lock();
     try {
-      if (dirty && !closed) {
-        head.force(false);
-        dirty = false;
+      if (closed) {
+        return;
       }
-    } catch (IOException e) {
-      log.warn("event export: cannot fsync spool {}: {}", dir, e.toString());
+      current = dirty ? head : null;
+      dirty = false;
+      done = List.copyOf(rolled);
+      rolled.clear();
     } finally {
       lock.unlock();
+    }
+    for (FileChannel ch : done) {
+      try (ch) {
+        ch.force(false);
+      } catch (IOException e) {
+        log.warn("event export: cannot fsync a spool segment in {}: {}", dir, e.toString());
+      }
+    }
+    if (current != null) {
+      try {
+        current.force(false);
+      } catch (java.nio.channels.ClosedChannelException e) {
+        // Rolled or compacted meanwhile: the next sync forces it.
+      } catch (IOException e) {
+        log.warn("event export: cannot fsync spool {}: {}", dir, e.toString());
+      }
     }
   }
 
@@ -567,6 +589,12 @@ final class Spool implements Closeable {
       }
       closed = true;
       appended.signalAll();
+      for (FileChannel ch : rolled) {
+        try (ch) {
+          ch.force(false);
+        }
+      }
+      rolled.clear();
       head.force(false);
       head.close();
     } catch (IOException e) {

@@ -155,4 +155,38 @@ class ExportSinkTest {
             () -> ExportTarget.parse("http://h", null, null, "Events"))
         .hasMessageContaining("not a valid index name");
   }
+
+  @Test
+  void anEventsV1EventMapsToTheSameDocumentAsItsCoreView() throws Exception {
+    var v1 =
+        new io.fabric8.kubernetes.api.model.events.v1.EventBuilder()
+            .withNewMetadata()
+            .withNamespace("default")
+            .withName("web.1")
+            .withUid("uid-1")
+            .endMetadata()
+            .withNewRegarding()
+            .withKind("Pod")
+            .withName("web")
+            .endRegarding()
+            .withType("Warning")
+            .withReason("BackOff")
+            .withNote("Back-off restarting failed container")
+            .withNewSeries()
+            .withCount(7)
+            .withNewLastObservedTime("2026-11-23T10:00:00.000000Z")
+            .endSeries()
+            .withDeprecatedFirstTimestamp("2026-11-23T09:00:00Z")
+            .withReportingController("kubelet")
+            .build();
+    ExportDocument d = EventV1Documents.of(v1);
+    assertThat(d.id()).isEqualTo("uid-1");
+    assertThat(d.version()).isEqualTo(7);
+    JsonNode json = JSON.readTree(d.json());
+    assertThat(json.get("message").asText()).isEqualTo("Back-off restarting failed container");
+    assertThat(json.get("lastTimestamp").asText()).isEqualTo("2026-11-23T10:00:00.000000Z");
+    assertThat(json.get("firstTimestamp").asText()).isEqualTo("2026-11-23T09:00:00Z");
+    assertThat(json.at("/involvedObject/kind").asText()).isEqualTo("Pod");
+    assertThat(json.get("reportingComponent").asText()).isEqualTo("kubelet");
+  }
 }
