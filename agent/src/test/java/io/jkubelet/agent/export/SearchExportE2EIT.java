@@ -90,9 +90,10 @@ class SearchExportE2EIT {
       for (int i = 0; i < 2000 * 5; i += 400) {
         storm.record(i); // pod web-0: BackOff, Pulled, OOMKilling, Started, Killing, five times
       }
-      await().atMost(Duration.ofSeconds(60)).until(storm::drained);
+      await().ignoreExceptions().atMost(Duration.ofSeconds(60)).until(storm::drained);
     }
     await()
+        .ignoreExceptions()
         .atMost(Duration.ofSeconds(30))
         .until(() -> server.counts("story").equals(ledger.versions));
     JsonNode hits =
@@ -124,11 +125,15 @@ class SearchExportE2EIT {
       storm.start();
       Thread producer =
           Thread.ofPlatform().name("storm").start(() -> storm.storm(Long.MAX_VALUE, rate));
-      await().atMost(Duration.ofSeconds(30)).until(() -> storm.recorded.get() >= 5L * rate);
+      await()
+          .ignoreExceptions()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> storm.recorded.get() >= 5L * rate);
       server.stop();
       assertThat(server.up()).isFalse();
       long atStop = storm.recorded.get();
       await()
+          .ignoreExceptions()
           .atMost(Duration.ofSeconds(OUTAGE_SECONDS * 2L))
           .until(() -> storm.recorded.get() >= atStop + (long) OUTAGE_SECONDS * rate);
       assertThat(storm.bulk.spoolStats().pendingRecords())
@@ -137,11 +142,12 @@ class SearchExportE2EIT {
       server.start();
       long atStart = storm.recorded.get();
       await()
+          .ignoreExceptions()
           .atMost(Duration.ofSeconds(30))
           .until(() -> storm.recorded.get() >= atStart + 5L * rate);
       storm.stopStorm();
       producer.join();
-      await().atMost(Duration.ofSeconds(120)).until(storm::drained);
+      await().ignoreExceptions().atMost(Duration.ofSeconds(120)).until(storm::drained);
       assertThat(storm.broadcasterDrops()).as("the broadcaster dropped nothing").isZero();
       long recorded = storm.recorded.get();
       Map<String, Long> index = server.counts("outage");
@@ -158,6 +164,7 @@ class SearchExportE2EIT {
     Path ledger1 = tmp.resolve("ledger-1.jsonl");
     Process first = child(spool, ledger1, "killed", 10_000_000, 3000);
     await()
+        .ignoreExceptions()
         .atMost(Duration.ofSeconds(120))
         .until(() -> Files.exists(ledger1) && Files.size(ledger1) > 3_000_000);
     first.destroyForcibly(); // SIGKILL
@@ -171,6 +178,7 @@ class SearchExportE2EIT {
     assertThat(lines).isGreaterThan(10_000);
     Map<String, Long> index = new HashMap<>();
     await()
+        .ignoreExceptions()
         .atMost(Duration.ofSeconds(60))
         .until(
             () -> {
