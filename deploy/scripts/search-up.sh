@@ -60,15 +60,13 @@ else
     chown -R nobody: "$state"
     as=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
   fi
-  extra=()
-  [ "$kind" = elasticsearch ] && extra+=(-Expack.ml.enabled=false -Eingest.geoip.downloader.enabled=false)
   "${as[@]}" env "$home_var=$java_home" "$opts_var=-Xms256m -Xmx256m -XX:-HeapDumpOnOutOfMemoryError" \
     JAVA_HOME="$java_home" \
     "$dist/bin/$kind" -d -p "$state/pid" \
     -Ediscovery.type=single-node -Enetwork.host=127.0.0.1 -Ehttp.port="$port" \
     -Etransport.port="$((port + 1))-$((port + 200))" -Epath.data="$state/data" -Epath.logs="$state/logs" \
     -Ecluster.routing.allocation.disk.threshold_enabled=false -Ecluster.name="jkubelet-$kind" \
-    "${extra[@]}" >"$state/stdout.log" 2>&1 || {
+    >"$state/stdout.log" 2>&1 || {
       echo "search-up.sh: $kind did not start; see $state/stdout.log and $state/logs" >&2
       tail -20 "$state/stdout.log" >&2; exit 1; }
 fi

@@ -163,4 +163,26 @@ class CliTest {
         .isEqualTo(2);
     assertThat(err.toString()).contains("--event-export-index");
   }
+
+  @Test
+  void exportEventsNeedsAKubeconfigAndADestination() throws Exception {
+    assertThat(Main.execute("export-events", "--help")).isZero();
+    assertThat(out.toString())
+        .contains("--kubeconfig", "--namespace", "--leader-elect", "--event-export-url");
+    assertThat(Main.execute("export-events", "--event-export-file", "x")).isEqualTo(2);
+    assertThat(err.toString()).contains("Missing required option: '--kubeconfig=FILE'");
+    ExportEventsCommand cmd = new ExportEventsCommand();
+    new CommandLine(cmd).parseArgs("--kubeconfig", "kc");
+    assertThatThrownBy(cmd::settings)
+        .hasMessageContaining("--event-export-url: give --event-export-url or --event-export-file");
+    new CommandLine(cmd)
+        .parseArgs(
+            "--kubeconfig",
+            "kc",
+            "--event-export-url",
+            "http://h:9200",
+            "--event-export-index",
+            "UP");
+    assertThatThrownBy(cmd::settings).hasMessageContaining("--event-export-index");
+  }
 }

@@ -56,9 +56,14 @@ final class ExportBench {
       }
       double s = (System.nanoTime() - t0) / 1e9;
       System.out.printf("live export: %d events in %.2f s = %.0f events/s%n", n, s, n / s);
+      System.gc();
+      long retained = mem.getHeapMemoryUsage().getUsed();
       System.out.printf(
-          "heap: peak %.1f MiB used, %.1f MiB above the idle JVM's%n",
-          peak.get() / 1048576.0, (peak.get() - baseline) / 1048576.0);
+          "heap: %.1f MiB retained above the idle JVM's with the pipeline live (after GC);"
+              + " peak %.1f MiB used, garbage included, of a %d MiB maximum%n",
+          (retained - baseline) / 1048576.0,
+          peak.get() / 1048576.0,
+          mem.getHeapMemoryUsage().getMax() >> 20);
       System.out.println("broadcaster drops: " + live.broadcasterDrops());
     }
 

@@ -95,24 +95,33 @@ final class SearchServer implements AutoCloseable {
     return JSON.readTree(r.body());
   }
 
-  /** Every document of {@code index*}, id to its count (at most 10,000 documents). */
+  /** Every document of {@code index*}, id to its count, paged by {@code uid} with search_after. */
   Map<String, Long> counts(String index) throws IOException, InterruptedException {
     call("POST", "/" + index + "-*/_refresh", null);
-    JsonNode hits =
-        call(
-                "POST",
-                "/" + index + "-*/_search",
-                "{\"size\":10000,\"_source\":[\"count\"],\"query\":{\"match_all\":{}}}")
-            .path("hits")
-            .path("hits");
     Map<String, Long> out = new HashMap<>();
-    for (JsonNode h : hits) {
-      Long before = out.put(h.get("_id").asText(), h.path("_source").path("count").asLong());
-      if (before != null) {
-        out.put(h.get("_id").asText() + "#duplicate", before);
+    String after = null;
+    while (true) {
+      JsonNode hits =
+          call(
+                  "POST",
+                  "/" + index + "-*/_search",
+                  "{\"size\":5000,\"_source\":[\"count\"],\"sort\":[{\"uid\":\"asc\"}],"
+                      + "\"track_total_hits\":false"
+                      + (after == null ? "" : ",\"search_after\":[" + after + "]")
+                      + ",\"query\":{\"match_all\":{}}}")
+              .path("hits")
+              .path("hits");
+      if (hits.isEmpty()) {
+        return out;
       }
+      for (JsonNode h : hits) {
+        Long before = out.put(h.get("_id").asText(), h.path("_source").path("count").asLong());
+        if (before != null) {
+          out.put(h.get("_id").asText() + "#duplicate", before);
+        }
+      }
+      after = hits.get(hits.size() - 1).path("sort").get(0).toString();
     }
-    return out;
   }
 
   /** Whether the server answers; false while it is stopped. */
