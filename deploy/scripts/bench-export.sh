@@ -24,5 +24,5 @@ url=$("$root/deploy/scripts/search-up.sh" "$kind" "$version" "$state" "$port")
   dependency:build-classpath -Dmdep.outputFile="$state/cp.txt" -Dmdep.includeScope=test)
 cp=$(cat "$state/cp.txt")
 echo "server: $kind $version at $url; cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-"$JAVA_HOME/bin/java" -Xmx96m -cp "$root/agent/target/test-classes:$root/agent/target/classes:$root/config/target/classes:$cp" \
+"$JAVA_HOME/bin/java" -Xmx96m -Djava.io.tmpdir="$state" -cp "$root/agent/target/test-classes:$root/agent/target/classes:$root/config/target/classes:$cp" \
   io.jkubelet.agent.export.ExportBench "$url" "$events"
