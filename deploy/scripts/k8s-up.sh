@@ -15,7 +15,8 @@
 #              JKUBELET_APISERVER_PORT (default 6443), JKUBELET_ETCD_PORT (default 23790);
 #              without them, a STATE_DIR started before keeps its ports.
 # The controller manager and the scheduler serve their health checks on API port + 20000 and
-# API port + 21000, so control planes on different ports can run side by side.
+# API port + 21000, so control planes on different ports can run side by side (JKUBELET_CM_PORT and
+# JKUBELET_SCHED_PORT override them where two control planes' derived ports would collide).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 STATE=${1:-/tmp/jkubelet-k8s}
@@ -28,8 +29,8 @@ saved_api='' saved_etcd=''
 API_PORT=${JKUBELET_APISERVER_PORT:-${saved_api:-6443}}
 ETCD_PORT=${JKUBELET_ETCD_PORT:-${saved_etcd:-23790}}
 echo "$API_PORT $ETCD_PORT" > "$STATE/ports"
-CM_PORT=$((API_PORT + 20000))
-SCHED_PORT=$((API_PORT + 21000))
+CM_PORT=${JKUBELET_CM_PORT:-$((API_PORT + 20000))}
+SCHED_PORT=${JKUBELET_SCHED_PORT:-$((API_PORT + 21000))}
 BIN=$CACHE/bin
 COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler)
 mkdir -p "$STATE" "$BIN"

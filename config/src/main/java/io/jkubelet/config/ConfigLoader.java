@@ -89,6 +89,33 @@ public final class ConfigLoader {
     string("containerLogMaxSize", Builder::containerLogMaxSize);
     integer("containerLogMaxFiles", Builder::containerLogMaxFiles);
     bool("enableSystemLogHandler", Builder::enableSystemLogHandler);
+    FIELDS.put("eventExport", ConfigLoader::eventExport);
+  }
+
+  private static void eventExport(Builder b, JsonNode v) {
+    if (!v.isObject()) {
+      throw new ConfigException("eventExport", "expected a mapping, got " + describe(v));
+    }
+    KubeletConfiguration.EventExport e = b.eventExport();
+    for (Map.Entry<String, JsonNode> f : v.properties()) {
+      String field = "eventExport." + f.getKey();
+      if (f.getValue().isNull()) {
+        continue;
+      }
+      String s = asString(field, f.getValue());
+      e =
+          switch (f.getKey()) {
+            case "url" -> e.withUrl(s);
+            case "credentialsFile" -> e.withCredentialsFile(s);
+            case "caFile" -> e.withCaFile(s);
+            case "index" -> e.withIndex(s);
+            case "spoolMax" -> e.withSpoolMax(s);
+            case "file" -> e.withFile(s);
+            case "fileMaxSize" -> e.withFileMaxSize(s);
+            default -> throw new ConfigException(field, "unknown field of eventExport");
+          };
+    }
+    b.eventExport(e);
   }
 
   private static void authentication(Builder b, JsonNode v) {

@@ -56,6 +56,74 @@ public final class ConfigValidator {
     for (int i = 0; i < config.clusterDNS().size(); i++) {
       ipAddress("clusterDNS", config.clusterDNS().get(i));
     }
+    eventExport(config.eventExport());
+  }
+
+  /**
+   * {@code eventExport}: the URL http(s) with a host (never echoed: it may hold a password), the
+   * index a valid index name, {@code spoolMax} at least 1Mi and {@code fileMaxSize} at least 1Ki.
+   */
+  private static void eventExport(KubeletConfiguration.EventExport e) {
+    if (!e.url().isEmpty()) {
+      URI uri;
+      try {
+        uri = new URI(e.url());
+      } catch (URISyntaxException x) {
+        throw new ConfigException("eventExport.url", "must be an http:// or https:// URL", x);
+      }
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+        throw new ConfigException(
+            "eventExport.url", "must be an http:// or https:// URL with a host");
+      }
+    }
+    if (!e.index().matches("[a-z0-9][a-z0-9._-]{0,200}")) {
+      throw new ConfigException(
+          "eventExport.index",
+          "must be lower case letters, digits, '.', '_' or '-', got \"" + e.index() + "\"");
+    }
+    if (bytes("eventExport.spoolMax", e.spoolMax()) < 1L << 20) {
+      throw new ConfigException(
+          "eventExport.spoolMax", "must be at least 1Mi, got " + e.spoolMax());
+    }
+    if (bytes("eventExport.fileMaxSize", e.fileMaxSize()) < 1L << 10) {
+      throw new ConfigException(
+          "eventExport.fileMaxSize", "must be at least 1Ki, got " + e.fileMaxSize());
+    }
+  }
+
+  /**
+   * A byte quantity as Kubernetes writes it: a whole number with an optional suffix {@code
+   * Ki|Mi|Gi|Ti} (powers of 1024) or {@code k|M|G|T} (powers of 1000).
+   *
+   * @throws ConfigException naming {@code field} when it is not one
+   */
+  public static long bytes(String field, String quantity) {
+    var m =
+        java.util.regex.Pattern.compile("([0-9]{1,15})(Ki|Mi|Gi|Ti|k|M|G|T)?").matcher(quantity);
+    if (!m.matches()) {
+      throw new ConfigException(
+          field,
+          "expected a quantity of bytes such as \"1Gi\" or \"500M\", got \"" + quantity + "\"");
+    }
+    long n = Long.parseLong(m.group(1));
+    long unit =
+        switch (m.group(2) == null ? "" : m.group(2)) {
+          case "Ki" -> 1L << 10;
+          case "Mi" -> 1L << 20;
+          case "Gi" -> 1L << 30;
+          case "Ti" -> 1L << 40;
+          case "k" -> 1000L;
+          case "M" -> 1000_000L;
+          case "G" -> 1000_000_000L;
+          case "T" -> 1000_000_000_000L;
+          default -> 1L;
+        };
+    try {
+      return Math.multiplyExact(n, unit);
+    } catch (ArithmeticException x) {
+      throw new ConfigException(field, "\"" + quantity + "\" is too large");
+    }
   }
 
   /** A literal IP address, as upstream's {@code net.ParseIP} accepts (no host names). */

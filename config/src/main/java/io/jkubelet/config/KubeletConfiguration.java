@@ -69,6 +69,8 @@ import java.util.Objects;
  * @param enableSystemLogHandler whether {@code /logs/} serves the node's log directory; default
  *     false (upstream: true, and only with the debugging handlers; here it must be asked for, as it
  *     shows the whole directory to anyone allowed {@code nodes/log})
+ * @param eventExport not an upstream field: where jkubelet exports its own events (Elasticsearch or
+ *     OpenSearch, a JSON-lines file); default {@link EventExport#NONE}
  */
 public record KubeletConfiguration(
     String staticPodPath,
@@ -103,7 +105,8 @@ public record KubeletConfiguration(
     boolean enableDebuggingHandlers,
     String containerLogMaxSize,
     int containerLogMaxFiles,
-    boolean enableSystemLogHandler) {
+    boolean enableSystemLogHandler,
+    EventExport eventExport) {
 
   /**
    * {@code authentication}: {@code x509.clientCAFile}, {@code webhook.enabled}, {@code
@@ -119,6 +122,69 @@ public record KubeletConfiguration(
     public Authentication {
       Objects.requireNonNull(clientCAFile, "authentication.x509.clientCAFile");
       Objects.requireNonNull(webhookCacheTTL, "authentication.webhook.cacheTTL");
+    }
+  }
+
+  /**
+   * jkubelet's {@code eventExport}: {@code url} (an Elasticsearch 7/8 or OpenSearch 1/2 endpoint,
+   * http or https, optionally with {@code user:password@}), {@code credentialsFile} (one line
+   * {@code user:password}), {@code caFile} (PEM), {@code index} (the prefix of the daily indices
+   * {@code <index>-YYYY.MM.DD}), {@code spoolMax} (a quantity: the bound of the on-disk spool),
+   * {@code file} (JSON lines) and {@code fileMaxSize} (a quantity: the size at which the file is
+   * rotated). Empty {@code url} and {@code file}: no export.
+   */
+  public record EventExport(
+      String url,
+      String credentialsFile,
+      String caFile,
+      String index,
+      String spoolMax,
+      String file,
+      String fileMaxSize) {
+    public static final EventExport NONE =
+        new EventExport("", "", "", "jkubelet-events", "1Gi", "", "100Mi");
+
+    public EventExport {
+      Objects.requireNonNull(url, "eventExport.url");
+      Objects.requireNonNull(credentialsFile, "eventExport.credentialsFile");
+      Objects.requireNonNull(caFile, "eventExport.caFile");
+      Objects.requireNonNull(index, "eventExport.index");
+      Objects.requireNonNull(spoolMax, "eventExport.spoolMax");
+      Objects.requireNonNull(file, "eventExport.file");
+      Objects.requireNonNull(fileMaxSize, "eventExport.fileMaxSize");
+    }
+
+    /** Whether anything is exported. */
+    public boolean enabled() {
+      return !url.isEmpty() || !file.isEmpty();
+    }
+
+    public EventExport withUrl(String v) {
+      return new EventExport(v, credentialsFile, caFile, index, spoolMax, file, fileMaxSize);
+    }
+
+    public EventExport withCredentialsFile(String v) {
+      return new EventExport(url, v, caFile, index, spoolMax, file, fileMaxSize);
+    }
+
+    public EventExport withCaFile(String v) {
+      return new EventExport(url, credentialsFile, v, index, spoolMax, file, fileMaxSize);
+    }
+
+    public EventExport withIndex(String v) {
+      return new EventExport(url, credentialsFile, caFile, v, spoolMax, file, fileMaxSize);
+    }
+
+    public EventExport withSpoolMax(String v) {
+      return new EventExport(url, credentialsFile, caFile, index, v, file, fileMaxSize);
+    }
+
+    public EventExport withFile(String v) {
+      return new EventExport(url, credentialsFile, caFile, index, spoolMax, v, fileMaxSize);
+    }
+
+    public EventExport withFileMaxSize(String v) {
+      return new EventExport(url, credentialsFile, caFile, index, spoolMax, file, v);
     }
   }
 
@@ -169,6 +235,7 @@ public record KubeletConfiguration(
     Objects.requireNonNull(authorization, "authorization");
     Objects.requireNonNull(healthzBindAddress, "healthzBindAddress");
     Objects.requireNonNull(containerLogMaxSize, "containerLogMaxSize");
+    Objects.requireNonNull(eventExport, "eventExport");
     Map<String, List<String>> headers = new LinkedHashMap<>();
     staticPodURLHeader.forEach(
         (name, values) ->
@@ -243,6 +310,7 @@ public record KubeletConfiguration(
     private String healthzBindAddress = "127.0.0.1";
     private boolean enableDebuggingHandlers = true;
     private String containerLogMaxSize = "10Mi";
+    private EventExport eventExport = EventExport.NONE;
     private int containerLogMaxFiles = 5;
     private boolean enableSystemLogHandler = false;
 
@@ -282,6 +350,17 @@ public record KubeletConfiguration(
       containerLogMaxSize = c.containerLogMaxSize;
       containerLogMaxFiles = c.containerLogMaxFiles;
       enableSystemLogHandler = c.enableSystemLogHandler;
+      eventExport = c.eventExport;
+    }
+
+    public Builder eventExport(EventExport value) {
+      eventExport = value;
+      return this;
+    }
+
+    /** The current {@code eventExport}, for overlaying one of its fields. */
+    public EventExport eventExport() {
+      return eventExport;
     }
 
     public Builder tlsCertFile(String value) {
@@ -497,7 +576,8 @@ public record KubeletConfiguration(
           enableDebuggingHandlers,
           containerLogMaxSize,
           containerLogMaxFiles,
-          enableSystemLogHandler);
+          enableSystemLogHandler,
+          eventExport);
     }
   }
 }

@@ -368,4 +368,42 @@ class ConfigLoaderTest {
         .as("off unless asked for")
         .isFalse();
   }
+
+  @Test
+  void eventExportIsJkubeletsOwnMappingAndIsValidated() throws IOException {
+    Path file =
+        write(
+            HEADER
+                + """
+                eventExport:
+                  url: https://opensearch.example:9200
+                  credentialsFile: /etc/jkubelet/export-credentials
+                  index: node-events
+                  spoolMax: 256Mi
+                  file: /var/log/jkubelet/events.jsonl
+                """);
+    ConfigLoader.Loaded loaded = ConfigLoader.load(file);
+    KubeletConfiguration.EventExport e = loaded.config().eventExport();
+    assertThat(loaded.warnings()).isEmpty();
+    assertThat(e.url()).isEqualTo("https://opensearch.example:9200");
+    assertThat(e.credentialsFile()).isEqualTo("/etc/jkubelet/export-credentials");
+    assertThat(e.index()).isEqualTo("node-events");
+    assertThat(e.fileMaxSize()).as("default").isEqualTo("100Mi");
+    assertThat(e.enabled()).isTrue();
+    ConfigValidator.validate(loaded.config());
+    assertThat(ConfigValidator.bytes("f", e.spoolMax())).isEqualTo(256L << 20);
+    assertThat(KubeletConfiguration.defaults().eventExport().enabled()).isFalse();
+
+    Path bad = write(HEADER + "eventExport: {url: 'ftp://user:secret@h', spoolMax: 1Gi}\n");
+    assertThatThrownBy(() -> ConfigValidator.validate(ConfigLoader.load(bad).config()))
+        .isInstanceOfSatisfying(
+            ConfigException.class, x -> assertThat(x.field()).isEqualTo("eventExport.url"))
+        .hasMessageNotContaining("secret");
+    Path small = write(HEADER + "eventExport: {url: 'http://h:9200', spoolMax: 10k}\n");
+    assertThatThrownBy(() -> ConfigValidator.validate(ConfigLoader.load(small).config()))
+        .hasMessageContaining("eventExport.spoolMax: must be at least 1Mi, got 10k");
+    Path unknown = write(HEADER + "eventExport: {uri: 'http://h'}\n");
+    assertThatThrownBy(() -> ConfigLoader.load(unknown))
+        .hasMessageContaining("eventExport.uri: unknown field of eventExport");
+  }
 }

@@ -9,7 +9,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
     description = "A kubelet-style node agent that runs pods as Docker containers.",
-    subcommands = {RunCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      RunCommand.class,
+      ExportEventsCommand.class,
+      VersionCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class JKubeletCommand implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

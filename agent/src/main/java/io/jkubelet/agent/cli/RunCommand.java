@@ -7,7 +7,9 @@ import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
 import io.jkubelet.agent.events.LogSink;
+import io.jkubelet.agent.export.ExportSink;
 import io.jkubelet.agent.metrics.EventCollector;
+import io.jkubelet.agent.metrics.ExportCollector;
 import io.jkubelet.agent.metrics.InstrumentedRuntime;
 import io.jkubelet.agent.metrics.KubeletMetrics;
 import io.jkubelet.agent.node.HostFacts;
@@ -59,6 +61,7 @@ public final class RunCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin PodFlags podFlags = new PodFlags();
 
   @picocli.CommandLine.Mixin LogFlags logFlags = new LogFlags();
+  @picocli.CommandLine.Mixin ExportFlags exportFlags = new ExportFlags();
 
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
   private static final Pattern NODE_NAME =
@@ -220,8 +223,16 @@ public final class RunCommand implements Callable<Integer> {
     EventStore store = new EventStore(clock);
     broadcaster.addWatcher("log", new LogSink());
     broadcaster.addWatcher("store", store);
+    // And, when configured, Elasticsearch/OpenSearch and a JSON-lines file.
+    ExportSink export = ExportFlags.sink(options.config().eventExport(), options.rootDir(), time);
+    if (export != null) {
+      broadcaster.addWatcher("export", export);
+      metrics.register(new ExportCollector(export.exporters()));
+    }
     var recorder = new BroadcastRecorder(clock, options.nodeName(), broadcaster);
-    var events = new Setup.EventPipeline(broadcaster, store::list);
+    var events =
+        new Setup.EventPipeline(
+            export == null ? broadcaster : export.around(broadcaster), store::list);
     Agent kubelet;
     if (kubeconfig != null) {
       var base = ClusterMode.load(kubeconfig);
@@ -307,6 +318,7 @@ public final class RunCommand implements Callable<Integer> {
         "--http-check-frequency",
         cfg::httpCheckFrequency);
     podFlags.overlay(cfg, flagOf);
+    exportFlags.overlay(cfg, flagOf);
     serverFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {

@@ -127,4 +127,66 @@ class CliTest {
     assertThat(options.config().maxPods()).isEqualTo(7);
     assertThat(options.nodeName()).isEqualTo("node-a");
   }
+
+  @Test
+  void eventExportFlagsOverlayTheConfigFileAndBuildTheExporters() throws Exception {
+    Path config = tmp.resolve("config.yaml");
+    Files.writeString(
+        config,
+        """
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        authorization: {mode: AlwaysAllow}
+        authentication: {webhook: {enabled: false}}
+        eventExport: {url: "http://from-file:9200", index: file-index}
+        """);
+    RunCommand run = new RunCommand();
+    new CommandLine(run)
+        .parseArgs(
+            "--config",
+            config.toString(),
+            "--hostname-override",
+            "n",
+            "--event-export-url",
+            "http://elastic:pw@127.0.0.1:9200",
+            "--event-export-file",
+            tmp.resolve("events.jsonl").toString(),
+            "--event-export-spool-max",
+            "64Mi");
+    var e = run.options().config().eventExport();
+    assertThat(e.url()).isEqualTo("http://elastic:pw@127.0.0.1:9200");
+    assertThat(e.index()).isEqualTo("file-index");
+    assertThat(e.spoolMax()).isEqualTo("64Mi");
+    var exporters = ExportFlags.exporters(e, tmp, io.jkubelet.agent.util.Time.system());
+    assertThat(exporters).extracting(x -> x.name()).containsExactly("bulk", "file");
+
+    assertThat(Main.execute("run", "--hostname-override", "n", "--event-export-spool-max", "lots"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--event-export-spool-max").contains("\"lots\"");
+    assertThat(Main.execute("run", "--hostname-override", "n", "--event-export-index", "Bad Index"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--event-export-index");
+  }
+
+  @Test
+  void exportEventsNeedsAKubeconfigAndADestination() throws Exception {
+    assertThat(Main.execute("export-events", "--help")).isZero();
+    assertThat(out.toString())
+        .contains("--kubeconfig", "--namespace", "--leader-elect", "--event-export-url");
+    assertThat(Main.execute("export-events", "--event-export-file", "x")).isEqualTo(2);
+    assertThat(err.toString()).contains("Missing required option: '--kubeconfig=FILE'");
+    ExportEventsCommand cmd = new ExportEventsCommand();
+    new CommandLine(cmd).parseArgs("--kubeconfig", "kc");
+    assertThatThrownBy(cmd::settings)
+        .hasMessageContaining("--event-export-url: give --event-export-url or --event-export-file");
+    new CommandLine(cmd)
+        .parseArgs(
+            "--kubeconfig",
+            "kc",
+            "--event-export-url",
+            "http://h:9200",
+            "--event-export-index",
+            "UP");
+    assertThatThrownBy(cmd::settings).hasMessageContaining("--event-export-index");
+  }
 }

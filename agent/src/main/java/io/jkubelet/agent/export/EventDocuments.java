@@ -1,0 +1,173 @@
+package io.jkubelet.agent.export;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventSource;
+import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.UUID;
+
+/**
+ * Maps an Event (core/v1, or events.k8s.io/v1 through {@link EventV1Documents}) to its exported
+ * document. The document is flat where operators query: {@code namespace}, {@code name}, {@code
+ * type}, {@code reason}, {@code message}, {@code count}, {@code firstTimestamp}, {@code
+ * lastTimestamp}, {@code eventTime}, {@code @timestamp} (the last occurrence), {@code
+ * involvedObject.{kind,namespace,name,uid,apiVersion,fieldPath}}, {@code source.{component,host}},
+ * {@code reportingComponent}, {@code reportingInstance}, {@code action}, and {@code uid}, the
+ * document's id.
+ *
+ * <p>The id is the event's {@code metadata.uid}. An event that has none (jkubelet's own events,
+ * which the API server has not seen) gets a name-based UUID of its source host, namespace and name:
+ * the correlator keeps an event's name across count bumps, so every version of it maps to one
+ * document; and the spool keeps the id, so a restart resends the same one.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class EventDocuments {
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private EventDocuments() {}
+
+  /** The document of a core/v1 Event. */
+  public static ExportDocument of(Event e) {
+    ObjectMeta meta = e.getMetadata() == null ? new ObjectMeta() : e.getMetadata();
+    EventSource source = e.getSource() == null ? new EventSource() : e.getSource();
+    String id = idOf(meta, source.getHost());
+    long count = e.getCount() == null || e.getCount() < 1 ? 1 : e.getCount();
+    String eventTime = micro(e.getEventTime());
+    String first = firstNonEmpty(e.getFirstTimestamp(), eventTime);
+    String last = firstNonEmpty(e.getLastTimestamp(), first);
+    var fields =
+        new Fields(
+            id,
+            meta.getNamespace(),
+            meta.getName(),
+            e.getType(),
+            e.getReason(),
+            e.getMessage(),
+            count,
+            first,
+            last,
+            eventTime,
+            e.getInvolvedObject(),
+            source.getComponent(),
+            source.getHost(),
+            e.getReportingComponent(),
+            e.getReportingInstance(),
+            e.getAction());
+    return document(fields);
+  }
+
+  /** The fields a document is written from; package-private for {@link EventV1Documents}. */
+  record Fields(
+      String id,
+      String namespace,
+      String name,
+      String type,
+      String reason,
+      String message,
+      long count,
+      String firstTimestamp,
+      String lastTimestamp,
+      String eventTime,
+      ObjectReference involved,
+      String sourceComponent,
+      String sourceHost,
+      String reportingComponent,
+      String reportingInstance,
+      String action) {}
+
+  static ExportDocument document(Fields f) {
+    StringWriter out = new StringWriter(512);
+    try (JsonGenerator g = JSON.createGenerator(out)) {
+      g.writeStartObject();
+      g.writeStringField("uid", f.id());
+      string(g, "@timestamp", f.lastTimestamp());
+      string(g, "namespace", f.namespace());
+      string(g, "name", f.name());
+      string(g, "type", f.type());
+      string(g, "reason", f.reason());
+      string(g, "message", f.message());
+      g.writeNumberField("count", f.count());
+      string(g, "firstTimestamp", f.firstTimestamp());
+      string(g, "lastTimestamp", f.lastTimestamp());
+      string(g, "eventTime", f.eventTime());
+      ObjectReference ref = f.involved();
+      if (ref != null) {
+        g.writeObjectFieldStart("involvedObject");
+        string(g, "kind", ref.getKind());
+        string(g, "namespace", ref.getNamespace());
+        string(g, "name", ref.getName());
+        string(g, "uid", ref.getUid());
+        string(g, "apiVersion", ref.getApiVersion());
+        string(g, "fieldPath", ref.getFieldPath());
+        g.writeEndObject();
+      }
+      if (f.sourceComponent() != null || f.sourceHost() != null) {
+        g.writeObjectFieldStart("source");
+        string(g, "component", f.sourceComponent());
+        string(g, "host", f.sourceHost());
+        g.writeEndObject();
+      }
+      string(g, "reportingComponent", f.reportingComponent());
+      string(g, "reportingInstance", f.reportingInstance());
+      string(g, "action", f.action());
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a StringWriter does not fail
+    }
+    return new ExportDocument(
+        f.id(),
+        f.count(),
+        dayOf(f.firstTimestamp()),
+        "Warning".equals(f.type()),
+        f.reason(),
+        out.toString());
+  }
+
+  /** The event's UID, or a name-based UUID of host, namespace and name when it has none. */
+  static String idOf(ObjectMeta meta, String host) {
+    String uid = meta.getUid();
+    if (uid != null && !uid.isEmpty()) {
+      return uid;
+    }
+    String key = "jkubelet-event:" + host + "/" + meta.getNamespace() + "/" + meta.getName();
+    return UUID.nameUUIDFromBytes(key.getBytes(StandardCharsets.UTF_8)).toString();
+  }
+
+  /** The UTC day of an RFC 3339 time; the epoch day when it is missing or unreadable. */
+  static LocalDate dayOf(String rfc3339) {
+    if (rfc3339 == null || rfc3339.isEmpty()) {
+      return LocalDate.EPOCH;
+    }
+    try {
+      return LocalDate.ofInstant(Instant.parse(rfc3339), ZoneOffset.UTC);
+    } catch (DateTimeParseException e) {
+      return LocalDate.EPOCH;
+    }
+  }
+
+  static String micro(MicroTime t) {
+    return t == null || t.getTime() == null || t.getTime().isEmpty() ? null : t.getTime();
+  }
+
+  static String firstNonEmpty(String a, String b) {
+    return a != null && !a.isEmpty() ? a : b;
+  }
+
+  private static void string(JsonGenerator g, String field, String value) throws IOException {
+    if (value != null && !value.isEmpty()) {
+      g.writeStringField(field, value);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package io.jkubelet.agent.export;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * How the bulk exporter batches, spools and retries.
+ *
+ * @param spoolDir the spool's directory ({@code <root-dir>/events-spool} in jkubelet)
+ * @param spoolMaxBytes the bound of unacknowledged bytes in the spool (default 1 GiB)
+ * @param batchSize documents per {@code _bulk} request at most (default 500)
+ * @param batchBytes bytes per {@code _bulk} request, about (default 5 MiB)
+ * @param flushInterval how long a document may wait for its batch to fill (default 1 s); also the
+ *     spool's fsync period
+ * @param requestTimeout one request's timeout (default 30 s)
+ * @param retry the backoff between failed requests (default 200 ms doubling to 10 s)
+ */
+public record ExportOptions(
+    Path spoolDir,
+    long spoolMaxBytes,
+    int batchSize,
+    int batchBytes,
+    Duration flushInterval,
+    Duration requestTimeout,
+    io.jkubelet.agent.util.Backoff.Policy retry) {
+
+  public static final long DEFAULT_SPOOL_MAX = 1L << 30;
+  public static final int DEFAULT_BATCH_SIZE = 500;
+  public static final Duration DEFAULT_FLUSH_INTERVAL = Duration.ofSeconds(1);
+
+  public ExportOptions {
+    if (spoolDir == null) {
+      throw new IllegalArgumentException("spoolDir is required");
+    }
+    if (spoolMaxBytes < 1 << 20) {
+      throw new IllegalArgumentException("spool max must be at least 1Mi, got " + spoolMaxBytes);
+    }
+    if (batchSize < 1 || batchBytes < 1) {
+      throw new IllegalArgumentException("batch size and bytes must be positive");
+    }
+    if (flushInterval.isNegative() || flushInterval.isZero() || requestTimeout.isZero()) {
+      throw new IllegalArgumentException("flush interval and request timeout must be positive");
+    }
+  }
+
+  /** The defaults, with the spool in {@code spoolDir} bounded at {@code spoolMaxBytes}. */
+  public static ExportOptions defaults(Path spoolDir, long spoolMaxBytes) {
+    return new ExportOptions(
+        spoolDir,
+        spoolMaxBytes,
+        DEFAULT_BATCH_SIZE,
+        5 << 20,
+        DEFAULT_FLUSH_INTERVAL,
+        Duration.ofSeconds(30),
+        new io.jkubelet.agent.util.Backoff.Policy(Duration.ofMillis(200), Duration.ofSeconds(10)));
+  }
+
+  /** The same with another batch size and flush interval. */
+  public ExportOptions withBatching(int size, Duration interval) {
+    return new ExportOptions(
+        spoolDir, spoolMaxBytes, size, batchBytes, interval, requestTimeout, retry);
+  }
+
+  /** The same with another retry backoff. */
+  public ExportOptions withRetry(io.jkubelet.agent.util.Backoff.Policy policy) {
+    return new ExportOptions(
+        spoolDir, spoolMaxBytes, batchSize, batchBytes, flushInterval, requestTimeout, policy);
+  }
+}

@@ -1,0 +1,640 @@
+package io.jkubelet.agent.export;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The bounded on-disk queue of documents not yet acknowledged by the server: append-only segment
+ * files ({@code %020d.seg}, lines of {@link SpoolRecord}) and a {@code cursor} file naming the
+ * first unacknowledged byte. Every document goes through it, so the order of sending is the order
+ * of recording, and a restart resumes at the cursor.
+ *
+ * <p><b>Durability.</b> An append is one {@code write(2)} of a whole line before {@link #append}
+ * returns: once it has returned, a kill of the process loses nothing. {@link #sync()} {@code
+ * fsync}s the segment being written and those rolled since, outside the lock (appends never wait
+ * for the disk); the exporter calls it once per flush interval, so an OS crash or power loss loses
+ * at most that interval. A torn last line (a crash inside a write) is cut off at the next open. The
+ * cursor is replaced atomically (rename) after each acknowledged batch, without fsync: after a
+ * power loss a few batches may be sent again, which the documents' ids and versions make harmless.
+ *
+ * <p><b>Bound.</b> The bytes not yet acknowledged never exceed {@code maxBytes} (the disk may hold
+ * up to one more segment of acknowledged lines). Over the bound, a Normal event is dropped; a
+ * Warning first makes room by dropping the Normal events of the oldest segments (rewritten with
+ * their Warnings only, never the segment being sent), and is dropped only when the spool holds
+ * nothing else it may drop. Drops are counted by type and reason; each dropped Warning is logged.
+ *
+ * <p>Thread-safe: {@code lock} guards every field below it. One appender (the sink) and one reader
+ * (the sender) run at once; the reader reads segment bytes outside the lock, which is safe because
+ * only the reader deletes segments and nothing rewrites the segment under the cursor.
+ */
+final class Spool implements Closeable {
+  private static final Logger log = LoggerFactory.getLogger(Spool.class);
+  private static final String CURSOR = "cursor";
+  private static final String SUFFIX = ".seg";
+
+  /** A batch read from one segment: acknowledge it with {@link #ack}. */
+  record Batch(List<ExportDocument> documents, long segment, long endPosition, long bytes) {}
+
+  private final Path dir;
+  private final long maxBytes;
+  private final long segmentBytes;
+  private final Clock clock;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition appended = lock.newCondition();
+
+  /** Segment sequence number to its state, oldest first. */
+  private final TreeMap<Long, Segment> segments = new TreeMap<>();
+
+  private long readSeq;
+  private long readPos;
+  private long pendingBytes;
+  private long pendingRecords;
+  private Instant oldestPendingAt;
+  private FileChannel head;
+  private final List<FileChannel> rolled = new ArrayList<>();
+  private long headSeq;
+  private boolean dirty;
+  private boolean closed;
+
+  /** "Normal"/"Warning" to (reason to count). */
+  private final Map<String, Map<String, Long>> dropped = new TreeMap<>();
+
+  private static final class Segment {
+    final long seq;
+    long size;
+    long records;
+    boolean warningsOnly;
+
+    Segment(long seq) {
+      this.seq = seq;
+    }
+  }
+
+  private Spool(Path dir, long maxBytes, long segmentBytes, Clock clock) {
+    this.dir = dir;
+    this.maxBytes = maxBytes;
+    this.segmentBytes = segmentBytes;
+    this.clock = clock;
+  }
+
+  /**
+   * Opens (creating) the spool in {@code dir}: drops acknowledged segments, cuts torn tails, counts
+   * what is pending, and starts a new segment for appends.
+   *
+   * @param maxBytes the bound of unacknowledged bytes
+   * @param segmentBytes the size at which a segment is rolled
+   */
+  static Spool open(Path dir, long maxBytes, long segmentBytes, Clock clock) throws IOException {
+    if (maxBytes < 1 || segmentBytes < 1) {
+      throw new IllegalArgumentException("spool sizes must be positive");
+    }
+    Spool s = new Spool(dir, maxBytes, segmentBytes, Objects.requireNonNull(clock));
+    s.recover();
+    return s;
+  }
+
+  /** The default segment size for a bound: a sixteenth of it, between 1 MiB and 64 MiB. */
+  static long segmentBytesFor(long maxBytes) {
+    return Math.max(1L << 20, Math.min(64L << 20, maxBytes / 16));
+  }
+
+  private void recover() throws IOException {
+    Files.createDirectories(dir);
+    long[] cursor = readCursor();
+    readSeq = cursor[0];
+    readPos = cursor[1];
+    List<Long> found = new ArrayList<>();
+    try (Stream<Path> files = Files.list(dir)) {
+      files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.endsWith(SUFFIX))
+          .forEach(
+              n -> {
+                try {
+                  found.add(Long.parseLong(n.substring(0, n.length() - SUFFIX.length())));
+                } catch (NumberFormatException e) {
+                  log.warn("event export: ignoring foreign file {} in spool {}", n, dir);
+                }
+              });
+    }
+    found.sort(null);
+    for (long seq : found) {
+      if (seq < readSeq) {
+        Files.deleteIfExists(segmentPath(seq));
+        continue;
+      }
+      Segment seg = new Segment(seq);
+      scan(seg, seq == readSeq ? readPos : 0);
+      segments.put(seq, seg);
+    }
+    if (segments.isEmpty() || segments.firstKey() != readSeq) {
+      // The cursor's segment is gone (fully acknowledged): resume at the oldest one left.
+      readSeq = segments.isEmpty() ? readSeq : segments.firstKey();
+      readPos = 0;
+    } else if (readPos > segments.get(readSeq).size) {
+      log.warn("event export: spool cursor {} is past its segment's end; resending it", readPos);
+      readPos = 0;
+    }
+    headSeq = segments.isEmpty() ? Math.max(readSeq, 1) : segments.lastKey() + 1;
+    if (segments.isEmpty()) {
+      readSeq = headSeq;
+      readPos = 0;
+    }
+    openHead(headSeq);
+    if (pendingRecords > 0) {
+      oldestPendingAt = Instant.MIN;
+    }
+  }
+
+  /** Counts a segment's lines (those after {@code from} as pending) and cuts a torn tail. */
+  private void scan(Segment seg, long from) throws IOException {
+    Path p = segmentPath(seg.seq);
+    long pos = 0;
+    long lastEnd = 0;
+    boolean lineStart = true;
+    boolean warningsOnly = true;
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(p), 1 << 16)) {
+      int b;
+      while ((b = in.read()) >= 0) {
+        if (lineStart && b == 'N') {
+          warningsOnly = false;
+        }
+        lineStart = b == '\n';
+        pos++;
+        if (b == '\n') {
+          lastEnd = pos;
+          seg.records++;
+          if (pos > from) {
+            pendingRecords++;
+          }
+        }
+      }
+    }
+    if (lastEnd < pos) {
+      log.warn(
+          "event export: spool segment {} ends with a torn record ({} bytes); cutting it off",
+          p,
+          pos - lastEnd);
+      try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
+        ch.truncate(lastEnd);
+        ch.force(true);
+      }
+    }
+    seg.size = lastEnd;
+    seg.warningsOnly = warningsOnly;
+    pendingBytes += Math.max(0, lastEnd - from);
+  }
+
+  private void openHead(long seq) throws IOException {
+    head =
+        FileChannel.open(
+            segmentPath(seq),
+            StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE,
+            StandardOpenOption.APPEND);
+    Segment seg = segments.computeIfAbsent(seq, Segment::new);
+    seg.size = head.size();
+    headSeq = seq;
+  }
+
+  /**
+   * Appends a document, or drops it when the spool is full (see the class comment). Never throws:
+   * an I/O error (a full disk) drops the document with an ERROR line.
+   *
+   * @return whether the document was spooled
+   */
+  boolean append(ExportDocument d) {
+    byte[] line = SpoolRecord.encode(d);
+    lock.lock();
+    try {
+      if (closed) {
+        countDrop(d, "spool closed");
+        return false;
+      }
+      if (pendingBytes + line.length > maxBytes && !makeRoom(d, line.length)) {
+        countDrop(d, "spool full");
+        return false;
+      }
+      Segment seg = segments.get(headSeq);
+      if (seg.size > 0 && seg.size + line.length > segmentBytes) {
+        roll();
+        seg = segments.get(headSeq);
+      }
+      ByteBuffer buf = ByteBuffer.wrap(line);
+      while (buf.hasRemaining()) {
+        head.write(buf);
+      }
+      seg.size += line.length;
+      seg.records++;
+      seg.warningsOnly &= d.warning();
+      pendingBytes += line.length;
+      if (pendingRecords++ == 0) {
+        oldestPendingAt = clock.instant();
+      }
+      dirty = true;
+      appended.signalAll();
+      return true;
+    } catch (IOException e) {
+      log.error("event export: cannot write to spool {}: {}", dir, e.toString());
+      countDrop(d, "spool write error");
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Over the bound: a Warning drops older Normal events to make room. Caller holds the lock. */
+  private boolean makeRoom(ExportDocument d, int needed) throws IOException {
+    if (!d.warning()) {
+      return false;
+    }
+    for (Segment seg : List.copyOf(segments.values())) {
+      if (pendingBytes + needed <= maxBytes) {
+        break;
+      }
+      if (seg.seq == readSeq || seg.warningsOnly || seg.size == 0) {
+        continue;
+      }
+      compact(seg);
+    }
+    return pendingBytes + needed <= maxBytes;
+  }
+
+  /** Rewrites a segment with its Warning lines only, counting the Normal ones dropped. */
+  private void compact(Segment seg) throws IOException {
+    Path p = segmentPath(seg.seq);
+    Path tmp = dir.resolve(seg.seq + ".compact");
+    if (seg.seq == headSeq) {
+      head.close();
+    }
+    long kept = 0;
+    long keptRecords = 0;
+    try (InputStream in = new BufferedInputStream(Files.newInputStream(p), 1 << 16);
+        OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
+      int len;
+      while ((len = readLine(in)) != 0) {
+        if (SpoolRecord.isWarning(lineBuf, 0)) {
+          out.write(lineBuf, 0, len);
+          kept += len;
+          keptRecords++;
+        } else {
+          countDropped("Normal", reasonOf(lineBuf, len));
+        }
+      }
+    }
+    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+      ch.force(true);
+    }
+    move(tmp, p);
+    long freed = seg.size - kept;
+    log.warn(
+        "event export: spool over its bound of {} bytes; dropped {} Normal events of segment {}"
+            + " to keep Warnings",
+        maxBytes,
+        seg.records - keptRecords,
+        seg.seq);
+    pendingBytes -= freed;
+    pendingRecords -= seg.records - keptRecords;
+    seg.size = kept;
+    seg.records = keptRecords;
+    seg.warningsOnly = true;
+    if (seg.seq == headSeq) {
+      openHead(headSeq);
+    }
+  }
+
+  /** The line buffer of {@link #readLine}, grown as needed; only used under the lock. */
+  private byte[] lineBuf = new byte[8192];
+
+  /** Reads one line (with its newline) into {@link #lineBuf}; its length, 0 at the end. */
+  private int readLine(InputStream in) throws IOException {
+    int n = 0;
+    int b;
+    while ((b = in.read()) >= 0) {
+      if (n == lineBuf.length) {
+        lineBuf = java.util.Arrays.copyOf(lineBuf, n * 2);
+      }
+      lineBuf[n++] = (byte) b;
+      if (b == '\n') {
+        return n;
+      }
+    }
+    return n;
+  }
+
+  private static String reasonOf(byte[] line, int len) {
+    String s = new String(line, 0, Math.min(len, 1024), StandardCharsets.UTF_8);
+    String[] parts = s.split("\t", 6);
+    return parts.length >= 5 ? parts[4] : "";
+  }
+
+  /** Starts the next segment; the old one is fsynced and closed by the next {@link #sync()}. */
+  private void roll() throws IOException {
+    rolled.add(head);
+    openHead(headSeq + 1);
+  }
+
+  private void countDrop(ExportDocument d, String why) {
+    String type = d.warning() ? "Warning" : "Normal";
+    long n = countDropped(type, d.reason());
+    if (d.warning()) {
+      log.warn(
+          "event export: {}: dropped Warning event {} reason {} (max {} bytes)",
+          why,
+          d.id(),
+          d.reason(),
+          maxBytes);
+    } else if (Long.bitCount(n) == 1) {
+      log.warn(
+          "event export: {}: dropped Normal event {} reason {} ({} Normal events of this reason"
+              + " dropped so far; max {} bytes)",
+          why,
+          d.id(),
+          d.reason(),
+          n,
+          maxBytes);
+    }
+  }
+
+  private long countDropped(String type, String reason) {
+    return dropped.computeIfAbsent(type, t -> new TreeMap<>()).merge(reason, 1L, Long::sum);
+  }
+
+  /**
+   * Waits until a batch is due: {@code batchSize} records pending, or any pending for {@code
+   * maxWait} since the oldest was appended, or {@code timeout} passed, or the spool closed.
+   *
+   * @return whether a batch is due
+   */
+  boolean awaitBatch(int batchSize, Duration maxWait, Duration timeout)
+      throws InterruptedException {
+    lock.lock();
+    try {
+      Instant giveUp = clock.instant().plus(timeout);
+      while (!closed) {
+        Instant now = clock.instant();
+        if (pendingRecords >= batchSize) {
+          return true;
+        }
+        Instant due = giveUp;
+        if (pendingRecords > 0) {
+          Instant batchDue =
+              oldestPendingAt == Instant.MIN ? Instant.MIN : oldestPendingAt.plus(maxWait);
+          if (!now.isBefore(batchDue)) {
+            return true;
+          }
+          due = batchDue.isBefore(giveUp) ? batchDue : giveUp;
+        }
+        if (!now.isBefore(giveUp)) {
+          return false;
+        }
+        appended.awaitNanos(Math.max(1, Duration.between(now, due).toNanos()));
+      }
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Reads the next batch from the cursor: up to {@code maxRecords} documents and about {@code
+   * maxBytes} (at least one document), from one segment. Empty when nothing is pending. Lines that
+   * do not parse are logged and skipped (they are acknowledged with the batch).
+   */
+  Batch read(int maxRecords, int maxBytes) throws IOException {
+    long seq;
+    long pos;
+    long end;
+    lock.lock();
+    try {
+      while (true) {
+        Segment seg = segments.get(readSeq);
+        if (seg == null) {
+          return new Batch(List.of(), readSeq, readPos, 0);
+        }
+        if (readPos < seg.size) {
+          seq = readSeq;
+          pos = readPos;
+          end = seg.size;
+          break;
+        }
+        if (readSeq == headSeq) {
+          return new Batch(List.of(), readSeq, readPos, 0);
+        }
+        // The cursor's segment is done and no longer written: on to the next.
+        segments.remove(readSeq);
+        Files.deleteIfExists(segmentPath(readSeq));
+        readSeq = segments.firstKey();
+        readPos = 0;
+        writeCursor();
+      }
+    } finally {
+      lock.unlock();
+    }
+    return readLines(seq, pos, end, maxRecords, maxBytes);
+  }
+
+  private Batch readLines(long seq, long pos, long end, int maxRecords, int maxBytes)
+      throws IOException {
+    List<ExportDocument> docs = new ArrayList<>();
+    long at = pos;
+    try (FileChannel ch = FileChannel.open(segmentPath(seq), StandardOpenOption.READ)) {
+      ByteBuffer buf = ByteBuffer.allocate((int) Math.min(end - pos, Math.max(maxBytes, 4096)));
+      while (docs.size() < maxRecords && at < end && (at - pos < maxBytes || docs.isEmpty())) {
+        buf.clear();
+        buf.limit((int) Math.min(buf.capacity(), end - at));
+        int n = ch.read(buf, at);
+        if (n <= 0) {
+          break;
+        }
+        byte[] a = buf.array();
+        int lineStart = 0;
+        int consumed = 0;
+        for (int i = 0; i < n && docs.size() < maxRecords; i++) {
+          if (a[i] != '\n') {
+            continue;
+          }
+          String line = new String(a, lineStart, i - lineStart, StandardCharsets.UTF_8);
+          try {
+            docs.add(SpoolRecord.decode(line));
+          } catch (RuntimeException e) {
+            log.error("event export: skipping a corrupt spool record in segment {}: {}", seq, e);
+          }
+          lineStart = i + 1;
+          consumed = i + 1;
+          if (at + consumed - pos >= maxBytes) {
+            break;
+          }
+        }
+        if (consumed == 0) {
+          // One record longer than the buffer: grow it and read again.
+          buf = ByteBuffer.allocate((int) Math.min(end - at, (long) buf.capacity() * 2));
+          continue;
+        }
+        at += consumed;
+      }
+    }
+    return new Batch(docs, seq, at, at - pos);
+  }
+
+  /** Acknowledges a batch: moves the cursor past it and writes the cursor file. */
+  void ack(Batch b) throws IOException {
+    lock.lock();
+    try {
+      if (b.segment() != readSeq || b.endPosition() < readPos) {
+        throw new IllegalStateException("event export: ack of a batch that is not next");
+      }
+      long bytes = b.endPosition() - readPos;
+      Segment seg = segments.get(readSeq);
+      long records = b.documents().size();
+      readPos = b.endPosition();
+      pendingBytes -= bytes;
+      pendingRecords = Math.max(0, pendingRecords - records);
+      oldestPendingAt = pendingRecords > 0 ? Instant.MIN : null;
+      if (seg != null && readPos >= seg.size && readSeq != headSeq) {
+        segments.remove(readSeq);
+        Files.deleteIfExists(segmentPath(readSeq));
+        readSeq = segments.firstKey();
+        readPos = 0;
+      }
+      writeCursor();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * fsyncs the segment being written, if anything was appended since the last sync, and the
+   * segments rolled since; outside the lock, so appends never wait for the disk.
+   */
+  void sync() {
+    FileChannel current;
+    List<FileChannel> done;
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      current = dirty ? head : null;
+      dirty = false;
+      done = List.copyOf(rolled);
+      rolled.clear();
+    } finally {
+      lock.unlock();
+    }
+    for (FileChannel ch : done) {
+      try (ch) {
+        ch.force(false);
+      } catch (IOException e) {
+        log.warn("event export: cannot fsync a spool segment in {}: {}", dir, e.toString());
+      }
+    }
+    if (current != null) {
+      try {
+        current.force(false);
+      } catch (java.nio.channels.ClosedChannelException e) {
+        // Rolled or compacted meanwhile: the next sync forces it.
+      } catch (IOException e) {
+        log.warn("event export: cannot fsync spool {}: {}", dir, e.toString());
+      }
+    }
+  }
+
+  SpoolStats stats() {
+    lock.lock();
+    try {
+      Map<String, Map<String, Long>> drops = new TreeMap<>();
+      dropped.forEach((t, m) -> drops.put(t, Map.copyOf(m)));
+      return new SpoolStats(maxBytes, pendingBytes, pendingRecords, segments.size(), drops);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  Path dir() {
+    return dir;
+  }
+
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      appended.signalAll();
+      for (FileChannel ch : rolled) {
+        try (ch) {
+          ch.force(false);
+        }
+      }
+      rolled.clear();
+      head.force(false);
+      head.close();
+    } catch (IOException e) {
+      log.warn("event export: closing spool {}: {}", dir, e.toString());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private Path segmentPath(long seq) {
+    return dir.resolve(String.format("%020d%s", seq, SUFFIX));
+  }
+
+  private long[] readCursor() throws IOException {
+    Path p = dir.resolve(CURSOR);
+    if (!Files.exists(p)) {
+      return new long[] {0, 0};
+    }
+    String s = Files.readString(p).trim();
+    String[] parts = s.split(" ");
+    try {
+      return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
+    } catch (RuntimeException e) {
+      log.warn("event export: spool cursor {} is unreadable ({}); resending everything", p, s);
+      return new long[] {0, 0};
+    }
+  }
+
+  /** Caller holds the lock. */
+  private void writeCursor() throws IOException {
+    Path tmp = dir.resolve(CURSOR + ".tmp");
+    Files.writeString(tmp, readSeq + " " + readPos + "\n");
+    move(tmp, dir.resolve(CURSOR));
+  }
+
+  private static void move(Path from, Path to) throws IOException {
+    try {
+      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+}

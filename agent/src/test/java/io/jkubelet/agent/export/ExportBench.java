@@ -1,0 +1,94 @@
+package io.jkubelet.agent.export;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The export benchmark ({@code deploy/scripts/bench-export.sh}): events/s from the recorder into a
+ * live server through the whole pipeline, the heap it takes above the idle JVM's, and events/s of a
+ * spool replay (events spooled while the server was unreachable, then sent).
+ *
+ * <p>Arguments: {@code URL EVENTS}. Prints one line per figure.
+ */
+final class ExportBench {
+  private ExportBench() {}
+
+  public static void main(String[] args) throws Exception {
+    String url = args[0];
+    long n = Long.parseLong(args[1]);
+    Path dir = Files.createTempDirectory("jkubelet-bench-export");
+    MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
+    System.gc();
+    long baseline = mem.getHeapMemoryUsage().getUsed();
+    AtomicLong peak = new AtomicLong();
+    Thread sampler =
+        Thread.ofPlatform()
+            .daemon()
+            .start(
+                () -> {
+                  while (true) {
+                    peak.accumulateAndGet(mem.getHeapMemoryUsage().getUsed(), Math::max);
+                    LockSupport.parkNanos(20_000_000L);
+                  }
+                });
+
+    // Warm-up, then the live run.
+    try (var warm = new ExportStorm(url, "bench-warm", dir.resolve("warm"), null, "warm", 500)) {
+      warm.start();
+      warm.flood(Math.min(n, 50_000));
+      while (!warm.drained()) {
+        LockSupport.parkNanos(10_000_000L);
+      }
+    }
+    System.gc();
+    baseline = Math.min(baseline, mem.getHeapMemoryUsage().getUsed());
+    peak.set(0);
+    try (var live = new ExportStorm(url, "bench-live", dir.resolve("live"), null, "live", 500)) {
+      live.start();
+      long t0 = System.nanoTime();
+      live.flood(n);
+      while (!live.drained()) {
+        LockSupport.parkNanos(1_000_000L);
+      }
+      double s = (System.nanoTime() - t0) / 1e9;
+      System.out.printf("live export: %d events in %.2f s = %.0f events/s%n", n, s, n / s);
+      System.gc();
+      long retained = mem.getHeapMemoryUsage().getUsed();
+      System.out.printf(
+          "heap: %.1f MiB retained above the idle JVM's with the pipeline live (after GC);"
+              + " peak %.1f MiB used, garbage included, of a %d MiB maximum%n",
+          (retained - baseline) / 1048576.0,
+          peak.get() / 1048576.0,
+          mem.getHeapMemoryUsage().getMax() >> 20);
+      System.out.println("broadcaster drops: " + live.broadcasterDrops());
+    }
+
+    // Replay: spool while nothing answers, then send the spool to the server.
+    Path spool = dir.resolve("replay");
+    try (var offline =
+        new ExportStorm("http://127.0.0.1:1", "bench-replay", spool, null, "replay", 500)) {
+      offline.start();
+      offline.flood(n);
+      while (offline.broadcaster.queued("export") > 0) {
+        LockSupport.parkNanos(1_000_000L);
+      }
+    }
+    try (var replay = new ExportStorm(url, "bench-replay", spool, null, "replay", 500)) {
+      long pending = -1;
+      replay.start();
+      long t0 = System.nanoTime();
+      pending = n;
+      while (!replay.drained()) {
+        LockSupport.parkNanos(1_000_000L);
+      }
+      double s = (System.nanoTime() - t0) / 1e9;
+      System.out.printf(
+          "spool replay: %d events in %.2f s = %.0f events/s%n", pending, s, pending / s);
+    }
+    sampler.interrupt();
+  }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Event export benchmark: events/s from jkubelet's recorder through the broadcaster, the export
+# sink, the spool and _bulk into a local single-node OpenSearch (search-up.sh), the heap this takes
+# above the idle JVM's, and events/s of a spool replay after an outage
+# (agent/src/test/java/io/jkubelet/agent/export/ExportBench.java).
+#
+# Usage: deploy/scripts/bench-export.sh [EVENTS (default 200000)] [opensearch|elasticsearch VERSION]
+# Targets: >= 20,000 events/s live on 2 cores, < 64 MiB extra heap, replay >= 10,000 events/s.
+# The JVM runs with a 96 MiB heap; the figures are for the whole pipeline and the server on one
+# host, so a loaded host (see the load average printed first) lowers them.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+events=${1:-200000}
+kind=${2:-opensearch} version=${3:-2.11.0}
+source "$root/deploy/scripts/build-env.sh"
+offline=-o
+[ -n "${JKUBELET_MVN_ONLINE:-}" ] && offline=
+state=$(mktemp -d /tmp/jkubelet-bench-search.XXXXXX)
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+trap '"$root/deploy/scripts/search-down.sh" "$state"; rm -rf "$state"' EXIT
+url=$("$root/deploy/scripts/search-up.sh" "$kind" "$version" "$state" "$port")
+# One reactor build: the agent's class path names the config module's classes, not an installed jar.
+(cd "$root" && mvn -B -ntp -q $offline -pl agent -am -DskipTests test-compile \
+  dependency:build-classpath -Dmdep.outputFile="$state/cp.txt" -Dmdep.includeScope=test)
+cp=$(cat "$state/cp.txt")
+echo "server: $kind $version at $url; cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+"$JAVA_HOME/bin/java" -Xmx96m -Djava.io.tmpdir="$state" -cp "$root/agent/target/test-classes:$root/agent/target/classes:$root/config/target/classes:$cp" \
+  io.jkubelet.agent.export.ExportBench "$url" "$events"
