@@ -19,7 +19,7 @@
 #   NMT=1                      also runs jkubelet with -XX:NativeMemoryTracking=summary and prints
 #                              VM.native_memory summary and the top of GC.class_histogram
 #   JKUBELET_JAVA_OPTS=...     passed to the launcher (e.g. to try other JVM flags)
-#   REFERENCE=1                afterwards, the same for the upstream kubelet v1.20.2, built once from
+#   REFERENCE=1                (NOT tried yet) afterwards, the same for the upstream kubelet v1.20.2, built once from
 #                              the same source as the API server (see k8s-up.sh), never at the same
 #                              time as jkubelet; its start-up is timed to the Node Ready with a
 #                              heartbeat of the new process and every pod's containers running
@@ -150,7 +150,7 @@ YAML
 # Prints the seconds since t_start: in all, to the node Ready, to the pods running.
 poll() {
   python3 - "$1" "$t_start" "$server" "$pki" "$node" "$kport" "${2:-$PODS}" "$agent_pid" <<'PY'
-import datetime, json, os, ssl, sys, time, urllib.request
+import datetime, json, os, ssl, sys, threading, time, urllib.request
 mode, t0, server, pki, node, kport, pods, pid = sys.argv[1:]
 t0, pods = float(t0), int(pods)
 ctx = ssl.create_default_context(cafile=f"{pki}/ca.crt")
@@ -170,30 +170,40 @@ def running(items):
             n += 1
     return n
 floor = int(t0)
-node_ok = pods_ok = None
+found = {}
+def node_ready():
+    n = get(f"{server}/api/v1/nodes/{node}", ctx)
+    for c in n["status"].get("conditions") or []:
+        hb = datetime.datetime.strptime(c["lastHeartbeatTime"], "%Y-%m-%dT%H:%M:%SZ")
+        hb = hb.replace(tzinfo=datetime.timezone.utc).timestamp()
+        if c["type"] == "Ready" and c["status"] == "True" and hb >= floor:
+            return True
+    return False
+def pods_running():
+    if mode == "adopted":
+        items = get(f"https://127.0.0.1:{kport}/pods", kctx)["items"]
+    else:
+        items = get(f"{server}/api/v1/pods?fieldSelector=spec.nodeName={node}", ctx)["items"]
+    return running(items) >= pods
+# Each condition polled on a thread of its own, so that a slow answer to one never delays the other.
+def watch(name, check):
+    while name not in found and time.time() < deadline:
+        try:
+            if check():
+                found[name] = time.time() - t0
+                return
+        except Exception:
+            pass
+        time.sleep(0.05)
 deadline = time.time() + 600
-while time.time() < deadline:
+threads = [threading.Thread(target=watch, args=a, daemon=True) for a in (("node", node_ready), ("pods", pods_running))]
+for t in threads: t.start()
+while len(found) < 2 and time.time() < deadline:
     if not os.path.exists(f"/proc/{pid}"): sys.exit("the agent exited")
-    try:
-        if node_ok is None:
-            n = get(f"{server}/api/v1/nodes/{node}", ctx)
-            for c in n["status"].get("conditions") or []:
-                hb = datetime.datetime.strptime(c["lastHeartbeatTime"], "%Y-%m-%dT%H:%M:%SZ")
-                hb = hb.replace(tzinfo=datetime.timezone.utc).timestamp()
-                if c["type"] == "Ready" and c["status"] == "True" and hb >= floor:
-                    node_ok = time.time() - t0
-        if pods_ok is None:
-            if mode == "adopted":
-                items = get(f"https://127.0.0.1:{kport}/pods", kctx)["items"]
-            else:
-                items = get(f"{server}/api/v1/pods?fieldSelector=spec.nodeName={node}", ctx)["items"]
-            if running(items) >= pods: pods_ok = time.time() - t0
-    except Exception:
-        pass
-    if node_ok is not None and pods_ok is not None:
-        print(f"{max(node_ok, pods_ok):.2f} {node_ok:.2f} {pods_ok:.2f}")
-        sys.exit(0)
-    time.sleep(0.05)
+    time.sleep(0.1)
+if len(found) == 2:
+    print(f"{max(found.values()):.2f} {found['node']:.2f} {found['pods']:.2f}")
+    sys.exit(0)
 sys.exit("timed out")
 PY
 }

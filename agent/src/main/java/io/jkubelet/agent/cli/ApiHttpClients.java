@@ -47,8 +47,8 @@ final class ApiHttpClients {
     VertxOptions options =
         new VertxOptions()
             .setEventLoopPoolSize(eventLoops)
-            .setWorkerPoolSize(2)
-            .setInternalBlockingPoolSize(2)
+            .setWorkerPoolSize(1)
+            .setInternalBlockingPoolSize(1)
             .setUseDaemonThread(true)
             .setFileSystemOptions(
                 new FileSystemOptions()
