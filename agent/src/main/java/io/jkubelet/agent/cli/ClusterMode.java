@@ -86,13 +86,16 @@ final class ClusterMode {
       Agent.Monitoring monitoring) {
     KubeletConfiguration config = options.config();
     RestClientMetrics requests = new RestClientMetrics(monitoring.metrics());
-    java.util.function.Function<Config, KubernetesClient> client = c -> client(c, requests);
+    ApiHttpClients engines = ApiHttpClients.create();
+    java.util.function.Function<Config, KubernetesClient> client =
+        c -> client(c, b -> requests.install(engines.shared(b)));
     Clock clock = time.clock();
     CorrelatorOptions rate =
         CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst());
     NodeOptions nodeOptions = nodeOptions(options, host.nodeIp(), nodeLabels, taints);
     AtomicReference<Agent> agent = new AtomicReference<>();
-    KubernetesClient heartbeats = HeartbeatClient.create(base, nodeOptions, requests::install);
+    KubernetesClient heartbeats =
+        HeartbeatClient.create(base, nodeOptions, b -> requests.install(engines.heartbeats(b)));
     NodeStatusManager node =
         NodeStatusManager.create(
             nodeOptions,
@@ -174,8 +177,9 @@ final class ClusterMode {
    * A client of its own (its own connections), with few retries: callers retry on their terms. Its
    * requests are counted in {@code rest_client_requests_total}.
    */
-  private static KubernetesClient client(Config base, RestClientMetrics requests) {
+  private static KubernetesClient client(
+      Config base, java.util.function.UnaryOperator<KubernetesClientBuilder> customize) {
     Config c = new ConfigBuilder(base).withRequestRetryBackoffLimit(1).build();
-    return requests.install(new KubernetesClientBuilder().withConfig(c)).build();
+    return customize.apply(new KubernetesClientBuilder().withConfig(c)).build();
   }
 }
