@@ -86,16 +86,13 @@ final class ClusterMode {
       Agent.Monitoring monitoring) {
     KubeletConfiguration config = options.config();
     RestClientMetrics requests = new RestClientMetrics(monitoring.metrics());
-    ApiHttpClients engines = ApiHttpClients.create();
-    java.util.function.Function<Config, KubernetesClient> client =
-        c -> client(c, b -> requests.install(engines.shared(b)));
+    java.util.function.Function<Config, KubernetesClient> client = c -> client(c, requests);
     Clock clock = time.clock();
     CorrelatorOptions rate =
         CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst());
     NodeOptions nodeOptions = nodeOptions(options, host.nodeIp(), nodeLabels, taints);
     AtomicReference<Agent> agent = new AtomicReference<>();
-    KubernetesClient heartbeats =
-        HeartbeatClient.create(base, nodeOptions, b -> requests.install(engines.heartbeats(b)));
+    KubernetesClient heartbeats = HeartbeatClient.create(base, nodeOptions, requests::install);
     NodeStatusManager node =
         NodeStatusManager.create(
             nodeOptions,
@@ -177,9 +174,8 @@ final class ClusterMode {
    * A client of its own (its own connections), with few retries: callers retry on their terms. Its
    * requests are counted in {@code rest_client_requests_total}.
    */
-  private static KubernetesClient client(
-      Config base, java.util.function.UnaryOperator<KubernetesClientBuilder> customize) {
+  private static KubernetesClient client(Config base, RestClientMetrics requests) {
     Config c = new ConfigBuilder(base).withRequestRetryBackoffLimit(1).build();
-    return customize.apply(new KubernetesClientBuilder().withConfig(c)).build();
+    return requests.install(new KubernetesClientBuilder().withConfig(c)).build();
   }
 }
