@@ -9,15 +9,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -188,21 +184,7 @@ class KubeletApiE2EIT {
   }
 
   private static HttpResponse<String> direct(String path, String token) throws Exception {
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(
-        null,
-        new TrustManager[] {
-          new X509TrustManager() {
-            public void checkClientTrusted(X509Certificate[] c, String a) {}
-
-            public void checkServerTrusted(X509Certificate[] c, String a) {}
-
-            public X509Certificate[] getAcceptedIssuers() {
-              return new X509Certificate[0];
-            }
-          }
-        },
-        new SecureRandom());
+    SSLContext ctx = io.jkubelet.agent.testing.TrustAll.context();
     HttpRequest.Builder b =
         HttpRequest.newBuilder(
             URI.create("https://127.0.0.1:" + cluster.jkubelet().apiPort() + path));

@@ -15,8 +15,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,8 +26,6 @@ import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -438,21 +434,6 @@ class LogFilesE2EIT {
   }
 
   private static SSLContext trustAll() throws Exception {
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(
-        null,
-        new TrustManager[] {
-          new X509TrustManager() {
-            public void checkClientTrusted(X509Certificate[] c, String a) {}
-
-            public void checkServerTrusted(X509Certificate[] c, String a) {}
-
-            public X509Certificate[] getAcceptedIssuers() {
-              return new X509Certificate[0];
-            }
-          }
-        },
-        new SecureRandom());
-    return ctx;
+    return io.jkubelet.agent.testing.TrustAll.context();
   }
 }

@@ -24,8 +24,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,8 +36,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509TrustManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -140,22 +136,7 @@ class ContainerLogsRouteTest {
   }
 
   private static SSLContext trustAll() throws Exception {
-    SSLContext ctx = SSLContext.getInstance("TLS");
-    ctx.init(
-        null,
-        new TrustManager[] {
-          new X509TrustManager() {
-            public void checkClientTrusted(X509Certificate[] c, String a) {}
-
-            public void checkServerTrusted(X509Certificate[] c, String a) {}
-
-            public X509Certificate[] getAcceptedIssuers() {
-              return new X509Certificate[0];
-            }
-          }
-        },
-        new SecureRandom());
-    return ctx;
+    return io.jkubelet.agent.testing.TrustAll.context();
   }
 
   private HttpResponse<String> get(HttpClient http, String path) throws Exception {
