@@ -33,6 +33,16 @@ jdk17() {
   echo "search-up.sh: no JDK 17 found; set JKUBELET_SEARCH_JAVA_HOME" >&2
   return 1
 }
+# need PACKAGE COMMAND_OR_PATH: installs Debian's PACKAGE when COMMAND_OR_PATH is missing (as root).
+need() {
+  command -v "$2" >/dev/null 2>&1 || [ -e "$2" ] && return 0
+  [ "$(id -u)" = 0 ] || { echo "search-up.sh: need $1 (run as root to install it)" >&2; return 1; }
+  echo "search-up.sh: installing $1" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$1" >&2 ||
+    { apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$1" >&2; }
+}
+need unzip unzip
+jdk17 >/dev/null 2>&1 || need openjdk-17-jre-headless /usr/lib/jvm/java-17-openjdk-amd64/bin/java
 
 dist="$state/dist/$kind-$version"
 if [ ! -x "$dist/bin/$kind" ]; then
