@@ -147,7 +147,16 @@ final class Kubectl {
 
   /** {@code kubectl -n NS apply -f -} with the YAML on stdin. */
   static void apply(String namespace, String yaml) throws IOException, InterruptedException {
-    runWithInput(yaml, "-n", namespace, "apply", "-f", "-").ok();
+    // The ServiceAccount admission plugin answers ServerTimeout "retry after the token is
+    // automatically created" while its view of the token secrets lags (after an API server
+    // restart, which some tests cause): retried as it asks.
+    Result r =
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () -> runWithInput(yaml, "-n", namespace, "apply", "-f", "-"),
+                res -> res.code() == 0 || !res.err().contains("retry after the token"));
+    r.ok();
   }
 
   /** The events of an object in {@code namespace}, as {@code kubectl get events} lists them. */
