@@ -215,16 +215,29 @@ final class CgroupSummaryProvider implements SummaryProvider {
   }
 
   private static VolumeStats volume(Path dir, DiskUsage.Usage u) {
-    FsStats fs = fs(dir, time(u.at()));
+    FsStats m = measured(dir, u);
     return new VolumeStats(
+        m.time(),
+        m.availableBytes(),
+        m.capacityBytes(),
+        m.usedBytes(),
+        null,
+        null,
+        m.inodesUsed(),
+        dir.getFileName().toString());
+  }
+
+  /** A measured directory: its usage, on its file system's capacity and free space. */
+  private static FsStats measured(Path dir, DiskUsage.Usage u) {
+    FsStats fs = fs(dir, time(u.at()));
+    return new FsStats(
         time(u.at()),
         fs == null ? null : fs.availableBytes(),
         fs == null ? null : fs.capacityBytes(),
         u.bytes(),
         null,
         null,
-        u.inodes(),
-        dir.getFileName().toString());
+        u.inodes());
   }
 
   /** A container's log files (every instance's), measured as volumes are; null without them. */
@@ -237,20 +250,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
       return null;
     }
     liveDirs.add(dir);
-    return disk.of(dir)
-        .map(
-            u -> {
-              FsStats fs = fs(dir, time(u.at()));
-              return new FsStats(
-                  time(u.at()),
-                  fs == null ? null : fs.availableBytes(),
-                  fs == null ? null : fs.capacityBytes(),
-                  u.bytes(),
-                  null,
-                  null,
-                  u.inodes());
-            })
-        .orElse(null);
+    return disk.of(dir).map(u -> measured(dir, u)).orElse(null);
   }
 
   /**
