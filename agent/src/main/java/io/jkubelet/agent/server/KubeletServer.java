@@ -47,7 +47,6 @@ public final class KubeletServer implements Lifecycle {
   private final Authenticator authenticator;
   private final Authorizer authorizer;
   private final List<Route> routes;
-  private EventLoopGroup boss;
   private EventLoopGroup workers;
   private ExecutorService authExecutor;
   private ChannelGroup channels;
@@ -70,7 +69,7 @@ public final class KubeletServer implements Lifecycle {
   @Override
   public void start() {
     SslContext ssl = sslContext();
-    boss = new NioEventLoopGroup(1, new DefaultThreadFactory("kubelet-server-accept", true));
+    // One group accepts and serves: an accept costs next to nothing, and a thread less.
     workers = new NioEventLoopGroup(2, new DefaultThreadFactory("kubelet-server-io", true));
     authExecutor = Executors.newVirtualThreadPerTaskExecutor();
     channels = new DefaultChannelGroup("kubelet-server", GlobalEventExecutor.INSTANCE);
@@ -78,7 +77,7 @@ public final class KubeletServer implements Lifecycle {
     try {
       server =
           new ServerBootstrap()
-              .group(boss, workers)
+              .group(workers)
               .channel(NioServerSocketChannel.class)
               .childHandler(
                   new ChannelInitializer<SocketChannel>() {
@@ -163,8 +162,7 @@ public final class KubeletServer implements Lifecycle {
     if (channels != null) {
       channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
-    if (boss != null) {
-      boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    if (workers != null) {
       workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
     }
     if (authExecutor != null) {
