@@ -19,7 +19,7 @@
 #   NMT=1                      also runs jkubelet with -XX:NativeMemoryTracking=summary and prints
 #                              VM.native_memory summary and the top of GC.class_histogram
 #   JKUBELET_JAVA_OPTS=...     passed to the launcher (e.g. to try other JVM flags)
-#   REFERENCE=1                (NOT tried yet) afterwards, the same for the upstream kubelet v1.20.2, built once from
+#   REFERENCE=1                afterwards, the same for the upstream kubelet v1.20.2, built once from
 #                              the same source as the API server (see k8s-up.sh), never at the same
 #                              time as jkubelet; its start-up is timed to the Node Ready with a
 #                              heartbeat of the new process and every pod's containers running
@@ -331,8 +331,10 @@ if [ -n "${REFERENCE:-}" ]; then
   if [ ! -x "$cache/bin/kubelet" ]; then
     say "building the upstream kubelet v1.20.2 into $cache/bin (once per machine)"
     exec 9>"$cache/build.lock"; flock 9
-    [ -x "$cache/bin/kubelet" ] || (cd "$cache/src/kubernetes-1.20.2" && GOFLAGS=-mod=vendor nice go build -o "$cache/bin/kubelet.tmp" ./cmd/kubelet \
-      && mv "$cache/bin/kubelet.tmp" "$cache/bin/kubelet")
+    # As k8s-up.sh builds the control plane: GOPATH mode, with its Go cache.
+    [ -x "$cache/bin/kubelet" ] || (export GOPATH=$cache/src/gopath GOCACHE=$cache/gocache GO111MODULE=off HOME=$cache/home \
+      && cd "$GOPATH/src/k8s.io/kubernetes" && nice make WHAT=cmd/kubelet >&2 \
+      && cp _output/bin/kubelet "$cache/bin/kubelet.tmp" && mv "$cache/bin/kubelet.tmp" "$cache/bin/kubelet")
     exec 9>&-
   fi
   run kubelet
