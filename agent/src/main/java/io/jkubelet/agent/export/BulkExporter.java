@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -266,10 +267,11 @@ public final class BulkExporter implements Exporter {
   /** A sender: sends one batch until the server has answered every document, then acks it. */
   private void sendBatch(InFlight f) {
     try {
+      List<ExportDocument> docs = coalesce(f.batch.documents());
       Duration backoff = null;
       while (true) {
         try {
-          send(f.batch.documents());
+          send(docs);
           break;
         } catch (BulkClient.BulkException e) {
           if (stopping) {
@@ -289,6 +291,34 @@ public final class BulkExporter implements Exporter {
     } finally {
       slots.release();
     }
+  }
+
+  /**
+   * Keeps only the newest version of each document of a batch (the last of equal ones), where it
+   * stands in the batch: in a crash loop most of a batch is count bumps of a few events, and the
+   * server would write each version over the previous one. The versions left out are counted as
+   * {@code coalesced}.
+   */
+  List<ExportDocument> coalesce(List<ExportDocument> docs) {
+    Map<String, Integer> newest = new HashMap<>(docs.size() * 2);
+    for (int i = 0; i < docs.size(); i++) {
+      ExportDocument d = docs.get(i);
+      Integer j = newest.get(d.id());
+      if (j == null || docs.get(j).version() <= d.version()) {
+        newest.put(d.id(), i);
+      }
+    }
+    if (newest.size() == docs.size()) {
+      return docs;
+    }
+    List<ExportDocument> out = new ArrayList<>(newest.size());
+    for (int i = 0; i < docs.size(); i++) {
+      if (newest.get(docs.get(i).id()) == i) {
+        out.add(docs.get(i));
+      }
+    }
+    counts.computeIfAbsent("coalesced", k -> new LongAdder()).add(docs.size() - out.size());
+    return out;
   }
 
   /** Marks a batch answered and acknowledges every answered batch at the head, in order. */

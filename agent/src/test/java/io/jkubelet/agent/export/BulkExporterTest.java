@@ -187,4 +187,23 @@ class BulkExporterTest {
     assertThat(server.docs().get("x").source().get("count").asLong()).isEqualTo(2);
     assertThat(exporter.counts()).containsEntry("stale", 1L);
   }
+
+  @Test
+  void countBumpsOfOneEventInOneBatchAreSentAsItsNewestVersionOnly() {
+    ExportTarget target = ExportTarget.parse(server.url(), null, null, "jkubelet-events");
+    BulkExporter x =
+        new BulkExporter(
+            target, ExportOptions.defaults(dir.resolve("spool"), 1 << 20), Time.system());
+    List<ExportDocument> batch =
+        List.of(
+            doc("a", 1, "Warning"),
+            doc("b", 1, "Normal"),
+            doc("a", 3, "Warning"),
+            doc("a", 2, "Warning"), // older than the one before it: left out too
+            doc("c", 1, "Normal"));
+    assertThat(x.coalesce(batch))
+        .extracting(d -> d.id() + "@" + d.version())
+        .containsExactly("b@1", "a@3", "c@1");
+    assertThat(x.counts()).containsEntry("coalesced", 2L);
+  }
 }
