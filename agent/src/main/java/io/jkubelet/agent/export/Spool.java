@@ -56,6 +56,7 @@ final class Spool implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(Spool.class);
   private static final String CURSOR = "cursor";
   private static final String SUFFIX = ".seg";
+  private static final int READ_CHUNK = 256 << 10;
 
   /**
    * A batch read from one segment, {@code [startPosition, endPosition)}: acknowledge it with {@link
@@ -511,7 +512,9 @@ final class Spool implements Closeable {
     long at = pos;
     long lines = 0;
     try (FileChannel ch = FileChannel.open(segmentPath(seq), StandardOpenOption.READ)) {
-      ByteBuffer buf = ByteBuffer.allocate((int) Math.min(end - pos, Math.max(maxBytes, 4096)));
+      // Read in chunks: a batch is far smaller than what a replay has pending.
+      ByteBuffer buf =
+          ByteBuffer.allocate((int) Math.min(end - pos, Math.min(maxBytes, READ_CHUNK)));
       while (lines < maxRecords && at < end && (at - pos < maxBytes || lines == 0)) {
         buf.clear();
         buf.limit((int) Math.min(buf.capacity(), end - at));
