@@ -59,6 +59,7 @@ final class ExportBench {
         new ExportStorm(
             url, "bench-live", dir.resolve("live"), null, "live", batch, FLUSH, inFlight)) {
       live.start();
+      Cpu cpu = Cpu.now(url);
       long t0 = System.nanoTime();
       live.flood(n);
       while (!live.drained()) {
@@ -66,6 +67,7 @@ final class ExportBench {
       }
       double s = (System.nanoTime() - t0) / 1e9;
       System.out.printf("live export: %d events in %.2f s = %.0f events/s%n", n, s, n / s);
+      cpu.print("live", url, n);
       System.gc();
       long retained = mem.getHeapMemoryUsage().getUsed();
       System.out.printf(
@@ -93,6 +95,7 @@ final class ExportBench {
         new ExportStorm(url, "bench-replay", spool, null, "replay", batch, FLUSH, inFlight)) {
       long pending = -1;
       replay.start();
+      Cpu cpu = Cpu.now(url);
       long t0 = System.nanoTime();
       pending = n;
       while (!replay.drained()) {
@@ -101,7 +104,54 @@ final class ExportBench {
       double s = (System.nanoTime() - t0) / 1e9;
       System.out.printf(
           "spool replay: %d events in %.2f s = %.0f events/s%n", pending, s, pending / s);
+      cpu.print("replay", url, n);
     }
     sampler.interrupt();
+  }
+
+  /**
+   * CPU time of this JVM and of the search server (its {@code _nodes/_local/stats/process}) at a
+   * moment: per event, it shows where the time goes whatever else the host runs, and what two idle
+   * cores would allow.
+   */
+  record Cpu(long clientNanos, long serverMillis) {
+    static Cpu now(String url) {
+      var os =
+          (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+      return new Cpu(os.getProcessCpuTime(), serverCpuMillis(url));
+    }
+
+    void print(String phase, String url, long events) {
+      Cpu end = now(url);
+      double client = (end.clientNanos - clientNanos) / 1e3 / events;
+      double server = (end.serverMillis - serverMillis) * 1e3 / events;
+      System.out.printf(
+          "%s CPU per event: jkubelet %.0f us (events made and recorded included), server %.0f us;"
+              + " two idle cores would allow about %.0f events/s%n",
+          phase, client, server, 2e6 / (client + server));
+    }
+
+    static long serverCpuMillis(String url) {
+      try {
+        var http = java.net.http.HttpClient.newHttpClient();
+        String body =
+            http.send(
+                    java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create(
+                                url
+                                    + "/_nodes/_local/stats/process"
+                                    + "?filter_path=nodes.*.process.cpu.total_in_millis"))
+                        .build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString())
+                .body();
+        var m = java.util.regex.Pattern.compile("\"total_in_millis\":(\\d+)").matcher(body);
+        return m.find() ? Long.parseLong(m.group(1)) : 0;
+      } catch (java.io.IOException e) {
+        return 0;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return 0;
+      }
+    }
   }
 }

@@ -44,6 +44,7 @@ final class RawBulkBench {
         HttpResponse.BodyHandlers.discarding());
     List<byte[]> bodies = bodies(n, batch);
     AtomicInteger next = new AtomicInteger();
+    long cpu0 = ExportBench.Cpu.serverCpuMillis(url);
     long t0 = System.nanoTime();
     List<Thread> threads = new ArrayList<>();
     for (int t = 0; t < inFlight; t++) {
@@ -74,10 +75,11 @@ final class RawBulkBench {
       t.join();
     }
     double s = (System.nanoTime() - t0) / 1e9;
+    double server = (ExportBench.Cpu.serverCpuMillis(url) - cpu0) * 1e3 / n;
     System.out.printf(
         "raw _bulk (no jkubelet code, pre-built bodies, batches of %d, %d in flight):"
-            + " %d events in %.2f s = %.0f events/s%n",
-        batch, inFlight, n, s, n / s);
+            + " %d events in %.2f s = %.0f events/s; server CPU per event %.0f us%n",
+        batch, inFlight, n, s, n / s, server);
   }
 
   /** Event i: pod i % 400, story (i / 400) % 5, as ExportStorm's; version = its count so far. */
