@@ -28,6 +28,11 @@ url=$("$root/deploy/scripts/search-up.sh" "$kind" "$version" "$state" "$port")
   dependency:build-classpath -Dmdep.outputFile="$state/cp.txt" -Dmdep.includeScope=test)
 cp=$(cat "$state/cp.txt")
 echo "server: $kind $version at $url; cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+# A fresh server compiles its indexing path for its first minutes (its CPU per document is 2-3
+# times what it is later): warm it up with raw _bulk first, so that the figures compare.
+echo -n "server warm-up: "
+"$JAVA_HOME/bin/java" -Xmx512m -cp "$root/agent/target/test-classes:$root/agent/target/classes:$cp" \
+  io.jkubelet.agent.export.RawBulkBench "$url" "$events" "$batch" "$in_flight"
 "$JAVA_HOME/bin/java" -Xmx96m -Djava.io.tmpdir="$state" -cp "$root/agent/target/test-classes:$root/agent/target/classes:$root/config/target/classes:$cp" \
   io.jkubelet.agent.export.ExportBench "$url" "$events" "$batch" "$in_flight"
 # The server's ceiling on this host, now: the same documents as pre-built bodies, no jkubelet code.

@@ -35,6 +35,9 @@ final class RawBulkBench {
     int batch = Integer.parseInt(args[2]);
     int inFlight = Integer.parseInt(args[3]);
     HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    http.send( // a fresh index each run: new documents, then count bumps, as the exporter's
+        HttpRequest.newBuilder(URI.create(url + "/bench-raw-*")).DELETE().build(),
+        HttpResponse.BodyHandlers.discarding());
     String template = BulkClient.template("bench-raw");
     http.send(
         HttpRequest.newBuilder(URI.create(url + "/_index_template/bench-raw"))
