@@ -9,7 +9,6 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -216,8 +215,13 @@ public final class BulkExporter implements Exporter {
           log.info("event export: index template {} is in place on {}", target.index(), target);
         }
         slots.acquire();
-        if (!dispatch()) {
-          slots.release();
+        boolean handed = false;
+        try {
+          handed = dispatch();
+        } finally {
+          if (!handed) {
+            slots.release();
+          }
         }
         backoff = null;
       } catch (BulkClient.BulkException e) {
@@ -293,31 +297,12 @@ public final class BulkExporter implements Exporter {
     }
   }
 
-  /**
-   * Keeps only the newest version of each document of a batch (the last of equal ones), where it
-   * stands in the batch: in a crash loop most of a batch is count bumps of a few events, and the
-   * server would write each version over the previous one. The versions left out are counted as
-   * {@code coalesced}.
-   */
+  /** The batch with each document's newest version only; those left out count as coalesced. */
   List<ExportDocument> coalesce(List<ExportDocument> docs) {
-    Map<String, Integer> newest = new HashMap<>(docs.size() * 2);
-    for (int i = 0; i < docs.size(); i++) {
-      ExportDocument d = docs.get(i);
-      Integer j = newest.get(d.id());
-      if (j == null || docs.get(j).version() <= d.version()) {
-        newest.put(d.id(), i);
-      }
+    List<ExportDocument> out = ExportDocument.newestVersions(docs);
+    if (out.size() < docs.size()) {
+      counts.computeIfAbsent("coalesced", k -> new LongAdder()).add(docs.size() - out.size());
     }
-    if (newest.size() == docs.size()) {
-      return docs;
-    }
-    List<ExportDocument> out = new ArrayList<>(newest.size());
-    for (int i = 0; i < docs.size(); i++) {
-      if (newest.get(docs.get(i).id()) == i) {
-        out.add(docs.get(i));
-      }
-    }
-    counts.computeIfAbsent("coalesced", k -> new LongAdder()).add(docs.size() - out.size());
     return out;
   }
 

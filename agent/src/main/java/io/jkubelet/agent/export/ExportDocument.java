@@ -1,6 +1,10 @@
 package io.jkubelet.agent.export;
 
 import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -69,5 +73,31 @@ public record ExportDocument(
       }
     }
     return reason;
+  }
+
+  /**
+   * Keeps only the newest version of each document of a batch (the last of equal ones), where it
+   * stands in the batch: in a crash loop most of a batch may be count bumps of a few events, and
+   * the server would write each version over the previous one.
+   */
+  static List<ExportDocument> newestVersions(List<ExportDocument> docs) {
+    Map<String, Integer> newest = new HashMap<>(docs.size() * 2);
+    for (int i = 0; i < docs.size(); i++) {
+      ExportDocument d = docs.get(i);
+      Integer j = newest.get(d.id());
+      if (j == null || docs.get(j).version() <= d.version()) {
+        newest.put(d.id(), i);
+      }
+    }
+    if (newest.size() == docs.size()) {
+      return docs;
+    }
+    List<ExportDocument> out = new ArrayList<>(newest.size());
+    for (int i = 0; i < docs.size(); i++) {
+      if (newest.get(docs.get(i).id()) == i) {
+        out.add(docs.get(i));
+      }
+    }
+    return out;
   }
 }
