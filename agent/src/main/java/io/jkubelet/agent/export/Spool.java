@@ -45,12 +45,18 @@ import org.slf4j.LoggerFactory;
  * <p><b>Bound.</b> The bytes not yet acknowledged never exceed {@code maxBytes} (the disk may hold
  * up to one more segment of acknowledged lines). Over the bound, a Normal event is dropped; a
  * Warning first makes room by dropping the Normal events of the oldest segments (rewritten with
- * their Warnings only, never the segment being sent), and is dropped only when the spool holds
+ * their Warnings only, never a segment being sent), and is dropped only when the spool holds
  * nothing else it may drop. Drops are counted by type and reason; each dropped Warning is logged.
  *
- * <p>Thread-safe: {@code lock} guards every field below it. One appender (the sink) and one reader
- * (the sender) run at once; the reader reads segment bytes outside the lock, which is safe because
- * only the reader deletes segments and nothing rewrites the segment under the cursor.
+ * <p><b>Read-ahead.</b> {@link #read} moves a read-ahead position, so that several batches can be
+ * in flight; {@link #ack} moves the cursor, only in the order the batches were read. A restart
+ * resumes at the cursor: batches read and never acknowledged are sent again.
+ *
+ * <p>Thread-safe: {@code lock} guards every field below it. One appender (the sink), one reader
+ * (the exporter's dispatcher) and any acknowledger (its senders) run at once; the reader reads
+ * segment bytes outside the lock, which is safe because a segment is deleted only once it is
+ * acknowledged to its end, and compaction never rewrites a segment at or before the read-ahead
+ * position.
  */
 final class Spool implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(Spool.class);
