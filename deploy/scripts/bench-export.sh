@@ -5,6 +5,9 @@
 # (agent/src/test/java/io/jkubelet/agent/export/ExportBench.java).
 #
 # Usage: deploy/scripts/bench-export.sh [EVENTS (default 200000)] [opensearch|elasticsearch VERSION]
+# BENCH_BATCH (default 500) and BENCH_IN_FLIGHT (default 2) set the exporter's batching. Last, the
+# same number of events as pre-built _bulk bodies straight to the server (RawBulkBench): the
+# server's own ceiling on this host at this moment.
 # Targets: >= 20,000 events/s live on 2 cores, < 64 MiB extra heap, replay >= 10,000 events/s.
 # The JVM runs with a 96 MiB heap; the figures are for the whole pipeline and the server on one
 # host, so a loaded host (see the load average printed first) lowers them.
@@ -12,6 +15,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 events=${1:-200000}
 kind=${2:-opensearch} version=${3:-2.11.0}
+batch=${BENCH_BATCH:-500} in_flight=${BENCH_IN_FLIGHT:-2}
 source "$root/deploy/scripts/build-env.sh"
 offline=-o
 [ -n "${JKUBELET_MVN_ONLINE:-}" ] && offline=
@@ -24,5 +28,13 @@ url=$("$root/deploy/scripts/search-up.sh" "$kind" "$version" "$state" "$port")
   dependency:build-classpath -Dmdep.outputFile="$state/cp.txt" -Dmdep.includeScope=test)
 cp=$(cat "$state/cp.txt")
 echo "server: $kind $version at $url; cores: $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+# A fresh server compiles its indexing path for its first minutes (its CPU per document is 2-3
+# times what it is later): warm it up with raw _bulk first, so that the figures compare.
+echo -n "server warm-up: "
+"$JAVA_HOME/bin/java" -Xmx512m -cp "$root/agent/target/test-classes:$root/agent/target/classes:$cp" \
+  io.jkubelet.agent.export.RawBulkBench "$url" "$events" "$batch" "$in_flight"
 "$JAVA_HOME/bin/java" -Xmx96m -Djava.io.tmpdir="$state" -cp "$root/agent/target/test-classes:$root/agent/target/classes:$root/config/target/classes:$cp" \
-  io.jkubelet.agent.export.ExportBench "$url" "$events"
+  io.jkubelet.agent.export.ExportBench "$url" "$events" "$batch" "$in_flight"
+# The server's ceiling on this host, now: the same documents as pre-built bodies, no jkubelet code.
+"$JAVA_HOME/bin/java" -Xmx512m -cp "$root/agent/target/test-classes:$root/agent/target/classes:$cp" \
+  io.jkubelet.agent.export.RawBulkBench "$url" "$events" "$batch" "$in_flight"

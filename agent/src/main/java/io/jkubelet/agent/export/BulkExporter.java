@@ -1,34 +1,47 @@
 package io.jkubelet.agent.export;
 
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Exports to Elasticsearch or OpenSearch: {@link #export} appends to the {@link Spool}; the {@code
- * event-export} thread reads batches from it (500 documents or 1 s, by default), sends them with
- * {@code _bulk}, and acknowledges them once the server has answered every document. While the
- * server is unreachable or answers 429/5xx, the batch is retried with backoff and new documents
- * wait in the spool, so they are sent in order once it answers again.
+ * event-export} thread reads batches from it (500 documents or 1 s, by default) and hands each to
+ * one of the {@code event-export-send-N} threads, which sends it with {@code _bulk} until the
+ * server has answered every document. Up to {@link ExportOptions#inFlight} batches (2 by default)
+ * are in flight at once, so the server indexes one while the next travels; the spool's cursor
+ * advances only past batches answered in full, in the order they were read, so a kill or a stop
+ * loses none (it may resend some, which the documents' external versions make harmless: a
+ * document's newer version is never overwritten by an older one, whichever batch lands first).
+ * While the server is unreachable or answers 429/5xx, the batches in flight are retried with
+ * backoff and new documents wait in the spool, to be sent in spool order once it answers again.
  *
  * <p>A document the server refuses (a 4xx other than 409 and 429, such as a mapping conflict) is
  * logged with its body and skipped: it does not block the batch. A 409 means a newer version is
  * there already, and counts as {@code stale}. A whole request refused with a 4xx (bad credentials,
  * say) is retried, logged at ERROR: the spool keeps the documents until the operator fixes it.
  *
- * <p>Thread-safe: {@link #export} is called by the sink's thread, everything else runs on the
- * sender thread; counters are adders.
+ * <p>Thread-safe: {@link #export} is called by the sink's thread; {@code inFlight} (guarded by
+ * itself) orders the batches being sent for their acknowledgement; counters are adders.
  */
 public final class BulkExporter implements Exporter {
   private static final Logger log = LoggerFactory.getLogger(BulkExporter.class);
@@ -46,7 +59,22 @@ public final class BulkExporter implements Exporter {
   private volatile boolean stopping;
   private volatile boolean templated;
   private volatile Scheduler syncer;
-  private boolean failing; // sender thread only
+  private volatile ExecutorService senders;
+  private volatile Semaphore slots;
+  private final AtomicBoolean failing = new AtomicBoolean();
+
+  /** The batches read and not yet acknowledged, in the order they were read. */
+  private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+
+  /** A batch handed to a sender; {@code done} (guarded by {@code inFlight}) once it is answered. */
+  private static final class InFlight {
+    final Spool.Batch batch;
+    boolean done;
+
+    InFlight(Spool.Batch batch) {
+      this.batch = batch;
+    }
+  }
 
   public BulkExporter(ExportTarget target, ExportOptions options, Time time) {
     this.target = Objects.requireNonNull(target);
@@ -87,16 +115,22 @@ public final class BulkExporter implements Exporter {
     SpoolStats s = spool.stats();
     log.info(
         "event export: to {}; spool {} holds {} events ({} bytes, max {} bytes); batches of {}"
-            + " or {}",
+            + " or {}, {} in flight",
         target,
         options.spoolDir(),
         s.pendingRecords(),
         s.pendingBytes(),
         s.maxBytes(),
         options.batchSize(),
-        options.flushInterval());
+        options.flushInterval(),
+        options.inFlight());
     syncer = time.schedulers().create("event-export-fsync");
     syncer.withFixedDelay(options.flushInterval(), options.flushInterval(), spool::sync);
+    slots = new Semaphore(options.inFlight());
+    senders =
+        Executors.newFixedThreadPool(
+            options.inFlight(),
+            Thread.ofPlatform().daemon().name("event-export-send-", 0).factory());
     thread = Thread.ofPlatform().daemon().name("event-export").start(this::run);
   }
 
@@ -114,8 +148,8 @@ public final class BulkExporter implements Exporter {
   }
 
   /**
-   * Stops the sender (a batch in flight is abandoned, and sent again at the next start) and closes
-   * the spool: everything exported so far is on disk.
+   * Stops the senders (the batches in flight are abandoned, and sent again at the next start) and
+   * closes the spool: everything exported so far is on disk.
    */
   @Override
   public void stop() {
@@ -128,10 +162,11 @@ public final class BulkExporter implements Exporter {
       stopping = true;
     }
     t.interrupt();
+    senders.shutdownNow();
     syncer.close();
     try {
-      if (!t.join(STOP_WAIT)) {
-        log.warn("event export: sender did not stop within {}", STOP_WAIT);
+      if (!t.join(STOP_WAIT) || !senders.awaitTermination(STOP_WAIT.toMillis(), MILLISECONDS)) {
+        log.warn("event export: senders did not stop within {}", STOP_WAIT);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -169,6 +204,7 @@ public final class BulkExporter implements Exporter {
     return s == null ? new SpoolStats(options.spoolMaxBytes(), 0, 0, 0, Map.of()) : s.stats();
   }
 
+  /** The {@code event-export} thread: reads batches and hands them to the senders. */
   private void run() {
     Duration backoff = null;
     while (!stopping) {
@@ -178,16 +214,15 @@ public final class BulkExporter implements Exporter {
           templated = true;
           log.info("event export: index template {} is in place on {}", target.index(), target);
         }
-        if (!spool.awaitBatch(options.batchSize(), options.flushInterval(), IDLE_WAKE)) {
-          continue;
+        slots.acquire();
+        boolean handed = false;
+        try {
+          handed = dispatch();
+        } finally {
+          if (!handed) {
+            slots.release();
+          }
         }
-        Spool.Batch batch = spool.read(options.batchSize(), options.batchBytes());
-        if (batch.documents().isEmpty() && batch.bytes() == 0) {
-          continue;
-        }
-        send(batch.documents());
-        spool.ack(batch);
-        recovered();
         backoff = null;
       } catch (BulkClient.BulkException e) {
         backoff = options.retry().next(backoff);
@@ -202,6 +237,87 @@ public final class BulkExporter implements Exporter {
         log.error("event export: spool error, retrying in {}", backoff, e);
         if (!sleep(backoff)) {
           return;
+        }
+      }
+    }
+  }
+
+  /**
+   * With a slot taken: reads the next batch when one is due and hands it to a sender, which
+   * releases the slot.
+   *
+   * @return whether a batch was handed over (else the caller releases the slot)
+   */
+  private boolean dispatch() throws IOException, InterruptedException {
+    if (!spool.awaitBatch(options.batchSize(), options.flushInterval(), IDLE_WAKE)) {
+      return false;
+    }
+    Spool.Batch batch = spool.read(options.batchSize(), options.batchBytes());
+    if (batch.records() == 0) {
+      return false;
+    }
+    InFlight f = new InFlight(batch);
+    synchronized (inFlight) {
+      inFlight.add(f);
+    }
+    try {
+      senders.execute(() -> sendBatch(f));
+    } catch (RejectedExecutionException e) {
+      throw new InterruptedException("event export: stopping"); // never acknowledged: resent
+    }
+    return true;
+  }
+
+  /** A sender: sends one batch until the server has answered every document, then acks it. */
+  private void sendBatch(InFlight f) {
+    try {
+      List<ExportDocument> docs = coalesce(f.batch.documents());
+      Duration backoff = null;
+      while (true) {
+        try {
+          send(docs);
+          break;
+        } catch (BulkClient.BulkException e) {
+          if (stopping) {
+            return; // never acknowledged, so sent again at the next start
+          }
+          backoff = options.retry().next(backoff);
+          unavailable(e, backoff);
+          if (!sleep(backoff)) {
+            return;
+          }
+        }
+      }
+      recovered();
+      acknowledge(f);
+    } catch (InterruptedException e) {
+      // stopping
+    } finally {
+      slots.release();
+    }
+  }
+
+  /** The batch with each document's newest version only; those left out count as coalesced. */
+  List<ExportDocument> coalesce(List<ExportDocument> docs) {
+    List<ExportDocument> out = ExportDocument.newestVersions(docs);
+    if (out.size() < docs.size()) {
+      counts.computeIfAbsent("coalesced", k -> new LongAdder()).add(docs.size() - out.size());
+    }
+    return out;
+  }
+
+  /** Marks a batch answered and acknowledges every answered batch at the head, in order. */
+  private void acknowledge(InFlight f) {
+    synchronized (inFlight) {
+      f.done = true;
+      while (!inFlight.isEmpty() && inFlight.peekFirst().done) {
+        Spool.Batch b = inFlight.pollFirst().batch;
+        try {
+          spool.ack(b);
+        } catch (IOException | RuntimeException e) {
+          // The cursor file is behind: a restart sends these documents again, harmlessly.
+          log.warn(
+              "event export: cannot move the spool cursor in {}: {}", spool.dir(), e.toString());
         }
       }
     }
@@ -251,8 +367,7 @@ public final class BulkExporter implements Exporter {
   private void unavailable(BulkClient.BulkException e, Duration backoff) {
     count("failures");
     SpoolStats s = spool.stats();
-    if (!failing) {
-      failing = true;
+    if (failing.compareAndSet(false, true)) {
       String why = e.status() == 0 ? "no answer" : "HTTP " + e.status();
       String msg =
           "event export: {} is unavailable ({}: {}); spooling events ({} pending, {} of max {}"
@@ -271,8 +386,7 @@ public final class BulkExporter implements Exporter {
   }
 
   private void recovered() {
-    if (failing) {
-      failing = false;
+    if (failing.compareAndSet(true, false)) {
       log.info(
           "event export: {} answers again; sending {} spooled events",
           target,

@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -142,7 +144,36 @@ public final class EventDocuments {
       return uid;
     }
     String key = "jkubelet-event:" + host + "/" + meta.getNamespace() + "/" + meta.getName();
-    return UUID.nameUUIDFromBytes(key.getBytes(StandardCharsets.UTF_8)).toString();
+    return nameUuid(key.getBytes(StandardCharsets.UTF_8)).toString();
+  }
+
+  /** MD5 digesters, one per thread: {@code MessageDigest.getInstance} per event is costly. */
+  private static final ThreadLocal<MessageDigest> MD5 =
+      ThreadLocal.withInitial(
+          () -> {
+            try {
+              return MessageDigest.getInstance("MD5");
+            } catch (NoSuchAlgorithmException e) {
+              throw new IllegalStateException("MD5 not supported", e);
+            }
+          });
+
+  /** {@link UUID#nameUUIDFromBytes} (version 3) with a reused digester. */
+  static UUID nameUuid(byte[] name) {
+    byte[] md5 = MD5.get().digest(name);
+    md5[6] &= 0x0f;
+    md5[6] |= 0x30;
+    md5[8] &= 0x3f;
+    md5[8] |= (byte) 0x80;
+    long msb = 0;
+    long lsb = 0;
+    for (int i = 0; i < 8; i++) {
+      msb = (msb << 8) | (md5[i] & 0xff);
+    }
+    for (int i = 8; i < 16; i++) {
+      lsb = (lsb << 8) | (md5[i] & 0xff);
+    }
+    return new UUID(msb, lsb);
   }
 
   /** The UTC day of an RFC 3339 time; the epoch day when it is missing or unreadable. */
@@ -150,11 +181,45 @@ public final class EventDocuments {
     if (rfc3339 == null || rfc3339.isEmpty()) {
       return LocalDate.EPOCH;
     }
+    if (rfc3339.length() >= 20 && rfc3339.endsWith("Z") && rfc3339.charAt(10) == 'T') {
+      // The API's form (UTC, "Z"): the date is the first ten characters.
+      LocalDate day = utcDate(rfc3339);
+      if (day != null) {
+        return day;
+      }
+    }
     try {
       return LocalDate.ofInstant(Instant.parse(rfc3339), ZoneOffset.UTC);
     } catch (DateTimeParseException e) {
       return LocalDate.EPOCH;
     }
+  }
+
+  /** {@code yyyy-MM-dd} at the start of {@code s}, or null. */
+  private static LocalDate utcDate(String s) {
+    int y = digits(s, 0, 4);
+    int m = digits(s, 5, 7);
+    int d = digits(s, 8, 10);
+    if (y < 0 || m < 1 || m > 12 || d < 1 || s.charAt(4) != '-' || s.charAt(7) != '-') {
+      return null;
+    }
+    try {
+      return LocalDate.of(y, m, d);
+    } catch (java.time.DateTimeException e) {
+      return null;
+    }
+  }
+
+  private static int digits(String s, int from, int to) {
+    int v = 0;
+    for (int i = from; i < to; i++) {
+      char c = s.charAt(i);
+      if (c < '0' || c > '9') {
+        return -1;
+      }
+      v = v * 10 + (c - '0');
+    }
+    return v;
   }
 
   static String micro(MicroTime t) {

@@ -1,8 +1,11 @@
 package io.jkubelet.agent.export;
 
 import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * One version of one event, as it is exported: the document id (derived from the event's UID, so
@@ -20,21 +23,81 @@ import java.util.regex.Pattern;
  */
 public record ExportDocument(
     String id, long version, LocalDate day, boolean warning, String reason, String json) {
-  /** Ids, reasons and index names never hold a tab or a line break: the spool's separators. */
-  private static final Pattern ID = Pattern.compile("[A-Za-z0-9._:-]{1,512}");
 
   public ExportDocument {
     Objects.requireNonNull(day, "day");
     Objects.requireNonNull(json, "json");
-    if (id == null || !ID.matcher(id).matches()) {
+    if (!isId(id)) {
       throw new IllegalArgumentException("not a document id: " + id);
     }
     if (version < 1) {
       throw new IllegalArgumentException("version must be >= 1, got " + version);
     }
-    reason = reason == null ? "" : reason.replaceAll("[\\t\\r\\n]", "_");
+    reason = reason == null ? "" : withoutSeparators(reason);
     if (json.indexOf('\n') >= 0 || json.indexOf('\r') >= 0) {
       throw new IllegalArgumentException("document " + id + " is not on one line");
     }
+  }
+
+  /**
+   * Ids never hold a tab or a line break, the spool's separators: {@code [A-Za-z0-9._:-]{1,512}}.
+   * Checked by hand: this runs for every event exported and every one read back from the spool.
+   */
+  private static boolean isId(String id) {
+    if (id == null || id.isEmpty() || id.length() > 512) {
+      return false;
+    }
+    for (int i = 0; i < id.length(); i++) {
+      char c = id.charAt(i);
+      boolean ok =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || c == '.'
+              || c == '_'
+              || c == ':'
+              || c == '-';
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The reason with tabs and line breaks replaced by {@code _}. */
+  private static String withoutSeparators(String reason) {
+    for (int i = 0; i < reason.length(); i++) {
+      char c = reason.charAt(i);
+      if (c == '\t' || c == '\r' || c == '\n') {
+        return reason.replace('\t', '_').replace('\r', '_').replace('\n', '_');
+      }
+    }
+    return reason;
+  }
+
+  /**
+   * Keeps only the newest version of each document of a batch (the last of equal ones), where it
+   * stands in the batch: in a crash loop most of a batch may be count bumps of a few events, and
+   * the server would write each version over the previous one.
+   */
+  static List<ExportDocument> newestVersions(List<ExportDocument> docs) {
+    Map<String, Integer> newest = new HashMap<>(docs.size() * 2);
+    for (int i = 0; i < docs.size(); i++) {
+      ExportDocument d = docs.get(i);
+      Integer j = newest.get(d.id());
+      if (j == null || docs.get(j).version() <= d.version()) {
+        newest.put(d.id(), i);
+      }
+    }
+    if (newest.size() == docs.size()) {
+      return docs;
+    }
+    List<ExportDocument> out = new ArrayList<>(newest.size());
+    for (int i = 0; i < docs.size(); i++) {
+      if (newest.get(docs.get(i).id()) == i) {
+        out.add(docs.get(i));
+      }
+    }
+    return out;
   }
 }

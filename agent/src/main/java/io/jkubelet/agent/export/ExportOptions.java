@@ -14,6 +14,8 @@ import java.time.Duration;
  *     spool's fsync period
  * @param requestTimeout one request's timeout (default 30 s)
  * @param retry the backoff between failed requests (default 200 ms doubling to 10 s)
+ * @param inFlight {@code _bulk} requests in flight at once (default 2): while the server indexes
+ *     one batch, the next is on its way
  */
 public record ExportOptions(
     Path spoolDir,
@@ -22,11 +24,13 @@ public record ExportOptions(
     int batchBytes,
     Duration flushInterval,
     Duration requestTimeout,
-    io.jkubelet.agent.util.Backoff.Policy retry) {
+    io.jkubelet.agent.util.Backoff.Policy retry,
+    int inFlight) {
 
   public static final long DEFAULT_SPOOL_MAX = 1L << 30;
   public static final int DEFAULT_BATCH_SIZE = 500;
   public static final Duration DEFAULT_FLUSH_INTERVAL = Duration.ofSeconds(1);
+  public static final int DEFAULT_IN_FLIGHT = 2;
 
   public ExportOptions {
     if (spoolDir == null) {
@@ -41,6 +45,9 @@ public record ExportOptions(
     if (flushInterval.isNegative() || flushInterval.isZero() || requestTimeout.isZero()) {
       throw new IllegalArgumentException("flush interval and request timeout must be positive");
     }
+    if (inFlight < 1) {
+      throw new IllegalArgumentException("requests in flight must be at least 1, got " + inFlight);
+    }
   }
 
   /** The defaults, with the spool in {@code spoolDir} bounded at {@code spoolMaxBytes}. */
@@ -52,18 +59,39 @@ public record ExportOptions(
         5 << 20,
         DEFAULT_FLUSH_INTERVAL,
         Duration.ofSeconds(30),
-        new io.jkubelet.agent.util.Backoff.Policy(Duration.ofMillis(200), Duration.ofSeconds(10)));
+        new io.jkubelet.agent.util.Backoff.Policy(Duration.ofMillis(200), Duration.ofSeconds(10)),
+        DEFAULT_IN_FLIGHT);
   }
 
   /** The same with another batch size and flush interval. */
   public ExportOptions withBatching(int size, Duration interval) {
     return new ExportOptions(
-        spoolDir, spoolMaxBytes, size, batchBytes, interval, requestTimeout, retry);
+        spoolDir, spoolMaxBytes, size, batchBytes, interval, requestTimeout, retry, inFlight);
   }
 
   /** The same with another retry backoff. */
   public ExportOptions withRetry(io.jkubelet.agent.util.Backoff.Policy policy) {
     return new ExportOptions(
-        spoolDir, spoolMaxBytes, batchSize, batchBytes, flushInterval, requestTimeout, policy);
+        spoolDir,
+        spoolMaxBytes,
+        batchSize,
+        batchBytes,
+        flushInterval,
+        requestTimeout,
+        policy,
+        inFlight);
+  }
+
+  /** The same with another number of requests in flight. */
+  public ExportOptions withInFlight(int requests) {
+    return new ExportOptions(
+        spoolDir,
+        spoolMaxBytes,
+        batchSize,
+        batchBytes,
+        flushInterval,
+        requestTimeout,
+        retry,
+        requests);
   }
 }

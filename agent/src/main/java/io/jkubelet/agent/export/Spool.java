@@ -45,20 +45,40 @@ import org.slf4j.LoggerFactory;
  * <p><b>Bound.</b> The bytes not yet acknowledged never exceed {@code maxBytes} (the disk may hold
  * up to one more segment of acknowledged lines). Over the bound, a Normal event is dropped; a
  * Warning first makes room by dropping the Normal events of the oldest segments (rewritten with
- * their Warnings only, never the segment being sent), and is dropped only when the spool holds
+ * their Warnings only, never a segment being sent), and is dropped only when the spool holds
  * nothing else it may drop. Drops are counted by type and reason; each dropped Warning is logged.
  *
- * <p>Thread-safe: {@code lock} guards every field below it. One appender (the sink) and one reader
- * (the sender) run at once; the reader reads segment bytes outside the lock, which is safe because
- * only the reader deletes segments and nothing rewrites the segment under the cursor.
+ * <p><b>Read-ahead.</b> {@link #read} moves a read-ahead position, so that several batches can be
+ * in flight; {@link #ack} moves the cursor, only in the order the batches were read. A restart
+ * resumes at the cursor: batches read and never acknowledged are sent again.
+ *
+ * <p>Thread-safe: {@code lock} guards every field below it. One appender (the sink), one reader
+ * (the exporter's dispatcher) and any acknowledger (its senders) run at once; the reader reads
+ * segment bytes outside the lock, which is safe because a segment is deleted only once it is
+ * acknowledged to its end, and compaction never rewrites a segment at or before the read-ahead
+ * position.
  */
 final class Spool implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(Spool.class);
   private static final String CURSOR = "cursor";
   private static final String SUFFIX = ".seg";
+  private static final int READ_CHUNK = 256 << 10;
 
-  /** A batch read from one segment: acknowledge it with {@link #ack}. */
-  record Batch(List<ExportDocument> documents, long segment, long endPosition, long bytes) {}
+  /**
+   * A batch read from one segment, {@code [startPosition, endPosition)}: acknowledge it with {@link
+   * #ack}. {@code records} counts its lines, corrupt ones (skipped, so not in {@code documents})
+   * included.
+   */
+  record Batch(
+      List<ExportDocument> documents,
+      long segment,
+      long startPosition,
+      long endPosition,
+      long records) {
+    long bytes() {
+      return endPosition - startPosition;
+    }
+  }
 
   private final Path dir;
   private final long maxBytes;
@@ -70,11 +90,22 @@ final class Spool implements Closeable {
   /** Segment sequence number to its state, oldest first. */
   private final TreeMap<Long, Segment> segments = new TreeMap<>();
 
+  /** The cursor: the first byte not acknowledged. */
   private long readSeq;
+
   private long readPos;
+
+  /** The read-ahead position: the first byte not yet read into a batch; never behind the cursor. */
+  private long sendSeq;
+
+  private long sendPos;
   private long pendingBytes;
   private long pendingRecords;
-  private Instant oldestPendingAt;
+
+  /** Records after the read-ahead position, and when the oldest of them was appended. */
+  private long unsentRecords;
+
+  private Instant oldestUnsentAt;
   private FileChannel head;
   private final List<FileChannel> rolled = new ArrayList<>();
   private long headSeq;
@@ -166,8 +197,11 @@ final class Spool implements Closeable {
       readPos = 0;
     }
     openHead(headSeq);
-    if (pendingRecords > 0) {
-      oldestPendingAt = Instant.MIN;
+    sendSeq = readSeq;
+    sendPos = readPos;
+    unsentRecords = pendingRecords;
+    if (unsentRecords > 0) {
+      oldestUnsentAt = Instant.MIN;
     }
   }
 
@@ -178,21 +212,25 @@ final class Spool implements Closeable {
     long lastEnd = 0;
     boolean lineStart = true;
     boolean warningsOnly = true;
-    try (InputStream in = new BufferedInputStream(Files.newInputStream(p), 1 << 16)) {
-      int b;
-      while ((b = in.read()) >= 0) {
-        if (lineStart && b == 'N') {
-          warningsOnly = false;
-        }
-        lineStart = b == '\n';
-        pos++;
-        if (b == '\n') {
-          lastEnd = pos;
-          seg.records++;
-          if (pos > from) {
-            pendingRecords++;
+    byte[] chunk = new byte[1 << 16];
+    try (InputStream in = Files.newInputStream(p)) {
+      int n;
+      while ((n = in.read(chunk)) > 0) {
+        for (int i = 0; i < n; i++) {
+          byte b = chunk[i];
+          if (lineStart && b == 'N') {
+            warningsOnly = false;
+          }
+          lineStart = b == '\n';
+          if (lineStart) {
+            lastEnd = pos + i + 1;
+            seg.records++;
+            if (lastEnd > from) {
+              pendingRecords++;
+            }
           }
         }
+        pos += n;
       }
     }
     if (lastEnd < pos) {
@@ -253,8 +291,9 @@ final class Spool implements Closeable {
       seg.records++;
       seg.warningsOnly &= d.warning();
       pendingBytes += line.length;
-      if (pendingRecords++ == 0) {
-        oldestPendingAt = clock.instant();
+      pendingRecords++;
+      if (unsentRecords++ == 0) {
+        oldestUnsentAt = clock.instant();
       }
       dirty = true;
       appended.signalAll();
@@ -277,7 +316,7 @@ final class Spool implements Closeable {
       if (pendingBytes + needed <= maxBytes) {
         break;
       }
-      if (seg.seq == readSeq || seg.warningsOnly || seg.size == 0) {
+      if (seg.seq <= sendSeq || seg.warningsOnly || seg.size == 0) {
         continue;
       }
       compact(seg);
@@ -320,6 +359,7 @@ final class Spool implements Closeable {
         seg.seq);
     pendingBytes -= freed;
     pendingRecords -= seg.records - keptRecords;
+    unsentRecords -= seg.records - keptRecords; // the segment is after the read-ahead position
     seg.size = kept;
     seg.records = keptRecords;
     seg.warningsOnly = true;
@@ -386,7 +426,7 @@ final class Spool implements Closeable {
   }
 
   /**
-   * Waits until a batch is due: {@code batchSize} records pending, or any pending for {@code
+   * Waits until a batch is due: {@code batchSize} records not yet read, or any not read for {@code
    * maxWait} since the oldest was appended, or {@code timeout} passed, or the spool closed.
    *
    * @return whether a batch is due
@@ -398,13 +438,13 @@ final class Spool implements Closeable {
       Instant giveUp = clock.instant().plus(timeout);
       while (!closed) {
         Instant now = clock.instant();
-        if (pendingRecords >= batchSize) {
+        if (unsentRecords >= batchSize) {
           return true;
         }
         Instant due = giveUp;
-        if (pendingRecords > 0) {
+        if (unsentRecords > 0) {
           Instant batchDue =
-              oldestPendingAt == Instant.MIN ? Instant.MIN : oldestPendingAt.plus(maxWait);
+              oldestUnsentAt == Instant.MIN ? Instant.MIN : oldestUnsentAt.plus(maxWait);
           if (!now.isBefore(batchDue)) {
             return true;
           }
@@ -422,9 +462,11 @@ final class Spool implements Closeable {
   }
 
   /**
-   * Reads the next batch from the cursor: up to {@code maxRecords} documents and about {@code
-   * maxBytes} (at least one document), from one segment. Empty when nothing is pending. Lines that
-   * do not parse are logged and skipped (they are acknowledged with the batch).
+   * Reads the next batch after the read-ahead position and moves that position past it: up to
+   * {@code maxRecords} documents and about {@code maxBytes} (at least one document), from one
+   * segment. Empty when nothing is left to read. Several batches may be read before the first is
+   * acknowledged; they are acknowledged in the order they were read. Lines that do not parse are
+   * logged and skipped (they are acknowledged with the batch). One reader at a time.
    */
   Batch read(int maxRecords, int maxBytes) throws IOException {
     long seq;
@@ -432,40 +474,54 @@ final class Spool implements Closeable {
     long end;
     lock.lock();
     try {
+      if (sendSeq < readSeq) {
+        // Read to its end, acknowledged and deleted meanwhile: on from the cursor.
+        sendSeq = readSeq;
+        sendPos = readPos;
+      }
       while (true) {
-        Segment seg = segments.get(readSeq);
+        Segment seg = segments.get(sendSeq);
         if (seg == null) {
-          return new Batch(List.of(), readSeq, readPos, 0);
+          return new Batch(List.of(), sendSeq, sendPos, sendPos, 0);
         }
-        if (readPos < seg.size) {
-          seq = readSeq;
-          pos = readPos;
+        if (sendPos < seg.size) {
+          seq = sendSeq;
+          pos = sendPos;
           end = seg.size;
           break;
         }
-        if (readSeq == headSeq) {
-          return new Batch(List.of(), readSeq, readPos, 0);
+        if (sendSeq == headSeq) {
+          return new Batch(List.of(), sendSeq, sendPos, sendPos, 0);
         }
-        // The cursor's segment is done and no longer written: on to the next.
-        segments.remove(readSeq);
-        Files.deleteIfExists(segmentPath(readSeq));
-        readSeq = segments.firstKey();
-        readPos = 0;
-        writeCursor();
+        // Read to its end and no longer written: on to the next (ack deletes it).
+        sendSeq = segments.higherKey(sendSeq);
+        sendPos = 0;
       }
     } finally {
       lock.unlock();
     }
-    return readLines(seq, pos, end, maxRecords, maxBytes);
+    Batch b = readLines(seq, pos, end, maxRecords, maxBytes);
+    lock.lock();
+    try {
+      sendPos = b.endPosition();
+      unsentRecords = Math.max(0, unsentRecords - b.records());
+      oldestUnsentAt = unsentRecords > 0 ? Instant.MIN : null;
+    } finally {
+      lock.unlock();
+    }
+    return b;
   }
 
   private Batch readLines(long seq, long pos, long end, int maxRecords, int maxBytes)
       throws IOException {
     List<ExportDocument> docs = new ArrayList<>();
     long at = pos;
+    long lines = 0;
     try (FileChannel ch = FileChannel.open(segmentPath(seq), StandardOpenOption.READ)) {
-      ByteBuffer buf = ByteBuffer.allocate((int) Math.min(end - pos, Math.max(maxBytes, 4096)));
-      while (docs.size() < maxRecords && at < end && (at - pos < maxBytes || docs.isEmpty())) {
+      // Read in chunks: a batch is far smaller than what a replay has pending.
+      ByteBuffer buf =
+          ByteBuffer.allocate((int) Math.min(end - pos, Math.min(maxBytes, READ_CHUNK)));
+      while (lines < maxRecords && at < end && (at - pos < maxBytes || lines == 0)) {
         buf.clear();
         buf.limit((int) Math.min(buf.capacity(), end - at));
         int n = ch.read(buf, at);
@@ -475,13 +531,13 @@ final class Spool implements Closeable {
         byte[] a = buf.array();
         int lineStart = 0;
         int consumed = 0;
-        for (int i = 0; i < n && docs.size() < maxRecords; i++) {
+        for (int i = 0; i < n && lines < maxRecords; i++) {
           if (a[i] != '\n') {
             continue;
           }
-          String line = new String(a, lineStart, i - lineStart, StandardCharsets.UTF_8);
+          lines++;
           try {
-            docs.add(SpoolRecord.decode(line));
+            docs.add(SpoolRecord.decode(a, lineStart, i));
           } catch (RuntimeException e) {
             log.error("event export: skipping a corrupt spool record in segment {}: {}", seq, e);
           }
@@ -499,32 +555,47 @@ final class Spool implements Closeable {
         at += consumed;
       }
     }
-    return new Batch(docs, seq, at, at - pos);
+    return new Batch(docs, seq, pos, at, lines);
   }
 
-  /** Acknowledges a batch: moves the cursor past it and writes the cursor file. */
+  /**
+   * Acknowledges the oldest batch read and not yet acknowledged: moves the cursor past it, deletes
+   * the segments it leaves behind and writes the cursor file.
+   *
+   * @throws IllegalStateException when {@code b} does not start at the cursor
+   */
   void ack(Batch b) throws IOException {
     lock.lock();
     try {
-      if (b.segment() != readSeq || b.endPosition() < readPos) {
-        throw new IllegalStateException("event export: ack of a batch that is not next");
+      skipFinishedSegments();
+      if (b.segment() != readSeq || b.startPosition() != readPos) {
+        throw new IllegalStateException(
+            "event export: ack of a batch that is not next: "
+                + b.segment()
+                + "@"
+                + b.startPosition()
+                + ", cursor "
+                + readSeq
+                + "@"
+                + readPos);
       }
-      long bytes = b.endPosition() - readPos;
-      Segment seg = segments.get(readSeq);
-      long records = b.documents().size();
       readPos = b.endPosition();
-      pendingBytes -= bytes;
-      pendingRecords = Math.max(0, pendingRecords - records);
-      oldestPendingAt = pendingRecords > 0 ? Instant.MIN : null;
-      if (seg != null && readPos >= seg.size && readSeq != headSeq) {
-        segments.remove(readSeq);
-        Files.deleteIfExists(segmentPath(readSeq));
-        readSeq = segments.firstKey();
-        readPos = 0;
-      }
+      pendingBytes -= b.bytes();
+      pendingRecords = Math.max(0, pendingRecords - b.records());
+      skipFinishedSegments();
       writeCursor();
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Deletes the cursor's segment while it is acknowledged to its end and no longer written. */
+  private void skipFinishedSegments() throws IOException {
+    while (readSeq != headSeq && readPos >= segments.get(readSeq).size) {
+      segments.remove(readSeq);
+      Files.deleteIfExists(segmentPath(readSeq));
+      readSeq = segments.firstKey();
+      readPos = 0;
     }
   }
 

@@ -31,27 +31,41 @@ final class SpoolRecord {
 
   /** Parses a line without its {@code \n}; throws IllegalArgumentException if it is not one. */
   static ExportDocument decode(String line) {
+    byte[] b = line.getBytes(StandardCharsets.UTF_8);
+    return decode(b, 0, b.length);
+  }
+
+  /**
+   * Parses the line {@code buf[from, to)} (without its {@code \n}) straight from the bytes read;
+   * throws IllegalArgumentException if it is not one.
+   */
+  static ExportDocument decode(byte[] buf, int from, int to) {
     int[] tabs = new int[5];
-    int from = 0;
+    int at = from;
     for (int i = 0; i < 5; i++) {
-      int t = line.indexOf('\t', from);
-      if (t < 0) {
+      while (at < to && buf[at] != '\t') {
+        at++;
+      }
+      if (at == to) {
         throw new IllegalArgumentException("spool record has " + i + " fields of 6");
       }
-      tabs[i] = t;
-      from = t + 1;
+      tabs[i] = at++;
     }
-    char type = line.charAt(0);
-    if (tabs[0] != 1 || (type != 'W' && type != 'N')) {
+    byte type = buf[from];
+    if (tabs[0] != from + 1 || (type != 'W' && type != 'N')) {
       throw new IllegalArgumentException("spool record type is not W or N");
     }
     return new ExportDocument(
-        line.substring(tabs[2] + 1, tabs[3]),
-        Long.parseLong(line, tabs[0] + 1, tabs[1], 10),
-        LocalDate.parse(line.substring(tabs[1] + 1, tabs[2])),
+        ascii(buf, tabs[2] + 1, tabs[3]),
+        Long.parseLong(ascii(buf, tabs[0] + 1, tabs[1])),
+        LocalDate.parse(ascii(buf, tabs[1] + 1, tabs[2])),
         type == 'W',
-        line.substring(tabs[3] + 1, tabs[4]),
-        line.substring(tabs[4] + 1));
+        new String(buf, tabs[3] + 1, tabs[4] - tabs[3] - 1, StandardCharsets.UTF_8),
+        new String(buf, tabs[4] + 1, to - tabs[4] - 1, StandardCharsets.UTF_8));
+  }
+
+  private static String ascii(byte[] buf, int from, int to) {
+    return new String(buf, from, to - from, StandardCharsets.ISO_8859_1);
   }
 
   /** Whether an encoded line (at {@code offset} of {@code buf}) is a Warning's. */

@@ -43,11 +43,24 @@ final class ExportStorm implements AutoCloseable {
       String prefix,
       int batch,
       Duration flush) {
+    this(url, index, spool, ledger, prefix, batch, flush, ExportOptions.DEFAULT_IN_FLIGHT);
+  }
+
+  ExportStorm(
+      String url,
+      String index,
+      Path spool,
+      Exporter ledger,
+      String prefix,
+      int batch,
+      Duration flush,
+      int inFlight) {
     Time time = Time.system();
     ExportOptions options =
         ExportOptions.defaults(spool, 1L << 30)
             .withBatching(batch, flush)
-            .withRetry(new Backoff.Policy(Duration.ofMillis(200), Duration.ofSeconds(5)));
+            .withRetry(new Backoff.Policy(Duration.ofMillis(200), Duration.ofSeconds(5)))
+            .withInFlight(inFlight);
     bulk = new BulkExporter(ExportTarget.parse(url, null, null, index), options, time);
     sink = new ExportSink(time.clock(), ledger == null ? List.of(bulk) : List.of(bulk, ledger));
     broadcaster.addWatcher("export", sink);

@@ -15,15 +15,22 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
  * A hand-written Elasticsearch for unit tests: {@code PUT /_index_template/x} and {@code POST
  * /_bulk} with {@code index} actions under {@code external_gte} versions, as the real server
  * applies them (a lower version answers 409). Failures are scripted: a whole answer ({@link
- * #failNext}) or one item's status ({@link #itemStatus}). Records every request.
+ * #failNext}, {@link #requestStatus}) or one item's status ({@link #itemStatus}). Records every
+ * request, and how many {@code _bulk} requests were in flight at once.
  *
- * <p>Thread-safe: the handler and the test share {@code this} as the lock.
+ * <p>Thread-safe: requests are handled on a pool of their own; the handler and the test share
+ * {@code this} as the lock.
  */
 final class FakeSearchServer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,6 +43,11 @@ final class FakeSearchServer implements AutoCloseable {
   private final List<String> templates = new ArrayList<>();
   private final Deque<Integer> failNext = new ConcurrentLinkedDeque<>();
   private volatile Function<JsonNode, Integer> itemStatus = d -> 0;
+  private volatile Function<String, Integer> requestStatus = b -> 0;
+  private volatile CountDownLatch bulkGate = new CountDownLatch(0);
+  private final ExecutorService pool = Executors.newCachedThreadPool();
+  private final AtomicInteger bulkInFlight = new AtomicInteger();
+  private final AtomicInteger maxBulkInFlight = new AtomicInteger();
   private int bulkRequests;
   private long writes;
 
@@ -46,6 +58,7 @@ final class FakeSearchServer implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     server.createContext("/", this::handle);
+    server.setExecutor(pool);
     server.start();
   }
 
@@ -58,6 +71,24 @@ final class FakeSearchServer implements AutoCloseable {
     for (int s : statuses) {
       failNext.add(s);
     }
+  }
+
+  /** A status for a whole {@code _bulk} request by its body (0: apply it). */
+  void requestStatus(Function<String, Integer> f) {
+    requestStatus = f;
+  }
+
+  /**
+   * Holds each of the next {@code requests} {@code _bulk} requests until that many have arrived (or
+   * 10 s passed): they answer only once all are in flight together.
+   */
+  void gateBulk(int requests) {
+    bulkGate = new CountDownLatch(requests);
+  }
+
+  /** The most {@code _bulk} requests that were in flight at once. */
+  int maxBulkInFlight() {
+    return maxBulkInFlight.get();
   }
 
   /** A status for an item by its document (0: apply it). */
@@ -96,7 +127,23 @@ final class FakeSearchServer implements AutoCloseable {
       }
       answer(ex, 200, "{\"acknowledged\":true}");
     } else if (path.equals("/_bulk")) {
-      answer(ex, 200, bulk(new String(body, StandardCharsets.UTF_8)));
+      maxBulkInFlight.accumulateAndGet(bulkInFlight.incrementAndGet(), Math::max);
+      try {
+        CountDownLatch gate = bulkGate;
+        gate.countDown();
+        gate.await(10, TimeUnit.SECONDS);
+        String text = new String(body, StandardCharsets.UTF_8);
+        int status = requestStatus.apply(text);
+        if (status != 0) {
+          answer(ex, status, "{\"error\":\"scripted\",\"status\":" + status + "}");
+        } else {
+          answer(ex, 200, bulk(text));
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } finally {
+        bulkInFlight.decrementAndGet();
+      }
     } else {
       answer(ex, 404, "{}");
     }
@@ -150,5 +197,6 @@ final class FakeSearchServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    pool.shutdownNow();
   }
 }
