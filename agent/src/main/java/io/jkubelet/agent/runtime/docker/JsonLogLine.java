@@ -1,0 +1,415 @@
+package io.jkubelet.agent.runtime.docker;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+
+/**
+ * Decodes one line of Docker's json-file log, {@code
+ * {"log":"...","stream":"stdout","time":"2016-10-20T18:39:20.57606443Z"}}, into its content bytes,
+ * stream and time, and writes times as upstream's {@code RFC3339NanoFixed}.
+ *
+ * <p>The content is unescaped as Go's {@code encoding/json} does it (which is how the engine's log
+ * API and upstream's {@code parseDockerJSONLog} read it): escapes including {@code \\u} with
+ * surrogate pairs, a lone surrogate and every byte of invalid UTF-8 become U+FFFD. Lines of the
+ * engine's fixed shape take a hand-written path; any other shape (an {@code attrs} field, keys in
+ * another order, whitespace) goes through Jackson's streaming parser.
+ *
+ * <p>Not thread-safe: one per reader. The results of the last {@link #decode} are its fields.
+ */
+final class JsonLogLine {
+  /** The length of {@link #writeStamp}'s output: {@code 2006-01-02T15:04:05.000000000Z } . */
+  static final int STAMP_LENGTH = 31;
+
+  /** At most this many output bytes per input byte (an invalid byte becomes U+FFFD's three). */
+  static final int MAX_EXPANSION = 3;
+
+  private static final byte[] LOG = bytes("{\"log\":\"");
+  private static final byte[] STREAM = bytes(",\"stream\":\"");
+  private static final byte[] STDOUT = bytes("stdout\"");
+  private static final byte[] STDERR = bytes("stderr\"");
+  private static final byte[] TIME = bytes(",\"time\":\"");
+  private static final JsonFactory JSON = new JsonFactory();
+
+  /** The stream of the last decoded line. */
+  boolean stderr;
+
+  /** The time of the last decoded line: seconds since the epoch and nanoseconds. */
+  long seconds;
+
+  int nanos;
+
+  private long cachedDate = -1;
+  private long cachedEpochDay;
+  private long stampDay = Long.MIN_VALUE;
+  private final byte[] stampDate = new byte[11];
+  private CharsetEncoder encoder;
+
+  /**
+   * Decodes {@code line[from, to)} (without its newline) and writes its content to {@code out} from
+   * {@code outPos}, which must have room for {@link #MAX_EXPANSION} times the line's length.
+   * Returns the position after the content, or -1 when the line is not a log entry (then what it
+   * wrote means nothing).
+   */
+  int decode(byte[] line, int from, int to, byte[] out, int outPos) {
+    int end = fast(line, from, to, out, outPos);
+    return end >= 0 ? end : generic(line, from, to, out, outPos);
+  }
+
+  /** The engine's own shape, or -1 for anything else. */
+  private int fast(byte[] b, int from, int to, byte[] out, int outPos) {
+    if (!at(b, from, to, LOG)) {
+      return -1;
+    }
+    int i = from + LOG.length;
+    int o = outPos;
+    while (true) {
+      if (i >= to) {
+        return -1;
+      }
+      byte c = b[i];
+      if (c == '"') {
+        break;
+      } else if (c == '\\') {
+        if (i + 1 >= to) {
+          return -1;
+        }
+        byte e = b[i + 1];
+        if (e == 'u') {
+          int cp = hex4(b, i + 2, to);
+          if (cp < 0) {
+            return -1;
+          }
+          i += 6;
+          if (cp >= 0xd800 && cp < 0xdc00 && i + 1 < to && b[i] == '\\' && b[i + 1] == 'u') {
+            int low = hex4(b, i + 2, to);
+            if (low >= 0xdc00 && low < 0xe000) {
+              cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+              i += 6;
+            }
+          }
+          o = utf8(cp >= 0xd800 && cp < 0xe000 ? 0xfffd : cp, out, o);
+          continue;
+        }
+        int u = unescape(e);
+        if (u < 0) {
+          return -1;
+        }
+        out[o++] = (byte) u;
+        i += 2;
+      } else if (c >= 0) {
+        out[o++] = c;
+        i++;
+      } else {
+        int n = validUtf8(b, i, to);
+        if (n == 0) {
+          o = utf8(0xfffd, out, o);
+          i++;
+        } else {
+          System.arraycopy(b, i, out, o, n);
+          o += n;
+          i += n;
+        }
+      }
+    }
+    i++;
+    if (!at(b, i, to, STREAM)) {
+      return -1;
+    }
+    i += STREAM.length;
+    if (at(b, i, to, STDOUT)) {
+      stderr = false;
+    } else if (at(b, i, to, STDERR)) {
+      stderr = true;
+    } else {
+      return -1;
+    }
+    i += STDOUT.length;
+    if (!at(b, i, to, TIME)) {
+      return -1;
+    }
+    i += TIME.length;
+    int q = i;
+    while (q < to && b[q] != '"') {
+      q++;
+    }
+    if (q + 2 != to || b[q + 1] != '}' || !parseTime(b, i, q)) {
+      return -1;
+    }
+    return o;
+  }
+
+  /** Any JSON object with {@code log}, {@code stream} and {@code time}; -1 if it is not one. */
+  private int generic(byte[] b, int from, int to, byte[] out, int outPos) {
+    String text = null;
+    String stream = null;
+    String time = null;
+    try (JsonParser p = JSON.createParser(b, from, to - from)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return -1;
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (name) {
+          case "log" -> text = value == JsonToken.VALUE_STRING ? p.getText() : null;
+          case "stream" -> stream = value == JsonToken.VALUE_STRING ? p.getText() : null;
+          case "time" -> time = value == JsonToken.VALUE_STRING ? p.getText() : null;
+          default -> p.skipChildren();
+        }
+      }
+    } catch (IOException e) {
+      return -1;
+    }
+    if (text == null || time == null || !("stdout".equals(stream) || "stderr".equals(stream))) {
+      return -1;
+    }
+    byte[] t = time.getBytes(StandardCharsets.US_ASCII);
+    if (!parseTime(t, 0, t.length)) {
+      return -1;
+    }
+    stderr = stream.equals("stderr");
+    ByteBuffer dst = ByteBuffer.wrap(out, outPos, out.length - outPos);
+    if (encoder == null) {
+      encoder =
+          StandardCharsets.UTF_8
+              .newEncoder()
+              .onMalformedInput(CodingErrorAction.REPLACE)
+              .onUnmappableCharacter(CodingErrorAction.REPLACE)
+              .replaceWith(new byte[] {(byte) 0xef, (byte) 0xbf, (byte) 0xbd});
+    }
+    encoder.reset();
+    if (encoder.encode(CharBuffer.wrap(text), dst, true).isOverflow()
+        || encoder.flush(dst).isOverflow()) {
+      return -1; // cannot happen: Jackson gives at most one char per input byte
+    }
+    return dst.position();
+  }
+
+  /**
+   * Parses Go's lenient RFC 3339 with up to 9 fraction digits ({@code RFC3339Nano}, as the engine
+   * writes it) into {@link #seconds} and {@link #nanos}; false if it is not one.
+   */
+  boolean parseTime(byte[] b, int from, int to) {
+    int n = to - from;
+    if (n < 20
+        || b[from + 4] != '-'
+        || b[from + 7] != '-'
+        || (b[from + 10] != 'T' && b[from + 10] != 't')
+        || b[from + 13] != ':'
+        || b[from + 16] != ':') {
+      return false;
+    }
+    int year = digits(b, from, 4);
+    int month = digits(b, from + 5, 2);
+    int day = digits(b, from + 8, 2);
+    int hour = digits(b, from + 11, 2);
+    int minute = digits(b, from + 14, 2);
+    int second = digits(b, from + 17, 2);
+    if ((year | month | day | hour | minute | second) < 0
+        || hour > 23
+        || minute > 59
+        || second > 59) {
+      return false;
+    }
+    int i = from + 19;
+    int nano = 0;
+    if (b[i] == '.') {
+      i++;
+      int start = i;
+      while (i < to && b[i] >= '0' && b[i] <= '9') {
+        if (i - start < 9) {
+          nano = nano * 10 + (b[i] - '0');
+        }
+        i++;
+      }
+      if (i == start) {
+        return false;
+      }
+      for (int k = i - start; k < 9; k++) {
+        nano *= 10;
+      }
+    }
+    int offset;
+    if (i + 1 == to && (b[i] == 'Z' || b[i] == 'z')) {
+      offset = 0;
+    } else if (i + 6 == to && (b[i] == '+' || b[i] == '-') && b[i + 3] == ':') {
+      int oh = digits(b, i + 1, 2);
+      int om = digits(b, i + 4, 2);
+      if ((oh | om) < 0) {
+        return false;
+      }
+      offset = (oh * 3600 + om * 60) * (b[i] == '-' ? -1 : 1);
+    } else {
+      return false;
+    }
+    long date = year * 10000L + month * 100 + day;
+    if (date != cachedDate) {
+      try {
+        cachedEpochDay = LocalDate.of(year, month, day).toEpochDay();
+      } catch (java.time.DateTimeException e) {
+        return false;
+      }
+      cachedDate = date;
+    }
+    seconds = cachedEpochDay * 86400 + hour * 3600 + minute * 60 + second - offset;
+    nanos = nano;
+    return true;
+  }
+
+  /** Writes the last decoded time and a space, {@link #STAMP_LENGTH} bytes, in UTC. */
+  void writeStamp(byte[] out, int pos) {
+    long day = Math.floorDiv(seconds, 86400);
+    int sod = (int) Math.floorMod(seconds, 86400);
+    if (day != stampDay) {
+      byte[] d = (LocalDate.ofEpochDay(day).toString() + "T").getBytes(StandardCharsets.US_ASCII);
+      if (d.length != stampDate.length) {
+        d = "0000-01-01T".getBytes(StandardCharsets.US_ASCII); // years beyond 4 digits
+      }
+      System.arraycopy(d, 0, stampDate, 0, stampDate.length);
+      stampDay = day;
+    }
+    System.arraycopy(stampDate, 0, out, pos, stampDate.length);
+    int p = pos + stampDate.length;
+    p = two(sod / 3600, out, p);
+    out[p++] = ':';
+    p = two(sod / 60 % 60, out, p);
+    out[p++] = ':';
+    p = two(sod % 60, out, p);
+    out[p++] = '.';
+    int v = nanos;
+    for (int k = 8; k >= 0; k--) {
+      out[p + k] = (byte) ('0' + v % 10);
+      v /= 10;
+    }
+    p += 9;
+    out[p++] = 'Z';
+    out[p] = ' ';
+  }
+
+  private static int two(int v, byte[] out, int p) {
+    out[p] = (byte) ('0' + v / 10);
+    out[p + 1] = (byte) ('0' + v % 10);
+    return p + 2;
+  }
+
+  private static int digits(byte[] b, int from, int n) {
+    int v = 0;
+    for (int i = from; i < from + n; i++) {
+      int d = b[i] - '0';
+      if (d < 0 || d > 9) {
+        return -1;
+      }
+      v = v * 10 + d;
+    }
+    return v;
+  }
+
+  private static int unescape(byte e) {
+    return switch (e) {
+      case '"', '\\', '/' -> e;
+      case 'b' -> '\b';
+      case 'f' -> '\f';
+      case 'n' -> '\n';
+      case 'r' -> '\r';
+      case 't' -> '\t';
+      default -> -1;
+    };
+  }
+
+  private static int hex4(byte[] b, int from, int to) {
+    if (from + 4 > to) {
+      return -1;
+    }
+    int v = 0;
+    for (int i = from; i < from + 4; i++) {
+      int c = b[i];
+      int d =
+          c >= '0' && c <= '9'
+              ? c - '0'
+              : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+      if (d < 0) {
+        return -1;
+      }
+      v = v << 4 | d;
+    }
+    return v;
+  }
+
+  /**
+   * The length of the valid UTF-8 sequence at {@code i} (a non-ASCII lead byte), or 0 where Go's
+   * {@code utf8.DecodeRune} finds none (bad lead or continuation, overlong, surrogate, beyond
+   * U+10FFFF, cut short).
+   */
+  static int validUtf8(byte[] b, int i, int to) {
+    int c = b[i] & 0xff;
+    if (c >= 0xc2 && c <= 0xdf) {
+      return i + 1 < to && cont(b[i + 1]) ? 2 : 0;
+    }
+    if (c >= 0xe0 && c <= 0xef) {
+      if (i + 2 >= to || !cont(b[i + 2])) {
+        return 0;
+      }
+      int c1 = b[i + 1] & 0xff;
+      int lo = c == 0xe0 ? 0xa0 : 0x80;
+      int hi = c == 0xed ? 0x9f : 0xbf;
+      return c1 >= lo && c1 <= hi ? 3 : 0;
+    }
+    if (c >= 0xf0 && c <= 0xf4) {
+      if (i + 3 >= to || !cont(b[i + 2]) || !cont(b[i + 3])) {
+        return 0;
+      }
+      int c1 = b[i + 1] & 0xff;
+      int lo = c == 0xf0 ? 0x90 : 0x80;
+      int hi = c == 0xf4 ? 0x8f : 0xbf;
+      return c1 >= lo && c1 <= hi ? 4 : 0;
+    }
+    return 0;
+  }
+
+  private static boolean cont(byte b) {
+    return (b & 0xc0) == 0x80;
+  }
+
+  private static int utf8(int cp, byte[] out, int o) {
+    if (cp < 0x80) {
+      out[o++] = (byte) cp;
+    } else if (cp < 0x800) {
+      out[o++] = (byte) (0xc0 | cp >> 6);
+      out[o++] = (byte) (0x80 | cp & 0x3f);
+    } else if (cp < 0x10000) {
+      out[o++] = (byte) (0xe0 | cp >> 12);
+      out[o++] = (byte) (0x80 | cp >> 6 & 0x3f);
+      out[o++] = (byte) (0x80 | cp & 0x3f);
+    } else {
+      out[o++] = (byte) (0xf0 | cp >> 18);
+      out[o++] = (byte) (0x80 | cp >> 12 & 0x3f);
+      out[o++] = (byte) (0x80 | cp >> 6 & 0x3f);
+      out[o++] = (byte) (0x80 | cp & 0x3f);
+    }
+    return o;
+  }
+
+  private static boolean at(byte[] b, int i, int to, byte[] token) {
+    if (i + token.length > to) {
+      return false;
+    }
+    for (int k = 0; k < token.length; k++) {
+      if (b[i + k] != token[k]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+}
