@@ -150,13 +150,7 @@ final class JsonFileLogs {
       int n;
       while (!closed && (n = stream.read(in, len, in.length - len)) >= 0) {
         len += n;
-        int from = 0;
-        for (int i = len - n; i < len; i++) {
-          if (in[i] == '\n') {
-            line(from, i);
-            from = i + 1;
-          }
-        }
+        int from = lines(len);
         if (from > 0) {
           System.arraycopy(in, from, in, 0, len - from);
           len -= from;
@@ -173,7 +167,42 @@ final class JsonFileLogs {
       }
     }
 
-    /** Decodes {@code in[from, to)}; -1 when it is no entry, else the position after it. */
+    /** Decodes the lines that {@code in[0, len)} holds whole; returns where the rest starts. */
+    private int lines(int len) {
+      int reserve = timestamps ? JsonLogLine.STAMP_LENGTH : 0;
+      int from = 0;
+      while (from < len && !closed) {
+        if (out.length - pos < reserve + 64) {
+          emit();
+        }
+        int end = decoder.scan(in, from, len, out, pos + reserve);
+        if (end >= 0) {
+          accept(end);
+          from = decoder.next;
+        } else if (end == JsonLogLine.MORE) {
+          return from;
+        } else if (end == JsonLogLine.ROOM) {
+          if (pos > 0) {
+            emit();
+          } else {
+            out = new byte[out.length * 2];
+          }
+        } else {
+          int nl = from;
+          while (nl < len && in[nl] != '\n') {
+            nl++;
+          }
+          if (nl == len) {
+            return from;
+          }
+          line(from, nl);
+          from = nl + 1;
+        }
+      }
+      return from;
+    }
+
+    /** Decodes the whole line {@code in[from, to)}; -1 when it is no entry. */
     private int line(int from, int to) {
       int reserve = timestamps ? JsonLogLine.STAMP_LENGTH : 0;
       int need = reserve + (to - from) * JsonLogLine.MAX_EXPANSION;
@@ -188,16 +217,21 @@ final class JsonFileLogs {
         skipped++;
         return -1;
       }
+      accept(end);
+      return end;
+    }
+
+    /** Keeps the decoded entry ending at {@code end} unless it is before {@code since}. */
+    private void accept(int end) {
       if (hasSince
           && (decoder.seconds < sinceSeconds
               || (decoder.seconds == sinceSeconds && decoder.nanos < sinceNanos))) {
-        return pos;
+        return;
       }
       if (timestamps) {
         decoder.writeStamp(out, pos);
       }
       pos = end;
-      return pos;
     }
 
     private void emit() {

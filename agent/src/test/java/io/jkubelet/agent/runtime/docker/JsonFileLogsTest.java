@@ -196,6 +196,32 @@ class JsonFileLogsTest {
   }
 
   @Test
+  void linesAcrossManyReadsAreAllReadWhereverTheReadsCutThem() throws IOException {
+    StringBuilder file = new StringBuilder();
+    StringBuilder plain = new StringBuilder();
+    StringBuilder stamped = new StringBuilder();
+    for (int i = 0; i < 40_000; i++) {
+      String content =
+          "line "
+              + i
+              + " é\uD83D\uDE00 \"q\" <x>\t"
+              + "z".repeat(i % 53)
+              + (i % 7 == 0 ? "" : "\n");
+      file.append(entry(content, i % 3 == 0 ? "stderr" : "stdout", i % 2 == 0 ? T1 : T2));
+      plain.append(content);
+      stamped
+          .append(
+              i % 2 == 0 ? "2026-11-23T10:00:01.000000002Z " : "2026-11-23T10:00:02.500000000Z ")
+          .append(content);
+    }
+    write(live(), file.toString());
+
+    assertThat(read(1, all())).isEqualTo(plain.toString());
+    assertThat(read(1, new LogRequest(false, OptionalLong.empty(), Optional.empty(), true)))
+        .isEqualTo(stamped.toString());
+  }
+
+  @Test
   void closingStopsTheReadWithoutAnEnd() throws IOException {
     StringBuilder lines = new StringBuilder();
     for (int i = 0; i < 20_000; i++) {
