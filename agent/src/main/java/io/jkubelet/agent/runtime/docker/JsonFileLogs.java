@@ -40,6 +40,7 @@ final class JsonFileLogs {
   static final int CHUNK = 256 * 1024;
 
   private static final int READ = 256 * 1024;
+  private static final int MIN_BUFFER = 4 * 1024;
   private static final int MAX_LINE = 64 << 20;
 
   private final boolean local;
@@ -105,8 +106,10 @@ final class JsonFileLogs {
     private final long sinceSeconds;
     private final int sinceNanos;
     private final JsonLogLine decoder = new JsonLogLine();
-    private byte[] in = new byte[READ];
-    private byte[] out = new byte[CHUNK];
+    // Sized in run() for what there is to read, grown as lines need, dropped at the end: a
+    // finished reader may stay referenced for as long as its client's connection lives.
+    private byte[] in;
+    private byte[] out;
     private int pos;
     private long skipped;
     private volatile boolean closed;
@@ -127,6 +130,9 @@ final class JsonFileLogs {
       try (files) {
         List<JsonLogFiles.Part> parts = files.parts();
         JsonLogFiles.Position start = files.tail(tail);
+        int size = (int) Math.clamp(files.bytesFrom(start, READ), MIN_BUFFER, READ);
+        in = new byte[size];
+        out = new byte[Math.min(CHUNK, size * 2)];
         for (int i = start.part(); i < parts.size() && !closed; i++) {
           JsonLogFiles.Part part = parts.get(i);
           try (InputStream stream = part.open(i == start.part() ? start.offset() : 0)) {
@@ -136,6 +142,9 @@ final class JsonFileLogs {
         emit();
       } catch (IOException | RuntimeException e) {
         error = e;
+      } finally {
+        in = null;
+        out = null;
       }
       if (skipped > 0) {
         log.warn("DockerRuntime logs: {} lines are no json-file log entries, skipped", skipped);

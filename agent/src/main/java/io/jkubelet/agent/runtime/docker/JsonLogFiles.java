@@ -130,6 +130,16 @@ final class JsonLogFiles implements AutoCloseable {
   /** Where reading starts: a part's index and the offset in its (uncompressed) bytes. */
   record Position(int part, long offset) {}
 
+  /** How many bytes there are from {@code start} on; a compressed part counts as {@code gzip}. */
+  long bytesFrom(Position start, long gzip) {
+    long n = 0;
+    for (int i = start.part(); i < parts.size(); i++) {
+      Part p = parts.get(i);
+      n += p.gzip() ? gzip : p.size() - (i == start.part() ? start.offset() : 0);
+    }
+    return n;
+  }
+
   /**
    * Where the last {@code lines} lines begin, counting newlines from the end of the newest part
    * backwards across parts (an unterminated last line is not counted, but is read); negative: the
