@@ -10,6 +10,7 @@ import java.nio.charset.CharsetEncoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.LocalDate;
+import java.util.Arrays;
 
 /**
  * Decodes one line of Docker's json-file log, {@code
@@ -32,10 +33,8 @@ final class JsonLogLine {
   static final int MAX_EXPANSION = 3;
 
   private static final byte[] LOG = bytes("{\"log\":\"");
-  private static final byte[] STREAM = bytes(",\"stream\":\"");
-  private static final byte[] STDOUT = bytes("stdout\"");
-  private static final byte[] STDERR = bytes("stderr\"");
-  private static final byte[] TIME = bytes(",\"time\":\"");
+  private static final byte[] MIDDLE_OUT = bytes(",\"stream\":\"stdout\",\"time\":\"");
+  private static final byte[] MIDDLE_ERR = bytes(",\"stream\":\"stderr\",\"time\":\"");
   private static final JsonFactory JSON = new JsonFactory();
 
   /** Bytes that stand for themselves in a JSON string: printable ASCII but quote and backslash. */
@@ -55,8 +54,10 @@ final class JsonLogLine {
 
   int nanos;
 
-  private long cachedDate = -1;
-  private long cachedEpochDay;
+  private static final int MINUTE = 17;
+  private final byte[] minute = new byte[MINUTE];
+  private boolean minuteKnown;
+  private long minuteSeconds;
   private long stampDay = Long.MIN_VALUE;
   private final byte[] stampDate = new byte[11];
   private CharsetEncoder encoder;
@@ -183,25 +184,17 @@ final class JsonLogLine {
   /** After the content: the stream, the time and the line's end. */
   private int tail(byte[] b, int i, int limit, boolean whole, int o) {
     int cut = whole ? OTHER : MORE;
-    if (i + STREAM.length + STDOUT.length + TIME.length > limit) {
+    if (i + MIDDLE_OUT.length > limit) {
       return cut;
     }
-    if (!at(b, i, limit, STREAM)) {
-      return OTHER;
-    }
-    i += STREAM.length;
-    if (at(b, i, limit, STDOUT)) {
+    if (at(b, i, limit, MIDDLE_OUT)) {
       stderr = false;
-    } else if (at(b, i, limit, STDERR)) {
+    } else if (at(b, i, limit, MIDDLE_ERR)) {
       stderr = true;
     } else {
       return OTHER;
     }
-    i += STDOUT.length;
-    if (!at(b, i, limit, TIME)) {
-      return OTHER;
-    }
-    i += TIME.length;
+    i += MIDDLE_OUT.length;
     int q = i;
     while (q < limit && b[q] != '"' && q - i < 40) {
       q++;
@@ -278,25 +271,16 @@ final class JsonLogLine {
    * writes it) into {@link #seconds} and {@link #nanos}; false if it is not one.
    */
   boolean parseTime(byte[] b, int from, int to) {
-    int n = to - from;
-    if (n < 20
-        || b[from + 4] != '-'
-        || b[from + 7] != '-'
-        || (b[from + 10] != 'T' && b[from + 10] != 't')
-        || b[from + 13] != ':'
-        || b[from + 16] != ':') {
+    if (to - from < 20) {
       return false;
     }
-    int year = digits(b, from, 4);
-    int month = digits(b, from + 5, 2);
-    int day = digits(b, from + 8, 2);
-    int hour = digits(b, from + 11, 2);
-    int minute = digits(b, from + 14, 2);
+    // Lines come in time order: most share the last one's minute, parsed once.
+    if (!(minuteKnown && Arrays.equals(b, from, from + MINUTE, minute, 0, MINUTE))
+        && !parseMinute(b, from)) {
+      return false;
+    }
     int second = digits(b, from + 17, 2);
-    if ((year | month | day | hour | minute | second) < 0
-        || hour > 23
-        || minute > 59
-        || second > 59) {
+    if (second < 0 || second > 59) {
       return false;
     }
     int i = from + 19;
@@ -330,17 +314,36 @@ final class JsonLogLine {
     } else {
       return false;
     }
-    long date = year * 10000L + month * 100 + day;
-    if (date != cachedDate) {
-      try {
-        cachedEpochDay = LocalDate.of(year, month, day).toEpochDay();
-      } catch (java.time.DateTimeException e) {
-        return false;
-      }
-      cachedDate = date;
-    }
-    seconds = cachedEpochDay * 86400 + hour * 3600 + minute * 60 + second - offset;
+    seconds = minuteSeconds + second - offset;
     nanos = nano;
+    return true;
+  }
+
+  /** Parses {@code YYYY-MM-DDTHH:MM:} into {@link #minuteSeconds} and remembers it. */
+  private boolean parseMinute(byte[] b, int from) {
+    minuteKnown = false;
+    if (b[from + 4] != '-'
+        || b[from + 7] != '-'
+        || (b[from + 10] != 'T' && b[from + 10] != 't')
+        || b[from + 13] != ':'
+        || b[from + 16] != ':') {
+      return false;
+    }
+    int year = digits(b, from, 4);
+    int month = digits(b, from + 5, 2);
+    int day = digits(b, from + 8, 2);
+    int hour = digits(b, from + 11, 2);
+    int min = digits(b, from + 14, 2);
+    if ((year | month | day | hour | min) < 0 || hour > 23 || min > 59) {
+      return false;
+    }
+    try {
+      minuteSeconds = LocalDate.of(year, month, day).toEpochDay() * 86400 + hour * 3600 + min * 60;
+    } catch (java.time.DateTimeException e) {
+      return false;
+    }
+    System.arraycopy(b, from, minute, 0, MINUTE);
+    minuteKnown = true;
     return true;
   }
 
@@ -478,15 +481,7 @@ final class JsonLogLine {
   }
 
   private static boolean at(byte[] b, int i, int to, byte[] token) {
-    if (i + token.length > to) {
-      return false;
-    }
-    for (int k = 0; k < token.length; k++) {
-      if (b[i + k] != token[k]) {
-        return false;
-      }
-    }
-    return true;
+    return i + token.length <= to && Arrays.equals(b, i, i + token.length, token, 0, token.length);
   }
 
   private static byte[] bytes(String s) {
