@@ -178,7 +178,7 @@ final class JsonFileLogs {
 
     /** Decodes the lines that {@code in[0, len)} holds whole; returns where the rest starts. */
     private int lines(int len) {
-      int reserve = timestamps ? JsonLogLine.STAMP_LENGTH : 0;
+      int reserve = timestamps ? LogTime.STAMP_LENGTH : 0;
       int from = 0;
       while (from < len && !closed) {
         if (out.length - pos < reserve + 64) {
@@ -213,7 +213,7 @@ final class JsonFileLogs {
 
     /** Decodes the whole line {@code in[from, to)}; -1 when it is no entry. */
     private int line(int from, int to) {
-      int reserve = timestamps ? JsonLogLine.STAMP_LENGTH : 0;
+      int reserve = timestamps ? LogTime.STAMP_LENGTH : 0;
       int need = reserve + (to - from) * JsonLogLine.MAX_EXPANSION;
       if (pos + need > out.length) {
         emit();
@@ -233,12 +233,12 @@ final class JsonFileLogs {
     /** Keeps the decoded entry ending at {@code end} unless it is before {@code since}. */
     private void accept(int end) {
       if (hasSince
-          && (decoder.seconds < sinceSeconds
-              || (decoder.seconds == sinceSeconds && decoder.nanos < sinceNanos))) {
+          && (decoder.time.seconds < sinceSeconds
+              || (decoder.time.seconds == sinceSeconds && decoder.time.nanos < sinceNanos))) {
         return;
       }
       if (timestamps) {
-        decoder.writeStamp(out, pos);
+        decoder.time.writeStamp(out, pos);
       }
       pos = end;
     }

@@ -9,13 +9,12 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharsetEncoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.time.LocalDate;
 import java.util.Arrays;
 
 /**
  * Decodes one line of Docker's json-file log, {@code
  * {"log":"...","stream":"stdout","time":"2016-10-20T18:39:20.57606443Z"}}, into its content bytes,
- * stream and time, and writes times as upstream's {@code RFC3339NanoFixed}.
+ * stream and time, with its time ({@link LogTime}).
  *
  * <p>The content is unescaped as Go's {@code encoding/json} does it (which is how the engine's log
  * API and upstream's {@code parseDockerJSONLog} read it): escapes including {@code \\u} with
@@ -26,9 +25,6 @@ import java.util.Arrays;
  * <p>Not thread-safe: one per reader. The results of the last {@link #decode} are its fields.
  */
 final class JsonLogLine {
-  /** The length of {@link #writeStamp}'s output: {@code 2006-01-02T15:04:05.000000000Z } . */
-  static final int STAMP_LENGTH = 31;
-
   /** At most this many output bytes per input byte (an invalid byte becomes U+FFFD's three). */
   static final int MAX_EXPANSION = 3;
 
@@ -49,17 +45,9 @@ final class JsonLogLine {
   /** The stream of the last decoded line. */
   boolean stderr;
 
-  /** The time of the last decoded line: seconds since the epoch and nanoseconds. */
-  long seconds;
+  /** The time of the last decoded line. */
+  final LogTime time = new LogTime();
 
-  int nanos;
-
-  private static final int MINUTE = 17;
-  private final byte[] minute = new byte[MINUTE];
-  private boolean minuteKnown;
-  private long minuteSeconds;
-  private long stampDay = Long.MIN_VALUE;
-  private final byte[] stampDate = new byte[11];
   private CharsetEncoder encoder;
 
   /** {@link #scan}: the input ends before the line does; read more and scan it again. */
@@ -73,6 +61,9 @@ final class JsonLogLine {
 
   /** After a successful {@link #scan}: where the next line starts. */
   int next;
+
+  /** Where {@link #unicode} stopped writing. */
+  private int written;
 
   /**
    * Decodes the complete line {@code line[from, to)} (without its newline) and writes its content
@@ -136,22 +127,11 @@ final class JsonLogLine {
         }
         byte e = b[i + 1];
         if (e == 'u') {
-          if (i + 12 > limit && !whole) {
-            return MORE; // a surrogate pair may be cut
+          i = unicode(b, i, limit, whole, out, o);
+          if (i < 0) {
+            return i;
           }
-          int cp = hex4(b, i + 2, limit);
-          if (cp < 0) {
-            return OTHER;
-          }
-          i += 6;
-          if (cp >= 0xd800 && cp < 0xdc00 && i + 1 < limit && b[i] == '\\' && b[i + 1] == 'u') {
-            int low = hex4(b, i + 2, limit);
-            if (low >= 0xdc00 && low < 0xe000) {
-              cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
-              i += 6;
-            }
-          }
-          o = utf8(cp >= 0xd800 && cp < 0xe000 ? 0xfffd : cp, out, o);
+          o = written;
           continue;
         }
         int u = unescape(e);
@@ -181,6 +161,31 @@ final class JsonLogLine {
     return tail(b, i + 1, limit, whole, o);
   }
 
+  /**
+   * The {@code \\uXXXX} escape at {@code i} (with the low surrogate that may follow) as UTF-8 at
+   * {@code o}, up to {@link #written}; returns where the input goes on, or {@link #MORE} or {@link
+   * #OTHER}.
+   */
+  private int unicode(byte[] b, int i, int limit, boolean whole, byte[] out, int o) {
+    if (i + 12 > limit && !whole) {
+      return MORE; // a surrogate pair may be cut
+    }
+    int cp = hex4(b, i + 2, limit);
+    if (cp < 0) {
+      return OTHER;
+    }
+    i += 6;
+    if (cp >= 0xd800 && cp < 0xdc00 && i + 1 < limit && b[i] == '\\' && b[i + 1] == 'u') {
+      int low = hex4(b, i + 2, limit);
+      if (low >= 0xdc00 && low < 0xe000) {
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+        i += 6;
+      }
+    }
+    written = utf8(cp >= 0xd800 && cp < 0xe000 ? 0xfffd : cp, out, o);
+    return i;
+  }
+
   /** After the content: the stream, the time and the line's end. */
   private int tail(byte[] b, int i, int limit, boolean whole, int o) {
     int cut = whole ? OTHER : MORE;
@@ -202,7 +207,7 @@ final class JsonLogLine {
     if (q + 2 > limit) {
       return cut;
     }
-    if (b[q] != '"' || b[q + 1] != '}' || !parseTime(b, i, q)) {
+    if (b[q] != '"' || b[q + 1] != '}' || !time.parse(b, i, q)) {
       return OTHER;
     }
     if (whole) {
@@ -223,7 +228,7 @@ final class JsonLogLine {
   private int generic(byte[] b, int from, int to, byte[] out, int outPos) {
     String text = null;
     String stream = null;
-    String time = null;
+    String stamp = null;
     try (JsonParser p = JSON.createParser(b, from, to - from)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         return -1;
@@ -234,18 +239,18 @@ final class JsonLogLine {
         switch (name) {
           case "log" -> text = value == JsonToken.VALUE_STRING ? p.getText() : null;
           case "stream" -> stream = value == JsonToken.VALUE_STRING ? p.getText() : null;
-          case "time" -> time = value == JsonToken.VALUE_STRING ? p.getText() : null;
+          case "time" -> stamp = value == JsonToken.VALUE_STRING ? p.getText() : null;
           default -> p.skipChildren();
         }
       }
     } catch (IOException e) {
       return -1;
     }
-    if (text == null || time == null || !("stdout".equals(stream) || "stderr".equals(stream))) {
+    if (text == null || stamp == null || !("stdout".equals(stream) || "stderr".equals(stream))) {
       return -1;
     }
-    byte[] t = time.getBytes(StandardCharsets.US_ASCII);
-    if (!parseTime(t, 0, t.length)) {
+    byte[] t = stamp.getBytes(StandardCharsets.US_ASCII);
+    if (!time.parse(t, 0, t.length)) {
       return -1;
     }
     stderr = stream.equals("stderr");
@@ -264,135 +269,6 @@ final class JsonLogLine {
       return -1; // cannot happen: Jackson gives at most one char per input byte
     }
     return dst.position();
-  }
-
-  /**
-   * Parses Go's lenient RFC 3339 with up to 9 fraction digits ({@code RFC3339Nano}, as the engine
-   * writes it) into {@link #seconds} and {@link #nanos}; false if it is not one.
-   */
-  boolean parseTime(byte[] b, int from, int to) {
-    if (to - from < 20) {
-      return false;
-    }
-    // Lines come in time order: most share the last one's minute, parsed once.
-    if (!(minuteKnown && Arrays.equals(b, from, from + MINUTE, minute, 0, MINUTE))
-        && !parseMinute(b, from)) {
-      return false;
-    }
-    int second = digits(b, from + 17, 2);
-    if (second < 0 || second > 59) {
-      return false;
-    }
-    int i = from + 19;
-    int nano = 0;
-    if (b[i] == '.') {
-      i++;
-      int start = i;
-      while (i < to && b[i] >= '0' && b[i] <= '9') {
-        if (i - start < 9) {
-          nano = nano * 10 + (b[i] - '0');
-        }
-        i++;
-      }
-      if (i == start) {
-        return false;
-      }
-      for (int k = i - start; k < 9; k++) {
-        nano *= 10;
-      }
-    }
-    int offset;
-    if (i + 1 == to && (b[i] == 'Z' || b[i] == 'z')) {
-      offset = 0;
-    } else if (i + 6 == to && (b[i] == '+' || b[i] == '-') && b[i + 3] == ':') {
-      int oh = digits(b, i + 1, 2);
-      int om = digits(b, i + 4, 2);
-      if ((oh | om) < 0) {
-        return false;
-      }
-      offset = (oh * 3600 + om * 60) * (b[i] == '-' ? -1 : 1);
-    } else {
-      return false;
-    }
-    seconds = minuteSeconds + second - offset;
-    nanos = nano;
-    return true;
-  }
-
-  /** Parses {@code YYYY-MM-DDTHH:MM:} into {@link #minuteSeconds} and remembers it. */
-  private boolean parseMinute(byte[] b, int from) {
-    minuteKnown = false;
-    if (b[from + 4] != '-'
-        || b[from + 7] != '-'
-        || (b[from + 10] != 'T' && b[from + 10] != 't')
-        || b[from + 13] != ':'
-        || b[from + 16] != ':') {
-      return false;
-    }
-    int year = digits(b, from, 4);
-    int month = digits(b, from + 5, 2);
-    int day = digits(b, from + 8, 2);
-    int hour = digits(b, from + 11, 2);
-    int min = digits(b, from + 14, 2);
-    if ((year | month | day | hour | min) < 0 || hour > 23 || min > 59) {
-      return false;
-    }
-    try {
-      minuteSeconds = LocalDate.of(year, month, day).toEpochDay() * 86400 + hour * 3600 + min * 60;
-    } catch (java.time.DateTimeException e) {
-      return false;
-    }
-    System.arraycopy(b, from, minute, 0, MINUTE);
-    minuteKnown = true;
-    return true;
-  }
-
-  /** Writes the last decoded time and a space, {@link #STAMP_LENGTH} bytes, in UTC. */
-  void writeStamp(byte[] out, int pos) {
-    long day = Math.floorDiv(seconds, 86400);
-    int sod = (int) Math.floorMod(seconds, 86400);
-    if (day != stampDay) {
-      byte[] d = (LocalDate.ofEpochDay(day).toString() + "T").getBytes(StandardCharsets.US_ASCII);
-      if (d.length != stampDate.length) {
-        d = "0000-01-01T".getBytes(StandardCharsets.US_ASCII); // years beyond 4 digits
-      }
-      System.arraycopy(d, 0, stampDate, 0, stampDate.length);
-      stampDay = day;
-    }
-    System.arraycopy(stampDate, 0, out, pos, stampDate.length);
-    int p = pos + stampDate.length;
-    p = two(sod / 3600, out, p);
-    out[p++] = ':';
-    p = two(sod / 60 % 60, out, p);
-    out[p++] = ':';
-    p = two(sod % 60, out, p);
-    out[p++] = '.';
-    int v = nanos;
-    for (int k = 8; k >= 0; k--) {
-      out[p + k] = (byte) ('0' + v % 10);
-      v /= 10;
-    }
-    p += 9;
-    out[p++] = 'Z';
-    out[p] = ' ';
-  }
-
-  private static int two(int v, byte[] out, int p) {
-    out[p] = (byte) ('0' + v / 10);
-    out[p + 1] = (byte) ('0' + v % 10);
-    return p + 2;
-  }
-
-  private static int digits(byte[] b, int from, int n) {
-    int v = 0;
-    for (int i = from; i < from + n; i++) {
-      int d = b[i] - '0';
-      if (d < 0 || d > 9) {
-        return -1;
-      }
-      v = v * 10 + d;
-    }
-    return v;
   }
 
   private static int unescape(byte e) {
