@@ -36,6 +36,7 @@ import io.jkubelet.agent.sync.PodSync;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Memo;
 import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.WorkQueue;
@@ -73,6 +74,7 @@ public final class Agent implements Lifecycle {
   static final Duration PLEG_HEALTH_THRESHOLD = Duration.ofMinutes(3);
   static final Duration WORKER_ERROR_BACKOFF = Duration.ofSeconds(10);
   static final Duration CONTAINER_GC_PERIOD = Duration.ofMinutes(1);
+  static final Duration RUNTIME_CHECK_TTL = Duration.ofSeconds(5);
 
   private final Setup setup;
   private final LoopChannels channels;
@@ -291,7 +293,8 @@ public final class Agent implements Lifecycle {
     checks.put("syncloop", loop::healthy);
     checks.put("pleg", pleg::healthy);
     checks.put("prober", probes::healthy);
-    checks.put("runtime", this::runtimeHealth);
+    // As upstream's runtime state, refreshed every 5 s rather than on every request.
+    checks.put("runtime", new Memo<>(RUNTIME_CHECK_TTL, setup.time().clock(), this::runtimeHealth));
     checks.put("events", setup.events().broadcaster()::healthy);
     for (Lifecycle source : sources) {
       checks.put(source.getClass().getSimpleName(), source::healthy);

@@ -92,7 +92,8 @@ final class ClusterMode {
         CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst());
     NodeOptions nodeOptions = nodeOptions(options, host.nodeIp(), nodeLabels, taints);
     AtomicReference<Agent> agent = new AtomicReference<>();
-    KubernetesClient heartbeats = HeartbeatClient.create(base, nodeOptions, requests::install);
+    KubernetesClient heartbeats =
+        HeartbeatClient.create(base, nodeOptions, b -> requests.install(ApiHttpClients.small(b)));
     NodeStatusManager node =
         NodeStatusManager.create(
             nodeOptions,
@@ -176,6 +177,8 @@ final class ClusterMode {
    */
   private static KubernetesClient client(Config base, RestClientMetrics requests) {
     Config c = new ConfigBuilder(base).withRequestRetryBackoffLimit(1).build();
-    return requests.install(new KubernetesClientBuilder().withConfig(c)).build();
+    return requests
+        .install(ApiHttpClients.small(new KubernetesClientBuilder().withConfig(c)))
+        .build();
   }
 }

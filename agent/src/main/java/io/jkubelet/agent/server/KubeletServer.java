@@ -15,8 +15,10 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -45,7 +47,6 @@ public final class KubeletServer implements Lifecycle {
   private final Authenticator authenticator;
   private final Authorizer authorizer;
   private final List<Route> routes;
-  private EventLoopGroup boss;
   private EventLoopGroup workers;
   private ExecutorService authExecutor;
   private ChannelGroup channels;
@@ -68,7 +69,7 @@ public final class KubeletServer implements Lifecycle {
   @Override
   public void start() {
     SslContext ssl = sslContext();
-    boss = new NioEventLoopGroup(1, new DefaultThreadFactory("kubelet-server-accept", true));
+    // One group accepts and serves: an accept costs next to nothing, and a thread less.
     workers = new NioEventLoopGroup(2, new DefaultThreadFactory("kubelet-server-io", true));
     authExecutor = Executors.newVirtualThreadPerTaskExecutor();
     channels = new DefaultChannelGroup("kubelet-server", GlobalEventExecutor.INSTANCE);
@@ -76,7 +77,7 @@ public final class KubeletServer implements Lifecycle {
     try {
       server =
           new ServerBootstrap()
-              .group(boss, workers)
+              .group(workers)
               .channel(NioServerSocketChannel.class)
               .childHandler(
                   new ChannelInitializer<SocketChannel>() {
@@ -125,10 +126,26 @@ public final class KubeletServer implements Lifecycle {
         b.trustManager(options.clientCAs().toArray(X509Certificate[]::new))
             .clientAuth(ClientAuth.OPTIONAL);
       }
-      return b.build();
+      return b.sslProvider(tlsProvider()).build();
     } catch (SSLException e) {
       throw new IllegalStateException("kubelet server: TLS setup failed: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * BoringSSL through Netty's tcnative where its native library loads (a handshake then costs about
+   * a millisecond of CPU; the JDK's provider took about 28 ms with the launcher's client compiler),
+   * else the JDK's.
+   */
+  private static SslProvider tlsProvider() {
+    if (OpenSsl.isAvailable()) {
+      log.debug("kubelet server: TLS by {}", OpenSsl.versionString());
+      return SslProvider.OPENSSL;
+    }
+    log.info(
+        "kubelet server: TLS by the JDK (Netty's native TLS library did not load: {})",
+        OpenSsl.unavailabilityCause() == null ? "unknown" : OpenSsl.unavailabilityCause());
+    return SslProvider.JDK;
   }
 
   /** The bound port (useful when 0 asked for an ephemeral one). */
@@ -145,8 +162,7 @@ public final class KubeletServer implements Lifecycle {
     if (channels != null) {
       channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
-    if (boss != null) {
-      boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+    if (workers != null) {
       workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
     }
     if (authExecutor != null) {
