@@ -4,7 +4,9 @@
 # kubelet (the cluster's CA as client CA, the token webhook, authorization mode Webhook).
 # KubeletApiBench, with kubectl as the admin through the API server, prints each figure beside the
 # engine's own (docker CLI) where there is one:
-#   - kubectl logs of a LOG_MB MB log: MB/s (goal >= 100 MB/s), beside docker logs;
+#   - kubectl logs of a LOG_MB MB log: MB/s (goal >= 100 MB/s), beside docker logs, and curl as the
+#     admin straight to jkubelet's port and to the API server's pods/log (after one warm-up read),
+#     with the load average;
 #   - kubectl logs -f: per line, from the time the container stamped on it until it is read from
 #     the stream, p50 and p99 (goal: under 50 ms added to docker logs -f of the same lines);
 #   - kubectl exec pod -- true beside docker exec <id> true, RUNS runs each interleaved, medians

@@ -48,6 +48,12 @@ final class LogStream implements LogSink {
   private volatile AutoCloseable source;
   private ChannelFuture last;
 
+  /**
+   * Ends the response when the client goes away; removed when it ends, since a kept-alive
+   * connection would otherwise hold every response it carried (and its runtime stream).
+   */
+  private final ChannelFutureListener onClose = f -> finish(false);
+
   LogStream(ChannelHandlerContext ctx, HttpRequest req, OptionalLong limitBytes) {
     this.channel = ctx.channel();
     this.keepAlive = HttpUtil.isKeepAlive(req);
@@ -63,7 +69,7 @@ final class LogStream implements LogSink {
     synchronized (this) {
       last = channel.writeAndFlush(res);
     }
-    channel.closeFuture().addListener(f -> finish(false));
+    channel.closeFuture().addListener(onClose);
     try {
       source = opener.call();
       if (done.get() || !channel.isActive()) {
@@ -170,6 +176,7 @@ final class LogStream implements LogSink {
         f.addListener(ChannelFutureListener.CLOSE);
       }
     }
+    channel.closeFuture().removeListener(onClose);
     closeSource();
   }
 

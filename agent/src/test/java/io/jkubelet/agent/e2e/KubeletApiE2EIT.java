@@ -66,6 +66,19 @@ class KubeletApiE2EIT {
     Kubectl.apply(
         cluster.ns,
         Kubectl.boundPod(
+            "mixed",
+            cluster.node,
+            "  - {name: state, emptyDir: {}}",
+            """
+              - name: app
+                image: jkubelet/busybox:1.35
+                command: ["sh", "-c", "%s"]
+                volumeMounts: [{name: state, mountPath: /state}]
+            """
+                .formatted(MIXED.replace("\\", "\\\\").replace("\"", "\\\""))));
+    Kubectl.apply(
+        cluster.ns,
+        Kubectl.boundPod(
             "counter",
             cluster.node,
             """
@@ -74,6 +87,16 @@ class KubeletApiE2EIT {
                 command: ["sh", "-c", "sleep 2; for i in 1 2 3; do echo tick $i; sleep 1; done"]
             """));
   }
+
+  /**
+   * Output with quotes, backslashes, HTML, UTF-8, stderr, a line over 16 KiB and no last newline;
+   * the first instance exits 1, the next one stays (so the first stays the previous one).
+   */
+  private static final String MIXED =
+      "[ -e /state/ran ] && exec sleep 3600; touch /state/ran;"
+          + " printf 'a \"quote\" \\\\ back <tag> & é\\n'; echo err >&2;"
+          + " head -c 20000 /dev/zero | tr '\\0' x; echo; for i in 1 2 3 4 5; do echo line $i;"
+          + " done; printf partial; exit 1";
 
   private static Kubectl.Result kubectl(String... args) throws Exception {
     String[] all = new String[args.length + 2];
@@ -136,6 +159,64 @@ class KubeletApiE2EIT {
                             .trim())
                     >= 1);
     assertThat(kubectl("logs", "crasher", "--previous").ok().out()).startsWith("run at ");
+  }
+
+  /**
+   * What a user compares: {@code kubectl logs} of the last terminated instance with tail, since and
+   * timestamps gives exactly what {@code docker logs} of that container gives.
+   */
+  @Test
+  void kubectlLogsPreviousWithTailSinceAndTimestampsGiveDockerLogsBytes() throws Exception {
+    String previous =
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .ignoreExceptions()
+            .until(
+                () ->
+                    kubectl(
+                            "get",
+                            "pod",
+                            "mixed",
+                            "-o",
+                            "jsonpath={.status.containerStatuses[0].lastState.terminated.containerID}")
+                        .ok()
+                        .out()
+                        .trim(),
+                s -> s.startsWith("docker://"))
+            .substring("docker://".length());
+    String stamped = kubectl("logs", "mixed", "--previous", "--timestamps").ok().out();
+    assertThat(stamped).isEqualTo(dockerLogs("--timestamps", previous));
+    assertThat(stamped).contains(" a \"quote\" \\ back <tag> & é\n", " err\n").endsWith(" partial");
+    String since = stamped.lines().skip(2).findFirst().orElseThrow().substring(0, 19) + "Z";
+
+    assertThat(kubectl("logs", "mixed", "--previous").ok().out())
+        .contains("x".repeat(20000))
+        .isEqualTo(dockerLogs(previous));
+    assertThat(kubectl("logs", "mixed", "--previous", "--tail=3", "--timestamps").ok().out())
+        .isEqualTo(dockerLogs("--tail", "3", "--timestamps", previous));
+    assertThat(kubectl("logs", "mixed", "--previous", "--since-time=" + since).ok().out())
+        .isEqualTo(dockerLogs("--since", since, previous));
+    assertThat(
+            kubectl(
+                    "logs",
+                    "mixed",
+                    "--previous",
+                    "--tail=4",
+                    "--since-time=" + since,
+                    "--timestamps")
+                .ok()
+                .out())
+        .isEqualTo(dockerLogs("--tail", "4", "--since", since, "--timestamps", previous));
+  }
+
+  /** {@code docker logs ARGS}: its stdout and stderr in the order written, as on a terminal. */
+  private static String dockerLogs(String... args) throws Exception {
+    List<String> cmd = new java.util.ArrayList<>(List.of("docker", "logs"));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    byte[] out = p.getInputStream().readAllBytes();
+    assertThat(p.waitFor()).as("docker logs exit code").isZero();
+    return new String(out, StandardCharsets.UTF_8);
   }
 
   @Test

@@ -69,6 +69,7 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   private volatile Scope scope = Scope.ALL;
 
   private final EngineLogs logs;
+  private final JsonFileLogs fileLogs;
 
   /**
    * A runtime on one client for every call. Its response timeout must exceed the longest grace
@@ -99,14 +100,26 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     this.streams = new DockerStreams(clients, host, execs, time.clock());
     this.portForwarder = new PortForwarder(clients);
     this.logs = new EngineLogs(clients, host);
+    this.fileLogs = new JsonFileLogs(host);
   }
 
+  /**
+   * A container's output: a request that does not follow reads the json-file log directly where it
+   * can ({@link JsonFileLogs}), anything else the engine's log API ({@link EngineLogs}).
+   */
   @Override
   public AutoCloseable containerLogs(
       String containerId,
       io.jkubelet.agent.runtime.LogRequest request,
       io.jkubelet.agent.runtime.LogSink sink) {
-    return logs.read(containerId, request, sink);
+    if (request.follow()) {
+      return logs.read(containerId, request, sink);
+    }
+    var inspected = logs.inspect(containerId);
+    return fileLogs
+        .files(inspected)
+        .map(files -> fileLogs.read(files, request, sink))
+        .orElseGet(() -> logs.read(inspected, request, sink));
   }
 
   @Override

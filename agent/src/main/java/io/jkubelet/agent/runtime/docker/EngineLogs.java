@@ -46,7 +46,7 @@ final class EngineLogs {
   AutoCloseable follow(String containerId, Optional<Instant> since, LogEntrySink sink) {
     String query = "follow=1&timestamps=1" + since.map(EngineLogs::since).orElse("");
     return open(
-        containerId,
+        inspect(containerId),
         query,
         true,
         new Frames() {
@@ -64,6 +64,11 @@ final class EngineLogs {
 
   /** Chunks of output as {@code /containerLogs} asks: tail, since, timestamps, follow. */
   AutoCloseable read(String containerId, LogRequest r, LogSink sink) {
+    return read(inspect(containerId), r, sink);
+  }
+
+  /** As {@link #read(String, LogRequest, LogSink)}, for a container already inspected. */
+  AutoCloseable read(InspectContainerResponse inspected, LogRequest r, LogSink sink) {
     String query =
         "follow="
             + (r.follow() ? 1 : 0)
@@ -72,7 +77,7 @@ final class EngineLogs {
             + (r.tailLines().isPresent() ? "&tail=" + r.tailLines().getAsLong() : "")
             + r.since().map(EngineLogs::since).orElse("");
     return open(
-        containerId,
+        inspected,
         query,
         false,
         new Frames() {
@@ -93,13 +98,18 @@ final class EngineLogs {
         });
   }
 
-  private AutoCloseable open(String containerId, String query, boolean lines, Frames frames) {
-    InspectContainerResponse inspected;
+  /** The container, as the engine describes it; a {@code RuntimeError} when it cannot. */
+  InspectContainerResponse inspect(String containerId) {
     try {
-      inspected = clients.api().inspectContainerCmd(containerId).exec();
+      return clients.api().inspectContainerCmd(containerId).exec();
     } catch (RuntimeException e) {
       throw DockerErrors.translate(e, null);
     }
+  }
+
+  private AutoCloseable open(
+      InspectContainerResponse inspected, String query, boolean lines, Frames frames) {
+    String containerId = inspected.getId();
     boolean tty =
         inspected.getConfig() != null && Boolean.TRUE.equals(inspected.getConfig().getTty());
     Hijack conn =

@@ -13,6 +13,9 @@
  *   <li>{@code Images}: presence, pull, an image's entrypoint;
  *   <li>{@code ExecSync} (with {@code ExecCallback}): exec with an output cap and a timeout;
  *   <li>{@code EventWatcher}: the container event stream, reconnected with a backoff;
+ *   <li>{@code EngineLogs}: log streams from the engine's log API; {@code JsonFileLogs} (with
+ *       {@code JsonLogFiles}, {@code JsonLogLine} and {@code LogTime}): a log read from the
+ *       json-file itself;
  *   <li>{@code DockerErrors}: every docker-java exception to a {@code RuntimeError} kind.
  * </ul>
  */
