@@ -28,7 +28,14 @@ public final class PodCache {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition changed = lock.newCondition();
   private final Map<String, Entry> entries = new HashMap<>();
-  private Instant globalTime = Instant.EPOCH;
+
+  /**
+   * When a relist last saw every pod; {@link Instant#MIN} until the first one. NOTE: not the epoch,
+   * which a new worker's last sync time (just before it) would count as news: after a restart,
+   * every pod the API source delivered before the first relist ended was then synced as having
+   * nothing in the runtime, and its running sandbox was replaced.
+   */
+  private Instant globalTime = Instant.MIN;
 
   /** A cached status, or the error from inspecting the pod. */
   public record Entry(PodStatus status, Throwable error, Instant modified) {}
