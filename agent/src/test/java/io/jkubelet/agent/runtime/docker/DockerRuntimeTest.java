@@ -27,7 +27,6 @@ import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.LogEntry;
 import io.jkubelet.agent.runtime.LogEntrySink;
 import io.jkubelet.agent.runtime.LogRequest;
-import io.jkubelet.agent.runtime.LogSink;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.RegistryAuth;
@@ -779,26 +778,7 @@ class DockerRuntimeTest {
   }
 
   private static String logs(String id, LogRequest request) throws Exception {
-    var out = new java.io.ByteArrayOutputStream();
-    var ended = new java.util.concurrent.CompletableFuture<Throwable>();
-    try (AutoCloseable s =
-        runtime.containerLogs(
-            id,
-            request,
-            new LogSink() {
-              @Override
-              public synchronized void output(byte[] bytes) {
-                out.writeBytes(bytes);
-              }
-
-              @Override
-              public void end(Throwable error) {
-                ended.complete(error);
-              }
-            })) {
-      assertThat(ended.get(30, TimeUnit.SECONDS)).isNull();
-    }
-    return out.toString(StandardCharsets.UTF_8);
+    return JsonFileLogsDockerTest.read(sink -> runtime.containerLogs(id, request, sink));
   }
 
   private static List<LogEntry> entries(String id, Optional<Instant> since) throws Exception {

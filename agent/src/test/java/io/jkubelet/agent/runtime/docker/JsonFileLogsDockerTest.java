@@ -179,11 +179,13 @@ class JsonFileLogsDockerTest {
     return read(sink -> files.read(f, r, sink));
   }
 
-  private interface Opener {
+  /** Opens a log stream into the sink (shared with {@code DockerRuntimeTest}). */
+  interface Opener {
     AutoCloseable open(LogSink sink) throws Exception;
   }
 
-  private static String read(Opener opener) throws Exception {
+  /** Everything the stream delivers, once it ended without an error. */
+  static String read(Opener opener) throws Exception {
     var out = new ByteArrayOutputStream();
     var ended = new CompletableFuture<Throwable>();
     try (AutoCloseable s =
