@@ -47,6 +47,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -436,6 +437,14 @@ public final class Agent implements Lifecycle {
    */
   public Predicate<Pod> reclaimed() {
     return reclaimed;
+  }
+
+  /**
+   * The pod's API object as the API source last saw it, by the pod's UID: the pod itself, or for a
+   * static pod its mirror pod; what the status manager's re-check compares with.
+   */
+  public Optional<Pod> seenInApi(String uid) {
+    return podManager.apiObject(uid);
   }
 
   /** The desired pods, each with the status jkubelet computed for it: {@code /pods}. */

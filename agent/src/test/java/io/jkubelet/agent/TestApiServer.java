@@ -69,13 +69,19 @@ public final class TestApiServer {
    * the code under test to what a kubelet may do.
    */
   public static KubernetesClient nodeClient(String node) {
+    return nodeClient(node, b -> b);
+  }
+
+  /** As {@link #nodeClient(String)}, with the builder adapted first (an interceptor, say). */
+  public static KubernetesClient nodeClient(
+      String node, java.util.function.UnaryOperator<KubernetesClientBuilder> adapt) {
     Config config = Config.fromKubeconfig(kubeconfig());
     config.setImpersonateUsername("system:node:" + node);
     config.setImpersonateGroups("system:nodes");
     config.setRequestRetryBackoffLimit(0);
     config.setRequestTimeout(5000);
     config.setConnectionTimeout(2000);
-    return new KubernetesClientBuilder().withConfig(config).build();
+    return adapt.apply(new KubernetesClientBuilder().withConfig(config)).build();
   }
 
   /** A client for a server that is not there: no kubeconfig needed. */

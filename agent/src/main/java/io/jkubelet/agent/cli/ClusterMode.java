@@ -34,7 +34,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -86,7 +88,7 @@ final class ClusterMode {
       Agent.Monitoring monitoring) {
     KubeletConfiguration config = options.config();
     RestClientMetrics requests = new RestClientMetrics(monitoring.metrics());
-    java.util.function.Function<Config, KubernetesClient> client = c -> client(c, requests);
+    Function<Config, KubernetesClient> client = c -> client(c, requests);
     Clock clock = time.clock();
     CorrelatorOptions rate =
         CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst());
@@ -118,7 +120,8 @@ final class ClusterMode {
             client.apply(base),
             config,
             clock,
-            p -> agent.get() != null && agent.get().reclaimed().test(p));
+            p -> agent.get() != null && agent.get().reclaimed().test(p),
+            uid -> agent.get() == null ? Optional.empty() : agent.get().seenInApi(uid));
     // Events go to the API server on a client and budget of their own.
     ApiEventSink sink = ApiEventSink.create(client.apply(base), clock, time.sleeper(), rate);
     broadcaster.addWatcher("api", sink);
@@ -145,9 +148,19 @@ final class ClusterMode {
   }
 
   private static ApiStatusManager statusManager(
-      KubernetesClient client, KubeletConfiguration config, Clock clock, Predicate<Pod> reclaimed) {
+      KubernetesClient client,
+      KubeletConfiguration config,
+      Clock clock,
+      Predicate<Pod> reclaimed,
+      Function<String, Optional<Pod>> seen) {
     return new ApiStatusManager(
-        client, clock, config.kubeAPIQPS(), config.kubeAPIBurst(), reclaimed, STATUS_SYNC_PERIOD);
+        client,
+        clock,
+        config.kubeAPIQPS(),
+        config.kubeAPIBurst(),
+        reclaimed,
+        seen,
+        STATUS_SYNC_PERIOD);
   }
 
   private static NodeOptions nodeOptions(

@@ -45,6 +45,11 @@ public final class PodManager {
     return Optional.ofNullable(byUid.get(uid));
   }
 
+  /** The pod's object in the API server, by the pod's UID: itself, or a static pod's mirror. */
+  public Optional<Pod> apiObject(String uid) {
+    return byUid(uid).flatMap(p -> Annotations.isStatic(p) ? mirrorOf(p) : Optional.of(p));
+  }
+
   /** Every desired pod, oldest first by when it was first seen, then by name. */
   public List<Pod> pods() {
     return byUid.values().stream()

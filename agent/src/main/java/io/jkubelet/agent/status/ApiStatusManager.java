@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,8 +32,10 @@ import org.slf4j.LoggerFactory;
  * of it. A status that differs from the last one written (differences in {@code lastProbeTime}
  * aside) marks the pod dirty and wakes the sync thread, which writes it at once; several changes in
  * a row coalesce, and only the latest is sent. Every {@code syncPeriod} the thread re-checks every
- * pod: it GETs the API object, and writes again when the API's status differs from ours (someone
- * else changed it, or an earlier write was lost).
+ * pod as upstream's {@code needsReconcile} does: against the pod as the pod source last saw it (the
+ * API source's informer; for a static pod, its mirror), without a request. Only a pod whose status
+ * there differs from ours (someone else changed it, or an earlier write was lost), or which is
+ * being deleted and may now go, is synced: a GET of the API object, then a patch or a delete.
  *
  * <p>Failures are retried with a per-pod backoff of 1 s doubling up to {@code syncPeriod}. The
  * thread survives any exception, so while the API server is down statuses keep accumulating in
@@ -86,6 +89,8 @@ public final class ApiStatusManager implements StatusManager {
    * @param burst the rate budget's size
    * @param canBeDeleted whether a pod that is being deleted (it receives the API object, which has
    *     a deletionTimestamp) is finished on this node: stopped, and everything of it removed
+   * @param seen the pod by UID as the pod source last saw it in the API (for a static pod, its
+   *     mirror pod), empty when it has none; what the periodic re-check compares with
    * @param syncPeriod how often every pod is re-checked against the API (upstream: 10 s)
    */
   public ApiStatusManager(
@@ -94,6 +99,7 @@ public final class ApiStatusManager implements StatusManager {
       int qps,
       int burst,
       Predicate<Pod> canBeDeleted,
+      Function<String, Optional<Pod>> seen,
       Duration syncPeriod) {
     if (syncPeriod.isNegative() || syncPeriod.isZero()) {
       throw new IllegalArgumentException("the sync period must be positive, got " + syncPeriod);
@@ -110,7 +116,8 @@ public final class ApiStatusManager implements StatusManager {
             queue::pause,
             Objects.requireNonNull(canBeDeleted, "canBeDeleted"),
             counters);
-    this.loop = new StatusSyncLoop(cache, queue, writer, counters);
+    this.loop =
+        new StatusSyncLoop(cache, queue, writer, counters, Objects.requireNonNull(seen, "seen"));
   }
 
   @Override

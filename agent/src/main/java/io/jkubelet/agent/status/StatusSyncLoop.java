@@ -1,5 +1,6 @@
 package io.jkubelet.agent.status;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.status.StatusSyncQueue.Attempt;
@@ -9,6 +10,7 @@ import io.jkubelet.agent.util.Lifecycle.Health;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -17,7 +19,10 @@ import org.slf4j.MDC;
  * The one sync thread of the API status manager, as upstream's {@code syncBatch} loop: takes due
  * pods from the {@link StatusSyncQueue}, writes each pod's cached status with the {@link
  * ApiStatusWriter}, and hands the result back to the queue. A periodic re-check walks every pod,
- * letting changed pods jump the queue between them.
+ * letting changed pods jump the queue between them; it syncs only the pods that upstream's {@code
+ * needsUpdate} or {@code needsReconcile} would: those with a status still to write, and those whose
+ * API object, as the pod source last saw it, has another status than ours or may now be deleted.
+ * The others cost no request.
  *
  * <p>The thread survives any exception; an {@link Error} kills it, and {@link #healthy()} says so.
  * It waits only inside the queue (on a condition, with deadlines on the injected clock), so {@link
@@ -35,12 +40,18 @@ final class StatusSyncLoop {
   private final StatusSyncQueue queue;
   private final ApiStatusWriter writer;
   private final StatusCounters counters;
+  private final Function<String, Optional<Pod>> seen;
 
   private volatile Thread thread;
   private volatile Throwable died;
 
   StatusSyncLoop(
-      StatusCache cache, StatusSyncQueue queue, ApiStatusWriter writer, StatusCounters counters) {
+      StatusCache cache,
+      StatusSyncQueue queue,
+      ApiStatusWriter writer,
+      StatusCounters counters,
+      Function<String, Optional<Pod>> seen) {
+    this.seen = seen;
     this.cache = cache;
     this.queue = queue;
     this.writer = writer;
@@ -145,7 +156,7 @@ final class StatusSyncLoop {
       if (queue.isClosed()) {
         return;
       }
-      if (done.add(uid)) {
+      if (done.add(uid) && (!work.full() || needsSync(uid))) {
         syncPod(uid);
       }
     }
@@ -156,6 +167,29 @@ final class StatusSyncLoop {
           work.uids().size(),
           counters.snapshot(queue.pending()));
     }
+  }
+
+  /**
+   * Whether the re-check must sync the pod: it has a status still to write, or the pod source's
+   * copy of its API object has another status than ours (upstream's {@code needsReconcile}) or is
+   * being deleted and may now go. A pod the source does not have (gone from the API; a static pod
+   * without a mirror yet) is left to the queue and the orphan cleanup.
+   */
+  private boolean needsSync(String uid) {
+    Optional<Pod> api = seen.apply(uid);
+    if (api.isEmpty()) {
+      return queue.isDirty(uid);
+    }
+    if (writer.deletable(api.get())) {
+      return true;
+    }
+    if (queue.agrees(uid, StatusPatches.semantic(api.get().getStatus()))) {
+      return false;
+    }
+    log.debug(
+        "StatusManager: the status of {} in the API differs from ours, syncing it",
+        PodConfig.fullName(api.get()));
+    return true;
   }
 
   private void syncPod(String uid) throws InterruptedException {

@@ -169,6 +169,34 @@ final class StatusSyncQueue {
     }
   }
 
+  /** Whether the pod has a status to write (now or after its retry delay). */
+  boolean isDirty(String uid) {
+    lock.lock();
+    try {
+      return dirty.contains(uid);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Whether the pod needs no write: it is not dirty, and {@code apiSemantic} (the API's status, as
+   * {@link StatusPatches#semantic}) is the latest status this queue was told of.
+   */
+  boolean agrees(String uid, Map<String, Object> apiSemantic) {
+    lock.lock();
+    try {
+      State s = states.get(uid);
+      return s != null
+          && !s.gone
+          && !dirty.contains(uid)
+          && s.latest != null
+          && s.latest.equals(apiSemantic);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Pods with a status to write now or after their retry delay. */
   int pending() {
     lock.lock();

@@ -17,6 +17,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import io.jkubelet.agent.TestApiServer;
 import io.jkubelet.agent.TestApiServer.TestNamespace;
 import io.jkubelet.agent.TestProxy;
@@ -30,9 +33,11 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -101,10 +106,18 @@ class ApiStatusManagerTest {
   private ApiStatusManager manager(
       KubernetesClient client, Duration syncPeriod, Predicate<Pod> canBeDeleted) {
     ApiStatusManager m =
-        new ApiStatusManager(client, Clock.systemUTC(), 50, 100, canBeDeleted, syncPeriod);
+        new ApiStatusManager(
+            client, Clock.systemUTC(), 50, 100, canBeDeleted, this::seen, syncPeriod);
     closeAfter.add(m::stop);
     m.start();
     return m;
+  }
+
+  /** The pod source's view of the API: here a fresh list of the namespace, by UID. */
+  private Optional<Pod> seen(String uid) {
+    return admin.pods().inNamespace(ns.name).list().getItems().stream()
+        .filter(p -> p.getMetadata().getUid().equals(uid))
+        .findFirst();
   }
 
   private static Pod get(String name) {
@@ -396,6 +409,65 @@ class ApiStatusManagerTest {
     assertThat(got.getContainerStatuses().get(0).getContainerID()).startsWith("docker://");
     assertThat(m.stats().writes()).isEqualTo(1);
     assertThat(get(name).getMetadata().getUid()).isEqualTo(mirror.getMetadata().getUid());
+  }
+
+  @Test
+  void aStatusThatSomeoneElseChangedIsWrittenBackByTheReCheck() {
+    Pod pod = ns.createPod(random("other"), node, Map.of(), "app");
+    String name = pod.getMetadata().getName();
+    ApiStatusManager m = manager(Duration.ofSeconds(1), p -> false);
+    m.setPodStatus(pod, ApiStatusFixtures.running(pod, now, "10.88.0.18", true, 0));
+    await().atMost(Duration.ofSeconds(2)).until(() -> m.stats().writes() == 1);
+
+    patch(
+        name,
+        PatchType.JSON_MERGE,
+        pod.getMetadata().getUid(),
+        new PodStatusBuilder(apiStatus(name)).withPodIP("10.88.0.99").withPodIPs().build());
+
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> "10.88.0.18".equals(apiStatus(name).getPodIP()));
+    assertThat(m.stats().writes()).isEqualTo(2);
+  }
+
+  @Test
+  void theReCheckOfPodsInSyncSendsNoRequest() {
+    List<Pod> pods = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      pods.add(ns.createPod(random("quiet"), node, Map.of(), "app"));
+    }
+    AtomicInteger requests = new AtomicInteger();
+    KubernetesClient counted =
+        TestApiServer.nodeClient(
+            node,
+            b ->
+                b.withHttpClientBuilderConsumer(
+                    h ->
+                        h.addOrReplaceInterceptor(
+                            "count",
+                            new Interceptor() {
+                              @Override
+                              public void before(
+                                  BasicBuilder builder,
+                                  HttpRequest request,
+                                  Interceptor.RequestTags tags) {
+                                requests.incrementAndGet();
+                              }
+                            })));
+    ApiStatusManager m = manager(counted, Duration.ofMillis(500), p -> false);
+    closeAfter.add(counted::close);
+    for (Pod p : pods) {
+      m.setPodStatus(p, ApiStatusFixtures.running(p, now, "10.88.0.19", true, 0));
+    }
+    await().atMost(Duration.ofSeconds(2)).until(() -> m.stats().writes() == 3);
+    await().atMost(Duration.ofSeconds(2)).until(() -> m.stats().pending() == 0);
+    int before = requests.get();
+    long syncs = m.stats().syncs();
+
+    await().atMost(Duration.ofSeconds(5)).until(() -> m.stats().syncs() >= syncs + 3);
+
+    assertThat(requests.get()).as("requests in three re-checks of pods in sync").isEqualTo(before);
   }
 
   @Test

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,7 @@ class ApiStatusOfflineTest {
             5,
             10,
             p -> false,
+            uid -> Optional.empty(),
             Duration.ofSeconds(10));
     managers.add(m);
     return m;

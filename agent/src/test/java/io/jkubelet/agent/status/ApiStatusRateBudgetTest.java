@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -73,6 +74,7 @@ class ApiStatusRateBudgetTest {
             1,
             2,
             p -> false,
+            uid -> Optional.empty(),
             Duration.ofSeconds(10));
     manager.start();
     try {

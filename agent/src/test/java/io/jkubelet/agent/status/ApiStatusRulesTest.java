@@ -3,6 +3,7 @@ package io.jkubelet.agent.status;
 import io.jkubelet.agent.TestApiServer;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 
 /** Cluster mode keeps statuses by the same rules as standalone mode (no API server needed). */
@@ -15,6 +16,7 @@ class ApiStatusRulesTest extends StatusManagerContract {
         5,
         10,
         p -> false,
+        uid -> Optional.empty(),
         Duration.ofSeconds(10));
   }
 
