@@ -9,17 +9,18 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 
 /**
- * The HTTP engines of the API clients. Left to itself, fabric8 gives every client a Vert.x of its
+ * The HTTP engine of the API clients. Left to itself, fabric8 gives every client a Vert.x of its
  * own sized for a server: up to twice the cores in event loops and twenty threads in each blocking
- * pool, so that the five clients of a node took 28 threads. Here each client still gets an engine
- * of its own, so that no client's traffic (or a caller blocking on one of its callbacks) can hold
- * up another's, but a small one: one event loop and one thread in each blocking pool, started when
- * first needed. The threads are daemons, as fabric8's own, and the engines live as long as the
- * process (NOTE: closing a client leaves its engine's idle threads; the agent never closes its
- * clients before it exits).
+ * pool, so that the five clients of a node took 28 threads; one small engine each still took 15.
+ * Here all clients share one engine, made when the first client is built: two event loops, and one
+ * thread in each blocking pool, started when first needed. The clients run their callbacks (watch
+ * and informer events) on virtual threads, never on the event loops, so that no caller blocking on
+ * one of them holds up another client's traffic. The threads are daemons, as fabric8's own, and the
+ * engine lives as long as the process: closing a client leaves it running for the others.
  *
- * <p>The last release's shared engines (two for all clients) saw secret watches stop after a
- * restart under 110 pods; one engine per client keeps the isolation the defaults had.
+ * <p>An earlier release shared engines and saw secret watches stop after restarts under 110 pods;
+ * those restarts also replaced running sandboxes (the {@code PodCache} defect, since fixed), and
+ * the watches are retried by {@code objects.WatchPodObjects} when they fail.
  */
 final class ApiHttpClients {
   /**
@@ -31,17 +32,22 @@ final class ApiHttpClients {
 
   private ApiHttpClients() {}
 
-  /** The builder, set to give its client a small engine of its own and virtual task threads. */
+  /** The builder, set to use the shared engine and virtual task threads. */
   static KubernetesClientBuilder small(KubernetesClientBuilder builder) {
     return builder
-        .withHttpClientFactory(new VertxHttpClientFactory(vertx()))
+        .withHttpClientFactory(new VertxHttpClientFactory(Engine.VERTX))
         .withTaskExecutor(TASKS);
+  }
+
+  /** Holds the engine, made on first use. */
+  private static final class Engine {
+    static final Vertx VERTX = vertx();
   }
 
   private static Vertx vertx() {
     VertxOptions options =
         new VertxOptions()
-            .setEventLoopPoolSize(1)
+            .setEventLoopPoolSize(2)
             .setWorkerPoolSize(1)
             .setInternalBlockingPoolSize(1)
             .setUseDaemonThread(true)

@@ -15,11 +15,17 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -53,6 +59,9 @@ public final class GenericPleg implements Pleg {
   private final Duration healthThreshold;
   private final Predicate<PodLifecycleEvent> sink;
   private final RelistListener listener;
+
+  /** How many changed pods one relist inspects at a time. */
+  static final int INSPECT_PARALLELISM = 4;
 
   /**
    * Told after every relist, for the relist duration and the running pods and containers (package
@@ -234,15 +243,9 @@ public final class GenericPleg implements Pleg {
         });
     containers = now;
 
+    Set<String> failed = inspect(changedPods.values(), timestamp);
     for (PodRef pod : changedPods.values()) {
-      try {
-        if (!observedSince(pod.uid(), timestamp)) {
-          PodStatus status = runtime.podStatus(pod);
-          cache.set(pod, status, null, timestamp);
-        }
-      } catch (RuntimeException e) {
-        log.warn("PLEG: cannot inspect pod {}: {}", pod, e.toString());
-        cache.set(pod, PodStatus.empty(pod), e, timestamp);
+      if (failed.contains(pod.uid())) {
         continue; // no events for a pod we could not inspect; the next relist retries it
       }
       for (PodLifecycleEvent e : events.getOrDefault(pod.uid(), List.of())) {
@@ -253,6 +256,47 @@ public final class GenericPleg implements Pleg {
       }
     }
     cache.updateTime(timestamp);
+  }
+
+  /**
+   * Inspects the changed pods and writes each one's status to the cache (a worker waiting for that
+   * pod goes on at once); returns the UIDs of the pods that could not be inspected. Several pods
+   * (all of them in the first relist after a restart) are inspected {@link #INSPECT_PARALLELISM} at
+   * a time, on virtual threads that end with the call.
+   */
+  private Set<String> inspect(Collection<PodRef> changed, Instant timestamp) {
+    List<PodRef> todo = changed.stream().filter(p -> !observedSince(p.uid(), timestamp)).toList();
+    Set<String> failed = ConcurrentHashMap.newKeySet();
+    if (todo.size() <= 1) {
+      todo.forEach(pod -> inspect(pod, timestamp, failed));
+      return failed;
+    }
+    Semaphore permits = new Semaphore(INSPECT_PARALLELISM);
+    try (ExecutorService threads =
+        Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pleg-inspect").factory())) {
+      for (PodRef pod : todo) {
+        permits.acquireUninterruptibly();
+        threads.execute(
+            () -> {
+              try {
+                inspect(pod, timestamp, failed);
+              } finally {
+                permits.release();
+              }
+            });
+      }
+    } // waits for every inspection
+    return failed;
+  }
+
+  private void inspect(PodRef pod, Instant timestamp, Set<String> failed) {
+    try {
+      cache.set(pod, runtime.podStatus(pod), null, timestamp);
+    } catch (RuntimeException e) {
+      log.warn("PLEG: cannot inspect pod {}: {}", pod, e.toString());
+      cache.set(pod, PodStatus.empty(pod), e, timestamp);
+      failed.add(pod.uid());
+    }
   }
 
   /**

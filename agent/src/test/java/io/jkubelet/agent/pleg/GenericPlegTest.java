@@ -5,12 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class GenericPlegTest {
@@ -42,6 +47,65 @@ class GenericPlegTest {
             0,
             Labels.podLabels(pod, "POD", Labels.TYPE_SANDBOX),
             0));
+  }
+
+  @Test
+  void aRelistInspectsSeveralChangedPodsAtOnce() throws Exception {
+    // As after a restart: every pod is new to the first relist.
+    List<PodRef> pods = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      PodRef p = new PodRef("u" + i, "p" + i, "default");
+      pods.add(p);
+      runtime.runPodSandbox(
+          new SandboxConfig(
+              p,
+              0,
+              "pause",
+              p.name(),
+              false,
+              List.of(),
+              0,
+              Labels.podLabels(p, "POD", Labels.TYPE_SANDBOX),
+              0));
+    }
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    CountDownLatch second = new CountDownLatch(2);
+    Runtime slow =
+        (Runtime)
+            Proxy.newProxyInstance(
+                Runtime.class.getClassLoader(),
+                new Class<?>[] {Runtime.class},
+                (proxy, method, args) -> {
+                  if (!method.getName().equals("podStatus")) {
+                    return method.invoke(runtime, args);
+                  }
+                  most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+                  second.countDown();
+                  second.await(5, TimeUnit.SECONDS); // a slow engine, until a second call comes
+                  try {
+                    return method.invoke(runtime, args);
+                  } finally {
+                    inFlight.decrementAndGet();
+                  }
+                });
+    GenericPleg parallel =
+        new GenericPleg(
+            slow,
+            cache,
+            clock,
+            schedulers,
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(3),
+            events::add);
+
+    parallel.relist();
+
+    assertThat(most.get()).as("inspections at once").isBetween(2, GenericPleg.INSPECT_PARALLELISM);
+    assertThat(events)
+        .extracting(PodLifecycleEvent::podUid)
+        .containsExactlyInAnyOrderElementsOf(pods.stream().map(PodRef::uid).toList());
+    pods.forEach(p -> assertThat(cache.get(p.uid())).isPresent());
   }
 
   @Test
