@@ -51,6 +51,15 @@ public final class PodConfig {
   private final ReentrantLock lock = new ReentrantLock();
   // guarded by lock
   private final Map<Source, Map<String, Pod>> bySource = new EnumMap<>(Source.class);
+
+  /**
+   * What each source last sent, by UID, before annotation: a pod the source sends again unchanged
+   * (the same object, or the same resourceVersion) is neither copied nor compared again. The API
+   * source sends its whole store after every change, so without this every status update of one pod
+   * copied and compared all of them.
+   */
+  private final Map<Source, Map<String, Pod>> sentBySource = new EnumMap<>(Source.class);
+
   private final Set<Source> expected = ConcurrentHashMap.newKeySet();
   private final Set<Source> seen = ConcurrentHashMap.newKeySet();
   // guarded by lock: per source, the UIDs of pods rejected as duplicates, reported once until
@@ -90,11 +99,18 @@ public final class PodConfig {
 
   private List<PodUpdate> mergeLocked(Source source, List<Pod> incoming) {
     Map<String, Pod> old = bySource.getOrDefault(source, Map.of());
+    Map<String, Pod> oldSent = sentBySource.getOrDefault(source, Map.of());
     Map<String, Pod> next = new LinkedHashMap<>();
+    Map<String, Pod> nextSent = new HashMap<>();
     Map<Op, List<Pod>> changes = new EnumMap<>(Op.class);
     for (Pod ref : filterDuplicates(source, incoming, old)) {
       String uid = ref.getMetadata().getUid();
+      nextSent.put(uid, ref);
       Pod existing = old.get(uid);
+      if (existing != null && sameVersion(oldSent.get(uid), ref)) {
+        next.put(uid, existing);
+        continue;
+      }
       Pod pod = annotated(ref, source, existing);
       Op op = existing == null ? Op.ADD : change(existing, pod);
       if (op == null) {
@@ -111,6 +127,7 @@ public final class PodConfig {
           }
         });
     bySource.put(source, next);
+    sentBySource.put(source, nextSent);
 
     List<PodUpdate> result = new ArrayList<>();
     for (Op op : ORDER) {
@@ -136,12 +153,23 @@ public final class PodConfig {
    * The pod with its source annotation, and when it was first seen (kept from {@code existing}).
    */
   private Pod annotated(Pod ref, Source source, Pod existing) {
-    Pod pod = withAnnotation(ref, Annotations.CONFIG_SOURCE, source.annotation());
     String firstSeen =
         existing == null
             ? now()
             : existing.getMetadata().getAnnotations().getOrDefault(Annotations.CONFIG_SEEN, now());
-    return withAnnotation(pod, Annotations.CONFIG_SEEN, firstSeen);
+    return withAnnotations(
+        ref,
+        Map.of(Annotations.CONFIG_SOURCE, source.annotation(), Annotations.CONFIG_SEEN, firstSeen));
+  }
+
+  /** Whether a source sent the same version of a pod again: the same object or resourceVersion. */
+  private static boolean sameVersion(Pod before, Pod now) {
+    if (before == null) {
+      return false;
+    }
+    String rv = now.getMetadata().getResourceVersion();
+    return before == now
+        || (rv != null && !rv.isEmpty() && rv.equals(before.getMetadata().getResourceVersion()));
   }
 
   /** What changed from {@code existing} to {@code pod}, or null when nothing did. */
@@ -222,13 +250,14 @@ public final class PodConfig {
     return p.getMetadata().getNamespace() + "/" + p.getMetadata().getName();
   }
 
-  private static Pod withAnnotation(Pod pod, String key, String value) {
+  /** The pod with these annotations: itself when it has them, else a copy. */
+  private static Pod withAnnotations(Pod pod, Map<String, String> added) {
     Map<String, String> a = pod.getMetadata().getAnnotations();
-    if (a != null && value.equals(a.get(key))) {
+    if (a != null && a.entrySet().containsAll(added.entrySet())) {
       return pod;
     }
     Map<String, String> copy = a == null ? new HashMap<>() : new HashMap<>(a);
-    copy.put(key, value);
+    copy.putAll(added);
     Pod p = new io.fabric8.kubernetes.api.model.PodBuilder(pod).build();
     p.getMetadata().setAnnotations(copy);
     return p;
