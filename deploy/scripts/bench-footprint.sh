@@ -269,6 +269,7 @@ run() {
   read -r rss threads fds <<< "$f"
   results+=("$(printf '%-9s %7.0f %8s %8d %6d %12s %9s' "$kind" "$((rss / 1024))" "$cpu" "$threads" "$fds" \
     "$([ "$heap" = - ] && echo - || echo "$((heap / 1024))")" "${start%% *}")")
+  say "RSS of $kind: $(status_field "$agent_pid" RssAnon) KiB anonymous, $(status_field "$agent_pid" RssFile) KiB of files"
   say "threads of $kind by name:"; sed 's/^/    /' "$work/threads-$kind" >&2
   if [ -n "${NMT:-}" ] && [ "$kind" = jkubelet ]; then
     jcmd "$agent_pid" VM.native_memory summary | grep -E '^(Total|-)|committed' | grep -E 'Total|^-' | sed 's/^/    /' >&2
