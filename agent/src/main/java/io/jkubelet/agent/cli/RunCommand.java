@@ -8,6 +8,7 @@ import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
 import io.jkubelet.agent.events.LogSink;
 import io.jkubelet.agent.export.ExportSink;
+import io.jkubelet.agent.jvm.HeapKeeper;
 import io.jkubelet.agent.metrics.EventCollector;
 import io.jkubelet.agent.metrics.ExportCollector;
 import io.jkubelet.agent.metrics.InstrumentedRuntime;
@@ -32,6 +33,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -261,18 +263,21 @@ public final class RunCommand implements Callable<Integer> {
                   options, host, runtime, recorder, new LocalStatusManager(), time, null, events),
               monitoring);
     }
+    Optional<HeapKeeper> heap = HeapKeeper.forThisJvm(clock, time.schedulers());
     CountDownLatch stopped = new CountDownLatch(1);
     if (HOOK_INSTALLED.compareAndSet(false, true)) {
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(
                   () -> {
+                    heap.ifPresent(HeapKeeper::stop);
                     kubelet.stop();
                     stopped.countDown();
                   },
                   "shutdown"));
     }
     kubelet.start();
+    heap.ifPresent(HeapKeeper::start);
     stopped.await();
     return 0;
   }
