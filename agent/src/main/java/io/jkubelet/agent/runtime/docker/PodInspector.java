@@ -53,6 +53,7 @@ final class PodInspector {
   private static final int IMAGE_REF_CACHE_MAX = 1000;
 
   private final DockerClient api;
+  private final ContainerList fastList;
   private final ThreadPoolExecutor pool;
   private final TerminationMessages terminations;
 
@@ -64,6 +65,7 @@ final class PodInspector {
 
   PodInspector(DockerClient api) {
     this.api = api;
+    this.fastList = DockerClients.transportOf(api).map(ContainerList::new).orElse(null);
     this.terminations = new TerminationMessages(api);
     this.pool =
         new ThreadPoolExecutor(
@@ -76,10 +78,21 @@ final class PodInspector {
     this.pool.allowCoreThreadTimeOut(true);
   }
 
-  /** Every container with a pod UID label (and the scope's labels); see {@link Scope}. */
+  /**
+   * Every container with a pod UID label (and the scope's labels); see {@link Scope}. Read by
+   * {@link ContainerList} when the client's transport is at hand, else through docker-java.
+   */
   List<ContainerSummary> listContainers(Scope scope) {
     // A filter on the key alone matches every container that has the label, whatever its value.
-    return list(scope.filter(Labels.POD_UID, null)).stream()
+    List<String> filter = scope.filter(Labels.POD_UID, null);
+    return fastList != null ? fastList.list(filter) : listThroughDockerJava(filter);
+  }
+
+  /**
+   * {@link #listContainers}'s answer as docker-java's listing binds it; for the fallback and tests.
+   */
+  List<ContainerSummary> listThroughDockerJava(List<String> labelFilter) {
+    return list(labelFilter).stream()
         .map(InspectMapping::summary)
         .flatMap(Optional::stream)
         .toList();
