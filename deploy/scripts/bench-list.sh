@@ -7,6 +7,7 @@
 # jkubelet.test=list and are removed at the end.
 #
 # Usage: deploy/scripts/bench-list.sh [N] [PODS]     (defaults: 500 110)
+# JAVA_TOOL_OPTIONS=-XX:TieredStopAtLevel=1 measures with the launcher's client compiler only.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 bench_build
