@@ -5,8 +5,10 @@ import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
+import com.github.dockerjava.transport.DockerHttpClient;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +55,16 @@ record DockerClients(DockerClient api, DockerClient longCalls, boolean owned) {
             .responseTimeout(responseTimeout)
             .build();
     return DockerClientImpl.getInstance(config, http);
+  }
+
+  /**
+   * The transport a client sends its requests on, for the calls read without docker-java's binding
+   * ({@link ContainerList}); empty for a client not built on a {@link DockerHttpClient}.
+   */
+  static Optional<DockerHttpClient> transportOf(DockerClient client) {
+    return client instanceof DockerClientImpl impl
+        ? Optional.ofNullable(impl.getHttpClient())
+        : Optional.empty();
   }
 
   /** Closes both clients if they are owned; a no-op otherwise. */

@@ -8,7 +8,6 @@ import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.Labels;
-import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxStatus;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -17,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,22 +34,46 @@ final class InspectMapping {
 
   private InspectMapping() {}
 
-  /** A listed container as a summary, or empty when its labels name no pod. */
+  /**
+   * The labels {@link #summary(String, Map, String, Long)} reads; a listing parser may drop the
+   * others.
+   */
+  static final Set<String> SUMMARY_LABELS =
+      Set.of(
+          Labels.POD_UID,
+          Labels.POD_NAME,
+          Labels.POD_NAMESPACE,
+          Labels.CONTAINER_NAME,
+          Labels.DOCKER_TYPE);
+
+  /**
+   * A container docker-java listed, as a summary; see {@link #summary(String, Map, String, Long)}.
+   */
   static Optional<ContainerSummary> summary(Container c) {
-    Map<String, String> labels = c.getLabels() == null ? Map.of() : c.getLabels();
-    // The engine filtered on the label; an empty value is still not a pod.
-    return Labels.podOf(labels).map(pod -> summary(c, pod, labels));
+    return summary(c.getId(), c.getLabels(), c.getState(), c.getCreated());
   }
 
-  private static ContainerSummary summary(Container c, PodRef pod, Map<String, String> labels) {
-    boolean sandbox = isSandbox(labels);
-    return new ContainerSummary(
-        c.getId(),
-        pod,
-        sandbox ? Labels.POD_CONTAINER_NAME : labels.getOrDefault(Labels.CONTAINER_NAME, ""),
-        sandbox,
-        listState(c.getState()),
-        Instant.ofEpochSecond(c.getCreated() == null ? 0 : c.getCreated()));
+  /**
+   * A listed container as a summary, or empty when its labels name no pod: the one mapping of a
+   * listing's {@code Id}, {@code Labels} (only {@link #SUMMARY_LABELS}; null for none), {@code
+   * State} and {@code Created} (epoch seconds; null for none), whoever parsed them.
+   */
+  static Optional<ContainerSummary> summary(
+      String id, Map<String, String> labels, String state, Long created) {
+    Map<String, String> l = labels == null ? Map.of() : labels;
+    // The engine filtered on the label; an empty value is still not a pod.
+    return Labels.podOf(l)
+        .map(
+            pod -> {
+              boolean sandbox = isSandbox(l);
+              return new ContainerSummary(
+                  id,
+                  pod,
+                  sandbox ? Labels.POD_CONTAINER_NAME : l.getOrDefault(Labels.CONTAINER_NAME, ""),
+                  sandbox,
+                  listState(state),
+                  Instant.ofEpochSecond(created == null ? 0 : created));
+            });
   }
 
   /**

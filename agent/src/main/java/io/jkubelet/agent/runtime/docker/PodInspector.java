@@ -35,8 +35,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Lists the kubelet's containers and inspects one pod's: the engine calls behind {@link
  * DockerRuntime#listContainers} and {@link DockerRuntime#podStatus}, mapped by {@link
- * InspectMapping}. A pod's containers and images are inspected in parallel on a small pool whose
- * threads start on demand and die after 30 s idle.
+ * InspectMapping}; both listings are streamed by {@link ContainerList} when the client's transport
+ * is at hand (docker-java's binding otherwise). A pod's containers and images are inspected in
+ * parallel on a small pool whose threads start on demand and die after 30 s idle.
  *
  * <p>Thread-safe: the pool and the image-ref cache are concurrent.
  */
@@ -53,6 +54,7 @@ final class PodInspector {
   private static final int IMAGE_REF_CACHE_MAX = 1000;
 
   private final DockerClient api;
+  private final ContainerList fastList;
   private final ThreadPoolExecutor pool;
   private final TerminationMessages terminations;
 
@@ -64,6 +66,7 @@ final class PodInspector {
 
   PodInspector(DockerClient api) {
     this.api = api;
+    this.fastList = DockerClients.transportOf(api).map(ContainerList::new).orElse(null);
     this.terminations = new TerminationMessages(api);
     this.pool =
         new ThreadPoolExecutor(
@@ -76,10 +79,21 @@ final class PodInspector {
     this.pool.allowCoreThreadTimeOut(true);
   }
 
-  /** Every container with a pod UID label (and the scope's labels); see {@link Scope}. */
+  /**
+   * Every container with a pod UID label (and the scope's labels); see {@link Scope}. Read by
+   * {@link ContainerList} when the client's transport is at hand, else through docker-java.
+   */
   List<ContainerSummary> listContainers(Scope scope) {
     // A filter on the key alone matches every container that has the label, whatever its value.
-    return list(scope.filter(Labels.POD_UID, null)).stream()
+    List<String> filter = scope.filter(Labels.POD_UID, null);
+    return fastList != null ? fastList.list(filter) : listThroughDockerJava(filter);
+  }
+
+  /**
+   * {@link #listContainers}'s answer as docker-java's listing binds it; for the fallback and tests.
+   */
+  List<ContainerSummary> listThroughDockerJava(List<String> labelFilter) {
+    return list(labelFilter).stream()
         .map(InspectMapping::summary)
         .flatMap(Optional::stream)
         .toList();
@@ -87,11 +101,10 @@ final class PodInspector {
 
   /** Inspects the pod's sandboxes and containers, and the images of its containers. */
   PodStatus podStatus(PodRef pod, Scope scope) {
-    List<Container> containers = list(scope.filter(Labels.POD_UID, pod.uid()));
-    if (containers.isEmpty()) {
+    List<String> ids = containerIds(pod, scope);
+    if (ids.isEmpty()) {
       return PodStatus.empty(pod);
     }
-    List<String> ids = containers.stream().map(Container::getId).toList();
     Map<String, InspectContainerResponse> inspected =
         inParallel(ids, id -> api.inspectContainerCmd(id).exec());
 
@@ -119,6 +132,17 @@ final class PodInspector {
   /** Stops the pool; later calls fail with {@code UNAVAILABLE}. */
   void close() {
     pool.shutdownNow();
+  }
+
+  /**
+   * The ids of the pod's containers. A non-empty pod UID in the filter makes every listed container
+   * name a pod, so the streamed listing leaves none out.
+   */
+  private List<String> containerIds(PodRef pod, Scope scope) {
+    List<String> filter = scope.filter(Labels.POD_UID, pod.uid());
+    return fastList != null && !pod.uid().isEmpty()
+        ? fastList.list(filter).stream().map(ContainerSummary::id).toList()
+        : list(filter).stream().map(Container::getId).toList();
   }
 
   private List<Container> list(List<String> labelFilter) {

@@ -8,7 +8,8 @@
  * <ul>
  *   <li>{@code DockerClients}: the short- and long-timeout clients of one engine;
  *   <li>{@code PodInspector}: listing and parallel inspects, mapped by {@code InspectMapping} (pure
- *       functions from docker-java objects to runtime records);
+ *       functions from docker-java objects to runtime records); {@code ContainerList}: the listing
+ *       on docker-java's transport, streamed into summaries without binding;
  *   <li>{@code Sandboxes} and {@code Containers}: create, start, stop and remove;
  *   <li>{@code Images}: presence, pull, an image's entrypoint;
  *   <li>{@code ExecSync} (with {@code ExecCallback}): exec with an output cap and a timeout;

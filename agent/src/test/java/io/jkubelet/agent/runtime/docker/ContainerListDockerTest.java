@@ -1,0 +1,133 @@
+package io.jkubelet.agent.runtime.docker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.Container;
+import com.github.dockerjava.core.DefaultDockerClientConfig;
+import com.github.dockerjava.core.DockerClientConfig;
+import com.github.dockerjava.core.DockerClientImpl;
+import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
+import io.jkubelet.agent.runtime.ContainerState;
+import io.jkubelet.agent.runtime.ContainerSummary;
+import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.runtime.PodRef;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Against a real engine: {@link ContainerList} gives the same summaries as docker-java's listing
+ * did, for running, exited and created sandboxes and app containers, and leaves out containers
+ * whose pod UID label is empty or absent.
+ */
+@Timeout(120)
+class ContainerListDockerTest {
+  private static final String BUSYBOX = "jkubelet/busybox:1.35";
+  private static final String PAUSE = "jkubelet/pause:3.2";
+  private static final String TEST_LABEL = "io.jkubelet.test";
+  private static final String RUN_ID = UUID.randomUUID().toString().substring(0, 13);
+  private static final Scope SCOPE = new Scope(Map.of(TEST_LABEL, RUN_ID));
+
+  private static DockerClient docker;
+  private static PodInspector inspector;
+
+  @BeforeAll
+  static void connect() {
+    DockerClientConfig config =
+        DefaultDockerClientConfig.createDefaultConfigBuilder()
+            .withDockerHost(DockerRuntime.DEFAULT_HOST)
+            .build();
+    docker =
+        DockerClientImpl.getInstance(
+            config,
+            new ApacheDockerHttpClient.Builder()
+                .dockerHost(config.getDockerHost())
+                .responseTimeout(Duration.ofSeconds(30))
+                .build());
+    inspector = new PodInspector(docker);
+  }
+
+  @AfterAll
+  static void close() throws IOException {
+    if (docker == null) {
+      return;
+    }
+    for (Container c :
+        docker
+            .listContainersCmd()
+            .withShowAll(true)
+            .withLabelFilter(Map.of(TEST_LABEL, RUN_ID))
+            .exec()) {
+      try {
+        docker.removeContainerCmd(c.getId()).withForce(true).exec();
+      } catch (NotFoundException e) {
+        // already gone
+      }
+    }
+    inspector.close();
+    docker.close();
+  }
+
+  @Test
+  void theStreamedListingEqualsDockerJavas() {
+    PodRef pod = new PodRef("uid-" + RUN_ID, "web", "ns1");
+    String sandbox = create(PAUSE, podLabels(pod, Labels.POD_CONTAINER_NAME, true), true);
+    String exited = create(BUSYBOX, podLabels(pod, "app", false), true, "sh", "-c", "exit 3");
+    String created = create(BUSYBOX, podLabels(pod, "side", false), false, "true");
+    Map<String, String> emptyUid = new HashMap<>(Map.of(Labels.POD_UID, ""));
+    create(PAUSE, emptyUid, true);
+    create(PAUSE, new HashMap<>(), true);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !docker.inspectContainerCmd(exited).exec().getState().getRunning());
+
+    List<ContainerSummary> streamed = sorted(inspector.listContainers(SCOPE));
+    List<ContainerSummary> viaDockerJava =
+        sorted(inspector.listThroughDockerJava(SCOPE.filter(Labels.POD_UID, null)));
+
+    assertThat(streamed).isEqualTo(viaDockerJava);
+    assertThat(streamed)
+        .extracting(ContainerSummary::id, ContainerSummary::containerName, ContainerSummary::state)
+        .containsExactlyInAnyOrder(
+            org.assertj.core.groups.Tuple.tuple(
+                sandbox, Labels.POD_CONTAINER_NAME, ContainerState.RUNNING),
+            org.assertj.core.groups.Tuple.tuple(exited, "app", ContainerState.EXITED),
+            org.assertj.core.groups.Tuple.tuple(created, "side", ContainerState.CREATED));
+    assertThat(streamed).allSatisfy(s -> assertThat(s.pod()).isEqualTo(pod));
+    assertThat(streamed).allSatisfy(s -> assertThat(s.createdAt().getEpochSecond()).isPositive());
+  }
+
+  private static Map<String, String> podLabels(PodRef pod, String name, boolean sandbox) {
+    return Labels.podLabels(pod, name, sandbox ? Labels.TYPE_SANDBOX : Labels.TYPE_CONTAINER);
+  }
+
+  private static String create(
+      String image, Map<String, String> labels, boolean start, String... cmd) {
+    Map<String, String> all = new HashMap<>(labels);
+    all.put(TEST_LABEL, RUN_ID);
+    var create = docker.createContainerCmd(image).withLabels(all);
+    if (cmd.length > 0) {
+      create.withCmd(cmd);
+    }
+    String id = create.exec().getId();
+    if (start) {
+      docker.startContainerCmd(id).exec();
+    }
+    return id;
+  }
+
+  private static List<ContainerSummary> sorted(List<ContainerSummary> list) {
+    return list.stream().sorted(Comparator.comparing(ContainerSummary::id)).toList();
+  }
+}
