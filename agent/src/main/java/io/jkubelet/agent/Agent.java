@@ -351,10 +351,8 @@ public final class Agent implements Lifecycle {
         .event(Refs.node(options.nodeName()), EventType.Normal, "Starting", "Starting kubelet.");
     setup.statuses().start();
     probes.start();
-    if (server != null) {
-      server.start();
-    }
-    api.start();
+    // The first relist and the pod sources' first lists, which every pod's first sync waits for,
+    // start before the servers, whose TLS set-up takes a few hundred milliseconds.
     pleg.start();
     logCollector.start();
     if (setup.cluster() != null) {
@@ -363,6 +361,10 @@ public final class Agent implements Lifecycle {
     objects().start();
     sources.forEach(Lifecycle::start);
     loop.start();
+    if (server != null) {
+      server.start();
+    }
+    api.start();
   }
 
   @Override

@@ -207,7 +207,17 @@ public final class GenericPleg implements Pleg {
       listed = runtime.listContainers();
       relist(timestamp, listed);
     } finally {
-      listener.relisted(timestamp, clock.instant(), listed);
+      Instant end = clock.instant();
+      listener.relisted(timestamp, end, listed);
+      Duration took = Duration.between(timestamp, end);
+      if (took.compareTo(period) > 0) {
+        // Workers wait for the relist (up to their own limit): a slow one delays every pod.
+        log.info(
+            "PLEG: relisting took {} ms, longer than the period of {} ms ({} containers)",
+            took.toMillis(),
+            period.toMillis(),
+            listed == null ? "listing failed" : listed.size());
+      }
     }
   }
 
