@@ -289,6 +289,8 @@ class KubeletTest {
         .contains("jkubelet_cache_evictions_total{cache=\"reason_cache\"} 0.0")
         // Standalone: no webhooks, so no caches of theirs.
         .doesNotContain("token_review_cache");
+    io.jkubelet.agent.metrics.Promtool.check(
+        text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   private String scrapeMetrics() {
