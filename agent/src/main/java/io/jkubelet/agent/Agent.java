@@ -52,6 +52,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -103,6 +104,7 @@ public final class Agent implements Lifecycle {
   private final KubeletMetrics metrics;
   private final AgentMetrics documents;
   private final LogCollector logCollector;
+  private final OomEvents oomEvents;
 
   /**
    * What the agent's metrics and stats need from outside.
@@ -170,12 +172,33 @@ public final class Agent implements Lifecycle {
               uids.forEach(uid -> workQueue.enqueue(uid, Duration.ZERO));
               channels.sync().offer(clock.instant());
             });
+    oomEvents = new OomEvents(setup.recorder(), clock.instant());
     workers = podWorkers();
     kubelet = new Kubelet(parts(housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes())));
     loop = syncLoop();
     server = readOnlyServer(config);
-    api = new KubeletApi(setup, new Healthz(healthChecks()), this::podsWithStatus, apiRoutes());
+    api =
+        new KubeletApi(
+            setup,
+            new Healthz(healthChecks()),
+            this::podsWithStatus,
+            apiRoutes(),
+            metrics.caches());
     reclaimed = new Reclaimed(workers, setup.runtime());
+    registerCaches(config.maxPods());
+  }
+
+  /** The bounds of the loop's channels and of the state kept per pod, on {@code /metrics}. */
+  private void registerCaches(int maxPods) {
+    Map<String, IntSupplier> perPod = new LinkedHashMap<>();
+    perPod.put("pod_manager", podManager::size);
+    perPod.put("pleg_pod_cache", cache::size);
+    perPod.put("pod_workers", workers::size);
+    perPod.put("work_queue", workQueue::size);
+    perPod.put("prober_pods", probes::podCount);
+    perPod.put("admission_rejected", admitter::rejectedCount);
+    perPod.put("oom_events", oomEvents::size);
+    CacheBounds.register(metrics.caches(), channels, maxPods, perPod, reasons);
   }
 
   /** The kubelet API's routes beyond its own: metrics and stats, and the streaming ones. */
@@ -225,7 +248,7 @@ public final class Agent implements Lifecycle {
             clock,
             () -> setup.host().nodeIp(),
             admitter::isRejected,
-            new OomEvents(setup.recorder(), clock.instant()),
+            oomEvents,
             setup.recorder(),
             probes::health,
             probes::failedProbe);

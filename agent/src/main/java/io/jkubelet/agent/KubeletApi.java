@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.logs.ContainerLogsRoute;
 import io.jkubelet.agent.logs.SystemLogRoute;
+import io.jkubelet.agent.metrics.CacheCollector;
 import io.jkubelet.agent.server.CoreRoutes;
 import io.jkubelet.agent.server.Healthz;
 import io.jkubelet.agent.server.KubeletServer;
@@ -49,15 +50,41 @@ final class KubeletApi implements Lifecycle {
   private KubeletServer server;
   private KubeletServer healthzServer;
 
+  /** The webhooks, once {@link #start()} made them; read by the cache gauges. */
+  private volatile TokenReviewWebhook tokenReviews;
+
+  private volatile WebhookAuthorizer authorizations;
+
   /**
    * @param pods the node's pods with their status
    * @param extra routes of other packages (streaming, metrics), asked after the built-in ones
+   * @param caches where the webhooks' answer caches are shown, when there are webhooks
    */
-  KubeletApi(Setup setup, Healthz healthz, Supplier<List<Pod>> pods, List<Route> extra) {
+  KubeletApi(
+      Setup setup,
+      Healthz healthz,
+      Supplier<List<Pod>> pods,
+      List<Route> extra,
+      CacheCollector caches) {
     this.setup = setup;
     this.healthz = healthz;
     this.pods = pods;
     this.extra = List.copyOf(extra);
+    KubeletConfiguration config = setup.options().config();
+    if (setup.cluster() != null && config.authentication().webhookEnabled()) {
+      caches.add(
+          "token_review_cache",
+          () -> tokenReviews == null ? 0 : tokenReviews.cachedEntries(),
+          TokenReviewWebhook.CACHE_CAPACITY,
+          () -> tokenReviews == null ? 0 : tokenReviews.cacheEvictions());
+    }
+    if (setup.cluster() != null && config.authorization().mode().equals("Webhook")) {
+      caches.add(
+          "subject_access_review_cache",
+          () -> authorizations == null ? 0 : authorizations.cachedEntries(),
+          WebhookAuthorizer.CACHE_CAPACITY,
+          () -> authorizations == null ? 0 : authorizations.cacheEvictions());
+    }
   }
 
   @Override
@@ -137,10 +164,10 @@ final class KubeletApi implements Lifecycle {
     var a = config.authentication();
     Optional<TokenReviewer> tokens = Optional.empty();
     if (a.webhookEnabled()) {
-      tokens =
-          Optional.of(
-              new TokenReviewWebhook(
-                  client("authentication"), setup.time().clock(), a.webhookCacheTTL()));
+      tokenReviews =
+          new TokenReviewWebhook(
+              client("authentication"), setup.time().clock(), a.webhookCacheTTL());
+      tokens = Optional.of(tokenReviews);
     }
     boolean webhookAuthz = config.authorization().mode().equals("Webhook");
     return new Authenticator(a.anonymous() && !webhookAuthz, tokens);
@@ -151,11 +178,13 @@ final class KubeletApi implements Lifecycle {
     if (z.mode().equals("AlwaysAllow")) {
       return Authorizer.ALWAYS_ALLOW;
     }
-    return new WebhookAuthorizer(
-        client("authorization"),
-        setup.time().clock(),
-        z.cacheAuthorizedTTL(),
-        z.cacheUnauthorizedTTL());
+    authorizations =
+        new WebhookAuthorizer(
+            client("authorization"),
+            setup.time().clock(),
+            z.cacheAuthorizedTTL(),
+            z.cacheUnauthorizedTTL());
+    return authorizations;
   }
 
   private io.fabric8.kubernetes.client.KubernetesClient client(String what) {

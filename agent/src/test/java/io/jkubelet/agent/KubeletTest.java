@@ -259,6 +259,47 @@ class KubeletTest {
   }
 
   @Test
+  void metricsShowTheCachesOfTheAgentWithMaxPodsAsTheBoundOfPerPodState() throws Exception {
+    manifest("crasher", CRASHER);
+    await().until(() -> kubelet.podManager().size() == 1);
+    await()
+        .untilAsserted(
+            () ->
+                assertThat(scrapeMetrics())
+                    .contains("jkubelet_cache_entries{cache=\"pod_manager\"} 1.0")
+                    .contains("jkubelet_cache_entries{cache=\"pleg_pod_cache\"} 1.0")
+                    .contains("jkubelet_cache_entries{cache=\"pod_workers\"} 1.0"));
+    String text = scrapeMetrics();
+    for (String perPod :
+        List.of(
+            "pod_manager",
+            "pleg_pod_cache",
+            "pod_workers",
+            "work_queue",
+            "prober_pods",
+            "admission_rejected",
+            "oom_events")) {
+      assertThat(text).contains("jkubelet_cache_capacity{cache=\"" + perPod + "\"} 2.0");
+    }
+    assertThat(text)
+        .contains("jkubelet_cache_capacity{cache=\"loop_config_channel\"} 50.0")
+        .contains("jkubelet_cache_capacity{cache=\"loop_pleg_channel\"} 1000.0")
+        .contains("jkubelet_cache_capacity{cache=\"loop_probe_channel\"} 1000.0")
+        .contains("jkubelet_cache_capacity{cache=\"reason_cache\"} 1000.0")
+        .contains("jkubelet_cache_evictions_total{cache=\"reason_cache\"} 0.0")
+        // Standalone: no webhooks, so no caches of theirs.
+        .doesNotContain("token_review_cache");
+    io.jkubelet.agent.metrics.Promtool.check(
+        text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  private String scrapeMetrics() {
+    return new String(
+        kubelet.metrics().scrape(io.jkubelet.agent.metrics.KubeletMetrics.Endpoint.METRICS),
+        java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  @Test
   void aPodBeyondMaxPodsIsRejectedAsFailed() throws Exception {
     String pod =
         """

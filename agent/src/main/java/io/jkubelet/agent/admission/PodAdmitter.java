@@ -101,6 +101,11 @@ public final class PodAdmitter {
     return rejected.contains(pod.getMetadata().getUid());
   }
 
+  /** How many pods are remembered as rejected; for {@code jkubelet_cache_entries}. */
+  public int rejectedCount() {
+    return rejected.size();
+  }
+
   /** Forgets a removed pod. */
   public void forget(String uid) {
     rejected.remove(uid);

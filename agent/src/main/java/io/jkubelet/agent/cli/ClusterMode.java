@@ -131,6 +131,7 @@ final class ClusterMode {
             new EventCollector(
                 broadcaster::recorded, broadcaster::dropped, sink::correlatorStats, sink::counts));
     monitoring.metrics().register(new StatusCollector(statuses::stats));
+    monitoring.metrics().caches().addCorrelator("api", sink::correlatorCaches);
     Agent kubelet =
         new Agent(
             new Setup(

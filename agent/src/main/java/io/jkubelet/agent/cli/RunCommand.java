@@ -263,6 +263,7 @@ public final class RunCommand implements Callable<Integer> {
                   options, host, runtime, recorder, new LocalStatusManager(), time, null, events),
               monitoring);
     }
+    EventCaches.register(metrics.caches(), broadcaster, store);
     Optional<HeapKeeper> heap = HeapKeeper.forThisJvm(clock, time.schedulers());
     CountDownLatch stopped = new CountDownLatch(1);
     if (HOOK_INSTALLED.compareAndSet(false, true)) {

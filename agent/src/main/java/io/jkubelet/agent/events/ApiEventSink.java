@@ -7,6 +7,7 @@ import io.jkubelet.agent.util.Sleeper;
 import io.jkubelet.agent.util.TokenBucket;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -153,6 +154,11 @@ public final class ApiEventSink implements Consumer<Event> {
     Map<String, Long> out = new TreeMap<>();
     counts.forEach((k, v) -> out.put(k, v.sum()));
     return out;
+  }
+
+  /** The sizes of the correlator's LRU caches. */
+  public List<EventCorrelator.CacheSize> correlatorCaches() {
+    return correlator.caches();
   }
 
   /** The correlator's own drop counts. */

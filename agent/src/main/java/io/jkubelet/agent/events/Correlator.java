@@ -1,6 +1,7 @@
 package io.jkubelet.agent.events;
 
 import io.fabric8.kubernetes.api.model.Event;
+import java.util.List;
 
 /**
  * The three calls the sinks make on an {@link EventCorrelator}, as a seam so that tests can script
@@ -12,6 +13,11 @@ interface Correlator {
   void updateState(Event written);
 
   CorrelatorStats stats();
+
+  /** Its caches' sizes; none for a scripted correlator. */
+  default List<EventCorrelator.CacheSize> caches() {
+    return List.of();
+  }
 
   static Correlator of(EventCorrelator c) {
     return new Correlator() {
@@ -28,6 +34,11 @@ interface Correlator {
       @Override
       public CorrelatorStats stats() {
         return c.stats();
+      }
+
+      @Override
+      public List<EventCorrelator.CacheSize> caches() {
+        return c.caches();
       }
     };
   }

@@ -40,6 +40,10 @@ final class EventAggregator {
     this.records = new Lru<>(options.lruSize());
   }
 
+  Lru<?, ?> cache() {
+    return records;
+  }
+
   /** Records the message; true when the event is to be combined into the aggregate. */
   boolean aggregate(AggregateKey key, String message, Instant now) {
     long nowNanos = nanos(now);

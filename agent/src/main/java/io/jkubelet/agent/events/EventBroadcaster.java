@@ -160,6 +160,11 @@ public final class EventBroadcaster implements Lifecycle {
     return out;
   }
 
+  /** The capacity of each watcher's queue. */
+  public int queueLength() {
+    return queueLength;
+  }
+
   /** Events queued for a watcher and not yet handed to it, for tests and health. */
   public int queued(String watcher) {
     for (Watcher w : snapshot()) {
@@ -237,7 +242,8 @@ public final class EventBroadcaster implements Lifecycle {
     return List.copyOf(watchers);
   }
 
-  private synchronized List<String> names() {
+  /** The watchers' names, in the order added. */
+  public synchronized List<String> names() {
     return watchers.stream().map(w -> w.name).toList();
   }
 

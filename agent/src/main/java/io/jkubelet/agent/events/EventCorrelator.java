@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -148,6 +149,28 @@ public final class EventCorrelator {
   /** Counts per cause, and per reason and cause. */
   public synchronized CorrelatorStats stats() {
     return counter.snapshot();
+  }
+
+  /**
+   * One of the correlator's LRU caches, a snapshot.
+   *
+   * @param name {@code aggregator}, {@code spam_filter} or {@code logger}
+   * @param entries what it holds
+   * @param capacity its bound ({@link CorrelatorOptions#lruSize}, client-go's 4096)
+   * @param evictions entries it dropped, least recently used first, at its bound
+   */
+  public record CacheSize(String name, int entries, int capacity, long evictions) {}
+
+  /** Its three LRU caches: aggregator, spam filter, logger. */
+  public synchronized List<CacheSize> caches() {
+    return List.of(
+        size("aggregator", aggregator.cache()),
+        size("spam_filter", spamFilter.cache()),
+        size("logger", logger.cache()));
+  }
+
+  private static CacheSize size(String name, Lru<?, ?> lru) {
+    return new CacheSize(name, lru.size(), lru.max(), lru.evictions());
   }
 
   private void noteDrop(Event event, Instant now) {

@@ -39,6 +39,10 @@ final class EventLogger {
     this.observations = new Lru<>(lruSize);
   }
 
+  Lru<?, ?> cache() {
+    return observations;
+  }
+
   /** The key an event is filed under. */
   static Object keyOf(
       EventAggregator.AggregateKey similar, boolean aggregate, String fieldPath, String message) {

@@ -37,6 +37,7 @@ public final class EventStore implements Consumer<Event> {
   private final Correlator correlator;
   private final int capacity;
   private long dropped;
+  private long evicted;
 
   /** Guarded by {@code this}; access order, so a patched event counts as recent. */
   private final LinkedHashMap<String, Event> events;
@@ -60,7 +61,16 @@ public final class EventStore implements Consumer<Event> {
         new LinkedHashMap<>(16, 0.75f, true) {
           @Override
           protected boolean removeEldestEntry(Map.Entry<String, Event> eldest) {
-            return size() > EventStore.this.capacity;
+            if (size() <= EventStore.this.capacity) {
+              return false;
+            }
+            if (evicted++ == 0) {
+              log.info(
+                  "event store: {} events kept; from now on the least recently written goes for"
+                      + " each new one (counted in jkubelet_cache_evictions_total)",
+                  EventStore.this.capacity);
+            }
+            return true;
           }
         };
   }
@@ -112,6 +122,26 @@ public final class EventStore implements Consumer<Event> {
     }
     out.sort(BY_LAST_TIMESTAMP);
     return out;
+  }
+
+  /** The sizes of its correlator's LRU caches. */
+  public List<EventCorrelator.CacheSize> correlatorCaches() {
+    return correlator.caches();
+  }
+
+  /** How many events are kept now. */
+  public synchronized int size() {
+    return events.size();
+  }
+
+  /** The most events kept. */
+  public int capacity() {
+    return capacity;
+  }
+
+  /** Events dropped, least recently written first, because the store was at its capacity. */
+  public synchronized long evicted() {
+    return evicted;
   }
 
   /** Events the correlator dropped, for tests and logs. */

@@ -49,6 +49,10 @@ final class SpamFilter {
     this.records = new Lru<>(options.lruSize());
   }
 
+  Lru<?, ?> cache() {
+    return records;
+  }
+
   /** True when the event is to be dropped; a kept event spends a token unless it is protected. */
   boolean filter(SpamKey key, Event event) {
     SpamRecord record = records.get(key);

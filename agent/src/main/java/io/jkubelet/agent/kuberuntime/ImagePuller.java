@@ -48,7 +48,8 @@ public final class ImagePuller {
   /**
    * Images seen present, and when: a pod of several containers of one image, or many pods started
    * at once, ask the engine once rather than once per container. Dropped for an image when a create
-   * finds it missing.
+   * finds it missing, and once expired when another image is recorded: it holds only the images
+   * seen in the last {@link #PRESENT_TTL}, not every image the node ever ran.
    */
   private final java.util.Map<String, Instant> seenPresent =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -207,11 +208,17 @@ public final class ImagePuller {
     }
     boolean present = runtime.imagePresent(image);
     if (present) {
+      seenPresent.values().removeIf(t -> !Duration.between(t, now).minus(PRESENT_TTL).isNegative());
       seenPresent.put(image, now);
     } else {
       seenPresent.remove(image);
     }
     return present;
+  }
+
+  /** How many images are remembered as present; for tests. */
+  int presentCacheSize() {
+    return seenPresent.size();
   }
 
   /** Forgets that the image was present: a create just found it missing. */

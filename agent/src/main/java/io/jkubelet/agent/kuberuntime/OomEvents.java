@@ -10,6 +10,7 @@ import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodStatus;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,7 +22,12 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>A kill is reported the first time a sync sees it, if it happened after this agent started: a
  * restarted agent does not report old kills again (a kill while it was down shows only in the
- * status). Thread-safe.
+ * status).
+ *
+ * <p>Bounded by the pods and their containers: a pod's reported ids are pruned, at each
+ * observation, to the containers its status still lists (the runtime keeps one dead container per
+ * name), so a container that is OOM-killed in a loop does not add an id per restart for ever; and a
+ * pod is forgotten when it is removed. Thread-safe.
  */
 public final class OomEvents {
   private final EventRecorder recorder;
@@ -36,6 +42,15 @@ public final class OomEvents {
   }
 
   public void observe(Pod pod, PodStatus status) {
+    Set<String> known = reported.get(pod.getMetadata().getUid());
+    if (known != null) {
+      Set<String> listed = new HashSet<>();
+      status.containers().forEach(c -> listed.add(c.id()));
+      known.retainAll(listed); // those gone from the runtime are never seen again
+      if (known.isEmpty()) {
+        reported.remove(pod.getMetadata().getUid(), known);
+      }
+    }
     for (ContainerStatus c : status.containers()) {
       if (!c.exited() || !"OOMKilled".equals(c.reason())) {
         continue;
@@ -58,6 +73,16 @@ public final class OomEvents {
           memoryLimit(pod, c.name()),
           c.restartCount());
     }
+  }
+
+  /** How many pods have a reported kill; for {@code jkubelet_cache_entries}. */
+  public int size() {
+    return reported.size();
+  }
+
+  /** The container ids remembered as reported for the pod; for tests. */
+  Set<String> remembered(String uid) {
+    return Set.copyOf(reported.getOrDefault(uid, Set.of()));
   }
 
   /** Forgets a pod that is gone. */

@@ -77,6 +77,11 @@ public final class Select {
       return name;
     }
 
+    /** The most inputs the channel holds; an offer beyond it is dropped (and counted). */
+    public int capacity() {
+      return capacity;
+    }
+
     /** How many offers found the channel full. */
     public long dropped() {
       return dropped.get();

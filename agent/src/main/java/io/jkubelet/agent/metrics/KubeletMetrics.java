@@ -20,7 +20,8 @@ import java.time.Instant;
  *
  * <ul>
  *   <li>{@link Endpoint#METRICS}: the kubelet's own metrics, {@code rest_client_requests_total},
- *       and jkubelet's counters (events, status writes, probe attempts) from collectors;
+ *       and jkubelet's counters (events, status writes, probe attempts) and cache bounds ({@link
+ *       #caches()}) from collectors;
  *   <li>{@link Endpoint#PROBES}: {@code prober_probe_total};
  *   <li>{@link Endpoint#RESOURCE}: node, pod and container CPU and memory, as metrics-server reads
  *       them.
@@ -67,6 +68,7 @@ public final class KubeletMetrics {
   final Gauge runningPods;
   final Gauge runningContainers;
   final Counter restClientRequests;
+  private final CacheCollector caches = new CacheCollector();
 
   /** The metrics of the agent of node {@code nodeName}. */
   public KubeletMetrics(String nodeName) {
@@ -133,10 +135,19 @@ public final class KubeletMetrics {
             .help("Number of HTTP requests, partitioned by status code, method, and host.")
             .labelNames("code", "method", "host")
             .register(main);
+    main.register(caches);
   }
 
   private static Histogram.Builder histogram(String name, String help) {
     return Histogram.builder().name(name).help(help).classicOnly();
+  }
+
+  /**
+   * The bounds of the agent's caches and queues on {@code /metrics} ({@code
+   * jkubelet_cache_entries}, {@code jkubelet_cache_capacity}): the wiring adds its caches here.
+   */
+  public CacheCollector caches() {
+    return caches;
   }
 
   /** Adds a collector to {@code /metrics}, read at every scrape. */

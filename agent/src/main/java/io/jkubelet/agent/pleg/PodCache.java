@@ -58,6 +58,16 @@ public final class PodCache {
     }
   }
 
+  /** How many pods have an entry; for {@code jkubelet_cache_entries}. */
+  public int size() {
+    lock.lock();
+    try {
+      return entries.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The cached entry, if any. */
   public Optional<Entry> get(String uid) {
     lock.lock();

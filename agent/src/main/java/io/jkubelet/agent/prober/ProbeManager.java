@@ -330,6 +330,11 @@ public final class ProbeManager implements Lifecycle {
     return http;
   }
 
+  /** How many pods the manager knows; for {@code jkubelet_cache_entries}. */
+  public int podCount() {
+    return pods.size();
+  }
+
   /** How many workers there are; for tests and health pages. */
   public int workerCount() {
     return workers.size();

@@ -1,38 +1,98 @@
 package io.jkubelet.agent.status;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Why each container last failed to start ({@code CrashLoopBackOff}, {@code ErrImagePull}...), as
  * upstream's {@code ReasonCache}: status generation shows it as the waiting reason until a start
- * succeeds. Thread-safe.
+ * succeeds.
+ *
+ * <p>Bounded as upstream's: an LRU of {@link #MAX_ENTRIES} containers ({@code
+ * maxReasonCacheEntries}). Housekeeping forgets the containers of pods that are gone; should the
+ * cache still fill, the least recently used reason goes (its container shows its waiting reason
+ * again at its next failed start), and the eviction is counted and logged.
+ *
+ * <p>Thread-safe: every method holds the instance's lock, which guards {@code reasons}.
  */
 public final class ReasonCache {
+  private static final Logger log = LoggerFactory.getLogger(ReasonCache.class);
+
+  /** Upstream's {@code maxReasonCacheEntries}. */
+  public static final int MAX_ENTRIES = 1000;
+
   /** A waiting reason and its message. */
   public record Reason(String reason, String message) {}
 
-  private final Map<String, Reason> reasons = new ConcurrentHashMap<>();
+  private final int capacity;
+  private long evictions;
+
+  /** Access order: a read makes an entry recent, as golang-lru's Get. */
+  private final LinkedHashMap<String, Reason> reasons;
+
+  public ReasonCache() {
+    this(MAX_ENTRIES);
+  }
+
+  ReasonCache(int capacity) {
+    if (capacity <= 0) {
+      throw new IllegalArgumentException("capacity must be > 0: " + capacity);
+    }
+    this.capacity = capacity;
+    this.reasons =
+        new LinkedHashMap<>(16, 0.75f, true) {
+          @Override
+          protected boolean removeEldestEntry(Map.Entry<String, Reason> eldest) {
+            if (size() <= ReasonCache.this.capacity) {
+              return false;
+            }
+            evictions++;
+            log.info(
+                "ReasonCache: {} containers cached; forgot the least recent, {} ({})",
+                ReasonCache.this.capacity,
+                eldest.getKey(),
+                eldest.getValue().reason());
+            return true;
+          }
+        };
+  }
 
   private static String key(String uid, String container) {
     return uid + "/" + container;
   }
 
-  public void add(String uid, String container, String reason, String message) {
+  public synchronized void add(String uid, String container, String reason, String message) {
     reasons.put(key(uid, container), new Reason(reason, message));
   }
 
-  public void remove(String uid, String container) {
+  public synchronized void remove(String uid, String container) {
     reasons.remove(key(uid, container));
   }
 
-  public Optional<Reason> get(String uid, String container) {
+  public synchronized Optional<Reason> get(String uid, String container) {
     return Optional.ofNullable(reasons.get(key(uid, container)));
   }
 
   /** Forgets every container of the pod. */
-  public void forgetPod(String uid) {
+  public synchronized void forgetPod(String uid) {
     reasons.keySet().removeIf(k -> k.startsWith(uid + "/"));
+  }
+
+  /** How many containers have a reason; for {@code jkubelet_cache_entries}. */
+  public synchronized int size() {
+    return reasons.size();
+  }
+
+  /** The most containers kept. */
+  public int capacity() {
+    return capacity;
+  }
+
+  /** Reasons forgotten because the cache was full. */
+  public synchronized long evictions() {
+    return evictions;
   }
 }

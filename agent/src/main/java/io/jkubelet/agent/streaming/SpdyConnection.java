@@ -38,6 +38,13 @@ import org.slf4j.LoggerFactory;
 final class SpdyConnection extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(SpdyConnection.class);
 
+  /**
+   * The most streams open at once on one connection. Exec and attach use up to five, and a
+   * port-forward two per forwarded connection; a client that opens more (streams it never closes)
+   * has the rest refused rather than growing the map for as long as the connection lasts.
+   */
+  static final int MAX_OPEN_STREAMS = 1000;
+
   /** How long the client has, after the server's GOAWAY, to close the connection itself. */
   static final long CLOSE_GRACE_SECONDS = 10;
 
@@ -95,7 +102,11 @@ final class SpdyConnection extends ChannelInboundHandlerAdapter {
   private void open(ChannelHandlerContext ctx, SpdySynStreamFrame syn) {
     SpdyStream stream = new SpdyStream(ctx.channel(), syn.streamId(), syn.headers());
     String refused =
-        streams.containsKey(syn.streamId()) ? "stream id in use" : acceptor.accept(stream);
+        streams.containsKey(syn.streamId())
+            ? "stream id in use"
+            : streams.size() >= MAX_OPEN_STREAMS
+                ? MAX_OPEN_STREAMS + " streams already open on this connection"
+                : acceptor.accept(stream);
     if (refused != null) {
       log.info("Streaming: stream rejected: {}", refused);
       ctx.writeAndFlush(new DefaultSpdyRstStreamFrame(syn.streamId(), SpdyStreamStatus.CANCEL));

@@ -243,6 +243,16 @@ public final class PodWorkers {
     }
   }
 
+  /** How many pods have a worker (idle or not); for {@code jkubelet_cache_entries}. */
+  public int size() {
+    lock.lock();
+    try {
+      return workers.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /**
    * Forgets idle workers of pods that are neither desired nor still terminating: housekeeping calls
    * this so the map does not grow without bound.

@@ -22,6 +22,16 @@ public final class WorkQueue {
     this.clock = clock;
   }
 
+  /** How many pods are queued; for {@code jkubelet_cache_entries}. */
+  public int size() {
+    lock.lock();
+    try {
+      return due.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Makes the pod due after {@code delay}, replacing an earlier due time. */
   public void enqueue(String uid, Duration delay) {
     lock.lock();

@@ -102,7 +102,12 @@ class MetricsE2EIT {
         .contains("kubelet_pod_start_duration_seconds_count 1")
         .contains("kubelet_pleg_relist_duration_seconds_count")
         .contains("jkubelet_events_recorded_total{reason=\"Started\",type=\"Normal\"}")
-        .contains("jkubelet_prober_workers{probe_type=\"readiness\"} 1.0");
+        .contains("jkubelet_prober_workers{probe_type=\"readiness\"} 1.0")
+        .contains("jkubelet_cache_entries{cache=\"pleg_pod_cache\"} 1.0")
+        .contains("jkubelet_cache_capacity{cache=\"pleg_pod_cache\"} 110.0")
+        .contains("jkubelet_cache_capacity{cache=\"event_queue_store\"} 1000.0")
+        .contains("jkubelet_cache_capacity{cache=\"event_store\"} 1000.0")
+        .contains("jkubelet_cache_evictions_total{cache=\"loop_pleg_channel\"} 0.0");
     promtool(r.body());
   }
 

@@ -234,6 +234,24 @@ class EventCorrelatorTest {
   }
 
   @Test
+  void itsThreeCachesShowTheirSizeBoundAndEvictions() {
+    var options = new CorrelatorOptions(2, 10, Duration.ofSeconds(600), 1.0 / 300, 25, true);
+    var correlator = new EventCorrelator(clock, options);
+    assertThat(correlator.caches())
+        .containsExactly(
+            new EventCorrelator.CacheSize("aggregator", 0, 2, 0),
+            new EventCorrelator.CacheSize("spam_filter", 0, 2, 0),
+            new EventCorrelator.CacheSize("logger", 0, 2, 0));
+    for (String object : List.of("a", "b", "c", "d", "e")) {
+      correlator.correlate(normal(object, "Pulled", "m"));
+    }
+    // Five objects through caches of two: each kept the two most recent and evicted three.
+    assertThat(correlator.caches())
+        .extracting(EventCorrelator.CacheSize::entries, EventCorrelator.CacheSize::evictions)
+        .containsOnly(org.assertj.core.groups.Tuple.tuple(2, 3L));
+  }
+
+  @Test
   void anEvictedSpamRecordStartsWithAFullBucket() {
     var options = new CorrelatorOptions(1, 10, Duration.ofSeconds(600), 1.0 / 300, 2, false);
     var correlator = new EventCorrelator(clock, options);

@@ -84,6 +84,9 @@ class EventStoreTest {
     assertThat(store.list(ANY, ANY, ANY))
         .extracting(Event::getReason)
         .containsExactly("R2", "R3", "R4");
+    assertThat(store.size()).isEqualTo(3);
+    assertThat(store.capacity()).isEqualTo(3);
+    assertThat(store.evicted()).isEqualTo(2);
   }
 
   @Test

@@ -49,6 +49,21 @@ class ImagePullerTest {
   }
 
   @Test
+  void imagesSeenPresentAreRememberedOnlyForAFewSeconds() {
+    for (int i = 0; i < 20; i++) {
+      runtime.addImage("img:" + i);
+      assertThat(puller.present("img:" + i)).isTrue();
+      clock.step(Duration.ofSeconds(1));
+    }
+    // Only those seen within the TTL (5 s) are kept, not every image the node ever ran.
+    assertThat(puller.presentCacheSize()).isEqualTo(5);
+    clock.step(Duration.ofSeconds(10));
+    runtime.addImage("other:1");
+    assertThat(puller.present("other:1")).isTrue();
+    assertThat(puller.presentCacheSize()).isEqualTo(1);
+  }
+
+  @Test
   void ifNotPresentUsesAPresentImageWithoutPulling() {
     assertThat(reason(container("present:1", "IfNotPresent"))).isEqualTo("ok");
     assertThat(pulls()).isZero();

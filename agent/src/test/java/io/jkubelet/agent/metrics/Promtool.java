@@ -11,10 +11,10 @@ import java.util.concurrent.TimeUnit;
  * Runs {@code promtool check metrics} (Debian's {@code prometheus} package, which {@code
  * deploy/scripts/test.sh} installs) on scraped text and asserts that it finds no problem.
  */
-final class Promtool {
+public final class Promtool {
   private Promtool() {}
 
-  static void check(byte[] text) throws IOException, InterruptedException {
+  public static void check(byte[] text) throws IOException, InterruptedException {
     Process p;
     try {
       p = new ProcessBuilder("promtool", "check", "metrics").redirectErrorStream(true).start();

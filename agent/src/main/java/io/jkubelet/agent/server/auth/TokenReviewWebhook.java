@@ -14,6 +14,12 @@ import java.util.Optional;
  * authentication.webhook.cacheTTL}, default 2m). Thread-safe.
  */
 public final class TokenReviewWebhook implements TokenReviewer {
+  /**
+   * The most answers cached, least recently used evicted first (upstream's webhook authorizer keeps
+   * 8192, its token cache expires entries but does not bound them).
+   */
+  public static final int CACHE_CAPACITY = 1024;
+
   private final KubernetesClient client;
   private final Duration ttl;
   private final TtlCache<String, Optional<Subject>> cache;
@@ -21,7 +27,7 @@ public final class TokenReviewWebhook implements TokenReviewer {
   public TokenReviewWebhook(KubernetesClient client, Clock clock, Duration ttl) {
     this.client = client;
     this.ttl = ttl;
-    this.cache = new TtlCache<>(clock, 1024);
+    this.cache = new TtlCache<>(clock, CACHE_CAPACITY);
   }
 
   @Override
@@ -44,5 +50,15 @@ public final class TokenReviewWebhook implements TokenReviewer {
     }
     cache.put(token, subject, ttl);
     return subject;
+  }
+
+  /** Answers cached now, expired ones included until read or evicted. */
+  public int cachedEntries() {
+    return cache.size();
+  }
+
+  /** Answers evicted because the cache was full. */
+  public long cacheEvictions() {
+    return cache.evictions();
   }
 }

@@ -9,13 +9,16 @@ import java.util.Optional;
 
 /**
  * A small LRU cache whose entries expire after a TTL chosen per entry, on the injected clock; the
- * webhooks' caches. Thread-safe: every method holds the instance's lock.
+ * webhooks' caches. At {@code capacity}, the least recently used entry goes (counted in {@link
+ * #evictions()}); an expired entry stays until it is read or evicted. Thread-safe: every method
+ * holds the instance's lock.
  */
 final class TtlCache<K, V> {
   private record Slot<V>(V value, Instant expires) {}
 
   private final Clock clock;
   private final Map<K, Slot<V>> entries;
+  private long evictions;
 
   TtlCache(Clock clock, int capacity) {
     this.clock = clock;
@@ -23,7 +26,11 @@ final class TtlCache<K, V> {
         new LinkedHashMap<>(16, 0.75f, true) {
           @Override
           protected boolean removeEldestEntry(Map.Entry<K, Slot<V>> eldest) {
-            return size() > capacity;
+            if (size() > capacity) {
+              evictions++;
+              return true;
+            }
+            return false;
           }
         };
   }
@@ -38,6 +45,14 @@ final class TtlCache<K, V> {
       return Optional.empty();
     }
     return Optional.of(e.value());
+  }
+
+  synchronized int size() {
+    return entries.size();
+  }
+
+  synchronized long evictions() {
+    return evictions;
   }
 
   synchronized void put(K key, V value, Duration ttl) {

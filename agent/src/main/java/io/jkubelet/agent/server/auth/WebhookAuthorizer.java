@@ -14,6 +14,12 @@ import java.time.Duration;
 public final class WebhookAuthorizer implements Authorizer {
   private record Key(Subject subject, Attributes attributes) {}
 
+  /**
+   * The most answers cached, least recently used evicted first (upstream's webhook authorizer keeps
+   * 8192, its token cache expires entries but does not bound them).
+   */
+  public static final int CACHE_CAPACITY = 1024;
+
   private final KubernetesClient client;
   private final Duration allowedTtl;
   private final Duration deniedTtl;
@@ -24,7 +30,7 @@ public final class WebhookAuthorizer implements Authorizer {
     this.client = client;
     this.allowedTtl = allowedTtl;
     this.deniedTtl = deniedTtl;
-    this.cache = new TtlCache<>(clock, 1024);
+    this.cache = new TtlCache<>(clock, CACHE_CAPACITY);
   }
 
   @Override
@@ -56,5 +62,15 @@ public final class WebhookAuthorizer implements Authorizer {
         review.getStatus() != null && Boolean.TRUE.equals(review.getStatus().getAllowed());
     cache.put(key, allowed, allowed ? allowedTtl : deniedTtl);
     return allowed;
+  }
+
+  /** Answers cached now, expired ones included until read or evicted. */
+  public int cachedEntries() {
+    return cache.size();
+  }
+
+  /** Answers evicted because the cache was full. */
+  public long cacheEvictions() {
+    return cache.evictions();
   }
 }

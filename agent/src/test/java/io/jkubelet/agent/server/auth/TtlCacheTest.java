@@ -38,6 +38,8 @@ class TtlCacheTest {
     assertThat(cache.get(2)).isEmpty();
     assertThat(cache.get(1)).contains(1);
     assertThat(cache.get(3)).contains(3);
+    assertThat(cache.size()).isEqualTo(2);
+    assertThat(cache.evictions()).isEqualTo(1);
   }
 
   @Test
