@@ -198,6 +198,7 @@ public final class Agent implements Lifecycle {
     perPod.put("prober_pods", probes::podCount);
     perPod.put("admission_rejected", admitter::rejectedCount);
     perPod.put("oom_events", oomEvents::size);
+    perPod.put("pod_statuses", setup.statuses()::size);
     CacheBounds.register(metrics.caches(), channels, maxPods, perPod, reasons);
   }
 

@@ -180,6 +180,11 @@ public final class ApiStatusManager implements StatusManager {
   }
 
   @Override
+  public int size() {
+    return cache.size();
+  }
+
+  @Override
   public void removeOrphanedStatuses(Set<String> keep) {
     cache.retainAll(keep);
     queue.retainAll(keep);

@@ -25,6 +25,11 @@ public final class LocalStatusManager implements StatusManager {
   }
 
   @Override
+  public int size() {
+    return cache.size();
+  }
+
+  @Override
   public void removeOrphanedStatuses(Set<String> keep) {
     cache.retainAll(keep);
   }

@@ -89,6 +89,15 @@ final class StatusCache {
     return get(uid).map(c -> new PodStatusBuilder(c.status()).build());
   }
 
+  int size() {
+    lock.lock();
+    try {
+      return entries.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Forgets pods other than these. */
   void retainAll(Set<String> keep) {
     lock.lock();

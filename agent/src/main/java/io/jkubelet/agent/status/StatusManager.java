@@ -18,4 +18,7 @@ public interface StatusManager extends Lifecycle {
 
   /** Forgets statuses of pods other than these. */
   void removeOrphanedStatuses(Set<String> keep);
+
+  /** How many pods' statuses are kept: bounded by the pods, as orphans are forgotten. */
+  int size();
 }

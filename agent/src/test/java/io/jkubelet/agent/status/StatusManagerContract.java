@@ -73,9 +73,11 @@ abstract class StatusManagerContract {
     Pod pod = TestPods.simple("uid-a", "a", "app");
     manager.setPodStatus(pod, ApiStatusFixtures.pending(pod, T0));
     assertThat(manager.getPodStatus("uid-a")).isPresent();
+    assertThat(manager.size()).isEqualTo(1);
 
     manager.removeOrphanedStatuses(Set.of());
 
     assertThat(manager.getPodStatus("uid-a")).isEmpty();
+    assertThat(manager.size()).isZero();
   }
 }
