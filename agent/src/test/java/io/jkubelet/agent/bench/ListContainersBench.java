@@ -3,16 +3,12 @@ package io.jkubelet.agent.bench;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
-import com.github.dockerjava.core.DefaultDockerClientConfig;
-import com.github.dockerjava.core.DockerClientConfig;
-import com.github.dockerjava.core.DockerClientImpl;
-import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
+import io.jkubelet.agent.runtime.docker.TestDockerClient;
 import io.jkubelet.agent.util.Time;
 import java.lang.management.ManagementFactory;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,17 +37,7 @@ public final class ListContainersBench {
   public static void main(String[] args) throws Exception {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 500;
     int pods = args.length > 1 ? Integer.parseInt(args[1]) : 110;
-    DockerClientConfig config =
-        DefaultDockerClientConfig.createDefaultConfigBuilder()
-            .withDockerHost(DockerRuntime.DEFAULT_HOST)
-            .build();
-    try (DockerClient docker =
-            DockerClientImpl.getInstance(
-                config,
-                new ApacheDockerHttpClient.Builder()
-                    .dockerHost(config.getDockerHost())
-                    .responseTimeout(Duration.ofSeconds(60))
-                    .build());
+    try (DockerClient docker = TestDockerClient.connect();
         DockerRuntime runtime =
             DockerRuntime.connect(DockerRuntime.DEFAULT_HOST, Time.system())
                 .scopedTo(Map.of(BENCH_LABEL, BENCH_VALUE))) {

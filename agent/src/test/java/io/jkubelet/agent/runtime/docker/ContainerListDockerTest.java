@@ -6,10 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
-import com.github.dockerjava.core.DefaultDockerClientConfig;
-import com.github.dockerjava.core.DockerClientConfig;
-import com.github.dockerjava.core.DockerClientImpl;
-import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.Labels;
@@ -44,17 +40,7 @@ class ContainerListDockerTest {
 
   @BeforeAll
   static void connect() {
-    DockerClientConfig config =
-        DefaultDockerClientConfig.createDefaultConfigBuilder()
-            .withDockerHost(DockerRuntime.DEFAULT_HOST)
-            .build();
-    docker =
-        DockerClientImpl.getInstance(
-            config,
-            new ApacheDockerHttpClient.Builder()
-                .dockerHost(config.getDockerHost())
-                .responseTimeout(Duration.ofSeconds(30))
-                .build());
+    docker = TestDockerClient.connect();
     inspector = new PodInspector(docker);
   }
 

@@ -12,10 +12,6 @@ import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Ports;
-import com.github.dockerjava.core.DefaultDockerClientConfig;
-import com.github.dockerjava.core.DockerClientConfig;
-import com.github.dockerjava.core.DockerClientImpl;
-import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerConfig.Mount;
 import io.jkubelet.agent.runtime.ContainerConfig.Resources;
@@ -83,17 +79,7 @@ class DockerRuntimeTest {
   @BeforeAll
   static void connect() {
     runtime = DockerRuntime.connect(DockerRuntime.DEFAULT_HOST, Time.system());
-    DockerClientConfig config =
-        DefaultDockerClientConfig.createDefaultConfigBuilder()
-            .withDockerHost(DockerRuntime.DEFAULT_HOST)
-            .build();
-    docker =
-        DockerClientImpl.getInstance(
-            config,
-            new ApacheDockerHttpClient.Builder()
-                .dockerHost(config.getDockerHost())
-                .responseTimeout(Duration.ofSeconds(30))
-                .build());
+    docker = TestDockerClient.connect();
   }
 
   @AfterEach

@@ -7,15 +7,10 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.LogConfig;
-import com.github.dockerjava.core.DefaultDockerClientConfig;
-import com.github.dockerjava.core.DockerClientConfig;
-import com.github.dockerjava.core.DockerClientImpl;
-import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
 import io.jkubelet.agent.runtime.LogRequest;
 import io.jkubelet.agent.runtime.LogSink;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -47,17 +42,7 @@ class JsonFileLogsDockerTest {
 
   @BeforeAll
   static void connect() {
-    DockerClientConfig config =
-        DefaultDockerClientConfig.createDefaultConfigBuilder()
-            .withDockerHost(DockerRuntime.DEFAULT_HOST)
-            .build();
-    docker =
-        DockerClientImpl.getInstance(
-            config,
-            new ApacheDockerHttpClient.Builder()
-                .dockerHost(config.getDockerHost())
-                .responseTimeout(Duration.ofSeconds(30))
-                .build());
+    docker = TestDockerClient.connect();
     api = new EngineLogs(new DockerClients(docker, docker, false), DockerRuntime.DEFAULT_HOST);
     files = new JsonFileLogs(DockerRuntime.DEFAULT_HOST);
   }
