@@ -1,7 +1,6 @@
 package io.jkubelet.agent.bench;
 
 import com.github.dockerjava.api.DockerClient;
-import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
@@ -41,7 +40,7 @@ public final class ListContainersBench {
         DockerRuntime runtime =
             DockerRuntime.connect(DockerRuntime.DEFAULT_HOST, Time.system())
                 .scopedTo(Map.of(BENCH_LABEL, BENCH_VALUE))) {
-      removeAll(docker);
+      TestDockerClient.removeLabelled(docker, BENCH_LABEL, BENCH_VALUE);
       try {
         createPods(docker, pods);
         List<String> filter = List.of(Labels.POD_UID, BENCH_LABEL + "=" + BENCH_VALUE);
@@ -58,7 +57,7 @@ public final class ListContainersBench {
         measure("docker-java listContainersCmd", dockerJava, n, 2 * pods);
         measure("streamed (DockerRuntime.listContainers)", streamed, n, 2 * pods);
       } finally {
-        removeAll(docker);
+        TestDockerClient.removeLabelled(docker, BENCH_LABEL, BENCH_VALUE);
       }
     }
   }
@@ -107,20 +106,5 @@ public final class ListContainersBench {
     String id = docker.createContainerCmd(PAUSE).withLabels(all).exec().getId();
     docker.startContainerCmd(id).exec();
     return id;
-  }
-
-  private static void removeAll(DockerClient docker) {
-    for (Container c :
-        docker
-            .listContainersCmd()
-            .withShowAll(true)
-            .withLabelFilter(Map.of(BENCH_LABEL, BENCH_VALUE))
-            .exec()) {
-      try {
-        docker.removeContainerCmd(c.getId()).withForce(true).exec();
-      } catch (NotFoundException e) {
-        // already gone
-      }
-    }
   }
 }

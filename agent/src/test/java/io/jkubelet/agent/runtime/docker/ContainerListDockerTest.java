@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.github.dockerjava.api.DockerClient;
-import com.github.dockerjava.api.exception.NotFoundException;
-import com.github.dockerjava.api.model.Container;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.Labels;
@@ -49,18 +47,7 @@ class ContainerListDockerTest {
     if (docker == null) {
       return;
     }
-    for (Container c :
-        docker
-            .listContainersCmd()
-            .withShowAll(true)
-            .withLabelFilter(Map.of(TEST_LABEL, RUN_ID))
-            .exec()) {
-      try {
-        docker.removeContainerCmd(c.getId()).withForce(true).exec();
-      } catch (NotFoundException e) {
-        // already gone
-      }
-    }
+    TestDockerClient.removeLabelled(docker, TEST_LABEL, RUN_ID);
     inspector.close();
     docker.close();
   }

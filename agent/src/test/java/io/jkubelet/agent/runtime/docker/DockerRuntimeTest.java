@@ -8,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.exception.NotFoundException;
-import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Ports;
@@ -84,18 +83,7 @@ class DockerRuntimeTest {
 
   @AfterEach
   void removeThisRunsContainers() {
-    for (Container c :
-        docker
-            .listContainersCmd()
-            .withShowAll(true)
-            .withLabelFilter(Map.of(TEST_LABEL, RUN_ID))
-            .exec()) {
-      try {
-        docker.removeContainerCmd(c.getId()).withForce(true).withRemoveVolumes(true).exec();
-      } catch (NotFoundException e) {
-        // already gone
-      }
-    }
+    TestDockerClient.removeLabelled(docker, TEST_LABEL, RUN_ID);
   }
 
   @AfterAll

@@ -3,8 +3,6 @@ package io.jkubelet.agent.runtime.docker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.github.dockerjava.api.DockerClient;
-import com.github.dockerjava.api.exception.NotFoundException;
-import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.LogConfig;
 import io.jkubelet.agent.runtime.LogRequest;
@@ -49,18 +47,7 @@ class JsonFileLogsDockerTest {
 
   @AfterEach
   void removeThisRunsContainers() {
-    for (Container c :
-        docker
-            .listContainersCmd()
-            .withShowAll(true)
-            .withLabelFilter(Map.of(TEST_LABEL, RUN_ID))
-            .exec()) {
-      try {
-        docker.removeContainerCmd(c.getId()).withForce(true).exec();
-      } catch (NotFoundException e) {
-        // already gone
-      }
-    }
+    TestDockerClient.removeLabelled(docker, TEST_LABEL, RUN_ID);
   }
 
   @AfterAll
