@@ -385,10 +385,11 @@ public final class Agent implements Lifecycle {
     objects().start();
     sources.forEach(Lifecycle::start);
     loop.start();
+    // The kubelet API before the read-only server, whose /healthz then also says the API listens.
+    api.start();
     if (server != null) {
       server.start();
     }
-    api.start();
   }
 
   @Override
