@@ -60,6 +60,11 @@ public final class GenericPleg implements Pleg {
   private final Predicate<PodLifecycleEvent> sink;
   private final RelistListener listener;
 
+  /** How often at most a relist slower than its period is logged. */
+  private static final Duration SLOW_REPORT = Duration.ofMinutes(1);
+
+  private volatile Instant lastSlowReport;
+
   /** How many changed pods one relist inspects at a time. */
   static final int INSPECT_PARALLELISM = 4;
 
@@ -210,8 +215,11 @@ public final class GenericPleg implements Pleg {
       Instant end = clock.instant();
       listener.relisted(timestamp, end, listed);
       Duration took = Duration.between(timestamp, end);
-      if (took.compareTo(period) > 0) {
-        // Workers wait for the relist (up to their own limit): a slow one delays every pod.
+      Instant said = lastSlowReport;
+      if (took.compareTo(period) > 0 && (said == null || !end.isBefore(said.plus(SLOW_REPORT)))) {
+        // Workers wait for the relist (up to their own limit): a slow one delays every pod. Said
+        // at most once a minute, since on a loaded node every relist may be slow.
+        lastSlowReport = end;
         log.info(
             "PLEG: relisting took {} ms, longer than the period of {} ms ({} containers)",
             took.toMillis(),
