@@ -48,6 +48,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -375,17 +377,30 @@ public final class Agent implements Lifecycle {
         .event(Refs.node(options.nodeName()), EventType.Normal, "Starting", "Starting kubelet.");
     setup.statuses().start();
     probes.start();
-    // The first relist and the pod sources' first lists, which every pod's first sync waits for,
-    // start before the servers, whose TLS set-up takes a few hundred milliseconds.
+    // The servers' TLS set-up (loading the native TLS library) takes a second or more on a busy
+    // node: it runs beside the first relist and the pod sources' first lists, which every pod's
+    // first sync waits for. The node registers, and so reports Ready, only once the kubelet API
+    // listens: `kubectl logs` on a Ready node is never refused.
+    CompletableFuture<Void> servers =
+        CompletableFuture.runAsync(
+            this::startServers, r -> Thread.ofVirtual().name("servers-start").start(r));
     pleg.start();
     logCollector.start();
-    if (setup.cluster() != null) {
-      setup.cluster().node().start();
-    }
     objects().start();
     sources.forEach(Lifecycle::start);
     loop.start();
-    // The kubelet API before the read-only server, whose /healthz then also says the API listens.
+    try {
+      servers.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+    if (setup.cluster() != null) {
+      setup.cluster().node().start();
+    }
+  }
+
+  /** The kubelet API, then the read-only server, whose /healthz then also says the API listens. */
+  private void startServers() {
     api.start();
     if (server != null) {
       server.start();

@@ -133,6 +133,15 @@ public final class KubeletServer implements Lifecycle {
   }
 
   /**
+   * Starts loading the native TLS library in the background. It takes a second or more, which
+   * {@link #start()} would otherwise spend; called early, it overlaps the agent's set-up. Optional
+   * and safe to call more than once.
+   */
+  public static void preloadTls() {
+    Thread.ofVirtual().name("tls-preload").start(OpenSsl::isAvailable);
+  }
+
+  /**
    * BoringSSL through Netty's tcnative where its native library loads (a handshake then costs about
    * a millisecond of CPU; the JDK's provider took about 28 ms with the launcher's client compiler),
    * else the JDK's.
