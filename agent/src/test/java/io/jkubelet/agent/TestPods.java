@@ -2,7 +2,7 @@ package io.jkubelet.agent;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.podconfig.PodDefaults;
-import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.ApiSerialization;
 
 /** Pods for tests, from YAML, defaulted as the API server would. */
 public final class TestPods {
@@ -10,7 +10,7 @@ public final class TestPods {
 
   /** A defaulted pod from YAML; the YAML should carry metadata.uid and namespace. */
   public static Pod parse(String yaml) {
-    Pod pod = Canonical.SERIALIZATION.unmarshal(yaml, Pod.class);
+    Pod pod = ApiSerialization.SHARED.unmarshal(yaml, Pod.class);
     PodDefaults.apply(pod);
     if (pod.getMetadata().getNamespace() == null) {
       pod.getMetadata().setNamespace("default");

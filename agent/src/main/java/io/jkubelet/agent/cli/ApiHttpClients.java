@@ -2,6 +2,7 @@ package io.jkubelet.agent.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory;
+import io.jkubelet.agent.util.ApiSerialization;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.file.FileSystemOptions;
@@ -32,11 +33,15 @@ final class ApiHttpClients {
 
   private ApiHttpClients() {}
 
-  /** The builder, set to use the shared engine and virtual task threads. */
+  /**
+   * The builder, set to use the shared engine, virtual task threads and the process's one JSON
+   * mapping ({@link ApiSerialization}).
+   */
   static KubernetesClientBuilder small(KubernetesClientBuilder builder) {
     return builder
         .withHttpClientFactory(new VertxHttpClientFactory(Engine.VERTX))
-        .withTaskExecutor(TASKS);
+        .withTaskExecutor(TASKS)
+        .withKubernetesSerialization(ApiSerialization.SHARED);
   }
 
   /** Holds the engine, made on first use. */

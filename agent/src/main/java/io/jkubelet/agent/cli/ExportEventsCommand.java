@@ -115,7 +115,8 @@ public final class ExportEventsCommand implements Callable<Integer> {
     Time time = Time.system();
     List<Exporter> exporters = ExportFlags.exporters(settings, rootDir.toAbsolutePath(), time);
     KubernetesClient client =
-        new KubernetesClientBuilder().withConfig(ClusterMode.load(kubeconfig)).build();
+        ApiHttpClients.small(new KubernetesClientBuilder().withConfig(ClusterMode.load(kubeconfig)))
+            .build();
     var exporter = new ClusterEventExporter(client, namespace, exporters);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()

@@ -2,7 +2,7 @@ package io.jkubelet.agent.events;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
-import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.ApiSerialization;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -170,7 +170,7 @@ public final class EventStore implements Consumer<Event> {
       return new EventBuilder(update).build();
     }
     Event next = new EventBuilder(existing).build();
-    Map<?, ?> fields = Canonical.SERIALIZATION.unmarshal(patch, Map.class);
+    Map<?, ?> fields = ApiSerialization.SHARED.unmarshal(patch, Map.class);
     if (fields.get("count") instanceof Number n) {
       next.setCount(n.intValue());
     }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.Errors;
 import java.util.List;
 
@@ -63,7 +63,7 @@ public final class ManifestParser {
     }
     Pod pod;
     try {
-      pod = Canonical.SERIALIZATION.convertValue(node, Pod.class);
+      pod = ApiSerialization.SHARED.convertValue(node, Pod.class);
     } catch (RuntimeException e) {
       return new Invalid("cannot decode the Pod: " + rootMessage(e), null);
     }

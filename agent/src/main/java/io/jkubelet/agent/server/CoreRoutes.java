@@ -3,7 +3,7 @@ package io.jkubelet.agent.server;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodListBuilder;
 import io.jkubelet.agent.server.auth.Subject;
-import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.ApiSerialization;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
@@ -62,7 +62,7 @@ public final class CoreRoutes implements Route {
       }
     } else if (path.startsWith("/pods")) {
       String body =
-          Canonical.SERIALIZATION.asJson(
+          ApiSerialization.SHARED.asJson(
               new PodListBuilder()
                   .withApiVersion("v1")
                   .withKind("PodList")

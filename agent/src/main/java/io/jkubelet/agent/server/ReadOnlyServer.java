@@ -12,7 +12,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.PodListBuilder;
 import io.jkubelet.agent.prober.ProbeWorker;
-import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.Lifecycle;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -184,7 +184,7 @@ public final class ReadOnlyServer implements Lifecycle {
             .endMetadata()
             .withItems(pods.get())
             .build();
-    send(ex, 200, "application/json", Canonical.SERIALIZATION.asJson(list));
+    send(ex, 200, "application/json", ApiSerialization.SHARED.asJson(list));
   }
 
   /**
@@ -265,7 +265,7 @@ public final class ReadOnlyServer implements Lifecycle {
             .endMetadata()
             .withItems(items)
             .build();
-    send(ex, 200, "application/json", Canonical.SERIALIZATION.asJson(list));
+    send(ex, 200, "application/json", ApiSerialization.SHARED.asJson(list));
   }
 
   private static Map<String, String> query(String raw) {

@@ -3,7 +3,7 @@ package io.jkubelet.agent.status;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.PodStatus;
-import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.ApiSerialization;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -119,7 +119,7 @@ final class StatusPatches {
 
   @SuppressWarnings("unchecked")
   private static Map<String, Object> tree(Object o) {
-    Map<String, Object> m = Canonical.SERIALIZATION.convertValue(o, Map.class);
+    Map<String, Object> m = ApiSerialization.SHARED.convertValue(o, Map.class);
     return m == null ? new LinkedHashMap<>() : m;
   }
 

@@ -2,7 +2,6 @@ package io.jkubelet.agent.util;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -14,9 +13,6 @@ import java.util.Map;
  * the same object always hashes the same, in this run and the next.
  */
 public final class Canonical {
-  /** Shared, thread-safe once configured. */
-  public static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
-
   private static final ObjectMapper SORTED =
       new ObjectMapper()
           .configure(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true)
@@ -27,7 +23,7 @@ public final class Canonical {
   /** The object as JSON with every map's keys sorted. */
   public static String json(Object o) {
     try {
-      Map<?, ?> tree = SORTED.readValue(SERIALIZATION.asJson(o), Map.class);
+      Map<?, ?> tree = SORTED.readValue(ApiSerialization.SHARED.asJson(o), Map.class);
       return SORTED.writeValueAsString(tree);
     } catch (java.io.IOException e) {
       throw new IllegalStateException("cannot serialize " + o.getClass().getSimpleName(), e);

@@ -176,7 +176,7 @@ class EventsE2EIT {
     for (JsonNode e : events(ns, "seed")) {
       for (int n = 0; n < Math.max(1, e.path("count").asInt(1)); n++) {
         seen.add(
-            io.jkubelet.agent.util.Canonical.SERIALIZATION.convertValue(
+            io.jkubelet.agent.util.ApiSerialization.SHARED.convertValue(
                 e, io.fabric8.kubernetes.api.model.Event.class));
       }
     }

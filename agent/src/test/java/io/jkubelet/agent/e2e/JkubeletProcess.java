@@ -2,7 +2,7 @@ package io.jkubelet.agent.e2e;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
-import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.ApiSerialization;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -155,7 +155,7 @@ final class JkubeletProcess implements AutoCloseable {
         System.err.println("GET /pods: " + r.statusCode() + " " + r.body());
         return List.of();
       }
-      return Canonical.SERIALIZATION.unmarshal(r.body(), PodList.class).getItems();
+      return ApiSerialization.SHARED.unmarshal(r.body(), PodList.class).getItems();
     } catch (IOException e) {
       System.err.println("GET /pods: " + e);
       return List.of();

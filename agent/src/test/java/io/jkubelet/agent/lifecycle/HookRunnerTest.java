@@ -11,7 +11,7 @@ import io.jkubelet.agent.prober.ExecRunner;
 import io.jkubelet.agent.prober.Probers;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.RuntimeError;
-import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.RecordingSleeper;
 import java.net.InetAddress;
@@ -85,7 +85,7 @@ class HookRunnerTest {
   }
 
   private Optional<String> run(String hookYaml, Duration timeout) {
-    LifecycleHandler hook = Canonical.SERIALIZATION.unmarshal(hookYaml, LifecycleHandler.class);
+    LifecycleHandler hook = ApiSerialization.SHARED.unmarshal(hookYaml, LifecycleHandler.class);
     return runner.run(POD, container(), "cid", "127.0.0.1", hook, timeout);
   }
 

@@ -12,7 +12,7 @@ import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.FakeClock;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -88,7 +88,7 @@ class EventsEndpointTest {
     HttpResponse<String> r = get(pathAndQuery);
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
-    return Canonical.SERIALIZATION.unmarshal(r.body(), EventList.class);
+    return ApiSerialization.SHARED.unmarshal(r.body(), EventList.class);
   }
 
   @Test
@@ -132,7 +132,7 @@ class EventsEndpointTest {
                   .build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(r.statusCode()).isEqualTo(200);
-      assertThat(Canonical.SERIALIZATION.unmarshal(r.body(), EventList.class).getItems()).isEmpty();
+      assertThat(ApiSerialization.SHARED.unmarshal(r.body(), EventList.class).getItems()).isEmpty();
     } finally {
       plain.stop();
     }

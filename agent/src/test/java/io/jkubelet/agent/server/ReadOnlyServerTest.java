@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.PodList;
 import io.jkubelet.agent.TestPods;
-import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -61,7 +61,7 @@ class ReadOnlyServerTest {
     HttpResponse<String> r = get("/pods");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
-    PodList list = Canonical.SERIALIZATION.unmarshal(r.body(), PodList.class);
+    PodList list = ApiSerialization.SHARED.unmarshal(r.body(), PodList.class);
     assertThat(list.getApiVersion()).isEqualTo("v1");
     assertThat(list.getKind()).isEqualTo("PodList");
     assertThat(list.getItems()).extracting(p -> p.getMetadata().getUid()).containsExactly("u1");

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.jkubelet.agent.TestPods;
-import io.jkubelet.agent.util.Canonical;
+import io.jkubelet.agent.util.ApiSerialization;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 
@@ -34,8 +34,8 @@ class ApiStatusPatchesTest {
     PodStatus s = ApiStatusFixtures.running(pod, T0, "10.88.0.4", true, 0);
     // The API server omits empty fields and returns the status we patched as JSON.
     PodStatus roundTrip =
-        Canonical.SERIALIZATION.unmarshal(
-            Canonical.SERIALIZATION.asJson(s).replace("\"message\":\"\",", ""), PodStatus.class);
+        ApiSerialization.SHARED.unmarshal(
+            ApiSerialization.SHARED.asJson(s).replace("\"message\":\"\",", ""), PodStatus.class);
 
     assertThat(StatusPatches.semantic(roundTrip)).isEqualTo(StatusPatches.semantic(s));
     assertThat(StatusPatches.semantic(ApiStatusFixtures.running(pod, T0, "10.88.0.4", false, 0)))
