@@ -25,11 +25,7 @@ import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.status.ApiStatusManager;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import io.jkubelet.agent.util.Time;
-import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.KubeletConfiguration;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -49,30 +45,6 @@ final class ClusterMode {
   static final Duration STATUS_SYNC_PERIOD = Duration.ofSeconds(10);
 
   private ClusterMode() {}
-
-  /** Reads a kubeconfig; a file that cannot be used is a configuration error naming the flag. */
-  static Config load(Path kubeconfig) {
-    String content;
-    try {
-      content = Files.readString(kubeconfig);
-    } catch (IOException e) {
-      throw new ConfigException(
-          "--kubeconfig", "cannot read " + kubeconfig + ": " + e.getMessage());
-    }
-    try {
-      Config config = Config.fromKubeconfig(null, content, kubeconfig.toAbsolutePath().toString());
-      if (config.getMasterUrl() == null || config.getMasterUrl().isBlank()) {
-        throw new ConfigException("--kubeconfig", kubeconfig + " names no server");
-      }
-      return config;
-    } catch (RuntimeException e) {
-      if (e instanceof ConfigException ce) {
-        throw ce;
-      }
-      throw new ConfigException(
-          "--kubeconfig", kubeconfig + " is not a usable kubeconfig: " + e.getMessage());
-    }
-  }
 
   static Agent build(
       KubeletOptions options,

@@ -115,7 +115,7 @@ public final class ExportEventsCommand implements Callable<Integer> {
     Time time = Time.system();
     List<Exporter> exporters = ExportFlags.exporters(settings, rootDir.toAbsolutePath(), time);
     KubernetesClient client =
-        ApiHttpClients.small(new KubernetesClientBuilder().withConfig(ClusterMode.load(kubeconfig)))
+        ApiHttpClients.small(new KubernetesClientBuilder().withConfig(Kubeconfig.load(kubeconfig)))
             .build();
     var exporter = new ClusterEventExporter(client, namespace, exporters);
     CountDownLatch stopped = new CountDownLatch(1);

@@ -1,0 +1,96 @@
+package io.jkubelet.agent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fabric8.kubernetes.client.Config;
+import io.jkubelet.config.ConfigException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KubeconfigTest {
+  @TempDir Path dir;
+
+  private Path write(String yaml) throws Exception {
+    Path f = Files.createDirectories(dir.resolve("etc")).resolve("kubelet.conf");
+    Files.writeString(f, yaml);
+    return f;
+  }
+
+  @Test
+  void theCurrentContextsServerAndFilesNamedRelativeToTheKubeconfig() throws Exception {
+    Path f =
+        write(
+            """
+            apiVersion: v1
+            kind: Config
+            current-context: node
+            clusters:
+            - name: other
+              cluster: {server: "https://other:6443"}
+            - name: main
+              cluster: {server: "https://api:6443", certificate-authority: pki/ca.crt}
+            users:
+            - name: kubelet
+              user: {client-certificate: ../certs/node.crt, client-key: /abs/node.key}
+            contexts:
+            - name: node
+              context: {cluster: main, user: kubelet, namespace: kube-system}
+            """);
+    Config c = Kubeconfig.load(f);
+    assertThat(c.getMasterUrl()).startsWith("https://api:6443");
+    assertThat(c.getCaCertFile()).isEqualTo(dir.resolve("etc/pki/ca.crt").toString());
+    assertThat(c.getClientCertFile()).isEqualTo(dir.resolve("certs/node.crt").toString());
+    assertThat(c.getClientKeyFile()).isEqualTo("/abs/node.key");
+    assertThat(c.getNamespace()).isEqualTo("kube-system");
+  }
+
+  @Test
+  void aBearerToken() throws Exception {
+    Path f =
+        write(
+            """
+            apiVersion: v1
+            kind: Config
+            current-context: c
+            clusters: [{name: k, cluster: {server: "https://api:6443", insecure-skip-tls-verify: true}}]
+            users: [{name: u, user: {token: s3cret}}]
+            contexts: [{name: c, context: {cluster: k, user: u}}]
+            """);
+    Config c = Kubeconfig.load(f);
+    assertThat(c.getAutoOAuthToken()).isEqualTo("s3cret");
+    assertThat(c.isTrustCerts()).isTrue();
+  }
+
+  @Test
+  void aKubeconfigThatCannotBeUsedIsAnErrorNamingTheFlag() throws Exception {
+    assertThatThrownBy(() -> Kubeconfig.load(dir.resolve("missing")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--kubeconfig")
+        .hasMessageContaining("cannot read");
+    Path noServer = write("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n");
+    assertThatThrownBy(() -> Kubeconfig.load(noServer))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("names no server");
+    Path noCluster =
+        write(
+            """
+            apiVersion: v1
+            kind: Config
+            current-context: c
+            clusters: [{name: k, cluster: {server: "https://api:6443"}}]
+            contexts: [{name: c, context: {cluster: gone, user: u}}]
+            """);
+    assertThatThrownBy(() -> Kubeconfig.load(noCluster))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("names no server");
+    Path garbage = write("clusters: {this is: [not, a kubeconfig");
+    assertThatThrownBy(() -> Kubeconfig.load(garbage))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("is not a usable kubeconfig");
+    Path empty = write("");
+    assertThatThrownBy(() -> Kubeconfig.load(empty)).isInstanceOf(ConfigException.class);
+  }
+}
