@@ -18,6 +18,7 @@
 #   IDLE=60 WARMUP=30          seconds of the idle window; seconds to settle before it
 #   NMT=1                      also runs jkubelet with -XX:NativeMemoryTracking=summary and prints
 #                              VM.native_memory summary and the top of GC.class_histogram
+#                              (NMT_TOP lines, default 25)
 #   JKUBELET_JAVA_OPTS=...     passed to the launcher (e.g. to try other JVM flags)
 #   REFERENCE=1                afterwards, the same for the upstream kubelet v1.20.2, built once from
 #                              the same source as the API server (see k8s-up.sh), never at the same
@@ -273,7 +274,7 @@ run() {
   say "threads of $kind by name:"; sed 's/^/    /' "$work/threads-$kind" >&2
   if [ -n "${NMT:-}" ] && [ "$kind" = jkubelet ]; then
     jcmd "$agent_pid" VM.native_memory summary | grep -E '^(Total|-)|committed' | grep -E 'Total|^-' | sed 's/^/    /' >&2
-    jcmd "$agent_pid" GC.class_histogram | head -n 25 | sed 's/^/    /' >&2
+    jcmd "$agent_pid" GC.class_histogram | head -n "${NMT_TOP:-25}" | sed 's/^/    /' >&2
   fi
   [ "$MINUTES" -gt 0 ] && [ "$kind" = jkubelet ] && soak
   stop_agent
