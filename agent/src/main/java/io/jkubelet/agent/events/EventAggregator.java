@@ -3,6 +3,7 @@ package io.jkubelet.agent.events;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.jkubelet.agent.util.Lru;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventSource;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.jkubelet.agent.events.CorrelatorStats.Cause;
+import io.jkubelet.agent.util.Lru;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,6 +2,7 @@ package io.jkubelet.agent.events;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.jkubelet.agent.util.Lru;
 
 /**
  * client-go's {@code eventLogger}: remembers, per event key, what the API server holds (name,

@@ -3,12 +3,12 @@ package io.jkubelet.agent.events;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.jkubelet.agent.util.ApiSerialization;
+import io.jkubelet.agent.util.Lru;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -35,12 +35,10 @@ public final class EventStore implements Consumer<Event> {
   public static final int DEFAULT_CAPACITY = 1000;
 
   private final Correlator correlator;
-  private final int capacity;
   private long dropped;
-  private long evicted;
 
   /** Guarded by {@code this}; access order, so a patched event counts as recent. */
-  private final LinkedHashMap<String, Event> events;
+  private final Lru<String, Event> events;
 
   public EventStore(Clock clock) {
     this(new EventCorrelator(clock, CorrelatorOptions.defaults()), DEFAULT_CAPACITY);
@@ -56,23 +54,7 @@ public final class EventStore implements Consumer<Event> {
       throw new IllegalArgumentException("event store capacity must be > 0, got " + capacity);
     }
     this.correlator = Objects.requireNonNull(correlator);
-    this.capacity = capacity;
-    this.events =
-        new LinkedHashMap<>(16, 0.75f, true) {
-          @Override
-          protected boolean removeEldestEntry(Map.Entry<String, Event> eldest) {
-            if (size() <= EventStore.this.capacity) {
-              return false;
-            }
-            if (evicted++ == 0) {
-              log.info(
-                  "event store: {} events kept; from now on the least recently written goes for"
-                      + " each new one (counted in jkubelet_cache_evictions_total)",
-                  EventStore.this.capacity);
-            }
-            return true;
-          }
-        };
+    this.events = new Lru<>(capacity, (key, event) -> firstEviction());
   }
 
   @Override
@@ -124,6 +106,16 @@ public final class EventStore implements Consumer<Event> {
     return out;
   }
 
+  /** Says once that the store is full; under the lock, on an eviction. */
+  private void firstEviction() {
+    if (events.evictions() == 1) {
+      log.info(
+          "event store: {} events kept; from now on the least recently written goes for each new"
+              + " one (counted in jkubelet_cache_evictions_total)",
+          events.max());
+    }
+  }
+
   /** The sizes of its correlator's LRU caches. */
   public List<EventCorrelator.CacheSize> correlatorCaches() {
     return correlator.caches();
@@ -136,12 +128,12 @@ public final class EventStore implements Consumer<Event> {
 
   /** The most events kept. */
   public int capacity() {
-    return capacity;
+    return events.max();
   }
 
   /** Events dropped, least recently written first, because the store was at its capacity. */
   public synchronized long evicted() {
-    return evicted;
+    return events.evictions();
   }
 
   /** Events the correlator dropped, for tests and logs. */

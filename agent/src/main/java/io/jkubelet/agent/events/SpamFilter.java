@@ -3,6 +3,7 @@ package io.jkubelet.agent.events;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventSource;
 import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.jkubelet.agent.util.Lru;
 import io.jkubelet.agent.util.TokenBucket;
 import java.time.Clock;
 import java.util.ArrayList;

@@ -1,7 +1,6 @@
 package io.jkubelet.agent.status;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import io.jkubelet.agent.util.Lru;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,37 +26,23 @@ public final class ReasonCache {
   /** A waiting reason and its message. */
   public record Reason(String reason, String message) {}
 
-  private final int capacity;
-  private long evictions;
-
   /** Access order: a read makes an entry recent, as golang-lru's Get. */
-  private final LinkedHashMap<String, Reason> reasons;
+  private final Lru<String, Reason> reasons;
 
   public ReasonCache() {
     this(MAX_ENTRIES);
   }
 
   ReasonCache(int capacity) {
-    if (capacity <= 0) {
-      throw new IllegalArgumentException("capacity must be > 0: " + capacity);
-    }
-    this.capacity = capacity;
     this.reasons =
-        new LinkedHashMap<>(16, 0.75f, true) {
-          @Override
-          protected boolean removeEldestEntry(Map.Entry<String, Reason> eldest) {
-            if (size() <= ReasonCache.this.capacity) {
-              return false;
-            }
-            evictions++;
-            log.info(
-                "ReasonCache: {} containers cached; forgot the least recent, {} ({})",
-                ReasonCache.this.capacity,
-                eldest.getKey(),
-                eldest.getValue().reason());
-            return true;
-          }
-        };
+        new Lru<>(
+            capacity,
+            (container, reason) ->
+                log.info(
+                    "ReasonCache: {} containers cached; forgot the least recent, {} ({})",
+                    capacity,
+                    container,
+                    reason.reason()));
   }
 
   private static String key(String uid, String container) {
@@ -88,11 +73,11 @@ public final class ReasonCache {
 
   /** The most containers kept. */
   public int capacity() {
-    return capacity;
+    return reasons.max();
   }
 
   /** Reasons forgotten because the cache was full. */
   public synchronized long evictions() {
-    return evictions;
+    return reasons.evictions();
   }
 }

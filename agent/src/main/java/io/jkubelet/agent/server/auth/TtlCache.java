@@ -1,10 +1,9 @@
 package io.jkubelet.agent.server.auth;
 
+import io.jkubelet.agent.util.Lru;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -17,22 +16,11 @@ final class TtlCache<K, V> {
   private record Slot<V>(V value, Instant expires) {}
 
   private final Clock clock;
-  private final Map<K, Slot<V>> entries;
-  private long evictions;
+  private final Lru<K, Slot<V>> entries;
 
   TtlCache(Clock clock, int capacity) {
     this.clock = clock;
-    this.entries =
-        new LinkedHashMap<>(16, 0.75f, true) {
-          @Override
-          protected boolean removeEldestEntry(Map.Entry<K, Slot<V>> eldest) {
-            if (size() > capacity) {
-              evictions++;
-              return true;
-            }
-            return false;
-          }
-        };
+    this.entries = new Lru<>(capacity);
   }
 
   synchronized Optional<V> get(K key) {
@@ -52,7 +40,7 @@ final class TtlCache<K, V> {
   }
 
   synchronized long evictions() {
-    return evictions;
+    return entries.evictions();
   }
 
   synchronized void put(K key, V value, Duration ttl) {
