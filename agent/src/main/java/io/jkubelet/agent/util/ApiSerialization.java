@@ -20,10 +20,10 @@ import java.util.List;
  *
  * <p>It knows by kind only the kinds that reach jkubelet inside watch events, where the JSON alone
  * says what an object is. Left to itself, fabric8 finds every kind it ships on the class path at
- * the first watch event and loads each kind's classes (about 1,100 of them, a few MiB of class
- * metadata kept for the life of the process). An object of another kind in a watch event reads as a
- * {@code GenericKubernetesResource}; typed requests ({@code get}, {@code list}, {@code patch}) are
- * not affected.
+ * the first watch event and loads each kind's classes (about 500 more classes here, several MiB of
+ * class metadata and heap kept for the life of the process). An object of another kind in a watch
+ * event reads as a {@code GenericKubernetesResource}; typed requests ({@code get}, {@code list},
+ * {@code patch}) are not affected.
  */
 public final class ApiSerialization {
   /** The kinds jkubelet watches (and Status, which a watch sends for an error). */
