@@ -62,10 +62,6 @@ final class SpdyConnection extends ChannelInboundHandlerAdapter {
 
   private final Acceptor acceptor;
   private final Map<Integer, SpdyStream> streams = new ConcurrentHashMap<>();
-
-  /** Streams refused on this connection (read and written on its event loop only). */
-  private long refusals;
-
   private volatile ChannelHandlerContext ctx;
 
   SpdyConnection(Acceptor acceptor) {
@@ -112,12 +108,7 @@ final class SpdyConnection extends ChannelInboundHandlerAdapter {
                 ? MAX_OPEN_STREAMS + " streams already open on this connection"
                 : acceptor.accept(stream);
     if (refused != null) {
-      // A client that goes on opening streams after a refusal gets one line at INFO, not one each.
-      if (refusals++ == 0) {
-        log.info("Streaming: stream rejected: {} (more on this connection at DEBUG)", refused);
-      } else {
-        log.debug("Streaming: stream rejected: {} ({} on this connection)", refused, refusals);
-      }
+      log.info("Streaming: stream rejected: {}", refused);
       ctx.writeAndFlush(new DefaultSpdyRstStreamFrame(syn.streamId(), SpdyStreamStatus.CANCEL));
       return;
     }
