@@ -62,6 +62,10 @@ final class SpdyConnection extends ChannelInboundHandlerAdapter {
 
   private final Acceptor acceptor;
   private final Map<Integer, SpdyStream> streams = new ConcurrentHashMap<>();
+
+  /** Streams refused on this connection (read and written on its event loop only). */
+  private long refusals;
+
   private volatile ChannelHandlerContext ctx;
 
   SpdyConnection(Acceptor acceptor) {
@@ -108,7 +112,12 @@ final class SpdyConnection extends ChannelInboundHandlerAdapter {
                 ? MAX_OPEN_STREAMS + " streams already open on this connection"
                 : acceptor.accept(stream);
     if (refused != null) {
-      log.info("Streaming: stream rejected: {}", refused);
+      // A client that goes on opening streams after a refusal gets one line at INFO, not one each.
+      if (refusals++ == 0) {
+        log.info("Streaming: stream rejected: {} (more on this connection at DEBUG)", refused);
+      } else {
+        log.debug("Streaming: stream rejected: {} ({} on this connection)", refused, refusals);
+      }
       ctx.writeAndFlush(new DefaultSpdyRstStreamFrame(syn.streamId(), SpdyStreamStatus.CANCEL));
       return;
     }

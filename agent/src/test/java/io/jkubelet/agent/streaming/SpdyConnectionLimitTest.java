@@ -2,6 +2,10 @@ package io.jkubelet.agent.streaming;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.spdy.DefaultSpdyRstStreamFrame;
 import io.netty.handler.codec.spdy.DefaultSpdySynStreamFrame;
@@ -11,6 +15,7 @@ import io.netty.handler.codec.spdy.SpdySynReplyFrame;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** A client cannot grow one connection's streams without bound: past the limit it is refused. */
 class SpdyConnectionLimitTest {
@@ -52,5 +57,26 @@ class SpdyConnectionLimitTest {
     channel.writeInbound(new DefaultSpdyRstStreamFrame(1, SpdyStreamStatus.CANCEL));
     assertThat(open(next + 2)).isInstanceOf(SpdySynReplyFrame.class);
     channel.finishAndReleaseAll();
+  }
+
+  @Test
+  void aClientThatKeepsOpeningStreamsPastARefusalGetsOneLineAtInfo() {
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    Logger log = (Logger) LoggerFactory.getLogger(SpdyConnection.class);
+    logs.start();
+    log.addAppender(logs);
+    try {
+      assertThat(open(1)).isInstanceOf(SpdySynReplyFrame.class);
+      for (int i = 0; i < 50; i++) {
+        assertThat(open(1)).as("stream id in use").isInstanceOf(SpdyRstStreamFrame.class);
+      }
+      assertThat(logs.list)
+          .filteredOn(e -> e.getLevel().isGreaterOrEqual(Level.INFO))
+          .singleElement()
+          .satisfies(e -> assertThat(e.getFormattedMessage()).contains("stream id in use"));
+    } finally {
+      log.detachAppender(logs);
+      channel.finishAndReleaseAll();
+    }
   }
 }
