@@ -102,6 +102,9 @@ public final class ProbeWorker implements Lifecycle {
    */
   public record ResultCounts(Key key, long successful, long failed, long unknown) {}
 
+  /** How far past its timeout an attempt may run before {@link #reportOverrun} warns. */
+  static final Duration OVERRUN_GRACE = Duration.ofSeconds(5);
+
   private final Key key;
   private final Prober prober;
   private final ProbeSettings settings;
@@ -110,6 +113,11 @@ public final class ProbeWorker implements Lifecycle {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final AtomicBoolean inFlight = new AtomicBoolean();
+
+  /** When the attempt in flight started, and whether its overrun was reported; by the timer. */
+  private volatile Instant attemptStarted;
+
+  private volatile boolean overrunReported;
   private final ResultRun run;
   private final AttemptStats stats;
   private String containerId;
@@ -259,14 +267,38 @@ public final class ProbeWorker implements Lifecycle {
   private void tick() {
     if (!inFlight.compareAndSet(false, true)) {
       stats.skipped(); // never the lock: the shared timer must not wait on any worker
-      log.debug("Prober {}: previous attempt still running; tick skipped", key);
+      reportOverrun();
       return;
     }
+    attemptStarted = shared.clock().instant();
+    overrunReported = false;
     try {
       shared.attempts().execute(this::attempt);
     } catch (RejectedExecutionException e) {
       inFlight.set(false); // shutting down
     }
+  }
+
+  /**
+   * A skipped tick is routine while an attempt runs within its timeout (a period shorter than the
+   * timeout); an attempt that ran past its timeout and a grace period has hung somewhere, and the
+   * container goes unprobed until it returns: a WARN, once per attempt.
+   */
+  private void reportOverrun() {
+    Instant since = attemptStarted;
+    Duration running =
+        since == null ? Duration.ZERO : Duration.between(since, shared.clock().instant());
+    if (running.compareTo(settings.timeout().plus(OVERRUN_GRACE)) <= 0 || overrunReported) {
+      log.debug("Prober {}: previous attempt still running; tick skipped", key);
+      return;
+    }
+    overrunReported = true;
+    log.warn(
+        "Prober {}: an attempt has run for {}s, past its timeout of {}s; not probing again until it"
+            + " returns",
+        key,
+        running.toSeconds(),
+        settings.timeout().toSeconds());
   }
 
   private void attempt() {
@@ -392,6 +424,8 @@ public final class ProbeWorker implements Lifecycle {
     }
     if (result == ProbeResult.FAILURE) {
       log.debug("Prober {} attempt failed: {}", key, outcome.output());
+    } else {
+      log.debug("Prober {} attempt succeeded", key);
     }
     if (!run.add(result)) {
       return;

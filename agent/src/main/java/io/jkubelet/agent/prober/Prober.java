@@ -3,7 +3,6 @@ package io.jkubelet.agent.prober;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -14,9 +13,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One probe handler, able to run one attempt. The kinds are records so that callers can switch over
@@ -57,7 +60,11 @@ public sealed interface Prober
    *
    * <p>NOTE: redirects are not followed (upstream follows same-host ones); a 3xx answer counts as
    * success, as upstream counts a redirect it does not follow. A {@code Host} header is ignored:
-   * {@link HttpClient} restricts it.
+   * {@link HttpClient} restricts it. The client keeps a connection open between attempts where the
+   * server allows (upstream opens one per attempt).
+   *
+   * <p>An attempt, body included, ends within the probe's timeout; at most {@link #MAX_BODY_BYTES}
+   * of the body are read.
    *
    * @param host the host to connect to, or null for the pod IP
    */
@@ -105,29 +112,52 @@ public sealed interface Prober
       if (!accept) {
         req.header("Accept", "*/*");
       }
+      // The whole attempt, body included, is bounded by the probe's timeout: the request's own
+      // timeout covers only the wait for the response's headers.
+      CompletableFuture<HttpResponse<String>> attempt =
+          client.sendAsync(req.build(), CappedBody.handler(MAX_BODY_BYTES));
       try {
-        HttpResponse<InputStream> resp =
-            client.send(req.build(), HttpResponse.BodyHandlers.ofInputStream());
-        String body;
-        try (InputStream in = resp.body()) {
-          body = new String(in.readNBytes(MAX_BODY_BYTES), StandardCharsets.UTF_8);
-        }
+        HttpResponse<String> resp = attempt.get(target.timeout().toMillis(), TimeUnit.MILLISECONDS);
         int status = resp.statusCode();
         if (status >= 200 && status < 400) {
-          return ProbeOutcome.success(body);
+          return ProbeOutcome.success(resp.body());
         }
         return ProbeOutcome.failure("HTTP probe failed with statuscode: " + status);
-      } catch (HttpTimeoutException e) {
-        return ProbeOutcome.failure(
-            "Get \"" + uri + "\": timeout after " + target.timeout().toMillis() + "ms");
-      } catch (IOException e) {
-        return ProbeOutcome.failure("Get \"" + uri + "\": " + describe(e));
+      } catch (TimeoutException e) {
+        attempt.cancel(true); // closes the exchange
+        return timedOut(uri, target);
+      } catch (ExecutionException e) {
+        return failed(uri, e.getCause() == null ? e : e.getCause(), target);
       } catch (InterruptedException e) {
+        attempt.cancel(true);
         Thread.currentThread().interrupt();
         return ProbeOutcome.unknown("HTTP probe interrupted");
       } catch (RuntimeException e) {
-        return ProbeOutcome.failure("Get \"" + uri + "\": " + describe(e));
+        return failed(uri, e, target);
       }
+    }
+
+    private ProbeOutcome failed(URI uri, Throwable e, ProbeTarget target) {
+      if (e instanceof HttpTimeoutException) {
+        return timedOut(uri, target);
+      }
+      if (e instanceof ConnectException) {
+        return ProbeOutcome.failure(
+            "Get \""
+                + uri
+                + "\": dial tcp "
+                + uri.getHost()
+                + ":"
+                + uri.getPort()
+                + ": connect: "
+                + refusedOr(e));
+      }
+      return ProbeOutcome.failure("Get \"" + uri + "\": " + describe(e));
+    }
+
+    private static ProbeOutcome timedOut(URI uri, ProbeTarget target) {
+      return ProbeOutcome.failure(
+          "Get \"" + uri + "\": timeout after " + target.timeout().toMillis() + "ms");
     }
   }
 
@@ -148,11 +178,7 @@ public sealed interface Prober
         s.connect(new InetSocketAddress(h, port), (int) target.timeout().toMillis());
         return ProbeOutcome.success("");
       } catch (ConnectException e) {
-        String msg = e.getMessage() == null ? "" : e.getMessage().toLowerCase();
-        return ProbeOutcome.failure(
-            where
-                + "connect: "
-                + (msg.contains("refused") ? "connection refused" : describe(e).toLowerCase()));
+        return ProbeOutcome.failure(where + "connect: " + refusedOr(e));
       } catch (SocketTimeoutException e) {
         return ProbeOutcome.failure(where + "i/o timeout");
       } catch (UnknownHostException e) {
@@ -188,6 +214,16 @@ public sealed interface Prober
           ? ProbeOutcome.success(r.output())
           : ProbeOutcome.failure(r.output());
     }
+  }
+
+  /**
+   * Why a connection did not open, as Go words it: {@code connection refused}, or the lower-cased
+   * message. The HTTP client's {@link ConnectException} carries no message, nor does its cause: a
+   * refusal is then the likely reason, and the one Go would name.
+   */
+  private static String refusedOr(Throwable e) {
+    String msg = describe(e).toLowerCase(Locale.ROOT);
+    return msg.contains("refused") || msg.equals("connectexception") ? "connection refused" : msg;
   }
 
   /**

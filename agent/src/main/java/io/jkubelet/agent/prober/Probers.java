@@ -190,6 +190,8 @@ public final class Probers {
           // Its own tasks on virtual threads: the default executor is a cached pool of platform
           // threads that grows with concurrent requests (to dozens under a probe load).
           .executor(Executors.newVirtualThreadPerTaskExecutor())
+          // Plain HTTP/1.1, as upstream's probes: no offer to upgrade to HTTP/2.
+          .version(HttpClient.Version.HTTP_1_1)
           .sslContext(ssl)
           .followRedirects(HttpClient.Redirect.NEVER)
           .connectTimeout(Duration.ofSeconds(10))

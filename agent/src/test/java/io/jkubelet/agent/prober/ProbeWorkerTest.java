@@ -2,6 +2,10 @@ package io.jkubelet.agent.prober;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
@@ -19,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 @Timeout(20)
 class ProbeWorkerTest {
@@ -314,6 +319,50 @@ class ProbeWorkerTest {
     assertThat(queued).hasSize(2);
     assertThat(w.stats().attempts()).isEqualTo(1);
     w.stop();
+  }
+
+  @Test
+  void anAttemptPastItsTimeoutIsReportedOnceAsAWarning() {
+    List<Runnable> queued = new ArrayList<>();
+    ProbeWorker.Shared held =
+        new ProbeWorker.Shared(
+            results, ProbeWorker.Listener.NONE, clock, scheduler, queued::add, () -> 0.0);
+    ProbeWorker w =
+        new ProbeWorker(
+            new ProbeWorker.Key(POD, "app", ProbeType.LIVENESS),
+            new Prober.ExecProber(List.of("true"), runner),
+            new ProbeSettings(Duration.ZERO, Duration.ofSeconds(2), Duration.ofSeconds(1), 1, 3),
+            () -> snapshot,
+            held);
+    ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    Logger log = (Logger) LoggerFactory.getLogger(ProbeWorker.class);
+    logs.start();
+    log.addAppender(logs);
+    try {
+      w.start();
+      schedulers.advance(Duration.ofSeconds(6)); // 1 s timeout + 5 s grace: not yet past
+      assertThat(warnings(logs)).isEmpty();
+      schedulers.advance(Duration.ofSeconds(20)); // the attempt never returns
+      assertThat(warnings(logs))
+          .containsExactly(
+              "Prober liveness uid-1/app: an attempt has run for 8s, past its timeout of 1s; not"
+                  + " probing again until it returns");
+      queued.get(0).run(); // it returns at last: the next one starts afresh
+      schedulers.advance(Duration.ofSeconds(2));
+      assertThat(queued).hasSize(2);
+      schedulers.advance(Duration.ofSeconds(20));
+      assertThat(warnings(logs)).hasSize(2);
+    } finally {
+      log.detachAppender(logs);
+      w.stop();
+    }
+  }
+
+  private static List<String> warnings(ListAppender<ILoggingEvent> logs) {
+    return logs.list.stream()
+        .filter(e -> e.getLevel() == Level.WARN)
+        .map(ILoggingEvent::getFormattedMessage)
+        .toList();
   }
 
   @Test

@@ -16,6 +16,7 @@ import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,6 +32,7 @@ class ProberTest {
   private final HttpClient http = Probers.insecureHttpClient();
   private final AtomicReference<String> userAgent = new AtomicReference<>();
   private final AtomicReference<String> custom = new AtomicReference<>();
+  private final CountDownLatch released = new CountDownLatch(1);
   private HttpServer server;
 
   @BeforeEach
@@ -40,6 +42,19 @@ class ProberTest {
     server.createContext("/moved", ex -> respond(ex, 302, ""));
     server.createContext("/broken", ex -> respond(ex, 500, "oops"));
     server.createContext("/big", ex -> respond(ex, 200, "x".repeat(50 * 1024)));
+    server.createContext(
+        "/stall",
+        ex -> {
+          ex.sendResponseHeaders(200, 0); // chunked: the body never ends
+          ex.getResponseBody().write("part".getBytes(StandardCharsets.UTF_8));
+          ex.getResponseBody().flush();
+          try {
+            released.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          ex.close();
+        });
     server.start();
   }
 
@@ -58,6 +73,7 @@ class ProberTest {
 
   @AfterEach
   void stopServer() {
+    released.countDown();
     server.stop(0);
     http.close();
   }
@@ -130,7 +146,21 @@ class ProberTest {
         new Prober.HttpGetProber(Prober.Scheme.HTTP, null, closed, "/", List.of(), http)
             .probe(TARGET);
     assertThat(o.result()).isEqualTo(ProbeResult.FAILURE);
-    assertThat(o.output()).startsWith("Get \"http://127.0.0.1:" + closed + "/\": ");
+    assertThat(o.output())
+        .isEqualTo(
+            "Get \"http://127.0.0.1:"
+                + closed
+                + "/\": dial tcp 127.0.0.1:"
+                + closed
+                + ": connect: connection refused");
+  }
+
+  @Test
+  void aBodyThatNeverEndsFailsTheAttemptAtItsTimeout() {
+    assertThat(get("/stall", List.of()).probe(TARGET))
+        .isEqualTo(
+            ProbeOutcome.failure(
+                "Get \"http://127.0.0.1:" + port() + "/stall\": timeout after 2000ms"));
   }
 
   @Test
