@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.LifecycleHandler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.prober.ExecRunner;
+import io.jkubelet.agent.prober.ProbeHttp;
 import io.jkubelet.agent.prober.ProbeOutcome;
 import io.jkubelet.agent.prober.ProbeResult;
 import io.jkubelet.agent.prober.ProbeTarget;
@@ -11,7 +12,6 @@ import io.jkubelet.agent.prober.Probers;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.util.Sleeper;
 import io.jkubelet.config.Durations;
-import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -37,14 +37,14 @@ public final class HookRunner {
   private static final Logger log = LoggerFactory.getLogger(HookRunner.class);
 
   private final ExecRunner exec;
-  private final Supplier<HttpClient> http;
+  private final Supplier<ProbeHttp> http;
   private final Sleeper sleeper;
 
   /**
    * @param http the client for HTTP hooks, asked for on the first HTTP hook only (building one
    *     starts a thread)
    */
-  public HookRunner(ExecRunner exec, Supplier<HttpClient> http, Sleeper sleeper) {
+  public HookRunner(ExecRunner exec, Supplier<ProbeHttp> http, Sleeper sleeper) {
     this.exec = Objects.requireNonNull(exec, "exec");
     this.http = Objects.requireNonNull(http, "http");
     this.sleeper = Objects.requireNonNull(sleeper, "sleeper");

@@ -10,7 +10,6 @@ import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Schedulers;
-import java.net.http.HttpClient;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -71,7 +70,7 @@ public final class ProbeManager implements Lifecycle {
 
   private Scheduler timer;
   private ExecutorService attempts;
-  private HttpClient http;
+  private ProbeHttp http;
   private ProbeWorker.Shared shared;
 
   /**
@@ -106,7 +105,8 @@ public final class ProbeManager implements Lifecycle {
     }
     timer = schedulers.create("prober-timer");
     attempts = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("prober-", 0).factory());
-    http = Probers.insecureHttpClient();
+    http = new ProbeHttp(Prober.MAX_BODY_BYTES);
+    http.start();
     shared = new ProbeWorker.Shared(results, this::attempted, clock, timer, attempts, random);
     log.info("ProbeManager: started");
   }
@@ -124,7 +124,7 @@ public final class ProbeManager implements Lifecycle {
     timer.close();
     timer = null;
     Executors2.shutdown(attempts, 2000);
-    http.shutdownNow();
+    http.stop();
     http = null;
     shared = null;
   }
@@ -323,7 +323,7 @@ public final class ProbeManager implements Lifecycle {
    *
    * @throws IllegalStateException before {@link #start()}
    */
-  public synchronized HttpClient httpClient() {
+  public synchronized ProbeHttp httpClient() {
     if (http == null) {
       throw new IllegalStateException("ProbeManager is not started");
     }

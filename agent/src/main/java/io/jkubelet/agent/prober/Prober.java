@@ -9,23 +9,15 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * One probe handler, able to run one attempt. The kinds are records so that callers can switch over
  * them; build them with {@link Probers#of}, which validates the definition.
  *
- * <p>Thread-safe: records are immutable, and their collaborators ({@link HttpClient}, {@link
+ * <p>Thread-safe: records are immutable, and their collaborators ({@link ProbeHttp}, {@link
  * ExecRunner}) are thread-safe.
  */
 public sealed interface Prober
@@ -56,20 +48,19 @@ public sealed interface Prober
 
   /**
    * An HTTP GET: status 200–399 succeeds; anything else, or no response, fails. HTTPS does not
-   * verify certificates, as upstream; {@link Probers#insecureHttpClient()} builds such a client.
+   * verify certificates, as upstream.
    *
    * <p>NOTE: redirects are not followed (upstream follows same-host ones); a 3xx answer counts as
-   * success, as upstream counts a redirect it does not follow. A {@code Host} header is ignored:
-   * {@link HttpClient} restricts it. The client keeps a connection open between attempts where the
-   * server allows (upstream opens one per attempt).
+   * success, as upstream counts a redirect it does not follow.
    *
-   * <p>An attempt, body included, ends within the probe's timeout; at most {@link #MAX_BODY_BYTES}
-   * of the body are read.
+   * <p>{@link ProbeHttp} sends it: a connection per attempt, a {@code Host} header as the probe
+   * names it, at most {@link #MAX_BODY_BYTES} of the body read, and the whole attempt within the
+   * probe's timeout.
    *
    * @param host the host to connect to, or null for the pod IP
    */
   record HttpGetProber(
-      Scheme scheme, String host, int port, String path, List<Header> headers, HttpClient client)
+      Scheme scheme, String host, int port, String path, List<Header> headers, ProbeHttp client)
       implements Prober {
     public HttpGetProber {
       Objects.requireNonNull(scheme, "scheme");
@@ -90,74 +81,31 @@ public sealed interface Prober
     @Override
     public ProbeOutcome probe(ProbeTarget target) {
       URI uri;
+      String h = host == null || host.isEmpty() ? target.podIp() : host;
       try {
         uri = uri(target.podIp());
       } catch (IllegalArgumentException e) {
         return ProbeOutcome.failure("HTTP probe: invalid URL: " + e.getMessage());
       }
-      HttpRequest.Builder req = HttpRequest.newBuilder(uri).GET().timeout(target.timeout());
-      boolean userAgent = false;
-      boolean accept = false;
-      for (Header h : headers) {
-        if (h.name().equalsIgnoreCase("Host")) {
-          continue;
-        }
-        userAgent |= h.name().equalsIgnoreCase("User-Agent");
-        accept |= h.name().equalsIgnoreCase("Accept");
-        req.header(h.name(), h.value());
+      if (h == null || h.isEmpty()) {
+        return ProbeOutcome.failure("Get \"" + uri + "\": no host and no pod IP");
       }
-      if (!userAgent) {
-        req.header("User-Agent", USER_AGENT);
-      }
-      if (!accept) {
-        req.header("Accept", "*/*");
-      }
-      // The whole attempt, body included, is bounded by the probe's timeout: the request's own
-      // timeout covers only the wait for the response's headers.
-      CompletableFuture<HttpResponse<String>> attempt =
-          client.sendAsync(req.build(), CappedBody.handler(MAX_BODY_BYTES));
       try {
-        HttpResponse<String> resp = attempt.get(target.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        int status = resp.statusCode();
+        ProbeHttp.Response resp =
+            client.get(new ProbeHttp.Request(scheme, h, port, path, headers), target.timeout());
+        int status = resp.status();
         if (status >= 200 && status < 400) {
           return ProbeOutcome.success(resp.body());
         }
         return ProbeOutcome.failure("HTTP probe failed with statuscode: " + status);
-      } catch (TimeoutException e) {
-        attempt.cancel(true); // closes the exchange
-        return timedOut(uri, target);
-      } catch (ExecutionException e) {
-        return failed(uri, e.getCause() == null ? e : e.getCause(), target);
+      } catch (ProbeHttp.Failure e) {
+        return ProbeOutcome.failure("Get \"" + uri + "\": " + e.getMessage());
       } catch (InterruptedException e) {
-        attempt.cancel(true);
         Thread.currentThread().interrupt();
         return ProbeOutcome.unknown("HTTP probe interrupted");
       } catch (RuntimeException e) {
-        return failed(uri, e, target);
+        return ProbeOutcome.failure("Get \"" + uri + "\": " + describe(e));
       }
-    }
-
-    private ProbeOutcome failed(URI uri, Throwable e, ProbeTarget target) {
-      if (e instanceof HttpTimeoutException) {
-        return timedOut(uri, target);
-      }
-      if (e instanceof ConnectException) {
-        return ProbeOutcome.failure(
-            "Get \""
-                + uri
-                + "\": dial tcp "
-                + uri.getHost()
-                + ":"
-                + uri.getPort()
-                + ": connect: "
-                + refusedOr(e));
-      }
-      return ProbeOutcome.failure("Get \"" + uri + "\": " + describe(e));
-    }
-
-    private static ProbeOutcome timedOut(URI uri, ProbeTarget target) {
-      return ProbeOutcome.failure(
-          "Get \"" + uri + "\": timeout after " + target.timeout().toMillis() + "ms");
     }
   }
 
@@ -216,14 +164,10 @@ public sealed interface Prober
     }
   }
 
-  /**
-   * Why a connection did not open, as Go words it: {@code connection refused}, or the lower-cased
-   * message. The HTTP client's {@link ConnectException} carries no message, nor does its cause: a
-   * refusal is then the likely reason, and the one Go would name.
-   */
-  private static String refusedOr(Throwable e) {
+  /** Why a connection did not open, as Go words it: {@code connection refused}, or the message. */
+  static String refusedOr(Throwable e) {
     String msg = describe(e).toLowerCase(Locale.ROOT);
-    return msg.contains("refused") || msg.equals("connectexception") ? "connection refused" : msg;
+    return msg.contains("refused") ? "connection refused" : msg;
   }
 
   /**

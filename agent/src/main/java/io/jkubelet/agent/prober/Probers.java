@@ -8,28 +8,17 @@ import io.fabric8.kubernetes.api.model.HTTPHeader;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.TCPSocketAction;
-import java.net.Socket;
-import java.net.http.HttpClient;
-import java.security.GeneralSecurityException;
-import java.security.SecureRandom;
-import java.security.cert.X509Certificate;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Executors;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509ExtendedTrustManager;
 
 /** Builds validated {@link Prober}s from probe definitions. Stateless and thread-safe. */
 public final class Probers {
   private Probers() {}
 
   /**
-   * Why a gRPC probe is refused. The health-checking protocol needs HTTP/2 without TLS from the
-   * first byte, which the JDK's client cannot speak, and no gRPC library is among ours.
+   * Why a gRPC probe is refused: no gRPC library is among ours (and the API servers jkubelet is
+   * tested with, v1.20, drop the field).
    */
   static final String GRPC_UNSUPPORTED =
       "grpc probes are not supported by jkubelet; use exec, httpGet or tcpSocket";
@@ -39,12 +28,12 @@ public final class Probers {
    * here from the container's {@code ports}.
    *
    * @param execRunner runs exec probes
-   * @param httpClient runs HTTP probes; share one, such as {@link #insecureHttpClient()}
+   * @param httpClient runs HTTP probes
    * @return the prober and its settings, or an {@link ProbeDefinition.InvalidProbe} saying what is
    *     wrong
    */
   public static ProbeDefinition of(
-      Probe probe, Container container, ExecRunner execRunner, HttpClient httpClient) {
+      Probe probe, Container container, ExecRunner execRunner, ProbeHttp httpClient) {
     if (probe == null) {
       return invalid("no probe");
     }
@@ -102,7 +91,7 @@ public final class Probers {
    *
    * @throws IllegalArgumentException for a bad port, scheme or header
    */
-  public static Prober.HttpGetProber httpGet(HTTPGetAction a, Container c, HttpClient client) {
+  public static Prober.HttpGetProber httpGet(HTTPGetAction a, Container c, ProbeHttp client) {
     int port = port("httpGet.port", a.getPort(), c);
     Prober.Scheme scheme;
     String s = a.getScheme() == null || a.getScheme().isEmpty() ? "HTTP" : a.getScheme();
@@ -173,56 +162,5 @@ public final class Probers {
 
   private static ProbeDefinition invalid(String message) {
     return new ProbeDefinition.InvalidProbe("invalid probe: " + message);
-  }
-
-  /**
-   * An HTTP client for probes: HTTPS trusts any certificate and checks no host name, as upstream
-   * ({@code InsecureSkipVerify}). Share one: each client owns a selector thread.
-   *
-   * <p>NOTE: host name verification is skipped because the trust manager is an {@link
-   * X509ExtendedTrustManager} that checks nothing; the JDK leaves endpoint identification to it.
-   */
-  public static HttpClient insecureHttpClient() {
-    try {
-      SSLContext ssl = SSLContext.getInstance("TLS");
-      ssl.init(null, new TrustManager[] {new TrustAll()}, new SecureRandom());
-      return HttpClient.newBuilder()
-          // Its own tasks on virtual threads: the default executor is a cached pool of platform
-          // threads that grows with concurrent requests (to dozens under a probe load).
-          .executor(Executors.newVirtualThreadPerTaskExecutor())
-          // Plain HTTP/1.1, as upstream's probes: no offer to upgrade to HTTP/2.
-          .version(HttpClient.Version.HTTP_1_1)
-          .sslContext(ssl)
-          .followRedirects(HttpClient.Redirect.NEVER)
-          .connectTimeout(Duration.ofSeconds(10))
-          .build();
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("Prober cannot build a TLS context", e);
-    }
-  }
-
-  private static final class TrustAll extends X509ExtendedTrustManager {
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {}
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {}
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType) {}
-
-    @Override
-    public void checkServerTrusted(X509Certificate[] chain, String authType) {}
-
-    @Override
-    public X509Certificate[] getAcceptedIssuers() {
-      return new X509Certificate[0];
-    }
   }
 }

@@ -11,7 +11,6 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.objects.FakePodObjects;
 import io.jkubelet.agent.objects.PodObjects;
-import io.jkubelet.agent.prober.Probers;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.FakeRuntime;
@@ -45,7 +44,12 @@ class RuntimeManagerTest {
 
   private final RecordingSleeper sleeper = new RecordingSleeper(clock);
   private final HookRunner hooks =
-      new HookRunner(runtime::exec, Probers::insecureHttpClient, sleeper);
+      new HookRunner(
+          runtime::exec,
+          () -> {
+            throw new AssertionError("no HTTP hook in these tests");
+          },
+          sleeper);
 
   private RuntimeManager manager() {
     Backoff pull = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));

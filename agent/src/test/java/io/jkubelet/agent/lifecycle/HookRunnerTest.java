@@ -8,7 +8,8 @@ import io.fabric8.kubernetes.api.model.LifecycleHandler;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.prober.ExecRunner;
-import io.jkubelet.agent.prober.Probers;
+import io.jkubelet.agent.prober.ProbeHttp;
+import io.jkubelet.agent.prober.Prober;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.util.ApiSerialization;
@@ -16,7 +17,6 @@ import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.RecordingSleeper;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -52,13 +52,14 @@ class HookRunnerTest {
         }
         return execResult;
       };
-  private final HttpClient http = Probers.insecureHttpClient();
+  private final ProbeHttp http = new ProbeHttp(Prober.MAX_BODY_BYTES);
   private final HookRunner runner = new HookRunner(exec, () -> http, sleeper);
   private final List<String> requests = new CopyOnWriteArrayList<>();
   private HttpServer server;
 
   @BeforeEach
   void serve() throws Exception {
+    http.start();
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext(
         "/",
@@ -75,7 +76,7 @@ class HookRunnerTest {
   @AfterEach
   void stop() {
     server.stop(0);
-    http.shutdownNow();
+    http.stop();
   }
 
   private Container container() {

@@ -7,7 +7,6 @@ import com.sun.net.httpserver.HttpsServer;
 import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.http.HttpClient;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.KeyStore;
@@ -62,13 +61,16 @@ class ProberHttpsTest {
           ex.close();
         });
     server.start();
-    try (HttpClient http = Probers.insecureHttpClient()) {
+    ProbeHttp http = new ProbeHttp(Prober.MAX_BODY_BYTES);
+    http.start();
+    try {
       ProbeOutcome o =
           new Prober.HttpGetProber(
                   Prober.Scheme.HTTPS, null, server.getAddress().getPort(), "/", List.of(), http)
               .probe(new ProbeTarget("127.0.0.1", null, Duration.ofSeconds(5)));
       assertThat(o).isEqualTo(ProbeOutcome.success(""));
     } finally {
+      http.stop();
       server.stop(0);
     }
   }

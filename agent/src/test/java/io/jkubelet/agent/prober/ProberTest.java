@@ -12,10 +12,10 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -29,14 +29,17 @@ class ProberTest {
   private static final ProbeTarget TARGET =
       new ProbeTarget(LOOPBACK, "docker://c1", Duration.ofSeconds(2));
 
-  private final HttpClient http = Probers.insecureHttpClient();
+  private final ProbeHttp http = new ProbeHttp(Prober.MAX_BODY_BYTES);
   private final AtomicReference<String> userAgent = new AtomicReference<>();
   private final AtomicReference<String> custom = new AtomicReference<>();
   private final CountDownLatch released = new CountDownLatch(1);
+  private final List<String> hosts = new CopyOnWriteArrayList<>();
+  private final List<Integer> clients = new CopyOnWriteArrayList<>();
   private HttpServer server;
 
   @BeforeEach
   void startServer() throws IOException {
+    http.start();
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     server.createContext("/ok", ex -> respond(ex, 200, "fine"));
     server.createContext("/moved", ex -> respond(ex, 302, ""));
@@ -61,6 +64,8 @@ class ProberTest {
   private void respond(com.sun.net.httpserver.HttpExchange ex, int status, String body)
       throws IOException {
     userAgent.set(ex.getRequestHeaders().getFirst("User-Agent"));
+    hosts.add(ex.getRequestHeaders().getFirst("Host"));
+    clients.add(ex.getRemoteAddress().getPort());
     custom.set(ex.getRequestHeaders().getFirst("X-Custom"));
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     ex.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
@@ -75,7 +80,7 @@ class ProberTest {
   void stopServer() {
     released.countDown();
     server.stop(0);
-    http.close();
+    http.stop();
   }
 
   private int port() {
@@ -160,7 +165,38 @@ class ProberTest {
     assertThat(get("/stall", List.of()).probe(TARGET))
         .isEqualTo(
             ProbeOutcome.failure(
-                "Get \"http://127.0.0.1:" + port() + "/stall\": timeout after 2000ms"));
+                "Get \"http://127.0.0.1:"
+                    + port()
+                    + "/stall\": context deadline exceeded (Client.Timeout or context cancellation"
+                    + " while reading body)"));
+  }
+
+  @Test
+  void aServerThatNeverAnswersFailsTheAttemptAtItsTimeout() throws IOException {
+    try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      ProbeOutcome o =
+          new Prober.HttpGetProber(
+                  Prober.Scheme.HTTP, null, silent.getLocalPort(), "/", List.of(), http)
+              .probe(TARGET);
+      assertThat(o)
+          .isEqualTo(
+              ProbeOutcome.failure(
+                  "Get \"http://127.0.0.1:"
+                      + silent.getLocalPort()
+                      + "/\": context deadline exceeded (Client.Timeout exceeded while awaiting"
+                      + " headers)"));
+    }
+  }
+
+  @Test
+  void eachAttemptOpensAConnectionOfItsOwnAndSendsTheProbesHostHeader() {
+    Prober.HttpGetProber p = get("/ok", List.of(new Prober.Header("Host", "app.example")));
+    assertThat(p.probe(TARGET)).isEqualTo(ProbeOutcome.success("fine"));
+    assertThat(p.probe(TARGET)).isEqualTo(ProbeOutcome.success("fine"));
+    assertThat(hosts).containsExactly("app.example", "app.example");
+    assertThat(clients).as("client ports").doesNotHaveDuplicates().hasSize(2);
+    assertThat(get("/ok", List.of()).probe(TARGET)).isEqualTo(ProbeOutcome.success("fine"));
+    assertThat(hosts).last().isEqualTo("127.0.0.1:" + port());
   }
 
   @Test

@@ -7,18 +7,17 @@ import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.ProbeBuilder;
-import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class ProbersTest {
-  private static final HttpClient HTTP = Probers.insecureHttpClient();
+  private static final ProbeHttp HTTP =
+      new ProbeHttp(Prober.MAX_BODY_BYTES); // never started: only built
   private static final FakeExecRunner EXEC = new FakeExecRunner();
   private static final Container CONTAINER =
       new ContainerBuilder()
@@ -28,11 +27,6 @@ class ProbersTest {
           .withContainerPort(8080)
           .endPort()
           .build();
-
-  @AfterAll
-  static void close() {
-    HTTP.close();
-  }
 
   static Stream<Arguments> invalid() {
     return Stream.of(
