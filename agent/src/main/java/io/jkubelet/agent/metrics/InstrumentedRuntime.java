@@ -92,6 +92,11 @@ public final class InstrumentedRuntime implements Runtime {
   }
 
   @Override
+  public PodStatus podStatus(PodRef pod, List<String> containerIds) {
+    return record("pod_status", () -> delegate.podStatus(pod, containerIds));
+  }
+
+  @Override
   public String runPodSandbox(SandboxConfig config) {
     return record("run_podsandbox", () -> delegate.runPodSandbox(config));
   }

@@ -233,8 +233,10 @@ public final class GenericPleg implements Pleg {
     lastRelist.set(timestamp);
 
     Map<String, Seen> now = new HashMap<>();
+    Map<String, List<String>> idsByPod = new HashMap<>();
     for (ContainerSummary c : listed) {
       now.put(c.id(), new Seen(c.pod(), c.state()));
+      idsByPod.computeIfAbsent(c.pod().uid(), k -> new ArrayList<>()).add(c.id());
     }
     // Pods (by uid) with their events, in a stable order.
     Map<String, PodRef> changedPods = new LinkedHashMap<>();
@@ -261,7 +263,7 @@ public final class GenericPleg implements Pleg {
         });
     containers = now;
 
-    Set<String> failed = inspect(changedPods.values(), timestamp);
+    Set<String> failed = inspect(changedPods.values(), idsByPod, timestamp);
     for (PodRef pod : changedPods.values()) {
       if (failed.contains(pod.uid())) {
         continue; // no events for a pod we could not inspect; the next relist retries it
@@ -282,11 +284,12 @@ public final class GenericPleg implements Pleg {
    * (all of them in the first relist after a restart) are inspected {@link #INSPECT_PARALLELISM} at
    * a time, on virtual threads that end with the call.
    */
-  private Set<String> inspect(Collection<PodRef> changed, Instant timestamp) {
+  private Set<String> inspect(
+      Collection<PodRef> changed, Map<String, List<String>> idsByPod, Instant timestamp) {
     List<PodRef> todo = changed.stream().filter(p -> !observedSince(p.uid(), timestamp)).toList();
     Set<String> failed = ConcurrentHashMap.newKeySet();
     if (todo.size() <= 1) {
-      todo.forEach(pod -> inspect(pod, timestamp, failed));
+      todo.forEach(pod -> inspect(pod, idsByPod, timestamp, failed));
       return failed;
     }
     Semaphore permits = new Semaphore(INSPECT_PARALLELISM);
@@ -297,7 +300,7 @@ public final class GenericPleg implements Pleg {
         threads.execute(
             () -> {
               try {
-                inspect(pod, timestamp, failed);
+                inspect(pod, idsByPod, timestamp, failed);
               } finally {
                 permits.release();
               }
@@ -307,9 +310,15 @@ public final class GenericPleg implements Pleg {
     return failed;
   }
 
-  private void inspect(PodRef pod, Instant timestamp, Set<String> failed) {
+  /** Inspects the containers that the relist's listing named: no second listing per pod. */
+  private void inspect(
+      PodRef pod, Map<String, List<String>> idsByPod, Instant timestamp, Set<String> failed) {
     try {
-      cache.set(pod, runtime.podStatus(pod), null, timestamp);
+      cache.set(
+          pod,
+          runtime.podStatus(pod, idsByPod.getOrDefault(pod.uid(), List.of())),
+          null,
+          timestamp);
     } catch (RuntimeException e) {
       log.warn("PLEG: cannot inspect pod {}: {}", pod, e.toString());
       cache.set(pod, PodStatus.empty(pod), e, timestamp);

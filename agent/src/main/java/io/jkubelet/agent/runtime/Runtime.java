@@ -33,6 +33,16 @@ public interface Runtime {
    */
   PodStatus podStatus(PodRef pod);
 
+  /**
+   * As {@link #podStatus(PodRef)}, for the containers that a listing just named: the runtime need
+   * not list the pod's containers again. The PLEG's relist inspects every pod that changed (all of
+   * them after a restart of jkubelet) right after its listing; a container created since then is
+   * left out until the next relist. Those that vanished are left out, as ever.
+   */
+  default PodStatus podStatus(PodRef pod, List<String> containerIds) {
+    return podStatus(pod);
+  }
+
   /** Creates and starts a sandbox; returns its id. */
   String runPodSandbox(SandboxConfig config);
 

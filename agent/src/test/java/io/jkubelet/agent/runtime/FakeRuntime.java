@@ -208,10 +208,20 @@ public final class FakeRuntime implements Runtime {
   @Override
   public synchronized PodStatus podStatus(PodRef pod) {
     call("podStatus", pod.uid());
+    return statusOf(pod, id -> true);
+  }
+
+  @Override
+  public synchronized PodStatus podStatus(PodRef pod, List<String> containerIds) {
+    call("podStatus", pod.uid());
+    return statusOf(pod, containerIds::contains);
+  }
+
+  private PodStatus statusOf(PodRef pod, java.util.function.Predicate<String> listed) {
     List<SandboxStatus> sandboxes = new ArrayList<>();
     List<ContainerStatus> cs = new ArrayList<>();
     for (Fake f : containers.values()) {
-      if (!pod.uid().equals(f.labels.get(Labels.POD_UID))) {
+      if (!pod.uid().equals(f.labels.get(Labels.POD_UID)) || !listed.test(f.id)) {
         continue;
       }
       if (f.sandbox) {

@@ -83,6 +83,26 @@ public abstract class RuntimeContract {
   }
 
   @Test
+  void aPodsStatusFromTheIdsOfAListingIsThatOfTheListedContainers() {
+    PodRef pod = newPod();
+    String first = runtime().runPodSandbox(sandbox(pod, 0, false));
+    List<String> listed =
+        runtime().listContainers().stream()
+            .filter(c -> c.pod().uid().equals(pod.uid()))
+            .map(ContainerSummary::id)
+            .toList();
+    assertThat(listed).containsExactly(first);
+    assertThat(runtime().podStatus(pod, listed)).isEqualTo(runtime().podStatus(pod));
+
+    runtime().stopPodSandbox(first, Duration.ofSeconds(1));
+    runtime().runPodSandbox(sandbox(pod, 1, false)); // created after the listing: left out
+    assertThat(runtime().podStatus(pod, listed).sandboxes())
+        .extracting(SandboxStatus::id)
+        .containsExactly(first);
+    assertThat(runtime().podStatus(pod, List.of())).isEqualTo(PodStatus.empty(pod));
+  }
+
+  @Test
   void aRunningSandboxIsReadyWithAnIpItsAttemptAndDockershimLabels() {
     PodRef pod = newPod();
     String id = runtime().runPodSandbox(sandbox(pod, 2, false));

@@ -190,6 +190,11 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   }
 
   @Override
+  public PodStatus podStatus(PodRef pod, List<String> containerIds) {
+    return inspector.podStatus(pod, containerIds);
+  }
+
+  @Override
   public String runPodSandbox(SandboxConfig config) {
     return sandboxes.run(config);
   }

@@ -101,7 +101,11 @@ final class PodInspector {
 
   /** Inspects the pod's sandboxes and containers, and the images of its containers. */
   PodStatus podStatus(PodRef pod, Scope scope) {
-    List<String> ids = containerIds(pod, scope);
+    return podStatus(pod, containerIds(pod, scope));
+  }
+
+  /** The pod's status from these of its containers, as a listing just named them. */
+  PodStatus podStatus(PodRef pod, List<String> ids) {
     if (ids.isEmpty()) {
       return PodStatus.empty(pod);
     }
