@@ -60,8 +60,9 @@ class LauncherE2EIT {
 
   @Test
   void oneArchivePerUseAndNoneForAShortCommand() throws Exception {
+    Files.writeString(dist.resolve("lib/jkubelet.jsa"), "an earlier release's one archive");
     assertThat(launch("--help")).isZero();
-    assertThat(archives()).as("after --help").isEmpty();
+    assertThat(archives()).as("after --help, the earlier release's archive removed").isEmpty();
 
     // Each exits at once with a configuration error; the JVM writes the archive as it exits.
     assertThat(launch("run", "--kubeconfig", dist.resolve("missing").toString())).isEqualTo(2);
