@@ -199,7 +199,7 @@ public final class ProbeHttp implements Lifecycle {
     String dial = "dial tcp " + req.host() + ":" + req.port() + ": ";
     String msg = e.getMessage() == null ? "" : e.getMessage();
     if (e instanceof ConnectException) {
-      return dial + "connect: " + Prober.refusedOr(e);
+      return dial + "connect: " + ProbeErrors.connect(e);
     }
     if (e instanceof io.netty.channel.ConnectTimeoutException) {
       return dial + "i/o timeout";

@@ -1,7 +1,6 @@
 package io.jkubelet.agent.prober;
 
 import io.jkubelet.agent.runtime.ExecResult;
-import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -10,7 +9,6 @@ import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -104,7 +102,7 @@ public sealed interface Prober
         Thread.currentThread().interrupt();
         return ProbeOutcome.unknown("HTTP probe interrupted");
       } catch (RuntimeException e) {
-        return ProbeOutcome.failure("Get \"" + uri + "\": " + describe(e));
+        return ProbeOutcome.failure("Get \"" + uri + "\": " + ProbeErrors.describe(e));
       }
     }
   }
@@ -126,13 +124,13 @@ public sealed interface Prober
         s.connect(new InetSocketAddress(h, port), (int) target.timeout().toMillis());
         return ProbeOutcome.success("");
       } catch (ConnectException e) {
-        return ProbeOutcome.failure(where + "connect: " + refusedOr(e));
+        return ProbeOutcome.failure(where + "connect: " + ProbeErrors.connect(e));
       } catch (SocketTimeoutException e) {
         return ProbeOutcome.failure(where + "i/o timeout");
       } catch (UnknownHostException e) {
         return ProbeOutcome.failure(where + "lookup " + h + ": no such host");
       } catch (IOException | RuntimeException e) {
-        return ProbeOutcome.failure(where + describe(e));
+        return ProbeOutcome.failure(where + ProbeErrors.describe(e));
       }
     }
   }
@@ -153,7 +151,8 @@ public sealed interface Prober
       try {
         r = runner.exec(target.containerId(), command, target.timeout());
       } catch (RuntimeException e) {
-        return ProbeOutcome.unknown("exec probe: cannot run " + command + ": " + describe(e));
+        return ProbeOutcome.unknown(
+            "exec probe: cannot run " + command + ": " + ProbeErrors.describe(e));
       }
       if (r.timedOut()) {
         return ProbeOutcome.failure("command timed out");
@@ -162,26 +161,5 @@ public sealed interface Prober
           ? ProbeOutcome.success(r.output())
           : ProbeOutcome.failure(r.output());
     }
-  }
-
-  /** Why a connection did not open, as Go words it: {@code connection refused}, or the message. */
-  static String refusedOr(Throwable e) {
-    String msg = describe(e).toLowerCase(Locale.ROOT);
-    return msg.contains("refused") ? "connection refused" : msg;
-  }
-
-  /**
-   * An exception's message; when it has none (the HTTP client's wrappers), its root cause's
-   * message; else the class of the exception.
-   */
-  private static String describe(Throwable e) {
-    if (e.getMessage() != null && !e.getMessage().isBlank()) {
-      return e.getMessage();
-    }
-    Throwable root = Errors.rootCause(e);
-    if (root.getMessage() != null && !root.getMessage().isBlank()) {
-      return root.getMessage();
-    }
-    return e.getClass().getSimpleName();
   }
 }

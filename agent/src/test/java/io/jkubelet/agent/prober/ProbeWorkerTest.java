@@ -300,16 +300,7 @@ class ProbeWorkerTest {
   @Test
   void aTickThatFindsTheAttemptStillRunningIsSkippedAndCounted() {
     List<Runnable> queued = new ArrayList<>();
-    ProbeWorker.Shared held =
-        new ProbeWorker.Shared(
-            results, ProbeWorker.Listener.NONE, clock, scheduler, queued::add, () -> 0.0);
-    ProbeWorker w =
-        new ProbeWorker(
-            new ProbeWorker.Key(POD, "app", ProbeType.READINESS),
-            new Prober.ExecProber(List.of("true"), runner),
-            settings(0, 1, 3),
-            () -> snapshot,
-            held);
+    ProbeWorker w = heldWorker(ProbeType.READINESS, settings(0, 1, 3), queued);
     w.start();
     schedulers.advance(Duration.ofSeconds(25)); // ticks at 0, 10 and 20 s; one attempt queued
     assertThat(queued).hasSize(1);
@@ -324,16 +315,11 @@ class ProbeWorkerTest {
   @Test
   void anAttemptPastItsTimeoutIsReportedOnceAsAWarning() {
     List<Runnable> queued = new ArrayList<>();
-    ProbeWorker.Shared held =
-        new ProbeWorker.Shared(
-            results, ProbeWorker.Listener.NONE, clock, scheduler, queued::add, () -> 0.0);
     ProbeWorker w =
-        new ProbeWorker(
-            new ProbeWorker.Key(POD, "app", ProbeType.LIVENESS),
-            new Prober.ExecProber(List.of("true"), runner),
+        heldWorker(
+            ProbeType.LIVENESS,
             new ProbeSettings(Duration.ZERO, Duration.ofSeconds(2), Duration.ofSeconds(1), 1, 3),
-            () -> snapshot,
-            held);
+            queued);
     ListAppender<ILoggingEvent> logs = new ListAppender<>();
     Logger log = (Logger) LoggerFactory.getLogger(ProbeWorker.class);
     logs.start();
@@ -356,6 +342,20 @@ class ProbeWorkerTest {
       log.detachAppender(logs);
       w.stop();
     }
+  }
+
+  /**
+   * A worker whose attempts are queued, not run: each runs only when the test runs it, and its
+   * first tick comes at once.
+   */
+  private ProbeWorker heldWorker(ProbeType type, ProbeSettings settings, List<Runnable> queued) {
+    return new ProbeWorker(
+        new ProbeWorker.Key(POD, "app", type),
+        new Prober.ExecProber(List.of("true"), runner),
+        settings,
+        () -> snapshot,
+        new ProbeWorker.Shared(
+            results, ProbeWorker.Listener.NONE, clock, scheduler, queued::add, () -> 0.0));
   }
 
   private static List<String> warnings(ListAppender<ILoggingEvent> logs) {
