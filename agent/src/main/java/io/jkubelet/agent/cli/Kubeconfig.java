@@ -12,19 +12,31 @@ import io.jkubelet.config.ConfigException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Optional;
 
 /**
  * Reads {@code --kubeconfig} into a client configuration, as fabric8's {@code
  * Config.fromKubeconfig} does (its current context; files named relative to the kubeconfig's
  * directory), but parsed with {@link ApiSerialization}: fabric8's own parser finds and loads every
  * kind it ships on the way (about 900 classes and 15 MiB of resident memory that stay for the life
- * of the process).
+ * of the process). A user's {@code tokenFile}, which fabric8 ignores, is read as client-go reads it
+ * ({@link TokenFile}).
  */
 final class Kubeconfig {
   private Kubeconfig() {}
 
   /** Reads a kubeconfig; a file that cannot be used is a configuration error naming the flag. */
   static Config load(Path kubeconfig) {
+    return load(kubeconfig, Clock.systemUTC());
+  }
+
+  /**
+   * Reads a kubeconfig, with the clock that times re-reads of a {@code tokenFile}.
+   *
+   * @throws ConfigException when the file cannot be used, naming the flag
+   */
+  static Config load(Path kubeconfig, Clock clock) {
     String content;
     try {
       content = Files.readString(kubeconfig);
@@ -67,6 +79,7 @@ final class Kubeconfig {
         throw new ConfigException("--kubeconfig", kubeconfig + " names no server");
       }
       Config.configFromSysPropsOrEnvVars(config);
+      tokenFile(model, config, dir).ifPresent(f -> useTokenFile(config, f, clock));
       return config;
     } catch (RuntimeException e) {
       if (e instanceof ConfigException ce) {
@@ -74,6 +87,37 @@ final class Kubeconfig {
       }
       throw new ConfigException(
           "--kubeconfig", kubeconfig + " is not a usable kubeconfig: " + e.getMessage());
+    }
+  }
+
+  /**
+   * The current user's {@code tokenFile}, named relative to the kubeconfig's directory, when it has
+   * no {@code token} of its own (client-go's order).
+   */
+  private static Optional<Path> tokenFile(
+      io.fabric8.kubernetes.api.model.Config model, Config config, Path dir) {
+    if (config.getCurrentContext() == null
+        || config.getCurrentContext().getContext() == null
+        || model.getUsers() == null) {
+      return Optional.empty();
+    }
+    String name = config.getCurrentContext().getContext().getUser();
+    return model.getUsers().stream()
+        .filter(u -> u.getName() != null && u.getName().equals(name) && u.getUser() != null)
+        .map(NamedAuthInfo::getUser)
+        .filter(u -> u.getToken() == null || u.getToken().isEmpty())
+        .map(AuthInfo::getTokenFile)
+        .filter(f -> f != null && !f.isEmpty())
+        .findFirst()
+        .map(f -> dir.resolve(f).normalize());
+  }
+
+  private static void useTokenFile(Config config, Path file, Clock clock) {
+    try {
+      config.setOauthTokenProvider(TokenFile.open(file, clock));
+    } catch (IOException e) {
+      throw new ConfigException(
+          "--kubeconfig", "the token file " + file + " cannot be read: " + e.getMessage());
     }
   }
 

@@ -239,7 +239,7 @@ public final class RunCommand implements Callable<Integer> {
             export == null ? broadcaster : export.around(broadcaster), store::list);
     Agent kubelet;
     if (kubeconfig != null) {
-      var base = Kubeconfig.load(kubeconfig);
+      var base = Kubeconfig.load(kubeconfig, clock);
       kubelet =
           ClusterMode.build(
               options,

@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.config.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,6 +65,63 @@ class KubeconfigTest {
     Config c = Kubeconfig.load(f);
     assertThat(c.getAutoOAuthToken()).isEqualTo("s3cret");
     assertThat(c.isTrustCerts()).isTrue();
+  }
+
+  @Test
+  void aTokenFileNamedRelativeToTheKubeconfigIsReadAgainAfterAMinute() throws Exception {
+    Path f =
+        write(
+            """
+            apiVersion: v1
+            kind: Config
+            current-context: c
+            clusters: [{name: k, cluster: {server: "https://api:6443"}}]
+            users:
+            - {name: other, user: {tokenFile: /nowhere}}
+            - {name: u, user: {tokenFile: tokens/node.token}}
+            contexts: [{name: c, context: {cluster: k, user: u}}]
+            """);
+    Path token = Files.createDirectories(dir.resolve("etc/tokens")).resolve("node.token");
+    Files.writeString(token, "first\n");
+    FakeClock clock = new FakeClock();
+    Config c = Kubeconfig.load(f, clock);
+    assertThat(c.getOauthTokenProvider().getToken()).isEqualTo("first");
+
+    Files.writeString(token, "rotated");
+    clock.step(Duration.ofSeconds(59));
+    assertThat(c.getOauthTokenProvider().getToken()).isEqualTo("first");
+    clock.step(Duration.ofSeconds(1));
+    assertThat(c.getOauthTokenProvider().getToken()).isEqualTo("rotated");
+
+    Files.delete(token); // gone: the last token is kept
+    clock.step(Duration.ofMinutes(1));
+    assertThat(c.getOauthTokenProvider().getToken()).isEqualTo("rotated");
+    // The clients copy the configuration; the provider goes with it.
+    assertThat(new ConfigBuilder(c).build().getOauthTokenProvider().getToken())
+        .isEqualTo("rotated");
+  }
+
+  @Test
+  void aTokenWinsOverATokenFileAndAnUnreadableTokenFileIsAnError() throws Exception {
+    Path both =
+        write(
+            """
+            apiVersion: v1
+            kind: Config
+            current-context: c
+            clusters: [{name: k, cluster: {server: "https://api:6443"}}]
+            users: [{name: u, user: {token: inline, tokenFile: /nowhere}}]
+            contexts: [{name: c, context: {cluster: k, user: u}}]
+            """);
+    Config c = Kubeconfig.load(both);
+    assertThat(c.getOauthTokenProvider()).isNull();
+    assertThat(c.getAutoOAuthToken()).isEqualTo("inline");
+
+    Path missing = write(Files.readString(both).replace("token: inline, ", ""));
+    assertThatThrownBy(() -> Kubeconfig.load(missing))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--kubeconfig")
+        .hasMessageContaining("the token file /nowhere cannot be read");
   }
 
   @Test
