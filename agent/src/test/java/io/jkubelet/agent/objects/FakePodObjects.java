@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@link PodObjects} from maps the test fills, keyed {@code namespace/name}; {@link #unavailable}
@@ -20,6 +22,11 @@ public final class FakePodObjects implements PodObjects {
   public final List<Service> services = new CopyOnWriteArrayList<>();
   public final List<String> registered = new CopyOnWriteArrayList<>();
   public volatile String unavailable;
+
+  /** How many secrets were read; while {@code hold} is set, each read waits for it first. */
+  public final AtomicInteger secretReads = new AtomicInteger();
+
+  public volatile CountDownLatch hold;
 
   public FakePodObjects put(Secret s) {
     secrets.put(s.getMetadata().getNamespace() + "/" + s.getMetadata().getName(), s);
@@ -33,6 +40,15 @@ public final class FakePodObjects implements PodObjects {
 
   @Override
   public Optional<Secret> secret(String namespace, String name) throws Unavailable {
+    secretReads.incrementAndGet();
+    CountDownLatch h = hold;
+    if (h != null) {
+      try {
+        h.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     check();
     return Optional.ofNullable(secrets.get(namespace + "/" + name));
   }

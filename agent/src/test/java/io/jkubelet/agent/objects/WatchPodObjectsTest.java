@@ -1,11 +1,15 @@
 package io.jkubelet.agent.objects;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -13,6 +17,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 class WatchPodObjectsTest {
@@ -157,6 +165,51 @@ class WatchPodObjectsTest {
             .withData(Map.of("k", "d2F0Y2g="))
             .build();
     assertThat(objects.secret("ns", "db").orElseThrow().getData()).containsEntry("k", "d2F0Y2g=");
+  }
+
+  @Test
+  void readsOfAnObjectThatOverlapShareOneGetAndItsFailure() throws Exception {
+    gets.put(
+        new SecretBuilder()
+            .withNewMetadata()
+            .withName("db")
+            .withNamespace("ns")
+            .endMetadata()
+            .build());
+    objects.register(pod("a", "db"));
+    CountDownLatch release = new CountDownLatch(1);
+    gets.hold = release;
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      List<Future<Optional<Secret>>> reads = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        reads.add(pool.submit(() -> objects.secret("ns", "db")));
+      }
+      await().until(() -> gets.secretReads.get() == 1 && objects.getsInFlight() == 1);
+      // The four others wait for the one GET (none of them starts its own).
+      await().during(Duration.ofMillis(200)).until(() -> gets.secretReads.get() == 1);
+      release.countDown();
+      for (Future<Optional<Secret>> r : reads) {
+        assertThat(r.get().orElseThrow().getMetadata().getName()).isEqualTo("db");
+      }
+    }
+    assertThat(gets.secretReads).hasValue(1);
+    assertThat(objects.getsInFlight()).isZero();
+
+    // Later reads GET again; a failure goes to every read that shared the GET.
+    gets.unavailable = "API server down";
+    CountDownLatch again = new CountDownLatch(1);
+    gets.hold = again;
+    try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+      Future<Optional<Secret>> first = pool.submit(() -> objects.secret("ns", "db"));
+      await().until(() -> objects.getsInFlight() == 1);
+      Future<Optional<Secret>> second = pool.submit(() -> objects.secret("ns", "db"));
+      again.countDown();
+      for (Future<Optional<Secret>> r : List.of(first, second)) {
+        assertThatThrownBy(r::get)
+            .hasCauseInstanceOf(PodObjects.Unavailable.class)
+            .hasMessageContaining("API server down");
+      }
+    }
   }
 
   @Test
