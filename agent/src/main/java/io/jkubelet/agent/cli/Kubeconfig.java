@@ -2,6 +2,7 @@ package io.jkubelet.agent.cli;
 
 import io.fabric8.kubernetes.api.model.AuthInfo;
 import io.fabric8.kubernetes.api.model.Cluster;
+import io.fabric8.kubernetes.api.model.Context;
 import io.fabric8.kubernetes.api.model.ExecConfig;
 import io.fabric8.kubernetes.api.model.NamedAuthInfo;
 import io.fabric8.kubernetes.api.model.NamedCluster;
@@ -96,14 +97,12 @@ final class Kubeconfig {
    */
   private static Optional<Path> tokenFile(
       io.fabric8.kubernetes.api.model.Config model, Config config, Path dir) {
-    if (config.getCurrentContext() == null
-        || config.getCurrentContext().getContext() == null
-        || model.getUsers() == null) {
+    String name = currentContext(config).map(Context::getUser).orElse(null);
+    if (name == null || model.getUsers() == null) {
       return Optional.empty();
     }
-    String name = config.getCurrentContext().getContext().getUser();
     return model.getUsers().stream()
-        .filter(u -> u.getName() != null && u.getName().equals(name) && u.getUser() != null)
+        .filter(u -> name.equals(u.getName()) && u.getUser() != null)
         .map(NamedAuthInfo::getUser)
         .filter(u -> u.getToken() == null || u.getToken().isEmpty())
         .map(AuthInfo::getTokenFile)
@@ -123,20 +122,22 @@ final class Kubeconfig {
 
   /** Whether the current context names a cluster with a server. */
   private static boolean namesAServer(io.fabric8.kubernetes.api.model.Config model, Config config) {
-    if (config.getCurrentContext() == null
-        || config.getCurrentContext().getContext() == null
-        || model.getClusters() == null) {
+    String name = currentContext(config).map(Context::getCluster).orElse(null);
+    if (name == null || model.getClusters() == null) {
       return false;
     }
-    String name = config.getCurrentContext().getContext().getCluster();
     return model.getClusters().stream()
         .anyMatch(
             c ->
-                c.getName() != null
-                    && c.getName().equals(name)
+                name.equals(c.getName())
                     && c.getCluster() != null
                     && c.getCluster().getServer() != null
                     && !c.getCluster().getServer().isBlank());
+  }
+
+  /** The current context, as merged into the client configuration. */
+  private static Optional<Context> currentContext(Config config) {
+    return Optional.ofNullable(config.getCurrentContext()).map(c -> c.getContext());
   }
 
   /** A file named relative to the kubeconfig's directory, as an absolute path. */

@@ -67,9 +67,14 @@ public sealed interface Prober
       headers = List.copyOf(headers == null ? List.of() : headers);
     }
 
+    /** The host an attempt connects to: {@code host}, or else the pod IP. */
+    private String target(String podIp) {
+      return host == null || host.isEmpty() ? podIp : host;
+    }
+
     /** The URL an attempt gets, for the given pod IP. */
     public URI uri(String podIp) {
-      String h = host == null || host.isEmpty() ? podIp : host;
+      String h = target(podIp);
       if (h != null && h.contains(":") && !h.startsWith("[")) {
         h = "[" + h + "]";
       }
@@ -79,7 +84,7 @@ public sealed interface Prober
     @Override
     public ProbeOutcome probe(ProbeTarget target) {
       URI uri;
-      String h = host == null || host.isEmpty() ? target.podIp() : host;
+      String h = target(target.podIp());
       try {
         uri = uri(target.podIp());
       } catch (IllegalArgumentException e) {

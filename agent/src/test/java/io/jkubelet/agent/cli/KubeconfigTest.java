@@ -22,6 +22,19 @@ class KubeconfigTest {
     return f;
   }
 
+  /** A kubeconfig whose current context uses user {@code u} of these {@code users} entries. */
+  private static String userU(String users) {
+    return """
+        apiVersion: v1
+        kind: Config
+        current-context: c
+        clusters: [{name: k, cluster: {server: "https://api:6443"}}]
+        contexts: [{name: c, context: {cluster: k, user: u}}]
+        users:
+        """
+        + users;
+  }
+
   @Test
   void theCurrentContextsServerAndFilesNamedRelativeToTheKubeconfig() throws Exception {
     Path f =
@@ -71,16 +84,11 @@ class KubeconfigTest {
   void aTokenFileNamedRelativeToTheKubeconfigIsReadAgainAfterAMinute() throws Exception {
     Path f =
         write(
-            """
-            apiVersion: v1
-            kind: Config
-            current-context: c
-            clusters: [{name: k, cluster: {server: "https://api:6443"}}]
-            users:
-            - {name: other, user: {tokenFile: /nowhere}}
-            - {name: u, user: {tokenFile: tokens/node.token}}
-            contexts: [{name: c, context: {cluster: k, user: u}}]
-            """);
+            userU(
+                """
+                - {name: other, user: {tokenFile: /nowhere}}
+                - {name: u, user: {tokenFile: tokens/node.token}}
+                """));
     Path token = Files.createDirectories(dir.resolve("etc/tokens")).resolve("node.token");
     Files.writeString(token, "first\n");
     FakeClock clock = new FakeClock();
@@ -103,16 +111,7 @@ class KubeconfigTest {
 
   @Test
   void aTokenWinsOverATokenFileAndAnUnreadableTokenFileIsAnError() throws Exception {
-    Path both =
-        write(
-            """
-            apiVersion: v1
-            kind: Config
-            current-context: c
-            clusters: [{name: k, cluster: {server: "https://api:6443"}}]
-            users: [{name: u, user: {token: inline, tokenFile: /nowhere}}]
-            contexts: [{name: c, context: {cluster: k, user: u}}]
-            """);
+    Path both = write(userU("- {name: u, user: {token: inline, tokenFile: /nowhere}}\n"));
     Config c = Kubeconfig.load(both);
     assertThat(c.getOauthTokenProvider()).isNull();
     assertThat(c.getAutoOAuthToken()).isEqualTo("inline");

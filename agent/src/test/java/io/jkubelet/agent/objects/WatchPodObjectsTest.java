@@ -76,6 +76,17 @@ class WatchPodObjectsTest {
           gets);
   private final List<Set<String>> synced = new CopyOnWriteArrayList<>();
 
+  /** A secret of namespace {@code ns}, without data, for the GETs to find. */
+  private void putSecret(String name) {
+    gets.put(
+        new SecretBuilder()
+            .withNewMetadata()
+            .withName(name)
+            .withNamespace("ns")
+            .endMetadata()
+            .build());
+  }
+
   private static Pod pod(String uid, String secret) {
     return new PodBuilder()
         .withNewMetadata()
@@ -169,13 +180,7 @@ class WatchPodObjectsTest {
 
   @Test
   void readsOfAnObjectThatOverlapShareOneGetAndItsFailure() throws Exception {
-    gets.put(
-        new SecretBuilder()
-            .withNewMetadata()
-            .withName("db")
-            .withNamespace("ns")
-            .endMetadata()
-            .build());
+    putSecret("db");
     objects.register(pod("a", "db"));
     CountDownLatch release = new CountDownLatch(1);
     gets.hold = release;
@@ -214,13 +219,7 @@ class WatchPodObjectsTest {
 
   @Test
   void aWatchThatFailedToStartIsStartedAgainOnTheNextReadWhichGetsMeanwhile() throws Exception {
-    gets.put(
-        new SecretBuilder()
-            .withNewMetadata()
-            .withName("db")
-            .withNamespace("ns")
-            .endMetadata()
-            .build());
+    putSecret("db");
     objects.register(pod("a", "db"));
     FakeWatch first = live.get(secret("db"));
     first.failed = true;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.TestApiServer;
 import java.time.Duration;
@@ -52,7 +53,7 @@ class ApiSourceApiTest {
             .withName("web")
             .edit(
                 p ->
-                    new io.fabric8.kubernetes.api.model.PodBuilder(p)
+                    new PodBuilder(p)
                         .editMetadata()
                         .addToLabels("edited", "yes")
                         .endMetadata()
