@@ -133,15 +133,17 @@ class ApiStatusManagerTest {
   }
 
   @Test
-  void aStatusReachesTheApiWithinOneSecond() {
+  void aStatusReachesTheApiWithoutWaitingForTheRecheck() {
     Pod pod = ns.createPod(random("web"), node, Map.of(), "app", "sidecar");
     ApiStatusManager m = manager(Duration.ofSeconds(10), p -> false);
     PodStatus status = ApiStatusFixtures.running(pod, now, "10.88.0.5", true, 0);
 
     m.setPodStatus(pod, status);
 
+    // Well before the 10 s re-check; how fast it is belongs in a benchmark, not a test (a
+    // 1-second bound failed once under the CI's load).
     await()
-        .atMost(Duration.ofSeconds(1))
+        .atMost(Duration.ofSeconds(5))
         .pollInterval(Duration.ofMillis(50))
         .until(() -> "Running".equals(apiStatus(pod.getMetadata().getName()).getPhase()));
     PodStatus got = apiStatus(pod.getMetadata().getName());
