@@ -16,6 +16,11 @@
 #                pods at a time, one created and one deleted every CHURN_PERIOD s), and the same
 #                figures are printed every minute; growth is judged from the first to the last.
 #   IDLE=60 WARMUP=30          seconds of the idle window; seconds to settle before it
+#   SETTLE=60                  seconds the pods run before the restart, so that the start-up is
+#                              timed on a warm node rather than one still busy starting its pods
+#                              (0: restart as soon as they all run); the load average is printed
+#   RESTARTS=3                 restarts timed one after the other (SETTLE s apart); the table shows
+#                              their median, each is printed
 #   NMT=1                      also runs jkubelet with -XX:NativeMemoryTracking=summary and prints
 #                              VM.native_memory summary and the top of GC.class_histogram
 #                              (NMT_TOP lines, default 25)
@@ -29,7 +34,7 @@
 # JKUBELET_APISERVER_PORT, JKUBELET_ETCD_PORT; KUBELET_PORT (default 12250).
 set -euo pipefail
 PODS=${1:-110}; MINUTES=${2:-0}
-IDLE=${IDLE:-60}; WARMUP=${WARMUP:-30}
+IDLE=${IDLE:-60}; WARMUP=${WARMUP:-30}; SETTLE=${SETTLE:-60}; RESTARTS=${RESTARTS:-3}
 CHURN=${CHURN:-5}; CHURN_PERIOD=${CHURN_PERIOD:-3}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$root/deploy/scripts/build-env.sh"
@@ -246,15 +251,22 @@ run() {
   local t0=$SECONDS
   kubectl_ create -f "$work/pods.yaml" >/dev/null
   poll api >/dev/null || die "the $PODS pods did not all run"
-  say "$PODS pods running after $((SECONDS - t0)) s; restarting $kind"
-  local before after start
+  say "$PODS pods running after $((SECONDS - t0)) s; restarting $kind $RESTARTS times, $SETTLE s apart"
+  local before after start starts=() i
   before=$(docker ps -q --filter "label=io.kubernetes.pod.namespace=footprint-$node" | sort | md5sum)
-  stop_agent
-  start_agent "$kind"
-  if [ "$kind" = jkubelet ]; then start=$(poll adopted) || die "no start-up"; else start=$(poll api) || die "no start-up"; fi
-  say "start-up: $start (total, node Ready, pods)"
+  for i in $(seq 1 "$RESTARTS"); do
+    sleep "$SETTLE"
+    say "restarting $kind (load $(cut -d' ' -f1-3 /proc/loadavg))"
+    stop_agent
+    start_agent "$kind"
+    if [ "$kind" = jkubelet ]; then start=$(poll adopted) || die "no start-up"; else start=$(poll api) || die "no start-up"; fi
+    say "start-up: $start (total, node Ready, pods)"
+    starts+=("${start%% *}")
+  done
+  start=$(printf '%s\n' "${starts[@]}" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
+  say "start-up of $kind, median of ${#starts[@]}: $start s (${starts[*]})"
   after=$(docker ps -q --filter "label=io.kubernetes.pod.namespace=footprint-$node" | sort | md5sum)
-  [ "$before" = "$after" ] || say "WARNING: the pods' containers changed across the restart"
+  [ "$before" = "$after" ] || say "WARNING: the pods' containers changed across the restarts"
   local f0; f0=$(figures "$agent_pid")
   say "settling $WARMUP s, then measuring CPU over $IDLE s"
   sleep "$WARMUP"

@@ -1,7 +1,6 @@
 package io.jkubelet.agent.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory;
 import io.jkubelet.agent.util.ApiSerialization;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -17,7 +16,8 @@ import java.util.concurrent.Executors;
  * thread in each blocking pool, started when first needed. The clients run their callbacks (watch
  * and informer events) on virtual threads, never on the event loops, so that no caller blocking on
  * one of them holds up another client's traffic. The threads are daemons, as fabric8's own, and the
- * engine lives as long as the process: closing a client leaves it running for the others.
+ * engine lives as long as the process: closing a client leaves it running for the others. Their
+ * TLS is BoringSSL where it loads ({@link NativeTlsClientFactory}).
  *
  * <p>An earlier release shared engines and saw secret watches stop after restarts under 110 pods;
  * those restarts also replaced running sandboxes (the {@code PodCache} defect, since fixed), and
@@ -34,12 +34,12 @@ final class ApiHttpClients {
   private ApiHttpClients() {}
 
   /**
-   * The builder, set to use the shared engine, virtual task threads and the process's one JSON
-   * mapping ({@link ApiSerialization}).
+   * The builder, set to use the shared engine with native TLS, virtual task threads and the
+   * process's one JSON mapping ({@link ApiSerialization}).
    */
   static KubernetesClientBuilder small(KubernetesClientBuilder builder) {
     return builder
-        .withHttpClientFactory(new VertxHttpClientFactory(Engine.VERTX))
+        .withHttpClientFactory(new NativeTlsClientFactory(Engine.VERTX))
         .withTaskExecutor(TASKS)
         .withKubernetesSerialization(ApiSerialization.SHARED);
   }

@@ -21,20 +21,20 @@ import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /** A throwaway CA for tests: client certificates and TLS contexts that use them. */
-final class TestPki {
+public final class TestPki {
   private static final AtomicLong SERIAL = new AtomicLong(1);
-  final KeyPair caKey;
-  final X509Certificate ca;
+  public final KeyPair caKey;
+  public final X509Certificate ca;
 
-  TestPki(String name) throws Exception {
+  public TestPki(String name) throws Exception {
     caKey = keys();
     ca = sign(new X500Name("CN=" + name), caKey, new X500Name("CN=" + name), caKey, true);
   }
 
   /** A client certificate with this subject (e.g. {@code CN=alice,O=admins}) and its key. */
-  record Client(KeyPair key, X509Certificate cert) {}
+  public record Client(KeyPair key, X509Certificate cert) {}
 
-  Client client(String subject) throws Exception {
+  public Client client(String subject) throws Exception {
     KeyPair kp = keys();
     return new Client(
         kp, sign(new X500Name(subject), kp, new X500Name("CN=test-ca"), caKey, false));

@@ -1,0 +1,150 @@
+package io.jkubelet.agent.cli;
+
+import io.fabric8.kubernetes.client.http.TlsVersion;
+import io.fabric8.kubernetes.client.vertx.TlsWarmup;
+import io.fabric8.kubernetes.client.vertx.VertxHttpClient;
+import io.fabric8.kubernetes.client.vertx.VertxHttpClientBuilder;
+import io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.vertx.core.Vertx;
+import io.vertx.core.net.OpenSSLEngineOptions;
+import io.vertx.core.spi.tls.SslContextFactory;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.TrustManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * fabric8's Vert.x client factory with BoringSSL (Netty's tcnative, which the kubelet server
+ * already uses) as the API clients' TLS engine where its native library loads, else the JDK's as
+ * fabric8 sets it.
+ *
+ * <p>Why: with the launcher's client compiler, a handshake in the JDK's provider costs about 28 ms
+ * of CPU and its AES decrypts about 9 MB/s; every watch is a connection of its own, so a start-up
+ * makes a dozen handshakes on the two shared event loops while the node registers and its pods are
+ * listed. In BoringSSL a handshake costs about a millisecond.
+ *
+ * <p>The same key and trust managers as fabric8's: the client certificate (or none), the cluster's
+ * CA or the JDK's default trust, and the server's name checked against its certificate (Vert.x sets
+ * the endpoint identification on the engine, which Netty's engine passes to the trust manager).
+ * fabric8 gives its factory only the options, so the builder hands its managers over for the
+ * duration of its {@code build()}.
+ */
+final class NativeTlsClientFactory extends VertxHttpClientFactory {
+  private static final Logger log = LoggerFactory.getLogger(NativeTlsClientFactory.class);
+  private static final ThreadLocal<Builder> BUILDING = new ThreadLocal<>();
+  private static final AtomicBoolean REPORTED = new AtomicBoolean();
+
+  private final Vertx vertx;
+
+  NativeTlsClientFactory(Vertx vertx) {
+    super(vertx);
+    this.vertx = vertx;
+    // fabric8 builds a JDK TLS context per client up front by default; this factory replaces it.
+    setTlsWarmup(TlsWarmup.OFF);
+  }
+
+  @Override
+  public VertxHttpClientBuilder<VertxHttpClientFactory> newBuilder() {
+    return new Builder(this, vertx);
+  }
+
+  @Override
+  protected void additionalConfig(WebClientOptions options) {
+    Builder b = BUILDING.get();
+    if (b == null || !options.isSsl() || !nativeTls()) {
+      return;
+    }
+    KeyManager[] keys = b.getKeyManagers();
+    TrustManager[] trust = b.getTrustManagers();
+    String[] protocols = protocols(b.getTlsVersions());
+    // Vert.x's settings (ALPN, ciphers) are ignored, as fabric8's own context factory does.
+    options.setSslEngineOptions(
+        new NativeEngine(
+            () -> {
+              SslContextBuilder ctx =
+                  SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL);
+              if (keys != null && keys.length > 0) {
+                ctx.keyManager(keys[0]);
+              }
+              if (trust != null && trust.length > 0) {
+                ctx.trustManager(trust[0]);
+              }
+              if (protocols != null) {
+                ctx.protocols(protocols);
+              }
+              return ctx.build();
+            }));
+  }
+
+  /** Whether BoringSSL is there; says once which engine the API clients use. */
+  private static boolean nativeTls() {
+    boolean available = OpenSsl.isAvailable();
+    if (REPORTED.compareAndSet(false, true)) {
+      if (available) {
+        log.debug("API clients: TLS by {}", OpenSsl.versionString());
+      } else {
+        log.info(
+            "API clients: TLS by the JDK (Netty's native TLS library did not load: {})",
+            OpenSsl.unavailabilityCause() == null ? "unknown" : OpenSsl.unavailabilityCause());
+      }
+    }
+    return available;
+  }
+
+  private static String[] protocols(TlsVersion[] versions) {
+    return versions == null || versions.length == 0
+        ? null
+        : Arrays.stream(versions).map(TlsVersion::javaName).toArray(String[]::new);
+  }
+
+  /** The builder: hands its managers to the factory while it builds. */
+  private static final class Builder extends VertxHttpClientBuilder<VertxHttpClientFactory> {
+    private final Vertx vertx;
+
+    Builder(VertxHttpClientFactory factory, Vertx vertx) {
+      super(factory, vertx);
+      this.vertx = vertx;
+    }
+
+    @Override
+    public VertxHttpClient<VertxHttpClientFactory> build() {
+      BUILDING.set(this);
+      try {
+        return super.build();
+      } finally {
+        BUILDING.remove();
+      }
+    }
+
+    @Override
+    protected VertxHttpClientBuilder<VertxHttpClientFactory> newInstance(
+        VertxHttpClientFactory factory) {
+      return new Builder(factory, vertx);
+    }
+  }
+
+  /** Vert.x's OpenSSL engine with the context made from fabric8's managers. */
+  private static final class NativeEngine extends OpenSSLEngineOptions {
+    private final SslContextFactory factory;
+
+    NativeEngine(SslContextFactory factory) {
+      this.factory = factory;
+    }
+
+    @Override
+    public SslContextFactory sslContextFactory() {
+      return factory;
+    }
+
+    @Override
+    public OpenSSLEngineOptions copy() {
+      return this;
+    }
+  }
+}
