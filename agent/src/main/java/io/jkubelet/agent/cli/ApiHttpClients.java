@@ -16,8 +16,8 @@ import java.util.concurrent.Executors;
  * thread in each blocking pool, started when first needed. The clients run their callbacks (watch
  * and informer events) on virtual threads, never on the event loops, so that no caller blocking on
  * one of them holds up another client's traffic. The threads are daemons, as fabric8's own, and the
- * engine lives as long as the process: closing a client leaves it running for the others. Their
- * TLS is BoringSSL where it loads ({@link NativeTlsClientFactory}).
+ * engine lives as long as the process: closing a client leaves it running for the others. Their TLS
+ * is BoringSSL where it loads ({@link NativeTlsClientFactory}).
  *
  * <p>An earlier release shared engines and saw secret watches stop after restarts under 110 pods;
  * those restarts also replaced running sandboxes (the {@code PodCache} defect, since fixed), and

@@ -155,7 +155,15 @@ final class DockerStreams {
     try {
       InspectExecResponse exec = api.inspectExecCmd(execId).exec();
       Long pid = exec.getPidLong();
-      if (!Boolean.TRUE.equals(exec.isRunning()) || pid == null || pid <= 0) {
+      if (!Boolean.TRUE.equals(exec.isRunning())) {
+        return; // it ended with its streams
+      }
+      if (pid == null || pid <= 0) {
+        log.info(
+            "DockerRuntime: exec {} in {} still runs after its client left, and the engine gives"
+                + " no pid for it; it is left running",
+            execId,
+            shortId(containerId));
         return;
       }
       Long containerPid = api.inspectContainerCmd(containerId).exec().getState().getPidLong();
@@ -174,9 +182,17 @@ final class DockerStreams {
                 p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
               });
-      log.debug("DockerRuntime: killed exec {} (pid {}) after its client left", execId, pid);
+      log.info(
+          "DockerRuntime: killed exec {} in {} (pid {}) after its client left",
+          execId,
+          shortId(containerId),
+          pid);
     } catch (RuntimeException e) {
-      log.debug("DockerRuntime: ending exec {} failed: {}", execId, e.toString());
+      log.warn(
+          "DockerRuntime: exec {} in {} may still run after its client left: {}",
+          execId,
+          shortId(containerId),
+          e.toString());
     }
   }
 
