@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.client.vertx.TlsWarmup;
 import io.fabric8.kubernetes.client.vertx.VertxHttpClient;
 import io.fabric8.kubernetes.client.vertx.VertxHttpClientBuilder;
 import io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory;
-import io.netty.handler.ssl.OpenSsl;
+import io.jkubelet.agent.util.NativeTls;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.vertx.core.Vertx;
@@ -13,7 +13,6 @@ import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.spi.tls.SslContextFactory;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.TrustManager;
 import org.slf4j.Logger;
@@ -38,7 +37,6 @@ import org.slf4j.LoggerFactory;
 final class NativeTlsClientFactory extends VertxHttpClientFactory {
   private static final Logger log = LoggerFactory.getLogger(NativeTlsClientFactory.class);
   private static final ThreadLocal<Builder> BUILDING = new ThreadLocal<>();
-  private static final AtomicBoolean REPORTED = new AtomicBoolean();
 
   private final Vertx vertx;
 
@@ -57,7 +55,7 @@ final class NativeTlsClientFactory extends VertxHttpClientFactory {
   @Override
   protected void additionalConfig(WebClientOptions options) {
     Builder b = BUILDING.get();
-    if (b == null || !options.isSsl() || !nativeTls()) {
+    if (b == null || !options.isSsl() || !Native.AVAILABLE) {
       return;
     }
     KeyManager[] keys = b.getKeyManagers();
@@ -82,25 +80,15 @@ final class NativeTlsClientFactory extends VertxHttpClientFactory {
             }));
   }
 
-  /** Whether BoringSSL is there; says once which engine the API clients use. */
-  private static boolean nativeTls() {
-    boolean available = OpenSsl.isAvailable();
-    if (REPORTED.compareAndSet(false, true)) {
-      if (available) {
-        log.debug("API clients: TLS by {}", OpenSsl.versionString());
-      } else {
-        log.info(
-            "API clients: TLS by the JDK (Netty's native TLS library did not load: {})",
-            OpenSsl.unavailabilityCause() == null ? "unknown" : OpenSsl.unavailabilityCause());
-      }
-    }
-    return available;
-  }
-
   private static String[] protocols(TlsVersion[] versions) {
     return versions == null || versions.length == 0
         ? null
         : Arrays.stream(versions).map(TlsVersion::javaName).toArray(String[]::new);
+  }
+
+  /** Whether BoringSSL is there, decided (and logged) once, when the first client is built. */
+  private static final class Native {
+    static final boolean AVAILABLE = NativeTls.provider(log, "API clients") == SslProvider.OPENSSL;
   }
 
   /** The builder: hands its managers to the factory while it builds. */

@@ -17,8 +17,8 @@ import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeFlags;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
-import io.jkubelet.agent.server.KubeletServer;
 import io.jkubelet.agent.status.LocalStatusManager;
+import io.jkubelet.agent.util.NativeTls;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigLoader;
@@ -210,7 +210,7 @@ public final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     KubeletOptions options = options();
-    KubeletServer.preloadTls();
+    NativeTls.preload();
     Time time = Time.system();
     Clock clock = time.clock();
     var docker =

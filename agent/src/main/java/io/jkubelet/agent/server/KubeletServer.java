@@ -3,6 +3,7 @@ package io.jkubelet.agent.server;
 import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.NativeTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -15,10 +16,8 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.ClientAuth;
-import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
-import io.netty.handler.ssl.SslProvider;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -126,35 +125,10 @@ public final class KubeletServer implements Lifecycle {
         b.trustManager(options.clientCAs().toArray(X509Certificate[]::new))
             .clientAuth(ClientAuth.OPTIONAL);
       }
-      return b.sslProvider(tlsProvider()).build();
+      return b.sslProvider(NativeTls.provider(log, "kubelet server")).build();
     } catch (SSLException e) {
       throw new IllegalStateException("kubelet server: TLS setup failed: " + e.getMessage(), e);
     }
-  }
-
-  /**
-   * Starts loading the native TLS library in the background. It takes a second or more, which
-   * {@link #start()} would otherwise spend; called early, it overlaps the agent's set-up. Optional
-   * and safe to call more than once.
-   */
-  public static void preloadTls() {
-    Thread.ofVirtual().name("tls-preload").start(OpenSsl::isAvailable);
-  }
-
-  /**
-   * BoringSSL through Netty's tcnative where its native library loads (a handshake then costs about
-   * a millisecond of CPU; the JDK's provider took about 28 ms with the launcher's client compiler),
-   * else the JDK's.
-   */
-  private static SslProvider tlsProvider() {
-    if (OpenSsl.isAvailable()) {
-      log.debug("kubelet server: TLS by {}", OpenSsl.versionString());
-      return SslProvider.OPENSSL;
-    }
-    log.info(
-        "kubelet server: TLS by the JDK (Netty's native TLS library did not load: {})",
-        OpenSsl.unavailabilityCause() == null ? "unknown" : OpenSsl.unavailabilityCause());
-    return SslProvider.JDK;
   }
 
   /** The bound port (useful when 0 asked for an ephemeral one). */
