@@ -19,6 +19,7 @@ import io.jkubelet.agent.volume.TokenSource;
 import io.jkubelet.agent.volume.VolumeManager;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 
 /**
@@ -121,11 +122,16 @@ final class RuntimeWiring {
             RotatingLogWriter.parseMaxSize(config.containerLogMaxSize()),
             config.containerLogMaxFiles(),
             setup.runtime(),
+            // Nothing until the PLEG's first relist has ended: after a restart the streams (one
+            // per container, each resuming where its file stopped) would otherwise compete with
+            // that relist, which every pod's first status waits for.
             () ->
-                cache.snapshot().values().stream()
-                    .map(PodCache.Entry::status)
-                    .filter(java.util.Objects::nonNull)
-                    .toList(),
+                !cache.relisted()
+                    ? List.of()
+                    : cache.snapshot().values().stream()
+                        .map(PodCache.Entry::status)
+                        .filter(java.util.Objects::nonNull)
+                        .toList(),
             setup.time(),
             Duration.ofSeconds(1)));
   }

@@ -172,7 +172,16 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     }
     if (!registered) {
       switch (registration.register(clock.instant())) {
-        case NodeRegistration.Result.Registered r -> registered(r.uid());
+        case NodeRegistration.Result.Registered r -> {
+          registered(r.uid());
+          if (r.takenOver() != null) {
+            // A restart: the Node as just read is current, and its Ready heartbeat is what the
+            // cluster waits for, so the status goes first, without reading the Node again.
+            boolean still = syncStatus(r.takenOver());
+            renewLease();
+            return still ? period() : Duration.ZERO;
+          }
+        }
         case NodeRegistration.Result.Failed f -> {
           lastError = f.error();
           return f.retryIn();
@@ -181,7 +190,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     }
     renewLease();
     // A Node found deleted is registered again at once.
-    return syncStatus() ? period() : Duration.ZERO;
+    return syncStatus(null) ? period() : Duration.ZERO;
   }
 
   /**
@@ -212,10 +221,13 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     }
   }
 
-  /** Syncs the status; returns whether the Node is still registered. */
-  private boolean syncStatus() {
+  /**
+   * Syncs the status against {@code current}, the Node as just read (null: read it now); returns
+   * whether the Node is still registered.
+   */
+  private boolean syncStatus(Node current) {
     Instant now = clock.instant();
-    switch (status.sync(now, nodeUid)) {
+    switch (current == null ? status.sync(now, nodeUid) : status.sync(now, current)) {
       case NodeStatusSync.Result.Synced s -> {
         seen(s.uid());
         lastStatusOk = now;

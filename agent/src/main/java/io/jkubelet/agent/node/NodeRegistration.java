@@ -32,8 +32,12 @@ final class NodeRegistration {
 
   /** What one {@link #register} did. */
   sealed interface Result {
-    /** The Node is registered; {@code uid} is its uid. */
-    record Registered(String uid) implements Result {}
+    /**
+     * The Node is registered; {@code uid} is its uid. {@code takenOver} is the Node as the API
+     * server has it when this agent took over an existing one (its status not yet brought up to
+     * date), null when this agent created it (with its status).
+     */
+    record Registered(String uid, Node takenOver) implements Result {}
 
     /** It is not; {@code error} says why, and the next attempt should come {@code retryIn}. */
     record Failed(String error, Duration retryIn) implements Result {}
@@ -60,21 +64,43 @@ final class NodeRegistration {
   }
 
   /**
-   * Creates the Node, or adopts the existing one. A created Node carries its status, so one call
-   * registers and reports, and the status sync records the events. Never throws for API failures:
-   * they are logged (at error when retrying cannot help) and returned.
+   * Takes over the Node when it exists, else creates it. A created Node carries its status, so one
+   * call registers and reports, and the status sync records the events. Never throws for API
+   * failures: they are logged (at error when retrying cannot help) and returned.
+   *
+   * <p>Upstream creates first and reads on a conflict. A restart, the usual case, finds its Node:
+   * reading first takes it over with one request instead of a refused create and then a read.
    */
   Result register(Instant now) {
+    try {
+      Node existing = client.nodes().withName(name).get();
+      if (existing != null) {
+        return adopt(existing);
+      }
+    } catch (RuntimeException e) {
+      return failed(e);
+    }
     Desired desired = status.desired(null, now);
     Node node = NodeStatuses.initialNode(options, machine, desired.status());
     try {
       Node created = client.nodes().resource(node).create();
       String uid = created.getMetadata().getUid();
-      Result registered = registered("NodeStatus: registered node {} (uid {})", uid);
+      Result registered = registered("NodeStatus: registered node {} (uid {})", uid, null);
       status.written(created, desired, now);
       return registered;
     } catch (RuntimeException e) {
-      return Errors.isConflict(e) ? adopt(node) : failed(e);
+      if (!Errors.isConflict(e)) {
+        return failed(e);
+      }
+    }
+    // Created by someone else since it was read.
+    try {
+      Node existing = client.nodes().withName(name).get();
+      return existing == null
+          ? failed(new IllegalStateException("node " + name + " vanished while adopting it"))
+          : adopt(existing);
+    } catch (RuntimeException e) {
+      return failed(e);
     }
   }
 
@@ -83,13 +109,9 @@ final class NodeRegistration {
    * the attach/detach annotation, and leaves its taints alone, as upstream does on re-registration.
    * The status sync that follows brings its status up to date.
    */
-  private Result adopt(Node ours) {
+  private Result adopt(Node existing) {
     try {
-      Node existing = client.nodes().withName(name).get();
-      if (existing == null) {
-        return failed(new IllegalStateException("node " + name + " vanished while adopting it"));
-      }
-      Map<String, String> changes = missingLabels(existing, ours);
+      Map<String, String> changes = missingLabels(existing, NodeStatuses.labels(options, machine));
       boolean annotate = !"true".equals(annotation(existing));
       if (!changes.isEmpty() || annotate) {
         // Upstream's reconcileCMADAnnotationWithExistingNode: the attach/detach controller owns it.
@@ -98,12 +120,16 @@ final class NodeRegistration {
         metadata.put("annotations", Map.of(NodeStatuses.CONTROLLER_MANAGED_ATTACH_DETACH, "true"));
         String patch = client.getKubernetesSerialization().asJson(Map.of("metadata", metadata));
         existing =
-            client.nodes().withName(name).patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
+            client
+                .nodes()
+                .resource(existing)
+                .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
       }
       return registered(
           "NodeStatus: node {} already exists (uid {}); took it over"
               + (changes.isEmpty() ? "" : ", setting labels " + changes),
-          existing.getMetadata().getUid());
+          existing.getMetadata().getUid(),
+          existing);
     } catch (RuntimeException e) {
       return failed(e);
     }
@@ -115,27 +141,25 @@ final class NodeRegistration {
   }
 
   /** The labels of {@code ours} that {@code existing} lacks or has with another value. */
-  private static Map<String, String> missingLabels(Node existing, Node ours) {
+  private static Map<String, String> missingLabels(Node existing, Map<String, String> ours) {
     Map<String, String> have =
         existing.getMetadata().getLabels() == null ? Map.of() : existing.getMetadata().getLabels();
     Map<String, String> changes = new LinkedHashMap<>();
-    ours.getMetadata()
-        .getLabels()
-        .forEach(
-            (k, v) -> {
-              if (!v.equals(have.get(k))) {
-                changes.put(k, v);
-              }
-            });
+    ours.forEach(
+        (k, v) -> {
+          if (!v.equals(have.get(k))) {
+            changes.put(k, v);
+          }
+        });
     return changes;
   }
 
-  private Result registered(String message, String uid) {
+  private Result registered(String message, String uid, Node takenOver) {
     String after = failures == 0 ? "" : " after " + failures + " failed attempts";
     log.info(message + after, name, uid);
     failures = 0;
     backoff = null;
-    return new Result.Registered(uid);
+    return new Result.Registered(uid, takenOver);
   }
 
   private Result failed(RuntimeException e) {

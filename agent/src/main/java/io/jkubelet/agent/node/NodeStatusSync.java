@@ -151,9 +151,11 @@ final class NodeStatusSync {
     } catch (RuntimeException e) {
       return failed(e, knownUid);
     }
-    if (current == null) {
-      return gone();
-    }
+    return current == null ? gone() : sync(now, current);
+  }
+
+  /** One status sync at {@code now} against {@code current}, the Node as just read. */
+  Result sync(Instant now, Node current) {
     NodeStatus onServer = current.getStatus();
     Desired desired = desired(onServer, now);
     boolean changed = NodeStatuses.changed(onServer, desired.status());
@@ -166,10 +168,11 @@ final class NodeStatusSync {
     try {
       String patch =
           client.getKubernetesSerialization().asJson(NodeStatuses.statusPatch(desired.status()));
+      // On the Node as read: fabric8 reads it again before a patch by name alone.
       patched =
           client
               .nodes()
-              .withName(name)
+              .resource(current)
               .subresource("status")
               .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
     } catch (RuntimeException e) {

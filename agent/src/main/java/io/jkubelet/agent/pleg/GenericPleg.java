@@ -91,6 +91,7 @@ public final class GenericPleg implements Pleg {
   private final AtomicReference<Instant> startedAt = new AtomicReference<>();
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicBoolean relistRequested = new AtomicBoolean();
+  private final AtomicBoolean firstRelistLogged = new AtomicBoolean();
   private volatile Scheduler scheduler;
   private AutoCloseable events;
 
@@ -276,6 +277,13 @@ public final class GenericPleg implements Pleg {
       }
     }
     cache.updateTime(timestamp);
+    if (firstRelistLogged.compareAndSet(false, true)) {
+      log.info(
+          "PLEG: first relist: {} containers listed, {} pods inspected, in {} ms",
+          listed.size(),
+          changedPods.size(),
+          Duration.between(timestamp, clock.instant()).toMillis());
+    }
   }
 
   /**

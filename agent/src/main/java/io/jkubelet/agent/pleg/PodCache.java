@@ -119,6 +119,16 @@ public final class PodCache {
     }
   }
 
+  /** Whether a relist has seen every pod yet (false until the PLEG's first relist ends). */
+  public boolean relisted() {
+    lock.lock();
+    try {
+      return !globalTime.equals(Instant.MIN);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   public void delete(String uid) {
     lock.lock();
     try {

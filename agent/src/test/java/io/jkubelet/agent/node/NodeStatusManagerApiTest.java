@@ -16,6 +16,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.runtime.ImageSummary;
@@ -418,6 +421,53 @@ class NodeStatusManagerApiTest {
                     .get(0)
                     .getUid()
                     .equals(again.getMetadata().getUid()));
+  }
+
+  /**
+   * A restart, the usual registration: the agent finds its Node with one read and reports its
+   * status at once, from what it read, before the Lease; no create is refused on the way.
+   */
+  @Test
+  void aRestartTakesItsNodeOverWithOneReadAndReportsTheStatusFirst() {
+    started(options(), () -> Health.OK);
+    awaitReady("True");
+    await().atMost(WAIT).until(() -> lease() != null);
+    managers.forEach(NodeStatusManager::stop);
+
+    List<String> requests = java.util.Collections.synchronizedList(new ArrayList<>());
+    Interceptor recording =
+        new Interceptor() {
+          @Override
+          public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+            requests.add(request.method() + " " + request.uri().getPath());
+          }
+        };
+    KubernetesClient heartbeat =
+        HeartbeatClient.create(
+            config,
+            options(),
+            b ->
+                b.withHttpClientBuilderConsumer(
+                    h -> h.addOrReplaceInterceptor("recording", recording)));
+    clients.add(heartbeat);
+    ApiNodeStatusManager again =
+        new ApiNodeStatusManager(
+            options(),
+            heartbeat,
+            Time.system(),
+            machine,
+            () -> "docker://20.10.24",
+            images::get,
+            () -> Health.OK,
+            recorder);
+    managers.add(again);
+    again.start();
+
+    await().atMost(WAIT).until(() -> requests.stream().anyMatch(r -> r.startsWith("PUT")));
+    List<String> round = List.copyOf(requests);
+    String node = "/api/v1/nodes/" + nodeName;
+    assertThat(round).doesNotContain("POST /api/v1/nodes");
+    assertThat(round.subList(0, 2)).containsExactly("GET " + node, "PATCH " + node + "/status");
   }
 
   @Test

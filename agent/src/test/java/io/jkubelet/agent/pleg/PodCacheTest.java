@@ -44,4 +44,17 @@ class PodCacheTest {
 
     assertThat(cache.getNewerThan(POD, NEW_WORKER, Duration.ZERO)).isPresent();
   }
+
+  @Test
+  void itHasRelistedOnlyOnceARelistSawEveryPod() {
+    PodCache cache = new PodCache();
+    // A pod inspected by itself (a worker's own look, or the first relist still going on) is not
+    // a relist of every pod.
+    cache.set(POD, PodStatus.empty(POD), null, Instant.EPOCH);
+    assertThat(cache.relisted()).isFalse();
+
+    cache.updateTime(Instant.EPOCH);
+
+    assertThat(cache.relisted()).isTrue();
+  }
 }

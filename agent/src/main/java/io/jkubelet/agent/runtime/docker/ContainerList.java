@@ -176,7 +176,7 @@ final class ContainerList {
   }
 
   /** The exception docker-java throws for this answer, so that it maps the same. */
-  private static DockerException engineError(int status, InputStream body) {
+  static DockerException engineError(int status, InputStream body) {
     String text;
     try {
       text = body == null ? "" : new String(body.readNBytes(64 * 1024), StandardCharsets.UTF_8);

@@ -1,9 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
-import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.model.Container;
-import com.github.dockerjava.api.model.ContainerNetwork;
-import com.github.dockerjava.api.model.NetworkSettings;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
@@ -21,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Pure functions from docker-java's list and inspect objects to the {@code runtime} records, as
+ * Pure functions from listings and inspects ({@link Inspected}) to the {@code runtime} records, as
  * dockershim mapped them ({@code toRuntimeAPIContainer}, {@code toPodSandboxStatus}): no engine
  * calls, so every case is unit-tested on hand-made objects. Stateless.
  */
@@ -80,32 +77,29 @@ final class InspectMapping {
    * A sandbox container's status: ready while it runs; its IP only then, and never on the host's
    * network; its attempt from the trailing number of its name.
    */
-  static SandboxStatus sandboxStatus(InspectContainerResponse r) {
-    InspectContainerResponse.ContainerState state = r.getState();
-    boolean running = state != null && Boolean.TRUE.equals(state.getRunning());
-    boolean hostNetwork =
-        r.getHostConfig() != null && "host".equals(r.getHostConfig().getNetworkMode());
+  static SandboxStatus sandboxStatus(Inspected r) {
+    boolean running = r.state() != null && r.state().running();
+    boolean hostNetwork = "host".equals(r.networkMode());
     return new SandboxStatus(
-        r.getId(),
-        Labels.trailingNumber(r.getName() == null ? "" : r.getName()),
+        r.id(),
+        Labels.trailingNumber(r.name() == null ? "" : r.name()),
         running,
-        running && !hostNetwork ? ipOf(r.getNetworkSettings()) : "",
-        orEpoch(parseTime(r.getCreated())),
-        Map.copyOf(labelsOf(r)));
+        running && !hostNetwork ? ipOf(r) : "",
+        orEpoch(parseTime(r.created())),
+        Map.copyOf(r.labels()));
   }
 
   /**
    * An app container's status; {@code imageRefs} maps image ids to their {@code docker-pullable://}
    * references (an id missing there becomes {@code docker://<id>}).
    */
-  static ContainerStatus containerStatus(
-      InspectContainerResponse r, Map<String, String> imageRefs) {
-    Map<String, String> labels = labelsOf(r);
-    Instant createdAt = orEpoch(parseTime(r.getCreated()));
-    Lifecycle life = lifecycle(r.getState(), createdAt);
-    String imageId = r.getImageId() == null ? "" : r.getImageId();
+  static ContainerStatus containerStatus(Inspected r, Map<String, String> imageRefs) {
+    Map<String, String> labels = r.labels();
+    Instant createdAt = orEpoch(parseTime(r.created()));
+    Lifecycle life = lifecycle(r.state(), createdAt);
+    String imageId = r.imageId() == null ? "" : r.imageId();
     return new ContainerStatus(
-        r.getId(),
+        r.id(),
         labels.getOrDefault(Labels.CONTAINER_NAME, ""),
         labels.getOrDefault(Labels.SANDBOX_ID, ""),
         life.state,
@@ -115,7 +109,7 @@ final class InspectMapping {
         life.exitCode,
         life.reason,
         life.message,
-        r.getConfig() == null || r.getConfig().getImage() == null ? "" : r.getConfig().getImage(),
+        r.configImage() == null ? "" : r.configImage(),
         imageRefs.getOrDefault(imageId, imageId.isEmpty() ? "" : DOCKER_IMAGE + imageId),
         labels.getOrDefault(Labels.CONTAINER_HASH, ""),
         Labels.intLabel(labels, Labels.RESTART_COUNT, 0),
@@ -137,19 +131,19 @@ final class InspectMapping {
    * ContainerCannotRun}, reported as exited and finished when it was created so that restart
    * policies apply); a dead one is an {@code Error}; otherwise it is merely created.
    */
-  static Lifecycle lifecycle(InspectContainerResponse.ContainerState st, Instant createdAt) {
+  static Lifecycle lifecycle(Inspected.State st, Instant createdAt) {
     if (st == null) {
       return new Lifecycle(ContainerState.UNKNOWN, null, null, 0, "", "");
     }
-    Instant startedAt = parseTime(st.getStartedAt());
-    Instant finishedAt = parseTime(st.getFinishedAt());
-    int exitCode = st.getExitCodeLong() == null ? 0 : (int) (long) st.getExitCodeLong();
-    String error = st.getError() == null ? "" : st.getError();
-    if (Boolean.TRUE.equals(st.getRunning())) {
+    Instant startedAt = parseTime(st.startedAt());
+    Instant finishedAt = parseTime(st.finishedAt());
+    int exitCode = st.exitCode() == null ? 0 : (int) (long) st.exitCode();
+    String error = st.error() == null ? "" : st.error();
+    if (st.running()) {
       return new Lifecycle(ContainerState.RUNNING, startedAt, null, exitCode, "", error);
     }
     if (finishedAt != null) {
-      boolean oomKilled = Boolean.TRUE.equals(st.getOOMKilled());
+      boolean oomKilled = st.oomKilled();
       String reason = oomKilled ? "OOMKilled" : exitCode == 0 ? "Completed" : "Error";
       if (startedAt != null && finishedAt.isBefore(startedAt)) {
         // StartedAt is the daemon's clock once the start call returned, FinishedAt the exit
@@ -163,7 +157,7 @@ final class InspectMapping {
       return new Lifecycle(
           ContainerState.EXITED, startedAt, createdAt, code, "ContainerCannotRun", error);
     }
-    if (Boolean.TRUE.equals(st.getDead())) {
+    if (st.dead()) {
       return new Lifecycle(ContainerState.EXITED, startedAt, createdAt, exitCode, "Error", error);
     }
     return new Lifecycle(ContainerState.CREATED, startedAt, null, exitCode, "", error);
@@ -180,13 +174,6 @@ final class InspectMapping {
   /** Whether the labels mark a pod sandbox ({@code io.kubernetes.docker.type=podsandbox}). */
   static boolean isSandbox(Map<String, String> labels) {
     return Labels.TYPE_SANDBOX.equals(labels.get(Labels.DOCKER_TYPE));
-  }
-
-  /** An inspected container's labels, never null. */
-  static Map<String, String> labelsOf(InspectContainerResponse r) {
-    return r.getConfig() == null || r.getConfig().getLabels() == null
-        ? Map.of()
-        : r.getConfig().getLabels();
   }
 
   /** A listing's state word as a {@link ContainerState}. */
@@ -206,22 +193,15 @@ final class InspectMapping {
    * The IP on the default bridge, else on any other network the container is on, else the top-level
    * {@code IPAddress} (deprecated: engines from API 1.44 on no longer send it), else "".
    */
-  @SuppressWarnings("deprecation")
-  static String ipOf(NetworkSettings settings) {
-    if (settings == null) {
-      return "";
+  static String ipOf(Inspected r) {
+    String bridge = r.networkIps().get("bridge");
+    if (bridge != null && !bridge.isEmpty()) {
+      return bridge;
     }
-    Map<String, ContainerNetwork> networks =
-        settings.getNetworks() == null ? Map.of() : settings.getNetworks();
-    ContainerNetwork bridge = networks.get("bridge");
-    if (bridge != null && bridge.getIpAddress() != null && !bridge.getIpAddress().isEmpty()) {
-      return bridge.getIpAddress();
-    }
-    return networks.values().stream()
-        .map(ContainerNetwork::getIpAddress)
+    return r.networkIps().values().stream()
         .filter(ip -> ip != null && !ip.isEmpty())
         .findFirst()
-        .orElse(settings.getIpAddress() == null ? "" : settings.getIpAddress());
+        .orElse(r.ipAddress() == null ? "" : r.ipAddress());
   }
 
   /** Docker's RFC 3339 (nanosecond) time, or null for its zero time or nothing. */

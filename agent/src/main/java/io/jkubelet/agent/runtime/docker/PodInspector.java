@@ -1,7 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
 import com.github.dockerjava.api.DockerClient;
-import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.model.Container;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
@@ -55,6 +54,7 @@ final class PodInspector {
 
   private final DockerClient api;
   private final ContainerList fastList;
+  private final ContainerInspect fastInspect;
   private final ThreadPoolExecutor pool;
   private final TerminationMessages terminations;
 
@@ -67,6 +67,7 @@ final class PodInspector {
   PodInspector(DockerClient api) {
     this.api = api;
     this.fastList = DockerClients.transportOf(api).map(ContainerList::new).orElse(null);
+    this.fastInspect = DockerClients.transportOf(api).map(ContainerInspect::new).orElse(null);
     this.terminations = new TerminationMessages(api);
     this.pool =
         new ThreadPoolExecutor(
@@ -109,13 +110,12 @@ final class PodInspector {
     if (ids.isEmpty()) {
       return PodStatus.empty(pod);
     }
-    Map<String, InspectContainerResponse> inspected =
-        inParallel(ids, id -> api.inspectContainerCmd(id).exec());
+    Map<String, Inspected> inspected = inParallel(ids, this::inspect);
 
     List<String> imageIds =
         inspected.values().stream()
-            .filter(r -> !InspectMapping.isSandbox(InspectMapping.labelsOf(r)))
-            .map(InspectContainerResponse::getImageId)
+            .filter(r -> !InspectMapping.isSandbox(r.labels()))
+            .map(Inspected::imageId)
             .filter(Objects::nonNull)
             .distinct()
             .toList();
@@ -123,8 +123,8 @@ final class PodInspector {
 
     List<SandboxStatus> sandboxes = new ArrayList<>();
     List<ContainerStatus> statuses = new ArrayList<>();
-    for (InspectContainerResponse r : inspected.values()) {
-      if (InspectMapping.isSandbox(InspectMapping.labelsOf(r))) {
+    for (Inspected r : inspected.values()) {
+      if (InspectMapping.isSandbox(r.labels())) {
         sandboxes.add(InspectMapping.sandboxStatus(r));
       } else {
         statuses.add(terminations.complete(InspectMapping.containerStatus(r, imageRefs), r));
@@ -155,6 +155,16 @@ final class PodInspector {
     } catch (RuntimeException e) {
       throw DockerErrors.translate(e, null);
     }
+  }
+
+  /**
+   * One container's inspect: read by {@link ContainerInspect} when the client's transport is at
+   * hand, else through docker-java.
+   */
+  private Inspected inspect(String id) {
+    return fastInspect != null
+        ? fastInspect.inspect(id)
+        : Inspected.of(api.inspectContainerCmd(id).exec());
   }
 
   private String imageRef(String imageId) {

@@ -2,7 +2,6 @@ package io.jkubelet.agent.runtime.docker;
 
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.async.ResultCallback;
-import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.model.Frame;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.Labels;
@@ -49,7 +48,7 @@ final class TerminationMessages {
   }
 
   /** The status with its termination message, when it has exited and has one. */
-  ContainerStatus complete(ContainerStatus s, InspectContainerResponse r) {
+  ContainerStatus complete(ContainerStatus s, Inspected r) {
     if (!s.exited()) {
       return s;
     }
@@ -58,7 +57,7 @@ final class TerminationMessages {
       if (cache.size() > CACHE_MAX) {
         cache.clear();
       }
-      message = read(s, r.getMounts());
+      message = read(s, r.mounts());
       cache.put(s.id(), message);
     }
     if (message.isEmpty()) {
@@ -67,7 +66,7 @@ final class TerminationMessages {
     return s.withMessage(s.message().isEmpty() ? message : s.message() + ": " + message);
   }
 
-  private String read(ContainerStatus s, List<InspectContainerResponse.Mount> mounts) {
+  private String read(ContainerStatus s, List<Inspected.Mount> mounts) {
     String path = s.labels().getOrDefault(Labels.TERMINATION_MESSAGE_PATH, "");
     boolean fallback =
         FALLBACK_TO_LOGS_ON_ERROR.equals(s.labels().get(Labels.TERMINATION_MESSAGE_POLICY))
@@ -89,15 +88,10 @@ final class TerminationMessages {
     return fallback ? logTail(s.id()) : "";
   }
 
-  private static Optional<String> hostPath(
-      List<InspectContainerResponse.Mount> mounts, String containerPath) {
-    if (mounts == null) {
-      return Optional.empty();
-    }
+  private static Optional<String> hostPath(List<Inspected.Mount> mounts, String containerPath) {
     return mounts.stream()
-        .filter(m -> m.getDestination() != null)
-        .filter(m -> containerPath.equals(m.getDestination().getPath()))
-        .map(InspectContainerResponse.Mount::getSource)
+        .filter(m -> containerPath.equals(m.destination()) && m.source() != null)
+        .map(Inspected.Mount::source)
         .findFirst();
   }
 

@@ -1,14 +1,21 @@
 package io.jkubelet.agent.runtime.docker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.Bind;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.Volume;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -19,11 +26,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Against a real engine: {@link ContainerList} gives the same summaries as docker-java's listing
  * did, for running, exited and created sandboxes and app containers, and leaves out containers
- * whose pod UID label is empty or absent.
+ * whose pod UID label is empty or absent; {@link ContainerInspect} reads the same {@link Inspected}
+ * as docker-java's inspect, and a container that is gone fails the same way.
  */
 @Timeout(120)
 class ContainerListDockerTest {
@@ -81,15 +90,60 @@ class ContainerListDockerTest {
     assertThat(streamed).allSatisfy(s -> assertThat(s.createdAt().getEpochSecond()).isPositive());
   }
 
+  @Test
+  void theStreamedInspectEqualsDockerJavas(@TempDir Path dir) throws Exception {
+    // No pod labels: the listing test must not see these.
+    String sandbox = create(PAUSE, new HashMap<>(Map.of("role", "sandbox")), true);
+    Map<String, String> labels = new HashMap<>(Map.of("role", "app"));
+    labels.put(Labels.TERMINATION_MESSAGE_PATH, "/dev/termination-log");
+    Files.writeString(dir.resolve("log"), "bye");
+    String exited =
+        docker
+            .createContainerCmd(BUSYBOX)
+            .withLabels(withRunLabel(labels))
+            .withCmd("sh", "-c", "exit 3")
+            .withHostConfig(
+                HostConfig.newHostConfig()
+                    .withBinds(
+                        new Bind(
+                            dir.resolve("log").toString(), new Volume("/dev/termination-log"))))
+            .exec()
+            .getId();
+    docker.startContainerCmd(exited).exec();
+    String created = create(BUSYBOX, new HashMap<>(Map.of("role", "side")), false, "true");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> !docker.inspectContainerCmd(exited).exec().getState().getRunning());
+    ContainerInspect streamed =
+        new ContainerInspect(DockerClients.transportOf(docker).orElseThrow());
+
+    for (String id : List.of(sandbox, exited, created)) {
+      assertThat(streamed.inspect(id))
+          .isEqualTo(Inspected.of(docker.inspectContainerCmd(id).exec()));
+    }
+    Inspected app = streamed.inspect(exited);
+    assertThat(app.state().exitCode()).isEqualTo(3L);
+    assertThat(app.state().finishedAt()).isNotNull();
+    assertThat(app.mounts())
+        .contains(new Inspected.Mount(dir.resolve("log").toString(), "/dev/termination-log"));
+    assertThat(streamed.inspect(sandbox).networkIps().get("bridge")).isNotEmpty();
+    assertThatThrownBy(() -> streamed.inspect("no-such-container-" + RUN_ID))
+        .isInstanceOf(NotFoundException.class);
+  }
+
+  private static Map<String, String> withRunLabel(Map<String, String> labels) {
+    Map<String, String> all = new HashMap<>(labels);
+    all.put(TEST_LABEL, RUN_ID);
+    return all;
+  }
+
   private static Map<String, String> podLabels(PodRef pod, String name, boolean sandbox) {
     return Labels.podLabels(pod, name, sandbox ? Labels.TYPE_SANDBOX : Labels.TYPE_CONTAINER);
   }
 
   private static String create(
       String image, Map<String, String> labels, boolean start, String... cmd) {
-    Map<String, String> all = new HashMap<>(labels);
-    all.put(TEST_LABEL, RUN_ID);
-    var create = docker.createContainerCmd(image).withLabels(all);
+    var create = docker.createContainerCmd(image).withLabels(withRunLabel(labels));
     if (cmd.length > 0) {
       create.withCmd(cmd);
     }

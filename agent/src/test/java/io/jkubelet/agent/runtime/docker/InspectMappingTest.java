@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -12,6 +13,8 @@ import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxStatus;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -43,21 +46,35 @@ class InspectMappingTest {
     }
   }
 
+  /**
+   * An inspect answer as jkubelet reads it, by both of its parsers: docker-java's binding and the
+   * streaming {@link ContainerInspect}, which must agree on it.
+   */
+  private static Inspected inspected(String json) {
+    Inspected bound = Inspected.of(parse(json, InspectContainerResponse.class));
+    try {
+      assertThat(ContainerInspect.parse(new ByteArrayInputStream(json.getBytes(UTF_8))))
+          .isEqualTo(bound);
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+    return bound;
+  }
+
   /** An inspect answer for an app container of {@link #POD} with the given {@code State}. */
-  private static InspectContainerResponse container(String state) {
+  private static Inspected container(String state) {
     Map<String, String> labels = Labels.podLabels(POD, "app", Labels.TYPE_CONTAINER);
     labels.put(Labels.SANDBOX_ID, "sandbox-1");
     labels.put(Labels.CONTAINER_HASH, "5f3e2a1b");
     labels.put(Labels.RESTART_COUNT, "3");
-    return parse(
+    return inspected(
         """
         {"Id": "c1", "Name": "/k8s_app_web_ns1_uid-1_3", "Created": "%s",
          "Image": "sha256:abc",
          "State": %s,
          "Config": {"Image": "busybox:1.35", "Labels": %s}}
         """
-            .formatted(CREATED, state, json(labels)),
-        InspectContainerResponse.class);
+            .formatted(CREATED, state, json(labels)));
   }
 
   private static String json(Object o) {
@@ -201,17 +218,16 @@ class InspectMappingTest {
 
   @Test
   void aContainerWithoutStateIsUnknown() {
-    InspectContainerResponse r =
-        parse("{\"Id\": \"c2\", \"Created\": \"" + CREATED + "\"}", InspectContainerResponse.class);
+    Inspected r = inspected("{\"Id\": \"c2\", \"Created\": \"" + CREATED + "\"}");
     ContainerStatus status = InspectMapping.containerStatus(r, Map.of());
     assertThat(status.state()).isEqualTo(ContainerState.UNKNOWN);
     assertThat(status.name()).isEmpty();
     assertThat(status.imageRef()).isEmpty();
   }
 
-  private static InspectContainerResponse sandbox(boolean running, String networkMode) {
+  private static Inspected sandbox(boolean running, String networkMode) {
     Map<String, String> labels = Labels.podLabels(POD, "POD", Labels.TYPE_SANDBOX);
-    return parse(
+    return inspected(
         """
         {"Id": "s1", "Name": "/k8s_POD_web_ns1_uid-1_2", "Created": "%s",
          "State": {"Running": %s},
@@ -220,8 +236,7 @@ class InspectMappingTest {
            "Networks": {"other": {"IPAddress": "10.1.0.3"}, "bridge": {"IPAddress": "172.17.0.5"}}},
          "Config": {"Image": "pause:3.2", "Labels": %s}}
         """
-            .formatted(CREATED, running, networkMode, json(labels)),
-        InspectContainerResponse.class);
+            .formatted(CREATED, running, networkMode, json(labels)));
   }
 
   @Test

@@ -1,0 +1,253 @@
+package io.jkubelet.agent.runtime.docker;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.github.dockerjava.transport.DockerHttpClient;
+import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A container inspect ({@code GET /containers/{id}/json}) on docker-java's own transport, its body
+ * read with Jackson's streaming parser straight into {@link Inspected}: the fields that record
+ * names are read, everything else (the host config's hundred settings, the graph driver, the
+ * network's details) is skipped unparsed.
+ *
+ * <p>NOTE: docker-java's {@code inspectContainerCmd} binds every field into its object graph by
+ * reflection. The first relist after a restart inspects every container of the node (220 at 110
+ * pods) while the JVM is still cold, and every pod's status waits for it: that binding was most of
+ * the relist's CPU.
+ *
+ * <p>Thread-safe: stateless apart from the thread-safe transport.
+ */
+final class ContainerInspect {
+  private static final JsonFactory JSON = new JsonFactory();
+
+  private final DockerHttpClient http;
+
+  ContainerInspect(DockerHttpClient http) {
+    this.http = http;
+  }
+
+  /**
+   * The container's inspect. A container that is gone throws docker-java's {@code
+   * NotFoundException}, as {@code inspectContainerCmd} does, so that callers tell it apart the same
+   * way; other engine errors likewise.
+   */
+  Inspected inspect(String id) {
+    DockerHttpClient.Request request =
+        DockerHttpClient.Request.builder()
+            .method(DockerHttpClient.Request.Method.GET)
+            .path("/containers/" + URLEncoder.encode(id, StandardCharsets.UTF_8) + "/json")
+            .build();
+    try (DockerHttpClient.Response response = http.execute(request)) {
+      int status = response.getStatusCode();
+      if (status < 200 || status > 299) {
+        throw ContainerList.engineError(status, response.getBody());
+      }
+      return parse(response.getBody());
+    } catch (JsonProcessingException e) {
+      throw new RuntimeError(
+          Kind.OTHER,
+          "docker: the inspect of " + id + " is not valid JSON: " + e.getOriginalMessage(),
+          e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The inspect in an answer's body. */
+  static Inspected parse(InputStream body) throws IOException {
+    try (JsonParser p = JSON.createParser(body)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new JsonParseException(p, "not an object");
+      }
+      String id = null;
+      String name = null;
+      String created = null;
+      String image = null;
+      Inspected.State state = null;
+      String networkMode = null;
+      Network network = new Network(null, Map.of());
+      Config config = new Config(null, null);
+      List<Inspected.Mount> mounts = null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (field) {
+          case "Id" -> id = text(p, value);
+          case "Name" -> name = text(p, value);
+          case "Created" -> created = text(p, value);
+          case "Image" -> image = text(p, value);
+          case "State" -> state = state(p, value);
+          case "HostConfig" -> networkMode = field(p, value, "NetworkMode");
+          case "NetworkSettings" -> network = network(p, value);
+          case "Config" -> config = config(p, value);
+          case "Mounts" -> mounts = mounts(p, value);
+          default -> p.skipChildren();
+        }
+      }
+      return new Inspected(
+          id,
+          name,
+          created,
+          image,
+          state,
+          networkMode,
+          network.ip(),
+          network.ips(),
+          config.image(),
+          config.labels(),
+          mounts);
+    }
+  }
+
+  private record Network(String ip, Map<String, String> ips) {}
+
+  private record Config(String image, Map<String, String> labels) {}
+
+  private static Inspected.State state(JsonParser p, JsonToken value) throws IOException {
+    if (value != JsonToken.START_OBJECT) {
+      p.skipChildren();
+      return null;
+    }
+    boolean running = false;
+    boolean dead = false;
+    boolean oomKilled = false;
+    Long exitCode = null;
+    String error = null;
+    String startedAt = null;
+    String finishedAt = null;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken v = p.nextToken();
+      switch (field) {
+        case "Running" -> running = v == JsonToken.VALUE_TRUE;
+        case "Dead" -> dead = v == JsonToken.VALUE_TRUE;
+        case "OOMKilled" -> oomKilled = v == JsonToken.VALUE_TRUE;
+        case "ExitCode" -> exitCode = v.isNumeric() ? p.getValueAsLong() : null;
+        case "Error" -> error = text(p, v);
+        case "StartedAt" -> startedAt = text(p, v);
+        case "FinishedAt" -> finishedAt = text(p, v);
+        default -> p.skipChildren();
+      }
+    }
+    return new Inspected.State(running, dead, oomKilled, exitCode, error, startedAt, finishedAt);
+  }
+
+  private static Network network(JsonParser p, JsonToken value) throws IOException {
+    String ip = null;
+    Map<String, String> ips = new LinkedHashMap<>();
+    if (value != JsonToken.START_OBJECT) {
+      p.skipChildren();
+      return new Network(null, ips);
+    }
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken v = p.nextToken();
+      if (field.equals("IPAddress")) {
+        ip = text(p, v);
+      } else if (field.equals("Networks") && v == JsonToken.START_OBJECT) {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String networkName = p.currentName();
+          ips.put(networkName, field(p, p.nextToken(), "IPAddress"));
+        }
+      } else {
+        p.skipChildren();
+      }
+    }
+    return new Network(ip, ips);
+  }
+
+  private static Config config(JsonParser p, JsonToken value) throws IOException {
+    String image = null;
+    Map<String, String> labels = null;
+    if (value != JsonToken.START_OBJECT) {
+      p.skipChildren();
+      return new Config(null, null);
+    }
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken v = p.nextToken();
+      if (field.equals("Image")) {
+        image = text(p, v);
+      } else if (field.equals("Labels") && v == JsonToken.START_OBJECT) {
+        labels = new HashMap<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String key = p.currentName();
+          labels.put(key, text(p, p.nextToken()));
+        }
+      } else {
+        p.skipChildren();
+      }
+    }
+    return new Config(image, labels);
+  }
+
+  private static List<Inspected.Mount> mounts(JsonParser p, JsonToken value) throws IOException {
+    List<Inspected.Mount> mounts = new ArrayList<>();
+    if (value != JsonToken.START_ARRAY) {
+      p.skipChildren();
+      return mounts;
+    }
+    JsonToken t;
+    while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+      if (t != JsonToken.START_OBJECT) {
+        p.skipChildren();
+        continue;
+      }
+      String source = null;
+      String destination = null;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken v = p.nextToken();
+        switch (field) {
+          case "Source" -> source = text(p, v);
+          case "Destination" -> destination = text(p, v);
+          default -> p.skipChildren();
+        }
+      }
+      mounts.add(new Inspected.Mount(source, destination));
+    }
+    return mounts;
+  }
+
+  /** The text of one field of an object, the others skipped; null when absent. */
+  private static String field(JsonParser p, JsonToken value, String name) throws IOException {
+    if (value != JsonToken.START_OBJECT) {
+      p.skipChildren();
+      return null;
+    }
+    String out = null;
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken v = p.nextToken();
+      if (field.equals(name)) {
+        out = text(p, v);
+      } else {
+        p.skipChildren();
+      }
+    }
+    return out;
+  }
+
+  private static String text(JsonParser p, JsonToken value) throws IOException {
+    if (value.isScalarValue() && value != JsonToken.VALUE_NULL) {
+      return p.getText();
+    }
+    p.skipChildren();
+    return null;
+  }
+}

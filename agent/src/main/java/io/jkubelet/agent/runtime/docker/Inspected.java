@@ -1,0 +1,114 @@
+package io.jkubelet.agent.runtime.docker;
+
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.model.ContainerNetwork;
+import com.github.dockerjava.api.model.NetworkSettings;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What jkubelet reads of a container inspect ({@code GET /containers/{id}/json}), whoever parsed
+ * it: {@link ContainerInspect} straight from the engine's answer, or {@link #of} from docker-java's
+ * {@link InspectContainerResponse}. {@link InspectMapping} maps it to the {@code runtime} records.
+ *
+ * @param id {@code Id}
+ * @param name {@code Name} (with its leading slash)
+ * @param created {@code Created}, as the engine wrote it; null when absent
+ * @param imageId {@code Image}: the image's id; null when absent
+ * @param state {@code State}; null when absent
+ * @param networkMode {@code HostConfig.NetworkMode}; null when absent
+ * @param ipAddress {@code NetworkSettings.IPAddress} (deprecated by the engine); null when absent
+ * @param networkIps {@code NetworkSettings.Networks}: each network's {@code IPAddress} (null when
+ *     it has none), in the engine's order
+ * @param configImage {@code Config.Image}: the image as the container was created with it
+ * @param labels {@code Config.Labels}, never null
+ * @param mounts {@code Mounts}, never null
+ */
+record Inspected(
+    String id,
+    String name,
+    String created,
+    String imageId,
+    State state,
+    String networkMode,
+    String ipAddress,
+    Map<String, String> networkIps,
+    String configImage,
+    Map<String, String> labels,
+    List<Mount> mounts) {
+
+  Inspected {
+    networkIps = networkIps == null ? Map.of() : networkIps;
+    labels = labels == null ? Map.of() : labels;
+    mounts = mounts == null ? List.of() : mounts;
+  }
+
+  /**
+   * {@code State}: absent booleans are false, absent texts null.
+   *
+   * @param exitCode {@code ExitCode}; null when absent
+   */
+  record State(
+      boolean running,
+      boolean dead,
+      boolean oomKilled,
+      Long exitCode,
+      String error,
+      String startedAt,
+      String finishedAt) {}
+
+  /** One of {@code Mounts}: where on the host ({@code Source}) is seen where in the container. */
+  record Mount(String source, String destination) {}
+
+  /** docker-java's answer, as jkubelet reads it. */
+  static Inspected of(InspectContainerResponse r) {
+    var s = r.getState();
+    State state =
+        s == null
+            ? null
+            : new State(
+                Boolean.TRUE.equals(s.getRunning()),
+                Boolean.TRUE.equals(s.getDead()),
+                Boolean.TRUE.equals(s.getOOMKilled()),
+                s.getExitCodeLong(),
+                s.getError(),
+                s.getStartedAt(),
+                s.getFinishedAt());
+    NetworkSettings n = r.getNetworkSettings();
+    Map<String, String> ips = new LinkedHashMap<>();
+    if (n != null && n.getNetworks() != null) {
+      for (Map.Entry<String, ContainerNetwork> e : n.getNetworks().entrySet()) {
+        ips.put(e.getKey(), e.getValue() == null ? null : e.getValue().getIpAddress());
+      }
+    }
+    List<Mount> mounts =
+        r.getMounts() == null
+            ? List.of()
+            : r.getMounts().stream()
+                .map(
+                    m ->
+                        new Mount(
+                            m.getSource(),
+                            m.getDestination() == null ? null : m.getDestination().getPath()))
+                .toList();
+    var config = r.getConfig();
+    return new Inspected(
+        r.getId(),
+        r.getName(),
+        r.getCreated(),
+        r.getImageId(),
+        state,
+        r.getHostConfig() == null ? null : r.getHostConfig().getNetworkMode(),
+        n == null ? null : deprecatedIp(n),
+        ips,
+        config == null ? null : config.getImage(),
+        config == null ? null : config.getLabels(),
+        mounts);
+  }
+
+  @SuppressWarnings("deprecation")
+  private static String deprecatedIp(NetworkSettings n) {
+    return n.getIpAddress();
+  }
+}
