@@ -366,6 +366,9 @@ public final class Agent implements Lifecycle {
         setup.cluster() == null ? "standalone" : "cluster mode",
         options.config().staticPodPath().isEmpty() ? "nowhere" : options.config().staticPodPath());
     setup.events().broadcaster().start();
+    // The pod sources first: the API source's first list is the longest wait of a start, and what
+    // they deliver waits in the loop's channel until the loop runs.
+    sources.forEach(Lifecycle::start);
     try {
       log.info("Container runtime: {} {}", setup.runtime().type(), setup.runtime().version());
     } catch (RuntimeException e) {
@@ -387,7 +390,6 @@ public final class Agent implements Lifecycle {
     pleg.start();
     logCollector.start();
     objects().start();
-    sources.forEach(Lifecycle::start);
     loop.start();
     try {
       servers.join();

@@ -1,7 +1,6 @@
 package io.jkubelet.agent.server;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import java.util.ArrayList;
@@ -30,12 +29,14 @@ public final class PodsWithStatus implements Supplier<List<Pod>> {
   public List<Pod> get() {
     List<Pod> out = new ArrayList<>();
     for (Pod p : desired.get()) {
-      Pod copy = new PodBuilder(p).build();
-      copy.setStatus(
+      PodStatus status =
           statusByUid
               .apply(p.getMetadata().getUid())
-              .orElseGet(() -> new PodStatusBuilder().withPhase("Pending").build()));
-      out.add(copy);
+              .orElseGet(() -> new PodStatusBuilder().withPhase("Pending").build());
+      // A new Pod around the desired one's metadata and spec, which it shares: they are only
+      // read (serialized). A deep copy of each pod made a cold /pods at 110 pods take tenths of
+      // a second.
+      out.add(new Pod(p.getApiVersion(), p.getKind(), p.getMetadata(), p.getSpec(), status));
     }
     return out;
   }
