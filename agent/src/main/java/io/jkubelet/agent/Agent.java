@@ -113,14 +113,14 @@ public final class Agent implements Lifecycle {
    *
    * @param metrics the registries; the runtime and API clients of the {@link Setup} should record
    *     into the same (see {@code metrics.InstrumentedRuntime}, {@code RestClientMetrics})
-   * @param imageFsDir the engine's root directory, for the image file system's stats; null for the
-   *     root directory's file system
+   * @param imageFsDir the engine's root directory, for the image file system's stats, asked for
+   *     once, by the first stats request; answering null: the root directory's file system
    */
-  public record Monitoring(KubeletMetrics metrics, Path imageFsDir) {}
+  public record Monitoring(KubeletMetrics metrics, Supplier<Path> imageFsDir) {}
 
   /** Builds the agent with metrics of its own; starts nothing. */
   public Agent(Setup setup) {
-    this(setup, new Monitoring(new KubeletMetrics(setup.options().nodeName()), null));
+    this(setup, new Monitoring(new KubeletMetrics(setup.options().nodeName()), () -> null));
   }
 
   /** Builds the agent; starts nothing. */

@@ -18,6 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The agent's metrics and stats, wired: the summary over the PLEG's pod cache, the collectors that
@@ -32,21 +34,25 @@ final class AgentMetrics {
   AgentMetrics(
       Setup setup,
       KubeletMetrics metrics,
-      Path imageFsDir,
+      Supplier<Path> imageFsDir,
       PodCache cache,
       ProbeManager probes,
       PodManager podManager) {
     this.metrics = metrics;
-    this.summary =
-        SummaryProvider.create(
-            StatsOptions.host(
-                setup.options().nodeName(),
-                setup.host().machine().memoryBytes(),
-                setup.options().rootDir(),
-                imageFsDir,
-                setup.options().podLogPaths()),
-            () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
-            setup.time().clock());
+    // Made by the first request, which is when the engine is asked for its root directory.
+    AtomicReference<SummaryProvider> made = new AtomicReference<>();
+    Supplier<SummaryProvider> make =
+        () ->
+            SummaryProvider.create(
+                StatsOptions.host(
+                    setup.options().nodeName(),
+                    setup.host().machine().memoryBytes(),
+                    setup.options().rootDir(),
+                    imageFsDir.get(),
+                    setup.options().podLogPaths()),
+                () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
+                setup.time().clock());
+    this.summary = () -> made.updateAndGet(s -> s != null ? s : make.get()).summary();
     metrics.register(ProbeCollectors.attempts(probes::stats));
     metrics.registerProbes(
         ProbeCollectors.results(

@@ -215,12 +215,13 @@ public final class RunCommand implements Callable<Integer> {
     NativeTls.preload();
     Time time = Time.system();
     Clock clock = time.clock();
-    // Docker's client and the engine's first answer (its root directory) cost a fifth of a second
-    // of a start, mostly loading classes: they come on a thread of their own while the rest of the
-    // agent is read and built.
-    CompletableFuture<Engine> engine =
+    // Docker's client costs a fifth of a second of a start, mostly loading classes: it is made on
+    // a thread of its own while the rest of the agent is read and built.
+    CompletableFuture<DockerRuntime> engine =
         CompletableFuture.supplyAsync(
-            () -> Engine.connect(options, time),
+            () ->
+                DockerRuntime.connect(options.dockerHost(), time)
+                    .scopedTo(Map.of(Labels.NODE, options.nodeName())),
             r -> Thread.ofVirtual().name("docker-connect").start(r));
     KubeletMetrics metrics = new KubeletMetrics(options.nodeName());
     // Host facts are read here, once, so that building the agent does no I/O.
@@ -242,9 +243,11 @@ public final class RunCommand implements Callable<Integer> {
         new Setup.EventPipeline(
             export == null ? broadcaster : export.around(broadcaster), store::list);
     var base = kubeconfig == null ? null : Kubeconfig.load(kubeconfig, clock);
-    Engine docker = Engine.await(engine);
-    var monitoring = new Agent.Monitoring(metrics, docker.rootDir());
-    var runtime = new InstrumentedRuntime(docker.runtime(), metrics, clock);
+    DockerRuntime docker = connected(engine);
+    // The engine's root directory, for the image file system's stats, is asked for by the first
+    // stats request rather than during the start.
+    var monitoring = new Agent.Monitoring(metrics, () -> docker.rootDir().orElse(null));
+    var runtime = new InstrumentedRuntime(docker, metrics, clock);
     Agent kubelet;
     if (base != null) {
       kubelet =
@@ -453,22 +456,12 @@ public final class RunCommand implements Callable<Integer> {
     }
   }
 
-  /** The Docker runtime, connected and scoped to this node, and the engine's root directory. */
-  private record Engine(DockerRuntime runtime, Path rootDir) {
-    static Engine connect(KubeletOptions options, Time time) {
-      var docker =
-          DockerRuntime.connect(options.dockerHost(), time)
-              .scopedTo(Map.of(Labels.NODE, options.nodeName()));
-      return new Engine(docker, docker.rootDir().orElse(null));
-    }
-
-    /** The connected engine; a failure to connect is thrown as it was thrown. */
-    static Engine await(CompletableFuture<Engine> engine) {
-      try {
-        return engine.join();
-      } catch (CompletionException e) {
-        throw e.getCause() instanceof RuntimeException r ? r : e;
-      }
+  /** The connected runtime; a failure to connect is thrown as it was thrown. */
+  private static DockerRuntime connected(CompletableFuture<DockerRuntime> engine) {
+    try {
+      return engine.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
     }
   }
 }

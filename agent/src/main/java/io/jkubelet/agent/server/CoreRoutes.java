@@ -1,7 +1,6 @@
 package io.jkubelet.agent.server;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodListBuilder;
 import io.jkubelet.agent.server.auth.Subject;
 import io.jkubelet.agent.util.ApiSerialization;
 import io.netty.channel.ChannelHandlerContext;
@@ -61,15 +60,7 @@ public final class CoreRoutes implements Route {
         report(ctx, req, r.get());
       }
     } else if (path.startsWith("/pods")) {
-      String body =
-          ApiSerialization.SHARED.asJson(
-              new PodListBuilder()
-                  .withApiVersion("v1")
-                  .withKind("PodList")
-                  .withNewMetadata()
-                  .endMetadata()
-                  .withItems(pods.get())
-                  .build());
+      String body = ApiSerialization.SHARED.asJson(PodsWithStatus.podList(pods.get()));
       Responses.json(ctx, req, HttpResponseStatus.OK, body);
     } else {
       Responses.json(ctx, req, HttpResponseStatus.OK, configz.get());

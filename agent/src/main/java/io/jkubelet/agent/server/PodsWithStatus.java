@@ -1,6 +1,8 @@
 package io.jkubelet.agent.server;
 
+import io.fabric8.kubernetes.api.model.ListMeta;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import java.util.ArrayList;
@@ -39,5 +41,18 @@ public final class PodsWithStatus implements Supplier<List<Pod>> {
       out.add(new Pod(p.getApiVersion(), p.getKind(), p.getMetadata(), p.getSpec(), status));
     }
     return out;
+  }
+
+  /**
+   * {@code /pods}' body: a v1 PodList of these pods, which it holds as they are. Not a {@code
+   * PodListBuilder}: that copies every pod, nested builder by nested builder.
+   */
+  public static PodList podList(List<Pod> pods) {
+    PodList list = new PodList();
+    list.setApiVersion("v1");
+    list.setKind("PodList");
+    list.setMetadata(new ListMeta());
+    list.setItems(pods);
+    return list;
   }
 }

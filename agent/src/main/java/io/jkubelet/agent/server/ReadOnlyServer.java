@@ -9,8 +9,6 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventList;
 import io.fabric8.kubernetes.api.model.EventListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodList;
-import io.fabric8.kubernetes.api.model.PodListBuilder;
 import io.jkubelet.agent.prober.ProbeWorker;
 import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.Lifecycle;
@@ -176,15 +174,11 @@ public final class ReadOnlyServer implements Lifecycle {
       send(ex, 405, "text/plain", "method not allowed\n");
       return;
     }
-    PodList list =
-        new PodListBuilder()
-            .withApiVersion("v1")
-            .withKind("PodList")
-            .withNewMetadata()
-            .endMetadata()
-            .withItems(pods.get())
-            .build();
-    send(ex, 200, "application/json", ApiSerialization.SHARED.asJson(list));
+    send(
+        ex,
+        200,
+        "application/json",
+        ApiSerialization.SHARED.asJson(PodsWithStatus.podList(pods.get())));
   }
 
   /**
