@@ -46,18 +46,21 @@ final class SearchServer implements AutoCloseable {
 
   /** Starts (or starts again) the server; returns once it is healthy. */
   void start() throws IOException, InterruptedException {
-    Path out = Files.createTempFile("search-up", ".log");
+    // The URL is the script's only output; what it says on the way (Maven's, on a first run,
+    // which may end without a newline) goes to its own file.
+    Path out = Files.createTempFile("search-up", ".out");
+    Path err = Files.createTempFile("search-up", ".log");
     Process p =
         new ProcessBuilder(
                 script("search-up.sh").toString(), kind, version, state.toString(), "" + port)
-            .redirectErrorStream(true)
             .redirectOutput(out.toFile())
+            .redirectError(err.toFile())
             .start();
     if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
       p.destroyForcibly();
-      throw new IOException("search-up.sh failed: " + Files.readString(out));
+      throw new IOException("search-up.sh failed: " + Files.readString(err));
     }
-    url = Files.readAllLines(out).getLast().strip();
+    url = Files.readString(out).strip();
   }
 
   /** Stops the server by its PID, keeping its data. */

@@ -87,10 +87,10 @@ final class ContainerInspect {
         String field = p.currentName();
         JsonToken value = p.nextToken();
         switch (field) {
-          case "Id" -> id = text(p, value);
-          case "Name" -> name = text(p, value);
-          case "Created" -> created = text(p, value);
-          case "Image" -> image = text(p, value);
+          case "Id" -> id = ContainerList.scalar(p, value);
+          case "Name" -> name = ContainerList.scalar(p, value);
+          case "Created" -> created = ContainerList.scalar(p, value);
+          case "Image" -> image = ContainerList.scalar(p, value);
           case "State" -> state = state(p, value);
           case "HostConfig" -> networkMode = field(p, value, "NetworkMode");
           case "NetworkSettings" -> network = network(p, value);
@@ -138,9 +138,9 @@ final class ContainerInspect {
         case "Dead" -> dead = v == JsonToken.VALUE_TRUE;
         case "OOMKilled" -> oomKilled = v == JsonToken.VALUE_TRUE;
         case "ExitCode" -> exitCode = v.isNumeric() ? p.getValueAsLong() : null;
-        case "Error" -> error = text(p, v);
-        case "StartedAt" -> startedAt = text(p, v);
-        case "FinishedAt" -> finishedAt = text(p, v);
+        case "Error" -> error = ContainerList.scalar(p, v);
+        case "StartedAt" -> startedAt = ContainerList.scalar(p, v);
+        case "FinishedAt" -> finishedAt = ContainerList.scalar(p, v);
         default -> p.skipChildren();
       }
     }
@@ -158,7 +158,7 @@ final class ContainerInspect {
       String field = p.currentName();
       JsonToken v = p.nextToken();
       if (field.equals("IPAddress")) {
-        ip = text(p, v);
+        ip = ContainerList.scalar(p, v);
       } else if (field.equals("Networks") && v == JsonToken.START_OBJECT) {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
           String networkName = p.currentName();
@@ -182,12 +182,12 @@ final class ContainerInspect {
       String field = p.currentName();
       JsonToken v = p.nextToken();
       if (field.equals("Image")) {
-        image = text(p, v);
+        image = ContainerList.scalar(p, v);
       } else if (field.equals("Labels") && v == JsonToken.START_OBJECT) {
         labels = new HashMap<>();
         while (p.nextToken() == JsonToken.FIELD_NAME) {
           String key = p.currentName();
-          labels.put(key, text(p, p.nextToken()));
+          labels.put(key, ContainerList.scalar(p, p.nextToken()));
         }
       } else {
         p.skipChildren();
@@ -214,8 +214,8 @@ final class ContainerInspect {
         String field = p.currentName();
         JsonToken v = p.nextToken();
         switch (field) {
-          case "Source" -> source = text(p, v);
-          case "Destination" -> destination = text(p, v);
+          case "Source" -> source = ContainerList.scalar(p, v);
+          case "Destination" -> destination = ContainerList.scalar(p, v);
           default -> p.skipChildren();
         }
       }
@@ -235,19 +235,11 @@ final class ContainerInspect {
       String field = p.currentName();
       JsonToken v = p.nextToken();
       if (field.equals(name)) {
-        out = text(p, v);
+        out = ContainerList.scalar(p, v);
       } else {
         p.skipChildren();
       }
     }
     return out;
-  }
-
-  private static String text(JsonParser p, JsonToken value) throws IOException {
-    if (value.isScalarValue() && value != JsonToken.VALUE_NULL) {
-      return p.getText();
-    }
-    p.skipChildren();
-    return null;
   }
 }

@@ -133,7 +133,8 @@ final class ContainerList {
     return labels;
   }
 
-  private static String scalar(JsonParser p, JsonToken value) throws IOException {
+  /** A scalar's text; null for a JSON null, and an object or array is skipped as null. */
+  static String scalar(JsonParser p, JsonToken value) throws IOException {
     if (value.isScalarValue() && value != JsonToken.VALUE_NULL) {
       return p.getText();
     }
