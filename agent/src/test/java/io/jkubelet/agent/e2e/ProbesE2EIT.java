@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -176,6 +177,13 @@ class ProbesE2EIT {
               assertThat(readyColumn("ready")).isEqualTo("0/1");
             });
     String notReadySince = condition(get("ready"), "Ready").path("lastTransitionTime").asText();
+    // Transition times have whole seconds: the flip comes in a later second than the last one, so
+    // that a transition time left unchanged shows.
+    long notReadySecond = Instant.parse(notReadySince).getEpochSecond();
+    await()
+        .atMost(Duration.ofSeconds(2))
+        .pollInterval(Duration.ofMillis(50))
+        .until(() -> Instant.now().getEpochSecond() > notReadySecond);
 
     Files.writeString(dir.resolve("ready"), "");
     await()

@@ -220,14 +220,35 @@ final class TestRegistry implements AutoCloseable {
     }
   }
 
-  /** The default bridge network's gateway: this host as containers and the engine reach it. */
+  /**
+   * The default bridge network's gateway: this host as containers and the engine reach it. An
+   * engine may leave the gateway out of the network's IPAM config (seen with Debian's docker.io
+   * 20.10 on a fresh machine): it is then the subnet's first address, as the engine gives it.
+   */
   private static String bridgeGateway(DockerClient docker) {
     var config = docker.inspectNetworkCmd().withNetworkId("bridge").exec().getIpam().getConfig();
     return config.stream()
-        .map(c -> c.getGateway())
+        .map(c -> c.getGateway() != null ? c.getGateway() : firstAddress(c.getSubnet()))
         .filter(g -> g != null && g.indexOf(':') < 0)
         .findFirst()
         .orElseThrow(() -> new AssertionError("the bridge network has no IPv4 gateway"));
+  }
+
+  /** The first host address of an IPv4 subnet ({@code 172.17.0.0/16}: 172.17.0.1); else null. */
+  private static String firstAddress(String subnet) {
+    if (subnet == null || subnet.indexOf(':') >= 0 || subnet.indexOf('/') < 0) {
+      return null;
+    }
+    String[] octets = subnet.substring(0, subnet.indexOf('/')).split("\\.");
+    if (octets.length != 4) {
+      return null;
+    }
+    long a = 0;
+    for (String o : octets) {
+      a = (a << 8) | Integer.parseInt(o);
+    }
+    a += 1;
+    return ((a >> 24) & 255) + "." + ((a >> 16) & 255) + "." + ((a >> 8) & 255) + "." + (a & 255);
   }
 
   private static KeyPair keys() throws Exception {
