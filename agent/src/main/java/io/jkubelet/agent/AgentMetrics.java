@@ -18,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -30,6 +29,8 @@ import java.util.function.Supplier;
 final class AgentMetrics {
   private final KubeletMetrics metrics;
   private final SummaryProvider summary;
+  private final Supplier<SummaryProvider> makeSummary;
+  private SummaryProvider madeSummary; // guarded by this
 
   AgentMetrics(
       Setup setup,
@@ -40,8 +41,7 @@ final class AgentMetrics {
       PodManager podManager) {
     this.metrics = metrics;
     // Made by the first request, which is when the engine is asked for its root directory.
-    AtomicReference<SummaryProvider> made = new AtomicReference<>();
-    Supplier<SummaryProvider> make =
+    this.makeSummary =
         () ->
             SummaryProvider.create(
                 StatsOptions.host(
@@ -52,7 +52,7 @@ final class AgentMetrics {
                     setup.options().podLogPaths()),
                 () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
                 setup.time().clock());
-    this.summary = () -> made.updateAndGet(s -> s != null ? s : make.get()).summary();
+    this.summary = () -> summaryProvider().summary();
     metrics.register(ProbeCollectors.attempts(probes::stats));
     metrics.registerProbes(
         ProbeCollectors.results(
@@ -65,6 +65,13 @@ final class AgentMetrics {
                             new PodRef(
                                 uid, p.getMetadata().getName(), p.getMetadata().getNamespace()))));
     metrics.registerResource(new ResourceCollector(summary));
+  }
+
+  private synchronized SummaryProvider summaryProvider() {
+    if (madeSummary == null) {
+      madeSummary = makeSummary.get();
+    }
+    return madeSummary;
   }
 
   KubeletMetrics metrics() {

@@ -72,13 +72,9 @@ final class NodeRegistration {
    * reading first takes it over with one request instead of a refused create and then a read.
    */
   Result register(Instant now) {
-    try {
-      Node existing = client.nodes().withName(name).get();
-      if (existing != null) {
-        return adopt(existing);
-      }
-    } catch (RuntimeException e) {
-      return failed(e);
+    Result adopted = adoptExisting();
+    if (adopted != null) {
+      return adopted;
     }
     Desired desired = status.desired(null, now);
     Node node = NodeStatuses.initialNode(options, machine, desired.status());
@@ -94,14 +90,21 @@ final class NodeRegistration {
       }
     }
     // Created by someone else since it was read.
+    adopted = adoptExisting();
+    return adopted != null
+        ? adopted
+        : failed(new IllegalStateException("node " + name + " vanished while adopting it"));
+  }
+
+  /** Reads the Node and takes it over; null when there is none. */
+  private Result adoptExisting() {
+    Node existing;
     try {
-      Node existing = client.nodes().withName(name).get();
-      return existing == null
-          ? failed(new IllegalStateException("node " + name + " vanished while adopting it"))
-          : adopt(existing);
+      existing = client.nodes().withName(name).get();
     } catch (RuntimeException e) {
       return failed(e);
     }
+    return existing == null ? null : adopt(existing);
   }
 
   /**

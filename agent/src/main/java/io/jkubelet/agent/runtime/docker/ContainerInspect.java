@@ -14,7 +14,6 @@ import java.io.UncheckedIOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -160,10 +159,7 @@ final class ContainerInspect {
       if (field.equals("IPAddress")) {
         ip = ContainerList.scalar(p, v);
       } else if (field.equals("Networks") && v == JsonToken.START_OBJECT) {
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-          String networkName = p.currentName();
-          ips.put(networkName, field(p, p.nextToken(), "IPAddress"));
-        }
+        ips = entries(p, (q, network) -> field(q, network, "IPAddress"));
       } else {
         p.skipChildren();
       }
@@ -184,11 +180,7 @@ final class ContainerInspect {
       if (field.equals("Image")) {
         image = ContainerList.scalar(p, v);
       } else if (field.equals("Labels") && v == JsonToken.START_OBJECT) {
-        labels = new HashMap<>();
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-          String key = p.currentName();
-          labels.put(key, ContainerList.scalar(p, p.nextToken()));
-        }
+        labels = entries(p, ContainerList::scalar);
       } else {
         p.skipChildren();
       }
@@ -222,6 +214,22 @@ final class ContainerInspect {
       mounts.add(new Inspected.Mount(source, destination));
     }
     return mounts;
+  }
+
+  /** Reads one JSON value as text. */
+  @FunctionalInterface
+  private interface Value {
+    String read(JsonParser p, JsonToken value) throws IOException;
+  }
+
+  /** An object's entries, each value read by {@code value}; the parser at its start. */
+  private static Map<String, String> entries(JsonParser p, Value value) throws IOException {
+    Map<String, String> out = new LinkedHashMap<>();
+    while (p.nextToken() == JsonToken.FIELD_NAME) {
+      String key = p.currentName();
+      out.put(key, value.read(p, p.nextToken()));
+    }
+    return out;
   }
 
   /** The text of one field of an object, the others skipped; null when absent. */

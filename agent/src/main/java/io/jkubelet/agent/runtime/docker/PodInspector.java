@@ -66,8 +66,9 @@ final class PodInspector {
 
   PodInspector(DockerClient api) {
     this.api = api;
-    this.fastList = DockerClients.transportOf(api).map(ContainerList::new).orElse(null);
-    this.fastInspect = DockerClients.transportOf(api).map(ContainerInspect::new).orElse(null);
+    var transport = DockerClients.transportOf(api);
+    this.fastList = transport.map(ContainerList::new).orElse(null);
+    this.fastInspect = transport.map(ContainerInspect::new).orElse(null);
     this.terminations = new TerminationMessages(api);
     this.pool =
         new ThreadPoolExecutor(
