@@ -23,7 +23,8 @@
 #                              their median, each is printed
 #   NMT=1                      also runs jkubelet with -XX:NativeMemoryTracking=summary and prints
 #                              VM.native_memory summary and the top of GC.class_histogram
-#                              (NMT_TOP lines, default 25)
+#                              (NMT_TOP lines, default 25); in a soak, also what native memory
+#                              grew by from its first minute to its last
 #   JKUBELET_JAVA_OPTS=...     passed to the launcher (e.g. to try other JVM flags)
 #   REFERENCE=1                afterwards, the same for the upstream kubelet v1.20.2, built once from
 #                              the same source as the API server (see k8s-up.sh), never at the same
@@ -310,7 +311,7 @@ write_pods_one() { PODS=1 write_pods; }
 soak() {
   say "soak: $MINUTES minutes, $CHURN churning pods, one created and one deleted every $CHURN_PERIOD s"
   churn & churn_pid=$!
-  printf '%-6s %8s %8s %8s %6s %12s\n' minute "RSS MiB" "CPU %" threads fds "heap/GC MiB" | tee "$work/soak" >&2
+  printf '%-6s %8s %9s %8s %8s %6s %12s\n' minute "RSS MiB" "anon MiB" "CPU %" threads fds "heap/GC MiB" | tee "$work/soak" >&2
   local m c0 w0 c1 w1
   c0=$(ticks "$agent_pid"); w0=$(date +%s.%N)
   for m in $(seq 1 "$MINUTES"); do
@@ -319,18 +320,23 @@ soak() {
     c1=$(ticks "$agent_pid"); w1=$(date +%s.%N)
     read -r rss threads fds <<< "$(figures "$agent_pid")"
     heap=$(heap_after_gc "$agent_pid")
-    printf '%-6d %8d %8s %8d %6d %12d\n' "$m" "$((rss / 1024))" \
+    printf '%-6d %8d %9d %8s %8d %6d %12d\n' "$m" "$((rss / 1024))" "$(($(status_field "$agent_pid" RssAnon) / 1024))" \
       "$(awk -v a="$c0" -v b="$c1" -v s="$w0" -v e="$w1" -v hz="$hz" 'BEGIN {printf "%.2f", (b - a) / hz / (e - s) * 100}')" \
       "$threads" "$fds" "$((heap / 1024))" | tee -a "$work/soak" >&2
+    [ "$m" = 1 ] && [ -n "${NMT:-}" ] && jcmd "$agent_pid" VM.native_memory baseline >/dev/null
     c0=$(ticks "$agent_pid"); w0=$(date +%s.%N)
   done
+  if [ -n "${NMT:-}" ] && [ "$MINUTES" -gt 1 ]; then
+    say "native memory, minute 1 to the last (committed):"
+    jcmd "$agent_pid" VM.native_memory summary.diff | grep -E '^(Total|-)' | sed 's/^/    /' >&2
+  fi
   kill "$churn_pid" 2>/dev/null && wait "$churn_pid" 2>/dev/null || true
   churn_pid=''
   python3 - "$work/soak" <<'PY' >&2
 import sys
 rows = [l.split() for l in open(sys.argv[1])][1:]
 if len(rows) >= 2:
-    names = ["RSS", "CPU", "threads", "fds", "heap after GC"]
+    names = ["RSS", "anonymous RSS", "CPU", "threads", "fds", "heap after GC"]
     a, b = rows[0], rows[-1]
     out = []
     for i, n in enumerate(names):

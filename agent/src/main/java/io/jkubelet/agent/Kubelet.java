@@ -16,7 +16,6 @@ import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.agent.workers.WorkType;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -65,6 +64,13 @@ public final class Kubelet implements SyncHandler {
       if (Annotations.isMirror(pod)) {
         continue; // never run; housekeeping matches it with its static pod
       }
+      if (pod.getMetadata().getDeletionTimestamp() != null) {
+        // Deleted while jkubelet was not running: as upstream's syncPod, a pod being deleted is
+        // never started, only stopped, and it is not admitted first (it is not going to run).
+        p.objects().register(pod);
+        killForDeletion(pod);
+        continue;
+      }
       if (!p.admitter().admit(pod, p.podManager().pods())) {
         continue;
       }
@@ -90,19 +96,17 @@ public final class Kubelet implements SyncHandler {
       }
       p.objects().register(pod); // an update may refer to other objects
       if (pod.getMetadata().getDeletionTimestamp() != null) {
-        Long grace = pod.getMetadata().getDeletionGracePeriodSeconds();
-        Duration override = grace == null ? null : Duration.ofSeconds(grace);
-        p.workers()
-            .update(
-                new UpdatePodOptions(
-                    pod,
-                    WorkType.KILL,
-                    new KillPodOptions(override, true, "pod is being deleted")));
+        killForDeletion(pod);
       } else {
         p.workers().update(UpdatePodOptions.of(pod, WorkType.UPDATE));
         p.probes().addPod(pod); // a static pod edited in place may have changed its probes
       }
     }
+  }
+
+  /** Stops a pod being deleted within its deletion's grace period; its final status follows. */
+  private void killForDeletion(Pod pod) {
+    p.workers().update(new UpdatePodOptions(pod, WorkType.KILL, KillPodOptions.deletion(pod)));
   }
 
   @Override

@@ -149,7 +149,10 @@ public final class PodSync implements PodSyncFn {
     return a.compareTo(b) <= 0 ? a : b;
   }
 
-  /** Stops the pod's containers; its status follows while the status manager still has it. */
+  /**
+   * Stops the pod's containers; its status follows while the status manager still has it, or when
+   * the pod is being deleted (the status lets the status manager finish the deletion).
+   */
   private SyncResult kill(Pod pod, PodRef ref, PodStatus status, KillPodOptions kill)
       throws RuntimeManager.SyncError {
     String name = PodConfig.fullName(pod);
@@ -162,7 +165,7 @@ public final class PodSync implements PodSyncFn {
     }
     log.info(
         "SyncPod KILL {}: done in {} ms", name, Duration.between(start, after.at()).toMillis());
-    if (statuses.getPodStatus(ref.uid()).isPresent()) {
+    if (kill.deletion() || statuses.getPodStatus(ref.uid()).isPresent()) {
       setStatus(pod, after.status());
     }
     return new SyncResult(after.at(), null);

@@ -38,15 +38,29 @@ public record UpdatePodOptions(Pod pod, WorkType type, KillPodOptions kill) {
    * @param removeContainers whether to remove the stopped containers too (the pod is gone for
    *     good), rather than leave them for inspection
    * @param reason why, for the log
+   * @param deletion whether the pod is being deleted and still in the API: its status after the
+   *     kill is reported even when none was before (a pod found being deleted after a restart of
+   *     jkubelet), so that the status manager can finish the deletion
    */
   public record KillPodOptions(
-      Duration gracePeriodOverride, boolean removeContainers, String reason) {
+      Duration gracePeriodOverride, boolean removeContainers, String reason, boolean deletion) {
     public static final KillPodOptions DEFAULT = new KillPodOptions(null, true, "pod removed");
 
     public KillPodOptions {
       if (gracePeriodOverride != null && gracePeriodOverride.isNegative()) {
         throw new IllegalArgumentException("negative grace period " + gracePeriodOverride);
       }
+    }
+
+    public KillPodOptions(Duration gracePeriodOverride, boolean removeContainers, String reason) {
+      this(gracePeriodOverride, removeContainers, reason, false);
+    }
+
+    /** For a pod being deleted: within the deletion's grace period when it has one. */
+    public static KillPodOptions deletion(Pod pod) {
+      Long grace = pod.getMetadata().getDeletionGracePeriodSeconds();
+      return new KillPodOptions(
+          grace == null ? null : Duration.ofSeconds(grace), true, "pod is being deleted", true);
     }
   }
 }

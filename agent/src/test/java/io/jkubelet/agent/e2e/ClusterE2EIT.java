@@ -386,4 +386,42 @@ class ClusterE2EIT {
                 Kubectl.run("-n", ns, "get", "pod", mirror).code() != 0
                     && TestDocker.withLabels(docker, Map.of(Labels.POD_UID, uid)).isEmpty());
   }
+
+  @Test
+  @Order(9)
+  void podsDeletedWhileJkubeletWasDownAreOnlyStoppedAndTheirDeletionFinishes() throws Exception {
+    String loop = "trap 'exit 0' TERM; while true; do sleep 0.2; done";
+    apply(pod("left-running", loop));
+    apply(pod("rebooted", loop));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(
+            () ->
+                "Running".equals(getPodRow("left-running")[2])
+                    && "Running".equals(getPodRow("rebooted")[2]));
+    String running =
+        json("-n", ns, "get", "pod", "left-running").path("metadata").path("uid").asText();
+    String rebooted =
+        json("-n", ns, "get", "pod", "rebooted").path("metadata").path("uid").asText();
+
+    // Deleted while no kubelet runs on the node: the API server only marks them. One keeps its
+    // containers; the other's are gone, as after a reboot of the node.
+    jkubelet.stop();
+    Kubectl.run("-n", ns, "delete", "pod", "left-running", "rebooted", "--wait=false").ok();
+    TestDocker.removeAll(docker, Labels.POD_UID, rebooted);
+    jkubelet.start();
+
+    // Back, jkubelet stops the one and starts nothing of the other, and both deletions finish.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                Kubectl.run("-n", ns, "get", "pod", "left-running").code() != 0
+                    && Kubectl.run("-n", ns, "get", "pod", "rebooted").code() != 0);
+    assertThat(TestDocker.withLabels(docker, Map.of(Labels.POD_UID, rebooted))).isEmpty();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> TestDocker.withLabels(docker, Map.of(Labels.POD_UID, running)).isEmpty());
+  }
 }
