@@ -36,25 +36,25 @@ class HeapKeeperTest {
   }
 
   @Test
-  void growthBelowHalfOfWhatWasLiveIsLeftAlone() {
+  void growthBelowAQuarterOfWhatWasLiveIsLeftAlone() {
     heap.promote(70 * MIB);
     heap.collect(); // 40 live
     keeper.start();
 
-    heap.promote(19 * MIB);
+    heap.promote(9 * MIB);
     schedulers.advance(Duration.ofMinutes(10));
 
     assertThat(heap.collections).as("only the test's own").isEqualTo(1);
-    assertThat(heap.oldUsed()).isEqualTo(59 * MIB);
+    assertThat(heap.oldUsed()).isEqualTo(49 * MIB);
   }
 
   @Test
-  void growthBeyondHalfOfWhatWasLiveIsCollectedAtMostOncePerInterval() {
+  void growthBeyondAQuarterOfWhatWasLiveIsCollectedAtMostOncePerInterval() {
     heap.promote(40 * MIB);
     heap.collect();
     keeper.start();
 
-    heap.promote(21 * MIB);
+    heap.promote(11 * MIB);
     schedulers.advance(Duration.ofMinutes(1));
     assertThat(heap.collections).isEqualTo(2);
     assertThat(heap.oldUsed()).isEqualTo(40 * MIB);
@@ -71,10 +71,10 @@ class HeapKeeperTest {
   void aSmallHeapIsNotCollectedForLessThanTheMinimumGrowth() {
     heap.retain(4 * MIB);
     heap.promote(4 * MIB);
-    heap.collect(); // 4 live: half of it is 2 MiB
+    heap.collect(); // 4 live: a quarter of it is 1 MiB
     keeper.start();
 
-    heap.promote(15 * MIB);
+    heap.promote(7 * MIB);
     schedulers.advance(Duration.ofMinutes(10));
 
     assertThat(heap.collections).isEqualTo(1);
