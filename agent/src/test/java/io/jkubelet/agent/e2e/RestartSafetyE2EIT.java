@@ -18,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Stopping jkubelet, by SIGTERM or SIGKILL, leaves the pods running; starting it again adopts them:
@@ -30,6 +31,9 @@ class RestartSafetyE2EIT {
   private Path tmp;
   private Path manifests;
   private JkubeletProcess jkubelet;
+
+  @RegisterExtension
+  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
 
   @BeforeEach
   void setUp() throws Exception {
@@ -62,15 +66,15 @@ class RestartSafetyE2EIT {
     TestDocker.removeAll(docker, Labels.NODE, node);
   }
 
-  private JkubeletProcess start() throws Exception {
-    JkubeletProcess p =
+  /** Starts jkubelet, known to the teardown and to the failure's log before it is up. */
+  private void start() throws Exception {
+    jkubelet =
         new JkubeletProcess(node, manifests, tmp.resolve("root"), tmp.resolve("jkubelet.log"))
             .start();
     await()
         .atMost(Duration.ofSeconds(30))
         .ignoreExceptions()
-        .until(() -> p.get("/healthz").statusCode() == 200);
-    return p;
+        .until(() -> jkubelet.get("/healthz").statusCode() == 200);
   }
 
   private Pod steady() {
@@ -106,7 +110,7 @@ class RestartSafetyE2EIT {
 
   @Test
   void sigtermAndSigkillLeavePodsRunningAndARestartAdoptsThem() throws Exception {
-    jkubelet = start();
+    start();
     awaitSteady();
     Map<String, String> before = running();
     assertThat(before).hasSize(3); // sandbox and two containers
@@ -124,7 +128,7 @@ class RestartSafetyE2EIT {
 
   /** Starts jkubelet again; several relists and housekeeping runs later, nothing was restarted. */
   private void restartAndAssertNothingRestarted(Map<String, String> before) throws Exception {
-    jkubelet = start();
+    start();
     awaitSteady();
     await()
         .during(Duration.ofSeconds(4))
