@@ -1,5 +1,7 @@
 package io.jkubelet.agent.e2e;
 
+import static org.awaitility.Awaitility.await;
+
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.jkubelet.agent.util.ApiSerialization;
@@ -102,6 +104,24 @@ final class JkubeletProcess implements AutoCloseable {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
+    return this;
+  }
+
+  /**
+   * Waits until {@code /healthz} answers 200, failing at once if the process exited. A loaded CI
+   * machine starts a JVM slowly, hence the generous bound.
+   */
+  JkubeletProcess awaitHealthy() {
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .ignoreExceptionsInstanceOf(IOException.class)
+        .until(
+            () -> {
+              if (!alive()) {
+                throw new IllegalStateException("jkubelet exited with " + process.exitValue());
+              }
+              return get("/healthz").statusCode() == 200;
+            });
     return this;
   }
 

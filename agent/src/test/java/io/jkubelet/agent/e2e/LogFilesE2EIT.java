@@ -72,8 +72,9 @@ class LogFilesE2EIT {
     TestDocker.removeAll(docker, Labels.NODE, node);
   }
 
-  private JkubeletProcess start() throws Exception {
-    JkubeletProcess p =
+  /** Starts jkubelet, known to the teardown and to the failure's log before it is up. */
+  private void start() throws Exception {
+    jkubelet =
         new JkubeletProcess(
                 node,
                 manifests,
@@ -92,11 +93,7 @@ class LogFilesE2EIT {
                     "--container-log-max-files",
                     "3"))
             .start();
-    await() // a loaded CI machine starts a JVM slowly
-        .atMost(Duration.ofSeconds(90))
-        .ignoreExceptions()
-        .until(() -> p.get("/healthz").statusCode() == 200);
-    return p;
+    jkubelet.awaitHealthy();
   }
 
   private void pod(String name, String script) throws IOException {
@@ -154,7 +151,7 @@ class LogFilesE2EIT {
         "echo out-1; echo err-1 >&2; printf \"%20000s\" \"\" | tr \" \" x; echo;"
             + " pad=$(printf \"%200s\" \"\" | tr \" \" p); i=0;"
             + " while true; do i=$((i+1)); echo \"tick $i $pad\"; sleep 0.1; done");
-    jkubelet = start();
+    start();
     String id = containerId("logger");
     Path file =
         await()
@@ -198,7 +195,7 @@ class LogFilesE2EIT {
     int before = lastTick(file.getParent());
     jkubelet.stop();
     await().atMost(Duration.ofSeconds(10)).until(() -> dockerTick(id) > before + 20);
-    jkubelet = start();
+    start();
     await().atMost(Duration.ofSeconds(30)).until(() -> lastTick(file.getParent()) > before + 40);
     List<Integer> ticks = ticks(file.getParent());
     assertThat(names(file.getParent()).size()).as("containerLogMaxFiles").isLessThanOrEqualTo(3);
@@ -235,7 +232,7 @@ class LogFilesE2EIT {
     Files.writeString(tmp.resolve("secret"), "do not show\n");
     Files.createSymbolicLink(nodeLogs.resolve("escape"), tmp.resolve("secret"));
     pod("quiet", "for i in 1 2 3 4 5; do echo line $i; done; exec sleep 3600");
-    jkubelet = start();
+    start();
     containerId("quiet");
     String logs = "/containerLogs/default/quiet-" + node + "/app";
     try (HttpClient http = HttpClient.newBuilder().sslContext(trustAll()).build()) {

@@ -386,11 +386,7 @@ class ProbesE2EIT {
     String id = container(before).path("containerID").asText();
 
     cluster.jkubelet().stop();
-    cluster.jkubelet().start();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .until(() -> cluster.jkubelet().get("/healthz").statusCode() == 200);
+    cluster.jkubelet().start().awaitHealthy();
     await()
         .during(Duration.ofSeconds(6))
         .atMost(Duration.ofSeconds(20))

@@ -71,10 +71,7 @@ class RestartSafetyE2EIT {
     jkubelet =
         new JkubeletProcess(node, manifests, tmp.resolve("root"), tmp.resolve("jkubelet.log"))
             .start();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .ignoreExceptions()
-        .until(() -> jkubelet.get("/healthz").statusCode() == 200);
+    jkubelet.awaitHealthy();
   }
 
   private Pod steady() {

@@ -48,10 +48,7 @@ class StandaloneE2EIT {
     jkubelet =
         new JkubeletProcess(node, manifests, tmp.resolve("root"), tmp.resolve("jkubelet.log"))
             .start();
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .ignoreExceptions()
-        .until(() -> jkubelet.get("/healthz").statusCode() == 200);
+    jkubelet.awaitHealthy();
   }
 
   @AfterAll
