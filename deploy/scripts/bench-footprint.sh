@@ -12,11 +12,12 @@
 # file descriptors, and the heap after a full GC (jcmd GC.run, then GC.heap_info).
 #
 # Usage: deploy/scripts/bench-footprint.sh [PODS] [MINUTES]     (defaults: 110 0)
-#   MINUTES > 0: then a soak of MINUTES minutes: pods are created and deleted continuously (CHURN
-#                pods at a time, one created and one deleted every CHURN_PERIOD s), and the same
-#                figures are printed every minute; growth is judged from the first to the last,
-#                and also over the second half alone (from minute MINUTES/2): the compiler's
-#                warm-up to the churn's code is over by then, so growth there is what a leak adds.
+#   MINUTES > 0: then a soak of MINUTES minutes (of each agent, with REFERENCE=1): pods are created
+#                and deleted continuously (CHURN pods at a time, one created and one deleted every
+#                CHURN_PERIOD s), and the same figures are printed every minute; growth is judged
+#                from the first to the last, and also over the second half alone (from minute
+#                MINUTES/2): jkubelet's compiler has warmed to the churn's code by then, so growth
+#                there is what a leak adds.
 #   IDLE=60 WARMUP=30          seconds of the idle window; seconds to settle before it
 #   SETTLE=60                  seconds the pods run before the restart, so that the start-up is
 #                              timed on a warm node rather than one still busy starting its pods
@@ -31,7 +32,8 @@
 #   REFERENCE=1                afterwards, the same for the upstream kubelet v1.20.2, built once from
 #                              the same source as the API server (see k8s-up.sh), never at the same
 #                              time as jkubelet; its start-up is timed to the Node Ready with a
-#                              heartbeat of the new process and every pod's containers running
+#                              heartbeat of the new process and every pod's containers running;
+#                              REFERENCE=only measures the upstream kubelet alone
 #   KEEP_LOG=1                 keep the agents' logs
 # Environment as k8s-up.sh: JKUBELET_BENCH_K8S_STATE (default /tmp/jkubelet-k8s-bench),
 # JKUBELET_APISERVER_PORT, JKUBELET_ETCD_PORT; KUBELET_PORT (default 12250).
@@ -221,6 +223,8 @@ PY
 ticks() { awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
 status_field() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 thread_names() { { cat /proc/"$1"/task/*/comm 2>/dev/null || true; } | sed -E 's/[0-9]+/N/g' | sort | uniq -c | sort -rn; }
+# in_mib KIB: KiB as MiB, or "-" as it is.
+in_mib() { if [ "$1" = - ]; then echo -; else echo "$(($1 / 1024))"; fi; }
 # heap_after_gc PID: KiB used in the Java heap after a full GC ("-" for a Go process).
 heap_after_gc() {
   [ "$kind" = jkubelet ] || { echo -; return; }
@@ -284,14 +288,14 @@ run() {
   local cpu; cpu=$(awk -v a="$c0" -v b="$c1" -v s="$w0" -v e="$w1" -v hz="$hz" 'BEGIN {printf "%.2f", (b - a) / hz / (e - s) * 100}')
   read -r rss threads fds <<< "$f"
   results+=("$(printf '%-9s %7.0f %8s %8d %6d %12s %9s' "$kind" "$((rss / 1024))" "$cpu" "$threads" "$fds" \
-    "$([ "$heap" = - ] && echo - || echo "$((heap / 1024))")" "${start%% *}")")
+    "$(in_mib "$heap")" "${start%% *}")")
   say "RSS of $kind: $(status_field "$agent_pid" RssAnon) KiB anonymous, $(status_field "$agent_pid" RssFile) KiB of files"
   say "threads of $kind by name:"; sed 's/^/    /' "$work/threads-$kind" >&2
   if [ -n "${NMT:-}" ] && [ "$kind" = jkubelet ]; then
     jcmd "$agent_pid" VM.native_memory summary | grep -E '^(Total|-)|committed' | grep -E 'Total|^-' | sed 's/^/    /' >&2
     jcmd "$agent_pid" GC.class_histogram | head -n "${NMT_TOP:-25}" | sed 's/^/    /' >&2
   fi
-  [ "$MINUTES" -gt 0 ] && [ "$kind" = jkubelet ] && soak
+  [ "$MINUTES" -gt 0 ] && soak
   stop_agent
   kubectl_ delete namespace "footprint-$node" --wait=false >/dev/null 2>&1 || true
   ids=$(docker ps -aq --filter "label=io.kubernetes.pod.namespace=footprint-$node")
@@ -311,50 +315,50 @@ churn() {
 write_pods_one() { PODS=1 write_pods; }
 
 soak() {
-  say "soak: $MINUTES minutes, $CHURN churning pods, one created and one deleted every $CHURN_PERIOD s"
+  say "soak of $kind: $MINUTES minutes, $CHURN churning pods, one created and one deleted every $CHURN_PERIOD s"
   churn & churn_pid=$!
   printf '%-6s %8s %9s %8s %8s %6s %12s\n' minute "RSS MiB" "anon MiB" "CPU %" threads fds "heap/GC MiB" | tee "$work/soak" >&2
   local m c0 w0 c1 w1
   c0=$(ticks "$agent_pid"); w0=$(date +%s.%N)
   for m in $(seq 1 "$MINUTES"); do
     sleep 60
-    kill -0 "$agent_pid" 2>/dev/null || die "jkubelet exited in the soak"
+    kill -0 "$agent_pid" 2>/dev/null || die "$kind exited in the soak"
     c1=$(ticks "$agent_pid"); w1=$(date +%s.%N)
     read -r rss threads fds <<< "$(figures "$agent_pid")"
     heap=$(heap_after_gc "$agent_pid")
-    printf '%-6d %8d %9d %8s %8d %6d %12d\n' "$m" "$((rss / 1024))" "$(($(status_field "$agent_pid" RssAnon) / 1024))" \
+    printf '%-6d %8d %9d %8s %8d %6d %12s\n' "$m" "$((rss / 1024))" "$(($(status_field "$agent_pid" RssAnon) / 1024))" \
       "$(awk -v a="$c0" -v b="$c1" -v s="$w0" -v e="$w1" -v hz="$hz" 'BEGIN {printf "%.2f", (b - a) / hz / (e - s) * 100}')" \
-      "$threads" "$fds" "$((heap / 1024))" | tee -a "$work/soak" >&2
-    [ "$m" = 1 ] && [ -n "${NMT:-}" ] && jcmd "$agent_pid" VM.native_memory baseline >/dev/null
+      "$threads" "$fds" "$(in_mib "$heap")" | tee -a "$work/soak" >&2
+    [ "$m" = 1 ] && [ -n "${NMT:-}" ] && [ "$kind" = jkubelet ] && jcmd "$agent_pid" VM.native_memory baseline >/dev/null
     c0=$(ticks "$agent_pid"); w0=$(date +%s.%N)
   done
-  if [ -n "${NMT:-}" ] && [ "$MINUTES" -gt 1 ]; then
+  if [ -n "${NMT:-}" ] && [ "$kind" = jkubelet ] && [ "$MINUTES" -gt 1 ]; then
     say "native memory, minute 1 to the last (committed):"
     jcmd "$agent_pid" VM.native_memory summary.diff | grep -E '^(Total|-)' | sed 's/^/    /' >&2
   fi
   kill "$churn_pid" 2>/dev/null && wait "$churn_pid" 2>/dev/null || true
   churn_pid=''
-  python3 - "$work/soak" <<'PY' >&2
+  python3 - "$work/soak" "$kind" <<'PY' >&2
 import sys
 rows = [l.split() for l in open(sys.argv[1])][1:]
 names = ["RSS", "anonymous RSS", "CPU", "threads", "fds", "heap after GC"]
 def growth(a, b):
     out = []
     for i, n in enumerate(names):
-        if n == "CPU": continue
+        if n == "CPU" or "-" in (a[i + 1], b[i + 1]): continue
         x, y = float(a[i + 1]), float(b[i + 1])
         g = (y - x) / x * 100 if x else 0
         out.append(f"{n} {g:+.1f} %")
     return ", ".join(out)
 if len(rows) >= 2:
-    print(f"soak growth, first minute to last: {growth(rows[0], rows[-1])} (goal: each within 5 %)")
+    print(f"soak growth of {sys.argv[2]}, first minute to last: {growth(rows[0], rows[-1])} (goal: each within 5 %)")
 if len(rows) >= 4:
     half = rows[len(rows) // 2 - 1]
-    print(f"soak growth, second half (minute {half[0]} to the last): {growth(half, rows[-1])}")
+    print(f"soak growth of {sys.argv[2]}, second half (minute {half[0]} to the last): {growth(half, rows[-1])}")
 PY
 }
 
-run jkubelet
+[ "${REFERENCE:-}" = only ] || run jkubelet
 if [ -n "${REFERENCE:-}" ]; then
   if [ ! -x "$cache/bin/kubelet-ref" ]; then
     say "building the upstream kubelet v1.20.2 into $cache/bin/kubelet-ref (once per machine)"
