@@ -13,16 +13,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Gives back the heap that the old generation grew into. The serial collector (the launcher's
- * choice for a small daemon) collects, and shrinks, the old generation only when it is full: what a
- * node agent promotes slowly (a few tens of KB a second when idle, more while pods come and go)
- * makes the heap, and the resident memory with it, creep up to {@code -Xmx} over an hour or two and
- * stay there. Every {@code period} this checks how much the old generation grew since its last
- * collection; beyond a quarter of what was live then (and at least {@link #MIN_GROWTH}) it asks for
- * a full collection, at most once per {@code minInterval}. At 110 pods (about 30 MiB live, 0.35 MiB
- * promoted a minute when idle) that is a 0.1–0.15 s pause about every 25 minutes, on no pod's path,
- * and between them the old generation stays within the free space that a collection leaves it (a
- * quarter of what is live, with the launcher's {@code MaxHeapFreeRatio} of 20), so it commits
- * little or no more memory. The first check also drops what start-up promoted.
+ * choice for a small daemon) collects, and shrinks, the old generation only when it is full: it
+ * grows it instead for as long as {@code -Xmx} allows. What a node agent promotes slowly (a few
+ * tens of KB a second when idle) makes the heap, and the resident memory with it, creep up to
+ * {@code -Xmx} over an hour or two and stay there; a burst (every container of 110 pods killed and
+ * started again) promotes about 0.5 MiB a second and took it from 37 to 197 MiB in four minutes.
+ * Every {@code period} this checks how much the old generation grew since its last collection;
+ * beyond a quarter of what was live then (and at least {@link #MIN_GROWTH}) it asks for a full
+ * collection, at most once per {@code minInterval}. At 110 idle pods (about 30 MiB live, 0.35 MiB
+ * promoted a minute) that is a 0.1–0.15 s pause about every 25 minutes, on no pod's path; in a
+ * burst one every 30 s at most (half a percent of a core), which holds the old generation within
+ * about 25 MiB of what is live. Between collections it stays within the free space that a
+ * collection leaves it (a quarter of what is live, with the launcher's {@code MaxHeapFreeRatio} of
+ * 20), so it commits little or no more memory. The first check also drops what start-up promoted.
+ *
+ * <p>Growth that is live does not make it collect more often: each collection measures what is live
+ * again, and the next one waits for a quarter of that.
  *
  * <p>NOTE: G1's periodic collections ({@code G1PeriodicGCInterval}) would do this inside the JVM,
  * but G1 costs four or five more threads and memory for its remembered sets; {@code
@@ -43,10 +49,13 @@ public final class HeapKeeper implements Lifecycle {
   private volatile Instant lastCollection = Instant.MIN;
   private final AtomicLong collections = new AtomicLong();
 
-  /** How often the agent's keeper looks, and how often at most it collects. */
-  static final Duration PERIOD = Duration.ofMinutes(1);
+  /**
+   * How often the agent's keeper looks (reading two figures of the JVM's), and how often at most it
+   * collects.
+   */
+  static final Duration PERIOD = Duration.ofSeconds(10);
 
-  static final Duration MIN_INTERVAL = Duration.ofMinutes(5);
+  static final Duration MIN_INTERVAL = Duration.ofSeconds(30);
 
   /** The agent's keeper of this JVM's heap; empty when its collector has no old generation. */
   public static Optional<HeapKeeper> forThisJvm(Clock clock, Schedulers schedulers) {
