@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * grows it instead for as long as {@code -Xmx} allows. What a node agent promotes slowly (a few
  * tens of KB a second when idle) makes the heap, and the resident memory with it, creep up to
  * {@code -Xmx} over an hour or two and stay there; a burst (every container of 110 pods killed and
- * started again) promotes about 0.5 MiB a second and took it from 37 to 197 MiB in four minutes.
+ * started again) promotes 0.5–0.7 MiB a second and took it from 33 to 193 MiB in four minutes.
  * Every {@code period} this checks how much the old generation grew since its last collection;
  * beyond a quarter of what was live then (and at least {@link #MIN_GROWTH}) it asks for a full
  * collection, at most once per {@code minInterval}. At 110 idle pods (about 30 MiB live, 0.35 MiB
