@@ -2,6 +2,7 @@ package io.jkubelet.agent.env;
 
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
+import io.jkubelet.agent.util.HostPort;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,7 +75,7 @@ public final class ServiceEnv {
       String protocol =
           p.getProtocol() == null || p.getProtocol().isEmpty() ? "TCP" : p.getProtocol();
       String lower = protocol.toLowerCase(Locale.ROOT);
-      String url = lower + "://" + hostPort(ip, p.getPort());
+      String url = lower + "://" + HostPort.join(ip, p.getPort());
       if (i == 0) {
         out.put(prefix + "_PORT", url);
       }
@@ -90,11 +91,6 @@ public final class ServiceEnv {
   private static boolean hasClusterIp(Service s) {
     String ip = s.getSpec() == null ? null : s.getSpec().getClusterIP();
     return ip != null && !ip.isEmpty() && !"None".equals(ip);
-  }
-
-  /** Go's {@code net.JoinHostPort}: an IPv6 address in brackets. */
-  private static String hostPort(String host, int port) {
-    return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
   }
 
   private static String variableName(String s) {

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.prober;
 
+import io.jkubelet.agent.util.HostPort;
 import io.jkubelet.agent.util.Lifecycle;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -180,7 +181,7 @@ public final class ProbeHttp implements Lifecycle {
     HttpHeaders h = r.headers();
     req.headers().forEach(x -> h.add(x.name(), x.value()));
     if (!h.contains(HttpHeaderNames.HOST)) {
-      String host = req.host().contains(":") ? "[" + req.host() + "]" : req.host();
+      String host = HostPort.host(req.host());
       boolean defaultPort = req.port() == (req.scheme() == Prober.Scheme.HTTPS ? 443 : 80);
       h.set(HttpHeaderNames.HOST, defaultPort ? host : host + ":" + req.port());
     }

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.prober;
 
 import io.jkubelet.agent.runtime.ExecResult;
+import io.jkubelet.agent.util.HostPort;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -74,11 +75,8 @@ public sealed interface Prober
 
     /** The URL an attempt gets, for the given pod IP. */
     public URI uri(String podIp) {
-      String h = target(podIp);
-      if (h != null && h.contains(":") && !h.startsWith("[")) {
-        h = "[" + h + "]";
-      }
-      return URI.create(scheme.name().toLowerCase() + "://" + h + ":" + port + path);
+      return URI.create(
+          scheme.name().toLowerCase() + "://" + HostPort.join(target(podIp), port) + path);
     }
 
     @Override

@@ -126,6 +126,7 @@ class ProbersTest {
     Prober.HttpGetProber http = (Prober.HttpGetProber) valid.prober();
     assertThat(http.port()).isEqualTo(8080);
     assertThat(http.uri("10.0.0.7").toString()).isEqualTo("http://10.0.0.7:8080/healthz");
+    assertThat(http.uri("fd00::7").toString()).isEqualTo("http://[fd00::7]:8080/healthz");
     assertThat(valid.settings())
         .isEqualTo(
             new ProbeSettings(
