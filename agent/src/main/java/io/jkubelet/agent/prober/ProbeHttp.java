@@ -181,9 +181,10 @@ public final class ProbeHttp implements Lifecycle {
     HttpHeaders h = r.headers();
     req.headers().forEach(x -> h.add(x.name(), x.value()));
     if (!h.contains(HttpHeaderNames.HOST)) {
-      String host = HostPort.host(req.host());
       boolean defaultPort = req.port() == (req.scheme() == Prober.Scheme.HTTPS ? 443 : 80);
-      h.set(HttpHeaderNames.HOST, defaultPort ? host : host + ":" + req.port());
+      h.set(
+          HttpHeaderNames.HOST,
+          defaultPort ? HostPort.host(req.host()) : HostPort.join(req.host(), req.port()));
     }
     if (!h.contains(HttpHeaderNames.USER_AGENT)) {
       h.set(HttpHeaderNames.USER_AGENT, Prober.USER_AGENT);
