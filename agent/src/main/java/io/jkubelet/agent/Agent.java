@@ -281,6 +281,7 @@ public final class Agent implements Lifecycle {
         setup.cluster() == null ? null : setup.cluster().mirrors(),
         probes,
         logCollector::removePodLogs,
+        setup.recorder(),
         crashBackoff,
         pullBackoff);
   }

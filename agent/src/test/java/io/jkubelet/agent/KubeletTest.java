@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.ContainerState;
@@ -39,7 +41,19 @@ class KubeletTest {
   private final FakeRuntime runtime =
       new FakeRuntime(clock, "jkubelet/busybox:1.35", "jkubelet/pause:3.2");
   private final List<String> events = new CopyOnWriteArrayList<>();
-  private final EventRecorder recorder = (o, t, reason, msg) -> events.add(reason + ": " + msg);
+  private final List<String> forgotten = new CopyOnWriteArrayList<>();
+  private final EventRecorder recorder =
+      new EventRecorder() {
+        @Override
+        public void event(ObjectReference o, EventType t, String reason, String msg) {
+          events.add(reason + ": " + msg);
+        }
+
+        @Override
+        public void forget(String podUid) {
+          forgotten.add(podUid);
+        }
+      };
   private static final NodeInfo MACHINE =
       new NodeInfo(
           4, 8L << 30, 100L << 30, "6.1.0", "Debian", "linux", "amd64", "m", "u", "b", Map.of());
@@ -256,6 +270,20 @@ class KubeletTest {
             () ->
                 status("down-node1") != null
                     && status("down-node1").getState().getRunning() != null);
+  }
+
+  @Test
+  void theEventPipelineForgetsARemovedPodOnceItsContainersAreGone() throws Exception {
+    manifest("crasher", CRASHER);
+    await().until(() -> kubelet.podManager().size() == 1);
+    String uid = uid("crasher-node1");
+    await().until(() -> !runtime.named(uid, "c").isEmpty());
+
+    Files.delete(manifests.resolve("crasher.yaml"));
+
+    await().until(() -> forgotten.contains(uid));
+    assertThat(runtime.named(uid, "c")).as("forgotten only once its containers are gone").isEmpty();
+    assertThat(forgotten).containsOnlyOnce(uid);
   }
 
   @Test

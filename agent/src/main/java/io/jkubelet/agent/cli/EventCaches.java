@@ -12,7 +12,7 @@ import io.jkubelet.agent.metrics.CacheCollector;
 final class EventCaches {
   private EventCaches() {}
 
-  /** Call once every watcher is added. */
+  /** Call once every watcher is added; {@code store} is null where there is none. */
   static void register(CacheCollector caches, EventBroadcaster broadcaster, EventStore store) {
     for (String w : broadcaster.names()) {
       caches.add(
@@ -24,7 +24,9 @@ final class EventCaches {
                   .mapToLong(Long::longValue)
                   .sum());
     }
-    caches.add("event_store", store::size, store.capacity(), store::evicted);
-    caches.addCorrelator("store", store::correlatorCaches);
+    if (store != null) {
+      caches.add("event_store", store::size, store.capacity(), store::evicted);
+      caches.addCorrelator("store", store::correlatorCaches);
+    }
   }
 }

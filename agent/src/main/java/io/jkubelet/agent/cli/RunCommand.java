@@ -226,12 +226,14 @@ public final class RunCommand implements Callable<Integer> {
     KubeletMetrics metrics = new KubeletMetrics(options.nodeName());
     // Host facts are read here, once, so that building the agent does no I/O.
     HostFacts host = HostFacts.read(options.nodeIp(), options.rootDir());
-    // The event pipeline: one line per event in the log, the newest events for /events, and in
-    // cluster mode the API server.
+    // The event pipeline: one line per event in the log, the newest events for /events (kept only
+    // where the read-only port serves them), and in cluster mode the API server.
     EventBroadcaster broadcaster = new EventBroadcaster();
-    EventStore store = new EventStore(clock);
+    EventStore store = options.config().readOnlyPort() == 0 ? null : new EventStore(clock);
     broadcaster.addWatcher("log", new LogSink());
-    broadcaster.addWatcher("store", store);
+    if (store != null) {
+      broadcaster.addWatcher("store", store);
+    }
     // And, when configured, Elasticsearch/OpenSearch and a JSON-lines file.
     ExportSink export = ExportFlags.sink(options.config().eventExport(), options.rootDir(), time);
     if (export != null) {
@@ -241,7 +243,8 @@ public final class RunCommand implements Callable<Integer> {
     var recorder = new BroadcastRecorder(clock, options.nodeName(), broadcaster);
     var events =
         new Setup.EventPipeline(
-            export == null ? broadcaster : export.around(broadcaster), store::list);
+            export == null ? broadcaster : export.around(broadcaster),
+            store == null ? (namespace, pod, uid) -> List.of() : store::list);
     var base = kubeconfig == null ? null : Kubeconfig.load(kubeconfig, clock);
     DockerRuntime docker = connected(engine);
     // The engine's root directory, for the image file system's stats, is asked for by the first

@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe, though the broadcaster calls it from one thread: counters are adders.
  */
-public final class ApiEventSink implements Consumer<Event> {
+public final class ApiEventSink implements Consumer<Event>, EventBroadcaster.Remembering {
   private static final Logger log = LoggerFactory.getLogger(ApiEventSink.class);
 
   /** Upstream's {@code maxTriesPerEvent}. */
@@ -127,6 +127,12 @@ public final class ApiEventSink implements Consumer<Event> {
     WRITTEN,
     GIVE_UP,
     RETRY
+  }
+
+  /** Forgets what its correlator holds about the object with this UID. */
+  @Override
+  public void forget(String uid) {
+    correlator.forget(uid);
   }
 
   @Override

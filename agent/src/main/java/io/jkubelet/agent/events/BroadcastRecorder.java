@@ -56,6 +56,11 @@ public final class BroadcastRecorder implements EventRecorder {
     broadcaster.action(make(involved, when, annotations, type, reason, message));
   }
 
+  @Override
+  public void forget(String podUid) {
+    broadcaster.forget(podUid);
+  }
+
   /** The Event as it will be written; package-private for tests. */
   Event make(
       ObjectReference involved,

@@ -14,6 +14,9 @@ interface Correlator {
 
   CorrelatorStats stats();
 
+  /** Forgets what it holds about the object with this UID; nothing for a scripted correlator. */
+  default void forget(String uid) {}
+
   /** Its caches' sizes; none for a scripted correlator. */
   default List<EventCorrelator.CacheSize> caches() {
     return List.of();
@@ -34,6 +37,11 @@ interface Correlator {
       @Override
       public CorrelatorStats stats() {
         return c.stats();
+      }
+
+      @Override
+      public void forget(String uid) {
+        c.forget(uid);
       }
 
       @Override

@@ -45,6 +45,11 @@ final class EventAggregator {
     return records;
   }
 
+  /** Forgets the records of objects with this UID. */
+  void forget(String uid) {
+    records.keySet().removeIf(k -> uid.equals(k.object().uid()));
+  }
+
   /** Records the message; true when the event is to be combined into the aggregate. */
   boolean aggregate(AggregateKey key, String message, Instant now) {
     long nowNanos = nanos(now);

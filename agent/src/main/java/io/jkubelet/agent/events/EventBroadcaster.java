@@ -137,6 +137,32 @@ public final class EventBroadcaster implements Lifecycle {
     }
   }
 
+  /**
+   * A watcher that remembers something per involved object (a correlator's caches) and can forget
+   * it once the object is gone.
+   */
+  public interface Remembering {
+    /** Forgets what it holds about the object with this UID. Thread-safe. */
+    void forget(String uid);
+  }
+
+  /**
+   * Tells every {@link Remembering} watcher that the object with this UID is gone, at once rather
+   * than through its queue: an event of that object still queued then remembers its key again,
+   * which the watcher's LRU bound still holds.
+   */
+  public void forget(String uid) {
+    for (Watcher w : snapshot()) {
+      if (w.consumer instanceof Remembering r) {
+        try {
+          r.forget(uid);
+        } catch (RuntimeException e) {
+          log.error("event broadcaster: watcher {} failed to forget object {}", w.name, uid, e);
+        }
+      }
+    }
+  }
+
   /** Events recorded so far: type ("Normal", "Warning") to (reason to count). A snapshot. */
   public Map<String, Map<String, Long>> recorded() {
     Map<String, Map<String, Long>> out = new TreeMap<>();

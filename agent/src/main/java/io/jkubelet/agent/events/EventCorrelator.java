@@ -147,6 +147,19 @@ public final class EventCorrelator {
     }
   }
 
+  /**
+   * Forgets everything the three caches hold about the object with this UID: the kubelet calls it
+   * (through {@link EventRecorder#forget}) once a pod is gone from the node, so that the caches
+   * hold the node's current pods rather than the last 4096 keys of a node that churns. An event of
+   * that object correlated later starts afresh, as after an LRU eviction.
+   */
+  public synchronized void forget(String uid) {
+    Objects.requireNonNull(uid, "uid");
+    aggregator.forget(uid);
+    logger.forget(uid);
+    spamFilter.forget(uid);
+  }
+
   /** Counts per cause, and per reason and cause. */
   public synchronized CorrelatorStats stats() {
     return counter.snapshot();

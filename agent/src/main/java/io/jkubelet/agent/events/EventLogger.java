@@ -50,6 +50,18 @@ final class EventLogger {
     return aggregate ? similar : new EventKey(similar, fieldPath, message);
   }
 
+  /** Forgets what is stored for events of objects with this UID. */
+  void forget(String uid) {
+    observations
+        .keySet()
+        .removeIf(
+            k -> {
+              EventAggregator.AggregateKey similar =
+                  k instanceof EventKey e ? e.similar() : (EventAggregator.AggregateKey) k;
+              return uid.equals(similar.object().uid());
+            });
+  }
+
   /** client-go's {@code eventObserve}, without storing: the caller decides with {@link #record}. */
   Observation observe(Object key, Event candidate) {
     EventLog last = observations.get(key);

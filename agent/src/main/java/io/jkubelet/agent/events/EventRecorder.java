@@ -57,6 +57,12 @@ public interface EventRecorder {
     emit(involved, null, annotations, type, reason, String.format(format, args));
   }
 
+  /**
+   * The pod with this UID is gone from the node: what the pipeline behind the recorder remembers
+   * about its events (the correlators' caches) can go. The default remembers nothing.
+   */
+  default void forget(String podUid) {}
+
   /** A recorder that records nothing, for tests that do not look at events. */
   EventRecorder NOOP = (involved, type, reason, message) -> {};
 }

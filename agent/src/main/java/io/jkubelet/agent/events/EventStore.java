@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: every method is {@code synchronized}, guarding {@code events}. {@link #list}
  * returns copies.
  */
-public final class EventStore implements Consumer<Event> {
+public final class EventStore implements Consumer<Event>, EventBroadcaster.Remembering {
   private static final Logger log = LoggerFactory.getLogger(EventStore.class);
 
   public static final int DEFAULT_CAPACITY = 1000;
@@ -55,6 +55,12 @@ public final class EventStore implements Consumer<Event> {
     }
     this.correlator = Objects.requireNonNull(correlator);
     this.events = new Lru<>(capacity, (key, event) -> firstEviction());
+  }
+
+  /** Forgets what its correlator holds about the object with this UID. */
+  @Override
+  public void forget(String uid) {
+    correlator.forget(uid);
   }
 
   @Override

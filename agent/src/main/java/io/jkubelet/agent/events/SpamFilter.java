@@ -54,6 +54,11 @@ final class SpamFilter {
     return records;
   }
 
+  /** Forgets the buckets of objects with this UID. */
+  void forget(String uid) {
+    records.keySet().removeIf(k -> uid.equals(k.uid()));
+  }
+
   /** True when the event is to be dropped; a kept event spends a token unless it is protected. */
   boolean filter(SpamKey key, Event event) {
     SpamRecord record = records.get(key);

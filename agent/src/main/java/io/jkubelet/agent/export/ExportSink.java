@@ -3,6 +3,7 @@ package io.jkubelet.agent.export;
 import io.fabric8.kubernetes.api.model.Event;
 import io.jkubelet.agent.events.Correlation;
 import io.jkubelet.agent.events.CorrelatorOptions;
+import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventCorrelator;
 import io.jkubelet.agent.util.Lifecycle;
 import java.time.Clock;
@@ -28,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * {@link #stop()} stops them (after the broadcaster has stopped). Thread-safe: the broadcaster
  * calls {@link #accept} from one thread, and the exporters are thread-safe.
  */
-public final class ExportSink implements Consumer<Event>, Lifecycle {
+public final class ExportSink implements Consumer<Event>, EventBroadcaster.Remembering, Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(ExportSink.class);
 
   /** No spam filter: a bucket that never empties. */
@@ -44,6 +45,12 @@ public final class ExportSink implements Consumer<Event>, Lifecycle {
     }
     this.correlator = new EventCorrelator(Objects.requireNonNull(clock), NO_SPAM_FILTER);
     this.exporters = List.copyOf(exporters);
+  }
+
+  /** Forgets what its correlator holds about the object with this UID. */
+  @Override
+  public void forget(String uid) {
+    correlator.forget(uid);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.jkubelet.agent.gc;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.MirrorClient;
@@ -39,8 +40,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Housekeeping ({@code HandlePodCleanups} upstream): kills and removes pods that are no longer
  * desired, keeps at most one dead container per container name, and forgets the state of pods that
- * are gone, and removes their directories and log directories (upstream's {@code
- * evictPodLogsDirectories}, through a callback). Only containers with an {@code
+ * are gone (the event correlators' entries too), and removes their directories and log directories
+ * (upstream's {@code evictPodLogsDirectories}, through a callback). Only containers with an {@code
  * io.kubernetes.pod.uid} label are ever touched: the runtime lists nothing else.
  *
  * <p>Not thread-safe: the caller runs it on one thread at a time.
@@ -68,6 +69,9 @@ public final class Housekeeping {
   /** Removes the log directories of pods the predicate says are no longer in use. */
   private final Consumer<Predicate<String>> podLogs;
 
+  /** Told of each pod gone, so the event pipeline forgets its events' correlation. */
+  private final EventRecorder events;
+
   private Instant lastContainerGc = Instant.EPOCH;
 
   public Housekeeping(
@@ -84,8 +88,10 @@ public final class Housekeeping {
       MirrorClient mirrors,
       ProbeManager probes,
       Consumer<Predicate<String>> podLogs,
+      EventRecorder events,
       Backoff... backoffs) {
     this.probes = probes;
+    this.events = events;
     this.podLogs = podLogs;
     this.mirrors = mirrors;
     this.runtime = runtime;
@@ -135,6 +141,7 @@ public final class Housekeeping {
       if (!desired.contains(uid) && !runtimePods.containsKey(uid)) {
         cache.delete(uid);
         reasons.forgetPod(uid);
+        events.forget(uid);
         for (Backoff b : backoffs) {
           b.forgetPrefix(uid + "/");
         }

@@ -43,4 +43,18 @@ class EventCachesTest {
         .contains("jkubelet_cache_capacity{cache=\"store_event_spam_filter\"} 4096.0")
         .contains("jkubelet_cache_capacity{cache=\"store_event_logger\"} 4096.0");
   }
+
+  @Test
+  void withoutAStoreOnlyTheQueuesAreShown() {
+    EventBroadcaster broadcaster = new EventBroadcaster().addWatcher("log", e -> {});
+    KubeletMetrics metrics = new KubeletMetrics("node1");
+    EventCaches.register(metrics.caches(), broadcaster, null);
+
+    String text =
+        new String(metrics.scrape(KubeletMetrics.Endpoint.METRICS), StandardCharsets.UTF_8);
+    assertThat(text)
+        .contains("jkubelet_cache_capacity{cache=\"event_queue_log\"} 1000.0")
+        .doesNotContain("event_store")
+        .doesNotContain("store_event_");
+  }
 }

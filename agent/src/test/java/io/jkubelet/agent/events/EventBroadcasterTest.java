@@ -134,6 +134,26 @@ class EventBroadcasterTest {
   }
 
   @Test
+  void forgettingAPodReachesTheCorrelatorsOfTheWatchersThatRememberIt() {
+    EventStore store = new EventStore(clock);
+    broadcaster = new EventBroadcaster().addWatcher("store", store).addWatcher("log", e -> {});
+    var recorder = new BroadcastRecorder(clock, "node1", broadcaster);
+    broadcaster.start();
+    recorder.event(Refs.pod(TestEvents.pod("ns", "p", "u")), EventType.Normal, "Pulled", "present");
+    await().atMost(WAIT).until(() -> store.size() == 1);
+    assertThat(store.correlatorCaches())
+        .extracting(EventCorrelator.CacheSize::entries)
+        .containsOnly(1);
+
+    recorder.forget("u");
+
+    assertThat(store.correlatorCaches())
+        .extracting(EventCorrelator.CacheSize::entries)
+        .containsOnly(0);
+    assertThat(store.size()).as("the stored event itself stays").isEqualTo(1);
+  }
+
+  @Test
   void aThrowingWatcherKeepsReceiving() {
     List<String> seen = new CopyOnWriteArrayList<>();
     broadcaster =

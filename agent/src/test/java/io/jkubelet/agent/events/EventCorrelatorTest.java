@@ -252,6 +252,32 @@ class EventCorrelatorTest {
   }
 
   @Test
+  void forgettingAnObjectEmptiesItsEntriesAndKeepsTheOthers() {
+    String pulled = "Container image \"busybox\" already present on machine";
+    correlator.correlate(normal("gone", "Pulled", pulled));
+    correlator.correlate(event("gone", null, "Normal", "Scheduled", "assigned"));
+    correlator.correlate(normal("kept", "Pulled", pulled));
+    // Aggregator and logger: a key per object and reason; spam filter: a key per object.
+    assertThat(correlator.caches())
+        .extracting(EventCorrelator.CacheSize::entries)
+        .containsExactly(3, 2, 3);
+
+    correlator.forget("uid-gone");
+
+    assertThat(correlator.caches())
+        .extracting(EventCorrelator.CacheSize::name, EventCorrelator.CacheSize::entries)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("aggregator", 1),
+            org.assertj.core.groups.Tuple.tuple("spam_filter", 1),
+            org.assertj.core.groups.Tuple.tuple("logger", 1));
+    // The object kept still patches its event; the forgotten one starts afresh.
+    assertThat(correlator.correlate(normal("kept", "Pulled", pulled)))
+        .isInstanceOf(Correlation.Update.class);
+    assertThat(correlator.correlate(normal("gone", "Pulled", pulled)))
+        .isInstanceOf(Correlation.Create.class);
+  }
+
+  @Test
   void anEvictedSpamRecordStartsWithAFullBucket() {
     var options = new CorrelatorOptions(1, 10, Duration.ofSeconds(600), 1.0 / 300, 2, false);
     var correlator = new EventCorrelator(clock, options);
