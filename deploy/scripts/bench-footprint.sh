@@ -9,7 +9,8 @@
 # of the new process and the kubelet API's /pods shows every pod Running with all its containers
 # running (the pods adopted, none restarted). After WARMUP seconds it measures, over an IDLE-second
 # window: CPU (utime + stime of the process, as a share of one core), RSS, threads (by name),
-# file descriptors, and the heap after a full GC (jcmd GC.run, then GC.heap_info).
+# file descriptors, and the heap after a full GC (jcmd GC.run, then the old generation's use in
+# GC.heap_info).
 #
 # Usage: deploy/scripts/bench-footprint.sh [PODS] [MINUTES]     (defaults: 110 0)
 #   MINUTES > 0: then a soak of MINUTES minutes (of each agent, with REFERENCE=1): pods are created
@@ -231,12 +232,15 @@ status_field() { awk -v k="$2:" '$1 == k {print $2}' "/proc/$1/status"; }
 thread_names() { { cat /proc/"$1"/task/*/comm 2>/dev/null || true; } | sed -E 's/[0-9]+/N/g' | sort | uniq -c | sort -rn; }
 # in_mib KIB: KiB as MiB, or "-" as it is.
 in_mib() { if [ "$1" = - ]; then echo -; else echo "$(($1 / 1024))"; fi; }
-# heap_after_gc PID: KiB used in the Java heap after a full GC ("-" for a Go process).
+# heap_after_gc PID: KiB used in the Java heap after a full GC ("-" for a Go process). A full
+# collection leaves the young generation empty, and what it holds by the time GC.heap_info answers
+# (another jcmd, a fraction of a second later) was allocated since: 0.5-3 MiB under the soak's
+# churn. So only the older generation counts where the heap has two (serial, parallel).
 heap_after_gc() {
   [ "$kind" = jkubelet ] || { echo -; return; }
   jcmd "$1" GC.run >/dev/null 2>&1 || { echo -; return; }
   # The heap's generations (or regions) are the lines that do not start with a space.
-  jcmd "$1" GC.heap_info 2>/dev/null | awk '/^[^ ]/ && / used / {
+  jcmd "$1" GC.heap_info 2>/dev/null | awk '/^[^ ]/ && / used / && $1 !~ /^(DefNew|PSYoungGen)$/ {
       for (i = 1; i <= NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?$/, "", v); s += v } }
     END { print s + 0 }'
 }
