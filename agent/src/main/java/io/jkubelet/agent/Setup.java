@@ -44,8 +44,8 @@ public record Setup(
 
   /**
    * The event pipeline behind the recorder: its broadcaster (started first, stopped last, so no
-   * event of the agent's own start or stop is lost) and the local store that {@code /events}
-   * serves.
+   * event of the agent's own start or stop is lost) and the local store that {@code /events} serves
+   * (an empty one where the read-only port is off and no store is kept).
    */
   public record EventPipeline(Lifecycle broadcaster, ReadOnlyServer.Events store) {
     /** No pipeline: for tests that give a recorder of their own. */

@@ -18,16 +18,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A broadcaster watcher that keeps the newest events in memory, for standalone mode, where there is
- * no API server to hold them: the read-only port serves them at {@code /events}.
+ * A broadcaster watcher that keeps the newest events in memory, above all for standalone mode,
+ * where there is no API server to hold them: the read-only port serves them at {@code /events}, and
+ * the agent keeps a store only where that port is on.
  *
  * <p>It runs its own {@link EventCorrelator} (jkubelet's defaults) so that repeated events carry a
  * count and a first timestamp here too, as {@code kubectl describe} would show them: an Update
  * applies the patch's {@code count}, {@code lastTimestamp} and {@code message} to the stored event
  * of that name. At most {@code capacity} events are kept; the least recently written goes first.
  *
- * <p>Thread-safe: every method is {@code synchronized}, guarding {@code events}. {@link #list}
- * returns copies.
+ * <p>Thread-safe: every method but {@link #forget} (which only reaches the thread-safe correlator)
+ * is {@code synchronized}, guarding {@code events}. {@link #list} returns copies.
  */
 public final class EventStore implements Consumer<Event>, EventBroadcaster.Remembering {
   private static final Logger log = LoggerFactory.getLogger(EventStore.class);
