@@ -1,51 +1,43 @@
 package io.jkubelet.agent.server;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.Reader;
-import java.io.StringWriter;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
-import java.security.KeyPair;
-import java.security.KeyPairGenerator;
+import java.security.KeyFactory;
 import java.security.PrivateKey;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.security.spec.ECGenParameterSpec;
+import java.security.spec.PKCS8EncodedKeySpec;
 import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Date;
+import java.util.Base64;
 import java.util.List;
-import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
-import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x509.BasicConstraints;
-import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
-import org.bouncycastle.asn1.x509.Extension;
-import org.bouncycastle.asn1.x509.GeneralName;
-import org.bouncycastle.asn1.x509.GeneralNames;
-import org.bouncycastle.asn1.x509.KeyPurposeId;
-import org.bouncycastle.asn1.x509.KeyUsage;
-import org.bouncycastle.cert.X509CertificateHolder;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
-import org.bouncycastle.openssl.PEMKeyPair;
-import org.bouncycastle.openssl.PEMParser;
-import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
-import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
-import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
-import org.bouncycastle.operator.OperatorCreationException;
-import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The serving certificate: read from PEM files ({@code --tls-cert-file}/{@code
  * --tls-private-key-file}), or, as upstream does without them, a self-signed one kept in {@code
  * <cert-dir>/kubelet.crt} and {@code kubelet.key}, made once and reused while both files exist.
+ *
+ * <p>Certificates and PKCS#8 keys (what jkubelet writes, and {@code openssl} by default) are read
+ * with the JDK alone; {@link CertificateMaker} (Bouncy Castle) only makes a certificate or reads a
+ * key in an older encoding (PKCS#1 RSA, SEC1 EC). NOTE: Bouncy Castle's jars are signed, so each
+ * start that loads them verifies their signatures, and the class-data archive cannot hold their
+ * classes: 160 classes read and verified while the node starts, which a restart no longer pays.
  */
 public record ServingCerts(PrivateKey key, List<X509Certificate> chain) {
+  /** {@code -----BEGIN label-----}, its base64 body and the matching end line. */
+  private static final Pattern BLOCK =
+      Pattern.compile("-----BEGIN ([A-Z0-9 ]+)-----(.*?)-----END \\1-----", Pattern.DOTALL);
+
+  /** The key algorithms a PKCS#8 key is tried with, most common first. */
+  private static final List<String> KEY_ALGORITHMS = List.of("RSA", "EC", "Ed25519", "Ed448");
+
   public ServingCerts {
     chain = List.copyOf(chain);
   }
@@ -55,18 +47,17 @@ public record ServingCerts(PrivateKey key, List<X509Certificate> chain) {
     return new ServingCerts(readKey(keyFile), readCerts(certFile));
   }
 
-  /** Every certificate of a PEM file, in order. */
+  /** Every certificate of a PEM file, in order; other blocks in it (a key, say) are skipped. */
   public static List<X509Certificate> readCerts(Path file) throws IOException {
     List<X509Certificate> out = new ArrayList<>();
-    try (Reader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
-        PEMParser p = new PEMParser(r)) {
-      JcaX509CertificateConverter conv = new JcaX509CertificateConverter();
-      for (Object o = p.readObject(); o != null; o = p.readObject()) {
-        if (o instanceof X509CertificateHolder h) {
-          out.add(conv.getCertificate(h));
+    try {
+      CertificateFactory factory = CertificateFactory.getInstance("X.509");
+      for (Block b : blocks(file)) {
+        if (b.label().equals("CERTIFICATE")) {
+          out.add((X509Certificate) factory.generateCertificate(new ByteArrayInputStream(b.der())));
         }
       }
-    } catch (GeneralSecurityException e) {
+    } catch (CertificateException e) {
       throw new IOException(file + ": " + e.getMessage(), e);
     }
     if (out.isEmpty()) {
@@ -76,19 +67,50 @@ public record ServingCerts(PrivateKey key, List<X509Certificate> chain) {
   }
 
   private static PrivateKey readKey(Path file) throws IOException {
-    try (Reader r = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
-        PEMParser p = new PEMParser(r)) {
-      JcaPEMKeyConverter conv = new JcaPEMKeyConverter();
-      for (Object o = p.readObject(); o != null; o = p.readObject()) {
-        if (o instanceof PEMKeyPair kp) {
-          return conv.getKeyPair(kp).getPrivate();
+    for (Block b : blocks(file)) {
+      switch (b.label()) {
+        case "PRIVATE KEY" -> {
+          return pkcs8(file, b.der());
         }
-        if (o instanceof PrivateKeyInfo info) {
-          return conv.getPrivateKey(info);
+        case "RSA PRIVATE KEY", "EC PRIVATE KEY" -> {
+          return CertificateMaker.privateKey(file, b.text());
         }
+        default -> {}
       }
     }
     throw new IOException(file + ": no private key in it");
+  }
+
+  private static PrivateKey pkcs8(Path file, byte[] der) throws IOException {
+    PKCS8EncodedKeySpec spec = new PKCS8EncodedKeySpec(der);
+    for (String algorithm : KEY_ALGORITHMS) {
+      try {
+        return KeyFactory.getInstance(algorithm).generatePrivate(spec);
+      } catch (GeneralSecurityException e) {
+        // not this algorithm's key: the next
+      }
+    }
+    throw new IOException(file + ": the private key is none of " + KEY_ALGORITHMS);
+  }
+
+  /** A PEM block: its label, its bytes and its whole text (from its begin line to its end line). */
+  private record Block(String label, byte[] der, String text) {}
+
+  private static List<Block> blocks(Path file) throws IOException {
+    // Latin-1 reads any byte, so that stray text around the blocks never fails the read.
+    String pem = Files.readString(file, StandardCharsets.ISO_8859_1);
+    List<Block> out = new ArrayList<>();
+    Matcher m = BLOCK.matcher(pem);
+    while (m.find()) {
+      byte[] der;
+      try {
+        der = Base64.getMimeDecoder().decode(m.group(2).trim());
+      } catch (IllegalArgumentException e) {
+        throw new IOException(file + ": its " + m.group(1) + " is not valid base64", e);
+      }
+      out.add(new Block(m.group(1), der, m.group()));
+    }
+    return out;
   }
 
   /**
@@ -102,69 +124,6 @@ public record ServingCerts(PrivateKey key, List<X509Certificate> chain) {
     if (Files.isRegularFile(crt) && Files.isRegularFile(key)) {
       return read(crt, key);
     }
-    Files.createDirectories(certDir);
-    try {
-      // An ECDSA P-256 key, where upstream makes an RSA 2048 one: as safe, and made in a
-      // millisecond
-      // rather than the seconds a 2048-bit prime search takes on a busy node's first start.
-      KeyPairGenerator gen = KeyPairGenerator.getInstance("EC");
-      gen.initialize(new ECGenParameterSpec("secp256r1"));
-      KeyPair kp = gen.generateKeyPair();
-      X509Certificate cert = sign(kp, hostname, addresses, clock.instant());
-      Files.writeString(crt, pem(cert));
-      Files.writeString(key, pem(new JcaPKCS8Generator(kp.getPrivate(), null)));
-      Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
-      return new ServingCerts(kp.getPrivate(), List.of(cert));
-    } catch (GeneralSecurityException | OperatorCreationException e) {
-      throw new IOException("cannot make a self-signed certificate: " + e.getMessage(), e);
-    }
-  }
-
-  private static X509Certificate sign(
-      KeyPair kp, String hostname, List<String> addresses, Instant now)
-      throws GeneralSecurityException, OperatorCreationException, IOException {
-    List<GeneralName> names = new ArrayList<>();
-    names.add(new GeneralName(GeneralName.dNSName, hostname));
-    names.add(new GeneralName(GeneralName.dNSName, "localhost"));
-    List<String> ips = new ArrayList<>(addresses);
-    ips.add("127.0.0.1");
-    for (String ip : ips.stream().distinct().toList()) {
-      if (!ip.isEmpty() && !ip.equals("0.0.0.0")) {
-        names.add(new GeneralName(GeneralName.iPAddress, ip));
-      }
-    }
-    X500Name subject = new X500Name("CN=" + hostname + "@" + now.getEpochSecond());
-    var builder =
-        new JcaX509v3CertificateBuilder(
-                subject,
-                BigInteger.valueOf(now.toEpochMilli()),
-                Date.from(now.minus(Duration.ofHours(1))),
-                Date.from(now.plus(Duration.ofDays(365))),
-                subject,
-                kp.getPublic())
-            .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
-            .addExtension(
-                Extension.keyUsage,
-                true,
-                new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment))
-            .addExtension(
-                Extension.extendedKeyUsage,
-                false,
-                new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
-            .addExtension(
-                Extension.subjectAlternativeName,
-                false,
-                new GeneralNames(names.toArray(GeneralName[]::new)));
-    return new JcaX509CertificateConverter()
-        .getCertificate(
-            builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(kp.getPrivate())));
-  }
-
-  private static String pem(Object o) throws IOException {
-    StringWriter out = new StringWriter();
-    try (JcaPEMWriter w = new JcaPEMWriter(out)) {
-      w.writeObject(o);
-    }
-    return out.toString();
+    return CertificateMaker.selfSigned(crt, key, hostname, addresses, clock.instant());
   }
 }

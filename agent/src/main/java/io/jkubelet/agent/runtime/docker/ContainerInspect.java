@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.transport.DockerHttpClient;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
@@ -35,9 +36,26 @@ final class ContainerInspect {
   private static final JsonFactory JSON = new JsonFactory();
 
   private final DockerHttpClient http;
+  private final DockerClient api;
 
+  /** Reads on {@code http}. */
   ContainerInspect(DockerHttpClient http) {
+    this(http, null);
+  }
+
+  private ContainerInspect(DockerHttpClient http, DockerClient api) {
     this.http = http;
+    this.api = api;
+  }
+
+  /**
+   * Reads on {@code api}'s transport when it is at hand ({@link DockerClients#transportOf}), else
+   * through docker-java's {@code inspectContainerCmd}.
+   */
+  static ContainerInspect of(DockerClient api) {
+    return DockerClients.transportOf(api)
+        .map(ContainerInspect::new)
+        .orElseGet(() -> new ContainerInspect(null, api));
   }
 
   /**
@@ -46,6 +64,9 @@ final class ContainerInspect {
    * way; other engine errors likewise.
    */
   Inspected inspect(String id) {
+    if (http == null) {
+      return Inspected.of(api.inspectContainerCmd(id).exec());
+    }
     DockerHttpClient.Request request =
         DockerHttpClient.Request.builder()
             .method(DockerHttpClient.Request.Method.GET)
@@ -80,7 +101,7 @@ final class ContainerInspect {
       Inspected.State state = null;
       String networkMode = null;
       Network network = new Network(null, Map.of());
-      Config config = new Config(null, null);
+      Config config = new Config(null, null, false);
       List<Inspected.Mount> mounts = null;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
@@ -109,13 +130,14 @@ final class ContainerInspect {
           network.ips(),
           config.image(),
           config.labels(),
+          config.tty(),
           mounts);
     }
   }
 
   private record Network(String ip, Map<String, String> ips) {}
 
-  private record Config(String image, Map<String, String> labels) {}
+  private record Config(String image, Map<String, String> labels, boolean tty) {}
 
   private static Inspected.State state(JsonParser p, JsonToken value) throws IOException {
     if (value != JsonToken.START_OBJECT) {
@@ -170,9 +192,10 @@ final class ContainerInspect {
   private static Config config(JsonParser p, JsonToken value) throws IOException {
     String image = null;
     Map<String, String> labels = null;
+    boolean tty = false;
     if (value != JsonToken.START_OBJECT) {
       p.skipChildren();
-      return new Config(null, null);
+      return new Config(null, null, false);
     }
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
@@ -181,11 +204,13 @@ final class ContainerInspect {
         image = ContainerList.scalar(p, v);
       } else if (field.equals("Labels") && v == JsonToken.START_OBJECT) {
         labels = entries(p, ContainerList::scalar);
+      } else if (field.equals("Tty")) {
+        tty = v == JsonToken.VALUE_TRUE;
       } else {
         p.skipChildren();
       }
     }
-    return new Config(image, labels);
+    return new Config(image, labels, tty);
   }
 
   private static List<Inspected.Mount> mounts(JsonParser p, JsonToken value) throws IOException {

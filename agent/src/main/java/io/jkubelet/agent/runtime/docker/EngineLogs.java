@@ -36,17 +36,31 @@ final class EngineLogs {
 
   private final DockerClients clients;
   private final String host;
+  private final ContainerInspect containers;
 
   EngineLogs(DockerClients clients, String host) {
     this.clients = clients;
     this.host = host;
+    this.containers = ContainerInspect.of(clients.api());
   }
 
-  /** Entries with their times, from {@code since} on, following until the container stops. */
+  /**
+   * Entries with their times, from {@code since} on, following until the container stops. Only
+   * whether the container has a terminal is read of its inspect, by the streamed {@link
+   * ContainerInspect}: the log collector follows every container of the node after a restart, while
+   * the JVM is still cold.
+   */
   AutoCloseable follow(String containerId, Optional<Instant> since, LogEntrySink sink) {
     String query = "follow=1&timestamps=1" + since.map(EngineLogs::since).orElse("");
+    boolean tty;
+    try {
+      tty = containers.inspect(containerId).tty();
+    } catch (RuntimeException e) {
+      throw DockerErrors.translate(e, null);
+    }
     return open(
-        inspect(containerId),
+        containerId,
+        tty,
         query,
         true,
         new Frames() {
@@ -77,7 +91,8 @@ final class EngineLogs {
             + (r.tailLines().isPresent() ? "&tail=" + r.tailLines().getAsLong() : "")
             + r.since().map(EngineLogs::since).orElse("");
     return open(
-        inspected,
+        inspected.getId(),
+        inspected.getConfig() != null && Boolean.TRUE.equals(inspected.getConfig().getTty()),
         query,
         false,
         new Frames() {
@@ -108,10 +123,7 @@ final class EngineLogs {
   }
 
   private AutoCloseable open(
-      InspectContainerResponse inspected, String query, boolean lines, Frames frames) {
-    String containerId = inspected.getId();
-    boolean tty =
-        inspected.getConfig() != null && Boolean.TRUE.equals(inspected.getConfig().getTty());
+      String containerId, boolean tty, String query, boolean lines, Frames frames) {
     Hijack conn =
         Hijack.get(host, "/containers/" + containerId + "/logs?stdout=1&stderr=1&" + query);
     Reader reader = new Reader(conn, tty, lines, frames);

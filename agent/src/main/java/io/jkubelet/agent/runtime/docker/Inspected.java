@@ -23,6 +23,8 @@ import java.util.Map;
  *     it has none), in the engine's order
  * @param configImage {@code Config.Image}: the image as the container was created with it
  * @param labels {@code Config.Labels}, never null
+ * @param tty {@code Config.Tty}: whether the container has a terminal (its output then one stream,
+ *     not multiplexed)
  * @param mounts {@code Mounts}, never null
  */
 record Inspected(
@@ -36,6 +38,7 @@ record Inspected(
     Map<String, String> networkIps,
     String configImage,
     Map<String, String> labels,
+    boolean tty,
     List<Mount> mounts) {
 
   Inspected {
@@ -104,6 +107,7 @@ record Inspected(
         ips,
         config == null ? null : config.getImage(),
         config == null ? null : config.getLabels(),
+        config != null && Boolean.TRUE.equals(config.getTty()),
         mounts);
   }
 

@@ -34,9 +34,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Lists the kubelet's containers and inspects one pod's: the engine calls behind {@link
  * DockerRuntime#listContainers} and {@link DockerRuntime#podStatus}, mapped by {@link
- * InspectMapping}; both listings are streamed by {@link ContainerList} when the client's transport
- * is at hand (docker-java's binding otherwise). A pod's containers and images are inspected in
- * parallel on a small pool whose threads start on demand and die after 30 s idle.
+ * InspectMapping}; the listings are streamed by {@link ContainerList} and the inspects by {@link
+ * ContainerInspect} when the client's transport is at hand (docker-java's binding otherwise). A
+ * pod's containers and images are inspected in parallel on a small pool whose threads start on
+ * demand and die after 30 s idle.
  *
  * <p>Thread-safe: the pool and the image-ref cache are concurrent.
  */
@@ -54,7 +55,7 @@ final class PodInspector {
 
   private final DockerClient api;
   private final ContainerList fastList;
-  private final ContainerInspect fastInspect;
+  private final ContainerInspect containers;
   private final ThreadPoolExecutor pool;
   private final TerminationMessages terminations;
 
@@ -68,7 +69,7 @@ final class PodInspector {
     this.api = api;
     var transport = DockerClients.transportOf(api);
     this.fastList = transport.map(ContainerList::new).orElse(null);
-    this.fastInspect = transport.map(ContainerInspect::new).orElse(null);
+    this.containers = ContainerInspect.of(api);
     this.terminations = new TerminationMessages(api);
     this.pool =
         new ThreadPoolExecutor(
@@ -111,7 +112,7 @@ final class PodInspector {
     if (ids.isEmpty()) {
       return PodStatus.empty(pod);
     }
-    Map<String, Inspected> inspected = inParallel(ids, this::inspect);
+    Map<String, Inspected> inspected = inParallel(ids, containers::inspect);
 
     List<String> imageIds =
         inspected.values().stream()
@@ -156,16 +157,6 @@ final class PodInspector {
     } catch (RuntimeException e) {
       throw DockerErrors.translate(e, null);
     }
-  }
-
-  /**
-   * One container's inspect: read by {@link ContainerInspect} when the client's transport is at
-   * hand, else through docker-java.
-   */
-  private Inspected inspect(String id) {
-    return fastInspect != null
-        ? fastInspect.inspect(id)
-        : Inspected.of(api.inspectContainerCmd(id).exec());
   }
 
   private String imageRef(String imageId) {

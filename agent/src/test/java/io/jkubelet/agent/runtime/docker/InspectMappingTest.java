@@ -225,6 +225,13 @@ class InspectMappingTest {
     assertThat(status.imageRef()).isEmpty();
   }
 
+  @Test
+  void bothParsersReadWhetherTheContainerHasATerminal() {
+    assertThat(inspected("{\"Id\": \"c3\", \"Config\": {\"Tty\": true}}").tty()).isTrue();
+    assertThat(inspected("{\"Id\": \"c3\", \"Config\": {\"Tty\": false}}").tty()).isFalse();
+    assertThat(inspected("{\"Id\": \"c3\"}").tty()).isFalse();
+  }
+
   private static Inspected sandbox(boolean running, String networkMode) {
     Map<String, String> labels = Labels.podLabels(POD, "POD", Labels.TYPE_SANDBOX);
     return inspected(
