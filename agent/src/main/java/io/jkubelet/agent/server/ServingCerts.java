@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  * with the JDK alone; {@link CertificateMaker} (Bouncy Castle) only makes a certificate or reads a
  * key in an older encoding (PKCS#1 RSA, SEC1 EC). NOTE: Bouncy Castle's jars are signed, so each
  * start that loads them verifies their signatures, and the class-data archive cannot hold their
- * classes: 160 classes read and verified while the node starts, which a restart no longer pays.
+ * classes: 158 classes read and verified while the node starts, which a restart no longer pays.
  */
 public record ServingCerts(PrivateKey key, List<X509Certificate> chain) {
   /** {@code -----BEGIN label-----}, its base64 body and the matching end line. */
@@ -104,7 +104,7 @@ public record ServingCerts(PrivateKey key, List<X509Certificate> chain) {
     while (m.find()) {
       byte[] der;
       try {
-        der = Base64.getMimeDecoder().decode(m.group(2).trim());
+        der = Base64.getMimeDecoder().decode(m.group(2));
       } catch (IllegalArgumentException e) {
         throw new IOException(file + ": its " + m.group(1) + " is not valid base64", e);
       }

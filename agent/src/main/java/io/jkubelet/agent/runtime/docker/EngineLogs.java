@@ -92,7 +92,7 @@ final class EngineLogs {
             + r.since().map(EngineLogs::since).orElse("");
     return open(
         inspected.getId(),
-        inspected.getConfig() != null && Boolean.TRUE.equals(inspected.getConfig().getTty()),
+        Inspected.tty(inspected.getConfig()),
         query,
         false,
         new Frames() {

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.runtime.docker;
 
 import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.model.ContainerConfig;
 import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.NetworkSettings;
 import java.util.LinkedHashMap;
@@ -107,8 +108,13 @@ record Inspected(
         ips,
         config == null ? null : config.getImage(),
         config == null ? null : config.getLabels(),
-        config != null && Boolean.TRUE.equals(config.getTty()),
+        tty(config),
         mounts);
+  }
+
+  /** {@code Config.Tty} of docker-java's answer: false when absent. */
+  static boolean tty(ContainerConfig config) {
+    return config != null && Boolean.TRUE.equals(config.getTty());
   }
 
   @SuppressWarnings("deprecation")
