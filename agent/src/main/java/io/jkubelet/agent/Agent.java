@@ -254,7 +254,8 @@ public final class Agent implements Lifecycle {
             oomEvents,
             setup.recorder(),
             probes::health,
-            probes::failedProbe);
+            probes::failedProbe,
+            setup.network()::networkError);
     return new PodWorkers(
         new InstrumentedPodSync(sync, metrics, setup.statuses()::getPodStatus, clock),
         workQueue,
@@ -380,6 +381,7 @@ public final class Agent implements Lifecycle {
         .recorder()
         .event(Refs.node(options.nodeName()), EventType.Normal, "Starting", "Starting kubelet.");
     setup.statuses().start();
+    setup.network().start(); // its attachments are read before the first sync asks for an IP
     probes.start();
     // The servers' TLS set-up (loading the native TLS library) takes a second or more on a busy
     // node: it runs beside the first relist and the pod sources' first lists, which every pod's
@@ -427,6 +429,7 @@ public final class Agent implements Lifecycle {
     Executors2.shutdown(workerExecutor, 5000);
     objects().stop();
     probes.stop(); // after the pod workers: their hooks share its HTTP client
+    setup.network().stop();
     if (server != null) {
       server.stop();
     }
@@ -435,6 +438,10 @@ public final class Agent implements Lifecycle {
     setup.events().broadcaster().stop();
   }
 
+  /**
+   * The node's readiness: the loop, the PLEG, the runtime, and the pods' network (upstream's {@code
+   * runtime network not ready}).
+   */
   @Override
   public Health healthy() {
     for (Health h : List.of(loop.healthy(), pleg.healthy(), runtimeHealth())) {
@@ -442,7 +449,7 @@ public final class Agent implements Lifecycle {
         return h;
       }
     }
-    return Health.OK;
+    return setup.network().networkError().map(Health::failing).orElse(Health.OK);
   }
 
   private Health runtimeHealth() {

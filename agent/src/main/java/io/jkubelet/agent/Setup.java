@@ -2,6 +2,7 @@ package io.jkubelet.agent;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.network.PodNetwork;
 import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pod.MirrorClient;
@@ -19,6 +20,8 @@ import java.util.List;
  * @param host the node's IP and machine facts, read before building
  * @param statuses the status manager: local in standalone mode, the API writer in cluster mode
  * @param cluster null in standalone mode
+ * @param network the pods' network; {@code runtime} is already {@link PodNetwork#wrap wrapped} by
+ *     it
  */
 public record Setup(
     KubeletOptions options,
@@ -28,7 +31,21 @@ public record Setup(
     StatusManager statuses,
     Time time,
     Setup.Cluster cluster,
-    Setup.EventPipeline events) {
+    Setup.EventPipeline events,
+    PodNetwork network) {
+
+  /** A setup on Docker's own bridge network. */
+  public Setup(
+      KubeletOptions options,
+      HostFacts host,
+      Runtime runtime,
+      EventRecorder recorder,
+      StatusManager statuses,
+      Time time,
+      Setup.Cluster cluster,
+      Setup.EventPipeline events) {
+    this(options, host, runtime, recorder, statuses, time, cluster, events, PodNetwork.NONE);
+  }
 
   /**
    * What cluster mode adds to standalone mode: a client for the pods bound to this node, the node's

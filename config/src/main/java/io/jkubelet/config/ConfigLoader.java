@@ -90,6 +90,8 @@ public final class ConfigLoader {
     integer("containerLogMaxFiles", Builder::containerLogMaxFiles);
     bool("enableSystemLogHandler", Builder::enableSystemLogHandler);
     FIELDS.put("eventExport", ConfigLoader::eventExport);
+    string("hairpinMode", (b, v) -> b.network(b.network().withHairpinMode(v)));
+    string("podCIDR", (b, v) -> b.network(b.network().withPodCIDR(v)));
   }
 
   private static void eventExport(Builder b, JsonNode v) {

@@ -71,6 +71,8 @@ import java.util.Objects;
  *     shows the whole directory to anyone allowed {@code nodes/log})
  * @param eventExport not an upstream field: where jkubelet exports its own events (Elasticsearch or
  *     OpenSearch, a JSON-lines file); default {@link EventExport#NONE}
+ * @param network the file's {@code hairpinMode} and {@code podCIDR}; default {@link
+ *     NetworkSettings#DEFAULTS}
  */
 public record KubeletConfiguration(
     String staticPodPath,
@@ -106,7 +108,8 @@ public record KubeletConfiguration(
     String containerLogMaxSize,
     int containerLogMaxFiles,
     boolean enableSystemLogHandler,
-    EventExport eventExport) {
+    EventExport eventExport,
+    NetworkSettings network) {
 
   /**
    * {@code authentication}: {@code x509.clientCAFile}, {@code webhook.enabled}, {@code
@@ -236,6 +239,7 @@ public record KubeletConfiguration(
     Objects.requireNonNull(healthzBindAddress, "healthzBindAddress");
     Objects.requireNonNull(containerLogMaxSize, "containerLogMaxSize");
     Objects.requireNonNull(eventExport, "eventExport");
+    Objects.requireNonNull(network, "network");
     Map<String, List<String>> headers = new LinkedHashMap<>();
     staticPodURLHeader.forEach(
         (name, values) ->
@@ -311,6 +315,7 @@ public record KubeletConfiguration(
     private boolean enableDebuggingHandlers = true;
     private String containerLogMaxSize = "10Mi";
     private EventExport eventExport = EventExport.NONE;
+    private NetworkSettings network = NetworkSettings.DEFAULTS;
     private int containerLogMaxFiles = 5;
     private boolean enableSystemLogHandler = false;
 
@@ -351,11 +356,22 @@ public record KubeletConfiguration(
       containerLogMaxFiles = c.containerLogMaxFiles;
       enableSystemLogHandler = c.enableSystemLogHandler;
       eventExport = c.eventExport;
+      network = c.network;
     }
 
     public Builder eventExport(EventExport value) {
       eventExport = value;
       return this;
+    }
+
+    public Builder network(NetworkSettings value) {
+      network = value;
+      return this;
+    }
+
+    /** The current {@code hairpinMode} and {@code podCIDR}, for overlaying one of them. */
+    public NetworkSettings network() {
+      return network;
     }
 
     /** The current {@code eventExport}, for overlaying one of its fields. */
@@ -577,7 +593,8 @@ public record KubeletConfiguration(
           containerLogMaxSize,
           containerLogMaxFiles,
           enableSystemLogHandler,
-          eventExport);
+          eventExport,
+          network);
     }
   }
 }

@@ -15,6 +15,7 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.metrics.EventCollector;
 import io.jkubelet.agent.metrics.RestClientMetrics;
 import io.jkubelet.agent.metrics.StatusCollector;
+import io.jkubelet.agent.network.PodNetwork;
 import io.jkubelet.agent.node.HeartbeatClient;
 import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeOptions;
@@ -57,7 +58,8 @@ final class ClusterMode {
       Time time,
       EventBroadcaster broadcaster,
       Setup.EventPipeline events,
-      Agent.Monitoring monitoring) {
+      Agent.Monitoring monitoring,
+      PodNetwork network) {
     KubeletConfiguration config = options.config();
     RestClientMetrics requests = new RestClientMetrics(monitoring.metrics());
     Function<Config, KubernetesClient> client = c -> client(c, requests);
@@ -81,6 +83,7 @@ final class ClusterMode {
                     ? Health.failing("jkubelet is starting")
                     : agent.get().healthy(),
             recorder);
+    network.podCidrsFrom(() -> podCidrs(node));
     KubernetesClient pods = client.apply(base);
     MirrorClient mirrors =
         new MirrorClient(
@@ -114,10 +117,23 @@ final class ClusterMode {
                 statuses,
                 time,
                 new Setup.Cluster(pods, node, mirrors, new WatchPodObjects(client.apply(base))),
-                events),
+                events,
+                network),
             monitoring);
     agent.set(kubelet);
     return kubelet;
+  }
+
+  /** The Node's {@code spec.podCIDRs} (or its one {@code podCIDR}) as last reported; or none. */
+  static List<String> podCidrs(NodeStatusManager node) {
+    return node.lastReported()
+        .map(io.fabric8.kubernetes.api.model.Node::getSpec)
+        .map(
+            spec ->
+                spec.getPodCIDRs() != null && !spec.getPodCIDRs().isEmpty()
+                    ? spec.getPodCIDRs()
+                    : spec.getPodCIDR() == null ? List.<String>of() : List.of(spec.getPodCIDR()))
+        .orElse(List.of());
   }
 
   private static ApiStatusManager statusManager(

@@ -13,6 +13,9 @@ import io.jkubelet.agent.metrics.EventCollector;
 import io.jkubelet.agent.metrics.ExportCollector;
 import io.jkubelet.agent.metrics.InstrumentedRuntime;
 import io.jkubelet.agent.metrics.KubeletMetrics;
+import io.jkubelet.agent.network.NetworkOptions;
+import io.jkubelet.agent.network.PluginNetwork;
+import io.jkubelet.agent.network.PodNetwork;
 import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeFlags;
 import io.jkubelet.agent.runtime.Labels;
@@ -67,6 +70,10 @@ public final class RunCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin LogFlags logFlags = new LogFlags();
   @picocli.CommandLine.Mixin ExportFlags exportFlags = new ExportFlags();
+  @picocli.CommandLine.Mixin NetworkFlags networkFlags = new NetworkFlags();
+
+  /** The network plugin's options, read by {@link #options()}. */
+  NetworkOptions network = NetworkOptions.NONE;
 
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
   private static final Pattern NODE_NAME =
@@ -250,7 +257,8 @@ public final class RunCommand implements Callable<Integer> {
     // The engine's root directory, for the image file system's stats, is asked for by the first
     // stats request rather than during the start.
     var monitoring = new Agent.Monitoring(metrics, () -> docker.rootDir().orElse(null));
-    var runtime = new InstrumentedRuntime(docker, metrics, clock);
+    PodNetwork podNetwork = PluginNetwork.create(network, time.schedulers(), recorder);
+    var runtime = new InstrumentedRuntime(podNetwork.wrap(docker), metrics, clock);
     Agent kubelet;
     if (base != null) {
       kubelet =
@@ -269,13 +277,22 @@ public final class RunCommand implements Callable<Integer> {
               time,
               broadcaster,
               events,
-              monitoring);
+              monitoring,
+              podNetwork);
     } else {
       metrics.register(new EventCollector(broadcaster::recorded, broadcaster::dropped, null, null));
       kubelet =
           new Agent(
               new Setup(
-                  options, host, runtime, recorder, new LocalStatusManager(), time, null, events),
+                  options,
+                  host,
+                  runtime,
+                  recorder,
+                  new LocalStatusManager(),
+                  time,
+                  null,
+                  events,
+                  podNetwork),
               monitoring);
     }
     EventCaches.register(metrics.caches(), broadcaster, store);
@@ -341,12 +358,14 @@ public final class RunCommand implements Callable<Integer> {
     podFlags.overlay(cfg, flagOf);
     exportFlags.overlay(cfg, flagOf);
     serverFlags.overlay(cfg, flagOf);
+    networkFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
       PodFlags.checkSysctls(config);
       ServerFlags.requireClientForWebhooks(config, kubeconfig != null);
       checkLogMaxSize(config);
+      network = networkFlags.options(config, flagOf);
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
       throw flag == null ? e : new ConfigException(flag, e.problem(), e);

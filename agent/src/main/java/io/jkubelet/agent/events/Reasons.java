@@ -40,6 +40,10 @@ public final class Reasons {
   public static final String FAILED_SYNC = "FailedSync";
   public static final String SANDBOX_CHANGED = "SandboxChanged";
   public static final String FAILED_CREATE_POD_SANDBOX = "FailedCreatePodSandBox";
+
+  /** Not upstream's: a pod asks for a host port that the node's CNI network cannot map. */
+  public static final String HOST_PORT_IGNORED = "HostPortIgnored";
+
   public static final String STARTING_KUBELET = "Starting";
 
   // Node events: the message is "Node %s status is now: %s" with the reason.

@@ -19,6 +19,17 @@ public final class Refs {
         .build();
   }
 
+  /** A pod known by its namespace, name and UID only, as the runtime knows it. */
+  public static ObjectReference pod(String namespace, String name, String uid) {
+    return new ObjectReferenceBuilder()
+        .withApiVersion("v1")
+        .withKind("Pod")
+        .withNamespace(namespace)
+        .withName(name)
+        .withUid(uid)
+        .build();
+  }
+
   /** A container of the pod: {@code spec.containers{name}} or {@code spec.initContainers{name}}. */
   public static ObjectReference container(Pod pod, String container, boolean init) {
     ObjectReference ref = pod(pod);

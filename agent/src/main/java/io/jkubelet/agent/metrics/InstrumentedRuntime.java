@@ -102,6 +102,11 @@ public final class InstrumentedRuntime implements Runtime {
   }
 
   @Override
+  public String sandboxNetNs(String sandboxId) {
+    return delegate.sandboxNetNs(sandboxId);
+  }
+
+  @Override
   public void stopPodSandbox(String sandboxId, Duration grace) {
     run("stop_podsandbox", () -> delegate.stopPodSandbox(sandboxId, grace));
   }

@@ -34,6 +34,15 @@ public record PodStatus(
         .orElse("");
   }
 
+  /** The pod IPs of the newest ready sandbox, the primary first; empty when none. */
+  public List<String> ips() {
+    return sandboxes.stream()
+        .filter(SandboxStatus::ready)
+        .map(SandboxStatus::ips)
+        .findFirst()
+        .orElse(List.of());
+  }
+
   /** The newest container of that name, if any. */
   public Optional<ContainerStatus> latest(String containerName) {
     return containers.stream().filter(c -> c.name().equals(containerName)).findFirst();

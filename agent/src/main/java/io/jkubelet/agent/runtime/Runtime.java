@@ -49,6 +49,12 @@ public interface Runtime {
   /** Stops a sandbox's container (SIGTERM, then SIGKILL after {@code grace}). */
   void stopPodSandbox(String sandboxId, Duration grace);
 
+  /**
+   * The path of a running sandbox's network namespace ({@code /proc/<pid>/ns/net}), as dockershim's
+   * {@code GetNetNS}, for a network plugin; "" when the sandbox does not run or does not exist.
+   */
+  String sandboxNetNs(String sandboxId);
+
   /** Removes a stopped sandbox. Missing sandboxes are not an error. */
   void removePodSandbox(String sandboxId);
 

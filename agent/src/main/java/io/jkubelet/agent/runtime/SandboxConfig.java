@@ -19,6 +19,9 @@ import java.util.Objects;
  * @param cpuShares CPU shares for the sandbox (2 is Docker's minimum), or 0 for the default
  * @param security the pod-level user, groups, namespaces and sysctls
  * @param dns the sandbox's resolv.conf, shared by its containers; null keeps the runtime's
+ * @param annotations the pod's annotations (a network plugin reads its bandwidth from them)
+ * @param pluginNetwork whether a network plugin gives the sandbox its network: the runtime then
+ *     creates it with none of its own (no bridge, no port bindings), as dockershim with CNI
  */
 public record SandboxConfig(
     PodRef pod,
@@ -31,7 +34,38 @@ public record SandboxConfig(
     Map<String, String> labels,
     long cpuShares,
     Security security,
-    Dns dns) {
+    Dns dns,
+    Map<String, String> annotations,
+    boolean pluginNetwork) {
+
+  /** A sandbox on the runtime's own network, without annotations. */
+  public SandboxConfig(
+      PodRef pod,
+      int attempt,
+      String image,
+      String hostname,
+      boolean hostNetwork,
+      List<PortMapping> ports,
+      int oomScoreAdj,
+      Map<String, String> labels,
+      long cpuShares,
+      Security security,
+      Dns dns) {
+    this(
+        pod,
+        attempt,
+        image,
+        hostname,
+        hostNetwork,
+        ports,
+        oomScoreAdj,
+        labels,
+        cpuShares,
+        security,
+        dns,
+        Map.of(),
+        false);
+  }
 
   /** A sandbox with the runtime's resolv.conf. */
   public SandboxConfig(
@@ -88,6 +122,7 @@ public record SandboxConfig(
     Objects.requireNonNull(image, "image");
     ports = List.copyOf(ports);
     labels = Map.copyOf(labels);
+    annotations = Map.copyOf(annotations);
     Objects.requireNonNull(security, "security");
     if (attempt < 0) {
       throw new IllegalArgumentException("attempt must be >= 0, got " + attempt);
@@ -117,6 +152,29 @@ public record SandboxConfig(
       }
       return b.toString();
     }
+  }
+
+  /**
+   * This sandbox as a network plugin's: the runtime gives it no network of its own. A host-network
+   * sandbox stays on the host's.
+   */
+  public SandboxConfig onPluginNetwork() {
+    return hostNetwork
+        ? this
+        : new SandboxConfig(
+            pod,
+            attempt,
+            image,
+            hostname,
+            false,
+            ports,
+            oomScoreAdj,
+            labels,
+            cpuShares,
+            security,
+            dns,
+            annotations,
+            true);
   }
 
   /** The Docker container name, {@code k8s_POD_<pod>_<ns>_<uid>_<attempt>}. */

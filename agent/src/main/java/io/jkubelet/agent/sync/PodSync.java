@@ -44,6 +44,12 @@ import org.slf4j.LoggerFactory;
 public final class PodSync implements PodSyncFn {
   private static final Logger log = LoggerFactory.getLogger(PodSync.class);
 
+  /** Upstream's {@code NetworkNotReadyErrorMsg}. */
+  static final String NETWORK_NOT_READY = "network is not ready";
+
+  /** How soon a pod waiting for the network is synced again (upstream: 1 s, jittered). */
+  static final Duration NETWORK_RETRY = Duration.ofSeconds(1);
+
   /** How long a sync waits for the PLEG before it inspects the pod itself. */
   private static final Duration CACHE_WAIT = Duration.ofSeconds(2);
 
@@ -59,10 +65,12 @@ public final class PodSync implements PodSyncFn {
   private final EventRecorder recorder;
   private final Function<String, ContainerHealth> health;
   private final Actions.FailedProbes failedProbes;
+  private final Supplier<Optional<String>> networkError;
 
   /**
    * @param health what the probes say of a pod's containers, by pod UID
    * @param failedProbes which probe a running container failed, so that it is restarted
+   * @param networkError why the pods' network is not ready, if it is not: pods on it then wait
    */
   public PodSync(
       Runtime runtime,
@@ -76,7 +84,9 @@ public final class PodSync implements PodSyncFn {
       OomEvents oomEvents,
       EventRecorder recorder,
       Function<String, ContainerHealth> health,
-      Actions.FailedProbes failedProbes) {
+      Actions.FailedProbes failedProbes,
+      Supplier<Optional<String>> networkError) {
+    this.networkError = networkError;
     this.health = health;
     this.failedProbes = failedProbes;
     this.oomEvents = oomEvents;
@@ -114,6 +124,19 @@ public final class PodSync implements PodSyncFn {
         return new SyncResult(after.at(), null);
       }
       return new SyncResult(observed, null);
+    }
+    Optional<String> network = networkError.get();
+    if (network.isPresent() && !Boolean.TRUE.equals(pod.getSpec().getHostNetwork())) {
+      // As upstream: only host-network pods run until the network is ready (that is how a CNI
+      // DaemonSet installs itself); the others are tried again shortly.
+      recorder.eventf(
+          Refs.pod(pod),
+          EventType.Warning,
+          Reasons.NETWORK_NOT_READY,
+          "%s: %s",
+          NETWORK_NOT_READY,
+          network.get());
+      return new SyncResult(observed, NETWORK_RETRY);
     }
     PodSyncResult result;
     try {

@@ -231,7 +231,7 @@ public final class FakeRuntime implements Runtime {
                 f.id,
                 Labels.trailingNumber(f.name),
                 ready,
-                ready && !f.sandboxConfig.hostNetwork()
+                ready && !f.sandboxConfig.hostNetwork() && !f.sandboxConfig.pluginNetwork()
                     ? "10.0.0." + (Integer.parseInt(f.id.substring(56), 16) % 250 + 2)
                     : "",
                 f.createdAt,
@@ -288,6 +288,17 @@ public final class FakeRuntime implements Runtime {
   @Override
   public synchronized void stopPodSandbox(String sandboxId, Duration grace) {
     stopContainer(sandboxId, grace);
+  }
+
+  /** A running sandbox's namespace path names no real process: a fake pid past the kernel's. */
+  @Override
+  public synchronized String sandboxNetNs(String sandboxId) {
+    call("sandboxNetNs", sandboxId);
+    Fake f = containers.get(sandboxId);
+    if (f == null || f.state != ContainerState.RUNNING) {
+      return "";
+    }
+    return "/proc/" + (4_194_304 + Integer.parseInt(sandboxId.substring(56), 16)) + "/ns/net";
   }
 
   @Override

@@ -138,6 +138,22 @@ public abstract class RuntimeContract {
   }
 
   @Test
+  void aPluginNetworkSandboxHasNoIpOfTheRuntimesAndANetNsOnlyWhileItRuns() {
+    PodRef pod = newPod();
+    String id = runtime().runPodSandbox(sandbox(pod, 0, false).onPluginNetwork());
+
+    SandboxStatus status = runtime().podStatus(pod).latestSandbox().orElseThrow();
+    assertThat(status.ready()).isTrue();
+    assertThat(status.ips()).isEmpty();
+    assertThat(runtime().sandboxNetNs(id)).matches("/proc/[0-9]+/ns/net");
+
+    runtime().stopPodSandbox(id, Duration.ofSeconds(1));
+    assertThat(runtime().sandboxNetNs(id)).isEmpty();
+    runtime().removePodSandbox(id);
+    assertThat(runtime().sandboxNetNs(id)).isEmpty();
+  }
+
+  @Test
   void aHostNetworkSandboxIsReadyWithoutAPodIp() {
     PodRef pod = newPod();
     runtime().runPodSandbox(sandbox(pod, 0, true));

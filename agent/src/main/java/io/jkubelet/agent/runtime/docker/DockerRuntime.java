@@ -205,6 +205,11 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   }
 
   @Override
+  public String sandboxNetNs(String sandboxId) {
+    return sandboxes.netNs(sandboxId);
+  }
+
+  @Override
   public void removePodSandbox(String sandboxId) {
     containers.remove(sandboxId);
   }

@@ -118,6 +118,25 @@ final class Sandboxes {
     return retry;
   }
 
+  /** See {@link io.jkubelet.agent.runtime.Runtime#sandboxNetNs}. */
+  String netNs(String id) {
+    com.github.dockerjava.api.command.InspectContainerResponse inspected;
+    try {
+      inspected = api.inspectContainerCmd(id).exec();
+    } catch (RuntimeException e) {
+      if (DockerErrors.isNotFound(e)) {
+        return "";
+      }
+      throw DockerErrors.translate(e, Kind.OTHER);
+    }
+    var state = inspected.getState();
+    Long pid = state == null ? null : state.getPidLong();
+    if (state == null || !Boolean.TRUE.equals(state.getRunning()) || pid == null || pid <= 0) {
+      return "";
+    }
+    return "/proc/" + pid + "/ns/net";
+  }
+
   /** Creates the sandbox container; a leftover of the same name is removed and creation retried. */
   private String create(SandboxConfig config, int oomScoreAdj) {
     try {
@@ -154,7 +173,11 @@ final class Sandboxes {
       if (config.hostname() != null && !config.hostname().isEmpty()) {
         cmd.withHostName(config.hostname());
       }
-      bindPorts(config.ports(), cmd, host);
+      if (config.pluginNetwork()) {
+        host.withNetworkMode("none"); // the network plugin attaches it, host ports included
+      } else {
+        bindPorts(config.ports(), cmd, host);
+      }
     }
     return cmd.withHostConfig(host);
   }

@@ -1,0 +1,91 @@
+package io.jkubelet.agent.network;
+
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.util.Schedulers;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The pods' network from a CNI plugin ({@code --network-plugin=cni} or {@code kubenet}). Built by
+ * {@link #create}; starts nothing until {@link #start}.
+ */
+public final class PluginNetwork implements PodNetwork {
+  private final CniPlugin plugin;
+  private final EventRecorder recorder;
+  private final List<String> ownPodCidrs;
+  private volatile Supplier<List<String>> nodePodCidrs = List::of;
+
+  private PluginNetwork(
+      NetworkOptions options,
+      NetworkSource source,
+      CniExec exec,
+      Schedulers schedulers,
+      EventRecorder recorder) {
+    this.recorder = recorder;
+    this.ownPodCidrs = options.podCidr();
+    this.plugin =
+        new CniPlugin(
+            source, exec, new Attachments(options.cacheDir()), this::podCidrs, schedulers);
+  }
+
+  /**
+   * The network of {@code options}: {@link PodNetwork#NONE} when no plugin is named. Its pod range
+   * is {@code options.podCidr()} until a Node's are known ({@link #podCidrsFrom}).
+   */
+  public static PodNetwork create(
+      NetworkOptions options, Schedulers schedulers, EventRecorder recorder) {
+    if (!options.enabled()) {
+      return NONE;
+    }
+    CniExec exec = new CniExec(options.binDirs(), options.execTimeout());
+    NetworkSource source =
+        options.plugin().equals(NetworkOptions.KUBENET)
+            ? new Kubenet(exec, options.mtu(), options.hairpinMode(), options.nonMasqueradeCidr())
+            : NetworkSource.confDir(options.confDir(), exec);
+    return new PluginNetwork(options, source, exec, schedulers, recorder);
+  }
+
+  private List<String> podCidrs() {
+    List<String> node = nodePodCidrs.get();
+    return node == null || node.isEmpty() ? ownPodCidrs : node;
+  }
+
+  @Override
+  public void podCidrsFrom(Supplier<List<String>> node) {
+    nodePodCidrs = node;
+  }
+
+  @Override
+  public Runtime wrap(Runtime runtime) {
+    plugin.runtime(runtime);
+    return new NetworkedRuntime(runtime, plugin, recorder);
+  }
+
+  @Override
+  public Optional<String> networkError() {
+    return plugin
+        .status()
+        .map(
+            why ->
+                "runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady"
+                    + " message:docker: network plugin is not ready: "
+                    + why);
+  }
+
+  @Override
+  public void start() {
+    plugin.start();
+  }
+
+  @Override
+  public void stop() {
+    plugin.stop();
+  }
+
+  @Override
+  public Health healthy() {
+    return plugin.started() ? Health.OK : Health.failing("the network plugin is not started");
+  }
+}
