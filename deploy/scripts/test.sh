@@ -12,6 +12,14 @@ if ! command -v promtool >/dev/null || ! command -v prometheus >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && \
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >&2
 fi
+# Debian's CNI plugins, iptables and iproute2: the network plugin tests put pods on bridges of
+# their own with them.
+if [ ! -x /usr/lib/cni/bridge ] || ! command -v iptables >/dev/null || ! command -v ip >/dev/null; then
+  echo "test: installing containernetworking-plugins, iptables, iproute2" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      containernetworking-plugins iptables iproute2 >&2
+fi
 export JKUBELET_TEST_K8S_STATE=${JKUBELET_TEST_K8S_STATE:-/tmp/jkubelet-k8s-test}
 JKUBELET_TEST_KUBECONFIG=$("$root/deploy/scripts/k8s-up.sh" "$JKUBELET_TEST_K8S_STATE")
 export JKUBELET_TEST_KUBECONFIG

@@ -65,6 +65,10 @@ final class ApiNodeStatusManager implements NodeStatusManager {
   private volatile String lastError = "none";
 
   private volatile Scheduler scheduler;
+
+  /** How often a NotReady node looks whether it became ready. */
+  static final Duration NOT_READY_POLL = Duration.ofSeconds(1);
+
   private volatile boolean stopped;
 
   ApiNodeStatusManager(
@@ -154,7 +158,32 @@ final class ApiNodeStatusManager implements NodeStatusManager {
       return;
     }
     try {
-      scheduler.after(next, this::loop);
+      if (registered && next.compareTo(NOT_READY_POLL) > 0 && !status.health().ok()) {
+        Instant due = clock.instant().plus(next);
+        scheduler.after(NOT_READY_POLL, () -> untilReady(due));
+      } else {
+        scheduler.after(next, this::loop);
+      }
+    } catch (RejectedExecutionException e) {
+      // stopping
+    }
+  }
+
+  /**
+   * While the node is NotReady, its readiness is looked at every {@link #NOT_READY_POLL}, and the
+   * status is synced as soon as it is ready (a CNI configuration that a DaemonSet just wrote), not
+   * only at the next period; at {@code due} the round runs anyway.
+   */
+  private void untilReady(Instant due) {
+    if (stopped) {
+      return;
+    }
+    if (!clock.instant().isBefore(due) || status.health().ok()) {
+      loop();
+      return;
+    }
+    try {
+      scheduler.after(NOT_READY_POLL, () -> untilReady(due));
     } catch (RejectedExecutionException e) {
       // stopping
     }

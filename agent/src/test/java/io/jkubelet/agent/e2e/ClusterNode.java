@@ -26,6 +26,7 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
   final String ns;
   private final String prefix;
   private final List<String> flags;
+  private final boolean awaitReady;
   private Path tmp;
   private JkubeletProcess jkubelet;
 
@@ -40,6 +41,15 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
    * @param flags more flags of jkubelet's, e.g. {@code --allowed-unsafe-sysctls}
    */
   ClusterNode(String prefix, List<String> flags) {
+    this(prefix, flags, true);
+  }
+
+  /**
+   * @param awaitReady whether the class starts only once the node is Ready (a node whose network is
+   *     not configured yet registers NotReady)
+   */
+  ClusterNode(String prefix, List<String> flags, boolean awaitReady) {
+    this.awaitReady = awaitReady;
     this.flags = List.copyOf(flags);
     this.prefix = prefix;
     this.node = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
@@ -79,7 +89,10 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
         .until(
-            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+            () -> {
+              String line = Kubectl.run("get", "node", node, "--no-headers").ok().out();
+              return awaitReady ? line.contains(" Ready ") : line.contains(node);
+            });
   }
 
   @Override
