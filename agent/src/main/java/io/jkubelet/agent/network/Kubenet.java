@@ -61,7 +61,9 @@ final class Kubenet implements NetworkSource {
     }
     NetworkList list =
         NetworkList.parseList(
-            NAME, config(podCidrs, effectiveMtu(), hairpinMode).getBytes(StandardCharsets.UTF_8));
+            NAME,
+            config(podCidrs, effectiveMtu(), hairpinMode, hasFirewall())
+                .getBytes(StandardCharsets.UTF_8));
     try {
       ConfDir.validate(list, exec);
     } catch (CniException e) {
@@ -73,8 +75,21 @@ final class Kubenet implements NetworkSource {
     return new ConfDir.Choice(list, List.of());
   }
 
-  /** The network: bridge (with host-local), then portmap. */
-  static String config(List<String> podCidrs, int mtu, String hairpinMode) {
+  private boolean hasFirewall() {
+    try {
+      exec.find("firewall");
+      return true;
+    } catch (CniException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The network: bridge (with host-local), then portmap, then (when its binary is there) firewall,
+   * which accepts the pods' traffic in the FORWARD chain that Docker's policy drops (upstream
+   * leaves that to kube-proxy's {@code --cluster-cidr}).
+   */
+  static String config(List<String> podCidrs, int mtu, String hairpinMode, boolean firewall) {
     ObjectNode list = CniExec.JSON.createObjectNode();
     list.put("cniVersion", "0.4.0");
     list.put("name", NAME);
@@ -99,6 +114,9 @@ final class Kubenet implements NetworkSource {
     portmap.put("type", "portmap");
     portmap.putObject("capabilities").put("portMappings", true);
     portmap.put("snat", true);
+    if (firewall) {
+      plugins.addObject().put("type", "firewall");
+    }
     return list.toString();
   }
 
