@@ -13,7 +13,12 @@
 # Prints the admin kubeconfig's path on stdout; everything else goes to stderr.
 # Environment: JKUBELET_K8S_CACHE (build cache, default /var/cache/jkubelet-k8s),
 #              JKUBELET_APISERVER_PORT (default 6443), JKUBELET_ETCD_PORT (default 23790);
-#              without them, a STATE_DIR started before keeps its ports.
+#              without them, a STATE_DIR started before keeps its ports;
+#              JKUBELET_APISERVER_ADDRESS (default 127.0.0.1): where the API server listens and
+#              what it advertises as the `kubernetes` Service's endpoint (an address that pods
+#              reach, for a cluster of several nodes), in its certificate from the STATE_DIR's start;
+#              JKUBELET_CLUSTER_CIDR (default 10.244.0.0/16): the controller manager gives each
+#              Node a /24 of it as spec.podCIDR, as kubeadm's podSubnet.
 # The controller manager and the scheduler serve their health checks on API port + 20000 and
 # API port + 21000, so control planes on different ports can run side by side (JKUBELET_CM_PORT and
 # JKUBELET_SCHED_PORT override them where two control planes' derived ports would collide).
@@ -32,7 +37,10 @@ echo "$API_PORT $ETCD_PORT" > "$STATE/ports"
 CM_PORT=${JKUBELET_CM_PORT:-$((API_PORT + 20000))}
 SCHED_PORT=${JKUBELET_SCHED_PORT:-$((API_PORT + 21000))}
 BIN=$CACHE/bin
-COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler)
+ADDRESS=${JKUBELET_APISERVER_ADDRESS:-127.0.0.1}
+CLUSTER_CIDR=${JKUBELET_CLUSTER_CIDR:-10.244.0.0/16}
+# kube-proxy is built with the control plane; the tests with several nodes run it on the host.
+COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
 mkdir -p "$STATE" "$BIN"
 
 apt_install() {
@@ -106,7 +114,7 @@ if [ ! -f "$PKI/ca.key" ]; then
   (
     cd "$PKI"
     openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 3650 -subj "/CN=jkubelet-test-ca" 2>/dev/null
-    printf '[req]\ndistinguished_name=dn\n[dn]\n[ext]\nsubjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default\n' > san.cnf
+    printf '[req]\ndistinguished_name=dn\n[dn]\n[ext]\nsubjectAltName=IP:127.0.0.1,IP:%s,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\n' "$ADDRESS" > san.cnf
     openssl req -newkey rsa:2048 -nodes -keyout apiserver.key -out apiserver.csr -subj "/CN=kube-apiserver" 2>/dev/null
     openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out apiserver.crt -days 3650 -extfile san.cnf -extensions ext 2>/dev/null
     openssl genrsa -out sa.key 2048 2>/dev/null
@@ -125,15 +133,18 @@ client_cert "$PKI" front-proxy-client "/CN=front-proxy-client" front-proxy-ca
 client_cert "$PKI" admin "/O=system:masters/CN=admin"
 client_cert "$PKI" controller-manager "/CN=system:kube-controller-manager"
 client_cert "$PKI" scheduler "/CN=system:kube-scheduler"
+# kube-proxy's identity, bound by the bootstrap policy to system:node-proxier.
+client_cert "$PKI" kube-proxy "/CN=system:kube-proxy"
 # The API server's identity towards kubelets, as kubeadm names it, outside system:masters: the
 # kubelet's Webhook authorization asks the API server about it, and the ClusterRoleBinding made
 # below grants it the bootstrap role system:kubelet-api-admin (nodes/proxy, log, stats, metrics).
 client_cert "$PKI" apiserver-kubelet-client "/CN=kube-apiserver-kubelet-client"
-SERVER=https://127.0.0.1:$API_PORT
+SERVER=https://$ADDRESS:$API_PORT
 KC=$STATE/admin.kubeconfig
 write_kubeconfig "$KC" "$SERVER" "$PKI" admin
 write_kubeconfig "$STATE/controller-manager.kubeconfig" "$SERVER" "$PKI" controller-manager
 write_kubeconfig "$STATE/scheduler.kubeconfig" "$SERVER" "$PKI" scheduler
+write_kubeconfig "$STATE/kube-proxy.kubeconfig" "$SERVER" "$PKI" kube-proxy
 
 start() { # name command...
   local name=$1; shift
@@ -147,7 +158,7 @@ start etcd etcd --name jkubelet-test --data-dir "$STATE/etcd" \
   --initial-cluster "jkubelet-test=http://127.0.0.1:$((ETCD_PORT + 10))"
 # The default admission plugins (ServiceAccount among them) plus NodeRestriction, as kubeadm sets.
 start apiserver "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
-  --bind-address=127.0.0.1 --secure-port="$API_PORT" \
+  --bind-address="$ADDRESS" --advertise-address="$ADDRESS" --secure-port="$API_PORT" \
   --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" --client-ca-file="$PKI/ca.crt" \
   --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \
   --service-account-issuer=https://kubernetes.default.svc --service-cluster-ip-range=10.0.0.0/24 \
@@ -204,6 +215,7 @@ start controller-manager "$BIN/kube-controller-manager" \
   --service-account-private-key-file="$PKI/sa.key" \
   --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
   --use-service-account-credentials=true --controllers='*,bootstrapsigner,tokencleaner' \
+  --allocate-node-cidrs=true --cluster-cidr="$CLUSTER_CIDR" --node-cidr-mask-size=24 \
   --leader-elect=false
 start scheduler "$BIN/kube-scheduler" \
   --kubeconfig="$STATE/scheduler.kubeconfig" \

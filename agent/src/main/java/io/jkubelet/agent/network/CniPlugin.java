@@ -181,7 +181,10 @@ final class CniPlugin {
     if (notReady.isPresent()) {
       throw new CniException(notReady.get());
     }
-    NetworkList network = choice.network();
+    NetworkList network = choice.network(); // read once: a rescan may replace it meanwhile
+    if (network == null) {
+      throw new CniException(source.uninitialized());
+    }
     synchronized (lock(sandboxId)) {
       Attachments.Attachment a =
           new Attachments.Attachment(

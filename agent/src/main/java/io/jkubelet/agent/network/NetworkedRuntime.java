@@ -78,7 +78,8 @@ final class NetworkedRuntime implements Runtime {
       }
       plugin.setUp(config, id, netns);
       return id;
-    } catch (CniException e) {
+    } catch (CniException | RuntimeException e) {
+      // Whatever failed, the sandbox is not left running without its network.
       String message =
           "failed to set up sandbox container \""
               + id
