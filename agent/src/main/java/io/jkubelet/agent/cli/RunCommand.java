@@ -257,7 +257,7 @@ public final class RunCommand implements Callable<Integer> {
     // The engine's root directory, for the image file system's stats, is asked for by the first
     // stats request rather than during the start.
     var monitoring = new Agent.Monitoring(metrics, () -> docker.rootDir().orElse(null));
-    PodNetwork podNetwork = PluginNetwork.create(network, time.schedulers(), recorder);
+    PodNetwork podNetwork = PluginNetwork.create(network, time, recorder);
     var runtime = new InstrumentedRuntime(podNetwork.wrap(docker), metrics, clock);
     Agent kubelet;
     if (base != null) {

@@ -9,7 +9,9 @@ import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Schedulers;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -46,6 +48,7 @@ final class CniPlugin {
   private final Attachments attachments;
   private final Supplier<List<String>> podCidrsOf;
   private final Schedulers schedulers;
+  private final Clock clock;
   private final Object[] locks = new Object[STRIPES];
   private volatile ConfDir.Choice choice = new ConfDir.Choice(null, List.of());
   private volatile List<String> podCidrs = List.of();
@@ -63,7 +66,9 @@ final class CniPlugin {
       CniExec exec,
       Attachments attachments,
       Supplier<List<String>> podCidrsOf,
+      Clock clock,
       Schedulers schedulers) {
+    this.clock = clock;
     this.source = source;
     this.exec = exec;
     this.attachments = attachments;
@@ -199,8 +204,10 @@ final class CniPlugin {
       } catch (IOException e) {
         throw new CniException("cannot record the attachment before ADD: " + e.getMessage(), e);
       }
-      add(NetworkList.LOOPBACK, a, netns, "lo");
-      JsonNode result = add(network, a, netns, IF_NAME);
+      Instant start = clock.instant();
+      Duration[] inPlugins = {Duration.ZERO};
+      add(NetworkList.LOOPBACK, a, netns, "lo", inPlugins);
+      JsonNode result = add(network, a, netns, IF_NAME, inPlugins);
       a = a.withResult(result);
       try {
         attachments.put(a);
@@ -211,6 +218,15 @@ final class CniPlugin {
       if (ips.isEmpty()) {
         throw new CniException("network " + network.name() + " gave the pod no IP address");
       }
+      log.info(
+          "Network: attached sandbox {} of pod {}/{} to {} in {} ms ({} ms in plugins): {}",
+          sandboxId,
+          config.pod().namespace(),
+          config.pod().name(),
+          network.name(),
+          Duration.between(start, clock.instant()).toMillis(),
+          inPlugins[0].toMillis(),
+          ips);
       return ips;
     }
   }
@@ -229,9 +245,11 @@ final class CniPlugin {
         return;
       }
       Attachments.Attachment a = found.get();
+      Instant start = clock.instant();
+      Duration[] inPlugins = {Duration.ZERO};
       if (!netns.isEmpty()) {
         try {
-          del(NetworkList.LOOPBACK, a, netns, "lo", null);
+          del(NetworkList.LOOPBACK, a, netns, "lo", null, inPlugins);
         } catch (CniException e) {
           log.warn(
               "Network: CNI failed to delete loopback network of {}: {}",
@@ -239,12 +257,26 @@ final class CniPlugin {
               e.getMessage());
         }
       }
-      del(a.network(), a, netns, a.ifName(), a.network().cachesResults() ? a.result() : null);
+      del(
+          a.network(),
+          a,
+          netns,
+          a.ifName(),
+          a.network().cachesResults() ? a.result() : null,
+          inPlugins);
       try {
         attachments.remove(a);
       } catch (IOException e) {
         log.warn("Network: cannot remove the attachment of {}: {}", sandboxId, e.getMessage());
       }
+      log.info(
+          "Network: detached sandbox {} of pod {}/{} from {} in {} ms ({} ms in plugins)",
+          sandboxId,
+          a.arg("K8S_POD_NAMESPACE"),
+          a.arg("K8S_POD_NAME"),
+          a.network().name(),
+          Duration.between(start, clock.instant()).toMillis(),
+          inPlugins[0].toMillis());
     }
   }
 
@@ -302,7 +334,12 @@ final class CniPlugin {
     }
   }
 
-  private JsonNode add(NetworkList network, Attachments.Attachment a, String netns, String ifName)
+  private JsonNode add(
+      NetworkList network,
+      Attachments.Attachment a,
+      String netns,
+      String ifName,
+      Duration[] inPlugins)
       throws CniException {
     JsonNode prev = null;
     for (ObjectNode plugin : network.plugins()) {
@@ -310,17 +347,27 @@ final class CniPlugin {
       if (prev != null) {
         conf.set("prevResult", prev);
       }
-      prev =
-          exec.exec(
-              plugin.get("type").asText(),
-              new CniExec.Call("ADD", a.sandboxId(), netns, ifName, a.args()),
-              conf);
+      Instant t = clock.instant();
+      try {
+        prev =
+            exec.exec(
+                plugin.get("type").asText(),
+                new CniExec.Call("ADD", a.sandboxId(), netns, ifName, a.args()),
+                conf);
+      } finally {
+        inPlugins[0] = inPlugins[0].plus(Duration.between(t, clock.instant()));
+      }
     }
     return prev;
   }
 
   private void del(
-      NetworkList network, Attachments.Attachment a, String netns, String ifName, JsonNode cached)
+      NetworkList network,
+      Attachments.Attachment a,
+      String netns,
+      String ifName,
+      JsonNode cached,
+      Duration[] inPlugins)
       throws CniException {
     List<String> errors = new ArrayList<>();
     List<ObjectNode> plugins = new ArrayList<>(network.plugins());
@@ -330,6 +377,7 @@ final class CniPlugin {
       if (cached != null) {
         conf.set("prevResult", cached);
       }
+      Instant t = clock.instant();
       try {
         exec.exec(
             plugin.get("type").asText(),
@@ -337,6 +385,8 @@ final class CniPlugin {
             conf);
       } catch (CniException e) {
         errors.add(e.getMessage());
+      } finally {
+        inPlugins[0] = inPlugins[0].plus(Duration.between(t, clock.instant()));
       }
     }
     if (!errors.isEmpty()) {

@@ -2,7 +2,7 @@ package io.jkubelet.agent.network;
 
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.runtime.Runtime;
-import io.jkubelet.agent.util.Schedulers;
+import io.jkubelet.agent.util.Time;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -21,21 +21,25 @@ public final class PluginNetwork implements PodNetwork {
       NetworkOptions options,
       NetworkSource source,
       CniExec exec,
-      Schedulers schedulers,
+      Time time,
       EventRecorder recorder) {
     this.recorder = recorder;
     this.ownPodCidrs = options.podCidr();
     this.plugin =
         new CniPlugin(
-            source, exec, new Attachments(options.cacheDir()), this::podCidrs, schedulers);
+            source,
+            exec,
+            new Attachments(options.cacheDir()),
+            this::podCidrs,
+            time.clock(),
+            time.schedulers());
   }
 
   /**
    * The network of {@code options}: {@link PodNetwork#NONE} when no plugin is named. Its pod range
    * is {@code options.podCidr()} until a Node's are known ({@link #podCidrsFrom}).
    */
-  public static PodNetwork create(
-      NetworkOptions options, Schedulers schedulers, EventRecorder recorder) {
+  public static PodNetwork create(NetworkOptions options, Time time, EventRecorder recorder) {
     if (!options.enabled()) {
       return NONE;
     }
@@ -44,7 +48,7 @@ public final class PluginNetwork implements PodNetwork {
         options.plugin().equals(NetworkOptions.KUBENET)
             ? new Kubenet(exec, options.mtu(), options.hairpinMode(), options.nonMasqueradeCidr())
             : NetworkSource.confDir(options.confDir(), exec);
-    return new PluginNetwork(options, source, exec, schedulers, recorder);
+    return new PluginNetwork(options, source, exec, time, recorder);
   }
 
   private List<String> podCidrs() {

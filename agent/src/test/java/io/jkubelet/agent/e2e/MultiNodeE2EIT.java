@@ -72,7 +72,8 @@ class MultiNodeE2EIT {
         """);
     await()
         .atMost(Duration.ofSeconds(120))
-        .until(() -> running().size() == 2 && running().values().stream().noneMatch(String::isEmpty));
+        .until(
+            () -> running().size() == 2 && running().values().stream().noneMatch(String::isEmpty));
     Map<String, String> ipByNode = running();
     assertThat(ipByNode.keySet()).containsExactlyInAnyOrderElementsOf(nodes);
     assertThat(new HashSet<>(ipByNode.values())).hasSize(2);
@@ -152,7 +153,8 @@ class MultiNodeE2EIT {
     for (JsonNode p : pods()) {
       boolean ready = false;
       for (JsonNode c : p.path("status").path("conditions")) {
-        ready |= c.path("type").asText().equals("Ready") && c.path("status").asText().equals("True");
+        ready |=
+            c.path("type").asText().equals("Ready") && c.path("status").asText().equals("True");
       }
       if (ready) {
         out.put(p.path("spec").path("nodeName").asText(), p.path("status").path("podIP").asText());
@@ -226,7 +228,9 @@ class MultiNodeE2EIT {
 
   /** Runs a bed script on the tests' control plane; returns its stdout. */
   private String script(String name, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(Kubectl.script(name).toString(), Kubectl.env("JKUBELET_TEST_K8S_STATE")));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(Kubectl.script(name).toString(), Kubectl.env("JKUBELET_TEST_K8S_STATE")));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT);
     pb.environment().putAll(env);

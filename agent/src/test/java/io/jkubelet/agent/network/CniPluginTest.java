@@ -62,7 +62,8 @@ class CniPluginTest {
   private Path log;
 
   private final FakeRuntime runtime = new FakeRuntime(new FakeClock());
-  private final FakeSchedulers schedulers = new FakeSchedulers(new FakeClock());
+  private final FakeClock clock = new FakeClock();
+  private final FakeSchedulers schedulers = new FakeSchedulers(clock);
   private final Recorder recorder = new Recorder();
   private final ExecutorService pool = Executors.newCachedThreadPool();
 
@@ -251,6 +252,7 @@ class CniPluginTest {
         exec,
         new Attachments(cacheDir),
         () -> List.of("10.88.0.0/24"),
+        clock,
         schedulers);
   }
 
