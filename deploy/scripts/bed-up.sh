@@ -5,7 +5,7 @@
 # address, kubelet port, root dir, log dirs and CNI network. Idempotent: what already runs is kept.
 #
 # Every address stays on this machine: each node's address is on a dummy interface the bed makes
-# (NODE_NET, default 10.250.0.0/24, node i at .(10+i)); each node's pods are on a bridge of its own
+# (NODE_NET, default 10.250.0.0/24, node i at .(10+i), on a portless bridge); each node's pods are on a bridge of its own
 # (BRIDGE_PREFIX + i) with Debian's CNI plugins (bridge, host-local over the node's spec.podCIDR by
 # the ipRanges capability, portmap, firewall, bandwidth), so the host routes between the nodes'
 # pod ranges as between its own interfaces. Nothing is routed off the machine.
@@ -15,7 +15,8 @@
 # Environment: JKUBELET_BED_PREFIX (node names, default jkubelet-bed), JKUBELET_BED_PLUGIN (cni or
 #              kubenet; kubenet has one cbr0 per machine, so it takes one node), JKUBELET_BED_BRIDGE
 #              (bridge name prefix, default jkbed), JKUBELET_BED_NODE_NET (first three octets,
-#              default 10.250.0), JKUBELET_BED_FLAGS (more jkubelet flags), JKUBELET_CLUSTER_CIDR
+#              default 10.250.0), JKUBELET_BED_FLAGS (more jkubelet flags), kube-proxy's ports
+#              JKUBELET_BED_PROXY_HEALTHZ_PORT (10256) and _METRICS_PORT (10249), JKUBELET_CLUSTER_CIDR
 #              (kube-proxy's --cluster-cidr, as k8s-up.sh's), JKUBELET_K8S_CACHE.
 # Stop it with bed-down.sh STATE_DIR.
 set -euo pipefail
@@ -32,6 +33,8 @@ BRIDGE=${JKUBELET_BED_BRIDGE:-jkbed}
 NODE_NET=${JKUBELET_BED_NODE_NET:-10.250.0}
 CLUSTER_CIDR=${JKUBELET_CLUSTER_CIDR:-10.244.0.0/16}
 CNI_BIN=${JKUBELET_CNI_BIN:-/usr/lib/cni}
+PROXY_HEALTHZ=${JKUBELET_BED_PROXY_HEALTHZ_PORT:-10256}
+PROXY_METRICS=${JKUBELET_BED_PROXY_METRICS_PORT:-10249}
 BED=$STATE/bed
 KC=$STATE/admin.kubeconfig
 say() { echo "bed-up: $*" >&2; }
@@ -48,9 +51,10 @@ launcher=$root/agent/target/jkubelet/bin/jkubelet
 [ -x "$launcher" ] || { say "jkubelet is not packaged: mvn -DskipTests package"; exit 1; }
 mkdir -p "$BED"
 
-# The nodes' addresses, on a dummy interface of the bed's; the host forwards between bridges.
+# The nodes' addresses, on an interface of the bed's (a bridge without ports: this VM has no dummy
+# module); the host forwards between bridges.
 link=${BRIDGE}0
-ip link show "$link" >/dev/null 2>&1 || ip link add "$link" type dummy
+ip link show "$link" >/dev/null 2>&1 || ip link add "$link" type bridge
 ip link set "$link" up
 for i in $(seq 1 "$NODES"); do
   ip addr replace "$NODE_NET.$((10 + i))/32" dev "$link"
@@ -62,10 +66,18 @@ sysctl -qw net.ipv4.ip_forward=1
 if ! running "$BED/kube-proxy.pid"; then
   setsid "$BIN/kube-proxy" --kubeconfig "$STATE/kube-proxy.kubeconfig" --proxy-mode=iptables \
     --cluster-cidr="$CLUSTER_CIDR" --hostname-override="$PREFIX-1" \
-    --bind-address=127.0.0.1 --healthz-bind-address=127.0.0.1:0 --metrics-bind-address=127.0.0.1:0 \
+    --bind-address=127.0.0.1 --healthz-bind-address="127.0.0.1:$PROXY_HEALTHZ" \
+    --metrics-bind-address="127.0.0.1:$PROXY_METRICS" \
     --conntrack-max-per-core=0 --conntrack-tcp-timeout-established=0 --conntrack-tcp-timeout-close-wait=0 \
     >"$BED/kube-proxy.log" 2>&1 </dev/null &
   echo $! >"$BED/kube-proxy.pid"
+  for _ in $(seq 1 30); do
+    curl -sf "http://127.0.0.1:$PROXY_HEALTHZ/healthz" >/dev/null 2>&1 && break
+    running "$BED/kube-proxy.pid" || break
+    sleep 1
+  done
+  running "$BED/kube-proxy.pid" ||
+    { say "kube-proxy exited; the end of its log:"; grep -v '^[[:space:]]' "$BED/kube-proxy.log" | tail -n 5 >&2; exit 1; }
   say "kube-proxy started (log: $BED/kube-proxy.log)"
 fi
 

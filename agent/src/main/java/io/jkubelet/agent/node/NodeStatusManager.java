@@ -24,7 +24,10 @@ import java.util.function.Supplier;
  */
 public interface NodeStatusManager extends Lifecycle {
 
-  /** The Node last written to the API server (created or status-patched), if any. */
+  /**
+   * The Node last written to the API server (created or status-patched), if any, with its spec as
+   * last read (the pod CIDRs that the controller manager sets after registration).
+   */
   Optional<Node> lastReported();
 
   /**

@@ -156,6 +156,12 @@ final class NodeStatusSync {
 
   /** One status sync at {@code now} against {@code current}, the Node as just read. */
   Result sync(Instant now, Node current) {
+    Node reported = lastReported;
+    if (reported != null && !Objects.equals(reported.getSpec(), current.getSpec())) {
+      // The spec as last read (the controller manager sets spec.podCIDRs after registration),
+      // even when no status is written this round.
+      lastReported = new NodeBuilder(reported).withSpec(current.getSpec()).build();
+    }
     NodeStatus onServer = current.getStatus();
     Desired desired = desired(onServer, now);
     boolean changed = NodeStatuses.changed(onServer, desired.status());

@@ -68,8 +68,14 @@ class NetworkE2EIT {
     }
   }
 
+  /**
+   * The pods go while jkubelet runs, so that it DELs their attachments (portmap's and firewall's
+   * rules are the host's, not the bridge's); then the bridge goes.
+   */
   @AfterAll
-  static void removeBridge() throws Exception {
+  static void removePodsAndBridge() throws Exception {
+    Kubectl.run("-n", cluster.ns, "delete", "pods", "--all", "--wait=false");
+    await().atMost(Duration.ofSeconds(60)).until(() -> cachedPodNames().isEmpty());
     new ProcessBuilder("ip", "link", "del", BRIDGE).inheritIO().start().waitFor();
   }
 
