@@ -9,8 +9,14 @@
 # suite names are built locally by e2e-images.sh (no registry is needed).
 #
 # Usage: deploy/scripts/conformance.sh [FOCUS]
+#        deploy/scripts/conformance.sh --full [NODES]
 #   FOCUS      ginkgo focus regex; default '\[NodeConformance\]'. A file name instead (e.g.
 #              deploy/conformance/ci-focus.txt) runs the specs it lists, one full name a line.
+#   --full     the whole [Conformance] suite, as the certified-conformance run: on a cluster of
+#              NODES jkubelet nodes (default 2) brought up by bed-up.sh, each with its own CNI
+#              network, kube-proxy on the host, the API server reachable from pods; the parallel
+#              specs first, then the [Serial] ones one at a time; --num-nodes=NODES. Skipped: the
+#              specs of deploy/conformance/full-skip.txt, with their reasons (no cluster DNS).
 # Skipped: '\[Slow\]|\[Serial\]|\[Disruptive\]' and the specs listed in
 # deploy/conformance/skip.txt (those that need a registry on the internet), plus
 # JKUBELET_CONFORMANCE_SKIP (a regex) if set.
@@ -32,6 +38,13 @@ STATE=${JKUBELET_CONFORMANCE_STATE:-/tmp/jkubelet-conformance}
 REPORT=${JKUBELET_CONFORMANCE_REPORT:-$root/target/conformance}
 NODES=${JKUBELET_CONFORMANCE_NODES:-4}
 NODE=jkubelet-conformance
+FULL=0
+NUM_NODES=1
+if [ "${1:-}" = --full ]; then
+  FULL=1
+  NUM_NODES=${2:-2}
+  set -- '\[Conformance\]'
+fi
 FOCUS=${1:-'\[NodeConformance\]'}
 
 say() { echo "conformance: $*" >&2; }
@@ -50,10 +63,20 @@ if [ -f "$FOCUS" ]; then
     exit 0
   fi
 fi
-SKIP='\[Slow\]|\[Serial\]|\[Disruptive\]'
-registry=$(names_regex "$root/deploy/conformance/skip.txt")
-[ -z "$registry" ] || SKIP="$SKIP|$registry"
-[ -z "${JKUBELET_CONFORMANCE_SKIP:-}" ] || SKIP="$SKIP|$JKUBELET_CONFORMANCE_SKIP"
+# NOT_RUN: what no mode runs here (the registry on the internet, the environment's gaps, the
+# user's own); the modes add what they leave for later.
+NOT_RUN=$(names_regex "$root/deploy/conformance/skip.txt")
+if [ "$FULL" = 1 ]; then
+  env_only=$(names_regex "$root/deploy/conformance/full-skip.txt")
+  [ -z "$env_only" ] || NOT_RUN="${NOT_RUN:+$NOT_RUN|}$env_only"
+fi
+[ -z "${JKUBELET_CONFORMANCE_SKIP:-}" ] || NOT_RUN="${NOT_RUN:+$NOT_RUN|}$JKUBELET_CONFORMANCE_SKIP"
+if [ "$FULL" = 1 ]; then
+  SKIP="\[Serial\]|\[Disruptive\]${NOT_RUN:+|$NOT_RUN}"
+  SERIAL_SKIP="\[Disruptive\]${NOT_RUN:+|$NOT_RUN}"
+else
+  SKIP="\[Slow\]|\[Serial\]|\[Disruptive\]${NOT_RUN:+|$NOT_RUN}"
+fi
 
 # e2e.test, ginkgo, agnhost and nnp into the cache's bin/, built from the source tree that
 # k8s-up.sh fetched, under the cache's build lock (one Go build per machine at a time).
@@ -89,8 +112,12 @@ build_suite() {
 }
 
 jkubelet_pid=''
+BED_NET=${JKUBELET_BED_NODE_NET:-10.250.0}
+export JKUBELET_BED_PREFIX=$NODE JKUBELET_BED_NODE_NET=$BED_NET
 cleanup() {
-  if [ -n "$jkubelet_pid" ] && kill -0 "$jkubelet_pid" 2>/dev/null; then
+  if [ "$FULL" = 1 ]; then
+    "$scripts/bed-down.sh" "$STATE"
+  elif [ -n "$jkubelet_pid" ] && kill -0 "$jkubelet_pid" 2>/dev/null; then
     say "stopping jkubelet (pid $jkubelet_pid)"
     kill "$jkubelet_pid" 2>/dev/null || true
     for _ in $(seq 1 60); do kill -0 "$jkubelet_pid" 2>/dev/null || break; sleep 0.5; done
@@ -117,6 +144,7 @@ remove_node_containers() {
 }
 
 # A fresh control plane: whatever an earlier run left in STATE is stopped and its etcd wiped.
+[ "$FULL" = 0 ] || "$scripts/bed-down.sh" "$STATE"
 "$scripts/k8s-down.sh" "$STATE"
 rm -rf "$STATE/etcd"
 remove_node_containers
@@ -124,6 +152,17 @@ unmount_pod_volumes
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+if [ "$FULL" = 1 ]; then
+  # Pods reach the API server through the `kubernetes` Service: it listens on an address of the
+  # bed's interface (bed-up.sh adds the nodes' addresses beside it), in a state dir of its own,
+  # since its certificate names that address.
+  rm -rf "$STATE/pki"
+  link=${JKUBELET_BED_BRIDGE:-jkbed}0
+  ip link show "$link" >/dev/null 2>&1 || ip link add "$link" type bridge
+  ip link set "$link" up
+  ip addr replace "$BED_NET.1/32" dev "$link"
+  export JKUBELET_APISERVER_ADDRESS=$BED_NET.1
+fi
 # First the cluster: on a fresh machine, k8s-up.sh fetches the source tree the suite builds from.
 KC=$("$scripts/k8s-up.sh" "$STATE")
 build_suite
@@ -139,39 +178,56 @@ if [ ! -x "$launcher" ] || [ ! -f "$jar" ] ||
 fi
 rm -rf "$REPORT"
 mkdir -p "$REPORT" "$STATE/jkubelet/manifests"
-node_kc=$("$scripts/k8s-node-kubeconfig.sh" "$STATE" "$NODE")
-say "starting jkubelet as node $NODE (log: $REPORT/jkubelet.log)"
-setsid "$launcher" run --kubeconfig "$node_kc" --hostname-override "$NODE" --node-ip 127.0.0.1 \
-  --pod-manifest-path "$STATE/jkubelet/manifests" --root-dir "$STATE/jkubelet/root" \
-  --read-only-port 0 --pod-infra-container-image k8s.gcr.io/pause:3.2 \
-  --client-ca-file "$STATE/pki/ca.crt" --anonymous-auth=false --authentication-token-webhook \
-  --authorization-mode Webhook --cluster-domain cluster.local \
-  >"$REPORT/jkubelet.log" 2>&1 </dev/null &
-jkubelet_pid=$!
 kubectl() { "$BIN/kubectl" --kubeconfig "$KC" "$@"; }
-for _ in $(seq 1 60); do
-  kubectl get node "$NODE" --no-headers 2>/dev/null | grep -q ' Ready ' && break
-  kill -0 "$jkubelet_pid" 2>/dev/null || { say "jkubelet exited; see $REPORT/jkubelet.log"; tail -n 20 "$REPORT/jkubelet.log" >&2; exit 1; }
-  sleep 1
-done
-kubectl get node "$NODE" --no-headers 2>/dev/null | grep -q ' Ready ' ||
-  { say "node $NODE not Ready after 60 s; see $REPORT/jkubelet.log"; exit 1; }
+if [ "$FULL" = 1 ]; then
+  say "starting $NUM_NODES jkubelet nodes (logs: $STATE/bed/*/jkubelet.log)"
+  JKUBELET_BED_FLAGS="--pod-infra-container-image k8s.gcr.io/pause:3.2" \
+    "$scripts/bed-up.sh" "$STATE" "$NUM_NODES" >/dev/null
+else
+  node_kc=$("$scripts/k8s-node-kubeconfig.sh" "$STATE" "$NODE")
+  say "starting jkubelet as node $NODE (log: $REPORT/jkubelet.log)"
+  setsid "$launcher" run --kubeconfig "$node_kc" --hostname-override "$NODE" --node-ip 127.0.0.1 \
+    --pod-manifest-path "$STATE/jkubelet/manifests" --root-dir "$STATE/jkubelet/root" \
+    --read-only-port 0 --pod-infra-container-image k8s.gcr.io/pause:3.2 \
+    --client-ca-file "$STATE/pki/ca.crt" --anonymous-auth=false --authentication-token-webhook \
+    --authorization-mode Webhook --cluster-domain cluster.local \
+    >"$REPORT/jkubelet.log" 2>&1 </dev/null &
+  jkubelet_pid=$!
+  for _ in $(seq 1 60); do
+    kubectl get node "$NODE" --no-headers 2>/dev/null | grep -q ' Ready ' && break
+    kill -0 "$jkubelet_pid" 2>/dev/null || { say "jkubelet exited; see $REPORT/jkubelet.log"; tail -n 20 "$REPORT/jkubelet.log" >&2; exit 1; }
+    sleep 1
+  done
+  kubectl get node "$NODE" --no-headers 2>/dev/null | grep -q ' Ready ' ||
+    { say "node $NODE not Ready after 60 s; see $REPORT/jkubelet.log"; exit 1; }
+fi
 
-say "running e2e.test with $NODES ginkgo processes (log: $REPORT/e2e.log)"
 started=$(date +%s)
 suite_rc=0
-# One node, no cloud: the local provider, no log dump over SSH, the kubectl that matches the API
-# server. --ginkgo.* flags are the CLI's own (-focus/-skip) so that it schedules only what runs.
-"$BIN/ginkgo" -nodes="$NODES" -noColor -focus="$FOCUS" -skip="$SKIP" "$BIN/e2e.test" -- \
-  --provider=local --kubeconfig="$KC" --kubectl-path="$BIN/kubectl" \
-  --num-nodes=1 --allowed-not-ready-nodes=0 --node-os-distro=debian \
-  --disable-log-dump --report-dir="$REPORT" --e2e-output-dir="$REPORT" \
-  --repo-root="$CACHE/src/kubernetes-1.20.2" \
-  >"$REPORT/e2e.log" 2>&1 || suite_rc=$?
+# run_suite PROCS FOCUS SKIP DIR: one ginkgo run into REPORT/DIR. No cloud: the local provider, no
+# log dump over SSH, the kubectl that matches the API server. --ginkgo.* flags are the CLI's own
+# (-focus/-skip) so that it schedules only what runs.
+run_suite() {
+  mkdir -p "$REPORT/$4"
+  say "running e2e.test with $1 ginkgo processes (log: $REPORT/$4/e2e.log)"
+  "$BIN/ginkgo" -nodes="$1" -noColor -focus="$2" -skip="$3" "$BIN/e2e.test" -- \
+    --provider=local --kubeconfig="$KC" --kubectl-path="$BIN/kubectl" \
+    --num-nodes="$NUM_NODES" --allowed-not-ready-nodes=0 --node-os-distro=debian \
+    --disable-log-dump --report-dir="$REPORT/$4" --e2e-output-dir="$REPORT/$4" \
+    --repo-root="$CACHE/src/kubernetes-1.20.2" \
+    >"$REPORT/$4/e2e.log" 2>&1 || suite_rc=$?
+}
+if [ "$FULL" = 1 ]; then
+  # As the certified-conformance run: the parallel specs, then the [Serial] ones one at a time.
+  run_suite "$NODES" "$FOCUS" "$SKIP" parallel
+  run_suite 1 '\[Serial\].*\[Conformance\]' "$SERIAL_SKIP" serial
+else
+  run_suite "$NODES" "$FOCUS" "$SKIP" .
+fi
 
 # One line per spec run, from the JUnit reports (one per ginkgo process; a spec that one process
 # ran is reported as skipped by the others).
-for f in "$REPORT"/junit_*.xml; do
+for f in "$REPORT"/junit_*.xml "$REPORT"/*/junit_*.xml; do
   [ -f "$f" ] || continue
   awk '
     function emit() { if (inTc && status != "SKIP") print status " " name; inTc = 0 }
@@ -192,8 +248,8 @@ passed=$(grep -c '^PASS ' "$REPORT/results.txt" || true)
 failed=$(grep -c '^FAIL ' "$REPORT/results.txt" || true)
 echo "$passed passed, $failed failed ($(( ($(date +%s) - started) / 60 )) min; reports in $REPORT)"
 if [ $((passed + failed)) -eq 0 ]; then
-  say "no spec ran (ginkgo exit $suite_rc); the end of $REPORT/e2e.log:"
-  tail -n 30 "$REPORT/e2e.log" >&2
+  say "no spec ran (ginkgo exit $suite_rc); the end of the suite's log:"
+  tail -n 30 "$REPORT"/*e2e.log "$REPORT"/*/e2e.log 2>/dev/null >&2
   exit 1
 fi
 [ "$failed" -eq 0 ]

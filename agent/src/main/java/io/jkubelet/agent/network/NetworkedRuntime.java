@@ -4,26 +4,14 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.runtime.ContainerConfig;
-import io.jkubelet.agent.runtime.ContainerSummary;
-import io.jkubelet.agent.runtime.ExecResult;
-import io.jkubelet.agent.runtime.ImageSummary;
-import io.jkubelet.agent.runtime.LogEntrySink;
-import io.jkubelet.agent.runtime.LogRequest;
-import io.jkubelet.agent.runtime.LogSink;
+import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
-import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.runtime.SandboxStatus;
-import io.jkubelet.agent.runtime.StreamHandle;
-import io.jkubelet.agent.runtime.StreamIo;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -45,15 +33,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Host-network sandboxes pass through untouched. Thread-safe as the runtime it wraps.
  */
-final class NetworkedRuntime implements Runtime {
+final class NetworkedRuntime extends ForwardingRuntime {
   private static final Logger log = LoggerFactory.getLogger(NetworkedRuntime.class);
 
-  private final Runtime delegate;
   private final CniPlugin plugin;
   private final EventRecorder recorder;
 
   NetworkedRuntime(Runtime delegate, CniPlugin plugin, EventRecorder recorder) {
-    this.delegate = delegate;
+    super(delegate);
     this.plugin = plugin;
     this.recorder = recorder;
   }
@@ -179,103 +166,5 @@ final class NetworkedRuntime implements Runtime {
                 sb -> sb.ready() && plugin.attached(sb.id()) ? sb.withIps(plugin.ips(sb.id())) : sb)
             .toList();
     return new PodStatus(s.pod(), sandboxes, s.containers());
-  }
-
-  // Everything else is the runtime's own.
-
-  @Override
-  public String type() {
-    return delegate.type();
-  }
-
-  @Override
-  public String version() {
-    return delegate.version();
-  }
-
-  @Override
-  public List<ContainerSummary> listContainers() {
-    return delegate.listContainers();
-  }
-
-  @Override
-  public String sandboxNetNs(String sandboxId) {
-    return delegate.sandboxNetNs(sandboxId);
-  }
-
-  @Override
-  public String createContainer(String sandboxId, ContainerConfig config) {
-    return delegate.createContainer(sandboxId, config);
-  }
-
-  @Override
-  public void startContainer(String containerId) {
-    delegate.startContainer(containerId);
-  }
-
-  @Override
-  public void stopContainer(String containerId, Duration grace) {
-    delegate.stopContainer(containerId, grace);
-  }
-
-  @Override
-  public void removeContainer(String containerId) {
-    delegate.removeContainer(containerId);
-  }
-
-  @Override
-  public ExecResult exec(String containerId, List<String> command, Duration timeout) {
-    return delegate.exec(containerId, command, timeout);
-  }
-
-  @Override
-  public StreamHandle execStream(String containerId, List<String> command, StreamIo io) {
-    return delegate.execStream(containerId, command, io);
-  }
-
-  @Override
-  public StreamHandle attach(String containerId, StreamIo io) {
-    return delegate.attach(containerId, io);
-  }
-
-  @Override
-  public StreamHandle portForward(String sandboxId, int port, InputStream in, OutputStream out) {
-    return delegate.portForward(sandboxId, port, in, out);
-  }
-
-  @Override
-  public boolean imagePresent(String image) {
-    return delegate.imagePresent(image);
-  }
-
-  @Override
-  public String imageUser(String image) {
-    return delegate.imageUser(image);
-  }
-
-  @Override
-  public List<ImageSummary> listImages() {
-    return delegate.listImages();
-  }
-
-  @Override
-  public void pullImage(String image, RegistryAuth auth, Duration timeout) {
-    delegate.pullImage(image, auth, timeout);
-  }
-
-  @Override
-  public AutoCloseable watchContainerEvents(Runnable onChange) {
-    return delegate.watchContainerEvents(onChange);
-  }
-
-  @Override
-  public AutoCloseable containerLogs(String containerId, LogRequest request, LogSink sink) {
-    return delegate.containerLogs(containerId, request, sink);
-  }
-
-  @Override
-  public AutoCloseable followLogEntries(
-      String containerId, Optional<Instant> since, LogEntrySink sink) {
-    return delegate.followLogEntries(containerId, since, sink);
   }
 }
