@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Stops what bed-up.sh started in STATE_DIR: the nodes' pods are deleted first and each jkubelet
-# tears its pods' networks down, then the jkubelets and kube-proxy stop (by their recorded PIDs),
+# Stops what bed-up.sh started in STATE_DIR: the nodes' pods are deleted first and each kubelet
+# tears its pods' networks down, then the kubelets (and their own dockerds) and kube-proxy stop (by their recorded PIDs),
 # their Nodes and whatever containers remain go, kube-proxy's rules are cleaned up, and the bridges
 # and the dummy interface are removed. The control plane keeps running (k8s-down.sh stops it).
 #
@@ -34,13 +34,23 @@ for node in "${nodes[@]}"; do
 done
 for node in "${nodes[@]}"; do
   for _ in $(seq 1 60); do
-    [ -z "$(docker ps -q --filter "label=io.jkubelet.node=$node")" ] && break
+    if [ -f "$BED/$node/dockerd.pid" ]; then
+      [ -z "$(docker -H "unix://$BED/$node/docker.sock" ps -q --filter label=io.kubernetes.pod.uid 2>/dev/null)" ] && break
+    else
+      [ -z "$(docker ps -q --filter "label=io.jkubelet.node=$node")" ] && break
+    fi
     running "$BED/$node/jkubelet.pid" || break
     sleep 1
   done
   stop_pid "$BED/$node/jkubelet.pid"
   ids=$(docker ps -aq --filter "label=io.jkubelet.node=$node")
   [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1
+  if [ -f "$BED/$node/dockerd.pid" ]; then # an upstream kubelet's engine of its own
+    engine=(docker -H "unix://$BED/$node/docker.sock")
+    ids=$("${engine[@]}" ps -aq 2>/dev/null)
+    [ -z "$ids" ] || "${engine[@]}" rm -f $ids >/dev/null 2>&1
+    stop_pid "$BED/$node/dockerd.pid"
+  fi
   kubectl delete node "$node" --wait=false >/dev/null 2>&1
   awk -v root="$BED/$node/" 'index($2, root) == 1 { print $2 }' /proc/mounts | sort -ru |
     while read -r m; do umount "$m" 2>/dev/null; done

@@ -10,6 +10,11 @@
 # the ipRanges capability, portmap, firewall, bandwidth), so the host routes between the nodes'
 # pod ranges as between its own interfaces. Nothing is routed off the machine.
 #
+# With JKUBELET_BED_KUBELET=upstream, the nodes are upstream kubelets v1.20.2 (kubelet-ref.sh)
+# with the same flags and network, each on a dockerd of its own (its own root, socket and
+# containerd, no bridge or iptables of Docker's, the bed's images loaded), since an upstream
+# kubelet takes every Kubernetes container of its engine for its own.
+#
 # Usage: deploy/scripts/bed-up.sh STATE_DIR [NODES]
 # Prints the node names, one a line, on stdout; everything else goes to stderr.
 # Environment: JKUBELET_BED_PREFIX (node names, default jkubelet-bed), JKUBELET_BED_PLUGIN (cni or
@@ -47,8 +52,13 @@ if [ "$PLUGIN" = kubenet ] && [ "$NODES" -ne 1 ]; then
   say "kubenet's bridge is cbr0, one per machine: NODES must be 1"
   exit 2
 fi
+KUBELET=${JKUBELET_BED_KUBELET:-jkubelet}
 launcher=$root/agent/target/jkubelet/bin/jkubelet
-[ -x "$launcher" ] || { say "jkubelet is not packaged: mvn -DskipTests package"; exit 1; }
+if [ "$KUBELET" = upstream ]; then
+  launcher=$("$scripts/kubelet-ref.sh")
+else
+  [ -x "$launcher" ] || { say "jkubelet is not packaged: mvn -DskipTests package"; exit 1; }
+fi
 mkdir -p "$BED"
 
 # The nodes' addresses, on an interface of the bed's (a bridge without ports: this VM has no dummy
@@ -97,6 +107,26 @@ conflist() { # BRIDGE DATA_DIR
 EOF
 }
 
+# node_engine DIR: a dockerd of the node's own, started once, with the images of the default
+# engine that the bed's pods use; prints its endpoint.
+node_engine() {
+  local dir=$1 sock=$1/docker.sock images
+  if ! running "$dir/dockerd.pid"; then
+    mkdir -p "$dir/docker"
+    setsid dockerd --data-root "$dir/docker" --exec-root "$dir/docker-run" --pidfile "$dir/dockerd.pid.docker" \
+      --host "unix://$sock" --bridge=none --iptables=false --ip-masq=false --ip-forward=false \
+      >"$dir/dockerd.log" 2>&1 </dev/null &
+    echo $! >"$dir/dockerd.pid"
+    for _ in $(seq 1 60); do docker -H "unix://$sock" info >/dev/null 2>&1 && break; sleep 1; done
+    images=$( (docker images --filter label=io.jkubelet.e2e-image --format '{{.Repository}}:{{.Tag}}';
+      echo jkubelet/busybox:1.35; echo jkubelet/pause:3.2) | sort -u)
+    # shellcheck disable=SC2086 # a list of image names
+    docker save $images | docker -H "unix://$sock" load >/dev/null
+    say "dockerd of $(basename "$dir") at unix://$sock"
+  fi
+  echo "unix://$sock"
+}
+
 for i in $(seq 1 "$NODES"); do
   node=$PREFIX-$i
   dir=$BED/$node
@@ -112,11 +142,17 @@ for i in $(seq 1 "$NODES"); do
     net+=(--cni-conf-dir="$dir/net.d")
   fi
   node_kc=$("$scripts/k8s-node-kubeconfig.sh" "$STATE" "$node")
+  run=(run --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers")
+  if [ "$KUBELET" = upstream ]; then
+    engine=$(node_engine "$dir")
+    run=(--container-runtime=docker --docker-endpoint="$engine" --cgroup-driver=cgroupfs
+      --fail-swap-on=false --cgroups-per-qos=false --enforce-node-allocatable= --eviction-hard=
+      --image-gc-high-threshold=100 --cert-dir="$dir/pki")
+  fi
   # shellcheck disable=SC2086 # JKUBELET_BED_FLAGS is a list of flags
-  setsid "$launcher" run --kubeconfig "$node_kc" --hostname-override "$node" --node-ip "$ip" \
+  setsid "$launcher" "${run[@]}" --kubeconfig "$node_kc" --hostname-override "$node" --node-ip "$ip" \
     --address "$ip" --port $((10250 + i * 10)) --healthz-port 0 --read-only-port 0 \
     --root-dir "$dir/root" --pod-manifest-path "$dir/manifests" \
-    --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers" \
     --client-ca-file "$STATE/pki/ca.crt" --anonymous-auth=false --authentication-token-webhook \
     --authorization-mode Webhook --cluster-domain cluster.local \
     "${net[@]}" ${JKUBELET_BED_FLAGS:-} >"$dir/jkubelet.log" 2>&1 </dev/null &

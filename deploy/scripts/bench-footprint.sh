@@ -370,23 +370,7 @@ PY
 
 [ "${REFERENCE:-}" = only ] || run jkubelet
 if [ -n "${REFERENCE:-}" ]; then
-  if [ ! -x "$cache/bin/kubelet-ref" ]; then
-    say "building the upstream kubelet v1.20.2 into $cache/bin/kubelet-ref (once per machine)"
-    exec 9>"$cache/build.lock"; flock 9
-    # As k8s-up.sh builds the control plane (GOPATH mode, its Go cache), with one change through
-    # an overlay, not in the source: dockershim gives sandboxes oom_score_adj -998, which a
-    # machine that refuses a negative oom_score_adj (as this project's test VM) fails to start;
-    # 0 there changes nothing the benchmark measures.
-    [ -x "$cache/bin/kubelet-ref" ] || (
-      export GOPATH=$cache/src/gopath GOCACHE=$cache/gocache GO111MODULE=off HOME=$cache/home
-      cd "$GOPATH/src/k8s.io/kubernetes"
-      f=$PWD/pkg/kubelet/dockershim/docker_sandbox.go
-      sed 's/defaultSandboxOOMAdj int = -998/defaultSandboxOOMAdj int = 0/' "$f" > "$work/docker_sandbox.go"
-      printf '{"Replace":{"%s":"%s"}}' "$f" "$work/docker_sandbox.go" > "$work/overlay.json"
-      nice go build -overlay "$work/overlay.json" -o "$cache/bin/kubelet-ref.tmp" ./cmd/kubelet >&2
-      mv "$cache/bin/kubelet-ref.tmp" "$cache/bin/kubelet-ref")
-    exec 9>&-
-  fi
+  "$root/deploy/scripts/kubelet-ref.sh" >/dev/null
   run kubelet
 fi
 

@@ -17,6 +17,9 @@
 #              network, kube-proxy on the host, the API server reachable from pods; the parallel
 #              specs first, then the [Serial] ones one at a time; --num-nodes=NODES. Skipped: the
 #              specs of deploy/conformance/full-skip.txt, with their reasons (no cluster DNS).
+#              With REFERENCE=1, the nodes are upstream kubelets v1.20.2 on the same bed, each on
+#              a dockerd of its own (bed-up.sh's JKUBELET_BED_KUBELET=upstream), for the figure
+#              beside jkubelet's; the reports go to REPORT-reference.
 # Skipped: '\[Slow\]|\[Serial\]|\[Disruptive\]' and the specs listed in
 # deploy/conformance/skip.txt (those that need a registry on the internet), plus
 # JKUBELET_CONFORMANCE_SKIP (a regex) if set.
@@ -36,6 +39,10 @@ CACHE=${JKUBELET_K8S_CACHE:-/var/cache/jkubelet-k8s}
 BIN=$CACHE/bin
 STATE=${JKUBELET_CONFORMANCE_STATE:-/tmp/jkubelet-conformance}
 REPORT=${JKUBELET_CONFORMANCE_REPORT:-$root/target/conformance}
+if [ -n "${REFERENCE:-}" ]; then
+  REPORT=$REPORT-reference
+  export JKUBELET_BED_KUBELET=upstream
+fi
 NODES=${JKUBELET_CONFORMANCE_NODES:-4}
 NODE=jkubelet-conformance
 FULL=0
