@@ -68,6 +68,33 @@ if [ ! -x "$BIN/kubectl" ]; then
 fi
 kubectl() { "$BIN/kubectl" "$@"; }
 
+# v1.20.2 vendors reflect2 1.0.1, whose map iteration faults under Go 1.18 and later: the API
+# server built with Debian's Go dies with "unexpected fault address" encoding a map (seen under the
+# [Conformance] suite). Debian's golang-github-modern-go-reflect2-dev (1.0.2, the fixed release) is
+# put in its place in the source tree, and whatever was built before from the old one is built
+# again: the control plane, kube-proxy and, in their scripts, e2e.test, agnhost and the reference
+# kubelet. The marker records that the cache's tree and binaries have the fix.
+FIXED=$CACHE/.reflect2-1.0.2
+fix_reflect2() { # SOURCE_TREE
+  local vendored=$1/vendor/github.com/modern-go/reflect2
+  apt_install golang-github-modern-go-reflect2-dev
+  rm -f "$vendored"/*.go "$vendored"/*.s
+  cp /usr/share/gocode/src/github.com/modern-go/reflect2/*.go "$vendored/"
+  rm -f "$vendored"/*_test.go
+}
+if [ -d "$CACHE/src/kubernetes-1.20.2" ] && [ ! -f "$FIXED" ]; then
+  exec 9>"$CACHE/build.lock"
+  flock 9
+  if [ ! -f "$FIXED" ]; then
+    echo "k8s-up: replacing the vendored reflect2 1.0.1 with Debian's 1.0.2; the binaries are built again" >&2
+    fix_reflect2 "$CACHE/src/kubernetes-1.20.2"
+    (cd "$BIN" && rm -f kube-apiserver kube-controller-manager kube-scheduler kube-proxy e2e.test agnhost kubelet-ref)
+    rm -rf "$CACHE/src/kubernetes-1.20.2/_output/bin" "$CACHE/src/kubernetes-1.20.2/_output/local/go/bin"
+    touch "$FIXED"
+  fi
+  exec 9>&-
+fi
+
 missing() { for c in "${COMPONENTS[@]}"; do [ -x "$BIN/$c" ] || echo "cmd/$c"; done; }
 if [ -n "$(missing)" ]; then
   # One build at a time per cache; whoever waited finds the binaries built.
@@ -89,6 +116,8 @@ if [ -n "$targets" ]; then
   mkdir -p "$src"
   if [ ! -d "$src/kubernetes-1.20.2" ]; then
     (cd "$src" && apt-get source --download-only kubernetes >&2 && tar xzf kubernetes_*.orig.tar.gz)
+    fix_reflect2 "$src/kubernetes-1.20.2"
+    touch "$FIXED"
   fi
   mkdir -p "$src/gopath/src/k8s.io"
   ln -sfn "$src/kubernetes-1.20.2" "$src/gopath/src/k8s.io/kubernetes"
