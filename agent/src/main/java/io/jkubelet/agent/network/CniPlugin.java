@@ -1,7 +1,6 @@
 package io.jkubelet.agent.network;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.Runtime;
@@ -12,7 +11,6 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -44,7 +42,7 @@ final class CniPlugin {
   private static final int STRIPES = 64;
 
   private final NetworkSource source;
-  private final CniExec exec;
+  private final CniChain chain;
   private final Attachments attachments;
   private final Supplier<List<String>> podCidrsOf;
   private final Schedulers schedulers;
@@ -54,8 +52,9 @@ final class CniPlugin {
   private volatile List<String> podCidrs = List.of();
   private volatile String chosenSource = "";
   private volatile String lastRejects = "";
-  private Runtime runtime;
-  private Scheduler scheduler;
+  private volatile Runtime runtime;
+  private volatile Scheduler scheduler;
+  private volatile List<String> ignoredCidrs = List.of();
 
   /**
    * @param podCidrsOf the node's pod CIDRs: the Node's {@code spec.podCIDRs}, else {@code
@@ -70,7 +69,7 @@ final class CniPlugin {
       Schedulers schedulers) {
     this.clock = clock;
     this.source = source;
-    this.exec = exec;
+    this.chain = new CniChain(exec, clock);
     this.attachments = attachments;
     this.podCidrsOf = podCidrsOf;
     this.schedulers = schedulers;
@@ -94,6 +93,7 @@ final class CniPlugin {
     }
     attachments.load();
     refresh();
+    status().ifPresent(why -> log.warn("Network: {} plugin not ready yet: {}", source.name(), why));
     scheduler = schedulers.create("network");
     scheduler.withFixedDelay(RESCAN, RESCAN, this::refresh);
     scheduler.withFixedDelay(Duration.ZERO, RECONCILE, this::reconcile);
@@ -116,7 +116,10 @@ final class CniPlugin {
       List<String> cidrs = List.copyOf(podCidrsOf.get());
       if (!cidrs.equals(podCidrs)) {
         if (!podCidrs.isEmpty()) {
-          log.warn("Network: ignoring a change of the pod CIDRs from {} to {}", podCidrs, cidrs);
+          if (!cidrs.equals(ignoredCidrs)) {
+            log.warn("Network: ignoring a change of the pod CIDRs from {} to {}", podCidrs, cidrs);
+            ignoredCidrs = cidrs;
+          }
         } else {
           log.info("Network: the node's pod CIDRs are {}", cidrs);
           podCidrs = cidrs;
@@ -206,8 +209,8 @@ final class CniPlugin {
       }
       Instant start = clock.instant();
       Duration[] inPlugins = {Duration.ZERO};
-      add(NetworkList.LOOPBACK, a, netns, "lo", inPlugins);
-      JsonNode result = add(network, a, netns, IF_NAME, inPlugins);
+      chain.add(NetworkList.LOOPBACK, a, netns, "lo", inPlugins);
+      JsonNode result = chain.add(network, a, netns, IF_NAME, inPlugins);
       a = a.withResult(result);
       try {
         attachments.put(a);
@@ -249,7 +252,7 @@ final class CniPlugin {
       Duration[] inPlugins = {Duration.ZERO};
       if (!netns.isEmpty()) {
         try {
-          del(NetworkList.LOOPBACK, a, netns, "lo", null, inPlugins);
+          chain.del(NetworkList.LOOPBACK, a, netns, "lo", null, inPlugins);
         } catch (CniException e) {
           log.warn(
               "Network: CNI failed to delete loopback network of {}: {}",
@@ -257,7 +260,7 @@ final class CniPlugin {
               e.getMessage());
         }
       }
-      del(
+      chain.del(
           a.network(),
           a,
           netns,
@@ -332,87 +335,6 @@ final class CniPlugin {
         }
       }
     }
-  }
-
-  private JsonNode add(
-      NetworkList network,
-      Attachments.Attachment a,
-      String netns,
-      String ifName,
-      Duration[] inPlugins)
-      throws CniException {
-    JsonNode prev = null;
-    for (ObjectNode plugin : network.plugins()) {
-      ObjectNode conf = conf(network, plugin, a.capabilityArgs());
-      if (prev != null) {
-        conf.set("prevResult", prev);
-      }
-      Instant t = clock.instant();
-      try {
-        prev =
-            exec.exec(
-                plugin.get("type").asText(),
-                new CniExec.Call("ADD", a.sandboxId(), netns, ifName, a.args()),
-                conf);
-      } finally {
-        inPlugins[0] = inPlugins[0].plus(Duration.between(t, clock.instant()));
-      }
-    }
-    return prev;
-  }
-
-  private void del(
-      NetworkList network,
-      Attachments.Attachment a,
-      String netns,
-      String ifName,
-      JsonNode cached,
-      Duration[] inPlugins)
-      throws CniException {
-    List<String> errors = new ArrayList<>();
-    List<ObjectNode> plugins = new ArrayList<>(network.plugins());
-    java.util.Collections.reverse(plugins);
-    for (ObjectNode plugin : plugins) {
-      ObjectNode conf = conf(network, plugin, a.capabilityArgs());
-      if (cached != null) {
-        conf.set("prevResult", cached);
-      }
-      Instant t = clock.instant();
-      try {
-        exec.exec(
-            plugin.get("type").asText(),
-            new CniExec.Call("DEL", a.sandboxId(), netns, ifName, a.args()),
-            conf);
-      } catch (CniException e) {
-        errors.add(e.getMessage());
-      } finally {
-        inPlugins[0] = inPlugins[0].plus(Duration.between(t, clock.instant()));
-      }
-    }
-    if (!errors.isEmpty()) {
-      throw new CniException(String.join("; ", errors));
-    }
-  }
-
-  /** As libcni's {@code buildOneConfig}: the list's name and version, the runtime config. */
-  private static ObjectNode conf(NetworkList network, ObjectNode plugin, JsonNode capabilityArgs) {
-    ObjectNode conf = plugin.deepCopy();
-    conf.put("name", network.name());
-    conf.put("cniVersion", network.cniVersion());
-    ObjectNode runtimeConfig = CniExec.JSON.createObjectNode();
-    plugin
-        .path("capabilities")
-        .properties()
-        .forEach(
-            e -> {
-              if (e.getValue().asBoolean(false) && capabilityArgs.has(e.getKey())) {
-                runtimeConfig.set(e.getKey(), capabilityArgs.get(e.getKey()));
-              }
-            });
-    if (!runtimeConfig.isEmpty()) {
-      conf.set("runtimeConfig", runtimeConfig);
-    }
-    return conf;
   }
 
   /** dockershim's CNI_ARGS. */

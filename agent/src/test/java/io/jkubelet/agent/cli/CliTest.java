@@ -129,6 +129,53 @@ class CliTest {
   }
 
   @Test
+  void networkFlagsAreUpstreamsAndTheFileGivesHairpinModeAndPodCidr() throws Exception {
+    Path config = tmp.resolve("network.yaml");
+    Files.writeString(
+        config,
+        """
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        hairpinMode: hairpin-veth
+        podCIDR: 10.1.2.0/24
+        authentication: {webhook: {enabled: false}}
+        authorization: {mode: AlwaysAllow}
+        """);
+    RunCommand run = new RunCommand();
+    new CommandLine(run)
+        .parseArgs(
+            "--config",
+            config.toString(),
+            "--hostname-override",
+            "n",
+            "--network-plugin=cni",
+            "--cni-bin-dir=/a, /b",
+            "--cni-conf-dir=/etc/x",
+            "--cni-cache-dir=/var/c",
+            "--pod-cidr=10.9.0.0/24,fd00::/64");
+    run.options();
+    assertThat(run.network.plugin()).isEqualTo("cni");
+    assertThat(run.network.binDirs()).containsExactly(Path.of("/a"), Path.of("/b"));
+    assertThat(run.network.confDir()).isEqualTo(Path.of("/etc/x"));
+    assertThat(run.network.cacheDir()).isEqualTo(Path.of("/var/c"));
+    assertThat(run.network.hairpinMode()).as("from the file").isEqualTo("hairpin-veth");
+    assertThat(run.network.podCidr())
+        .as("the flag wins")
+        .containsExactly("10.9.0.0/24", "fd00::/64");
+    assertThat(run.network.execTimeout()).isEqualTo(Duration.ofSeconds(220));
+
+    // kubeadm's drop-in passes --network-plugin=cni; an unknown plugin is fatal, as upstream.
+    assertThat(Main.execute("run", "--hostname-override", "n", "--network-plugin", "weave"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("network plugin \"weave\" not found");
+    assertThat(Main.execute("run", "--hostname-override", "n", "--hairpin-mode", "sometimes"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--hairpin-mode").contains("sometimes");
+    assertThat(Main.execute("run", "--hostname-override", "n", "--pod-cidr", "ten/8")).isEqualTo(2);
+    assertThat(err.toString()).contains("--pod-cidr");
+  }
+
+  @Test
   void eventExportFlagsOverlayTheConfigFileAndBuildTheExporters() throws Exception {
     Path config = tmp.resolve("config.yaml");
     Files.writeString(
