@@ -2,7 +2,7 @@
 # Stops what bed-up.sh started in STATE_DIR: the nodes' pods are deleted first and each kubelet
 # tears its pods' networks down, then the kubelets (and their own dockerds) and kube-proxy stop (by their recorded PIDs),
 # their Nodes and whatever containers remain go, kube-proxy's rules are cleaned up, and the bridges
-# and the dummy interface are removed. The control plane keeps running (k8s-down.sh stops it).
+# and the bed's interface are removed. The control plane keeps running (k8s-down.sh stops it).
 #
 # Usage: deploy/scripts/bed-down.sh STATE_DIR
 # Environment: as bed-up.sh (JKUBELET_BED_BRIDGE, JKUBELET_K8S_CACHE).

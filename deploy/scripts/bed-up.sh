@@ -2,13 +2,14 @@
 # A cluster of several nodes on this one machine, on the control plane that k8s-up.sh runs in
 # STATE_DIR: kube-proxy v1.20.2 on the host in iptables mode (its DaemonSet pod would need a
 # privileged container), and NODES packaged jkubelets, each a node of its own with its own name,
-# address, kubelet port, root dir, log dirs and CNI network. Idempotent: what already runs is kept.
+# address (the kubelet API at 10250 there), root dir, log dirs and CNI network. Idempotent: what
+# already runs is kept.
 #
-# Every address stays on this machine: each node's address is on a dummy interface the bed makes
-# (NODE_NET, default 10.250.0.0/24, node i at .(10+i), on a portless bridge); each node's pods are on a bridge of its own
-# (BRIDGE_PREFIX + i) with Debian's CNI plugins (bridge, host-local over the node's spec.podCIDR by
-# the ipRanges capability, portmap, firewall, bandwidth), so the host routes between the nodes'
-# pod ranges as between its own interfaces. Nothing is routed off the machine.
+# Every address stays on this machine: each node's address is on an interface the bed makes
+# (NODE_NET, default 10.250.0.0/24, node i at .(10+i), on a portless bridge); each node's pods are
+# on a bridge of its own (BRIDGE_PREFIX + i) with Debian's CNI plugins (bridge, host-local over the
+# node's spec.podCIDR by the ipRanges capability, portmap, firewall, bandwidth), so the host routes
+# between the nodes' pod ranges as between its own interfaces. Nothing is routed off the machine.
 #
 # With JKUBELET_BED_KUBELET=upstream, the nodes are upstream kubelets v1.20.2 (kubelet-ref.sh)
 # with the same flags and network, each on a dockerd of its own (its own root, socket and
@@ -20,7 +21,8 @@
 # Environment: JKUBELET_BED_PREFIX (node names, default jkubelet-bed), JKUBELET_BED_PLUGIN (cni or
 #              kubenet; kubenet has one cbr0 per machine, so it takes one node), JKUBELET_BED_BRIDGE
 #              (bridge name prefix, default jkbed), JKUBELET_BED_NODE_NET (first three octets,
-#              default 10.250.0), JKUBELET_BED_FLAGS (more jkubelet flags), kube-proxy's ports
+#              default 10.250.0), JKUBELET_BED_KUBELET_PORT (10250, at each node's own address),
+#              JKUBELET_BED_FLAGS (more jkubelet flags), kube-proxy's ports
 #              JKUBELET_BED_PROXY_HEALTHZ_PORT (10256) and _METRICS_PORT (10249), JKUBELET_CLUSTER_CIDR
 #              (kube-proxy's --cluster-cidr, as k8s-up.sh's), JKUBELET_K8S_CACHE.
 # Stop it with bed-down.sh STATE_DIR.
@@ -38,6 +40,9 @@ BRIDGE=${JKUBELET_BED_BRIDGE:-jkbed}
 NODE_NET=${JKUBELET_BED_NODE_NET:-10.250.0}
 CLUSTER_CIDR=${JKUBELET_CLUSTER_CIDR:-10.244.0.0/16}
 CNI_BIN=${JKUBELET_CNI_BIN:-/usr/lib/cni}
+# Each node listens at its own address on the kubelet's usual port: the e2e suite reaches some
+# kubelet endpoints through the API server's node proxy at port 10250, whatever the Node says.
+KUBELET_PORT=${JKUBELET_BED_KUBELET_PORT:-10250}
 PROXY_HEALTHZ=${JKUBELET_BED_PROXY_HEALTHZ_PORT:-10256}
 PROXY_METRICS=${JKUBELET_BED_PROXY_METRICS_PORT:-10249}
 BED=$STATE/bed
@@ -151,7 +156,7 @@ for i in $(seq 1 "$NODES"); do
   fi
   # shellcheck disable=SC2086 # JKUBELET_BED_FLAGS is a list of flags
   setsid "$launcher" "${run[@]}" --kubeconfig "$node_kc" --hostname-override "$node" --node-ip "$ip" \
-    --address "$ip" --port $((10250 + i * 10)) --healthz-port 0 --read-only-port 0 \
+    --address "$ip" --port "$KUBELET_PORT" --healthz-port 0 --read-only-port 0 \
     --root-dir "$dir/root" --pod-manifest-path "$dir/manifests" \
     --client-ca-file "$STATE/pki/ca.crt" --anonymous-auth=false --authentication-token-webhook \
     --authorization-mode Webhook --cluster-domain cluster.local \
