@@ -124,7 +124,8 @@ node_engine() {
     echo $! >"$dir/dockerd.pid"
     for _ in $(seq 1 60); do docker -H "unix://$sock" info >/dev/null 2>&1 && break; sleep 1; done
     images=$( (docker images --filter label=io.jkubelet.e2e-image --format '{{.Repository}}:{{.Tag}}';
-      echo jkubelet/busybox:1.35; echo jkubelet/pause:3.2) | sort -u)
+      echo jkubelet/busybox:1.35; echo jkubelet/pause:3.2;
+      docker image inspect k8s.gcr.io/pause:3.2 >/dev/null 2>&1 && echo k8s.gcr.io/pause:3.2) | sort -u)
     # shellcheck disable=SC2086 # a list of image names
     docker save $images | docker -H "unix://$sock" load >/dev/null
     say "dockerd of $(basename "$dir") at unix://$sock"
