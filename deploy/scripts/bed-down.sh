@@ -57,7 +57,7 @@ for node in "${nodes[@]}"; do
 done
 stop_pid "$BED/kube-proxy.pid"
 "$BIN/kube-proxy" --cleanup >/dev/null 2>&1
-for l in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep "^$BRIDGE[0-9]*$"); do
+for l in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^${BRIDGE}d?[0-9]+$"); do
   ip link del "$l" 2>/dev/null
 done
 exit 0

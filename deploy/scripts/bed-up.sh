@@ -112,14 +112,19 @@ conflist() { # BRIDGE DATA_DIR
 EOF
 }
 
-# node_engine DIR: a dockerd of the node's own, started once, with the images of the default
-# engine that the bed's pods use; prints its endpoint.
+# node_engine DIR I: a dockerd of node I's own, started once, with the images of the default
+# engine that the bed's pods use; prints its endpoint. Its default network is a bridge of the bed's
+# (BRIDGE_PREFIX d I, unused by pods, which are on CNI): NOTE: `dockerd --bridge=none` deletes the
+# machine's docker0 when it starts, which the default engine's containers need.
 node_engine() {
-  local dir=$1 sock=$1/docker.sock images
+  local dir=$1 sock=$1/docker.sock images br=${BRIDGE}d$2
   if ! running "$dir/dockerd.pid"; then
     mkdir -p "$dir/docker"
+    ip link show "$br" >/dev/null 2>&1 || ip link add "$br" type bridge
+    ip addr replace "10.249.$2.1/24" dev "$br"
+    ip link set "$br" up
     setsid dockerd --data-root "$dir/docker" --exec-root "$dir/docker-run" --pidfile "$dir/dockerd.pid.docker" \
-      --host "unix://$sock" --bridge=none --iptables=false --ip-masq=false --ip-forward=false \
+      --host "unix://$sock" --bridge="$br" --iptables=false --ip-masq=false --ip-forward=false \
       >"$dir/dockerd.log" 2>&1 </dev/null &
     echo $! >"$dir/dockerd.pid"
     for _ in $(seq 1 60); do docker -H "unix://$sock" info >/dev/null 2>&1 && break; sleep 1; done
@@ -150,7 +155,7 @@ for i in $(seq 1 "$NODES"); do
   node_kc=$("$scripts/k8s-node-kubeconfig.sh" "$STATE" "$node")
   run=(run --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers")
   if [ "$KUBELET" = upstream ]; then
-    engine=$(node_engine "$dir")
+    engine=$(node_engine "$dir" "$i")
     run=(--container-runtime=docker --docker-endpoint="$engine" --cgroup-driver=cgroupfs
       --fail-swap-on=false --cgroups-per-qos=false --enforce-node-allocatable= --eviction-hard=
       --image-gc-high-threshold=100 --cert-dir="$dir/pki")

@@ -28,7 +28,7 @@ BIN=$CACHE/bin
 SRC=$CACHE/src/kubernetes-1.20.2
 PAUSE_IMAGE=${JKUBELET_PAUSE_IMAGE:-jkubelet/pause:3.2}
 # Bumped whenever a recipe below changes, so that images built by an older one are rebuilt.
-RECIPE=6
+RECIPE=7
 LABEL=io.jkubelet.e2e-image
 
 for f in "$BIN/agnhost" "$BIN/nnp"; do
@@ -194,9 +194,29 @@ SH
   # busybox-static's shell runs its own applets before looking at PATH, so /bin/sh is Debian's
   # dynamic busybox (with its libraries), whose shell goes by PATH like the real image's.
   udp_client "$root/usr/bin/nc-udp"
+  # The suite also runs `nc -zv -t -w 2 HOST PORT` to test a TCP port: -z is busybox nc's
+  # `-e /bin/true` (connect, then close), and -v and -t are dropped.
   cat >"$root/usr/bin/nc" <<'SH'
 #!/bin/sh
-case " $* " in *" -u "*) exec /usr/bin/nc-udp "$@" ;; esac
+for a in "$@"; do
+  case "$a" in -w | -p | -i | -e | -f) ;; -*u*) exec /usr/bin/nc-udp "$@" ;; esac
+done
+zero=
+set -- "$@" --end
+while [ "$1" != --end ]; do
+  a=$1
+  shift
+  case "$a" in
+    -w | -p | -i | -e | -f) set -- "$@" "$a" "$1"; shift ;;
+    -*z* | -*v* | -*t*)
+      case "$a" in *z*) zero=1 ;; esac
+      rest=$(printf '%s' "${a#-}" | tr -d 'zvt')
+      [ -z "$rest" ] || set -- "$@" "-$rest" ;;
+    *) set -- "$@" "$a" ;;
+  esac
+done
+shift
+[ -z "$zero" ] || exec /bin/busybox nc "$@" -e /bin/true
 exec /bin/busybox nc "$@"
 SH
   chmod 0755 "$root/usr/bin/nc"
