@@ -12,8 +12,9 @@ import java.util.Optional;
 
 /**
  * Whether the node can take a pod, as upstream's {@code GeneralPredicates} at admission: the pod
- * count against {@code maxPods}, then the cpu and memory requests against what is allocatable,
- * given the pods already admitted. A pure function.
+ * count against {@code maxPods}, then the cpu and memory requests against what is allocatable, then
+ * its host ports against theirs ({@link HostPorts}), given the pods already admitted. A pure
+ * function.
  */
 final class Admission {
   private Admission() {}
@@ -21,7 +22,10 @@ final class Admission {
   /** What the node offers: millicores, bytes, pods. */
   record Allocatable(long milliCpu, long memoryBytes, int pods) {}
 
-  /** A refusal: reason {@code OutOfpods}, {@code OutOfcpu} or {@code OutOfmemory}, and why. */
+  /**
+   * A refusal: reason {@code OutOfpods}, {@code OutOfcpu}, {@code OutOfmemory} or {@code
+   * NodePorts}, and why.
+   */
   record Rejection(String reason, String message) {}
 
   static Optional<Rejection> admit(Pod pod, List<Pod> admitted, Allocatable node) {
@@ -37,6 +41,10 @@ final class Admission {
     long usedMem = admitted.stream().mapToLong(Admission::memory).sum();
     if (mem > 0 && usedMem + mem > node.memoryBytes()) {
       return Optional.of(rejection("memory", mem, usedMem, node.memoryBytes()));
+    }
+    if (HostPorts.conflict(pod, admitted)) {
+      return Optional.of(
+          new Rejection(HostPorts.REASON, "Predicate " + HostPorts.REASON + " failed"));
     }
     return Optional.empty();
   }
