@@ -27,11 +27,8 @@ public record PodStatus(
 
   /** The pod IP of the newest ready sandbox, or "". */
   public String ip() {
-    return sandboxes.stream()
-        .filter(SandboxStatus::ready)
-        .map(SandboxStatus::ip)
-        .findFirst()
-        .orElse("");
+    List<String> ips = ips();
+    return ips.isEmpty() ? "" : ips.get(0);
   }
 
   /** The pod IPs of the newest ready sandbox, the primary first; empty when none. */

@@ -99,13 +99,13 @@ public final class StatusGenerator {
       io.jkubelet.agent.runtime.PodStatus runtime,
       PodStatus previous,
       String hostIp) {
-    String ip = runtime.ip();
+    List<String> ips = runtime.ips();
     if (Boolean.TRUE.equals(pod.getSpec().getHostNetwork()) && !hostIp.isEmpty()) {
-      ip = hostIp;
+      ips = List.of(hostIp);
     }
-    if (!ip.isEmpty()) {
-      s.setPodIP(ip);
-      s.setPodIPs(List.of(new PodIP(ip)));
+    if (!ips.isEmpty()) {
+      s.setPodIP(ips.get(0));
+      s.setPodIPs(ips.stream().map(PodIP::new).toList());
     } else if (previous != null && previous.getPodIP() != null && runtime.anyRunning()) {
       s.setPodIP(previous.getPodIP());
       s.setPodIPs(previous.getPodIPs());
