@@ -112,6 +112,7 @@ final class NodeStatusSync {
             onServer == null ? null : onServer.getConditions(),
             now);
     d.status().setImages(NodeStatuses.images(images()));
+    ExtendedResources.carry(onServer, d.status());
     return d;
   }
 
@@ -164,7 +165,8 @@ final class NodeStatusSync {
     }
     NodeStatus onServer = current.getStatus();
     Desired desired = desired(onServer, now);
-    boolean changed = NodeStatuses.changed(onServer, desired.status());
+    List<String> stale = ExtendedResources.stale(onServer);
+    boolean changed = NodeStatuses.changed(onServer, desired.status()) || !stale.isEmpty();
     String uid = current.getMetadata().getUid();
     Result synced = new Result.Synced(uid);
     if (!NodeStatuses.shouldReport(changed, lastReportTime, now, options.statusReportFrequency())) {
@@ -173,7 +175,9 @@ final class NodeStatusSync {
     Node patched;
     try {
       String patch =
-          client.getKubernetesSerialization().asJson(NodeStatuses.statusPatch(desired.status()));
+          client
+              .getKubernetesSerialization()
+              .asJson(NodeStatuses.statusPatch(desired.status(), stale));
       // On the Node as read: fabric8 reads it again before a patch by name alone.
       patched =
           client

@@ -295,12 +295,13 @@ final class NodeStatuses {
   /**
    * The body of a strategic-merge PATCH of {@code nodes/<name>/status} that sets the fields this
    * agent owns and leaves the rest alone: conditions and addresses merge by {@code type}, the
-   * resource maps by key.
+   * resource maps by key. Each of {@code staleAllocatable} is deleted from allocatable ({@link
+   * ExtendedResources}).
    */
-  static Map<String, Object> statusPatch(NodeStatus s) {
+  static Map<String, Object> statusPatch(NodeStatus s, List<String> staleAllocatable) {
     Map<String, Object> status = new LinkedHashMap<>();
     status.put("capacity", s.getCapacity());
-    status.put("allocatable", s.getAllocatable());
+    status.put("allocatable", ExtendedResources.allocatablePatch(s, staleAllocatable));
     status.put("addresses", s.getAddresses());
     status.put("nodeInfo", s.getNodeInfo());
     status.put("daemonEndpoints", s.getDaemonEndpoints());

@@ -410,17 +410,19 @@ class NodeStatusManagerApiTest {
     Node again = awaitReady("True");
     assertThat(again.getStatus().getNodeInfo().getContainerRuntimeVersion())
         .isEqualTo("docker://20.10.24");
-    // The Lease follows the new Node.
+    // The Lease follows the new Node (the garbage collector may delete the old one first).
     await()
         .atMost(WAIT)
         .until(
-            () ->
-                lease()
-                    .getMetadata()
-                    .getOwnerReferences()
-                    .get(0)
-                    .getUid()
-                    .equals(again.getMetadata().getUid()));
+            () -> {
+              Lease l = lease();
+              return l != null
+                  && l.getMetadata()
+                      .getOwnerReferences()
+                      .get(0)
+                      .getUid()
+                      .equals(again.getMetadata().getUid());
+            });
   }
 
   /**
@@ -595,5 +597,42 @@ class NodeStatusManagerApiTest {
 
     // Every round renewed the Lease at the fake time.
     assertThat(lease().getSpec().getRenewTime().toInstant()).isEqualTo(clock.instant());
+  }
+
+  @Test
+  void anExtendedResourceAddedToTheCapacityBecomesAllocatableAndLeavesWithIt() {
+    started(options(), () -> Health.OK);
+    awaitReady("True");
+    // As the scheduler's preemption specs and device-less operators add one.
+    admin
+        .nodes()
+        .withName(nodeName)
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.JSON),
+            "[{\"op\":\"add\",\"path\":\"/status/capacity/example.com~1dongle\",\"value\":\"5\"}]");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(node().getStatus().getAllocatable())
+                    .containsEntry("example.com/dongle", new Quantity("5")));
+    assertThat(node().getStatus().getCapacity())
+        .containsEntry("example.com/dongle", new Quantity("5"));
+
+    admin
+        .nodes()
+        .withName(nodeName)
+        .subresource("status")
+        .patch(
+            PatchContext.of(PatchType.JSON),
+            "[{\"op\":\"remove\",\"path\":\"/status/capacity/example.com~1dongle\"}]");
+    await()
+        .atMost(WAIT)
+        .untilAsserted(
+            () ->
+                assertThat(node().getStatus().getAllocatable())
+                    .doesNotContainKey("example.com/dongle"));
+    assertThat(node().getStatus().getAllocatable()).containsKeys("cpu", "memory", "pods");
   }
 }

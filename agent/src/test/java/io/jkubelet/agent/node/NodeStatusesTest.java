@@ -361,7 +361,7 @@ class NodeStatusesTest {
   @Test
   void thePatchSetsOnlyTheFieldsThisAgentOwns() {
     NodeStatus s = desired(Health.OK, null).status();
-    String json = new KubernetesSerialization().asJson(NodeStatuses.statusPatch(s));
+    String json = new KubernetesSerialization().asJson(NodeStatuses.statusPatch(s, List.of()));
     @SuppressWarnings("unchecked")
     Map<String, Object> status =
         (Map<String, Object>)
@@ -390,5 +390,29 @@ class NodeStatusesTest {
     assertThat(NodeStatuses.binarySi(16374784L * 1024)).isEqualTo("15991Mi");
     assertThat(NodeStatuses.binarySi(16374785L * 1024)).isEqualTo("16374785Ki");
     assertThat(NodeStatuses.binarySi(100L << 30)).isEqualTo("100Gi");
+  }
+
+  @Test
+  void extendedResourcesAreThoseOutsideKubernetesIo() {
+    assertThat(ExtendedResources.isExtended("example.com/dongle")).isTrue();
+    assertThat(ExtendedResources.isExtended("scheduling.k8s.io/foo")).isTrue();
+    assertThat(ExtendedResources.isExtended("cpu")).isFalse();
+    assertThat(ExtendedResources.isExtended("hugepages-2Mi")).isFalse();
+    assertThat(ExtendedResources.isExtended("kubernetes.io/batch-jobs")).isFalse();
+    assertThat(ExtendedResources.isExtended("requests.example.com/dongle")).isFalse();
+  }
+
+  @Test
+  void anExtendedResourceLeavingTheCapacityIsDeletedFromAllocatableByThePatch() {
+    NodeStatus server = new NodeStatusBuilder(desired(Health.OK, null).status()).build();
+    server.getAllocatable().put("example.com/dongle", new Quantity("5"));
+    NodeStatus now = desired(Health.OK, null).status();
+    ExtendedResources.carry(server, now);
+    assertThat(now.getAllocatable()).doesNotContainKey("example.com/dongle");
+    List<String> stale = ExtendedResources.stale(server);
+    assertThat(stale).containsExactly("example.com/dongle");
+
+    String json = new KubernetesSerialization().asJson(NodeStatuses.statusPatch(now, stale));
+    assertThat(json).contains("\"example.com/dongle\":null");
   }
 }
