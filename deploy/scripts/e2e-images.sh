@@ -15,6 +15,9 @@
 #                                            (CMD httpd-foreground)
 #   gcr.io/kubernetes-e2e-test-images/nonewprivs:1.0  the setuid-root `nnp` (prints its euid)
 #   gcr.io/kubernetes-e2e-test-images/nonroot:1.0     busybox with USER 1234
+#   gcr.io/kubernetes-e2e-test-images/nautilus:1.0, kitten:1.0  the Update Demo's: busybox httpd
+#                                            on port 80 serving the source tree's data.json and
+#                                            jpg (CMD test-webserver)
 #   k8s.gcr.io/pause:3.2                     the project's pause image, tagged
 #
 # Idempotent: an image carrying this script's recipe label is kept; others are (re)built.
@@ -278,6 +281,16 @@ nonroot() {
   import "$image" "$root" 'USER 1234' 'CMD ["sh"]' 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 }
 
+update_demo() { # NAME: nautilus or kitten
+  local image=gcr.io/kubernetes-e2e-test-images/$1:1.0 root=$work/$1
+  current "$image" && return 0
+  rootfs "$root"
+  cp "$SRC/test/images/$1/html/data.json" "$SRC/test/images/$1/html/$1.jpg" "$root/"
+  web_server "$root/usr/local/bin/test-webserver" /
+  import "$image" "$root" 'CMD ["test-webserver"]' 'EXPOSE 80' \
+    'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+}
+
 pause() {
   local image=k8s.gcr.io/pause:3.2
   if [ "$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null)" != \
@@ -295,4 +308,6 @@ httpd 2.4.38-alpine
 httpd 2.4.39-alpine
 nonewprivs
 nonroot
+update_demo nautilus
+update_demo kitten
 pause
