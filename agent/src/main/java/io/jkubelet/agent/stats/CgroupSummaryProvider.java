@@ -95,7 +95,12 @@ final class CgroupSummaryProvider implements SummaryProvider {
       Set<String> live = new HashSet<>();
       Set<Path> liveDirs = new HashSet<>();
       for (PodStatus p : pods.get()) {
-        pod(p, now, next, live, liveDirs).ifPresent(podStats::add);
+        try {
+          pod(p, now, next, live, liveDirs).ifPresent(podStats::add);
+        } catch (RuntimeException e) {
+          // One pod's reading never costs the node's and the other pods' stats.
+          log.warn("stats: cannot read the stats of pod {}, left out: {}", p.pod(), e.toString());
+        }
       }
       cgroups.retain(live);
       disk.retain(liveDirs);
@@ -179,8 +184,11 @@ final class CgroupSummaryProvider implements SummaryProvider {
     }
     var ref = new Summary.PodReference(p.pod().name(), p.pod().namespace(), p.pod().uid());
     List<VolumeStats> volumes = volumes(p.pod().uid(), liveDirs);
+    // The sandbox's creation, else the oldest running container's (lazily: often none runs).
     Instant start =
-        sandbox.map(SandboxStatus::createdAt).orElse(running.get(running.size() - 1).createdAt());
+        sandbox
+            .map(SandboxStatus::createdAt)
+            .orElseGet(() -> running.get(running.size() - 1).createdAt());
     return Optional.of(
         new PodStats(
             ref,

@@ -253,4 +253,98 @@ class SummaryProviderTest {
     assertThat(provider.summary().pods().get(0).volume().get(0).usedBytes())
         .isEqualTo(3500 + Files.size(cache) + Files.size(cache.resolve("sub")));
   }
+
+  /** A pod of {@code uid} in one of the states a node has, with cgroups for what runs. */
+  private static PodStatus inState(String state, FakeHost host) {
+    PodRef ref = new PodRef("uid-" + state, state, "default");
+    String sandbox = Integer.toHexString(state.hashCode()).repeat(8).substring(0, 60) + "5a4d";
+    String app = Integer.toHexString(state.hashCode()).repeat(8).substring(0, 60) + "c0de";
+    SandboxStatus ready = new SandboxStatus(sandbox, 0, true, "10.0.0.9", T0, Map.of());
+    SandboxStatus stopped = new SandboxStatus(sandbox, 0, false, "", T0, Map.of());
+    ContainerStatus running = container(app, "app", ContainerState.RUNNING, T0);
+    ContainerStatus exited = container(app, "app", ContainerState.EXITED, T0);
+    switch (state) {
+      case "pending" -> {
+        return new PodStatus(ref, List.of(), List.of());
+      }
+      case "initialising", "crashlooping" -> {
+        host.container(sandbox, 1, 1, 0, 4000 + state.length());
+        return new PodStatus(ref, List.of(ready), List.of(exited));
+      }
+      case "completed" -> {
+        return new PodStatus(ref, List.of(stopped), List.of(exited));
+      }
+      case "sandboxgone" -> {
+        host.container(app, 1, 1, 0, 4100);
+        return new PodStatus(ref, List.of(), List.of(running));
+      }
+      default -> throw new IllegalArgumentException(state);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"pending", "initialising", "crashlooping", "completed", "sandboxgone"})
+  void aPodInAnyStateLeavesTheNodeAndTheRunningPodsStatsIntact(String state) {
+    FakeHost host = new FakeHost(dir, false);
+    host.container(SANDBOX, 1_000_000_000L, 1_000_000, 0, 4242);
+    host.container(APP, 3_000_000_000L, 50_000_000, 10_000_000, 4343);
+    pods.add(inState(state, host));
+    pods.add(pod(true));
+
+    Summary s = provider(host, Duration.ZERO).summary();
+
+    assertThat(s.node().memory().workingSetBytes()).isEqualTo(3_000_000_000L);
+    Summary.PodStats web =
+        s.pods().stream().filter(p -> p.podRef().name().equals("web")).findFirst().orElseThrow();
+    assertThat(web.cpu().usageCoreNanoSeconds()).isEqualTo(4_000_000_000L);
+    boolean reported = s.pods().stream().anyMatch(p -> p.podRef().name().equals(state));
+    // A pod is reported while its sandbox is up or a container of it runs, as upstream's.
+    assertThat(reported)
+        .isEqualTo(List.of("initialising", "crashlooping", "sandboxgone").contains(state));
+  }
+
+  @Test
+  void aCrashLoopingPodIsReportedWithItsSandboxStartAndNoContainers() {
+    FakeHost host = new FakeHost(dir, false);
+    pods.add(inState("crashlooping", host));
+
+    Summary.PodStats p = provider(host, Duration.ZERO).summary().pods().get(0);
+
+    assertThat(p.startTime()).isEqualTo("2026-01-01T00:00:00Z");
+    assertThat(p.containers()).isEmpty();
+  }
+
+  @Test
+  void aPodWhoseReadingFailsIsLeftOutAndTheRestIsReported() {
+    FakeHost host = new FakeHost(dir, false);
+    host.container(SANDBOX, 1_000_000_000L, 1_000_000, 0, 4242);
+    host.container(APP, 3_000_000_000L, 50_000_000, 10_000_000, 4343);
+    // A status the runtime should never give: a running container without a name.
+    pods.add(
+        new PodStatus(
+            new PodRef("uid-bad", "bad", "default"),
+            List.of(),
+            List.of(
+                new ContainerStatus(
+                    "f".repeat(64),
+                    null,
+                    SANDBOX,
+                    ContainerState.RUNNING,
+                    T0,
+                    T0,
+                    null,
+                    0,
+                    "",
+                    "",
+                    "img",
+                    "",
+                    "h",
+                    0,
+                    Map.of()))));
+    pods.add(pod(true));
+
+    Summary s = provider(host, Duration.ZERO).summary();
+
+    assertThat(s.pods()).extracting(p -> p.podRef().name()).containsExactly("web");
+  }
 }
