@@ -30,8 +30,10 @@ import java.util.function.BiConsumer;
  * type upstream gives it: strings, integers (32-bit), booleans, durations as Go-style strings (see
  * {@link Durations}) and {@code staticPodURLHeader} as a mapping of header names to lists of
  * strings. Values are not coerced: {@code maxPods: "110"} is an error, as it is for upstream. A
- * field that is absent or {@code null} keeps its default. Fields jkubelet does not support are
- * reported as warnings, not errors, since upstream files commonly set many of them.
+ * field that is absent or {@code null} keeps its default, and so does one holding the zero value
+ * upstream defaults ({@code 0s}, as kubeadm writes every duration; see {@link UpstreamFields}).
+ * Upstream fields jkubelet does not implement are listed in {@link Loaded#unimplemented()}; other
+ * unknown fields are warnings, not errors, as upstream v1.20 ignores them.
  *
  * <p>Loading checks types only; ranges are checked by {@link ConfigValidator}, normally after
  * command-line flags have been overlaid on the loaded configuration.
@@ -135,7 +137,7 @@ public final class ConfigLoader {
       webhook = asBool("authentication.webhook.enabled", n);
     }
     n = v.at("/webhook/cacheTTL");
-    if (!n.isMissingNode() && !n.isNull()) {
+    if (!n.isMissingNode() && !UpstreamFields.unset("authentication.webhook.cacheTTL", n, true)) {
       ttl = asDuration("authentication.webhook.cacheTTL", n);
     }
     n = v.at("/anonymous/enabled");
@@ -151,15 +153,15 @@ public final class ConfigLoader {
     Duration allowed = a.cacheAuthorizedTTL();
     Duration denied = a.cacheUnauthorizedTTL();
     JsonNode n = v.at("/mode");
-    if (!n.isMissingNode() && !n.isNull()) {
+    if (!n.isMissingNode() && !UpstreamFields.unset("authorization.mode", n, false)) {
       mode = asString("authorization.mode", n);
     }
     n = v.at("/webhook/cacheAuthorizedTTL");
-    if (!n.isMissingNode() && !n.isNull()) {
+    if (!n.isMissingNode() && !UpstreamFields.unset("authorization.webhook.ttl", n, true)) {
       allowed = asDuration("authorization.webhook.cacheAuthorizedTTL", n);
     }
     n = v.at("/webhook/cacheUnauthorizedTTL");
-    if (!n.isMissingNode() && !n.isNull()) {
+    if (!n.isMissingNode() && !UpstreamFields.unset("authorization.webhook.ttl", n, true)) {
       denied = asDuration("authorization.webhook.cacheUnauthorizedTTL", n);
     }
     b.authorization(new KubeletConfiguration.Authorization(mode, allowed, denied));
@@ -190,14 +192,18 @@ public final class ConfigLoader {
    * A loaded configuration and the warnings to show the user.
    *
    * @param config the configuration: file values over defaults; not yet validated
-   * @param warnings one message per ignored field, in file order, e.g. {@code field cgroupDriver is
-   *     not supported by jkubelet and is ignored}
+   * @param warnings one message per field that upstream does not have either, in file order, e.g.
+   *     {@code field maxpods is not supported by jkubelet and is ignored (did you mean maxPods?)}
+   * @param unimplemented the upstream fields the file sets that jkubelet does not implement and
+   *     ignores, in file order, e.g. {@code cgroupDriver}
    */
-  public record Loaded(KubeletConfiguration config, List<String> warnings) {
-    /** Copies {@code warnings} into an unmodifiable list. */
+  public record Loaded(
+      KubeletConfiguration config, List<String> warnings, List<String> unimplemented) {
+    /** Copies the lists into unmodifiable ones. */
     public Loaded {
       Objects.requireNonNull(config, "config");
       warnings = List.copyOf(warnings);
+      unimplemented = List.copyOf(unimplemented);
     }
   }
 
@@ -220,6 +226,7 @@ public final class ConfigLoader {
 
     Builder builder = KubeletConfiguration.fileBuilder();
     List<String> warnings = new ArrayList<>();
+    List<String> unimplemented = new ArrayList<>();
     for (Map.Entry<String, JsonNode> entry : root.properties()) {
       String name = entry.getKey();
       JsonNode value = entry.getValue();
@@ -228,11 +235,25 @@ public final class ConfigLoader {
         if (!value.isNull()) {
           reader.accept(builder, value);
         }
+      } else if (UpstreamFields.ALL.contains(name)) {
+        unimplemented.add(name);
       } else if (!name.equals("kind") && !name.equals("apiVersion")) {
         warnings.add(unsupported(name));
       }
     }
-    return new Loaded(builder.build(), warnings);
+    KubeletConfiguration config = builder.build();
+    if (!set(root, "nodeStatusReportFrequency") && set(root, "nodeStatusUpdateFrequency")) {
+      // Upstream's backward compatibility: the report frequency follows an update frequency set.
+      config =
+          config.toBuilder().nodeStatusReportFrequency(config.nodeStatusUpdateFrequency()).build();
+    }
+    return new Loaded(config, warnings, unimplemented);
+  }
+
+  /** Whether the file gives the duration {@code field} a value other than its default's. */
+  private static boolean set(JsonNode root, String field) {
+    JsonNode v = root.get(field);
+    return v != null && !UpstreamFields.unset(field, v, true);
   }
 
   private static byte[] read(Path file) {
@@ -301,11 +322,23 @@ public final class ConfigLoader {
   }
 
   private static void string(String field, BiConsumer<Builder, String> setter) {
-    FIELDS.put(field, (b, v) -> setter.accept(b, asString(field, v)));
+    FIELDS.put(
+        field,
+        (b, v) -> {
+          if (!UpstreamFields.unset(field, v, false)) {
+            setter.accept(b, asString(field, v));
+          }
+        });
   }
 
   private static void integer(String field, BiConsumer<Builder, Integer> setter) {
-    FIELDS.put(field, (b, v) -> setter.accept(b, asInt(field, v)));
+    FIELDS.put(
+        field,
+        (b, v) -> {
+          if (!UpstreamFields.unset(field, v, false)) {
+            setter.accept(b, asInt(field, v));
+          }
+        });
   }
 
   private static void bool(String field, BiConsumer<Builder, Boolean> setter) {
@@ -323,14 +356,8 @@ public final class ConfigLoader {
     FIELDS.put(
         field,
         (b, v) -> {
-          if (!v.isTextual()) {
-            throw new ConfigException(
-                field, "expected a duration such as \"20s\" or \"1m30s\", got " + describe(v));
-          }
-          try {
-            setter.accept(b, Durations.parse(v.textValue()));
-          } catch (IllegalArgumentException e) {
-            throw new ConfigException(field, e.getMessage(), e);
+          if (!UpstreamFields.unset(field, v, true)) {
+            setter.accept(b, asDuration(field, v));
           }
         });
   }

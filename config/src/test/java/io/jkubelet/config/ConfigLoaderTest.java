@@ -98,7 +98,7 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void unsupportedFieldsAreWarningsInFileOrder() throws IOException {
+  void upstreamFieldsNotImplementedAreListedAndUnknownOnesAreWarnings() throws IOException {
     String upstreamStyle =
         HEADER
             + """
@@ -113,17 +113,149 @@ class ConfigLoaderTest {
 
     assertThat(loaded.config().maxPods()).isEqualTo(30);
     assertThat(loaded.config().clusterDNS()).containsExactly("10.96.0.10");
+    assertThat(loaded.unimplemented()).containsExactly("cgroupDriver", "serializeImagePulls");
     assertThat(loaded.warnings())
         .containsExactly(
-            "field cgroupDriver is not supported by jkubelet and is ignored",
-            "field serializeImagePulls is not supported by jkubelet and is ignored",
             "field maxpods is not supported by jkubelet and is ignored (did you mean maxPods?)");
   }
 
   @Test
-  void fullSampleWarnsAboutItsOneUnsupportedField() throws IOException {
-    assertThat(ConfigLoader.load(write(Samples.FULL_YAML)).warnings())
-        .containsExactly("field cgroupDriver is not supported by jkubelet and is ignored");
+  void fullSampleListsItsOneUnimplementedField() throws IOException {
+    ConfigLoader.Loaded loaded = ConfigLoader.load(write(Samples.FULL_YAML));
+    assertThat(loaded.warnings()).isEmpty();
+    assertThat(loaded.unimplemented()).containsExactly("cgroupDriver");
+  }
+
+  /** What {@code kubeadm init} and {@code join} v1.20 write to /var/lib/kubelet/config.yaml. */
+  private static final String KUBEADM_V1_20 =
+      """
+      apiVersion: kubelet.config.k8s.io/v1beta1
+      authentication:
+        anonymous:
+          enabled: false
+        webhook:
+          cacheTTL: 0s
+          enabled: true
+        x509:
+          clientCAFile: /etc/kubernetes/pki/ca.crt
+      authorization:
+        mode: Webhook
+        webhook:
+          cacheAuthorizedTTL: 0s
+          cacheUnauthorizedTTL: 0s
+      cgroupDriver: cgroupfs
+      clusterDNS:
+      - 10.96.0.10
+      clusterDomain: cluster.local
+      cpuManagerReconcilePeriod: 0s
+      evictionPressureTransitionPeriod: 0s
+      fileCheckFrequency: 0s
+      healthzBindAddress: 127.0.0.1
+      healthzPort: 10248
+      httpCheckFrequency: 0s
+      imageMinimumGCAge: 0s
+      kind: KubeletConfiguration
+      logging: {}
+      nodeStatusReportFrequency: 0s
+      nodeStatusUpdateFrequency: 0s
+      rotateCertificates: true
+      runtimeRequestTimeout: 0s
+      shutdownGracePeriod: 0s
+      shutdownGracePeriodCriticalPods: 0s
+      staticPodPath: /etc/kubernetes/manifests
+      streamingConnectionIdleTimeout: 0s
+      syncFrequency: 0s
+      volumeStatsAggPeriod: 0s
+      """;
+
+  @Test
+  void kubeadmsConfigLoadsWithEveryZeroDurationAtItsDefaultAndValidates() throws IOException {
+    ConfigLoader.Loaded loaded = ConfigLoader.load(write(KUBEADM_V1_20));
+
+    KubeletConfiguration c = loaded.config();
+    KubeletConfiguration defaults = KubeletConfiguration.fileBuilder().build();
+    assertThat(c.syncFrequency()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(c.fileCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(c.httpCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(c.nodeStatusUpdateFrequency()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(c.nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(c.authentication().webhookCacheTTL()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(c.authentication().webhookEnabled()).isTrue();
+    assertThat(c.authentication().clientCAFile()).isEqualTo("/etc/kubernetes/pki/ca.crt");
+    assertThat(c.authorization().mode()).isEqualTo("Webhook");
+    assertThat(c.authorization().cacheAuthorizedTTL())
+        .isEqualTo(defaults.authorization().cacheAuthorizedTTL());
+    assertThat(c.authorization().cacheUnauthorizedTTL())
+        .isEqualTo(defaults.authorization().cacheUnauthorizedTTL());
+    assertThat(c.staticPodPath()).isEqualTo("/etc/kubernetes/manifests");
+    assertThat(c.healthzBindAddress()).isEqualTo("127.0.0.1");
+    assertThat(loaded.warnings()).isEmpty();
+    assertThat(loaded.unimplemented())
+        .containsExactly(
+            "cgroupDriver",
+            "cpuManagerReconcilePeriod",
+            "evictionPressureTransitionPeriod",
+            "imageMinimumGCAge",
+            "logging",
+            "rotateCertificates",
+            "runtimeRequestTimeout",
+            "shutdownGracePeriod",
+            "shutdownGracePeriodCriticalPods",
+            "streamingConnectionIdleTimeout",
+            "volumeStatsAggPeriod");
+    ConfigValidator.validate(c);
+  }
+
+  @Test
+  void zeroValuesUpstreamDefaultsKeepTheDefaultOthersAreKept() throws IOException {
+    ConfigLoader.Loaded loaded =
+        ConfigLoader.load(
+            write(
+                HEADER
+                    + """
+                    port: 0
+                    maxPods: 0
+                    address: ""
+                    hairpinMode: ""
+                    readOnlyPort: 0
+                    healthzPort: 0
+                    eventRecordQPS: 0
+                    staticPodPath: ""
+                    """));
+
+    KubeletConfiguration c = loaded.config();
+    KubeletConfiguration defaults = KubeletConfiguration.fileBuilder().build();
+    assertThat(c.port()).isEqualTo(10250);
+    assertThat(c.maxPods()).isEqualTo(110);
+    assertThat(c.address()).isEqualTo(defaults.address());
+    assertThat(c.network().hairpinMode()).isEqualTo(defaults.network().hairpinMode());
+    // Pointers upstream, or without a default: 0 and "" are values.
+    assertThat(c.readOnlyPort()).isZero();
+    assertThat(c.healthzPort()).isZero();
+    assertThat(c.eventRecordQPS()).isZero();
+    assertThat(c.staticPodPath()).isEmpty();
+  }
+
+  @Test
+  void aReportFrequencyNotSetFollowsAnUpdateFrequencySetAsUpstreams() throws IOException {
+    KubeletConfiguration follows =
+        ConfigLoader.load(
+                write(HEADER + "nodeStatusUpdateFrequency: 20s\nnodeStatusReportFrequency: 0s\n"))
+            .config();
+    assertThat(follows.nodeStatusReportFrequency()).isEqualTo(Duration.ofSeconds(20));
+
+    KubeletConfiguration both =
+        ConfigLoader.load(
+                write(HEADER + "nodeStatusUpdateFrequency: 20s\nnodeStatusReportFrequency: 1m\n"))
+            .config();
+    assertThat(both.nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(1));
+  }
+
+  @Test
+  void aZeroDurationOfTheWrongTypeIsStillAnError() throws IOException {
+    assertThatThrownBy(() -> ConfigLoader.load(write(HEADER + "syncFrequency: 0\n")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("syncFrequency");
   }
 
   static Stream<Arguments> badValues() {

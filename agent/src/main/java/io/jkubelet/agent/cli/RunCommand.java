@@ -321,6 +321,12 @@ public final class RunCommand implements Callable<Integer> {
     if (configFile != null) {
       ConfigLoader.Loaded loaded = ConfigLoader.load(configFile);
       loaded.warnings().forEach(w -> log.warn("config {}: {}", configFile, w));
+      if (!loaded.unimplemented().isEmpty()) {
+        log.info(
+            "config {}: jkubelet does not implement, and ignores, these upstream fields: {}",
+            configFile,
+            String.join(", ", loaded.unimplemented()));
+      }
       b = loaded.config().toBuilder();
     }
     Map<String, String> flagOf = new HashMap<>();
