@@ -10,8 +10,16 @@ public final class Main {
 
   private Main() {}
 
+  /**
+   * The system property that the launcher sets to {@code kubelet} when started as {@code kubelet}.
+   */
+  static final String COMMAND_PROPERTY = "jkubelet.command";
+
   public static void main(String[] args) {
-    System.exit(execute(args));
+    System.exit(
+        "kubelet".equals(System.getProperty(COMMAND_PROPERTY))
+            ? KubeletCommandLine.execute(System.out, args)
+            : execute(args));
   }
 
   /** Runs the command line and returns the exit code (tests call this). */

@@ -45,6 +45,17 @@ class CliTest {
   }
 
   @Test
+  void startedAsKubeletItTakesUpstreamsCommandLine() {
+    // kubeadm's KubeletVersion preflight check parses exactly this line.
+    assertThat(KubeletCommandLine.execute(System.out, "--version")).isZero();
+    assertThat(out.toString()).isEqualTo("Kubernetes v1.20.2" + System.lineSeparator());
+    assertThat(KubeletCommandLine.execute(System.out, "--help")).isZero();
+    assertThat(out.toString()).contains("--pod-manifest-path");
+    assertThat(KubeletCommandLine.execute(System.out, "--no-such-flag")).isEqualTo(2);
+    assertThat(err.toString()).contains("Unknown option: '--no-such-flag'");
+  }
+
+  @Test
   void badFlagsExitWithTwoAndNameTheFlag() {
     assertThat(Main.execute("run", "--read-only-port", "70000", "--hostname-override", "n"))
         .isEqualTo(2);
@@ -77,7 +88,7 @@ class CliTest {
     Path config = tmp.resolve("config.yaml");
     Files.writeString(
         config,
-        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: 0\n");
+        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nmaxPods: -1\n");
     assertThat(Main.execute("run", "--config", config.toString(), "--hostname-override", "n"))
         .isEqualTo(2);
     assertThat(err.toString()).contains("maxPods");
