@@ -87,11 +87,11 @@ else
   SKIP="\[Slow\]|\[Serial\]|\[Disruptive\]${NOT_RUN:+|$NOT_RUN}"
 fi
 
-# e2e.test, ginkgo, agnhost and nnp into the cache's bin/, built from the source tree that
+# e2e.test, ginkgo, agnhost, nnp and sample-apiserver into the cache's bin/, built from the source tree that
 # k8s-up.sh fetched, under the cache's build lock (one Go build per machine at a time).
 build_suite() {
   local missing=()
-  for b in e2e.test ginkgo agnhost nnp; do [ -x "$BIN/$b" ] || missing+=("$b"); done
+  for b in e2e.test ginkgo agnhost nnp sample-apiserver; do [ -x "$BIN/$b" ] || missing+=("$b"); done
   [ ${#missing[@]} -gt 0 ] || return 0
   exec 9>"$CACHE/build.lock"
   flock 9
@@ -116,6 +116,8 @@ build_suite() {
     # make's agnhost links against libc, which the libc-less image lacks; built static instead.
     gobuild agnhost ./test/images/agnhost
     gobuild nnp ./test/images/nonewprivs
+    # The Aggregator spec's wardle API server (test/images/sample-apiserver packages this binary).
+    gobuild sample-apiserver ./vendor/k8s.io/sample-apiserver
   )
   exec 9>&-
 }

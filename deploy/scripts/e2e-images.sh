@@ -15,13 +15,17 @@
 #                                            (CMD httpd-foreground)
 #   gcr.io/kubernetes-e2e-test-images/nonewprivs:1.0  the setuid-root `nnp` (prints its euid)
 #   gcr.io/kubernetes-e2e-test-images/nonroot:1.0     busybox with USER 1234
+#   gcr.io/kubernetes-e2e-test-images/sample-apiserver:1.17  the sample-apiserver of the same tree
+#                                            (ENTRYPOINT /sample-apiserver), for the Aggregator spec
+#   k8s.gcr.io/etcd:3.4.13-0                 Debian's etcd as /usr/local/bin/etcd, with its libraries
 #   gcr.io/kubernetes-e2e-test-images/nautilus:1.0, kitten:1.0  the Update Demo's: busybox httpd
 #                                            on port 80 serving the source tree's data.json and
 #                                            jpg (CMD test-webserver)
 #   k8s.gcr.io/pause:3.2                     the project's pause image, tagged
 #
 # Idempotent: an image carrying this script's recipe label is kept; others are (re)built.
-# Needs the static agnhost and nnp binaries that conformance.sh builds into the cache's bin/.
+# Needs the static agnhost, nnp and sample-apiserver binaries that conformance.sh builds into the
+# cache's bin/, and Debian's etcd (etcd-server, which k8s-up.sh installs).
 #
 # Usage: deploy/scripts/e2e-images.sh
 # Environment: JKUBELET_K8S_CACHE (build cache, default /var/cache/jkubelet-k8s)
@@ -34,7 +38,7 @@ PAUSE_IMAGE=${JKUBELET_PAUSE_IMAGE:-jkubelet/pause:3.2}
 RECIPE=7
 LABEL=io.jkubelet.e2e-image
 
-for f in "$BIN/agnhost" "$BIN/nnp"; do
+for f in "$BIN/agnhost" "$BIN/nnp" "$BIN/sample-apiserver"; do
   if [ ! -x "$f" ]; then
     echo "e2e-images: no $f; deploy/scripts/conformance.sh builds it" >&2
     exit 1
@@ -291,6 +295,28 @@ update_demo() { # NAME: nautilus or kitten
     'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 }
 
+sample_apiserver() {
+  local image=gcr.io/kubernetes-e2e-test-images/sample-apiserver:1.17 root=$work/sample-apiserver
+  current "$image" && return 0
+  rootfs "$root"
+  install -m 0755 "$BIN/sample-apiserver" "$root/sample-apiserver"
+  import "$image" "$root" 'ENTRYPOINT ["/sample-apiserver"]'
+}
+
+etcd_image() {
+  local image=k8s.gcr.io/etcd:3.4.13-0 root=$work/etcd bin lib
+  current "$image" && return 0
+  bin=$(command -v etcd) || { echo "e2e-images: no etcd; install Debian's etcd-server" >&2; exit 1; }
+  rootfs "$root"
+  install -m 0755 "$bin" "$root/usr/local/bin/etcd"
+  # Debian's etcd links against the C library: the libraries it loads, at the same paths.
+  for lib in $(ldd "$bin" | grep -o '/[^ ]*'); do
+    mkdir -p "$root$(dirname "$lib")"
+    cp -L "$lib" "$root$lib"
+  done
+  import "$image" "$root" 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+}
+
 pause() {
   local image=k8s.gcr.io/pause:3.2
   if [ "$(docker image inspect --format '{{.Id}}' "$image" 2>/dev/null)" != \
@@ -310,4 +336,6 @@ nonewprivs
 nonroot
 update_demo nautilus
 update_demo kitten
+sample_apiserver
+etcd_image
 pause
