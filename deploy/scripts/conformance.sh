@@ -9,7 +9,7 @@
 # suite names are built locally by e2e-images.sh (no registry is needed).
 #
 # Usage: deploy/scripts/conformance.sh [FOCUS]
-#        deploy/scripts/conformance.sh --full [NODES]
+#        deploy/scripts/conformance.sh --full [NODES [FILE]]
 #   FOCUS      ginkgo focus regex; default '\[NodeConformance\]'. A file name instead (e.g.
 #              deploy/conformance/ci-focus.txt) runs the specs it lists, one full name a line.
 #   --full     the whole [Conformance] suite, as the certified-conformance run: on a cluster of
@@ -19,7 +19,8 @@
 #              specs of deploy/conformance/full-skip.txt, with their reasons (no cluster DNS).
 #              With REFERENCE=1, the nodes are upstream kubelets v1.20.2 on the same bed, each on
 #              a dockerd of its own (bed-up.sh's JKUBELET_BED_KUBELET=upstream), for the figure
-#              beside jkubelet's; the reports go to REPORT-reference.
+#              beside jkubelet's; the reports go to REPORT-reference. FILE (e.g. a run's failures)
+#              runs only the specs it lists, one full name a line, each in its part.
 # Skipped: '\[Slow\]|\[Serial\]|\[Disruptive\]' and the specs listed in
 # deploy/conformance/skip.txt (those that need a registry on the internet), plus
 # JKUBELET_CONFORMANCE_SKIP (a regex) if set.
@@ -47,9 +48,11 @@ NODES=${JKUBELET_CONFORMANCE_NODES:-4}
 NODE=jkubelet-conformance
 FULL=0
 NUM_NODES=1
+RERUN=
 if [ "${1:-}" = --full ]; then
   FULL=1
   NUM_NODES=${2:-2}
+  RERUN=${3:-}
   set -- '\[Conformance\]'
 fi
 FOCUS=${1:-'\[NodeConformance\]'}
@@ -78,6 +81,17 @@ if [ "$FULL" = 1 ]; then
   [ -z "$env_only" ] || NOT_RUN="${NOT_RUN:+$NOT_RUN|}$env_only"
 fi
 [ -z "${JKUBELET_CONFORMANCE_SKIP:-}" ] || NOT_RUN="${NOT_RUN:+$NOT_RUN|}$JKUBELET_CONFORMANCE_SKIP"
+SERIAL_FOCUS='\[Serial\].*\[Conformance\]'
+if [ -n "$RERUN" ]; then
+  [ -f "$RERUN" ] || { say "$RERUN: no such file (--full NODES FILE takes a list of specs)"; exit 2; }
+  # Each listed spec in its part: the [Serial] ones one at a time, the others in parallel.
+  FOCUS=$(names_regex <(grep -v '\[Serial\]' "$RERUN" || true))
+  SERIAL_FOCUS=$(names_regex <(grep '\[Serial\]' "$RERUN" || true))
+  if [ -z "$FOCUS$SERIAL_FOCUS" ]; then
+    say "$RERUN lists no spec; nothing to run"
+    exit 0
+  fi
+fi
 if [ "$FULL" = 1 ]; then
   SKIP="\[Serial\]|\[Disruptive\]${NOT_RUN:+|$NOT_RUN}"
   # The certified run leaves nothing out: the two [Disruptive] [Conformance] specs (the taint
@@ -230,8 +244,8 @@ run_suite() {
 }
 if [ "$FULL" = 1 ]; then
   # As the certified-conformance run: the parallel specs, then the [Serial] ones one at a time.
-  run_suite "$NODES" "$FOCUS" "$SKIP" parallel
-  run_suite 1 '\[Serial\].*\[Conformance\]' "$SERIAL_SKIP" serial
+  [ -z "$FOCUS" ] || run_suite "$NODES" "$FOCUS" "$SKIP" parallel
+  [ -z "$SERIAL_FOCUS" ] || run_suite 1 "$SERIAL_FOCUS" "$SERIAL_SKIP" serial
 else
   run_suite "$NODES" "$FOCUS" "$SKIP" .
 fi
