@@ -20,6 +20,13 @@ if [ ! -x /usr/lib/cni/bridge ] || ! command -v iptables >/dev/null || ! command
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       containernetworking-plugins iptables iproute2 >&2
 fi
+# systemd-analyze and conntrack: the Debian package's test verifies its unit, and dpkg installs the
+# package only with its dependencies present.
+if ! command -v systemd-analyze >/dev/null || ! command -v conntrack >/dev/null; then
+  echo "test: installing systemd, conntrack" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && \
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd conntrack >&2
+fi
 export JKUBELET_TEST_K8S_STATE=${JKUBELET_TEST_K8S_STATE:-/tmp/jkubelet-k8s-test}
 JKUBELET_TEST_KUBECONFIG=$("$root/deploy/scripts/k8s-up.sh" "$JKUBELET_TEST_K8S_STATE")
 export JKUBELET_TEST_KUBECONFIG
