@@ -8,32 +8,28 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Exports to Elasticsearch or OpenSearch: {@link #export} appends to the {@link Spool}; the {@code
  * event-export} thread reads batches from it (500 documents or 1 s, by default) and hands each to
- * one of the {@code event-export-send-N} threads, which sends it with {@code _bulk} until the
- * server has answered every document. Up to {@link ExportOptions#inFlight} batches (2 by default)
- * are in flight at once, so the server indexes one while the next travels; the spool's cursor
- * advances only past batches answered in full, in the order they were read, so a kill or a stop
- * loses none (it may resend some, which the documents' external versions make harmless: a
- * document's newer version is never overwritten by an older one, whichever batch lands first).
- * While the server is unreachable or answers 429/5xx, the batches in flight are retried with
- * backoff and new documents wait in the spool, to be sent in spool order once it answers again.
+ * one of the {@code event-export-send-N} threads, whose {@link BulkSender} sends it with {@code
+ * _bulk} until the server has answered every document. Up to {@link ExportOptions#inFlight} batches
+ * (2 by default) are in flight at once, so the server indexes one while the next travels; the
+ * spool's cursor advances only past batches answered in full, in the order they were read, so a
+ * kill or a stop loses none (it may resend some, which the documents' external versions make
+ * harmless: a document's newer version is never overwritten by an older one, whichever batch lands
+ * first). While the server is unreachable or answers 429/5xx, the batches in flight are retried
+ * with backoff and new documents wait in the spool, to be sent in spool order once it answers
+ * again.
  *
  * <p>A document the server refuses (a 4xx other than 409 and 429, such as a mapping conflict) is
  * logged with its body and skipped: it does not block the batch. A 409 means a newer version is
@@ -51,17 +47,16 @@ public final class BulkExporter implements Exporter {
   private final ExportTarget target;
   private final ExportOptions options;
   private final Time time;
-  private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
+  private final ExportCounts counts = new ExportCounts();
 
   private volatile Spool spool;
   private volatile BulkClient client;
   private volatile Thread thread;
   private volatile boolean stopping;
-  private volatile boolean templated;
+  private volatile BulkSender sender;
   private volatile Scheduler syncer;
   private volatile ExecutorService senders;
   private volatile Semaphore slots;
-  private final AtomicBoolean failing = new AtomicBoolean();
 
   /** The batches read and not yet acknowledged, in the order they were read. */
   private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
@@ -112,6 +107,9 @@ public final class BulkExporter implements Exporter {
       client =
           new BulkClient(target.client(Duration.ofSeconds(5)), target, options.requestTimeout());
     }
+    sender =
+        new BulkSender(
+            client, target, options.retry(), time.sleeper(), () -> stopping, counts, spool::stats);
     SpoolStats s = spool.stats();
     log.info(
         "event export: to {}; spool {} holds {} events ({} bytes, max {} bytes); batches of {}"
@@ -138,12 +136,12 @@ public final class BulkExporter implements Exporter {
   public void export(ExportDocument document) {
     Spool s = spool;
     if (s == null) {
-      count("dropped/not-started");
+      counts.increment("dropped/not-started");
       log.warn("event export: not started; dropped event {}", document.id());
       return;
     }
     if (s.append(document)) {
-      count("spooled");
+      counts.increment("spooled");
     }
   }
 
@@ -193,9 +191,7 @@ public final class BulkExporter implements Exporter {
 
   @Override
   public Map<String, Long> counts() {
-    Map<String, Long> out = new TreeMap<>();
-    counts.forEach((k, v) -> out.put(k, v.sum()));
-    return out;
+    return counts.snapshot();
   }
 
   /** The spool's sizes and drops; zeros before start. */
@@ -209,11 +205,7 @@ public final class BulkExporter implements Exporter {
     Duration backoff = null;
     while (!stopping) {
       try {
-        if (!templated) {
-          client.putTemplate();
-          templated = true;
-          log.info("event export: index template {} is in place on {}", target.index(), target);
-        }
+        sender.ensureTemplate();
         slots.acquire();
         boolean handed = false;
         try {
@@ -226,8 +218,8 @@ public final class BulkExporter implements Exporter {
         backoff = null;
       } catch (BulkClient.BulkException e) {
         backoff = options.retry().next(backoff);
-        unavailable(e, backoff);
-        if (!sleep(backoff)) {
+        sender.unavailable(e, backoff);
+        if (!sender.pause(backoff)) {
           return;
         }
       } catch (InterruptedException e) {
@@ -235,7 +227,7 @@ public final class BulkExporter implements Exporter {
       } catch (IOException | RuntimeException e) {
         backoff = options.retry().next(backoff);
         log.error("event export: spool error, retrying in {}", backoff, e);
-        if (!sleep(backoff)) {
+        if (!sender.pause(backoff)) {
           return;
         }
       }
@@ -271,25 +263,9 @@ public final class BulkExporter implements Exporter {
   /** A sender: sends one batch until the server has answered every document, then acks it. */
   private void sendBatch(InFlight f) {
     try {
-      List<ExportDocument> docs = coalesce(f.batch.documents());
-      Duration backoff = null;
-      while (true) {
-        try {
-          send(docs);
-          break;
-        } catch (BulkClient.BulkException e) {
-          if (stopping) {
-            return; // never acknowledged, so sent again at the next start
-          }
-          backoff = options.retry().next(backoff);
-          unavailable(e, backoff);
-          if (!sleep(backoff)) {
-            return;
-          }
-        }
+      if (sender.deliver(coalesce(f.batch.documents()))) {
+        acknowledge(f);
       }
-      recovered();
-      acknowledge(f);
     } catch (InterruptedException e) {
       // stopping
     } finally {
@@ -301,7 +277,7 @@ public final class BulkExporter implements Exporter {
   List<ExportDocument> coalesce(List<ExportDocument> docs) {
     List<ExportDocument> out = ExportDocument.newestVersions(docs);
     if (out.size() < docs.size()) {
-      counts.computeIfAbsent("coalesced", k -> new LongAdder()).add(docs.size() - out.size());
+      counts.add("coalesced", docs.size() - out.size());
     }
     return out;
   }
@@ -321,89 +297,5 @@ public final class BulkExporter implements Exporter {
         }
       }
     }
-  }
-
-  /** Sends until every document is written, stale or rejected; throws when the server fails. */
-  private void send(List<ExportDocument> docs)
-      throws BulkClient.BulkException, InterruptedException {
-    List<ExportDocument> todo = docs;
-    Duration backoff = null;
-    while (!todo.isEmpty()) {
-      if (stopping) {
-        throw new InterruptedException();
-      }
-      BulkClient.BulkResult r = client.bulk(todo);
-      count("requests");
-      List<ExportDocument> retry = new ArrayList<>();
-      for (int i = 0; i < todo.size(); i++) {
-        ExportDocument d = todo.get(i);
-        switch (r.items().get(i)) {
-          case WRITTEN -> count("written");
-          case STALE -> count("stale");
-          case RETRY -> retry.add(d);
-          case REJECTED -> {
-            count("rejected");
-            log.warn(
-                "event export: {} refused event document {} ({}); skipping it: {}",
-                target.base(),
-                d.id(),
-                r.errors().get(i),
-                d.json());
-          }
-        }
-      }
-      if (!retry.isEmpty()) {
-        count("retried");
-        backoff = options.retry().next(backoff);
-        log.debug("event export: {} documents to send again in {}", retry.size(), backoff);
-        if (!sleep(backoff)) {
-          throw new InterruptedException();
-        }
-      }
-      todo = retry;
-    }
-  }
-
-  private void unavailable(BulkClient.BulkException e, Duration backoff) {
-    count("failures");
-    SpoolStats s = spool.stats();
-    if (failing.compareAndSet(false, true)) {
-      String why = e.status() == 0 ? "no answer" : "HTTP " + e.status();
-      String msg =
-          "event export: {} is unavailable ({}: {}); spooling events ({} pending, {} of max {}"
-              + " bytes), next try in {}";
-      Object[] args = {
-        target, why, e.getMessage(), s.pendingRecords(), s.pendingBytes(), s.maxBytes(), backoff
-      };
-      if (e.status() / 100 == 4 && e.status() != 429) {
-        log.error(msg, args);
-      } else {
-        log.warn(msg, args);
-      }
-    } else {
-      log.debug("event export: still unavailable: {}", e.getMessage());
-    }
-  }
-
-  private void recovered() {
-    if (failing.compareAndSet(true, false)) {
-      log.info(
-          "event export: {} answers again; sending {} spooled events",
-          target,
-          spool.stats().pendingRecords());
-    }
-  }
-
-  private boolean sleep(Duration d) {
-    try {
-      time.sleeper().sleep(d);
-      return !stopping;
-    } catch (InterruptedException e) {
-      return false;
-    }
-  }
-
-  private void count(String key) {
-    counts.computeIfAbsent(key, k -> new LongAdder()).increment();
   }
 }

@@ -10,9 +10,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +32,7 @@ public final class JsonLinesExporter implements Exporter {
   private final Path path;
   private final long maxBytes;
   private final int keep;
-  private final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
+  private final ExportCounts counts = new ExportCounts();
   private FileChannel out;
   private long size;
   private boolean failing;
@@ -146,12 +143,10 @@ public final class JsonLinesExporter implements Exporter {
 
   @Override
   public Map<String, Long> counts() {
-    Map<String, Long> m = new TreeMap<>();
-    counts.forEach((k, v) -> m.put(k, v.sum()));
-    return m;
+    return counts.snapshot();
   }
 
   private void count(String key) {
-    counts.computeIfAbsent(key, k -> new LongAdder()).increment();
+    counts.increment(key);
   }
 }

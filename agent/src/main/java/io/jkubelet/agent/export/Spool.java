@@ -1,30 +1,15 @@
 package io.jkubelet.agent.export;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,17 +37,18 @@ import org.slf4j.LoggerFactory;
  * in flight; {@link #ack} moves the cursor, only in the order the batches were read. A restart
  * resumes at the cursor: batches read and never acknowledged are sent again.
  *
- * <p>Thread-safe: {@code lock} guards every field below it. One appender (the sink), one reader
- * (the exporter's dispatcher) and any acknowledger (its senders) run at once; the reader reads
- * segment bytes outside the lock, which is safe because a segment is deleted only once it is
- * acknowledged to its end, and compaction never rewrites a segment at or before the read-ahead
- * position.
+ * <p>Parts: {@link SpoolRecovery} finds where to resume at {@link #open}; {@link SpoolLedger} keeps
+ * the positions and counts; {@link SegmentWriter} appends and fsyncs; {@link SegmentFiles} reads
+ * and rewrites the files; {@link SpoolDrops} counts and logs what is dropped.
+ *
+ * <p>Thread-safe: {@code lock} guards the ledger, the writer, the drops and {@code closed}. One
+ * appender (the sink), one reader (the exporter's dispatcher) and any acknowledger (its senders)
+ * run at once; the reader reads segment bytes outside the lock, which is safe because a segment is
+ * deleted only once it is acknowledged to its end, and compaction never rewrites a segment at or
+ * before the read-ahead position.
  */
 final class Spool implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(Spool.class);
-  private static final String CURSOR = "cursor";
-  private static final String SUFFIX = ".seg";
-  private static final int READ_CHUNK = 256 << 10;
 
   /**
    * A batch read from one segment, {@code [startPosition, endPosition)}: acknowledge it with {@link
@@ -80,57 +66,26 @@ final class Spool implements Closeable {
     }
   }
 
-  private final Path dir;
+  private final SegmentFiles files;
   private final long maxBytes;
   private final long segmentBytes;
   private final Clock clock;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition appended = lock.newCondition();
-
-  /** Segment sequence number to its state, oldest first. */
-  private final TreeMap<Long, Segment> segments = new TreeMap<>();
-
-  /** The cursor: the first byte not acknowledged. */
-  private long readSeq;
-
-  private long readPos;
-
-  /** The read-ahead position: the first byte not yet read into a batch; never behind the cursor. */
-  private long sendSeq;
-
-  private long sendPos;
-  private long pendingBytes;
-  private long pendingRecords;
-
-  /** Records after the read-ahead position, and when the oldest of them was appended. */
-  private long unsentRecords;
-
-  private Instant oldestUnsentAt;
-  private FileChannel head;
-  private final List<FileChannel> rolled = new ArrayList<>();
-  private long headSeq;
-  private boolean dirty;
+  private final SpoolLedger ledger;
+  private final SegmentWriter writer;
+  private final SpoolDrops drops;
   private boolean closed;
 
-  /** "Normal"/"Warning" to (reason to count). */
-  private final Map<String, Map<String, Long>> dropped = new TreeMap<>();
-
-  private static final class Segment {
-    final long seq;
-    long size;
-    long records;
-    boolean warningsOnly;
-
-    Segment(long seq) {
-      this.seq = seq;
-    }
-  }
-
-  private Spool(Path dir, long maxBytes, long segmentBytes, Clock clock) {
-    this.dir = dir;
+  private Spool(
+      SegmentFiles files, SpoolLedger ledger, long maxBytes, long segmentBytes, Clock clock) {
+    this.files = files;
     this.maxBytes = maxBytes;
     this.segmentBytes = segmentBytes;
     this.clock = clock;
+    this.ledger = ledger;
+    this.writer = new SegmentWriter(files);
+    this.drops = new SpoolDrops(maxBytes);
   }
 
   /**
@@ -144,8 +99,11 @@ final class Spool implements Closeable {
     if (maxBytes < 1 || segmentBytes < 1) {
       throw new IllegalArgumentException("spool sizes must be positive");
     }
-    Spool s = new Spool(dir, maxBytes, segmentBytes, Objects.requireNonNull(clock));
-    s.recover();
+    Objects.requireNonNull(clock);
+    SegmentFiles files = new SegmentFiles(dir);
+    SpoolRecovery.Recovered r = SpoolRecovery.recover(files);
+    Spool s = new Spool(files, r.ledger(), maxBytes, segmentBytes, clock);
+    s.openHead(r.headSeq());
     return s;
   }
 
@@ -154,110 +112,18 @@ final class Spool implements Closeable {
     return Math.max(1L << 20, Math.min(64L << 20, maxBytes / 16));
   }
 
-  private void recover() throws IOException {
-    Files.createDirectories(dir);
-    long[] cursor = readCursor();
-    readSeq = cursor[0];
-    readPos = cursor[1];
-    List<Long> found = new ArrayList<>();
-    try (Stream<Path> files = Files.list(dir)) {
-      files
-          .map(p -> p.getFileName().toString())
-          .filter(n -> n.endsWith(SUFFIX))
-          .forEach(
-              n -> {
-                try {
-                  found.add(Long.parseLong(n.substring(0, n.length() - SUFFIX.length())));
-                } catch (NumberFormatException e) {
-                  log.warn("event export: ignoring foreign file {} in spool {}", n, dir);
-                }
-              });
-    }
-    found.sort(null);
-    for (long seq : found) {
-      if (seq < readSeq) {
-        Files.deleteIfExists(segmentPath(seq));
-        continue;
-      }
-      Segment seg = new Segment(seq);
-      scan(seg, seq == readSeq ? readPos : 0);
-      segments.put(seq, seg);
-    }
-    if (segments.isEmpty() || segments.firstKey() != readSeq) {
-      // The cursor's segment is gone (fully acknowledged): resume at the oldest one left.
-      readSeq = segments.isEmpty() ? readSeq : segments.firstKey();
-      readPos = 0;
-    } else if (readPos > segments.get(readSeq).size) {
-      log.warn("event export: spool cursor {} is past its segment's end; resending it", readPos);
-      readPos = 0;
-    }
-    headSeq = segments.isEmpty() ? Math.max(readSeq, 1) : segments.lastKey() + 1;
-    if (segments.isEmpty()) {
-      readSeq = headSeq;
-      readPos = 0;
-    }
-    openHead(headSeq);
-    sendSeq = readSeq;
-    sendPos = readPos;
-    unsentRecords = pendingRecords;
-    if (unsentRecords > 0) {
-      oldestUnsentAt = Instant.MIN;
-    }
+  /** Opens segment {@code seq} as the head. Caller holds the lock (or owns the spool alone). */
+  private SpoolLedger.Segment openHead(long seq) throws IOException {
+    long size = writer.open(seq);
+    SpoolLedger.Segment seg = ledger.segment(seq);
+    seg.size = size;
+    return seg;
   }
 
-  /** Counts a segment's lines (those after {@code from} as pending) and cuts a torn tail. */
-  private void scan(Segment seg, long from) throws IOException {
-    Path p = segmentPath(seg.seq);
-    long pos = 0;
-    long lastEnd = 0;
-    boolean lineStart = true;
-    boolean warningsOnly = true;
-    byte[] chunk = new byte[1 << 16];
-    try (InputStream in = Files.newInputStream(p)) {
-      int n;
-      while ((n = in.read(chunk)) > 0) {
-        for (int i = 0; i < n; i++) {
-          byte b = chunk[i];
-          if (lineStart && b == 'N') {
-            warningsOnly = false;
-          }
-          lineStart = b == '\n';
-          if (lineStart) {
-            lastEnd = pos + i + 1;
-            seg.records++;
-            if (lastEnd > from) {
-              pendingRecords++;
-            }
-          }
-        }
-        pos += n;
-      }
-    }
-    if (lastEnd < pos) {
-      log.warn(
-          "event export: spool segment {} ends with a torn record ({} bytes); cutting it off",
-          p,
-          pos - lastEnd);
-      try (FileChannel ch = FileChannel.open(p, StandardOpenOption.WRITE)) {
-        ch.truncate(lastEnd);
-        ch.force(true);
-      }
-    }
-    seg.size = lastEnd;
-    seg.warningsOnly = warningsOnly;
-    pendingBytes += Math.max(0, lastEnd - from);
-  }
-
-  private void openHead(long seq) throws IOException {
-    head =
-        FileChannel.open(
-            segmentPath(seq),
-            StandardOpenOption.CREATE,
-            StandardOpenOption.WRITE,
-            StandardOpenOption.APPEND);
-    Segment seg = segments.computeIfAbsent(seq, Segment::new);
-    seg.size = head.size();
-    headSeq = seq;
+  /** Starts the next segment; the old one is fsynced and closed by the next {@link #sync()}. */
+  private SpoolLedger.Segment roll() throws IOException {
+    writer.retireHead();
+    return openHead(writer.seq() + 1);
   }
 
   /**
@@ -271,36 +137,24 @@ final class Spool implements Closeable {
     lock.lock();
     try {
       if (closed) {
-        countDrop(d, "spool closed");
+        drops.drop(d, "spool closed");
         return false;
       }
-      if (pendingBytes + line.length > maxBytes && !makeRoom(d, line.length)) {
-        countDrop(d, "spool full");
+      if (!ledger.fits(line.length, maxBytes) && !makeRoom(d, line.length)) {
+        drops.drop(d, "spool full");
         return false;
       }
-      Segment seg = segments.get(headSeq);
+      SpoolLedger.Segment seg = ledger.segment(writer.seq());
       if (seg.size > 0 && seg.size + line.length > segmentBytes) {
-        roll();
-        seg = segments.get(headSeq);
+        seg = roll();
       }
-      ByteBuffer buf = ByteBuffer.wrap(line);
-      while (buf.hasRemaining()) {
-        head.write(buf);
-      }
-      seg.size += line.length;
-      seg.records++;
-      seg.warningsOnly &= d.warning();
-      pendingBytes += line.length;
-      pendingRecords++;
-      if (unsentRecords++ == 0) {
-        oldestUnsentAt = clock.instant();
-      }
-      dirty = true;
+      writer.write(line);
+      ledger.appended(seg, line.length, d.warning(), clock);
       appended.signalAll();
       return true;
     } catch (IOException e) {
-      log.error("event export: cannot write to spool {}: {}", dir, e.toString());
-      countDrop(d, "spool write error");
+      log.error("event export: cannot write to spool {}: {}", files.dir(), e.toString());
+      drops.drop(d, "spool write error");
       return false;
     } finally {
       lock.unlock();
@@ -312,117 +166,32 @@ final class Spool implements Closeable {
     if (!d.warning()) {
       return false;
     }
-    for (Segment seg : List.copyOf(segments.values())) {
-      if (pendingBytes + needed <= maxBytes) {
+    for (SpoolLedger.Segment seg : ledger.compactable()) {
+      if (ledger.fits(needed, maxBytes)) {
         break;
-      }
-      if (seg.seq <= sendSeq || seg.warningsOnly || seg.size == 0) {
-        continue;
       }
       compact(seg);
     }
-    return pendingBytes + needed <= maxBytes;
+    return ledger.fits(needed, maxBytes);
   }
 
   /** Rewrites a segment with its Warning lines only, counting the Normal ones dropped. */
-  private void compact(Segment seg) throws IOException {
-    Path p = segmentPath(seg.seq);
-    Path tmp = dir.resolve(seg.seq + ".compact");
-    if (seg.seq == headSeq) {
-      head.close();
+  private void compact(SpoolLedger.Segment seg) throws IOException {
+    boolean isHead = seg.seq == writer.seq();
+    if (isHead) {
+      writer.closeHead();
     }
-    long kept = 0;
-    long keptRecords = 0;
-    try (InputStream in = new BufferedInputStream(Files.newInputStream(p), 1 << 16);
-        OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
-      int len;
-      while ((len = readLine(in)) != 0) {
-        if (SpoolRecord.isWarning(lineBuf, 0)) {
-          out.write(lineBuf, 0, len);
-          kept += len;
-          keptRecords++;
-        } else {
-          countDropped("Normal", reasonOf(lineBuf, len));
-        }
-      }
-    }
-    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-      ch.force(true);
-    }
-    move(tmp, p);
-    long freed = seg.size - kept;
+    SegmentFiles.Kept kept = files.keepWarnings(seg.seq, drops::compactedNormal);
+    long dropped = ledger.compacted(seg, kept.bytes(), kept.records());
     log.warn(
         "event export: spool over its bound of {} bytes; dropped {} Normal events of segment {}"
             + " to keep Warnings",
         maxBytes,
-        seg.records - keptRecords,
+        dropped,
         seg.seq);
-    pendingBytes -= freed;
-    pendingRecords -= seg.records - keptRecords;
-    unsentRecords -= seg.records - keptRecords; // the segment is after the read-ahead position
-    seg.size = kept;
-    seg.records = keptRecords;
-    seg.warningsOnly = true;
-    if (seg.seq == headSeq) {
-      openHead(headSeq);
+    if (isHead) {
+      openHead(seg.seq);
     }
-  }
-
-  /** The line buffer of {@link #readLine}, grown as needed; only used under the lock. */
-  private byte[] lineBuf = new byte[8192];
-
-  /** Reads one line (with its newline) into {@link #lineBuf}; its length, 0 at the end. */
-  private int readLine(InputStream in) throws IOException {
-    int n = 0;
-    int b;
-    while ((b = in.read()) >= 0) {
-      if (n == lineBuf.length) {
-        lineBuf = java.util.Arrays.copyOf(lineBuf, n * 2);
-      }
-      lineBuf[n++] = (byte) b;
-      if (b == '\n') {
-        return n;
-      }
-    }
-    return n;
-  }
-
-  private static String reasonOf(byte[] line, int len) {
-    String s = new String(line, 0, Math.min(len, 1024), StandardCharsets.UTF_8);
-    String[] parts = s.split("\t", 6);
-    return parts.length >= 5 ? parts[4] : "";
-  }
-
-  /** Starts the next segment; the old one is fsynced and closed by the next {@link #sync()}. */
-  private void roll() throws IOException {
-    rolled.add(head);
-    openHead(headSeq + 1);
-  }
-
-  private void countDrop(ExportDocument d, String why) {
-    String type = d.warning() ? "Warning" : "Normal";
-    long n = countDropped(type, d.reason());
-    if (d.warning()) {
-      log.warn(
-          "event export: {}: dropped Warning event {} reason {} (max {} bytes)",
-          why,
-          d.id(),
-          d.reason(),
-          maxBytes);
-    } else if (Long.bitCount(n) == 1) {
-      log.warn(
-          "event export: {}: dropped Normal event {} reason {} ({} Normal events of this reason"
-              + " dropped so far; max {} bytes)",
-          why,
-          d.id(),
-          d.reason(),
-          n,
-          maxBytes);
-    }
-  }
-
-  private long countDropped(String type, String reason) {
-    return dropped.computeIfAbsent(type, t -> new TreeMap<>()).merge(reason, 1L, Long::sum);
   }
 
   /**
@@ -438,18 +207,11 @@ final class Spool implements Closeable {
       Instant giveUp = clock.instant().plus(timeout);
       while (!closed) {
         Instant now = clock.instant();
-        if (unsentRecords >= batchSize) {
+        Instant batchDue = ledger.batchDue(batchSize, maxWait);
+        if (batchDue != null && !now.isBefore(batchDue)) {
           return true;
         }
-        Instant due = giveUp;
-        if (unsentRecords > 0) {
-          Instant batchDue =
-              oldestUnsentAt == Instant.MIN ? Instant.MIN : oldestUnsentAt.plus(maxWait);
-          if (!now.isBefore(batchDue)) {
-            return true;
-          }
-          due = batchDue.isBefore(giveUp) ? batchDue : giveUp;
-        }
+        Instant due = batchDue != null && batchDue.isBefore(giveUp) ? batchDue : giveUp;
         if (!now.isBefore(giveUp)) {
           return false;
         }
@@ -469,93 +231,24 @@ final class Spool implements Closeable {
    * logged and skipped (they are acknowledged with the batch). One reader at a time.
    */
   Batch read(int maxRecords, int maxBytes) throws IOException {
-    long seq;
-    long pos;
-    long end;
+    SpoolLedger.Range r;
     lock.lock();
     try {
-      if (sendSeq < readSeq) {
-        // Read to its end, acknowledged and deleted meanwhile: on from the cursor.
-        sendSeq = readSeq;
-        sendPos = readPos;
-      }
-      while (true) {
-        Segment seg = segments.get(sendSeq);
-        if (seg == null) {
-          return new Batch(List.of(), sendSeq, sendPos, sendPos, 0);
-        }
-        if (sendPos < seg.size) {
-          seq = sendSeq;
-          pos = sendPos;
-          end = seg.size;
-          break;
-        }
-        if (sendSeq == headSeq) {
-          return new Batch(List.of(), sendSeq, sendPos, sendPos, 0);
-        }
-        // Read to its end and no longer written: on to the next (ack deletes it).
-        sendSeq = segments.higherKey(sendSeq);
-        sendPos = 0;
-      }
+      r = ledger.nextRead(writer.seq());
     } finally {
       lock.unlock();
     }
-    Batch b = readLines(seq, pos, end, maxRecords, maxBytes);
+    if (r.isEmpty()) {
+      return new Batch(List.of(), r.segment(), r.start(), r.start(), 0);
+    }
+    Batch b = files.read(r.segment(), r.start(), r.end(), maxRecords, maxBytes);
     lock.lock();
     try {
-      sendPos = b.endPosition();
-      unsentRecords = Math.max(0, unsentRecords - b.records());
-      oldestUnsentAt = unsentRecords > 0 ? Instant.MIN : null;
+      ledger.read(b);
     } finally {
       lock.unlock();
     }
     return b;
-  }
-
-  private Batch readLines(long seq, long pos, long end, int maxRecords, int maxBytes)
-      throws IOException {
-    List<ExportDocument> docs = new ArrayList<>();
-    long at = pos;
-    long lines = 0;
-    try (FileChannel ch = FileChannel.open(segmentPath(seq), StandardOpenOption.READ)) {
-      // Read in chunks: a batch is far smaller than what a replay has pending.
-      ByteBuffer buf =
-          ByteBuffer.allocate((int) Math.min(end - pos, Math.min(maxBytes, READ_CHUNK)));
-      while (lines < maxRecords && at < end && (at - pos < maxBytes || lines == 0)) {
-        buf.clear();
-        buf.limit((int) Math.min(buf.capacity(), end - at));
-        int n = ch.read(buf, at);
-        if (n <= 0) {
-          break;
-        }
-        byte[] a = buf.array();
-        int lineStart = 0;
-        int consumed = 0;
-        for (int i = 0; i < n && lines < maxRecords; i++) {
-          if (a[i] != '\n') {
-            continue;
-          }
-          lines++;
-          try {
-            docs.add(SpoolRecord.decode(a, lineStart, i));
-          } catch (RuntimeException e) {
-            log.error("event export: skipping a corrupt spool record in segment {}: {}", seq, e);
-          }
-          lineStart = i + 1;
-          consumed = i + 1;
-          if (at + consumed - pos >= maxBytes) {
-            break;
-          }
-        }
-        if (consumed == 0) {
-          // One record longer than the buffer: grow it and read again.
-          buf = ByteBuffer.allocate((int) Math.min(end - at, (long) buf.capacity() * 2));
-          continue;
-        }
-        at += consumed;
-      }
-    }
-    return new Batch(docs, seq, pos, at, lines);
   }
 
   /**
@@ -567,35 +260,11 @@ final class Spool implements Closeable {
   void ack(Batch b) throws IOException {
     lock.lock();
     try {
-      skipFinishedSegments();
-      if (b.segment() != readSeq || b.startPosition() != readPos) {
-        throw new IllegalStateException(
-            "event export: ack of a batch that is not next: "
-                + b.segment()
-                + "@"
-                + b.startPosition()
-                + ", cursor "
-                + readSeq
-                + "@"
-                + readPos);
-      }
-      readPos = b.endPosition();
-      pendingBytes -= b.bytes();
-      pendingRecords = Math.max(0, pendingRecords - b.records());
-      skipFinishedSegments();
-      writeCursor();
+      ledger.ack(b, writer.seq(), files::delete);
+      SegmentFiles.Position cursor = ledger.cursor();
+      files.writeCursor(cursor.segment(), cursor.offset());
     } finally {
       lock.unlock();
-    }
-  }
-
-  /** Deletes the cursor's segment while it is acknowledged to its end and no longer written. */
-  private void skipFinishedSegments() throws IOException {
-    while (readSeq != headSeq && readPos >= segments.get(readSeq).size) {
-      segments.remove(readSeq);
-      Files.deleteIfExists(segmentPath(readSeq));
-      readSeq = segments.firstKey();
-      readPos = 0;
     }
   }
 
@@ -604,51 +273,35 @@ final class Spool implements Closeable {
    * segments rolled since; outside the lock, so appends never wait for the disk.
    */
   void sync() {
-    FileChannel current;
-    List<FileChannel> done;
+    SegmentWriter.Unsynced unsynced;
     lock.lock();
     try {
       if (closed) {
         return;
       }
-      current = dirty ? head : null;
-      dirty = false;
-      done = List.copyOf(rolled);
-      rolled.clear();
+      unsynced = writer.unsynced();
     } finally {
       lock.unlock();
     }
-    for (FileChannel ch : done) {
-      try (ch) {
-        ch.force(false);
-      } catch (IOException e) {
-        log.warn("event export: cannot fsync a spool segment in {}: {}", dir, e.toString());
-      }
-    }
-    if (current != null) {
-      try {
-        current.force(false);
-      } catch (java.nio.channels.ClosedChannelException e) {
-        // Rolled or compacted meanwhile: the next sync forces it.
-      } catch (IOException e) {
-        log.warn("event export: cannot fsync spool {}: {}", dir, e.toString());
-      }
-    }
+    unsynced.force();
   }
 
   SpoolStats stats() {
     lock.lock();
     try {
-      Map<String, Map<String, Long>> drops = new TreeMap<>();
-      dropped.forEach((t, m) -> drops.put(t, Map.copyOf(m)));
-      return new SpoolStats(maxBytes, pendingBytes, pendingRecords, segments.size(), drops);
+      return new SpoolStats(
+          maxBytes,
+          ledger.pendingBytes(),
+          ledger.pendingRecords(),
+          ledger.segmentCount(),
+          drops.snapshot());
     } finally {
       lock.unlock();
     }
   }
 
   Path dir() {
-    return dir;
+    return files.dir();
   }
 
   @Override
@@ -660,52 +313,11 @@ final class Spool implements Closeable {
       }
       closed = true;
       appended.signalAll();
-      for (FileChannel ch : rolled) {
-        try (ch) {
-          ch.force(false);
-        }
-      }
-      rolled.clear();
-      head.force(false);
-      head.close();
+      writer.close();
     } catch (IOException e) {
-      log.warn("event export: closing spool {}: {}", dir, e.toString());
+      log.warn("event export: closing spool {}: {}", files.dir(), e.toString());
     } finally {
       lock.unlock();
-    }
-  }
-
-  private Path segmentPath(long seq) {
-    return dir.resolve(String.format("%020d%s", seq, SUFFIX));
-  }
-
-  private long[] readCursor() throws IOException {
-    Path p = dir.resolve(CURSOR);
-    if (!Files.exists(p)) {
-      return new long[] {0, 0};
-    }
-    String s = Files.readString(p).trim();
-    String[] parts = s.split(" ");
-    try {
-      return new long[] {Long.parseLong(parts[0]), Long.parseLong(parts[1])};
-    } catch (RuntimeException e) {
-      log.warn("event export: spool cursor {} is unreadable ({}); resending everything", p, s);
-      return new long[] {0, 0};
-    }
-  }
-
-  /** Caller holds the lock. */
-  private void writeCursor() throws IOException {
-    Path tmp = dir.resolve(CURSOR + ".tmp");
-    Files.writeString(tmp, readSeq + " " + readPos + "\n");
-    move(tmp, dir.resolve(CURSOR));
-  }
-
-  private static void move(Path from, Path to) throws IOException {
-    try {
-      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
     }
   }
 }
