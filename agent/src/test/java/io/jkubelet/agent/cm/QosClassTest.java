@@ -90,6 +90,13 @@ class QosClassTest {
     assertThat(QosClass.of(pod)).isEqualTo(expected);
   }
 
+  @org.junit.jupiter.api.Test
+  void apiNamesAndTierNames() {
+    assertThat(QosClass.BEST_EFFORT.apiName()).isEqualTo("BestEffort");
+    assertThat(QosClass.BEST_EFFORT.cgroupName()).isEqualTo("besteffort");
+    assertThat(QosClass.BURSTABLE.cgroupName()).isEqualTo("burstable");
+  }
+
   static Stream<Arguments> defaulting() {
     return Stream.of(
         argumentSet(
@@ -120,7 +127,6 @@ class QosClassTest {
   @MethodSource("defaulting")
   void requestsDefaultToLimitsAndOnlyCpuAndMemoryCount(Pod pod, QosClass expected) {
     assertThat(QosClass.of(pod)).isEqualTo(expected);
-    assertThat(expected.apiName()).isIn("Guaranteed", "Burstable", "BestEffort");
   }
 
   private static Map<String, Quantity> hugepages(Map<String, Quantity> m) {
