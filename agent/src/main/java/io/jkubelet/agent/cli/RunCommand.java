@@ -382,6 +382,11 @@ public final class RunCommand implements Callable<Integer> {
       checkLogMaxSize(config);
       network = networkFlags.options(config, flagOf);
       cgroups = ResourceFlags.options(config, flagOf);
+      if (!config.cgroups().equals(io.jkubelet.config.CgroupSettings.DEFAULTS)) {
+        log.info(
+            "cgroup settings are validated but not applied yet: jkubelet makes no pod cgroups of"
+                + " its own");
+      }
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
       throw flag == null ? e : new ConfigException(flag, e.problem(), e);
