@@ -94,6 +94,19 @@ public final class ConfigLoader {
     FIELDS.put("eventExport", ConfigLoader::eventExport);
     string("hairpinMode", (b, v) -> b.network(b.network().withHairpinMode(v)));
     string("podCIDR", (b, v) -> b.network(b.network().withPodCIDR(v)));
+    bool("cgroupsPerQOS", (b, v) -> b.cgroups(b.cgroups().withCgroupsPerQOS(v)));
+    string("cgroupRoot", (b, v) -> b.cgroups(b.cgroups().withCgroupRoot(v)));
+    string("cgroupDriver", (b, v) -> b.cgroups(b.cgroups().withCgroupDriver(v)));
+    bool("cpuCFSQuota", (b, v) -> b.cgroups(b.cgroups().withCpuCFSQuota(v)));
+    duration("cpuCFSQuotaPeriod", (b, v) -> b.cgroups(b.cgroups().withCpuCFSQuotaPeriod(v)));
+    FIELDS.put(
+        "podPidsLimit",
+        (b, v) -> b.cgroups(b.cgroups().withPodPidsLimit(asLong("podPidsLimit", v))));
+    FIELDS.put(
+        "enforceNodeAllocatable",
+        (b, v) ->
+            b.cgroups(
+                b.cgroups().withEnforceNodeAllocatable(strings("enforceNodeAllocatable", v))));
   }
 
   private static void eventExport(Builder b, JsonNode v) {
@@ -195,7 +208,7 @@ public final class ConfigLoader {
    * @param warnings one message per field that upstream does not have either, in file order, e.g.
    *     {@code field maxpods is not supported by jkubelet and is ignored (did you mean maxPods?)}
    * @param unimplemented the upstream fields the file sets that jkubelet does not implement and
-   *     ignores, in file order, e.g. {@code cgroupDriver}
+   *     ignores, in file order, e.g. {@code evictionHard}
    */
   public record Loaded(
       KubeletConfiguration config, List<String> warnings, List<String> unimplemented) {
@@ -384,6 +397,16 @@ public final class ConfigLoader {
               + describe(value));
     }
     return value.intValue();
+  }
+
+  private static long asLong(String field, JsonNode value) {
+    if (!value.isIntegralNumber()) {
+      throw new ConfigException(field, "expected an integer, got " + describe(value));
+    }
+    if (!value.canConvertToLong()) {
+      throw new ConfigException(field, "expected a 64-bit integer, got " + describe(value));
+    }
+    return value.longValue();
   }
 
   /** Reads a list of strings. */

@@ -73,6 +73,9 @@ import java.util.Objects;
  *     OpenSearch, a JSON-lines file); default {@link EventExport#NONE}
  * @param network the file's {@code hairpinMode} and {@code podCIDR}; default {@link
  *     NetworkSettings#DEFAULTS}
+ * @param cgroups the pods' cgroups: {@code cgroupsPerQOS}, {@code cgroupRoot}, {@code
+ *     cgroupDriver}, {@code cpuCFSQuota}, {@code cpuCFSQuotaPeriod}, {@code podPidsLimit}, {@code
+ *     enforceNodeAllocatable}; default {@link CgroupSettings#DEFAULTS}
  */
 public record KubeletConfiguration(
     String staticPodPath,
@@ -109,7 +112,8 @@ public record KubeletConfiguration(
     int containerLogMaxFiles,
     boolean enableSystemLogHandler,
     EventExport eventExport,
-    NetworkSettings network) {
+    NetworkSettings network,
+    CgroupSettings cgroups) {
 
   /**
    * {@code authentication}: {@code x509.clientCAFile}, {@code webhook.enabled}, {@code
@@ -240,6 +244,7 @@ public record KubeletConfiguration(
     Objects.requireNonNull(containerLogMaxSize, "containerLogMaxSize");
     Objects.requireNonNull(eventExport, "eventExport");
     Objects.requireNonNull(network, "network");
+    Objects.requireNonNull(cgroups, "cgroups");
     Map<String, List<String>> headers = new LinkedHashMap<>();
     staticPodURLHeader.forEach(
         (name, values) ->
@@ -316,6 +321,7 @@ public record KubeletConfiguration(
     private String containerLogMaxSize = "10Mi";
     private EventExport eventExport = EventExport.NONE;
     private NetworkSettings network = NetworkSettings.DEFAULTS;
+    private CgroupSettings cgroups = CgroupSettings.DEFAULTS;
     private int containerLogMaxFiles = 5;
     private boolean enableSystemLogHandler = false;
 
@@ -357,6 +363,7 @@ public record KubeletConfiguration(
       enableSystemLogHandler = c.enableSystemLogHandler;
       eventExport = c.eventExport;
       network = c.network;
+      cgroups = c.cgroups;
     }
 
     public Builder eventExport(EventExport value) {
@@ -372,6 +379,16 @@ public record KubeletConfiguration(
     /** The current {@code hairpinMode} and {@code podCIDR}, for overlaying one of them. */
     public NetworkSettings network() {
       return network;
+    }
+
+    public Builder cgroups(CgroupSettings value) {
+      cgroups = value;
+      return this;
+    }
+
+    /** The current cgroup fields, for overlaying one of them. */
+    public CgroupSettings cgroups() {
+      return cgroups;
     }
 
     /** The current {@code eventExport}, for overlaying one of its fields. */
@@ -594,7 +611,8 @@ public record KubeletConfiguration(
           containerLogMaxFiles,
           enableSystemLogHandler,
           eventExport,
-          network);
+          network,
+          cgroups);
     }
   }
 }

@@ -102,7 +102,7 @@ class ConfigLoaderTest {
     String upstreamStyle =
         HEADER
             + """
-            cgroupDriver: systemd
+            imageGCHighThresholdPercent: 90
             maxPods: 30
             clusterDNS: [10.96.0.10]
             serializeImagePulls: false
@@ -113,7 +113,8 @@ class ConfigLoaderTest {
 
     assertThat(loaded.config().maxPods()).isEqualTo(30);
     assertThat(loaded.config().clusterDNS()).containsExactly("10.96.0.10");
-    assertThat(loaded.unimplemented()).containsExactly("cgroupDriver", "serializeImagePulls");
+    assertThat(loaded.unimplemented())
+        .containsExactly("imageGCHighThresholdPercent", "serializeImagePulls");
     assertThat(loaded.warnings())
         .containsExactly(
             "field maxpods is not supported by jkubelet and is ignored (did you mean maxPods?)");
@@ -123,7 +124,7 @@ class ConfigLoaderTest {
   void fullSampleListsItsOneUnimplementedField() throws IOException {
     ConfigLoader.Loaded loaded = ConfigLoader.load(write(Samples.FULL_YAML));
     assertThat(loaded.warnings()).isEmpty();
-    assertThat(loaded.unimplemented()).containsExactly("cgroupDriver");
+    assertThat(loaded.unimplemented()).containsExactly("serializeImagePulls");
   }
 
   /** What {@code kubeadm init} and {@code join} v1.20 write to /var/lib/kubelet/config.yaml. */
@@ -189,10 +190,10 @@ class ConfigLoaderTest {
         .isEqualTo(defaults.authorization().cacheUnauthorizedTTL());
     assertThat(c.staticPodPath()).isEqualTo("/etc/kubernetes/manifests");
     assertThat(c.healthzBindAddress()).isEqualTo("127.0.0.1");
+    assertThat(c.cgroups()).isEqualTo(CgroupSettings.DEFAULTS);
     assertThat(loaded.warnings()).isEmpty();
     assertThat(loaded.unimplemented())
         .containsExactly(
-            "cgroupDriver",
             "cpuManagerReconcilePeriod",
             "evictionPressureTransitionPeriod",
             "imageMinimumGCAge",
@@ -234,6 +235,44 @@ class ConfigLoaderTest {
     assertThat(c.healthzPort()).isZero();
     assertThat(c.eventRecordQPS()).isZero();
     assertThat(c.staticPodPath()).isEmpty();
+  }
+
+  @Test
+  void cgroupFieldsLoadIntoTheirOwnSettingsWithUpstreamsDefaults() throws IOException {
+    assertThat(ConfigLoader.load(write(HEADER)).config().cgroups())
+        .isEqualTo(CgroupSettings.DEFAULTS)
+        .isEqualTo(
+            new CgroupSettings(
+                true, "", "cgroupfs", true, Duration.ofMillis(100), -1, List.of("pods")));
+
+    CgroupSettings zero =
+        ConfigLoader.load(
+                write(HEADER + "cgroupDriver: \"\"\ncpuCFSQuotaPeriod: 0s\npodPidsLimit: 0\n"))
+            .config()
+            .cgroups();
+    assertThat(zero.cgroupDriver()).as("\"\" is the default").isEqualTo("cgroupfs");
+    assertThat(zero.cpuCFSQuotaPeriod()).as("0s is the default").isEqualTo(Duration.ofMillis(100));
+    assertThat(zero.podPidsLimit()).as("0 is a value").isZero();
+
+    CgroupSettings set =
+        ConfigLoader.load(
+                write(
+                    HEADER
+                        + """
+                        cgroupsPerQOS: false
+                        cgroupRoot: /custom
+                        cgroupDriver: systemd
+                        cpuCFSQuota: false
+                        cpuCFSQuotaPeriod: 10ms
+                        podPidsLimit: 1024
+                        enforceNodeAllocatable: []
+                        """))
+            .config()
+            .cgroups();
+    assertThat(set)
+        .isEqualTo(
+            new CgroupSettings(
+                false, "/custom", "systemd", false, Duration.ofMillis(10), 1024, List.of()));
   }
 
   @Test
@@ -329,7 +368,27 @@ class ConfigLoaderTest {
             "number among a header's values",
             "staticPodURLHeader: {X-Id: [a, 5]}",
             "staticPodURLHeader.X-Id[1]",
-            "staticPodURLHeader.X-Id[1]: expected a string, got 5"));
+            "staticPodURLHeader.X-Id[1]: expected a string, got 5"),
+        argumentSet(
+            "string for podPidsLimit",
+            "podPidsLimit: \"100\"",
+            "podPidsLimit",
+            "podPidsLimit: expected an integer, got \"100\""),
+        argumentSet(
+            "podPidsLimit beyond 64 bits",
+            "podPidsLimit: 99999999999999999999",
+            "podPidsLimit",
+            "podPidsLimit: expected a 64-bit integer, got 99999999999999999999"),
+        argumentSet(
+            "string for enforceNodeAllocatable",
+            "enforceNodeAllocatable: pods",
+            "enforceNodeAllocatable",
+            "enforceNodeAllocatable: expected a list of strings, got \"pods\""),
+        argumentSet(
+            "string for cgroupsPerQOS",
+            "cgroupsPerQOS: \"false\"",
+            "cgroupsPerQOS",
+            "cgroupsPerQOS: expected true or false, got \"false\""));
   }
 
   @ParameterizedTest

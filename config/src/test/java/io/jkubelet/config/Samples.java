@@ -36,7 +36,14 @@ final class Samples {
       nodeStatusReportFrequency: 10m
       nodeLeaseDurationSeconds: 60
       podInfraOomScoreAdj: -998
+      cgroupsPerQOS: false
+      cgroupRoot: /jkubelet
       cgroupDriver: systemd
+      cpuCFSQuota: false
+      cpuCFSQuotaPeriod: 50ms
+      podPidsLimit: 4194304000
+      enforceNodeAllocatable: []
+      serializeImagePulls: false
       """;
 
   /** The configuration {@link #FULL_YAML} describes. */
@@ -62,6 +69,15 @@ final class Samples {
         .nodeStatusReportFrequency(Duration.ofMinutes(10))
         .nodeLeaseDurationSeconds(60)
         .podInfraOomScoreAdj(-998)
+        .cgroups(
+            new CgroupSettings(
+                false,
+                "/jkubelet",
+                "systemd",
+                false,
+                Duration.ofMillis(50),
+                4194304000L,
+                List.of()))
         .build();
   }
 }

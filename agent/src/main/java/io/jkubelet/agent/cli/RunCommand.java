@@ -3,6 +3,7 @@ package io.jkubelet.agent.cli;
 import io.jkubelet.agent.Agent;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.Setup;
+import io.jkubelet.agent.cm.CgroupOptions;
 import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
@@ -71,9 +72,16 @@ public final class RunCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin LogFlags logFlags = new LogFlags();
   @picocli.CommandLine.Mixin ExportFlags exportFlags = new ExportFlags();
   @picocli.CommandLine.Mixin NetworkFlags networkFlags = new NetworkFlags();
+  @picocli.CommandLine.Mixin ResourceFlags resourceFlags = new ResourceFlags();
 
   /** The network plugin's options, read by {@link #options()}. */
   NetworkOptions network = NetworkOptions.NONE;
+
+  /**
+   * The container manager's options, read and validated by {@link #options()}. NOTE: not used yet:
+   * the pods' cgroups ({@code cm.ContainerManager}) are not wired into the agent.
+   */
+  CgroupOptions cgroups = CgroupOptions.DEFAULTS;
 
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
   private static final Pattern NODE_NAME =
@@ -365,6 +373,7 @@ public final class RunCommand implements Callable<Integer> {
     exportFlags.overlay(cfg, flagOf);
     serverFlags.overlay(cfg, flagOf);
     networkFlags.overlay(cfg, flagOf);
+    resourceFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
@@ -372,6 +381,12 @@ public final class RunCommand implements Callable<Integer> {
       ServerFlags.requireClientForWebhooks(config, kubeconfig != null);
       checkLogMaxSize(config);
       network = networkFlags.options(config, flagOf);
+      cgroups = ResourceFlags.options(config, flagOf);
+      if (!config.cgroups().equals(io.jkubelet.config.CgroupSettings.DEFAULTS)) {
+        log.info(
+            "cgroup settings are validated but not applied yet: jkubelet makes no pod cgroups of"
+                + " its own");
+      }
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
       throw flag == null ? e : new ConfigException(flag, e.problem(), e);

@@ -187,6 +187,63 @@ class CliTest {
   }
 
   @Test
+  void resourceFlagsAreUpstreamsAndOverlayTheFilesCgroupFields() throws Exception {
+    Path config = tmp.resolve("cgroups.yaml");
+    Files.writeString(
+        config,
+        """
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        cgroupDriver: systemd
+        cgroupRoot: /from-file
+        podPidsLimit: 100
+        authentication: {webhook: {enabled: false}}
+        authorization: {mode: AlwaysAllow}
+        """);
+    RunCommand run = new RunCommand();
+    new CommandLine(run)
+        .parseArgs(
+            "--config",
+            config.toString(),
+            "--hostname-override",
+            "n",
+            "--cgroup-root=/jk",
+            "--cpu-cfs-quota=false",
+            "--cpu-cfs-quota-period=50ms",
+            "--pod-max-pids=4096");
+    run.options();
+    assertThat(run.cgroups.cgroupDriver()).as("from the file").isEqualTo("systemd");
+    assertThat(run.cgroups.cgroupRoot()).as("the flag wins").isEqualTo("/jk");
+    assertThat(run.cgroups.podPidsLimit()).isEqualTo(4096);
+    assertThat(run.cgroups.cpuCFSQuota()).isFalse();
+    assertThat(run.cgroups.cpuPeriodMicros()).isEqualTo(50_000);
+    assertThat(run.cgroups.cgroupsPerQOS()).isTrue();
+    assertThat(run.cgroups.enforceNodeAllocatable()).containsExactly("pods");
+
+    new CommandLine(run)
+        .parseArgs(
+            "--hostname-override", "n", "--cgroups-per-qos=false", "--enforce-node-allocatable=");
+    run.options();
+    assertThat(run.cgroups.cgroupsPerQOS()).isFalse();
+    assertThat(run.cgroups.enforceNodeAllocatable()).isEmpty();
+
+    assertThat(Main.execute("run", "--hostname-override", "n", "--cgroup-driver", "docker"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--cgroup-driver: must be cgroupfs or systemd, got \"docker\"");
+    assertThat(Main.execute("run", "--hostname-override", "n", "--cgroups-per-qos=false"))
+        .as("upstream: enforcing pods needs the QoS cgroups")
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains(
+            "enforceNodeAllocatable: is not supported unless cgroupsPerQOS is true: with"
+                + " --cgroups-per-qos=false, give --enforce-node-allocatable= (an empty list) too");
+    assertThat(Main.execute("run", "--hostname-override", "n", "--cpu-cfs-quota-period", "2s"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--cpu-cfs-quota-period: must be between 1µs and 1s");
+  }
+
+  @Test
   void eventExportFlagsOverlayTheConfigFileAndBuildTheExporters() throws Exception {
     Path config = tmp.resolve("config.yaml");
     Files.writeString(

@@ -1,0 +1,41 @@
+package io.jkubelet.agent.cm;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+
+/** {@link ContainerManager#NONE}: no cgroups, as upstream's noop managers. Stateless. */
+final class NoContainerManager implements ContainerManager {
+  @Override
+  public void start() {}
+
+  @Override
+  public void stop() {}
+
+  @Override
+  public Health healthy() {
+    return Health.OK;
+  }
+
+  @Override
+  public String cgroupParent(Pod pod) {
+    return "";
+  }
+
+  @Override
+  public void ensurePod(Pod pod) {}
+
+  @Override
+  public List<Removal> cleanup(Set<String> activeUids) {
+    return List.of();
+  }
+
+  @Override
+  public void updateQos(Collection<Pod> activePods) {}
+
+  @Override
+  public String toString() {
+    return "ContainerManager.NONE";
+  }
+}

@@ -1,0 +1,143 @@
+package io.jkubelet.agent.cm;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A pod's requests and limits as upstream's {@code resource.PodRequestsAndLimits} (v1.20): the sum
+ * over the app containers, raised to the largest init container's, plus the pod's {@code overhead}
+ * (added to every request, and to a limit only where the pod has a non-zero one).
+ *
+ * <p>A container's requests are read with the API's defaulting applied: a resource it limits but
+ * does not request is requested at its limit. Pods from the API server and static pods (see {@code
+ * podconfig.PodDefaults}) are defaulted already, so this changes nothing for them. Stateless.
+ */
+final class PodRequests {
+  static final String CPU = "cpu";
+  static final String MEMORY = "memory";
+
+  private PodRequests() {}
+
+  /**
+   * The pod's summed requests and limits, by resource name.
+   *
+   * @param requests resource name to amount (cores for cpu, bytes for memory)
+   * @param limits resource name to amount
+   */
+  record Totals(Map<String, BigDecimal> requests, Map<String, BigDecimal> limits) {
+    Totals {
+      requests = Map.copyOf(requests);
+      limits = Map.copyOf(limits);
+    }
+
+    /** The request's upstream {@code MilliValue()}, or 0 when absent. */
+    long milliRequest(String name) {
+      BigDecimal v = requests.get(name);
+      return v == null ? 0 : milli(v);
+    }
+
+    /** The limit's upstream {@code MilliValue()}, or 0 when absent. */
+    long milliLimit(String name) {
+      BigDecimal v = limits.get(name);
+      return v == null ? 0 : milli(v);
+    }
+
+    /** The limit's upstream {@code Value()}, or 0 when absent. */
+    long limit(String name) {
+      BigDecimal v = limits.get(name);
+      return v == null ? 0 : value(v);
+    }
+  }
+
+  static Totals of(Pod pod) {
+    Map<String, BigDecimal> reqs = new HashMap<>();
+    Map<String, BigDecimal> limits = new HashMap<>();
+    for (Container c : containers(pod)) {
+      requests(c).forEach((k, v) -> reqs.merge(k, v, BigDecimal::add));
+      limits(c).forEach((k, v) -> limits.merge(k, v, BigDecimal::add));
+    }
+    for (Container c : initContainers(pod)) {
+      requests(c).forEach((k, v) -> reqs.merge(k, v, BigDecimal::max));
+      limits(c).forEach((k, v) -> limits.merge(k, v, BigDecimal::max));
+    }
+    Map<String, Quantity> overhead = pod.getSpec().getOverhead();
+    if (overhead != null) {
+      overhead.forEach(
+          (k, q) -> {
+            BigDecimal v = amount(q);
+            reqs.merge(k, v, BigDecimal::add);
+            BigDecimal limit = limits.get(k);
+            if (limit != null && limit.signum() != 0) {
+              limits.put(k, limit.add(v));
+            }
+          });
+    }
+    return new Totals(reqs, limits);
+  }
+
+  /** The container's requests, a limited but unrequested resource requested at its limit. */
+  static Map<String, BigDecimal> requests(Container c) {
+    Map<String, BigDecimal> out = new HashMap<>();
+    ResourceRequirements r = c.getResources();
+    if (r == null) {
+      return out;
+    }
+    if (r.getRequests() != null) {
+      r.getRequests().forEach((k, q) -> out.put(k, amount(q)));
+    }
+    if (r.getLimits() != null) {
+      r.getLimits().forEach((k, q) -> out.putIfAbsent(k, amount(q)));
+    }
+    return out;
+  }
+
+  /** The container's requests exactly as its spec gives them. */
+  static Map<String, BigDecimal> specRequests(Container c) {
+    Map<String, BigDecimal> out = new HashMap<>();
+    ResourceRequirements r = c.getResources();
+    if (r != null && r.getRequests() != null) {
+      r.getRequests().forEach((k, q) -> out.put(k, amount(q)));
+    }
+    return out;
+  }
+
+  static Map<String, BigDecimal> limits(Container c) {
+    Map<String, BigDecimal> out = new HashMap<>();
+    ResourceRequirements r = c.getResources();
+    if (r != null && r.getLimits() != null) {
+      r.getLimits().forEach((k, q) -> out.put(k, amount(q)));
+    }
+    return out;
+  }
+
+  static List<Container> containers(Pod pod) {
+    List<Container> c = pod.getSpec().getContainers();
+    return c == null ? List.of() : c;
+  }
+
+  static List<Container> initContainers(Pod pod) {
+    List<Container> c = pod.getSpec().getInitContainers();
+    return c == null ? List.of() : c;
+  }
+
+  /** Upstream's {@code Quantity.MilliValue()}: thousandths, rounded up. */
+  static long milli(BigDecimal v) {
+    return v.movePointRight(3).setScale(0, RoundingMode.CEILING).longValueExact();
+  }
+
+  /** Upstream's {@code Quantity.Value()}: rounded up. */
+  static long value(BigDecimal v) {
+    return v.setScale(0, RoundingMode.CEILING).longValueExact();
+  }
+
+  private static BigDecimal amount(Quantity q) {
+    return q == null ? BigDecimal.ZERO : q.getNumericalAmount();
+  }
+}
