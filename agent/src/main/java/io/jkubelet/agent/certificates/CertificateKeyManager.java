@@ -25,6 +25,11 @@ import javax.net.ssl.X509ExtendedKeyManager;
  * #chooseEngineClientAlias} for each handshake and does not cache what a plain {@link
  * javax.net.ssl.KeyManagerFactory}'s key manager returns. Thread-safe: {@code recent} is replaced
  * whole.
+ *
+ * <p>NOTE: a key manager is asked only in a full handshake. A client that resumes a TLS session
+ * presents the identity the session was made with, so the TLS context's client sessions must be
+ * forgotten when the certificate rotates (invalidated, or the session cache disabled), and
+ * connections made before it closed, as upstream's transport closes them.
  */
 public final class CertificateKeyManager extends X509ExtendedKeyManager {
   private final Supplier<Optional<ClientCertificate>> current;

@@ -31,7 +31,10 @@ import java.util.Optional;
  */
 final class KubeconfigFile {
   private static final ObjectMapper YAML =
-      new ObjectMapper(new YAMLFactory().disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER));
+      new ObjectMapper(
+          new YAMLFactory()
+              .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
 
   private KubeconfigFile() {}
 
@@ -151,17 +154,17 @@ final class KubeconfigFile {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("apiVersion", "v1");
     doc.put("kind", "Config");
-    doc.put("clusters", List.of(Map.of("name", "default-cluster", "cluster", c)));
+    doc.put("clusters", List.of(named("default-cluster", "cluster", c)));
     Map<String, Object> context = new LinkedHashMap<>();
     context.put("cluster", "default-cluster");
     context.put("namespace", "default");
     context.put("user", "default-auth");
-    doc.put("contexts", List.of(Map.of("name", "default-context", "context", context)));
+    doc.put("contexts", List.of(named("default-context", "context", context)));
     doc.put("current-context", "default-context");
     Map<String, Object> user = new LinkedHashMap<>();
     user.put("client-certificate", pem.toString());
     user.put("client-key", pem.toString());
-    doc.put("users", List.of(Map.of("name", "default-auth", "user", user)));
+    doc.put("users", List.of(named("default-auth", "user", user)));
     Path abs = file.toAbsolutePath();
     Files.createDirectories(abs.getParent());
     Path tmp = abs.resolveSibling(abs.getFileName() + ".tmp");
@@ -170,6 +173,13 @@ final class KubeconfigFile {
         tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(tmp, YAML.writeValueAsString(doc), StandardCharsets.UTF_8);
     Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private static Map<String, Object> named(String name, String key, Object value) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", name);
+    m.put(key, value);
+    return m;
   }
 
   private static <T> Optional<T> find(
