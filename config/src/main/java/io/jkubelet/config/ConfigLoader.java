@@ -92,6 +92,10 @@ public final class ConfigLoader {
     FIELDS.put("eventExport", ConfigLoader::eventExport);
     string("hairpinMode", (b, v) -> b.network(b.network().withHairpinMode(v)));
     string("podCIDR", (b, v) -> b.network(b.network().withPodCIDR(v)));
+    bool(
+        "rotateCertificates", (b, v) -> b.certificates(b.certificates().withRotateCertificates(v)));
+    bool(
+        "serverTLSBootstrap", (b, v) -> b.certificates(b.certificates().withServerTLSBootstrap(v)));
   }
 
   private static void eventExport(Builder b, JsonNode v) {

@@ -73,6 +73,8 @@ import java.util.Objects;
  *     OpenSearch, a JSON-lines file); default {@link EventExport#NONE}
  * @param network the file's {@code hairpinMode} and {@code podCIDR}; default {@link
  *     NetworkSettings#DEFAULTS}
+ * @param certificates the file's {@code rotateCertificates} and {@code serverTLSBootstrap}; default
+ *     {@link CertificateSettings#DEFAULTS}
  */
 public record KubeletConfiguration(
     String staticPodPath,
@@ -109,7 +111,8 @@ public record KubeletConfiguration(
     int containerLogMaxFiles,
     boolean enableSystemLogHandler,
     EventExport eventExport,
-    NetworkSettings network) {
+    NetworkSettings network,
+    CertificateSettings certificates) {
 
   /**
    * {@code authentication}: {@code x509.clientCAFile}, {@code webhook.enabled}, {@code
@@ -240,6 +243,7 @@ public record KubeletConfiguration(
     Objects.requireNonNull(containerLogMaxSize, "containerLogMaxSize");
     Objects.requireNonNull(eventExport, "eventExport");
     Objects.requireNonNull(network, "network");
+    Objects.requireNonNull(certificates, "certificates");
     Map<String, List<String>> headers = new LinkedHashMap<>();
     staticPodURLHeader.forEach(
         (name, values) ->
@@ -316,6 +320,7 @@ public record KubeletConfiguration(
     private String containerLogMaxSize = "10Mi";
     private EventExport eventExport = EventExport.NONE;
     private NetworkSettings network = NetworkSettings.DEFAULTS;
+    private CertificateSettings certificates = CertificateSettings.DEFAULTS;
     private int containerLogMaxFiles = 5;
     private boolean enableSystemLogHandler = false;
 
@@ -357,6 +362,7 @@ public record KubeletConfiguration(
       enableSystemLogHandler = c.enableSystemLogHandler;
       eventExport = c.eventExport;
       network = c.network;
+      certificates = c.certificates;
     }
 
     public Builder eventExport(EventExport value) {
@@ -367,6 +373,16 @@ public record KubeletConfiguration(
     public Builder network(NetworkSettings value) {
       network = value;
       return this;
+    }
+
+    public Builder certificates(CertificateSettings value) {
+      certificates = value;
+      return this;
+    }
+
+    /** The current {@code rotateCertificates} and {@code serverTLSBootstrap}, for overlaying. */
+    public CertificateSettings certificates() {
+      return certificates;
     }
 
     /** The current {@code hairpinMode} and {@code podCIDR}, for overlaying one of them. */
@@ -594,7 +610,8 @@ public record KubeletConfiguration(
           containerLogMaxFiles,
           enableSystemLogHandler,
           eventExport,
-          network);
+          network,
+          certificates);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.jkubelet.agent.cli;
 import io.jkubelet.agent.Agent;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.Setup;
+import io.jkubelet.agent.certificates.CertificateOptions;
 import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
@@ -71,9 +72,13 @@ public final class RunCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin LogFlags logFlags = new LogFlags();
   @picocli.CommandLine.Mixin ExportFlags exportFlags = new ExportFlags();
   @picocli.CommandLine.Mixin NetworkFlags networkFlags = new NetworkFlags();
+  @picocli.CommandLine.Mixin CertificateFlags certificateFlags = new CertificateFlags();
 
   /** The network plugin's options, read by {@link #options()}. */
   NetworkOptions network = NetworkOptions.NONE;
+
+  /** The client certificate's options, read by {@link #options()}; not used at start-up yet. */
+  CertificateOptions certificates;
 
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
   private static final Pattern NODE_NAME =
@@ -359,6 +364,7 @@ public final class RunCommand implements Callable<Integer> {
     exportFlags.overlay(cfg, flagOf);
     serverFlags.overlay(cfg, flagOf);
     networkFlags.overlay(cfg, flagOf);
+    certificateFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
@@ -366,6 +372,7 @@ public final class RunCommand implements Callable<Integer> {
       ServerFlags.requireClientForWebhooks(config, kubeconfig != null);
       checkLogMaxSize(config);
       network = networkFlags.options(config, flagOf);
+      certificates = certificateFlags.options(config, kubeconfig, rootDir, flagOf);
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
       throw flag == null ? e : new ConfigException(flag, e.problem(), e);
@@ -384,7 +391,7 @@ public final class RunCommand implements Callable<Integer> {
         dockerEndpoint,
         nodeIp,
         config,
-        serverFlags.certDir == null ? null : serverFlags.certDir.toAbsolutePath(),
+        certificateFlags.certDir(rootDir),
         logFlags.podLogPaths(),
         logFlags.nodeLogDir());
   }
