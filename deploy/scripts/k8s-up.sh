@@ -185,8 +185,10 @@ start etcd etcd --name jkubelet-test --data-dir "$STATE/etcd" \
   --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls "http://127.0.0.1:$((ETCD_PORT + 10))" --initial-advertise-peer-urls "http://127.0.0.1:$((ETCD_PORT + 10))" \
   --initial-cluster "jkubelet-test=http://127.0.0.1:$((ETCD_PORT + 10))"
-# The default admission plugins (ServiceAccount among them) plus NodeRestriction, as kubeadm sets.
+# The default admission plugins (ServiceAccount among them) plus NodeRestriction, and bootstrap
+# tokens (nodes join with one, as kubeadm's do), as kubeadm sets.
 start apiserver "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+  --enable-bootstrap-token-auth=true \
   --bind-address="$ADDRESS" --advertise-address="$ADDRESS" --secure-port="$API_PORT" \
   --tls-cert-file="$PKI/apiserver.crt" --tls-private-key-file="$PKI/apiserver.key" --client-ca-file="$PKI/ca.crt" \
   --service-account-key-file="$PKI/sa.pub" --service-account-signing-key-file="$PKI/sa.key" \

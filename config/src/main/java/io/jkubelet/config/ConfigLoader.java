@@ -107,6 +107,10 @@ public final class ConfigLoader {
         (b, v) ->
             b.cgroups(
                 b.cgroups().withEnforceNodeAllocatable(strings("enforceNodeAllocatable", v))));
+    bool(
+        "rotateCertificates", (b, v) -> b.certificates(b.certificates().withRotateCertificates(v)));
+    bool(
+        "serverTLSBootstrap", (b, v) -> b.certificates(b.certificates().withServerTLSBootstrap(v)));
   }
 
   private static void eventExport(Builder b, JsonNode v) {

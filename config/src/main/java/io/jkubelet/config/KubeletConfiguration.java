@@ -76,6 +76,8 @@ import java.util.Objects;
  * @param cgroups the pods' cgroups: {@code cgroupsPerQOS}, {@code cgroupRoot}, {@code
  *     cgroupDriver}, {@code cpuCFSQuota}, {@code cpuCFSQuotaPeriod}, {@code podPidsLimit}, {@code
  *     enforceNodeAllocatable}; default {@link CgroupSettings#DEFAULTS}
+ * @param certificates the file's {@code rotateCertificates} and {@code serverTLSBootstrap}; default
+ *     {@link CertificateSettings#DEFAULTS}
  */
 public record KubeletConfiguration(
     String staticPodPath,
@@ -113,7 +115,8 @@ public record KubeletConfiguration(
     boolean enableSystemLogHandler,
     EventExport eventExport,
     NetworkSettings network,
-    CgroupSettings cgroups) {
+    CgroupSettings cgroups,
+    CertificateSettings certificates) {
 
   /**
    * {@code authentication}: {@code x509.clientCAFile}, {@code webhook.enabled}, {@code
@@ -245,6 +248,7 @@ public record KubeletConfiguration(
     Objects.requireNonNull(eventExport, "eventExport");
     Objects.requireNonNull(network, "network");
     Objects.requireNonNull(cgroups, "cgroups");
+    Objects.requireNonNull(certificates, "certificates");
     Map<String, List<String>> headers = new LinkedHashMap<>();
     staticPodURLHeader.forEach(
         (name, values) ->
@@ -322,6 +326,7 @@ public record KubeletConfiguration(
     private EventExport eventExport = EventExport.NONE;
     private NetworkSettings network = NetworkSettings.DEFAULTS;
     private CgroupSettings cgroups = CgroupSettings.DEFAULTS;
+    private CertificateSettings certificates = CertificateSettings.DEFAULTS;
     private int containerLogMaxFiles = 5;
     private boolean enableSystemLogHandler = false;
 
@@ -364,6 +369,7 @@ public record KubeletConfiguration(
       eventExport = c.eventExport;
       network = c.network;
       cgroups = c.cgroups;
+      certificates = c.certificates;
     }
 
     public Builder eventExport(EventExport value) {
@@ -374,6 +380,16 @@ public record KubeletConfiguration(
     public Builder network(NetworkSettings value) {
       network = value;
       return this;
+    }
+
+    public Builder certificates(CertificateSettings value) {
+      certificates = value;
+      return this;
+    }
+
+    /** The current {@code rotateCertificates} and {@code serverTLSBootstrap}, for overlaying. */
+    public CertificateSettings certificates() {
+      return certificates;
     }
 
     /** The current {@code hairpinMode} and {@code podCIDR}, for overlaying one of them. */
@@ -612,7 +628,8 @@ public record KubeletConfiguration(
           enableSystemLogHandler,
           eventExport,
           network,
-          cgroups);
+          cgroups,
+          certificates);
     }
   }
 }

@@ -60,6 +60,18 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void readsTheCertificateFields() throws IOException {
+    ConfigLoader.Loaded loaded =
+        ConfigLoader.load(write(HEADER + "rotateCertificates: true\nserverTLSBootstrap: false\n"));
+
+    assertThat(loaded.config().certificates()).isEqualTo(new CertificateSettings(true, false));
+    assertThat(loaded.warnings()).isEmpty();
+    assertThatThrownBy(() -> ConfigLoader.load(write(HEADER + "rotateCertificates: \"yes\"\n")))
+        .isInstanceOfSatisfying(
+            ConfigException.class, e -> assertThat(e.field()).isEqualTo("rotateCertificates"));
+  }
+
+  @Test
   void absentFieldsTakeDefaults() throws IOException {
     ConfigLoader.Loaded loaded = ConfigLoader.load(write(HEADER));
 
@@ -198,7 +210,6 @@ class ConfigLoaderTest {
             "evictionPressureTransitionPeriod",
             "imageMinimumGCAge",
             "logging",
-            "rotateCertificates",
             "runtimeRequestTimeout",
             "shutdownGracePeriod",
             "shutdownGracePeriodCriticalPods",

@@ -3,6 +3,7 @@ package io.jkubelet.agent.cli;
 import io.jkubelet.agent.Agent;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.Setup;
+import io.jkubelet.agent.certificates.CertificateOptions;
 import io.jkubelet.agent.cm.CgroupOptions;
 import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.EventBroadcaster;
@@ -73,6 +74,7 @@ public final class RunCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin ExportFlags exportFlags = new ExportFlags();
   @picocli.CommandLine.Mixin NetworkFlags networkFlags = new NetworkFlags();
   @picocli.CommandLine.Mixin ResourceFlags resourceFlags = new ResourceFlags();
+  @picocli.CommandLine.Mixin CertificateFlags certificateFlags = new CertificateFlags();
 
   /** The network plugin's options, read by {@link #options()}. */
   NetworkOptions network = NetworkOptions.NONE;
@@ -82,6 +84,9 @@ public final class RunCommand implements Callable<Integer> {
    * the pods' cgroups ({@code cm.ContainerManager}) are not wired into the agent.
    */
   CgroupOptions cgroups = CgroupOptions.DEFAULTS;
+
+  /** The client certificate's options, read by {@link #options()}; not used at start-up yet. */
+  CertificateOptions certificates;
 
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
   private static final Pattern NODE_NAME =
@@ -374,6 +379,7 @@ public final class RunCommand implements Callable<Integer> {
     serverFlags.overlay(cfg, flagOf);
     networkFlags.overlay(cfg, flagOf);
     resourceFlags.overlay(cfg, flagOf);
+    certificateFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
@@ -387,6 +393,7 @@ public final class RunCommand implements Callable<Integer> {
             "cgroup settings are validated but not applied yet: jkubelet makes no pod cgroups of"
                 + " its own");
       }
+      certificates = certificateFlags.options(config, kubeconfig, rootDir, flagOf);
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
       throw flag == null ? e : new ConfigException(flag, e.problem(), e);
@@ -405,7 +412,7 @@ public final class RunCommand implements Callable<Integer> {
         dockerEndpoint,
         nodeIp,
         config,
-        serverFlags.certDir == null ? null : serverFlags.certDir.toAbsolutePath(),
+        certificateFlags.certDir(rootDir),
         logFlags.podLogPaths(),
         logFlags.nodeLogDir());
   }

@@ -2,7 +2,6 @@ package io.jkubelet.agent.cli;
 
 import io.jkubelet.config.Durations;
 import io.jkubelet.config.KubeletConfiguration;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import picocli.CommandLine.ITypeConverter;
@@ -33,14 +32,6 @@ final class ServerFlags {
       paramLabel = "FILE",
       description = "The serving certificate's key, PEM (tlsPrivateKeyFile).")
   String tlsPrivateKeyFile;
-
-  @Option(
-      names = "--cert-dir",
-      paramLabel = "DIR",
-      description =
-          "Where the self-signed serving certificate is kept, as kubelet.crt and kubelet.key"
-              + " (default <root-dir>/pki).")
-  Path certDir;
 
   @Option(
       names = "--client-ca-file",

@@ -37,6 +37,7 @@ public final class ApiSerialization {
           Event.class,
           io.fabric8.kubernetes.api.model.events.v1.Event.class,
           Lease.class,
+          io.fabric8.kubernetes.api.model.certificates.v1.CertificateSigningRequest.class,
           Status.class);
 
   /** Shared and thread-safe. */

@@ -140,6 +140,58 @@ class CliTest {
   }
 
   @Test
+  void certificateFlagsAreUpstreamsAndTheFileGivesRotateCertificates() throws Exception {
+    Path config = tmp.resolve("certs.yaml");
+    Files.writeString(
+        config,
+        """
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        rotateCertificates: true
+        authentication: {webhook: {enabled: false}}
+        authorization: {mode: AlwaysAllow}
+        """);
+    RunCommand run = new RunCommand();
+    new CommandLine(run)
+        .parseArgs(
+            "--config",
+            config.toString(),
+            "--hostname-override",
+            "n",
+            "--root-dir",
+            tmp.toString(),
+            "--kubeconfig",
+            tmp.resolve("kubelet.conf").toString(),
+            "--bootstrap-kubeconfig",
+            tmp.resolve("bootstrap-kubelet.conf").toString());
+    var options = run.options();
+    assertThat(run.certificates.rotateCertificates()).as("from the file").isTrue();
+    assertThat(run.certificates.certDir()).isEqualTo(tmp.resolve("pki"));
+    assertThat(options.certDir()).as("the serving certificate's too").isEqualTo(tmp.resolve("pki"));
+    assertThat(run.certificates.bootstrapKubeconfig())
+        .isEqualTo(tmp.resolve("bootstrap-kubelet.conf"));
+    assertThat(run.certificates.bootstrapNeeded()).isTrue();
+
+    RunCommand flags = new RunCommand();
+    new CommandLine(flags)
+        .parseArgs("--hostname-override", "n", "--cert-dir", "/x/pki", "--rotate-certificates");
+    flags.options();
+    assertThat(flags.certificates.certDir()).isEqualTo(Path.of("/x/pki"));
+    assertThat(flags.certificates.rotateCertificates()).isTrue();
+    assertThat(flags.certificates.rotationEnabled()).as("standalone").isFalse();
+
+    assertThat(Main.execute("run", "--hostname-override", "n", "--rotate-server-certificates"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--rotate-server-certificates: jkubelet cannot request serving certificates");
+    assertThat(
+            Main.execute(
+                "run", "--hostname-override", "n", "--bootstrap-kubeconfig", "/etc/b.conf"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--bootstrap-kubeconfig: needs --kubeconfig");
+  }
+
+  @Test
   void networkFlagsAreUpstreamsAndTheFileGivesHairpinModeAndPodCidr() throws Exception {
     Path config = tmp.resolve("network.yaml");
     Files.writeString(

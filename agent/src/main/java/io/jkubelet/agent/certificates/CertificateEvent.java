@@ -1,0 +1,176 @@
+package io.jkubelet.agent.certificates;
+
+/**
+ * What happened to the node's client certificate, for the node's events. Upstream v1.20 records no
+ * events here (it only logs), so the reasons are jkubelet's, named in upstream's style; the CSR
+ * conditions' own reasons (such as {@code AutoApproved} or {@code SignerValidationFailure}) are
+ * carried in the messages.
+ *
+ * <p>Each event is also a log line, written where it happens; a {@link Listener} turns them into
+ * Events on the Node (the agent's {@code EventRecorder}, with {@code Refs.node}).
+ */
+public sealed interface CertificateEvent {
+  String REQUESTED = "CertificateRequested";
+  String APPROVED_NOT_ISSUED = "CertificateApprovedNotIssued";
+  String ISSUED = "CertificateIssued";
+  String DENIED = "CertificateDenied";
+  String FAILED = "CertificateFailed";
+  String UNUSABLE = "CertificateUnusable";
+  String ROTATED = "CertificateRotated";
+  String REQUEST_FAILED = "CertificateRequestFailed";
+
+  /** The event's reason, one of the constants above. */
+  String reason();
+
+  /** Whether it is a Warning (else Normal). */
+  boolean warning();
+
+  /** The event's message. */
+  String message();
+
+  /** Receives the events; called on the thread that requests the certificate; must not block. */
+  @FunctionalInterface
+  interface Listener {
+    void on(CertificateEvent event);
+
+    Listener NONE = e -> {};
+  }
+
+  /** A CSR was filed, or a pending one of the same key found ({@code reused}). */
+  record Requested(String csr, boolean reused) implements CertificateEvent {
+    public String reason() {
+      return REQUESTED;
+    }
+
+    public boolean warning() {
+      return false;
+    }
+
+    public String message() {
+      return reused
+          ? "Waiting on the pending certificate signing request " + csr
+          : "Requested a client certificate: certificate signing request " + csr;
+    }
+  }
+
+  /** Approved, but no certificate yet: nothing signs for the kubelet's signer (kubeadm#2091). */
+  record ApprovedNotIssued(String csr) implements CertificateEvent {
+    public String reason() {
+      return APPROVED_NOT_ISSUED;
+    }
+
+    public boolean warning() {
+      return true;
+    }
+
+    public String message() {
+      return "Certificate signing request "
+          + csr
+          + " is approved but no certificate has been issued yet; is a signer for "
+          + NodeCsr.SIGNER
+          + " running (kube-controller-manager --cluster-signing-cert-file)?";
+    }
+  }
+
+  /** The certificate arrived and is usable. */
+  record Issued(String csr, String certificate) implements CertificateEvent {
+    public String reason() {
+      return ISSUED;
+    }
+
+    public boolean warning() {
+      return false;
+    }
+
+    public String message() {
+      return "Certificate signing request " + csr + " is issued: " + certificate;
+    }
+  }
+
+  /** Denied: the condition's reason and message. */
+  record Denied(String csr, String conditionReason, String conditionMessage)
+      implements CertificateEvent {
+    public String reason() {
+      return DENIED;
+    }
+
+    public boolean warning() {
+      return true;
+    }
+
+    public String message() {
+      return "Certificate signing request "
+          + csr
+          + " is denied, reason: "
+          + conditionReason
+          + ", message: "
+          + conditionMessage;
+    }
+  }
+
+  /** The signer failed it: the condition's reason and message. */
+  record Failed(String csr, String conditionReason, String conditionMessage)
+      implements CertificateEvent {
+    public String reason() {
+      return FAILED;
+    }
+
+    public boolean warning() {
+      return true;
+    }
+
+    public String message() {
+      return "Certificate signing request "
+          + csr
+          + " failed, reason: "
+          + conditionReason
+          + ", message: "
+          + conditionMessage;
+    }
+  }
+
+  /** A certificate arrived that cannot be used: expired, not yet valid, or not for this key. */
+  record Unusable(String csr, String why) implements CertificateEvent {
+    public String reason() {
+      return UNUSABLE;
+    }
+
+    public boolean warning() {
+      return true;
+    }
+
+    public String message() {
+      return "The certificate issued for certificate signing request " + csr + " " + why;
+    }
+  }
+
+  /** A request ended without a certificate; it is retried after {@code retryIn}. */
+  record RequestFailed(String problem, java.time.Duration retryIn) implements CertificateEvent {
+    public String reason() {
+      return REQUEST_FAILED;
+    }
+
+    public boolean warning() {
+      return true;
+    }
+
+    public String message() {
+      return "Unable to get a client certificate (retrying in " + retryIn + "): " + problem;
+    }
+  }
+
+  /** A new certificate is current. */
+  record Rotated(String certificate) implements CertificateEvent {
+    public String reason() {
+      return ROTATED;
+    }
+
+    public boolean warning() {
+      return false;
+    }
+
+    public String message() {
+      return "Rotated the client certificate; now using " + certificate;
+    }
+  }
+}
