@@ -279,10 +279,18 @@ class ApiSigningRequestsApiTest extends SigningRequestsContract {
     ClientCertificate first = result.certificate().orElseThrow();
     assertThat(first.leaf().getSubjectX500Principal().getName())
         .contains("CN=system:node:" + nodeName);
-    try (KubernetesClient asNode =
-        new KubernetesClientBuilder()
-            .withConfig(Config.fromKubeconfig(tmp.resolve("kubelet.conf").toFile()))
-            .build()) {
+    // The written kubeconfig names kubelet-client-current.pem for both the certificate and the key,
+    // as upstream's; fabric8 cannot read a file holding both, so the pair comes as data.
+    KubeconfigFile.Contents written = KubeconfigFile.read(tmp.resolve("kubelet.conf"));
+    ClientCertificate fromFile = written.certificate().orElseThrow();
+    assertThat(fromFile.serial()).isEqualTo(first.serial());
+    Config nodeConfig = Config.fromKubeconfig(tmp.resolve("kubelet.conf").toFile());
+    nodeConfig.setClientCertFile(null);
+    nodeConfig.setClientKeyFile(null);
+    nodeConfig.setClientCertData(base64(Pem.encode(fromFile.chain())));
+    nodeConfig.setClientKeyData(base64(Pem.encode(fromFile.key())));
+    nodeConfig.setClientKeyAlgo(fromFile.key().getAlgorithm());
+    try (KubernetesClient asNode = new KubernetesClientBuilder().withConfig(nodeConfig).build()) {
       assertThat(asNode.certificates().v1().certificateSigningRequests().list().getItems())
           .as("the written kubeconfig authenticates as the node")
           .isNotNull();
@@ -331,5 +339,10 @@ class ApiSigningRequestsApiTest extends SigningRequestsContract {
         .isInstanceOf(Bootstrap.BootstrapException.class)
         .hasMessageContaining(bootstrap.toString())
         .hasMessageContaining("401");
+  }
+
+  private static String base64(String pem) {
+    return java.util.Base64.getEncoder()
+        .encodeToString(pem.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 }
