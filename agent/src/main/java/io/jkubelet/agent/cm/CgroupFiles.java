@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -62,8 +63,24 @@ final class CgroupFiles {
     }
   }
 
+  /**
+   * The processes of the cgroup {@code cgroup}, whose directories (one per hierarchy) are {@code
+   * dirs}: sorted, without repeats, with those of the cgroups below it.
+   */
+  static List<Integer> pids(String cgroup, Collection<Path> dirs) {
+    TreeSet<Integer> pids = new TreeSet<>();
+    for (Path dir : dirs) {
+      try {
+        pids(dir, pids);
+      } catch (IOException e) {
+        throw new CgroupException(cgroup, "cannot read its processes: " + describe(e), e);
+      }
+    }
+    return List.copyOf(pids);
+  }
+
   /** The pids in {@code dir}'s {@code cgroup.procs} and in every cgroup below it. */
-  static void pids(Path dir, TreeSet<Integer> into) throws IOException {
+  private static void pids(Path dir, TreeSet<Integer> into) throws IOException {
     if (!Files.isDirectory(dir)) {
       return;
     }

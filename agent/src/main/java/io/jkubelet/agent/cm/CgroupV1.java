@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * cgroup v1: one hierarchy per controller (or per group of controllers, {@code cpu,cpuacct}) under
@@ -219,16 +218,8 @@ final class CgroupV1 implements CgroupManager {
 
   @Override
   public List<Integer> pids(CgroupName name) {
-    TreeSet<Integer> pids = new TreeSet<>();
-    for (Path mount : hierarchies()) {
-      try {
-        CgroupFiles.pids(under(mount, name), pids);
-      } catch (IOException e) {
-        throw new CgroupException(
-            driver.path(name), "cannot read its processes: " + CgroupFiles.describe(e), e);
-      }
-    }
-    return List.copyOf(pids);
+    return CgroupFiles.pids(
+        driver.path(name), hierarchies().stream().map(mount -> under(mount, name)).toList());
   }
 
   @Override

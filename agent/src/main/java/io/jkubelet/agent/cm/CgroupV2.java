@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * cgroup v2: one unified hierarchy at the file system root, as upstream's v1.20 cgroup manager
@@ -126,14 +125,7 @@ final class CgroupV2 implements CgroupManager {
 
   @Override
   public List<Integer> pids(CgroupName name) {
-    TreeSet<Integer> pids = new TreeSet<>();
-    try {
-      CgroupFiles.pids(dir(name), pids);
-    } catch (IOException e) {
-      throw new CgroupException(
-          driver.path(name), "cannot read its processes: " + CgroupFiles.describe(e), e);
-    }
-    return List.copyOf(pids);
+    return CgroupFiles.pids(driver.path(name), List.of(dir(name)));
   }
 
   @Override

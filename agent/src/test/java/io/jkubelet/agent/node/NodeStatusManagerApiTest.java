@@ -604,13 +604,8 @@ class NodeStatusManagerApiTest {
     started(options(), () -> Health.OK);
     awaitReady("True");
     // As the scheduler's preemption specs and device-less operators add one.
-    admin
-        .nodes()
-        .withName(nodeName)
-        .subresource("status")
-        .patch(
-            PatchContext.of(PatchType.JSON),
-            "[{\"op\":\"add\",\"path\":\"/status/capacity/example.com~1dongle\",\"value\":\"5\"}]");
+    patchStatus(
+        "[{\"op\":\"add\",\"path\":\"/status/capacity/example.com~1dongle\",\"value\":\"5\"}]");
     await()
         .atMost(WAIT)
         .untilAsserted(
@@ -620,13 +615,7 @@ class NodeStatusManagerApiTest {
     assertThat(node().getStatus().getCapacity())
         .containsEntry("example.com/dongle", new Quantity("5"));
 
-    admin
-        .nodes()
-        .withName(nodeName)
-        .subresource("status")
-        .patch(
-            PatchContext.of(PatchType.JSON),
-            "[{\"op\":\"remove\",\"path\":\"/status/capacity/example.com~1dongle\"}]");
+    patchStatus("[{\"op\":\"remove\",\"path\":\"/status/capacity/example.com~1dongle\"}]");
     await()
         .atMost(WAIT)
         .untilAsserted(
@@ -634,5 +623,14 @@ class NodeStatusManagerApiTest {
                 assertThat(node().getStatus().getAllocatable())
                     .doesNotContainKey("example.com/dongle"));
     assertThat(node().getStatus().getAllocatable()).containsKeys("cpu", "memory", "pods");
+  }
+
+  /** A JSON patch of the Node's status, as another controller would send it. */
+  private void patchStatus(String jsonPatch) {
+    admin
+        .nodes()
+        .withName(nodeName)
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON), jsonPatch);
   }
 }
