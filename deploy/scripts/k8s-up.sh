@@ -18,7 +18,12 @@
 #              what it advertises as the `kubernetes` Service's endpoint (an address that pods
 #              reach, for a cluster of several nodes), in its certificate from the STATE_DIR's start;
 #              JKUBELET_CLUSTER_CIDR (default 10.244.0.0/16): the controller manager gives each
-#              Node a /24 of it as spec.podCIDR, as kubeadm's podSubnet.
+#              Node a /24 of it as spec.podCIDR, as kubeadm's podSubnet;
+#              JKUBELET_CLUSTER_SIGNING_DURATION (default unset: the controller manager's 1 year):
+#              the lifetime of the certificates it signs (--cluster-signing-duration), e.g. 10m to
+#              see kubelets rotate theirs; v1.20's signer backdates each by 5 minutes, so a duration
+#              under about 6m gives certificates that have expired when they arrive. It applies
+#              when the controller manager starts.
 # The controller manager and the scheduler serve their health checks on API port + 20000 and
 # API port + 21000, so control planes on different ports can run side by side (JKUBELET_CM_PORT and
 # JKUBELET_SCHED_PORT override them where two control planes' derived ports would collide).
@@ -247,7 +252,8 @@ start controller-manager "$BIN/kube-controller-manager" \
   --cluster-signing-cert-file="$PKI/ca.crt" --cluster-signing-key-file="$PKI/ca.key" \
   --use-service-account-credentials=true --controllers='*,bootstrapsigner,tokencleaner' \
   --allocate-node-cidrs=true --cluster-cidr="$CLUSTER_CIDR" --node-cidr-mask-size=24 \
-  --leader-elect=false
+  --leader-elect=false \
+  ${JKUBELET_CLUSTER_SIGNING_DURATION:+--cluster-signing-duration="$JKUBELET_CLUSTER_SIGNING_DURATION"}
 start scheduler "$BIN/kube-scheduler" \
   --kubeconfig="$STATE/scheduler.kubeconfig" \
   --authentication-kubeconfig="$STATE/scheduler.kubeconfig" \

@@ -330,6 +330,7 @@ public final class Agent implements Lifecycle {
     }
     if (setup.cluster() != null) {
       checks.put("node", setup.cluster().node()::healthy);
+      checks.put("client-certificate", setup.cluster().clientCertificate());
     }
     return checks;
   }

@@ -12,6 +12,7 @@ import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Time;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * What an {@link Agent} is built from: everything read or connected before (options, host facts,
@@ -55,9 +56,21 @@ public record Setup(
    * @param node registration, node status and Lease, on their own client
    * @param mirrors creates and deletes mirror pods
    * @param objects the secrets, configMaps and services of the node's pods
+   * @param clientCertificate the health of the node's client certificate (its lifecycle is the
+   *     command's, which starts it before any client is built)
    */
   public record Cluster(
-      KubernetesClient client, Lifecycle node, MirrorClient mirrors, PodObjects objects) {}
+      KubernetesClient client,
+      Lifecycle node,
+      MirrorClient mirrors,
+      PodObjects objects,
+      Supplier<Lifecycle.Health> clientCertificate) {
+    /** Without a client certificate to watch. */
+    public Cluster(
+        KubernetesClient client, Lifecycle node, MirrorClient mirrors, PodObjects objects) {
+      this(client, node, mirrors, objects, () -> Lifecycle.Health.OK);
+    }
+  }
 
   /**
    * The event pipeline behind the recorder: its broadcaster (started first, stopped last, so no

@@ -51,6 +51,21 @@ public record ClientCertificate(List<X509Certificate> chain, PrivateKey key) {
     return leaf().getSerialNumber();
   }
 
+  /**
+   * Reads a PEM file holding the certificates and the key, as {@code kubelet-client-current.pem}.
+   *
+   * @throws CertificateStore.StoreException naming the file, when it cannot be read or used
+   */
+  public static ClientCertificate read(java.nio.file.Path pem) {
+    try {
+      String text = java.nio.file.Files.readString(pem, java.nio.charset.StandardCharsets.US_ASCII);
+      return Pem.pair(text, text);
+    } catch (java.io.IOException | Pem.PemException e) {
+      throw new CertificateStore.StoreException(
+          "cannot read the client certificate and key in " + pem + ": " + e.getMessage(), e);
+    }
+  }
+
   /** The leaf's subject, serial and validity, for log lines and error messages. */
   public String describe() {
     return leaf().getSubjectX500Principal().getName()

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.http.HttpClient;
 import io.jkubelet.agent.Agent;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.Setup;
@@ -33,8 +34,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 /**
  * Builds a cluster-mode agent from {@code --kubeconfig}: three clients of the same API server, so
@@ -59,17 +62,28 @@ final class ClusterMode {
       EventBroadcaster broadcaster,
       Setup.EventPipeline events,
       Agent.Monitoring monitoring,
-      PodNetwork network) {
+      PodNetwork network,
+      CertificateWiring certificates) {
     KubeletConfiguration config = options.config();
     RestClientMetrics requests = new RestClientMetrics(monitoring.metrics());
-    Function<Config, KubernetesClient> client = c -> client(c, requests);
+    // Every client: the shared engine, the metrics interceptor, and the node's client certificate
+    // where jkubelet manages it.
+    Consumer<HttpClient.Builder> tls = certificates.tls();
+    UnaryOperator<KubernetesClientBuilder> customize =
+        b ->
+            ApiHttpClients.small(b)
+                .withHttpClientBuilderConsumer(
+                    h -> {
+                      requests.installOn(h);
+                      tls.accept(h);
+                    });
+    Function<Config, KubernetesClient> client = c -> client(c, customize);
     Clock clock = time.clock();
     CorrelatorOptions rate =
         CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst());
     NodeOptions nodeOptions = nodeOptions(options, host.nodeIp(), nodeLabels, taints);
     AtomicReference<Agent> agent = new AtomicReference<>();
-    KubernetesClient heartbeats =
-        HeartbeatClient.create(base, nodeOptions, b -> requests.install(ApiHttpClients.small(b)));
+    KubernetesClient heartbeats = HeartbeatClient.create(base, nodeOptions, customize);
     NodeStatusManager node =
         NodeStatusManager.create(
             nodeOptions,
@@ -116,7 +130,12 @@ final class ClusterMode {
                 recorder,
                 statuses,
                 time,
-                new Setup.Cluster(pods, node, mirrors, new WatchPodObjects(client.apply(base))),
+                new Setup.Cluster(
+                    pods,
+                    node,
+                    mirrors,
+                    new WatchPodObjects(client.apply(base)),
+                    certificates::healthy),
                 events,
                 network),
             monitoring);
@@ -175,12 +194,12 @@ final class ClusterMode {
 
   /**
    * A client of its own (its own connections), with few retries: callers retry on their terms. Its
-   * requests are counted in {@code rest_client_requests_total}.
+   * requests are counted in {@code rest_client_requests_total}; it presents the node's client
+   * certificate where {@link CertificateWiring} manages it.
    */
-  private static KubernetesClient client(Config base, RestClientMetrics requests) {
+  private static KubernetesClient client(
+      Config base, UnaryOperator<KubernetesClientBuilder> customize) {
     Config c = new ConfigBuilder(base).withRequestRetryBackoffLimit(1).build();
-    return requests
-        .install(ApiHttpClients.small(new KubernetesClientBuilder().withConfig(c)))
-        .build();
+    return customize.apply(new KubernetesClientBuilder().withConfig(c)).build();
   }
 }

@@ -85,7 +85,10 @@ public final class RunCommand implements Callable<Integer> {
    */
   CgroupOptions cgroups = CgroupOptions.DEFAULTS;
 
-  /** The client certificate's options, read by {@link #options()}; not used at start-up yet. */
+  /**
+   * The client certificate's options, read by {@link #options()}; used by {@link
+   * CertificateWiring}.
+   */
   CertificateOptions certificates;
 
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
@@ -265,7 +268,15 @@ public final class RunCommand implements Callable<Integer> {
         new Setup.EventPipeline(
             export == null ? broadcaster : export.around(broadcaster),
             store == null ? (namespace, pod, uid) -> List.of() : store::list);
-    var base = kubeconfig == null ? null : Kubeconfig.load(kubeconfig, clock);
+    // TLS bootstrap and the client certificate, before any API client is made.
+    CertificateWiring certs =
+        kubeconfig == null
+            ? null
+            : new CertificateWiring(certificates, options.nodeName(), time, recorder);
+    var base = certs == null ? null : certs.load();
+    if (certs != null) {
+      certs.start();
+    }
     DockerRuntime docker = connected(engine);
     // The engine's root directory, for the image file system's stats, is asked for by the first
     // stats request rather than during the start.
@@ -291,7 +302,8 @@ public final class RunCommand implements Callable<Integer> {
               broadcaster,
               events,
               monitoring,
-              podNetwork);
+              podNetwork,
+              certs);
     } else {
       metrics.register(new EventCollector(broadcaster::recorded, broadcaster::dropped, null, null));
       kubelet =
@@ -318,6 +330,9 @@ public final class RunCommand implements Callable<Integer> {
                   () -> {
                     heap.ifPresent(HeapKeeper::stop);
                     kubelet.stop();
+                    if (certs != null) {
+                      certs.stop();
+                    }
                     stopped.countDown();
                   },
                   "shutdown"));

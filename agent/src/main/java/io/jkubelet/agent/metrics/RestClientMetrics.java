@@ -31,9 +31,18 @@ public final class RestClientMetrics implements Interceptor {
     this.metrics = metrics;
   }
 
-  /** Installs the interceptor on a client builder; returns the builder. */
+  /**
+   * Installs the interceptor on a client builder; returns the builder. NOTE: this takes the
+   * builder's one HTTP client consumer; to add settings of its own, a caller uses {@link
+   * #installOn} in its consumer instead.
+   */
   public KubernetesClientBuilder install(KubernetesClientBuilder builder) {
-    return builder.withHttpClientBuilderConsumer(b -> b.addOrReplaceInterceptor(NAME, this));
+    return builder.withHttpClientBuilderConsumer(this::installOn);
+  }
+
+  /** Installs the interceptor on an HTTP client builder. */
+  public void installOn(io.fabric8.kubernetes.client.http.HttpClient.Builder builder) {
+    builder.addOrReplaceInterceptor(NAME, this);
   }
 
   @Override

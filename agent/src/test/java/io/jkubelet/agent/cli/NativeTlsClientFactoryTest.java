@@ -9,6 +9,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.internal.SSLUtils;
+import io.jkubelet.agent.certificates.CertificateKeyManager;
+import io.jkubelet.agent.certificates.CertificateOptions;
+import io.jkubelet.agent.certificates.ClientCertificate;
 import io.jkubelet.agent.server.KubeletServer;
 import io.jkubelet.agent.server.Responses;
 import io.jkubelet.agent.server.Route;
@@ -18,10 +22,12 @@ import io.jkubelet.agent.server.TestPki;
 import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.server.auth.Subject;
+import io.jkubelet.agent.util.Time;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
@@ -31,7 +37,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManager;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -159,5 +168,106 @@ class NativeTlsClientFactoryTest {
         .isInstanceOf(ExecutionException.class)
         .rootCause()
         .hasMessageContaining("127.0.0.2");
+  }
+
+  private static ClientCertificate certificate(TestPki.Client client) {
+    return new ClientCertificate(List.of(client.cert()), client.key().getPrivate());
+  }
+
+  private static String hello(KubernetesClient k, String host) throws Exception {
+    HttpClient http = k.getHttpClient();
+    return http.sendAsync(
+            http.newHttpRequestBuilder().uri("https://" + host + ":" + port(k) + "/pods").build(),
+            String.class)
+        .get(30, TimeUnit.SECONDS)
+        .body();
+  }
+
+  private static int port(KubernetesClient k) {
+    return k.getMasterUrl().getPort();
+  }
+
+  @Test
+  void afterARotationNewConnectionsPresentTheNewCertificate() throws Exception {
+    AtomicReference<ClientCertificate> current =
+        new AtomicReference<>(certificate(pki.client("CN=system:node:node-a")));
+    ClientIdentity identity =
+        new ClientIdentity(new CertificateKeyManager(() -> Optional.of(current.get())));
+    Config c =
+        new ConfigBuilder(Config.empty())
+            .withMasterUrl("https://127.0.0.1:" + server.port())
+            .withCaCertData(pem("CERTIFICATE", serving.chain().get(0).getEncoded()))
+            .withRequestRetryBackoffLimit(0)
+            .build();
+    TrustManager[] trust = SSLUtils.trustManagers(c);
+    try (KubernetesClient k =
+        ApiHttpClients.small(new KubernetesClientBuilder().withConfig(c))
+            .withHttpClientBuilderConsumer(b -> b.sslContext(new KeyManager[] {identity}, trust))
+            .build()) {
+      assertThat(hello(k, "127.0.0.1")).isEqualTo("hello system:node:node-a");
+      assertThat(identity.openConnections()).isEqualTo(1);
+
+      current.set(certificate(pki.client("CN=system:node:node-b")));
+      assertThat(hello(k, "127.0.0.1"))
+          .as("the open connection keeps the certificate it was made with")
+          .isEqualTo("hello system:node:node-a");
+
+      assertThat(identity.renew()).isEqualTo(1);
+      assertThat(hello(k, "127.0.0.1"))
+          .as("a new connection, with a full handshake (no resumed session)")
+          .isEqualTo("hello system:node:node-b");
+    }
+  }
+
+  @Test
+  void aKubeconfigNamingOnePemForCertificateAndKeyIsPresented() throws Exception {
+    TestPki.Client node = pki.client("CN=system:node:node-a");
+    Path pemFile = dir.resolve("kubelet-client-current.pem");
+    Files.writeString(
+        pemFile,
+        pemText("CERTIFICATE", node.cert().getEncoded())
+            + pemText("PRIVATE KEY", node.key().getPrivate().getEncoded()));
+    Path kubeconfig = dir.resolve("kubelet.conf");
+    Files.writeString(
+        kubeconfig,
+        """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: c
+          cluster: {server: "https://127.0.0.1:%d", certificate-authority-data: %s}
+        contexts:
+        - name: n
+          context: {cluster: c, user: u}
+        current-context: n
+        users:
+        - name: u
+          user: {client-certificate: %s, client-key: %s}
+        """
+            .formatted(
+                server.port(),
+                pem("CERTIFICATE", serving.chain().get(0).getEncoded()),
+                pemFile,
+                pemFile));
+    CertificateWiring wiring =
+        new CertificateWiring(
+            new CertificateOptions(kubeconfig, null, dir.resolve("pki"), false, false),
+            "node-a",
+            Time.system(),
+            (ref, type, reason, message) -> {});
+    Config base = wiring.load();
+    wiring.start();
+    try (KubernetesClient k =
+        ApiHttpClients.small(new KubernetesClientBuilder().withConfig(base))
+            .withHttpClientBuilderConsumer(wiring.tls())
+            .build()) {
+      assertThat(hello(k, "127.0.0.1")).isEqualTo("hello system:node:node-a");
+    } finally {
+      wiring.stop();
+    }
+  }
+
+  private static String pemText(String type, byte[] der) {
+    return new String(Base64.getDecoder().decode(pem(type, der)), StandardCharsets.US_ASCII);
   }
 }
