@@ -14,9 +14,7 @@
 # With JKUBELET_BED_KUBELET=upstream, the nodes are upstream kubelets v1.20.2 (kubelet-ref.sh)
 # with the same flags and network, each on a dockerd of its own (its own root, socket and
 # containerd, no bridge or iptables of Docker's, the bed's images loaded), since an upstream
-# kubelet takes every Kubernetes container of its engine for its own; and each in a mount namespace
-# with its own /var/log/pods and /var/log/containers, since each removes the pod logs it does not
-# know.
+# kubelet takes every Kubernetes container of its engine for its own.
 #
 # Usage: deploy/scripts/bed-up.sh STATE_DIR [NODES]
 # Prints the node names, one a line, on stdout; everything else goes to stderr.
@@ -156,22 +154,14 @@ for i in $(seq 1 "$NODES"); do
   fi
   node_kc=$("$scripts/k8s-node-kubeconfig.sh" "$STATE" "$node")
   run=(run --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers")
-  wrap=()
   if [ "$KUBELET" = upstream ]; then
     engine=$(node_engine "$dir" "$i")
-    # An upstream kubelet keeps pod logs in /var/log/pods and /var/log/containers, with no flag to
-    # move them, and removes the log directories of pods it does not know: two on one host delete
-    # each other's. Each gets its own in a mount namespace of its own.
-    wrap=(unshare -m --propagation private sh -c 'mount --bind "$1" /var/log/pods &&
-      mount --bind "$2" /var/log/containers && shift 2 && exec "$@"' sh
-      "$dir/logs/pods" "$dir/logs/containers")
-    mkdir -p /var/log/pods /var/log/containers
     run=(--container-runtime=docker --docker-endpoint="$engine" --cgroup-driver=cgroupfs
       --fail-swap-on=false --cgroups-per-qos=false --enforce-node-allocatable= --eviction-hard=
       --image-gc-high-threshold=100 --cert-dir="$dir/pki")
   fi
   # shellcheck disable=SC2086 # JKUBELET_BED_FLAGS is a list of flags
-  setsid "${wrap[@]}" "$launcher" "${run[@]}" --kubeconfig "$node_kc" --hostname-override "$node" --node-ip "$ip" \
+  setsid "$launcher" "${run[@]}" --kubeconfig "$node_kc" --hostname-override "$node" --node-ip "$ip" \
     --address "$ip" --port "$KUBELET_PORT" --healthz-port 0 --read-only-port 0 \
     --root-dir "$dir/root" --pod-manifest-path "$dir/manifests" \
     --client-ca-file "$STATE/pki/ca.crt" --anonymous-auth=false --authentication-token-webhook \
