@@ -59,7 +59,8 @@ final class ClusterMode {
       EventBroadcaster broadcaster,
       Setup.EventPipeline events,
       Agent.Monitoring monitoring,
-      PodNetwork network) {
+      PodNetwork network,
+      io.jkubelet.agent.cm.ContainerManager containerManager) {
     KubeletConfiguration config = options.config();
     RestClientMetrics requests = new RestClientMetrics(monitoring.metrics());
     Function<Config, KubernetesClient> client = c -> client(c, requests);
@@ -118,7 +119,8 @@ final class ClusterMode {
                 time,
                 new Setup.Cluster(pods, node, mirrors, new WatchPodObjects(client.apply(base))),
                 events,
-                network),
+                network,
+                containerManager),
             monitoring);
     agent.set(kubelet);
     return kubelet;
