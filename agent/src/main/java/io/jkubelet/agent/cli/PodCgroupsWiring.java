@@ -79,7 +79,8 @@ final class PodCgroupsWiring {
     try {
       return Long.parseLong(Files.readString(file).trim());
     } catch (IOException | NumberFormatException e) {
-      log.warn("ContainerManager: cannot read {} ({}); kubepods gets no pids limit", file, e);
+      log.warn(
+          "ContainerManager: cannot read {} ({}); kubepods gets no pids limit", file, e.toString());
       return 0;
     }
   }

@@ -19,12 +19,21 @@ public final class FakeContainerManager implements ContainerManager {
   private final Set<String> existing = new java.util.HashSet<>();
   private List<Removal> cleanupResult = List.of();
   private CgroupException ensureError;
+  private CgroupException startError;
   private boolean started;
 
   @Override
   public synchronized void start() {
-    started = true;
     calls.add("start");
+    if (startError != null) {
+      throw startError;
+    }
+    started = true;
+  }
+
+  /** Makes {@link #start} throw {@code e}; null stops it. */
+  public synchronized void startError(CgroupException e) {
+    startError = e;
   }
 
   @Override
