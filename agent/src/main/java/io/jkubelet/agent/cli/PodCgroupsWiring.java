@@ -74,11 +74,15 @@ final class PodCgroupsWiring {
     }
   }
 
-  /** {@code kernel.pid_max}, or 0 (no pids limit on {@code kubepods}) when it cannot be read. */
+  /**
+   * {@code kernel.pid_max}, or 0 (no pids limit on {@code kubepods}) when it cannot be read. NOTE:
+   * read by lines: the JDK's {@code Files.readString} returns only the first character of this file
+   * (its size is reported as 0), and {@code kubepods} would then hold 3 processes.
+   */
   static long pidMax(Path file) {
     try {
-      return Long.parseLong(Files.readString(file).trim());
-    } catch (IOException | NumberFormatException e) {
+      return Long.parseLong(Files.readAllLines(file).get(0).trim());
+    } catch (IOException | NumberFormatException | IndexOutOfBoundsException e) {
       log.warn(
           "ContainerManager: cannot read {} ({}); kubepods gets no pids limit", file, e.toString());
       return 0;

@@ -82,4 +82,10 @@ class PodCgroupsWiringTest {
     assertThat(a.capacity()).isEqualTo(new NodeAllocatable.Amounts(2000, 4L << 30, 32768));
     assertThat(PodCgroupsWiring.pidMax(tmp.resolve("missing"))).isZero();
   }
+
+  @Test
+  void thisHostsPidMaxIsReadWhole() {
+    // The kernel's least pid_max is 301; a file read as its first character only gave 3.
+    assertThat(PodCgroupsWiring.pidMax(PodCgroupsWiring.PID_MAX)).isGreaterThanOrEqualTo(301);
+  }
 }
