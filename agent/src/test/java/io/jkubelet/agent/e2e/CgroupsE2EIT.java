@@ -206,7 +206,7 @@ class CgroupsE2EIT {
     assertThat(read("cpu", "kubepods", "cpu.shares"))
         .isEqualTo(shares(Runtime.getRuntime().availableProcessors() * 1000L));
     assertThat(read("pids", "kubepods", "pids.max"))
-        .isEqualTo(Long.parseLong(Files.readString(Path.of("/proc/sys/kernel/pid_max")).trim()));
+        .isEqualTo(Long.parseLong(Files.readAllLines(Path.of("/proc/sys/kernel/pid_max")).get(0)));
 
     // Guaranteed: directly in kubepods, with the pod's cpu quota and memory limit.
     String g = "kubepods/pod" + guaranteed.getMetadata().getUid();
