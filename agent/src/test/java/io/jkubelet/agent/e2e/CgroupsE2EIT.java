@@ -234,6 +234,25 @@ class CgroupsE2EIT {
     assertThat(read("cpu", e, "cpu.shares")).isEqualTo(2);
     assertThat(read("cpu", "kubepods/burstable", "cpu.shares")).isEqualTo(shares(400));
 
+    // The stats find the containers below their pod's cgroup.
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              var summary =
+                  new com.fasterxml.jackson.databind.ObjectMapper()
+                      .readTree(jkubelet.get("/stats/summary").body());
+              var pod =
+                  java.util.stream.StreamSupport.stream(summary.get("pods").spliterator(), false)
+                      .filter(p -> p.at("/podRef/name").asText().equals("guaranteed-" + node))
+                      .findFirst()
+                      .orElseThrow();
+              assertThat(pod.at("/containers/0/cpu/usageCoreNanoSeconds").asLong()).isPositive();
+              assertThat(pod.at("/memory/workingSetBytes").asLong()).isPositive();
+              assertThat(pod.at("/network/name").asText()).isEqualTo("eth0");
+            });
+
     // A Burstable pod goes: its tier's shares follow, and housekeeping removes its cgroup.
     Files.delete(manifests.resolve("burstable-b.yaml"));
     await()
