@@ -153,7 +153,9 @@ for i in $(seq 1 "$NODES"); do
     net+=(--cni-conf-dir="$dir/net.d")
   fi
   node_kc=$("$scripts/k8s-node-kubeconfig.sh" "$STATE" "$node")
-  run=(run --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers")
+  # No QoS cgroups on the bed, for either kubelet: its nodes share one host's cgroup tree.
+  run=(run --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers"
+    --cgroups-per-qos=false --enforce-node-allocatable=)
   if [ "$KUBELET" = upstream ]; then
     engine=$(node_engine "$dir" "$i")
     run=(--container-runtime=docker --docker-endpoint="$engine" --cgroup-driver=cgroupfs

@@ -255,7 +255,8 @@ public final class Agent implements Lifecycle {
             setup.recorder(),
             probes::health,
             probes::failedProbe,
-            setup.network()::networkError);
+            setup.network()::networkError,
+            new PodSync.Cgroups(setup.containerManager(), activePods()));
     return new PodWorkers(
         new InstrumentedPodSync(sync, metrics, setup.statuses()::getPodStatus, clock),
         workQueue,
@@ -283,6 +284,8 @@ public final class Agent implements Lifecycle {
         probes,
         logCollector::removePodLogs,
         setup.recorder(),
+        setup.containerManager(),
+        activePods(),
         crashBackoff,
         pullBackoff);
   }
@@ -344,6 +347,10 @@ public final class Agent implements Lifecycle {
     }
   }
 
+  private ActivePods activePods() {
+    return new ActivePods(podManager, setup.statuses());
+  }
+
   /** The secrets, configMaps and services of the node's pods; none standalone. */
   PodObjects objects() {
     return setup.cluster() == null ? PodObjects.NONE : setup.cluster().objects();
@@ -368,6 +375,13 @@ public final class Agent implements Lifecycle {
         options.nodeName(),
         setup.cluster() == null ? "standalone" : "cluster mode",
         options.config().staticPodPath().isEmpty() ? "nowhere" : options.config().staticPodPath());
+    // The pods' cgroups before anything else: a failure refuses the start, with nothing to stop.
+    try {
+      setup.containerManager().start();
+    } catch (RuntimeException e) {
+      started.set(false);
+      throw e;
+    }
     setup.events().broadcaster().start();
     // The pod sources first: the API source's first list is the longest wait of a start, and what
     // they deliver waits in the loop's channel until the loop runs.
@@ -436,6 +450,7 @@ public final class Agent implements Lifecycle {
     }
     api.stop();
     setup.statuses().stop();
+    setup.containerManager().stop();
     setup.events().broadcaster().stop();
   }
 

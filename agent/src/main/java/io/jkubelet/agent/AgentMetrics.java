@@ -49,7 +49,8 @@ final class AgentMetrics {
                     setup.host().machine().memoryBytes(),
                     setup.options().rootDir(),
                     imageFsDir.get(),
-                    setup.options().podLogPaths()),
+                    setup.options().podLogPaths(),
+                    setup.containerManager()::podCgroupPaths),
                 () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
                 setup.time().clock());
     this.summary = () -> summaryProvider().summary();

@@ -78,7 +78,10 @@ final class RuntimeWiring {
     return new PullCredentials(objects, new NodeKeyring(paths, setup.time().clock()));
   }
 
-  /** The node's allocatable (all of the machine: nothing is reserved), root directory and DNS. */
+  /**
+   * The node's allocatable (all of the machine: nothing is reserved), root directory, DNS, and the
+   * pods' cgroup parent.
+   */
   private static NodeContext nodeContext(Setup setup) {
     var config = setup.options().config();
     return new NodeContext(
@@ -90,7 +93,8 @@ final class RuntimeWiring {
             config.resolvConf(),
             () -> setup.host().nodeIp(),
             setup.options().nodeName(),
-            setup.recorder()));
+            setup.recorder()),
+        setup.containerManager()::cgroupParent);
   }
 
   private static NodeAllocatable allocatable(Setup setup) {

@@ -1,6 +1,7 @@
 package io.jkubelet.agent;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.network.PodNetwork;
 import io.jkubelet.agent.node.HostFacts;
@@ -23,6 +24,8 @@ import java.util.function.Supplier;
  * @param cluster null in standalone mode
  * @param network the pods' network; {@code runtime} is already {@link PodNetwork#wrap wrapped} by
  *     it
+ * @param containerManager the pods' cgroups, not started: the agent starts it before the first pod
+ *     sync and stops it last; {@link ContainerManager#NONE} without {@code cgroupsPerQOS}
  */
 public record Setup(
     KubeletOptions options,
@@ -33,7 +36,32 @@ public record Setup(
     Time time,
     Setup.Cluster cluster,
     Setup.EventPipeline events,
-    PodNetwork network) {
+    PodNetwork network,
+    ContainerManager containerManager) {
+
+  /** A setup whose pods get no cgroups of jkubelet's. */
+  public Setup(
+      KubeletOptions options,
+      HostFacts host,
+      Runtime runtime,
+      EventRecorder recorder,
+      StatusManager statuses,
+      Time time,
+      Setup.Cluster cluster,
+      Setup.EventPipeline events,
+      PodNetwork network) {
+    this(
+        options,
+        host,
+        runtime,
+        recorder,
+        statuses,
+        time,
+        cluster,
+        events,
+        network,
+        ContainerManager.NONE);
+  }
 
   /** A setup on Docker's own bridge network. */
   public Setup(

@@ -63,7 +63,8 @@ final class ClusterMode {
       Setup.EventPipeline events,
       Agent.Monitoring monitoring,
       PodNetwork network,
-      CertificateWiring certificates) {
+      CertificateWiring certificates,
+      io.jkubelet.agent.cm.ContainerManager containerManager) {
     KubeletConfiguration config = options.config();
     RestClientMetrics requests = new RestClientMetrics(monitoring.metrics());
     // Every client: the shared engine, the metrics interceptor, and the node's client certificate
@@ -137,7 +138,8 @@ final class ClusterMode {
                     new WatchPodObjects(client.apply(base)),
                     certificates::healthy),
                 events,
-                network),
+                network,
+                containerManager),
             monitoring);
     agent.set(kubelet);
     return kubelet;

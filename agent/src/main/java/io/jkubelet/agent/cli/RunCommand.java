@@ -5,6 +5,7 @@ import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.Setup;
 import io.jkubelet.agent.certificates.CertificateOptions;
 import io.jkubelet.agent.cm.CgroupOptions;
+import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
@@ -79,10 +80,7 @@ public final class RunCommand implements Callable<Integer> {
   /** The network plugin's options, read by {@link #options()}. */
   NetworkOptions network = NetworkOptions.NONE;
 
-  /**
-   * The container manager's options, read and validated by {@link #options()}. NOTE: not used yet:
-   * the pods' cgroups ({@code cm.ContainerManager}) are not wired into the agent.
-   */
+  /** The container manager's options, read and validated by {@link #options()}. */
   CgroupOptions cgroups = CgroupOptions.DEFAULTS;
 
   /**
@@ -282,6 +280,8 @@ public final class RunCommand implements Callable<Integer> {
     // stats request rather than during the start.
     var monitoring = new Agent.Monitoring(metrics, () -> docker.rootDir().orElse(null));
     PodNetwork podNetwork = PluginNetwork.create(network, time, recorder);
+    ContainerManager containerManager =
+        PodCgroupsWiring.create(cgroups, host.machine(), docker::cgroupDriver);
     var runtime = new InstrumentedRuntime(podNetwork.wrap(docker), metrics, clock);
     Agent kubelet;
     if (base != null) {
@@ -303,7 +303,8 @@ public final class RunCommand implements Callable<Integer> {
               events,
               monitoring,
               podNetwork,
-              certs);
+              certs,
+              containerManager);
     } else {
       metrics.register(new EventCollector(broadcaster::recorded, broadcaster::dropped, null, null));
       kubelet =
@@ -317,7 +318,8 @@ public final class RunCommand implements Callable<Integer> {
                   time,
                   null,
                   events,
-                  podNetwork),
+                  podNetwork,
+                  containerManager),
               monitoring);
     }
     EventCaches.register(metrics.caches(), broadcaster, store);
@@ -403,11 +405,6 @@ public final class RunCommand implements Callable<Integer> {
       checkLogMaxSize(config);
       network = networkFlags.options(config, flagOf);
       cgroups = ResourceFlags.options(config, flagOf);
-      if (!config.cgroups().equals(io.jkubelet.config.CgroupSettings.DEFAULTS)) {
-        log.info(
-            "cgroup settings are validated but not applied yet: jkubelet makes no pod cgroups of"
-                + " its own");
-      }
       certificates = certificateFlags.options(config, kubeconfig, rootDir, flagOf);
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());

@@ -11,10 +11,11 @@ import java.util.Set;
  * kubepods} (limited to node allocatable), its QoS tiers, and one cgroup per pod, which the pod's
  * sandbox and containers are created in.
  *
- * <p>The pod sync calls {@link #updateQos} and then {@link #ensurePod} before it creates a pod's
- * sandbox, and passes {@link #cgroupParent} to the runtime for the sandbox and every container;
- * housekeeping calls {@link #cleanup} and {@link #updateQos}. {@link #NONE}, used when {@code
- * cgroupsPerQOS} is false, makes no cgroup and gives no parent: the runtime's default.
+ * <p>The pod sync calls {@link #updateQos} and then {@link #ensurePod} when a pod's cgroup does not
+ * {@link #exists} yet, before it creates the pod's sandbox, and passes {@link #cgroupParent} to the
+ * runtime for the sandbox and every container; housekeeping calls {@link #cleanup} and {@link
+ * #updateQos}. {@link #NONE}, used when {@code cgroupsPerQOS} is false, makes no cgroup and gives
+ * no parent: the runtime's default.
  *
  * <p>Implementations are thread-safe.
  */
@@ -39,6 +40,21 @@ public interface ContainerManager extends Lifecycle {
    * ({@code kubepods-burstable-pod<uid, - as _>.slice}) with systemd; "" for the runtime's default.
    */
   String cgroupParent(Pod pod);
+
+  /**
+   * Whether the pod's cgroup exists (upstream's {@code PodContainerManager.Exists}). The pod sync
+   * asks before {@link #ensurePod}: a pod with running containers but no cgroup was started outside
+   * the hierarchy (before jkubelet used cgroups, or under another {@code cgroupRoot}) and is killed
+   * to start again inside it. {@link #NONE} says true: there is nothing to make.
+   */
+  boolean exists(Pod pod);
+
+  /**
+   * Where the cgroup of the pod with {@code uid} may be below each hierarchy's mount, one path per
+   * QoS tier (the pod's class is not known from its uid): for readers of its usage, such as the
+   * stats. Empty for {@link #NONE}. Needs no {@link #start()}.
+   */
+  List<String> podCgroupPaths(String uid);
 
   /**
    * Makes the pod's cgroup with its limits, unless it exists.

@@ -24,6 +24,16 @@ final class NoContainerManager implements ContainerManager {
   }
 
   @Override
+  public boolean exists(Pod pod) {
+    return true;
+  }
+
+  @Override
+  public List<String> podCgroupPaths(String uid) {
+    return List.of();
+  }
+
+  @Override
   public void ensurePod(Pod pod) {}
 
   @Override

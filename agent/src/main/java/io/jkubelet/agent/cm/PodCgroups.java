@@ -59,6 +59,11 @@ final class PodCgroups {
     return podPidsLimit > 0 ? c.withPidsLimit(podPidsLimit) : c;
   }
 
+  /** Whether the pod's cgroup exists. */
+  boolean exists(Pod pod) {
+    return cgroups.exists(name(pod));
+  }
+
   /**
    * Makes the pod's cgroup unless it exists.
    *

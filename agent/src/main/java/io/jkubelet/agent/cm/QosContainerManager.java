@@ -101,6 +101,21 @@ final class QosContainerManager implements ContainerManager {
   }
 
   @Override
+  public boolean exists(Pod pod) {
+    return started().pods().exists(pod);
+  }
+
+  @Override
+  public List<String> podCgroupPaths(String uid) {
+    QosCgroups tiers = new QosCgroups(null, options.kubepods());
+    List<String> out = new java.util.ArrayList<>();
+    for (QosClass q : QosClass.values()) {
+      out.add(options.driver().path(tiers.parent(q).child(PodCgroups.PREFIX + uid)));
+    }
+    return out;
+  }
+
+  @Override
   public void ensurePod(Pod pod) {
     started().pods().ensure(pod);
   }

@@ -2,6 +2,8 @@ package io.jkubelet.agent.gc;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.jkubelet.agent.cm.CgroupException;
+import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.pleg.PodCache;
@@ -26,6 +28,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -33,6 +36,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,8 +45,11 @@ import org.slf4j.LoggerFactory;
  * Housekeeping ({@code HandlePodCleanups} upstream): kills and removes pods that are no longer
  * desired, keeps at most one dead container per container name, and forgets the state of pods that
  * are gone (the event correlators' entries too), and removes their directories and log directories
- * (upstream's {@code evictPodLogsDirectories}, through a callback). Only containers with an {@code
- * io.kubernetes.pod.uid} label are ever touched: the runtime lists nothing else.
+ * (upstream's {@code evictPodLogsDirectories}, through a callback); removes the cgroups of pods
+ * that are neither desired, nor in the runtime, nor being worked on (upstream's {@code
+ * cleanupOrphanedPodCgroups}; one with processes left is tried again next time) and brings the QoS
+ * tiers' shares up to date. Only containers with an {@code io.kubernetes.pod.uid} label are ever
+ * touched: the runtime lists nothing else.
  *
  * <p>Not thread-safe: the caller runs it on one thread at a time.
  */
@@ -72,6 +79,9 @@ public final class Housekeeping {
   /** Told of each pod gone, so the event pipeline forgets its events' correlation. */
   private final EventRecorder events;
 
+  private final ContainerManager cgroups;
+  private final Supplier<Collection<Pod>> activePods;
+
   private Instant lastContainerGc = Instant.EPOCH;
 
   public Housekeeping(
@@ -89,7 +99,11 @@ public final class Housekeeping {
       ProbeManager probes,
       Consumer<Predicate<String>> podLogs,
       EventRecorder events,
+      ContainerManager cgroups,
+      Supplier<Collection<Pod>> activePods,
       Backoff... backoffs) {
+    this.cgroups = cgroups;
+    this.activePods = activePods;
     this.probes = probes;
     this.events = events;
     this.podLogs = podLogs;
@@ -151,6 +165,7 @@ public final class Housekeeping {
       b.gc();
     }
     removeOrphanedPodDirs(desired, runtimePods.keySet());
+    cleanupCgroups(runtimePods.keySet());
     podLogs.accept(
         uid -> desired.contains(uid) || runtimePods.containsKey(uid) || workers.isWorking(uid));
 
@@ -163,6 +178,23 @@ public final class Housekeeping {
               cache.get(uid).ifPresent(e -> manager.removeDeadContainers(e.status()));
             }
           });
+    }
+  }
+
+  /**
+   * Removes the cgroups of pods gone from the config, the runtime and the workers, then writes the
+   * QoS tiers' shares for the active pods. The desired pods and the busy workers are read again
+   * here, just before the cgroups are listed: a pod added since this run began keeps its cgroup.
+   */
+  private void cleanupCgroups(Set<String> inRuntime) {
+    Set<String> keep = new HashSet<>(inRuntime);
+    pods.pods().forEach(p -> keep.add(p.getMetadata().getUid()));
+    keep.addAll(workers.working()); // after the pods: a new pod is added before its worker runs
+    cgroups.cleanup(keep);
+    try {
+      cgroups.updateQos(activePods.get());
+    } catch (CgroupException e) {
+      log.warn("Housekeeping: cannot update the QoS cgroups: {}", e.getMessage());
     }
   }
 

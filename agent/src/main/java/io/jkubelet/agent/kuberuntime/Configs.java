@@ -30,12 +30,29 @@ public final class Configs {
   }
 
   /**
-   * The sandbox of {@code pod}.
+   * The sandbox of {@code pod} in the runtime's default cgroup parent.
    *
    * @param hostname the kernel hostname of the pod's containers (ignored for host networking)
    */
   public static SandboxConfig sandbox(
       Pod pod, int attempt, String image, int oomScoreAdj, SandboxConfig.Dns dns, String hostname) {
+    return sandbox(pod, attempt, image, oomScoreAdj, dns, hostname, "");
+  }
+
+  /**
+   * The sandbox of {@code pod}.
+   *
+   * @param hostname the kernel hostname of the pod's containers (ignored for host networking)
+   * @param cgroupParent the pod's cgroup (the container manager's {@code cgroupParent}), or ""
+   */
+  public static SandboxConfig sandbox(
+      Pod pod,
+      int attempt,
+      String image,
+      int oomScoreAdj,
+      SandboxConfig.Dns dns,
+      String hostname,
+      String cgroupParent) {
     PodRef ref = ref(pod);
     boolean hostNetwork = Boolean.TRUE.equals(pod.getSpec().getHostNetwork());
     Map<String, String> labels = new LinkedHashMap<>();
@@ -62,17 +79,18 @@ public final class Configs {
       }
     }
     return new SandboxConfig(
-        ref,
-        attempt,
-        image,
-        hostNetwork ? "" : hostname,
-        hostNetwork,
-        ports,
-        oomScoreAdj,
-        labels,
-        0,
-        SecurityContexts.sandbox(pod),
-        dns);
+            ref,
+            attempt,
+            image,
+            hostNetwork ? "" : hostname,
+            hostNetwork,
+            ports,
+            oomScoreAdj,
+            labels,
+            0,
+            SecurityContexts.sandbox(pod),
+            dns)
+        .withCgroupParent(cgroupParent);
   }
 
   /** The config of one container with the runtime's default security and no termination log. */
@@ -94,7 +112,8 @@ public final class Configs {
         volumePaths,
         env,
         ContainerConfig.Security.DEFAULT,
-        List.of());
+        List.of(),
+        "");
   }
 
   /**
@@ -104,6 +123,7 @@ public final class Configs {
    * @param env the resolved environment, in order
    * @param security the container's security context for the runtime
    * @param kubeletMounts the files the kubelet mounts itself: the termination log and /etc/hosts
+   * @param cgroupParent the pod's cgroup (the container manager's {@code cgroupParent}), or ""
    */
   public static ContainerConfig container(
       Pod pod,
@@ -114,7 +134,8 @@ public final class Configs {
       Map<String, Path> volumePaths,
       List<EnvVar> env,
       ContainerConfig.Security security,
-      List<ContainerConfig.Mount> kubeletMounts)
+      List<ContainerConfig.Mount> kubeletMounts,
+      String cgroupParent)
       throws StartException {
     PodRef ref = ref(pod);
     Map<String, String> envMap = new LinkedHashMap<>();
@@ -139,7 +160,8 @@ public final class Configs {
             Boolean.TRUE.equals(c.getTty()),
             Boolean.TRUE.equals(c.getStdin()),
             Boolean.TRUE.equals(c.getStdinOnce())),
-        security);
+        security,
+        cgroupParent);
   }
 
   /** dockershim's labels of a container, with what jkubelet needs to adopt it after a restart. */

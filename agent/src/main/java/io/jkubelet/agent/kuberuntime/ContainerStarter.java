@@ -167,7 +167,8 @@ final class ContainerStarter {
             at.volumePaths(),
             vars,
             security(pod, c),
-            kubeletMounts(pod, c, at.podIp()));
+            kubeletMounts(pod, c, at.podIp()),
+            node.cgroupParent().apply(pod));
     String id;
     try {
       id = runtime.createContainer(at.sandboxId(), config);

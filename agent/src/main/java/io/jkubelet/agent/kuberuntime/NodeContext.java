@@ -1,21 +1,33 @@
 package io.jkubelet.agent.kuberuntime;
 
+import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.dns.PodDns;
 import io.jkubelet.agent.env.NodeAllocatable;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * What containers learn of their node: its allocatable resources (the limits {@code
  * resourceFieldRef} reads when a container has none) and the root directory (pod directories,
  * termination-message files, and {@code seccomp/} for Localhost profiles), and how its pods resolve
- * names.
+ * names; and the cgroup a pod's sandbox and containers go under.
+ *
+ * @param cgroupParent a pod's cgroup as the runtime's cgroup parent (the container manager's {@code
+ *     cgroupParent}), "" for the runtime's default
  */
-public record NodeContext(NodeAllocatable allocatable, Path rootDir, PodDns dns) {
+public record NodeContext(
+    NodeAllocatable allocatable, Path rootDir, PodDns dns, Function<Pod, String> cgroupParent) {
   public NodeContext {
     Objects.requireNonNull(allocatable, "allocatable");
     Objects.requireNonNull(rootDir, "rootDir");
     Objects.requireNonNull(dns, "dns");
+    Objects.requireNonNull(cgroupParent, "cgroupParent");
+  }
+
+  /** Pods in the runtime's default cgroup parent. */
+  public NodeContext(NodeAllocatable allocatable, Path rootDir, PodDns dns) {
+    this(allocatable, rootDir, dns, pod -> "");
   }
 
   /** {@code <root-dir>/pods/<uid>}, upstream's {@code getPodDir}. */

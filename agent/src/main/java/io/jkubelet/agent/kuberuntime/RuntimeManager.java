@@ -234,7 +234,14 @@ public final class RuntimeManager {
       }
       String hostname = PodHostname.of(pod, node.dns().clusterDomain()).kernelHostname(pod);
       return runtime.runPodSandbox(
-          Configs.sandbox(pod, attempt, infraImage, oomScoreAdj, node.dns().forPod(pod), hostname));
+          Configs.sandbox(
+              pod,
+              attempt,
+              infraImage,
+              oomScoreAdj,
+              node.dns().forPod(pod),
+              hostname,
+              node.cgroupParent().apply(pod)));
     } catch (RuntimeError | IllegalArgumentException e) {
       if (e instanceof RuntimeError r && r.kind() == RuntimeError.Kind.NOT_FOUND) {
         images.forget(infraImage);

@@ -20,6 +20,8 @@ import java.util.Objects;
  * @param labels the container labels
  * @param stdio whether it gets a TTY and an open stdin
  * @param security the user, groups, privileges and namespaces it runs with
+ * @param cgroupParent the cgroup the container goes under (its pod's cgroup, Docker's {@code
+ *     HostConfig.CgroupParent}), or "" for the runtime's default
  */
 public record ContainerConfig(
     String name,
@@ -32,7 +34,36 @@ public record ContainerConfig(
     Resources resources,
     Map<String, String> labels,
     Stdio stdio,
-    Security security) {
+    Security security,
+    String cgroupParent) {
+
+  /** A container in the runtime's default cgroup parent. */
+  public ContainerConfig(
+      String name,
+      String image,
+      List<String> entrypoint,
+      List<String> cmd,
+      List<String> env,
+      String workingDir,
+      List<Mount> mounts,
+      Resources resources,
+      Map<String, String> labels,
+      Stdio stdio,
+      Security security) {
+    this(
+        name,
+        image,
+        entrypoint,
+        cmd,
+        env,
+        workingDir,
+        mounts,
+        resources,
+        labels,
+        stdio,
+        security,
+        "");
+  }
 
   /** A container with the runtime's default security: see {@link Security#DEFAULT}. */
   public ContainerConfig(
@@ -72,6 +103,7 @@ public record ContainerConfig(
     Objects.requireNonNull(resources, "resources");
     Objects.requireNonNull(stdio, "stdio");
     Objects.requireNonNull(security, "security");
+    cgroupParent = cgroupParent == null ? "" : cgroupParent;
   }
 
   /**

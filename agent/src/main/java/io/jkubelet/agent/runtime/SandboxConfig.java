@@ -22,6 +22,8 @@ import java.util.Objects;
  * @param annotations the pod's annotations (a network plugin reads its bandwidth from them)
  * @param pluginNetwork whether a network plugin gives the sandbox its network: the runtime then
  *     creates it with none of its own (no bridge, no port bindings), as dockershim with CNI
+ * @param cgroupParent the cgroup the sandbox goes under (the pod's cgroup, Docker's {@code
+ *     HostConfig.CgroupParent}), or "" for the runtime's default
  */
 public record SandboxConfig(
     PodRef pod,
@@ -36,7 +38,40 @@ public record SandboxConfig(
     Security security,
     Dns dns,
     Map<String, String> annotations,
-    boolean pluginNetwork) {
+    boolean pluginNetwork,
+    String cgroupParent) {
+
+  /** A sandbox in the runtime's default cgroup parent. */
+  public SandboxConfig(
+      PodRef pod,
+      int attempt,
+      String image,
+      String hostname,
+      boolean hostNetwork,
+      List<PortMapping> ports,
+      int oomScoreAdj,
+      Map<String, String> labels,
+      long cpuShares,
+      Security security,
+      Dns dns,
+      Map<String, String> annotations,
+      boolean pluginNetwork) {
+    this(
+        pod,
+        attempt,
+        image,
+        hostname,
+        hostNetwork,
+        ports,
+        oomScoreAdj,
+        labels,
+        cpuShares,
+        security,
+        dns,
+        annotations,
+        pluginNetwork,
+        "");
+  }
 
   /** A sandbox on the runtime's own network, without annotations. */
   public SandboxConfig(
@@ -124,6 +159,7 @@ public record SandboxConfig(
     labels = Map.copyOf(labels);
     annotations = Map.copyOf(annotations);
     Objects.requireNonNull(security, "security");
+    cgroupParent = cgroupParent == null ? "" : cgroupParent;
     if (attempt < 0) {
       throw new IllegalArgumentException("attempt must be >= 0, got " + attempt);
     }
@@ -174,7 +210,27 @@ public record SandboxConfig(
             security,
             dns,
             annotations,
-            true);
+            true,
+            cgroupParent);
+  }
+
+  /** This sandbox under {@code parent}, a cgroup parent as Docker's {@code CgroupParent}. */
+  public SandboxConfig withCgroupParent(String parent) {
+    return new SandboxConfig(
+        pod,
+        attempt,
+        image,
+        hostname,
+        hostNetwork,
+        ports,
+        oomScoreAdj,
+        labels,
+        cpuShares,
+        security,
+        dns,
+        annotations,
+        pluginNetwork,
+        parent);
   }
 
   /** The Docker container name, {@code k8s_POD_<pod>_<ns>_<uid>_<attempt>}. */

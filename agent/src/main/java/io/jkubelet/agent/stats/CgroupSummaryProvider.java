@@ -77,7 +77,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
     this.options = options;
     this.pods = pods;
     this.clock = clock;
-    this.cgroups = new Cgroups(options.cgroupRoot());
+    this.cgroups = new Cgroups(options.cgroupRoot(), options.podCgroups());
     this.proc = new ProcFs(options.procRoot());
     this.disk = new DiskUsage(clock, VOLUME_TTL);
   }
@@ -160,7 +160,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
     List<ContainerStats> containers = new ArrayList<>();
     for (ContainerStatus c : running) {
       live.add(c.id());
-      Optional<Cgroups.Usage> u = cgroups.container(c.id());
+      Optional<Cgroups.Usage> u = cgroups.container(p.pod().uid(), c.id());
       u.ifPresent(total::add);
       containers.add(
           new ContainerStats(
@@ -175,9 +175,9 @@ final class CgroupSummaryProvider implements SummaryProvider {
     if (sandbox.isPresent()) {
       String id = sandbox.get().id();
       live.add(id);
-      cgroups.container(id).ifPresent(total::add);
+      cgroups.container(p.pod().uid(), id).ifPresent(total::add);
       network =
-          cgroups.pids(id).stream()
+          cgroups.pids(p.pod().uid(), id).stream()
               .findFirst()
               .map(pid -> network(proc.interfaces(pid), time))
               .orElse(null);

@@ -15,8 +15,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>A container's cgroup is found by its id where Docker puts it: {@code docker/<id>} with the
  * cgroupfs driver, {@code system.slice/docker-<id>.scope} with the systemd driver (under each v1
- * controller, or directly under the v2 root). A custom {@code --cgroup-parent} of the engine is not
- * searched. Found paths are remembered by id.
+ * controller, or directly under the v2 root); or below its pod's cgroup, {@code <pod cgroup>/<id>}
+ * or {@code <pod cgroup>/docker-<id>.scope}, when jkubelet gives pods cgroups. A custom {@code
+ * --cgroup-parent} of the engine is not searched. Found paths are remembered by id.
  *
  * <p>Working set, as cAdvisor computes it: usage minus inactive file pages, never negative.
  *
@@ -44,11 +45,22 @@ final class Cgroups {
 
   private static final List<String> LAYOUTS = List.of("docker/%s", "system.slice/docker-%s.scope");
 
+  private static final List<String> POD_LAYOUTS = List.of("%s/%s", "%s/docker-%s.scope");
+
   private final Path root;
   private final Version version;
   private final Map<String, String> relByContainer = new ConcurrentHashMap<>();
+  private final java.util.function.Function<String, List<String>> podCgroups;
 
   Cgroups(Path root) {
+    this(root, uid -> List.of());
+  }
+
+  /**
+   * @param podCgroups by pod uid, the paths below a hierarchy where the pod's cgroup may be
+   */
+  Cgroups(Path root, java.util.function.Function<String, List<String>> podCgroups) {
+    this.podCgroups = podCgroups;
     this.root = root;
     this.version = Files.exists(root.resolve("cgroup.controllers")) ? Version.V2 : Version.V1;
   }
@@ -59,12 +71,22 @@ final class Cgroups {
 
   /** The container's usage; empty when its cgroup is not found (it is gone, or elsewhere). */
   Optional<Usage> container(String id) {
-    return relative(id).flatMap(this::read);
+    return container("", id);
+  }
+
+  /** The usage of a container of the pod {@code podUid}, also looked for in the pod's cgroup. */
+  Optional<Usage> container(String podUid, String id) {
+    return relative(podUid, id).flatMap(this::read);
   }
 
   /** The pids of the container's cgroup, as {@code cgroup.procs} lists them. */
   List<Long> pids(String id) {
-    Optional<String> rel = relative(id);
+    return pids("", id);
+  }
+
+  /** The pids of the cgroup of a container of the pod {@code podUid}. */
+  List<Long> pids(String podUid, String id) {
+    Optional<String> rel = relative(podUid, id);
     if (rel.isEmpty()) {
       return List.of();
     }
@@ -89,7 +111,7 @@ final class Cgroups {
     return read("");
   }
 
-  private Optional<String> relative(String id) {
+  private Optional<String> relative(String podUid, String id) {
     String known = relByContainer.get(id);
     if (known != null) {
       if (Files.isDirectory(cpuDir(known))) {
@@ -97,8 +119,19 @@ final class Cgroups {
       }
       relByContainer.remove(id);
     }
+    List<String> candidates = new java.util.ArrayList<>();
     for (String layout : LAYOUTS) {
-      String rel = String.format(layout, id);
+      candidates.add(String.format(layout, id));
+    }
+    if (!podUid.isEmpty()) {
+      for (String pod : podCgroups.apply(podUid)) {
+        String dir = pod.startsWith("/") ? pod.substring(1) : pod;
+        for (String layout : POD_LAYOUTS) {
+          candidates.add(String.format(layout, dir, id));
+        }
+      }
+    }
+    for (String rel : candidates) {
       if (Files.isDirectory(cpuDir(rel))) {
         relByContainer.put(id, rel);
         return Optional.of(rel);

@@ -95,11 +95,14 @@ final class ProcFs {
     return Optional.empty();
   }
 
-  /** {@code kernel.pid_max}. */
+  /**
+   * {@code kernel.pid_max}. NOTE: read by lines: the JDK's {@code Files.readString} returns only
+   * its first character.
+   */
   Long pidMax() {
     try {
-      return Long.parseLong(Files.readString(proc.resolve("sys/kernel/pid_max")).trim());
-    } catch (IOException | NumberFormatException e) {
+      return Long.parseLong(Files.readAllLines(proc.resolve("sys/kernel/pid_max")).get(0).trim());
+    } catch (IOException | NumberFormatException | IndexOutOfBoundsException e) {
       return null;
     }
   }

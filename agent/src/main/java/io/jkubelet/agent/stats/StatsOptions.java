@@ -3,7 +3,9 @@ package io.jkubelet.agent.stats;
 import io.jkubelet.agent.logs.PodLogPaths;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 /**
  * Where the summary reads from.
@@ -18,6 +20,9 @@ import java.util.Objects;
  * @param procRoot where proc is mounted
  * @param ttl how long a computed summary is served again: scrapes that come together share one
  *     reading of the files
+ * @param podCgroups by pod uid, where below each hierarchy the pod's cgroup may be (e.g. {@code
+ *     kubepods/burstable/pod<uid>}): its containers are looked for in there as well as where Docker
+ *     puts them by default
  */
 public record StatsOptions(
     String nodeName,
@@ -27,7 +32,30 @@ public record StatsOptions(
     PodLogPaths podLogs,
     Path cgroupRoot,
     Path procRoot,
-    Duration ttl) {
+    Duration ttl,
+    Function<String, List<String>> podCgroups) {
+
+  /** Containers only where Docker puts them by default. */
+  public StatsOptions(
+      String nodeName,
+      long memoryCapacityBytes,
+      Path rootDir,
+      Path imageFsDir,
+      PodLogPaths podLogs,
+      Path cgroupRoot,
+      Path procRoot,
+      Duration ttl) {
+    this(
+        nodeName,
+        memoryCapacityBytes,
+        rootDir,
+        imageFsDir,
+        podLogs,
+        cgroupRoot,
+        procRoot,
+        ttl,
+        uid -> List.of());
+  }
 
   /** The default TTL: shorter than any scrape interval worth having. */
   public static final Duration DEFAULT_TTL = Duration.ofSeconds(1);
@@ -38,6 +66,7 @@ public record StatsOptions(
     Objects.requireNonNull(cgroupRoot, "cgroupRoot");
     Objects.requireNonNull(procRoot, "procRoot");
     Objects.requireNonNull(ttl, "ttl");
+    Objects.requireNonNull(podCgroups, "podCgroups");
     if (memoryCapacityBytes < 0 || ttl.isNegative()) {
       throw new IllegalArgumentException("negative memory capacity or TTL");
     }
@@ -49,7 +78,8 @@ public record StatsOptions(
       long memoryCapacityBytes,
       Path rootDir,
       Path imageFsDir,
-      PodLogPaths podLogs) {
+      PodLogPaths podLogs,
+      Function<String, List<String>> podCgroups) {
     return new StatsOptions(
         nodeName,
         memoryCapacityBytes,
@@ -58,6 +88,7 @@ public record StatsOptions(
         podLogs,
         Path.of("/sys/fs/cgroup"),
         Path.of("/proc"),
-        DEFAULT_TTL);
+        DEFAULT_TTL,
+        podCgroups);
   }
 }

@@ -1,6 +1,8 @@
 package io.jkubelet.agent.sync;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.cm.CgroupException;
+import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
@@ -14,6 +16,7 @@ import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.PodPhases;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.prober.ContainerHealth;
+import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
@@ -29,6 +32,7 @@ import io.jkubelet.agent.workers.WorkType;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -38,8 +42,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One sync of one pod, run by its pod worker (upstream's {@code Kubelet.syncPod}): fetch a runtime
- * status newer than the last sync, generate the API status, let the {@link RuntimeManager} act,
- * then re-inspect the pod at once, so the status and the next sync never wait for a relist.
+ * status newer than the last sync, generate the API status, make the pod's cgroup when it has none
+ * yet, let the {@link RuntimeManager} act, then re-inspect the pod at once, so the status and the
+ * next sync never wait for a relist.
+ *
+ * <p>The pod's cgroup, as upstream's: when it does not exist but containers of the pod run, the pod
+ * was started outside the hierarchy (by a jkubelet without {@code cgroupsPerQOS}, or under another
+ * {@code cgroupRoot}) and is killed, then started again inside it (a pod with {@code restartPolicy:
+ * Never} is only killed). NOTE: a pod whose cgroup exists is never killed for its cgroup, so a
+ * restart of jkubelet leaves the pods it started running.
  */
 public final class PodSync implements PodSyncFn {
   private static final Logger log = LoggerFactory.getLogger(PodSync.class);
@@ -66,6 +77,20 @@ public final class PodSync implements PodSyncFn {
   private final Function<String, ContainerHealth> health;
   private final Actions.FailedProbes failedProbes;
   private final Supplier<Optional<String>> networkError;
+  private final Cgroups cgroups;
+
+  /**
+   * The pods' cgroups for the sync.
+   *
+   * @param manager the container manager; {@link ContainerManager#NONE} without {@code
+   *     cgroupsPerQOS}
+   * @param activePods the pods that are not terminated (upstream's {@code GetActivePods}), whose
+   *     cpu requests the Burstable tier's shares are computed from
+   */
+  public record Cgroups(ContainerManager manager, Supplier<Collection<Pod>> activePods) {
+    /** No cgroups of jkubelet's. */
+    public static final Cgroups NONE = new Cgroups(ContainerManager.NONE, java.util.List::of);
+  }
 
   /**
    * @param health what the probes say of a pod's containers, by pod UID
@@ -86,6 +111,45 @@ public final class PodSync implements PodSyncFn {
       Function<String, ContainerHealth> health,
       Actions.FailedProbes failedProbes,
       Supplier<Optional<String>> networkError) {
+    this(
+        runtime,
+        manager,
+        cache,
+        statuses,
+        reasons,
+        clock,
+        hostIp,
+        rejected,
+        oomEvents,
+        recorder,
+        health,
+        failedProbes,
+        networkError,
+        Cgroups.NONE);
+  }
+
+  /**
+   * @param health what the probes say of a pod's containers, by pod UID
+   * @param failedProbes which probe a running container failed, so that it is restarted
+   * @param networkError why the pods' network is not ready, if it is not: pods on it then wait
+   * @param cgroups the pods' cgroups
+   */
+  public PodSync(
+      Runtime runtime,
+      RuntimeManager manager,
+      PodCache cache,
+      StatusManager statuses,
+      ReasonCache reasons,
+      Clock clock,
+      Supplier<String> hostIp,
+      Predicate<Pod> rejected,
+      OomEvents oomEvents,
+      EventRecorder recorder,
+      Function<String, ContainerHealth> health,
+      Actions.FailedProbes failedProbes,
+      Supplier<Optional<String>> networkError,
+      Cgroups cgroups) {
+    this.cgroups = cgroups;
     this.networkError = networkError;
     this.health = health;
     this.failedProbes = failedProbes;
@@ -119,6 +183,7 @@ public final class PodSync implements PodSyncFn {
       // A pod that has finished is not restarted; only make sure nothing of it still runs.
       if (status.anyRunning()) {
         manager.killPod(pod, status, null, false);
+        updateQos();
         Observed after = inspect(pod, ref);
         setStatus(pod, after.status());
         return new SyncResult(after.at(), null);
@@ -138,6 +203,13 @@ public final class PodSync implements PodSyncFn {
           network.get());
       return new SyncResult(observed, NETWORK_RETRY);
     }
+    if (!cgroups.manager().exists(pod)) {
+      Optional<Observed> killed = ensureCgroup(pod, ref, status);
+      if (killed.isPresent()) {
+        status = killed.get().status();
+        observed = killed.get().at();
+      }
+    }
     PodSyncResult result;
     try {
       result = manager.syncPod(pod, status, failedProbes);
@@ -155,6 +227,60 @@ public final class PodSync implements PodSyncFn {
     }
     var generated = setStatus(pod, status);
     return new SyncResult(observed, earliest(result.requeueAfter(), deadline(pod, generated)));
+  }
+
+  /**
+   * Makes the pod's cgroup, which does not exist, as upstream's {@code syncPod}: a pod whose
+   * containers run outside it is killed first (and, with {@code restartPolicy: Never}, left
+   * killed); the QoS tiers are brought up to date before the pod cgroup is made.
+   *
+   * @return the pod as it is after a kill; empty when nothing was killed
+   * @throws RuntimeManager.SyncError when the cgroup cannot be made (a Warning {@code
+   *     FailedCreatePodContainer} event); the worker tries again with backoff
+   */
+  private Optional<Observed> ensureCgroup(Pod pod, PodRef ref, PodStatus status)
+      throws RuntimeManager.SyncError {
+    Optional<Observed> killed = Optional.empty();
+    if (status.containers().stream().anyMatch(ContainerStatus::running)) {
+      log.info(
+          "SyncPod {}: its containers run outside the pod's cgroup {}; killing the pod to start it"
+              + " again in there",
+          PodConfig.fullName(pod),
+          cgroups.manager().cgroupParent(pod));
+      manager.killPod(pod, status, null, false);
+      updateQos();
+      killed = Optional.of(inspect(pod, ref));
+      if ("Never".equals(pod.getSpec().getRestartPolicy())) {
+        return killed; // as upstream: a run-once pod is not run again under the new hierarchy
+      }
+    }
+    updateQos();
+    try {
+      cgroups.manager().ensurePod(pod);
+    } catch (CgroupException e) {
+      recorder.eventf(
+          Refs.pod(pod),
+          EventType.Warning,
+          Reasons.FAILED_CREATE_POD_CONTAINER,
+          "unable to ensure pod container exists: %s",
+          e.getMessage());
+      throw new RuntimeManager.SyncError(
+          "failed to ensure that the pod: "
+              + ref.uid()
+              + " cgroups exist and are correctly applied: "
+              + e.getMessage(),
+          e);
+    }
+    return killed;
+  }
+
+  /** Writes the QoS tiers' shares for the active pods; a failure is logged, as upstream's. */
+  private void updateQos() {
+    try {
+      cgroups.manager().updateQos(cgroups.activePods().get());
+    } catch (CgroupException e) {
+      log.warn("SyncPod: cannot update the QoS cgroups: {}", e.getMessage());
+    }
   }
 
   /** When the pod's active deadline passes, so that it is synced (and failed) right then. */
@@ -182,6 +308,7 @@ public final class PodSync implements PodSyncFn {
     log.info("SyncPod KILL {}: {}", name, kill.reason());
     Instant start = clock.instant();
     manager.killPod(pod, status, kill.gracePeriodOverride(), kill.removeContainers());
+    updateQos();
     Observed after = inspect(pod, ref);
     if (kill.removeContainers()) {
       oomEvents.forget(ref.uid());

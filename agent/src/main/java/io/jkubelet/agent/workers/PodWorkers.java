@@ -243,6 +243,23 @@ public final class PodWorkers {
     }
   }
 
+  /** The pods whose sync runs now or is pending: those {@link #isWorking} says true of. */
+  public Set<String> working() {
+    lock.lock();
+    try {
+      Set<String> out = new java.util.HashSet<>();
+      workers.forEach(
+          (uid, w) -> {
+            if (w.working || w.pending != null) {
+              out.add(uid);
+            }
+          });
+      return out;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** How many pods have a worker (idle or not); for {@code jkubelet_cache_entries}. */
   public int size() {
     lock.lock();

@@ -37,7 +37,10 @@ final class JkubeletProcess implements AutoCloseable {
     this(nodeName, manifests, rootDir, log, List.of());
   }
 
-  /** With extra flags, e.g. {@code --kubeconfig} for cluster mode. */
+  /**
+   * With extra flags, e.g. {@code --kubeconfig} for cluster mode. Without a {@code --cgroup...}
+   * flag among them, pods get no cgroups of jkubelet's ({@code --cgroups-per-qos=false}).
+   */
   JkubeletProcess(String nodeName, Path manifests, Path rootDir, Path log, List<String> extra)
       throws IOException {
     String dist = System.getProperty("jkubelet.dist", "target/jkubelet");
@@ -79,6 +82,11 @@ final class JkubeletProcess implements AutoCloseable {
               rootDir.resolve("log/pods").toString(),
               "--container-logs-dir",
               rootDir.resolve("log/containers").toString()));
+    }
+    if (extra.stream().noneMatch(a -> a.startsWith("--cgroup"))) {
+      // Pods stay out of the host's /kubepods unless the test gives a cgroup root of its own
+      // (CgroupsE2EIT): tests never leave cgroups behind on the machine that runs them.
+      all.addAll(List.of("--cgroups-per-qos=false", "--enforce-node-allocatable="));
     }
     all.addAll(extra);
     this.args = List.copyOf(all);

@@ -39,8 +39,13 @@ final class FakeHost {
 
   /** A container's cgroup as Docker's cgroupfs driver makes it, with one process {@code pid}. */
   void container(String id, long cpuNanos, long usage, long inactiveFile, long pid) {
+    container("docker", id, cpuNanos, usage, inactiveFile, pid);
+  }
+
+  /** A container whose cgroup is {@code <parent>/<id>} below each hierarchy. */
+  void container(String parent, String id, long cpuNanos, long usage, long inactiveFile, long pid) {
     if (v2) {
-      Path d = cgroup.resolve("docker/" + id);
+      Path d = cgroup.resolve(parent + "/" + id);
       write(d.resolve("cpu.stat"), "usage_usec " + cpuNanos / 1000 + "\n");
       write(d.resolve("memory.current"), Long.toString(usage));
       write(
@@ -48,8 +53,10 @@ final class FakeHost {
           "anon 100\ninactive_file " + inactiveFile + "\npgfault 7\npgmajfault 1\n");
       write(d.resolve("cgroup.procs"), pid + "\n");
     } else {
-      write(cgroup.resolve("cpuacct/docker/" + id + "/cpuacct.usage"), Long.toString(cpuNanos));
-      Path m = cgroup.resolve("memory/docker/" + id);
+      write(
+          cgroup.resolve("cpuacct/" + parent + "/" + id + "/cpuacct.usage"),
+          Long.toString(cpuNanos));
+      Path m = cgroup.resolve("memory/" + parent + "/" + id);
       write(m.resolve("memory.usage_in_bytes"), Long.toString(usage));
       write(
           m.resolve("memory.stat"),

@@ -81,6 +81,41 @@ class SummaryProviderTest {
 
   @ParameterizedTest(name = "cgroup v2: {0}")
   @ValueSource(booleans = {false, true})
+  void containersUnderTheirPodsCgroupAreFound(boolean v2) {
+    FakeHost host = new FakeHost(dir, v2);
+    String podCgroup = "kubepods/burstable/poduid-1";
+    host.container(podCgroup, SANDBOX, 1_000_000_000L, 1_000_000, 0, 4242);
+    host.container(podCgroup, APP, 3_000_000_000L, 50_000_000, 10_000_000, 4343);
+    host.network(4242, 12345, 678);
+    pods.add(pod(true));
+    SummaryProvider provider =
+        SummaryProvider.create(
+            new StatsOptions(
+                "node-1",
+                8_000_000_000L,
+                dir,
+                null,
+                null,
+                host.cgroup,
+                host.proc,
+                Duration.ZERO,
+                uid ->
+                    List.of(
+                        "/kubepods/pod" + uid,
+                        "/kubepods/burstable/pod" + uid,
+                        "/kubepods/besteffort/pod" + uid)),
+            () -> List.copyOf(pods),
+            clock);
+
+    Summary.PodStats p = provider.summary().pods().get(0);
+
+    assertThat(p.containers().get(0).cpu().usageCoreNanoSeconds()).isEqualTo(3_000_000_000L);
+    assertThat(p.cpu().usageCoreNanoSeconds()).isEqualTo(4_000_000_000L);
+    assertThat(p.network().rxBytes()).isEqualTo(12345L);
+  }
+
+  @ParameterizedTest(name = "cgroup v2: {0}")
+  @ValueSource(booleans = {false, true})
   void podAndContainerUsageComeFromTheirCgroupsAndTheSandboxNetwork(boolean v2) {
     FakeHost host = new FakeHost(dir, v2);
     host.container(SANDBOX, 1_000_000_000L, 1_000_000, 0, 4242);

@@ -97,7 +97,7 @@ final class Containers {
     };
   }
 
-  /** Joins the sandbox's namespaces; binds the mounts; sets the cgroup limits. */
+  /** Joins the sandbox's namespaces; binds the mounts; sets the cgroup limits and parent. */
   private static HostConfig hostConfig(String sandboxId, ContainerConfig config) {
     String joined = "container:" + sandboxId;
     HostConfig host = HostConfig.newHostConfig().withNetworkMode(joined).withIpcMode(joined);
@@ -125,6 +125,9 @@ final class Containers {
     }
     if (res.cpuShares() > 0) {
       host.withCpuShares(clampToInt(res.cpuShares()));
+    }
+    if (!config.cgroupParent().isEmpty()) {
+      host.withCgroupParent(config.cgroupParent()); // the pod's cgroup, beside its sandbox
     }
     return host;
   }

@@ -179,6 +179,23 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     }
   }
 
+  /**
+   * The engine's cgroup driver ({@code CgroupDriver} of {@code docker info}: {@code cgroupfs} or
+   * {@code systemd}); empty when the engine does not say.
+   *
+   * @throws RuntimeError when the engine does not answer
+   */
+  public java.util.Optional<String> cgroupDriver() {
+    try {
+      String driver = clients.api().infoCmd().exec().getCGroupDriver();
+      return driver == null || driver.isEmpty()
+          ? java.util.Optional.empty()
+          : java.util.Optional.of(driver);
+    } catch (RuntimeException e) {
+      throw DockerErrors.translate(e, null);
+    }
+  }
+
   @Override
   public List<ContainerSummary> listContainers() {
     return inspector.listContainers(scope);

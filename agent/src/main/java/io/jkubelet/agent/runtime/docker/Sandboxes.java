@@ -162,6 +162,9 @@ final class Sandboxes {
     if (config.cpuShares() > 0) {
       host.withCpuShares(Containers.clampToInt(config.cpuShares()));
     }
+    if (!config.cgroupParent().isEmpty()) {
+      host.withCgroupParent(config.cgroupParent()); // the pod's cgroup, as dockershim's
+    }
     CreateContainerCmd cmd =
         api.createContainerCmd(config.image())
             .withName(config.containerName())
