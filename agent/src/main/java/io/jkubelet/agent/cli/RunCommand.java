@@ -57,6 +57,12 @@ import picocli.CommandLine.Option;
 /**
  * {@code jkubelet run}: starts the node agent in the foreground until SIGTERM. Flags carry the
  * upstream kubelet's names and meanings, and override the {@code --config} file.
+ *
+ * <p>Over 400 lines: it holds upstream's core flags that have no subsystem of their own and the one
+ * overlay of flags on the file, which names the flag in every error. Subsystems bring their flags
+ * as mixins ({@code NetworkFlags}, {@code ResourceFlags}, {@code CertificateFlags}, {@code
+ * ServerFlags}, {@code PodFlags}, {@code ExportFlags}) and their start-up as wiring classes ({@code
+ * CertificateWiring}, {@code PodCgroupsWiring}); the node flags are the next to move (issue 32).
  */
 @Command(
     name = "run",
