@@ -5,6 +5,7 @@ import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.admission.Sysctls;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.eviction.EvictionManager;
 import io.jkubelet.agent.gc.Housekeeping;
 import io.jkubelet.agent.gc.Reclaimed;
 import io.jkubelet.agent.kuberuntime.OomEvents;
@@ -12,6 +13,7 @@ import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.logs.LogCollector;
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.SyncLoop;
+import io.jkubelet.agent.metrics.EvictionMetrics;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
 import io.jkubelet.agent.metrics.KubeletMetrics;
 import io.jkubelet.agent.metrics.PlegMetrics;
@@ -48,6 +50,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -113,6 +116,7 @@ public final class Agent implements Lifecycle {
   private final AgentMetrics documents;
   private final LogCollector logCollector;
   private final OomEvents oomEvents;
+  private final EvictionManager eviction;
 
   /**
    * What the agent's metrics and stats need from outside.
@@ -160,15 +164,17 @@ public final class Agent implements Lifecycle {
     logCollector = RuntimeWiring.logCollector(setup, cache);
     documents =
         new AgentMetrics(setup, metrics, monitoring.imageFsDir(), cache, probes, podManager);
+    Map<String, Long> reserved = EvictionWiring.reservation(config, setup.host().machine());
     admitter =
         new PodAdmitter(
-            setup.host().machine().cpus() * 1000L,
-            setup.host().machine().memoryBytes(),
+            Math.max(0, setup.host().machine().cpus() * 1000L - reserved.getOrDefault("cpu", 0L)),
+            EvictionWiring.allocatableMemory(setup.host().machine(), reserved),
             config.maxPods(),
             setup.statuses(),
             recorder,
             clock,
-            Sysctls.allowing(config.allowedUnsafeSysctls()));
+            Sysctls.allowing(config.allowedUnsafeSysctls()),
+            this::evictionAdmit);
     RuntimeWiring.Built rt = RuntimeWiring.build(setup, objects(), probes, workerExecutor);
     runtimeManager = rt.manager();
     workQueue = new WorkQueue(clock);
@@ -183,6 +189,21 @@ public final class Agent implements Lifecycle {
     oomEvents = new OomEvents(setup.recorder(), clock.instant());
     workers = podWorkers();
     kubelet = new Kubelet(parts(housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes())));
+    EvictionMetrics evictionMetrics = new EvictionMetrics();
+    metrics.register(evictionMetrics);
+    eviction =
+        EvictionWiring.build(
+            setup,
+            new EvictionWiring.AgentParts(
+                activePods()::get,
+                cache,
+                setup.statuses(),
+                workers,
+                documents.summary(),
+                monitoring.imageFsDir(),
+                EvictionWiring.deadContainers(cache, runtimeManager),
+                EvictionWiring.NO_IMAGE_GC,
+                evictionMetrics));
     loop = syncLoop();
     server = readOnlyServer(config);
     api =
@@ -334,6 +355,7 @@ public final class Agent implements Lifecycle {
     // As upstream's runtime state, refreshed every 5 s rather than on every request.
     checks.put("runtime", new Memo<>(RUNTIME_CHECK_TTL, setup.time().clock(), this::runtimeHealth));
     checks.put("events", setup.events().broadcaster()::healthy);
+    checks.put("eviction", () -> eviction.healthy());
     for (Lifecycle source : sources) {
       checks.put(source.getClass().getSimpleName(), source::healthy);
     }
@@ -420,9 +442,20 @@ public final class Agent implements Lifecycle {
     } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException r ? r : e;
     }
+    eviction.start();
     if (setup.cluster() != null) {
       setup.cluster().node().start();
     }
+  }
+
+  /** The eviction manager's admit handler: pods refused under node pressure. */
+  private Optional<PodAdmitter.Refusal> evictionAdmit(Pod pod) {
+    return eviction.admit(pod).map(m -> new PodAdmitter.Refusal(EvictionWiring.EVICTED, m));
+  }
+
+  /** The pressure conditions that are True now, for the Node's status. Any thread. */
+  public Set<String> pressure() {
+    return eviction.nodeConditions();
   }
 
   /** The kubelet API, then the read-only server, whose /healthz then also says the API listens. */
@@ -439,6 +472,7 @@ public final class Agent implements Lifecycle {
       return;
     }
     log.info("Stopping jkubelet; pods keep running");
+    eviction.stop();
     sources.forEach(Lifecycle::stop);
     if (setup.cluster() != null) {
       setup.cluster().node().stop();

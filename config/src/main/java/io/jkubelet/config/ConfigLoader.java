@@ -114,6 +114,35 @@ public final class ConfigLoader {
                 b.cgroups().withEnforceNodeAllocatable(strings("enforceNodeAllocatable", v))));
     bool(
         "rotateCertificates", (b, v) -> b.certificates(b.certificates().withRotateCertificates(v)));
+    FIELDS.put(
+        "kubeReserved",
+        (b, v) -> b.reservations(b.reservations().withKubeReserved(stringMap("kubeReserved", v))));
+    FIELDS.put(
+        "systemReserved",
+        (b, v) ->
+            b.reservations(b.reservations().withSystemReserved(stringMap("systemReserved", v))));
+    FIELDS.put(
+        "evictionHard",
+        (b, v) -> b.eviction(b.eviction().withEvictionHard(stringMap("evictionHard", v))));
+    FIELDS.put(
+        "evictionSoft",
+        (b, v) -> b.eviction(b.eviction().withEvictionSoft(stringMap("evictionSoft", v))));
+    FIELDS.put(
+        "evictionSoftGracePeriod",
+        (b, v) ->
+            b.eviction(
+                b.eviction().withEvictionSoftGracePeriod(stringMap("evictionSoftGracePeriod", v))));
+    FIELDS.put(
+        "evictionMinimumReclaim",
+        (b, v) ->
+            b.eviction(
+                b.eviction().withEvictionMinimumReclaim(stringMap("evictionMinimumReclaim", v))));
+    duration(
+        "evictionPressureTransitionPeriod",
+        (b, v) -> b.eviction(b.eviction().withEvictionPressureTransitionPeriod(v)));
+    integer(
+        "evictionMaxPodGracePeriod",
+        (b, v) -> b.eviction(b.eviction().withEvictionMaxPodGracePeriod(v)));
     bool(
         "serverTLSBootstrap", (b, v) -> b.certificates(b.certificates().withServerTLSBootstrap(v)));
   }
@@ -426,6 +455,18 @@ public final class ConfigLoader {
     List<String> out = new ArrayList<>();
     for (int i = 0; i < value.size(); i++) {
       out.add(asString(field + "[" + i + "]", value.get(i)));
+    }
+    return out;
+  }
+
+  /** Reads a mapping of strings to strings (upstream's {@code map[string]string}). */
+  private static Map<String, String> stringMap(String field, JsonNode value) {
+    if (!value.isObject()) {
+      throw new ConfigException(field, "expected a mapping of strings, got " + describe(value));
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> e : value.properties()) {
+      out.put(e.getKey(), asString(field + "." + e.getKey(), e.getValue()));
     }
     return out;
   }

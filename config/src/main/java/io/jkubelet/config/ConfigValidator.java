@@ -28,6 +28,7 @@ public final class ConfigValidator {
    */
   public static void validate(KubeletConfiguration config) {
     positive("syncFrequency", config.syncFrequency());
+    config.eviction().validate();
     positive("fileCheckFrequency", config.fileCheckFrequency());
     positive("httpCheckFrequency", config.httpCheckFrequency());
     httpUrl("staticPodURL", config.staticPodURL());

@@ -85,6 +85,9 @@ import java.util.Objects;
  *     enforceNodeAllocatable}; default {@link CgroupSettings#DEFAULTS}
  * @param certificates the file's {@code rotateCertificates} and {@code serverTLSBootstrap}; default
  *     {@link CertificateSettings#DEFAULTS}
+ * @param reservations {@code kubeReserved} and {@code systemReserved}; default none
+ * @param eviction {@code evictionHard} and the other eviction fields; default {@link
+ *     EvictionSettings#DEFAULTS}
  */
 public record KubeletConfiguration(
     String staticPodPath,
@@ -123,7 +126,9 @@ public record KubeletConfiguration(
     EventExport eventExport,
     NetworkSettings network,
     CgroupSettings cgroups,
-    CertificateSettings certificates) {
+    CertificateSettings certificates,
+    ReservationSettings reservations,
+    EvictionSettings eviction) {
 
   /**
    * {@code authentication}: {@code x509.clientCAFile}, {@code webhook.enabled}, {@code
@@ -256,6 +261,8 @@ public record KubeletConfiguration(
     Objects.requireNonNull(network, "network");
     Objects.requireNonNull(cgroups, "cgroups");
     Objects.requireNonNull(certificates, "certificates");
+    Objects.requireNonNull(reservations, "reservations");
+    Objects.requireNonNull(eviction, "eviction");
     Map<String, List<String>> headers = new LinkedHashMap<>();
     staticPodURLHeader.forEach(
         (name, values) ->
@@ -334,6 +341,8 @@ public record KubeletConfiguration(
     private NetworkSettings network = NetworkSettings.DEFAULTS;
     private CgroupSettings cgroups = CgroupSettings.DEFAULTS;
     private CertificateSettings certificates = CertificateSettings.DEFAULTS;
+    private ReservationSettings reservations = ReservationSettings.DEFAULTS;
+    private EvictionSettings eviction = EvictionSettings.DEFAULTS;
     private int containerLogMaxFiles = 5;
     private boolean enableSystemLogHandler = false;
 
@@ -377,6 +386,28 @@ public record KubeletConfiguration(
       network = c.network;
       cgroups = c.cgroups;
       certificates = c.certificates;
+      reservations = c.reservations;
+      eviction = c.eviction;
+    }
+
+    public Builder reservations(ReservationSettings value) {
+      reservations = value;
+      return this;
+    }
+
+    /** The current {@code kubeReserved} and {@code systemReserved}, for overlaying. */
+    public ReservationSettings reservations() {
+      return reservations;
+    }
+
+    public Builder eviction(EvictionSettings value) {
+      eviction = value;
+      return this;
+    }
+
+    /** The current eviction fields, for overlaying one of them. */
+    public EvictionSettings eviction() {
+      return eviction;
     }
 
     public Builder eventExport(EventExport value) {
@@ -636,7 +667,9 @@ public record KubeletConfiguration(
           eventExport,
           network,
           cgroups,
-          certificates);
+          certificates,
+          reservations,
+          eviction);
     }
   }
 }

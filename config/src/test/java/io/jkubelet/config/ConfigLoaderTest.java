@@ -203,11 +203,11 @@ class ConfigLoaderTest {
     assertThat(c.staticPodPath()).isEqualTo("/etc/kubernetes/manifests");
     assertThat(c.healthzBindAddress()).isEqualTo("127.0.0.1");
     assertThat(c.cgroups()).isEqualTo(CgroupSettings.DEFAULTS);
+    assertThat(c.eviction()).isEqualTo(EvictionSettings.DEFAULTS);
     assertThat(loaded.warnings()).isEmpty();
     assertThat(loaded.unimplemented())
         .containsExactly(
             "cpuManagerReconcilePeriod",
-            "evictionPressureTransitionPeriod",
             "imageMinimumGCAge",
             "logging",
             "runtimeRequestTimeout",

@@ -81,6 +81,8 @@ public final class RunCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin ExportFlags exportFlags = new ExportFlags();
   @picocli.CommandLine.Mixin NetworkFlags networkFlags = new NetworkFlags();
   @picocli.CommandLine.Mixin ResourceFlags resourceFlags = new ResourceFlags();
+
+  @picocli.CommandLine.Mixin EvictionFlags evictionFlags = new EvictionFlags();
   @picocli.CommandLine.Mixin CertificateFlags certificateFlags = new CertificateFlags();
 
   /** The network plugin's options, read by {@link #options()}. */
@@ -287,7 +289,7 @@ public final class RunCommand implements Callable<Integer> {
     var monitoring = new Agent.Monitoring(metrics, () -> docker.rootDir().orElse(null));
     PodNetwork podNetwork = PluginNetwork.create(network, time, recorder);
     ContainerManager containerManager =
-        PodCgroupsWiring.create(cgroups, host.machine(), docker::cgroupDriver);
+        PodCgroupsWiring.create(cgroups, host.machine(), docker::cgroupDriver, options.config());
     var runtime = new InstrumentedRuntime(podNetwork.wrap(docker), metrics, clock);
     Agent kubelet;
     if (base != null) {
@@ -402,6 +404,7 @@ public final class RunCommand implements Callable<Integer> {
     serverFlags.overlay(cfg, flagOf);
     networkFlags.overlay(cfg, flagOf);
     resourceFlags.overlay(cfg, flagOf);
+    evictionFlags.overlay(cfg, flagOf);
     certificateFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {
