@@ -213,7 +213,7 @@ public final class Agent implements Lifecycle {
   /** The kubelet API's routes beyond its own: metrics and stats, and the streaming ones. */
   private List<Route> apiRoutes() {
     List<Route> routes = new ArrayList<>(documents.routes());
-    if (setup.options().config().enableDebuggingHandlers()) {
+    if (setup.options().config().server().enableDebuggingHandlers()) {
       routes.add(StreamingRoutes.forNode(setup.runtime(), podManager));
     }
     return routes;
@@ -312,13 +312,13 @@ public final class Agent implements Lifecycle {
   }
 
   private ReadOnlyServer readOnlyServer(KubeletConfiguration config) {
-    if (config.readOnlyPort() == 0) {
+    if (config.server().readOnlyPort() == 0) {
       return null;
     }
     return documents.serve(
         new ReadOnlyServer(
-            config.address(),
-            config.readOnlyPort(),
+            config.server().address(),
+            config.server().readOnlyPort(),
             new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus),
             healthChecks(),
             setup.events().store(),
@@ -380,7 +380,9 @@ public final class Agent implements Lifecycle {
         "Starting jkubelet on node {} ({}, static pods from {})",
         options.nodeName(),
         setup.cluster() == null ? "standalone" : "cluster mode",
-        options.config().staticPodPath().isEmpty() ? "nowhere" : options.config().staticPodPath());
+        options.config().staticPods().staticPodPath().isEmpty()
+            ? "nowhere"
+            : options.config().staticPods().staticPodPath());
     // The pods' cgroups before anything else: a failure refuses the start, with nothing to stop.
     try {
       setup.containerManager().start();
