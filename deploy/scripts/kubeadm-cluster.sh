@@ -59,6 +59,7 @@ KUBELET=$root/agent/target/jkubelet/bin/kubelet
 CP=jkubeadm-cp
 WORKER=jkubeadm-worker
 say() { echo "kubeadm-cluster: $*" >&2; }
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; } # seconds since $1
 
 # ---------------------------------------------------------------------------------------------
 # systemctl, as kubeadm calls it (util/initsystem: daemon-reload, start, stop, restart, status,
@@ -290,7 +291,7 @@ wait_ready() {
 }
 
 up() {
-  local t0 t1 t2 join
+  local t0 t1 join
   for b in kubeadm kubectl kube-apiserver kube-controller-manager kube-scheduler; do
     [ -x "$BIN/$b" ] || { say "no $BIN/$b; deploy/scripts/k8s-up.sh builds it"; exit 1; }
   done
@@ -334,9 +335,8 @@ up() {
     tail -n 30 "$STATE/kubeadm-init.log" >&2
     exit 1
   fi
-  t1=$(date +%s.%N)
+  say "kubeadm init: $(since "$t0") s"
   cp /etc/kubernetes/admin.conf "$STATE/admin.conf"
-  say "kubeadm init: $(echo "$t1 - $t0" | bc) s"
 
   # The worker: a bootstrap token, and kubeadm join in its namespace. The preflight error ignored:
   #   Port-10250: the control-plane kubelet's port, in the network namespace both nodes share;
@@ -352,11 +352,10 @@ up() {
     tail -n 30 "$STATE/kubeadm-join.log" >&2
     exit 1
   fi
-  t2=$(date +%s.%N)
-  say "kubeadm join: $(echo "$t2 - $t1" | bc) s"
+  say "kubeadm join: $(since "$t1") s"
   wait_ready "$CP" "$cp" 120
   wait_ready "$WORKER" "$worker" 120
-  say "both nodes Ready $(echo "$(date +%s.%N) - $t0" | bc) s after kubeadm init started"
+  say "both nodes Ready $(since "$t0") s after kubeadm init started"
   echo "$STATE/admin.conf"
 }
 
