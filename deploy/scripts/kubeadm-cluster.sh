@@ -14,6 +14,8 @@
 # this machine is the node's own file <node dir>/default-kubelet (/etc/default is the host's). The
 # kubelet is the packaged bin/kubelet (the link the Debian package installs as /usr/bin/kubelet).
 # Unlike the unit's Restart=always, a jkubelet that exits is not started again: the script reports it.
+# A `docker` on kubeadm's PATH lists only the node's own containers, so that `kubeadm reset` removes
+# only those from this machine's shared engine.
 #
 # The worker runs in a mount namespace of its own, where its own directories are bind-mounted over
 # /etc/kubernetes and /var/lib/kubelet, so kubeadm and jkubelet there find the worker's files at
