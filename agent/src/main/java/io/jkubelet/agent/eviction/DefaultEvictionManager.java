@@ -358,7 +358,9 @@ final class DefaultEvictionManager implements EvictionManager {
             ? 30
             : pod.getSpec().getTerminationGracePeriodSeconds();
     // Hard: at once. Soft: the pod's own grace period, at most the maximum (kubernetes#64530).
-    long grace = threshold.hard() ? 0 : Math.min(own, options.maxPodGracePeriodSeconds());
+    // A maximum of 0 (the default) sets none: the pod's own (upstream kills with 0, then 2 s).
+    long max = options.maxPodGracePeriodSeconds();
+    long grace = threshold.hard() ? 0 : max > 0 ? Math.min(own, max) : own;
     String message = Ranking.message(resource, pod, usage);
     Map<String, String> annotations = annotations(resource, pod, usage);
     log.warn(

@@ -11,7 +11,8 @@ import java.util.Objects;
  * @param thresholds hard and soft thresholds, as {@code config.EvictionSettings#thresholds} gives
  *     them
  * @param pressureTransitionPeriod how long a condition stays after its threshold was last met
- * @param maxPodGracePeriodSeconds the most a soft eviction gives a pod; the pod's own when less
+ * @param maxPodGracePeriodSeconds the most a soft eviction gives a pod; the pod's own when less, or
+ *     when this is 0 (none)
  * @param memoryPeriod how often the memory signals are read (the fast path, 100 ms)
  * @param fullPeriod how often every signal, disks and processes too, is read (1 s)
  * @param cleanupTimeout how long an eviction waits for its pod to stop before the next one (30 s,

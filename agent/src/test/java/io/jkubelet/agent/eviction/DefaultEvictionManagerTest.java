@@ -184,6 +184,24 @@ class DefaultEvictionManagerTest {
   }
 
   @Test
+  void withoutAMaximumASoftEvictionGivesThePodItsOwnGracePeriod() {
+    EvictionSettings s =
+        EvictionSettings.DEFAULTS
+            .withEvictionSoft(Map.of("memory.available", "1Gi"))
+            .withEvictionSoftGracePeriod(Map.of("memory.available", "1s"));
+    var m = manager(s, 0);
+    Pod patient = pod("patient", "", "");
+    patient.getSpec().setTerminationGracePeriodSeconds(7L);
+    running(patient, 300 * MI);
+
+    assertThat(m.runOnce(memory(512 * MI))).isEmpty();
+    clock.step(Duration.ofSeconds(1));
+    assertThat(m.runOnce(memory(512 * MI))).contains(patient);
+    // evictionMaxPodGracePeriod 0 sets no maximum; upstream would kill it with 0 (then 2 s).
+    assertThat(killer.killed.get(0).grace()).isEqualTo(Duration.ofSeconds(7));
+  }
+
+  @Test
   void aCriticalPodIsNeverEvictedAndTheManagerWaitsBeforeTryingAgain() {
     var m = manager(EvictionSettings.DEFAULTS);
     Pod mirror = pod("static", "", "");
