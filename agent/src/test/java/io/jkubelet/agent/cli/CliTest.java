@@ -180,10 +180,12 @@ class CliTest {
     assertThat(flags.certificates.rotateCertificates()).isTrue();
     assertThat(flags.certificates.rotationEnabled()).as("standalone").isFalse();
 
-    assertThat(Main.execute("run", "--hostname-override", "n", "--rotate-server-certificates"))
-        .isEqualTo(2);
-    assertThat(err.toString())
-        .contains("--rotate-server-certificates: jkubelet cannot request serving certificates");
+    RunCommand serving = new RunCommand();
+    new CommandLine(serving)
+        .parseArgs("--hostname-override", "n", "--rotate-server-certificates", "--kubeconfig=/k");
+    serving.options();
+    assertThat(serving.certificates.rotateServerCertificates()).isTrue();
+    assertThat(serving.certificates.servingEnabled()).isTrue();
     assertThat(
             Main.execute(
                 "run", "--hostname-override", "n", "--bootstrap-kubeconfig", "/etc/b.conf"))
