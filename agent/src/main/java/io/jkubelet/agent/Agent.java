@@ -5,7 +5,11 @@ import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.admission.Sysctls;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.gc.ContainerGarbageCollector;
+import io.jkubelet.agent.gc.ContainerGc;
+import io.jkubelet.agent.gc.ContainerGcPolicy;
 import io.jkubelet.agent.gc.Housekeeping;
+import io.jkubelet.agent.gc.PodStates;
 import io.jkubelet.agent.gc.Reclaimed;
 import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
@@ -113,6 +117,7 @@ public final class Agent implements Lifecycle {
   private final AgentMetrics documents;
   private final LogCollector logCollector;
   private final OomEvents oomEvents;
+  private final ContainerGc containerGc;
 
   /**
    * What the agent's metrics and stats need from outside.
@@ -182,7 +187,9 @@ public final class Agent implements Lifecycle {
             });
     oomEvents = new OomEvents(setup.recorder(), clock.instant());
     workers = podWorkers();
-    kubelet = new Kubelet(parts(housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes())));
+    Housekeeping housekeeping = housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes());
+    containerGc = housekeeping.containerGc();
+    kubelet = new Kubelet(parts(housekeeping));
     loop = syncLoop();
     server = readOnlyServer(config);
     api =
@@ -194,6 +201,11 @@ public final class Agent implements Lifecycle {
             metrics.caches());
     reclaimed = new Reclaimed(workers, setup.runtime());
     registerCaches(config.maxPods());
+  }
+
+  /** Dead containers and sandboxes, for whoever must free disk at once (eviction). */
+  public ContainerGarbageCollector containerGarbageCollector() {
+    return containerGc;
   }
 
   /** The bounds of the loop's channels and of the state kept per pod, on {@code /metrics}. */
@@ -275,9 +287,16 @@ public final class Agent implements Lifecycle {
 
   private Housekeeping housekeeping(
       Backoff crashBackoff, Backoff pullBackoff, VolumeManager volumes) {
+    var gc = setup.options().config().gc();
     return new Housekeeping(
         setup.runtime(),
-        runtimeManager,
+        new ContainerGc(
+            setup.runtime(),
+            runtimeManager,
+            new ContainerGcPolicy(
+                gc.minimumContainerTtl(), gc.maxPerPodContainer(), gc.maxContainers()),
+            PodStates.of(podManager, setup.statuses(), workers, podConfig::seenAllSources),
+            setup.time().clock()),
         podManager,
         workers,
         cache,

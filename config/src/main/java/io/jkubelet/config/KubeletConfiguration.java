@@ -85,6 +85,7 @@ import java.util.Objects;
  *     enforceNodeAllocatable}; default {@link CgroupSettings#DEFAULTS}
  * @param certificates the file's {@code rotateCertificates} and {@code serverTLSBootstrap}; default
  *     {@link CertificateSettings#DEFAULTS}
+ * @param gc the image and container garbage collectors' policy; default {@link GcSettings#DEFAULTS}
  */
 public record KubeletConfiguration(
     String staticPodPath,
@@ -123,7 +124,8 @@ public record KubeletConfiguration(
     EventExport eventExport,
     NetworkSettings network,
     CgroupSettings cgroups,
-    CertificateSettings certificates) {
+    CertificateSettings certificates,
+    GcSettings gc) {
 
   /**
    * {@code authentication}: {@code x509.clientCAFile}, {@code webhook.enabled}, {@code
@@ -256,6 +258,7 @@ public record KubeletConfiguration(
     Objects.requireNonNull(network, "network");
     Objects.requireNonNull(cgroups, "cgroups");
     Objects.requireNonNull(certificates, "certificates");
+    Objects.requireNonNull(gc, "gc");
     Map<String, List<String>> headers = new LinkedHashMap<>();
     staticPodURLHeader.forEach(
         (name, values) ->
@@ -334,6 +337,7 @@ public record KubeletConfiguration(
     private NetworkSettings network = NetworkSettings.DEFAULTS;
     private CgroupSettings cgroups = CgroupSettings.DEFAULTS;
     private CertificateSettings certificates = CertificateSettings.DEFAULTS;
+    private GcSettings gc = GcSettings.DEFAULTS;
     private int containerLogMaxFiles = 5;
     private boolean enableSystemLogHandler = false;
 
@@ -377,6 +381,17 @@ public record KubeletConfiguration(
       network = c.network;
       cgroups = c.cgroups;
       certificates = c.certificates;
+      gc = c.gc;
+    }
+
+    public Builder gc(GcSettings value) {
+      gc = value;
+      return this;
+    }
+
+    /** The current garbage collection fields, for overlaying one of them. */
+    public GcSettings gc() {
+      return gc;
     }
 
     public Builder eventExport(EventExport value) {
@@ -636,7 +651,8 @@ public record KubeletConfiguration(
           eventExport,
           network,
           cgroups,
-          certificates);
+          certificates,
+          gc);
     }
   }
 }

@@ -11,6 +11,7 @@ import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
 import io.jkubelet.agent.events.LogSink;
 import io.jkubelet.agent.export.ExportSink;
+import io.jkubelet.agent.gc.ImageGcManager;
 import io.jkubelet.agent.jvm.HeapKeeper;
 import io.jkubelet.agent.metrics.EventCollector;
 import io.jkubelet.agent.metrics.ExportCollector;
@@ -82,6 +83,7 @@ public final class RunCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin NetworkFlags networkFlags = new NetworkFlags();
   @picocli.CommandLine.Mixin ResourceFlags resourceFlags = new ResourceFlags();
   @picocli.CommandLine.Mixin CertificateFlags certificateFlags = new CertificateFlags();
+  @picocli.CommandLine.Mixin GcFlags gcFlags = new GcFlags();
 
   /** The network plugin's options, read by {@link #options()}. */
   NetworkOptions network = NetworkOptions.NONE;
@@ -330,6 +332,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     EventCaches.register(metrics.caches(), broadcaster, store);
     Optional<HeapKeeper> heap = HeapKeeper.forThisJvm(clock, time.schedulers());
+    var imageGc = GcWiring.imageGc(options, docker.imageService(), recorder, time, metrics);
     CountDownLatch stopped = new CountDownLatch(1);
     if (HOOK_INSTALLED.compareAndSet(false, true)) {
       Runtime.getRuntime()
@@ -337,6 +340,7 @@ public final class RunCommand implements Callable<Integer> {
               new Thread(
                   () -> {
                     heap.ifPresent(HeapKeeper::stop);
+                    imageGc.ifPresent(ImageGcManager::stop);
                     kubelet.stop();
                     if (certs != null) {
                       certs.stop();
@@ -347,6 +351,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     kubelet.start();
     heap.ifPresent(HeapKeeper::start);
+    imageGc.ifPresent(ImageGcManager::start);
     stopped.await();
     return 0;
   }
@@ -403,6 +408,7 @@ public final class RunCommand implements Callable<Integer> {
     networkFlags.overlay(cfg, flagOf);
     resourceFlags.overlay(cfg, flagOf);
     certificateFlags.overlay(cfg, flagOf);
+    gcFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);

@@ -467,7 +467,7 @@ class RuntimeManagerTest {
         Configs.container(
             pod, pod.getSpec().getContainers().get(0), false, sandbox, 1, Map.of(), List.of()));
 
-    int removed = m.removeDeadContainers(runtime.podStatus(Configs.ref(pod)));
+    int removed = m.removeDeadContainers(runtime.podStatus(Configs.ref(pod)), 1);
 
     assertThat(removed).isZero();
     assertThat(runtime.named("u1", "a")).extracting(f -> f.id).contains(dead);

@@ -180,6 +180,14 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   }
 
   /**
+   * The engine's images for image garbage collection, on this runtime's clients. NOTE: not limited
+   * by {@link #scopedTo}: an image is in use when any container of the engine uses it.
+   */
+  public io.jkubelet.agent.runtime.ImageService imageService() {
+    return new DockerImageService(clients, this::rootDir);
+  }
+
+  /**
    * The engine's cgroup driver ({@code CgroupDriver} of {@code docker info}: {@code cgroupfs} or
    * {@code systemd}); empty when the engine does not say.
    *
