@@ -472,4 +472,37 @@ class RuntimeManagerTest {
     assertThat(removed).isZero();
     assertThat(runtime.named("u1", "a")).extracting(f -> f.id).contains(dead);
   }
+
+  @Test
+  void aContainersDeathLeavesTheNewestKeepExitedInstancesOfItsName() throws Exception {
+    RuntimeManager m = manager();
+    Pod pod = TestPods.simple("u1", "p", "a");
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+    String sandbox = runtime.podStatus(Configs.ref(pod)).sandboxes().get(0).id();
+    List<String> dead = new java.util.ArrayList<>();
+    dead.add(runtime.named("u1", "a").get(0).id);
+    runtime.exit(dead.get(0), 1, "");
+    for (int restart = 1; restart < 4; restart++) {
+      clock.step(Duration.ofSeconds(10));
+      String id =
+          runtime.createContainer(
+              sandbox,
+              Configs.container(
+                  pod,
+                  pod.getSpec().getContainers().get(0),
+                  false,
+                  sandbox,
+                  restart,
+                  Map.of(),
+                  List.of()));
+      runtime.startContainer(id);
+      runtime.exit(id, 1, "");
+      dead.add(id);
+    }
+
+    assertThat(m.removeDeadContainers(runtime.podStatus(Configs.ref(pod)), 2)).isEqualTo(2);
+    assertThat(runtime.named("u1", "a"))
+        .extracting(f -> f.id)
+        .containsExactlyInAnyOrder(dead.get(2), dead.get(3));
+  }
 }
