@@ -296,7 +296,9 @@ public final class Agent implements Lifecycle {
             new ContainerGcPolicy(
                 gc.minimumContainerTtl(), gc.maxPerPodContainer(), gc.maxContainers()),
             PodStates.of(podManager, setup.statuses(), workers, podConfig::seenAllSources),
-            setup.time().clock()),
+            setup.time().clock(),
+            setup.recorder(),
+            Refs.node(setup.options().nodeName())),
         podManager,
         workers,
         cache,

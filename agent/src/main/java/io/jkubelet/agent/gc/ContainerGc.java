@@ -1,5 +1,9 @@
 package io.jkubelet.agent.gc;
 
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
@@ -52,6 +56,8 @@ public final class ContainerGc implements ContainerGarbageCollector {
   private final ContainerGcPolicy policy;
   private final PodStates pods;
   private final Clock clock;
+  private final EventRecorder recorder;
+  private final ObjectReference node;
 
   private record Unit(String uid, String name) {}
 
@@ -62,7 +68,11 @@ public final class ContainerGc implements ContainerGarbageCollector {
       RuntimeManager manager,
       ContainerGcPolicy policy,
       PodStates pods,
-      Clock clock) {
+      Clock clock,
+      EventRecorder recorder,
+      ObjectReference node) {
+    this.recorder = recorder;
+    this.node = node;
     this.runtime = runtime;
     this.manager = manager;
     this.policy = policy;
@@ -74,9 +84,18 @@ public final class ContainerGc implements ContainerGarbageCollector {
     return policy;
   }
 
-  /** Upstream's {@code GarbageCollect}: the policy; terminated pods keep what it allows. */
+  /**
+   * Upstream's {@code GarbageCollect}: the policy; terminated pods keep what it allows. A run the
+   * runtime fails (its listing or an inspect) is logged and a {@code ContainerGCFailed} event on
+   * the Node, as upstream's; a container that cannot be removed is only logged.
+   */
   public synchronized void garbageCollect() {
-    collect(policy, false);
+    try {
+      collect(policy, false);
+    } catch (RuntimeError e) {
+      log.error("ContainerGC: container garbage collection failed: {}", e.getMessage());
+      recorder.event(node, EventType.Warning, Reasons.CONTAINER_GC_FAILED, e.getMessage());
+    }
   }
 
   /**

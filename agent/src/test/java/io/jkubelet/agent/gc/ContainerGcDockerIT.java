@@ -111,7 +111,9 @@ class ContainerGcDockerIT {
             null,
             new ContainerGcPolicy(Duration.ZERO, 2, -1),
             EXISTING,
-            Clock.systemUTC());
+            Clock.systemUTC(),
+            io.jkubelet.agent.events.EventRecorder.NOOP,
+            io.jkubelet.agent.events.Refs.node(node));
 
     gc.garbageCollect();
 

@@ -28,6 +28,7 @@ class ContainerGcTest {
   private final FakeRuntime runtime = new FakeRuntime(clock, IMAGE, PAUSE);
   private final States states = new States();
   private int restarts;
+  private final List<String> events = new ArrayList<>();
 
   /** Pod states set by hand. */
   private static final class States implements PodStates {
@@ -59,7 +60,13 @@ class ContainerGcTest {
 
   private ContainerGc gc(int perContainer, int max, Duration minAge) {
     return new ContainerGc(
-        runtime, null, new ContainerGcPolicy(minAge, perContainer, max), states, clock);
+        runtime,
+        null,
+        new ContainerGcPolicy(minAge, perContainer, max),
+        states,
+        clock,
+        (ref, type, reason, message) -> events.add(type + " " + reason + ": " + message),
+        io.jkubelet.agent.events.Refs.node("n1"));
   }
 
   private String sandbox(Pod pod, int attempt) {
@@ -215,5 +222,12 @@ class ContainerGcTest {
     gc.deleteAllUnusedContainers();
     assertThat(left()).containsExactlyInAnyOrder(s1, b);
     assertThat(runtime.all()).allMatch(f -> f.state == ContainerState.RUNNING);
+  }
+
+  @Test
+  void aRuntimeThatCannotListIsAContainerGcFailedEventOnTheNode() {
+    runtime.setDown(true);
+    gc(1, -1, Duration.ZERO).garbageCollect();
+    assertThat(events).singleElement().asString().startsWith("Warning ContainerGCFailed: ");
   }
 }
