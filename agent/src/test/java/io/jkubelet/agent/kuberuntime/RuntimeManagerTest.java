@@ -505,4 +505,41 @@ class RuntimeManagerTest {
         .extracting(f -> f.id)
         .containsExactlyInAnyOrder(dead.get(2), dead.get(3));
   }
+
+  /** Upstream's qos policy over the node's 8 GiB (NodeContext): the runtime is asked for it. */
+  @Test
+  void eachContainerGetsTheOomScoreAdjOfItsPodsQosClass() throws Exception {
+    Pod pod =
+        TestPods.parse(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: q, namespace: default, uid: u9}
+            spec:
+              containers:
+              - {name: b, image: jkubelet/busybox:1.35, resources: {requests: {memory: 1Gi}}}
+              - {name: e, image: jkubelet/busybox:1.35}
+            """);
+    Pod guaranteed =
+        TestPods.parse(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: g, namespace: default, uid: u10}
+            spec:
+              containers:
+              - name: g
+                image: jkubelet/busybox:1.35
+                resources: {limits: {cpu: 100m, memory: 64Mi}}
+            """);
+    RuntimeManager m = manager();
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+    m.syncPod(guaranteed, runtime.podStatus(Configs.ref(guaranteed)), Actions.FailedProbes.NONE);
+
+    // Burstable: 1000 - 1000 * 1 GiB / 8 GiB; a container without a request in a Burstable pod
+    // gets the same formula with 0, which stops at 999.
+    assertThat(runtime.named("u9", "b").get(0).config.resources().oomScoreAdj()).isEqualTo(875);
+    assertThat(runtime.named("u9", "e").get(0).config.resources().oomScoreAdj()).isEqualTo(999);
+    assertThat(runtime.named("u10", "g").get(0).config.resources().oomScoreAdj()).isEqualTo(-997);
+  }
 }

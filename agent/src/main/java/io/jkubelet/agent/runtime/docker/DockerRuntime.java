@@ -93,7 +93,8 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     this.clients = clients;
     this.inspector = new PodInspector(clients.api());
     this.images = new Images(clients);
-    this.containers = new Containers(clients, images);
+    this.containers =
+        new Containers(clients, images, new NegativeOom(NegativeOom.localProbe(host)));
     this.sandboxes = new Sandboxes(clients, containers);
     this.execs = new ExecSync(clients, time.clock(), time.sleeper());
     this.events = new EventWatcher(this::openEvents, time.sleeper());
