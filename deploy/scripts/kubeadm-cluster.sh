@@ -223,9 +223,10 @@ node_prepare() {
   # What an operator puts into /etc/default/kubelet. The node's address, ports and root dir (the
   # worker's differ from the defaults, as it shares the host's network with the control plane),
   # and what the two nodes of one machine must not share: the CNI conf and cache dirs, the cgroup
-  # root and the pod log dirs (jkubelet's flags; the upstream kubelet has no such flags).
+  # root and the pod log dirs (jkubelet's flags; the upstream kubelet has no such flags). No image
+  # GC: the engine, and its images, are the whole machine's and its tests'.
   cat >"$dir/default-kubelet" <<EOF
-KUBELET_EXTRA_ARGS="--node-ip=$NODE_NET.$((10 + i)) --address=$NODE_NET.$((10 + i)) --port=$port --healthz-port=$healthz --read-only-port=0 --root-dir=$rootdir --cni-conf-dir=$dir/net.d --cni-bin-dir=$CNI_BIN --cni-cache-dir=$dir/cni-cache --cgroup-root=/$name --pod-logs-dir=$dir/logs/pods --container-logs-dir=$dir/logs/containers"
+KUBELET_EXTRA_ARGS="--node-ip=$NODE_NET.$((10 + i)) --address=$NODE_NET.$((10 + i)) --port=$port --healthz-port=$healthz --read-only-port=0 --root-dir=$rootdir --cni-conf-dir=$dir/net.d --cni-bin-dir=$CNI_BIN --cni-cache-dir=$dir/cni-cache --cgroup-root=/$name --pod-logs-dir=$dir/logs/pods --container-logs-dir=$dir/logs/containers --image-gc-high-threshold=100"
 EOF
 }
 

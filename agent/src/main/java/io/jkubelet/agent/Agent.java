@@ -47,8 +47,17 @@ public final class Agent implements Lifecycle {
    *     into the same (see {@code metrics.InstrumentedRuntime}, {@code RestClientMetrics})
    * @param imageFsDir the engine's root directory, for the image file system's stats, asked for
    *     once, by the first stats request; answering null: the root directory's file system
+   * @param imageGc what the eviction manager reclaims images through under disk pressure
    */
-  public record Monitoring(KubeletMetrics metrics, Supplier<Path> imageFsDir) {}
+  public record Monitoring(
+      KubeletMetrics metrics,
+      Supplier<Path> imageFsDir,
+      io.jkubelet.agent.gc.ImageGarbageCollector imageGc) {
+    /** Without image garbage collection: the eviction manager deletes no image. */
+    public Monitoring(KubeletMetrics metrics, Supplier<Path> imageFsDir) {
+      this(metrics, imageFsDir, EvictionWiring.NO_IMAGE_GC);
+    }
+  }
 
   /** Builds the agent with metrics of its own; starts nothing. */
   public Agent(Setup setup) {
@@ -209,6 +218,11 @@ public final class Agent implements Lifecycle {
    */
   public Optional<Pod> seenInApi(String uid) {
     return p.podManager.apiObject(uid);
+  }
+
+  /** Dead containers and sandboxes, for whoever must free disk at once (eviction). */
+  public io.jkubelet.agent.gc.ContainerGarbageCollector containerGarbageCollector() {
+    return p.containerGc;
   }
 
   /** The desired pods, each with the status jkubelet computed for it: {@code /pods}. */

@@ -3,8 +3,12 @@ package io.jkubelet.agent;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.admission.Sysctls;
+import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.eviction.EvictionManager;
+import io.jkubelet.agent.gc.ContainerGc;
+import io.jkubelet.agent.gc.ContainerGcPolicy;
 import io.jkubelet.agent.gc.Housekeeping;
+import io.jkubelet.agent.gc.PodStates;
 import io.jkubelet.agent.gc.Reclaimed;
 import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
@@ -85,6 +89,7 @@ final class AgentParts {
   final RuntimeManager runtimeManager;
   final WorkQueue workQueue;
   final PodWorkers workers;
+  final ContainerGc containerGc;
   final PodAdmitter admitter;
   final Kubelet kubelet;
   final SyncLoop loop;
@@ -152,7 +157,9 @@ final class AgentParts {
             });
     oomEvents = new OomEvents(setup.recorder(), clock.instant());
     workers = podWorkers();
-    kubelet = new Kubelet(parts(housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes())));
+    Housekeeping housekeeping = housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes());
+    containerGc = housekeeping.containerGc();
+    kubelet = new Kubelet(parts(housekeeping));
     EvictionMetrics evictionMetrics = new EvictionMetrics();
     metrics.register(evictionMetrics);
     eviction =
@@ -165,8 +172,8 @@ final class AgentParts {
                 workers,
                 documents.summary(),
                 monitoring.imageFsDir(),
-                EvictionWiring.deadContainers(cache, runtimeManager),
-                EvictionWiring.NO_IMAGE_GC,
+                containerGc,
+                monitoring.imageGc(),
                 evictionMetrics));
     loop = syncLoop();
     server = readOnlyServer(config);
@@ -182,8 +189,7 @@ final class AgentParts {
   }
 
   /** The eviction manager's admit handler: pods refused under node pressure. */
-  private java.util.Optional<PodAdmitter.Refusal> evictionAdmit(
-      io.fabric8.kubernetes.api.model.Pod pod) {
+  private java.util.Optional<PodAdmitter.Refusal> evictionAdmit(Pod pod) {
     return eviction.admit(pod).map(m -> new PodAdmitter.Refusal(EvictionWiring.EVICTED, m));
   }
 
@@ -266,9 +272,18 @@ final class AgentParts {
 
   private Housekeeping housekeeping(
       Backoff crashBackoff, Backoff pullBackoff, VolumeManager volumes) {
+    var gc = setup.options().config().gc();
     return new Housekeeping(
         setup.runtime(),
-        runtimeManager,
+        new ContainerGc(
+            setup.runtime(),
+            runtimeManager,
+            new ContainerGcPolicy(
+                gc.minimumContainerTtl(), gc.maxPerPodContainer(), gc.maxContainers()),
+            PodStates.of(podManager, setup.statuses(), workers, podConfig::seenAllSources),
+            setup.time().clock(),
+            setup.recorder(),
+            Refs.node(setup.options().nodeName())),
         podManager,
         workers,
         cache,

@@ -9,7 +9,6 @@ import io.jkubelet.agent.eviction.HostSignals;
 import io.jkubelet.agent.eviction.SummaryPodUsage;
 import io.jkubelet.agent.gc.ContainerGarbageCollector;
 import io.jkubelet.agent.gc.ImageGarbageCollector;
-import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.stats.SummaryProvider;
@@ -52,22 +51,9 @@ public final class EvictionWiring {
   static final String EVICTED = "Evicted";
 
   /**
-   * Until the image garbage collector is wired, nothing: the eviction manager's disk reclaim then
-   * removes only dead containers.
+   * No image garbage collection (it is off): the eviction manager's disk reclaim deletes no image.
    */
-  static final ImageGarbageCollector NO_IMAGE_GC = () -> 0L;
-
-  /**
-   * Until the container garbage collector is wired: each known pod's dead containers beyond the
-   * newest of each name, as housekeeping removes them.
-   */
-  static ContainerGarbageCollector deadContainers(PodCache cache, RuntimeManager manager) {
-    return () -> {
-      for (String uid : cache.uids()) {
-        cache.get(uid).ifPresent(e -> manager.removeDeadContainers(e.status()));
-      }
-    };
-  }
+  public static final ImageGarbageCollector NO_IMAGE_GC = () -> 0L;
 
   /**
    * Upstream's {@code GetNodeAllocatableReservation}: for cpu, memory and ephemeral-storage, the

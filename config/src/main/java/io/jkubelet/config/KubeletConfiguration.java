@@ -64,6 +64,7 @@ import java.util.Objects;
  * @param reservations {@code kubeReserved} and {@code systemReserved}; default none
  * @param eviction {@code evictionHard} and the other eviction fields; default {@link
  *     EvictionSettings#DEFAULTS}
+ * @param gc the image and container garbage collectors' policy; default {@link GcSettings#DEFAULTS}
  */
 public record KubeletConfiguration(
     StaticPodSettings staticPods,
@@ -89,7 +90,8 @@ public record KubeletConfiguration(
     CgroupSettings cgroups,
     CertificateSettings certificates,
     ReservationSettings reservations,
-    EvictionSettings eviction) {
+    EvictionSettings eviction,
+    GcSettings gc) {
 
   /**
    * Copies the lists into unmodifiable ones.
@@ -113,6 +115,7 @@ public record KubeletConfiguration(
     Objects.requireNonNull(certificates, "certificates");
     Objects.requireNonNull(reservations, "reservations");
     Objects.requireNonNull(eviction, "eviction");
+    Objects.requireNonNull(gc, "gc");
   }
 
   /** The configuration with every field at its default, as documented on each component. */
@@ -171,6 +174,7 @@ public record KubeletConfiguration(
     private CertificateSettings certificates = CertificateSettings.DEFAULTS;
     private ReservationSettings reservations = ReservationSettings.DEFAULTS;
     private EvictionSettings eviction = EvictionSettings.DEFAULTS;
+    private GcSettings gc = GcSettings.DEFAULTS;
 
     private Builder() {}
 
@@ -199,6 +203,7 @@ public record KubeletConfiguration(
       certificates = c.certificates;
       reservations = c.reservations;
       eviction = c.eviction;
+      gc = c.gc;
     }
 
     public Builder reservations(ReservationSettings value) {
@@ -259,6 +264,16 @@ public record KubeletConfiguration(
     public Builder network(NetworkSettings value) {
       network = value;
       return this;
+    }
+
+    public Builder gc(GcSettings value) {
+      gc = value;
+      return this;
+    }
+
+    /** The current garbage collection fields, for overlaying one of them. */
+    public GcSettings gc() {
+      return gc;
     }
 
     public Builder certificates(CertificateSettings value) {
@@ -395,7 +410,8 @@ public record KubeletConfiguration(
           cgroups,
           certificates,
           reservations,
-          eviction);
+          eviction,
+          gc);
     }
   }
 }

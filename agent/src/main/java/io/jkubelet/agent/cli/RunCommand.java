@@ -11,6 +11,7 @@ import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
 import io.jkubelet.agent.events.LogSink;
 import io.jkubelet.agent.export.ExportSink;
+import io.jkubelet.agent.gc.ImageGcManager;
 import io.jkubelet.agent.jvm.HeapKeeper;
 import io.jkubelet.agent.metrics.EventCollector;
 import io.jkubelet.agent.metrics.ExportCollector;
@@ -51,8 +52,9 @@ import picocli.CommandLine.Option;
  * <p>It holds upstream's core flags that have no subsystem of their own and the start-up of the
  * agent from them. Subsystems bring their flags as mixins ({@code NetworkFlags}, {@code
  * ResourceFlags}, {@code CertificateFlags}, {@code ServerFlags}, {@code PodFlags}, {@code
- * ExportFlags}) and their start-up as wiring classes ({@code CertificateWiring}, {@code
- * PodCgroupsWiring}); {@code RunOptions} assembles the configuration from the file and the flags.
+ * ExportFlags}, {@code GcFlags}) and their start-up as wiring classes ({@code CertificateWiring},
+ * {@code GcWiring}, {@code PodCgroupsWiring}); {@code RunOptions} assembles the configuration from
+ * the file and the flags.
  */
 @Command(
     name = "run",
@@ -73,6 +75,7 @@ public final class RunCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin ResourceFlags resourceFlags = new ResourceFlags();
   @picocli.CommandLine.Mixin EvictionFlags evictionFlags = new EvictionFlags();
   @picocli.CommandLine.Mixin CertificateFlags certificateFlags = new CertificateFlags();
+  @picocli.CommandLine.Mixin GcFlags gcFlags = new GcFlags();
 
   /** The network plugin's options, read by {@link #options()}. */
   NetworkOptions network = NetworkOptions.NONE;
@@ -272,7 +275,14 @@ public final class RunCommand implements Callable<Integer> {
     DockerRuntime docker = connected(engine);
     // The engine's root directory, for the image file system's stats, is asked for by the first
     // stats request rather than during the start.
-    var monitoring = new Agent.Monitoring(metrics, () -> docker.rootDir().orElse(null));
+    var imageGc = GcWiring.imageGc(options, docker.imageService(), recorder, time, metrics);
+    var monitoring =
+        new Agent.Monitoring(
+            metrics,
+            () -> docker.rootDir().orElse(null),
+            imageGc
+                .<io.jkubelet.agent.gc.ImageGarbageCollector>map(g -> g)
+                .orElse(io.jkubelet.agent.EvictionWiring.NO_IMAGE_GC));
     PodNetwork podNetwork = PluginNetwork.create(network, time, recorder);
     ContainerManager containerManager =
         PodCgroupsWiring.create(cgroups, host.machine(), docker::cgroupDriver, options.config());
@@ -325,6 +335,7 @@ public final class RunCommand implements Callable<Integer> {
               new Thread(
                   () -> {
                     heap.ifPresent(HeapKeeper::stop);
+                    imageGc.ifPresent(ImageGcManager::stop);
                     kubelet.stop();
                     if (certs != null) {
                       certs.stop();
@@ -335,6 +346,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     kubelet.start();
     heap.ifPresent(HeapKeeper::start);
+    imageGc.ifPresent(ImageGcManager::start);
     stopped.await();
     return 0;
   }

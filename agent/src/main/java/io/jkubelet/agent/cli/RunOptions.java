@@ -106,6 +106,7 @@ final class RunOptions {
     run.resourceFlags.overlay(cfg, flagOf);
     run.evictionFlags.overlay(cfg, flagOf);
     run.certificateFlags.overlay(cfg, flagOf);
+    run.gcFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);
