@@ -55,7 +55,8 @@ for h in /sys/fs/cgroup/*/; do
 done
 
 bench_cluster_up bench-ev --cgroup-root "$cg_root" --kube-reserved "memory=$kube_reserved" \
-  --eviction-hard "memory.available<200Mi" --eviction-pressure-transition-period 3s
+  --eviction-hard "memory.available<200Mi" --eviction-pressure-transition-period 3s \
+  --image-gc-high-threshold 100
 trap ev_cleanup EXIT
 kubepods=/sys/fs/cgroup/memory${cg_root}/kubepods
 kubectl_ create namespace "$ns" >/dev/null
