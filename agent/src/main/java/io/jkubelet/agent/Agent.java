@@ -47,8 +47,17 @@ public final class Agent implements Lifecycle {
    *     into the same (see {@code metrics.InstrumentedRuntime}, {@code RestClientMetrics})
    * @param imageFsDir the engine's root directory, for the image file system's stats, asked for
    *     once, by the first stats request; answering null: the root directory's file system
+   * @param imageGc what the eviction manager reclaims images through under disk pressure
    */
-  public record Monitoring(KubeletMetrics metrics, Supplier<Path> imageFsDir) {}
+  public record Monitoring(
+      KubeletMetrics metrics,
+      Supplier<Path> imageFsDir,
+      io.jkubelet.agent.gc.ImageGarbageCollector imageGc) {
+    /** Without image garbage collection: the eviction manager deletes no image. */
+    public Monitoring(KubeletMetrics metrics, Supplier<Path> imageFsDir) {
+      this(metrics, imageFsDir, EvictionWiring.NO_IMAGE_GC);
+    }
+  }
 
   /** Builds the agent with metrics of its own; starts nothing. */
   public Agent(Setup setup) {
@@ -112,9 +121,15 @@ public final class Agent implements Lifecycle {
     } catch (CompletionException e) {
       throw e.getCause() instanceof RuntimeException r ? r : e;
     }
+    p.eviction.start();
     if (p.setup.cluster() != null) {
       p.setup.cluster().node().start();
     }
+  }
+
+  /** The pressure conditions that are True now, for the Node's status. Any thread. */
+  public java.util.Set<String> pressure() {
+    return p.eviction.nodeConditions();
   }
 
   /** The kubelet API, then the read-only server, whose /healthz then also says the API listens. */
@@ -130,6 +145,7 @@ public final class Agent implements Lifecycle {
     if (!started.compareAndSet(true, false)) {
       return;
     }
+    p.eviction.stop();
     log.info("Stopping jkubelet; pods keep running");
     p.sources.forEach(Lifecycle::stop);
     if (p.setup.cluster() != null) {

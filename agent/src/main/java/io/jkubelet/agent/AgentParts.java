@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.admission.Sysctls;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.eviction.EvictionManager;
 import io.jkubelet.agent.gc.ContainerGc;
 import io.jkubelet.agent.gc.ContainerGcPolicy;
 import io.jkubelet.agent.gc.Housekeeping;
@@ -14,6 +15,7 @@ import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.logs.LogCollector;
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.SyncLoop;
+import io.jkubelet.agent.metrics.EvictionMetrics;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
 import io.jkubelet.agent.metrics.KubeletMetrics;
 import io.jkubelet.agent.metrics.PlegMetrics;
@@ -98,6 +100,7 @@ final class AgentParts {
   final AgentMetrics documents;
   final LogCollector logCollector;
   final OomEvents oomEvents;
+  final EvictionManager eviction;
 
   /** Builds every part; starts nothing. */
   AgentParts(Setup setup, Agent.Monitoring monitoring) {
@@ -130,15 +133,17 @@ final class AgentParts {
     logCollector = RuntimeWiring.logCollector(setup, cache);
     documents =
         new AgentMetrics(setup, metrics, monitoring.imageFsDir(), cache, probes, podManager);
+    Map<String, Long> reserved = EvictionWiring.reservation(config, setup.host().machine());
     admitter =
         new PodAdmitter(
-            setup.host().machine().cpus() * 1000L,
-            setup.host().machine().memoryBytes(),
+            Math.max(0, setup.host().machine().cpus() * 1000L - reserved.getOrDefault("cpu", 0L)),
+            EvictionWiring.allocatableMemory(setup.host().machine(), reserved),
             config.maxPods(),
             setup.statuses(),
             recorder,
             clock,
-            Sysctls.allowing(config.allowedUnsafeSysctls()));
+            Sysctls.allowing(config.allowedUnsafeSysctls()),
+            this::evictionAdmit);
     RuntimeWiring.Built rt = RuntimeWiring.build(setup, objects(), probes, workerExecutor);
     runtimeManager = rt.manager();
     workQueue = new WorkQueue(clock);
@@ -155,6 +160,21 @@ final class AgentParts {
     Housekeeping housekeeping = housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes());
     containerGc = housekeeping.containerGc();
     kubelet = new Kubelet(parts(housekeeping));
+    EvictionMetrics evictionMetrics = new EvictionMetrics();
+    metrics.register(evictionMetrics);
+    eviction =
+        EvictionWiring.build(
+            setup,
+            new EvictionWiring.AgentParts(
+                activePods()::get,
+                cache,
+                setup.statuses(),
+                workers,
+                documents.summary(),
+                monitoring.imageFsDir(),
+                containerGc,
+                monitoring.imageGc(),
+                evictionMetrics));
     loop = syncLoop();
     server = readOnlyServer(config);
     api =
@@ -166,6 +186,11 @@ final class AgentParts {
             metrics.caches());
     reclaimed = new Reclaimed(workers, setup.runtime());
     registerCaches(config.maxPods());
+  }
+
+  /** The eviction manager's admit handler: pods refused under node pressure. */
+  private java.util.Optional<PodAdmitter.Refusal> evictionAdmit(Pod pod) {
+    return eviction.admit(pod).map(m -> new PodAdmitter.Refusal(EvictionWiring.EVICTED, m));
   }
 
   /** The bounds of the loop's channels and of the state kept per pod, on {@code /metrics}. */
@@ -315,6 +340,7 @@ final class AgentParts {
     // As upstream's runtime state, refreshed every 5 s rather than on every request.
     checks.put("runtime", new Memo<>(RUNTIME_CHECK_TTL, setup.time().clock(), this::runtimeHealth));
     checks.put("events", setup.events().broadcaster()::healthy);
+    checks.put("eviction", () -> eviction.healthy());
     for (Lifecycle source : sources) {
       checks.put(source.getClass().getSimpleName(), source::healthy);
     }

@@ -9,6 +9,7 @@ import static io.jkubelet.config.JsonFields.authorization;
 import static io.jkubelet.config.JsonFields.describe;
 import static io.jkubelet.config.JsonFields.eventExport;
 import static io.jkubelet.config.JsonFields.headers;
+import static io.jkubelet.config.JsonFields.stringMap;
 import static io.jkubelet.config.JsonFields.strings;
 
 import com.fasterxml.jackson.core.JsonLocation;
@@ -143,6 +144,35 @@ public final class ConfigLoader {
     duration("imageMinimumGCAge", (b, v) -> b.gc(b.gc().withImageMinimumGCAge(v)));
     bool(
         "rotateCertificates", (b, v) -> b.certificates(b.certificates().withRotateCertificates(v)));
+    FIELDS.put(
+        "kubeReserved",
+        (b, v) -> b.reservations(b.reservations().withKubeReserved(stringMap("kubeReserved", v))));
+    FIELDS.put(
+        "systemReserved",
+        (b, v) ->
+            b.reservations(b.reservations().withSystemReserved(stringMap("systemReserved", v))));
+    FIELDS.put(
+        "evictionHard",
+        (b, v) -> b.eviction(b.eviction().withEvictionHard(stringMap("evictionHard", v))));
+    FIELDS.put(
+        "evictionSoft",
+        (b, v) -> b.eviction(b.eviction().withEvictionSoft(stringMap("evictionSoft", v))));
+    FIELDS.put(
+        "evictionSoftGracePeriod",
+        (b, v) ->
+            b.eviction(
+                b.eviction().withEvictionSoftGracePeriod(stringMap("evictionSoftGracePeriod", v))));
+    FIELDS.put(
+        "evictionMinimumReclaim",
+        (b, v) ->
+            b.eviction(
+                b.eviction().withEvictionMinimumReclaim(stringMap("evictionMinimumReclaim", v))));
+    duration(
+        "evictionPressureTransitionPeriod",
+        (b, v) -> b.eviction(b.eviction().withEvictionPressureTransitionPeriod(v)));
+    integer(
+        "evictionMaxPodGracePeriod",
+        (b, v) -> b.eviction(b.eviction().withEvictionMaxPodGracePeriod(v)));
     bool(
         "serverTLSBootstrap", (b, v) -> b.certificates(b.certificates().withServerTLSBootstrap(v)));
   }

@@ -30,6 +30,7 @@ public final class ConfigValidator {
    */
   public static void validate(KubeletConfiguration config) {
     positive("syncFrequency", config.syncFrequency());
+    config.eviction().validate();
     StaticPodSettings pods = config.staticPods();
     positive("fileCheckFrequency", pods.fileCheckFrequency());
     positive("httpCheckFrequency", pods.httpCheckFrequency());

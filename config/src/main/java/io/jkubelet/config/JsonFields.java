@@ -141,6 +141,18 @@ final class JsonFields {
     return value.longValue();
   }
 
+  /** Reads a mapping of strings to strings (upstream's {@code map[string]string}). */
+  static Map<String, String> stringMap(String field, JsonNode value) {
+    if (!value.isObject()) {
+      throw new ConfigException(field, "expected a mapping of strings, got " + describe(value));
+    }
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> e : value.properties()) {
+      out.put(e.getKey(), asString(field + "." + e.getKey(), e.getValue()));
+    }
+    return out;
+  }
+
   /** Reads a list of strings. */
   static List<String> strings(String field, JsonNode value) {
     if (!value.isArray()) {

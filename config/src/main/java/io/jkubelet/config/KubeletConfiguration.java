@@ -61,6 +61,9 @@ import java.util.Objects;
  *     enforceNodeAllocatable}; default {@link CgroupSettings#DEFAULTS}
  * @param certificates the file's {@code rotateCertificates} and {@code serverTLSBootstrap}; default
  *     {@link CertificateSettings#DEFAULTS}
+ * @param reservations {@code kubeReserved} and {@code systemReserved}; default none
+ * @param eviction {@code evictionHard} and the other eviction fields; default {@link
+ *     EvictionSettings#DEFAULTS}
  * @param gc the image and container garbage collectors' policy; default {@link GcSettings#DEFAULTS}
  */
 public record KubeletConfiguration(
@@ -86,6 +89,8 @@ public record KubeletConfiguration(
     NetworkSettings network,
     CgroupSettings cgroups,
     CertificateSettings certificates,
+    ReservationSettings reservations,
+    EvictionSettings eviction,
     GcSettings gc) {
 
   /**
@@ -108,6 +113,8 @@ public record KubeletConfiguration(
     Objects.requireNonNull(network, "network");
     Objects.requireNonNull(cgroups, "cgroups");
     Objects.requireNonNull(certificates, "certificates");
+    Objects.requireNonNull(reservations, "reservations");
+    Objects.requireNonNull(eviction, "eviction");
     Objects.requireNonNull(gc, "gc");
   }
 
@@ -165,6 +172,8 @@ public record KubeletConfiguration(
     private NetworkSettings network = NetworkSettings.DEFAULTS;
     private CgroupSettings cgroups = CgroupSettings.DEFAULTS;
     private CertificateSettings certificates = CertificateSettings.DEFAULTS;
+    private ReservationSettings reservations = ReservationSettings.DEFAULTS;
+    private EvictionSettings eviction = EvictionSettings.DEFAULTS;
     private GcSettings gc = GcSettings.DEFAULTS;
 
     private Builder() {}
@@ -192,7 +201,29 @@ public record KubeletConfiguration(
       network = c.network;
       cgroups = c.cgroups;
       certificates = c.certificates;
+      reservations = c.reservations;
+      eviction = c.eviction;
       gc = c.gc;
+    }
+
+    public Builder reservations(ReservationSettings value) {
+      reservations = value;
+      return this;
+    }
+
+    /** The current {@code kubeReserved} and {@code systemReserved}, for overlaying. */
+    public ReservationSettings reservations() {
+      return reservations;
+    }
+
+    public Builder eviction(EvictionSettings value) {
+      eviction = value;
+      return this;
+    }
+
+    /** The current eviction fields, for overlaying one of them. */
+    public EvictionSettings eviction() {
+      return eviction;
     }
 
     public Builder staticPods(StaticPodSettings value) {
@@ -378,6 +409,8 @@ public record KubeletConfiguration(
           network,
           cgroups,
           certificates,
+          reservations,
+          eviction,
           gc);
     }
   }

@@ -209,12 +209,12 @@ class ConfigLoaderTest {
     assertThat(c.staticPods().staticPodPath()).isEqualTo("/etc/kubernetes/manifests");
     assertThat(c.server().healthzBindAddress()).isEqualTo("127.0.0.1");
     assertThat(c.cgroups()).isEqualTo(CgroupSettings.DEFAULTS);
+    assertThat(c.eviction()).isEqualTo(EvictionSettings.DEFAULTS);
     assertThat(c.gc()).as("imageMinimumGCAge: 0s is the default").isEqualTo(GcSettings.DEFAULTS);
     assertThat(loaded.warnings()).isEmpty();
     assertThat(loaded.unimplemented())
         .containsExactly(
             "cpuManagerReconcilePeriod",
-            "evictionPressureTransitionPeriod",
             "logging",
             "runtimeRequestTimeout",
             "shutdownGracePeriod",

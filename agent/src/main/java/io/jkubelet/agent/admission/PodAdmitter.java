@@ -36,6 +36,19 @@ public final class PodAdmitter {
   private final Clock clock;
   private final Sysctls sysctls;
   private final Set<String> rejected = ConcurrentHashMap.newKeySet();
+  private final Handler first;
+
+  /**
+   * An admit handler that runs before the others, as upstream's eviction admit handler: empty to go
+   * on, else the rejection's reason and message.
+   */
+  public interface Handler {
+    /** Why the pod is refused, or empty. */
+    Optional<Refusal> admit(Pod pod);
+  }
+
+  /** A handler's refusal: the status reason and message (the message is prefixed "Pod "). */
+  public record Refusal(String reason, String message) {}
 
   /**
    * @param milliCpu the node's allocatable cpu, in millicores
@@ -63,6 +76,30 @@ public final class PodAdmitter {
       EventRecorder recorder,
       Clock clock,
       Sysctls sysctls) {
+    this(
+        milliCpu,
+        memoryBytes,
+        maxPods,
+        statuses,
+        recorder,
+        clock,
+        sysctls,
+        pod -> Optional.empty());
+  }
+
+  /**
+   * @param first runs before every other check (the eviction manager's, under node pressure)
+   */
+  public PodAdmitter(
+      long milliCpu,
+      long memoryBytes,
+      int maxPods,
+      StatusManager statuses,
+      EventRecorder recorder,
+      Clock clock,
+      Sysctls sysctls,
+      Handler first) {
+    this.first = first;
     this.allocatable = new Admission.Allocatable(milliCpu, memoryBytes, maxPods);
     this.statuses = statuses;
     this.recorder = recorder;
@@ -77,6 +114,11 @@ public final class PodAdmitter {
    * @return whether the pod was admitted
    */
   public boolean admit(Pod pod, Collection<Pod> desired) {
+    Optional<Refusal> refused = first.admit(pod);
+    if (refused.isPresent()) {
+      reject(pod, new Admission.Rejection(refused.get().reason(), refused.get().message()));
+      return false;
+    }
     Optional<String> forbidden = sysctls.forbidden(pod);
     if (forbidden.isPresent()) {
       reject(pod, new Admission.Rejection(Sysctls.FORBIDDEN_REASON, forbidden.get()));

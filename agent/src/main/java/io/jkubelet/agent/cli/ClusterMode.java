@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.jkubelet.agent.Agent;
+import io.jkubelet.agent.EvictionWiring;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.Setup;
 import io.jkubelet.agent.events.ApiEventSink;
@@ -20,6 +21,7 @@ import io.jkubelet.agent.network.PodNetwork;
 import io.jkubelet.agent.node.HeartbeatClient;
 import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeOptions;
+import io.jkubelet.agent.node.NodeResources;
 import io.jkubelet.agent.node.NodeStatusManager;
 import io.jkubelet.agent.objects.WatchPodObjects;
 import io.jkubelet.agent.pod.MirrorClient;
@@ -33,6 +35,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -97,7 +100,10 @@ final class ClusterMode {
                 agent.get() == null
                     ? Health.failing("jkubelet is starting")
                     : agent.get().healthy(),
-            recorder);
+            recorder,
+            new NodeResources(
+                EvictionWiring.reservation(config, host.machine()),
+                () -> agent.get() == null ? Set.of() : agent.get().pressure()));
     network.podCidrsFrom(() -> podCidrs(node));
     KubernetesClient pods = client.apply(base);
     MirrorClient mirrors =

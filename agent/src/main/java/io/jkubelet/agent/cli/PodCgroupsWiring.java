@@ -6,6 +6,9 @@ import io.jkubelet.agent.cm.NodeAllocatable;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.config.ConfigException;
+import io.jkubelet.config.EvictionSettings;
+import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.ReservationSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,9 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Builds the pods' container manager for {@code run}: node allocatable from the host's capacity
- * ({@code kernel.pid_max} as its pids; jkubelet reserves nothing yet), and, with {@code
- * cgroupsPerQOS}, the check upstream's dockershim makes that Docker uses the same cgroup driver.
- * Builds only: the agent starts the manager.
+ * ({@code kernel.pid_max} as its pids, less {@code kubeReserved} and {@code systemReserved}), and,
+ * with {@code cgroupsPerQOS}, the check upstream's dockershim makes that Docker uses the same
+ * cgroup driver. Builds only: the agent starts the manager.
  */
 final class PodCgroupsWiring {
   private static final Logger log = LoggerFactory.getLogger(PodCgroupsWiring.class);
@@ -35,11 +38,39 @@ final class PodCgroupsWiring {
    */
   static ContainerManager create(
       CgroupOptions options, NodeInfo machine, Supplier<Optional<String>> engineDriver) {
+    return create(options, machine, engineDriver, KubeletConfiguration.builder().build());
+  }
+
+  /** As above, with {@code config}'s reservations held back from {@code kubepods}. */
+  static ContainerManager create(
+      CgroupOptions options,
+      NodeInfo machine,
+      Supplier<Optional<String>> engineDriver,
+      KubeletConfiguration config) {
     if (!options.cgroupsPerQOS()) {
       return ContainerManager.NONE;
     }
     checkDriver(options.driver().flagValue(), engineDriver);
-    return ContainerManager.create(options, allocatable(machine, pidMax(PID_MAX)));
+    return ContainerManager.create(options, allocatable(machine, pidMax(PID_MAX), config));
+  }
+
+  /**
+   * Node allocatable: the capacity, {@code kubeReserved} and {@code systemReserved} (cpu, memory,
+   * pid), and the hard {@code memory.available} threshold (a percentage taken of the memory).
+   */
+  static NodeAllocatable allocatable(NodeInfo machine, long pidMax, KubeletConfiguration config) {
+    ReservationSettings r = config.reservations();
+    long hardMemory =
+        config
+            .eviction()
+            .hard(EvictionSettings.Signal.MEMORY_AVAILABLE)
+            .map(t -> t.value().resolve(machine.memoryBytes()))
+            .orElse(0L);
+    return new NodeAllocatable(
+        new NodeAllocatable.Amounts(machine.cpus() * 1000L, machine.memoryBytes(), pidMax),
+        new NodeAllocatable.Amounts(r.kube("cpu"), r.kube("memory"), r.kube("pid")),
+        new NodeAllocatable.Amounts(r.system("cpu"), r.system("memory"), r.system("pid")),
+        hardMemory);
   }
 
   /** The node's capacity, nothing reserved: cpus, memory, and {@code pidMax} processes. */

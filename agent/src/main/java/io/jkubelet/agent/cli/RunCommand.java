@@ -73,6 +73,7 @@ public final class RunCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin ExportFlags exportFlags = new ExportFlags();
   @picocli.CommandLine.Mixin NetworkFlags networkFlags = new NetworkFlags();
   @picocli.CommandLine.Mixin ResourceFlags resourceFlags = new ResourceFlags();
+  @picocli.CommandLine.Mixin EvictionFlags evictionFlags = new EvictionFlags();
   @picocli.CommandLine.Mixin CertificateFlags certificateFlags = new CertificateFlags();
   @picocli.CommandLine.Mixin GcFlags gcFlags = new GcFlags();
 
@@ -274,10 +275,17 @@ public final class RunCommand implements Callable<Integer> {
     DockerRuntime docker = connected(engine);
     // The engine's root directory, for the image file system's stats, is asked for by the first
     // stats request rather than during the start.
-    var monitoring = new Agent.Monitoring(metrics, () -> docker.rootDir().orElse(null));
+    var imageGc = GcWiring.imageGc(options, docker.imageService(), recorder, time, metrics);
+    var monitoring =
+        new Agent.Monitoring(
+            metrics,
+            () -> docker.rootDir().orElse(null),
+            imageGc
+                .<io.jkubelet.agent.gc.ImageGarbageCollector>map(g -> g)
+                .orElse(io.jkubelet.agent.EvictionWiring.NO_IMAGE_GC));
     PodNetwork podNetwork = PluginNetwork.create(network, time, recorder);
     ContainerManager containerManager =
-        PodCgroupsWiring.create(cgroups, host.machine(), docker::cgroupDriver);
+        PodCgroupsWiring.create(cgroups, host.machine(), docker::cgroupDriver, options.config());
     var runtime = new InstrumentedRuntime(podNetwork.wrap(docker), metrics, clock);
     Agent kubelet;
     if (base != null) {
@@ -320,7 +328,6 @@ public final class RunCommand implements Callable<Integer> {
     }
     EventCaches.register(metrics.caches(), broadcaster, store);
     Optional<HeapKeeper> heap = HeapKeeper.forThisJvm(clock, time.schedulers());
-    var imageGc = GcWiring.imageGc(options, docker.imageService(), recorder, time, metrics);
     CountDownLatch stopped = new CountDownLatch(1);
     if (HOOK_INSTALLED.compareAndSet(false, true)) {
       Runtime.getRuntime()

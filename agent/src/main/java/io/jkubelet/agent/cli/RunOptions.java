@@ -104,6 +104,7 @@ final class RunOptions {
     run.serverFlags.overlay(cfg, flagOf);
     run.networkFlags.overlay(cfg, flagOf);
     run.resourceFlags.overlay(cfg, flagOf);
+    run.evictionFlags.overlay(cfg, flagOf);
     run.certificateFlags.overlay(cfg, flagOf);
     run.gcFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();

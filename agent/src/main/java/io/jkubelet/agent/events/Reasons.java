@@ -52,6 +52,11 @@ public final class Reasons {
   public static final String NODE_HAS_SUFFICIENT_MEMORY = "NodeHasSufficientMemory";
   public static final String NODE_HAS_NO_DISK_PRESSURE = "NodeHasNoDiskPressure";
   public static final String NODE_HAS_SUFFICIENT_PID = "NodeHasSufficientPID";
+  public static final String NODE_HAS_INSUFFICIENT_MEMORY = "NodeHasInsufficientMemory";
+  public static final String NODE_HAS_DISK_PRESSURE = "NodeHasDiskPressure";
+  public static final String NODE_HAS_INSUFFICIENT_PID = "NodeHasInsufficientPID";
+  public static final String EVICTED = "Evicted";
+  public static final String EVICTION_THRESHOLD_MET = "EvictionThresholdMet";
 
   // Garbage collection events (upstream's, on the Node).
   public static final String INVALID_DISK_CAPACITY = "InvalidDiskCapacity";

@@ -149,10 +149,16 @@ final class ContainerKiller {
   /**
    * The grace period for stopping a container: the override, else the pod's deletion or termination
    * grace period, else (for an orphan known only from the runtime) the one recorded on the
-   * container; never under {@link RuntimeManager#MIN_GRACE}.
+   * container; never under {@link RuntimeManager#MIN_GRACE}, but for an override of zero (a hard
+   * eviction, a forced deletion), which is SIGKILL at once. NOTE: upstream gives even those 2 s
+   * ({@code minimumGracePeriodInSeconds}); a pod evicted for memory then holds it 2 s longer, and
+   * the kernel's OOM killer may act first.
    */
   static Duration gracePeriod(Pod pod, Duration override, Map<String, String> labels) {
     Duration d;
+    if (override != null && override.isZero()) {
+      return Duration.ZERO;
+    }
     if (override != null) {
       d = override;
     } else if (pod.getMetadata().getDeletionGracePeriodSeconds() != null) {

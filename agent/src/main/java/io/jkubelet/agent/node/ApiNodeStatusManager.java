@@ -80,12 +80,35 @@ final class ApiNodeStatusManager implements NodeStatusManager {
       Supplier<List<ImageSummary>> images,
       Supplier<Health> readiness,
       EventRecorder recorder) {
+    this(
+        options,
+        client,
+        time,
+        machine,
+        runtimeVersion,
+        images,
+        readiness,
+        recorder,
+        NodeResources.NONE);
+  }
+
+  ApiNodeStatusManager(
+      NodeOptions options,
+      KubernetesClient client,
+      Time time,
+      NodeInfo machine,
+      Supplier<String> runtimeVersion,
+      Supplier<List<ImageSummary>> images,
+      Supplier<Health> readiness,
+      EventRecorder recorder,
+      NodeResources resources) {
     this.options = Objects.requireNonNull(options, "options");
     this.time = Objects.requireNonNull(time, "time");
     this.clock = time.clock();
     this.name = options.nodeName();
     this.status =
-        new NodeStatusSync(options, client, machine, runtimeVersion, images, readiness, recorder);
+        new NodeStatusSync(
+            options, client, machine, runtimeVersion, images, readiness, recorder, resources);
     this.registration = new NodeRegistration(options, client, machine, status);
     this.lease = new NodeLease(client, name, options.leaseDurationSeconds());
   }

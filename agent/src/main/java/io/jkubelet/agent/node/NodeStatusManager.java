@@ -54,7 +54,32 @@ public interface NodeStatusManager extends Lifecycle {
       Supplier<List<ImageSummary>> images,
       Supplier<Health> readiness,
       EventRecorder recorder) {
+    return create(
+        options,
+        client,
+        time,
+        machine,
+        runtimeVersion,
+        images,
+        readiness,
+        recorder,
+        NodeResources.NONE);
+  }
+
+  /**
+   * As above, with allocatable's reservation and the pressure conditions from {@code resources}.
+   */
+  static NodeStatusManager create(
+      NodeOptions options,
+      KubernetesClient client,
+      Time time,
+      NodeInfo machine,
+      Supplier<String> runtimeVersion,
+      Supplier<List<ImageSummary>> images,
+      Supplier<Health> readiness,
+      EventRecorder recorder,
+      NodeResources resources) {
     return new ApiNodeStatusManager(
-        options, client, time, machine, runtimeVersion, images, readiness, recorder);
+        options, client, time, machine, runtimeVersion, images, readiness, recorder, resources);
   }
 }

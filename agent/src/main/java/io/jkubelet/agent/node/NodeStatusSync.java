@@ -63,6 +63,7 @@ final class NodeStatusSync {
   private final Supplier<List<ImageSummary>> images;
   private final Supplier<Health> readiness;
   private final EventRecorder recorder;
+  private final NodeResources resources;
   private final String name;
 
   private Instant lastReportTime;
@@ -83,6 +84,19 @@ final class NodeStatusSync {
       Supplier<List<ImageSummary>> images,
       Supplier<Health> readiness,
       EventRecorder recorder) {
+    this(options, client, machine, runtimeVersion, images, readiness, recorder, NodeResources.NONE);
+  }
+
+  NodeStatusSync(
+      NodeOptions options,
+      KubernetesClient client,
+      NodeInfo machine,
+      Supplier<String> runtimeVersion,
+      Supplier<List<ImageSummary>> images,
+      Supplier<Health> readiness,
+      EventRecorder recorder,
+      NodeResources resources) {
+    this.resources = Objects.requireNonNull(resources, "resources");
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");
     this.machine = Objects.requireNonNull(machine, "machine");
@@ -110,7 +124,9 @@ final class NodeStatusSync {
             runtimeVersion(onServer),
             health(),
             onServer == null ? null : onServer.getConditions(),
-            now);
+            now,
+            resources.reservation(),
+            pressure());
     d.status().setImages(NodeStatuses.images(images()));
     ExtendedResources.carry(onServer, d.status());
     return d;
@@ -285,6 +301,16 @@ final class NodeStatusSync {
         runtimeVersionFailing = true;
       }
       return kept;
+    }
+  }
+
+  /** The pressure conditions that are True; none when asking fails. */
+  private java.util.Set<String> pressure() {
+    try {
+      return resources.pressure().get();
+    } catch (RuntimeException e) {
+      log.warn("NodeStatus: cannot read the pressure conditions: {}", e.toString());
+      return java.util.Set.of();
     }
   }
 

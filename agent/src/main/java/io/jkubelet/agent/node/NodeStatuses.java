@@ -26,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The Node this agent reports, as pure functions of its inputs: the labels and the first Node
@@ -102,12 +103,27 @@ final class NodeStatuses {
       Health readiness,
       List<NodeCondition> previous,
       Instant now) {
+    return desired(o, m, runtimeVersion, readiness, previous, now, Map.of(), Set.of());
+  }
+
+  /**
+   * As above, with allocatable less {@code reservation} (upstream's {@code
+   * GetNodeAllocatableReservation}: resource to amount, cpu in thousandths) and the pressure
+   * conditions that are True.
+   */
+  static Desired desired(
+      NodeOptions o,
+      NodeInfo m,
+      String runtimeVersion,
+      Health readiness,
+      List<NodeCondition> previous,
+      Instant now,
+      Map<String, Long> reservation,
+      Set<String> pressure) {
     Map<String, Quantity> capacity = capacity(o, m);
-    // jkubelet reserves nothing for the system, so allocatable is the capacity.
-    Map<String, Quantity> allocatable = new LinkedHashMap<>();
-    capacity.forEach((k, v) -> allocatable.put(k, new Quantity(v.toString())));
+    Map<String, Quantity> allocatable = allocatable(m, capacity, reservation);
     List<String> events = new ArrayList<>();
-    List<NodeCondition> conditions = conditions(wants(readiness), previous, now, events);
+    List<NodeCondition> conditions = conditions(wants(readiness, pressure), previous, now, events);
     NodeStatus status =
         new NodeStatusBuilder()
             .withCapacity(capacity)
@@ -122,6 +138,27 @@ final class NodeStatuses {
             .withConditions(conditions)
             .build();
     return new Desired(status, List.copyOf(events));
+  }
+
+  /**
+   * Upstream's {@code NodeAllocatable} setter: each resource's capacity less its reservation, never
+   * below 0; then memory less every hugepage size's capacity.
+   */
+  static Map<String, Quantity> allocatable(
+      NodeInfo m, Map<String, Quantity> capacity, Map<String, Long> reservation) {
+    Map<String, Quantity> allocatable = new LinkedHashMap<>();
+    capacity.forEach((k, v) -> allocatable.put(k, new Quantity(v.toString())));
+    long cpu = Math.max(0, m.cpus() * 1000L - reservation.getOrDefault("cpu", 0L));
+    allocatable.put("cpu", new Quantity(cpu % 1000 == 0 ? Long.toString(cpu / 1000) : cpu + "m"));
+    long memory = m.memoryBytes() - reservation.getOrDefault("memory", 0L);
+    for (long huge : m.hugePages().values()) {
+      memory -= huge;
+    }
+    allocatable.put("memory", new Quantity(binarySi(Math.max(0, memory))));
+    long storage =
+        Math.max(0, m.ephemeralStorageBytes() - reservation.getOrDefault("ephemeral-storage", 0L));
+    allocatable.put("ephemeral-storage", new Quantity(binarySi(storage)));
+    return allocatable;
   }
 
   private static Map<String, Quantity> capacity(NodeOptions o, NodeInfo m) {
@@ -151,7 +188,7 @@ final class NodeStatuses {
   }
 
   /** The four conditions this agent owns, as it wants them now. */
-  private static List<Want> wants(Health readiness) {
+  private static List<Want> wants(Health readiness, Set<String> pressure) {
     Want ready =
         readiness.ok()
             ? new Want(
@@ -163,24 +200,45 @@ final class NodeStatuses {
             : new Want(
                 READY, "False", "KubeletNotReady", readiness.message(), Reasons.NODE_NOT_READY);
     return List.of(
-        new Want(
-            MEMORY_PRESSURE,
-            "False",
-            "KubeletHasSufficientMemory",
-            "kubelet has sufficient memory available",
-            Reasons.NODE_HAS_SUFFICIENT_MEMORY),
-        new Want(
-            DISK_PRESSURE,
-            "False",
-            "KubeletHasNoDiskPressure",
-            "kubelet has no disk pressure",
-            Reasons.NODE_HAS_NO_DISK_PRESSURE),
-        new Want(
-            PID_PRESSURE,
-            "False",
-            "KubeletHasSufficientPID",
-            "kubelet has sufficient PID available",
-            Reasons.NODE_HAS_SUFFICIENT_PID),
+        pressure.contains(MEMORY_PRESSURE)
+            ? new Want(
+                MEMORY_PRESSURE,
+                "True",
+                "KubeletHasInsufficientMemory",
+                "kubelet has insufficient memory available",
+                Reasons.NODE_HAS_INSUFFICIENT_MEMORY)
+            : new Want(
+                MEMORY_PRESSURE,
+                "False",
+                "KubeletHasSufficientMemory",
+                "kubelet has sufficient memory available",
+                Reasons.NODE_HAS_SUFFICIENT_MEMORY),
+        pressure.contains(DISK_PRESSURE)
+            ? new Want(
+                DISK_PRESSURE,
+                "True",
+                "KubeletHasDiskPressure",
+                "kubelet has disk pressure",
+                Reasons.NODE_HAS_DISK_PRESSURE)
+            : new Want(
+                DISK_PRESSURE,
+                "False",
+                "KubeletHasNoDiskPressure",
+                "kubelet has no disk pressure",
+                Reasons.NODE_HAS_NO_DISK_PRESSURE),
+        pressure.contains(PID_PRESSURE)
+            ? new Want(
+                PID_PRESSURE,
+                "True",
+                "KubeletHasInsufficientPID",
+                "kubelet has insufficient PID available",
+                Reasons.NODE_HAS_INSUFFICIENT_PID)
+            : new Want(
+                PID_PRESSURE,
+                "False",
+                "KubeletHasSufficientPID",
+                "kubelet has sufficient PID available",
+                Reasons.NODE_HAS_SUFFICIENT_PID),
         ready);
   }
 

@@ -67,6 +67,10 @@ public final class StatusGenerator {
         && !phase.equals(previous.getPhase())) {
       phase = previous.getPhase(); // a terminal phase never goes back
     }
+    boolean keptTerminal =
+        previous != null
+            && PodPhases.isTerminal(previous.getPhase())
+            && phase.equals(previous.getPhase());
 
     PodStatus s = new PodStatus();
     s.setPhase(phase);
@@ -78,6 +82,11 @@ public final class StatusGenerator {
     s.setStartTime(
         previous != null && previous.getStartTime() != null ? previous.getStartTime() : time(now));
     s.setQosClass(QosClass.of(pod));
+    if (keptTerminal) {
+      // Why it ended (Evicted, with its message) stays with the phase.
+      s.setReason(previous.getReason());
+      s.setMessage(previous.getMessage());
+    }
     if (!PodPhases.SUCCEEDED.equals(phase)
         && ActiveDeadline.passed(pod, Instant.parse(s.getStartTime()), now)) {
       // Also once its killed containers have made the pod Failed: the reason stays.

@@ -8,6 +8,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -346,6 +347,59 @@ class CliTest {
         .isEqualTo(2);
     assertThat(err.toString())
         .contains("--image-gc-high-threshold: 101 must be between 0 and 100, inclusive");
+  }
+
+  @Test
+  void evictionFlagsAreUpstreamsAndReplaceTheFilesMaps() throws Exception {
+    Path config = tmp.resolve("eviction.yaml");
+    Files.writeString(
+        config,
+        """
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        kubeReserved: {memory: 1Gi}
+        evictionHard: {memory.available: 200Mi, nodefs.available: 5%}
+        evictionPressureTransitionPeriod: 1m
+        authentication: {webhook: {enabled: false}}
+        authorization: {mode: AlwaysAllow}
+        """);
+    RunCommand run = new RunCommand();
+    new CommandLine(run)
+        .parseArgs(
+            "--config",
+            config.toString(),
+            "--hostname-override",
+            "n",
+            "--system-reserved=cpu=100m,memory=512Mi",
+            "--eviction-hard=memory.available<300Mi",
+            "--eviction-soft=memory.available<1Gi",
+            "--eviction-soft-grace-period=memory.available=30s",
+            "--eviction-minimum-reclaim=memory.available=100Mi",
+            "--eviction-max-pod-grace-period=15");
+    var c = run.options().config();
+    assertThat(c.reservations().kube("memory")).as("from the file").isEqualTo(1L << 30);
+    assertThat(c.reservations().system("cpu")).isEqualTo(100);
+    assertThat(c.eviction().evictionHard())
+        .as("the flag's map replaces the file's")
+        .isEqualTo(Map.of("memory.available", "300Mi"));
+    assertThat(c.eviction().thresholds(true)).hasSize(3);
+    assertThat(c.eviction().evictionPressureTransitionPeriod()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(c.eviction().evictionMaxPodGracePeriod()).isEqualTo(15);
+
+    assertThat(Main.execute("run", "--hostname-override", "n", "--kube-reserved", "gpu=1"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--kube-reserved: cannot reserve \"gpu\" resource");
+    assertThat(
+            Main.execute("run", "--hostname-override", "n", "--eviction-hard", "memory.free<1Gi"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--eviction-hard: unsupported eviction signal memory.free");
+    assertThat(
+            Main.execute(
+                "run", "--hostname-override", "n", "--eviction-soft", "nodefs.available<20%"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains(
+            "grace period must be specified for the soft eviction threshold nodefs.available");
   }
 
   @Test

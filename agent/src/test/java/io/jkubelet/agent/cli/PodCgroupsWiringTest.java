@@ -88,4 +88,36 @@ class PodCgroupsWiringTest {
     // The kernel's least pid_max is 301; a file read as its first character only gave 3.
     assertThat(PodCgroupsWiring.pidMax(PodCgroupsWiring.PID_MAX)).isGreaterThanOrEqualTo(301);
   }
+
+  @Test
+  void kubepodsIsLimitedToCapacityLessKubeAndSystemReservedNotTheHardEvictionMemory() {
+    var machine =
+        new io.jkubelet.agent.node.NodeInfo(
+            4,
+            16L << 30,
+            100L << 30,
+            "k",
+            "os",
+            "linux",
+            "amd64",
+            "m",
+            "u",
+            "b",
+            java.util.Map.of());
+    var config =
+        io.jkubelet.config.KubeletConfiguration.builder()
+            .reservations(
+                new io.jkubelet.config.ReservationSettings(
+                    java.util.Map.of("memory", "2Gi", "cpu", "500m"),
+                    java.util.Map.of("memory", "1Gi", "pid", "1000")))
+            .build();
+
+    var a = PodCgroupsWiring.allocatable(machine, 32768, config);
+
+    assertThat(a.enforced().memoryBytes()).isEqualTo(13L << 30);
+    assertThat(a.enforced().milliCpu()).isEqualTo(3500);
+    assertThat(a.enforced().pids()).isEqualTo(31768);
+    assertThat(a.evictionHardMemoryBytes()).as("upstream's default 100Mi").isEqualTo(100L << 20);
+    assertThat(a.reservation().memoryBytes()).isEqualTo((3L << 30) + (100L << 20));
+  }
 }

@@ -1,0 +1,62 @@
+package io.jkubelet.agent.eviction;
+
+import io.jkubelet.config.EvictionSettings.Threshold;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The eviction manager's settings.
+ *
+ * @param thresholds hard and soft thresholds, as {@code config.EvictionSettings#thresholds} gives
+ *     them
+ * @param pressureTransitionPeriod how long a condition stays after its threshold was last met
+ * @param maxPodGracePeriodSeconds the most a soft eviction gives a pod; the pod's own when less, or
+ *     when this is 0 (none)
+ * @param memoryPeriod how often the memory signals are read (the fast path, 100 ms)
+ * @param fullPeriod how often every signal, disks and processes too, is read (1 s)
+ * @param cleanupTimeout how long an eviction waits for its pod to stop before the next one (30 s,
+ *     upstream's {@code podCleanupTimeout})
+ */
+public record EvictionOptions(
+    List<Threshold> thresholds,
+    Duration pressureTransitionPeriod,
+    int maxPodGracePeriodSeconds,
+    Duration memoryPeriod,
+    Duration fullPeriod,
+    Duration cleanupTimeout) {
+
+  public static final Duration MEMORY_PERIOD = Duration.ofMillis(100);
+  public static final Duration FULL_PERIOD = Duration.ofSeconds(1);
+  public static final Duration CLEANUP_TIMEOUT = Duration.ofSeconds(30);
+
+  public EvictionOptions {
+    thresholds = List.copyOf(thresholds);
+    Objects.requireNonNull(pressureTransitionPeriod, "pressureTransitionPeriod");
+    Objects.requireNonNull(memoryPeriod, "memoryPeriod");
+    Objects.requireNonNull(fullPeriod, "fullPeriod");
+    Objects.requireNonNull(cleanupTimeout, "cleanupTimeout");
+    if (maxPodGracePeriodSeconds < 0) {
+      throw new IllegalArgumentException("maxPodGracePeriodSeconds must not be negative");
+    }
+    if (!memoryPeriod.isPositive() || fullPeriod.compareTo(memoryPeriod) < 0) {
+      throw new IllegalArgumentException(
+          "memoryPeriod must be positive and at most fullPeriod, got "
+              + memoryPeriod
+              + " and "
+              + fullPeriod);
+    }
+  }
+
+  /** The options with the default periods. */
+  public static EvictionOptions of(
+      List<Threshold> thresholds, Duration pressureTransitionPeriod, int maxPodGracePeriod) {
+    return new EvictionOptions(
+        thresholds,
+        pressureTransitionPeriod,
+        maxPodGracePeriod,
+        MEMORY_PERIOD,
+        FULL_PERIOD,
+        CLEANUP_TIMEOUT);
+  }
+}

@@ -1,0 +1,389 @@
+package io.jkubelet.agent.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.jkubelet.agent.runtime.Labels;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Reservations and node-pressure eviction against the real API server and Docker, with real
+ * pressure made on this machine and set relative to what it has: {@code kubepods} under a cgroup
+ * root of the test's own is given a small limit by a {@code kubeReserved} of all but 1.5 GiB of the
+ * machine's memory, so a pod allocating a few hundred MiB crosses {@code
+ * allocatableMemory.available}; the disk is a small tmpfs mounted as {@code --root-dir}.
+ */
+@Timeout(420)
+class EvictionE2EIT {
+  private static final Path CGROUP_FS = Path.of("/sys/fs/cgroup");
+  private static final long MI = 1L << 20;
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String node = "ev-" + UUID.randomUUID().toString().substring(0, 8);
+  private final String ns = "ev-" + UUID.randomUUID().toString().substring(0, 8);
+  private final String root = "/jkubelet-ev-" + UUID.randomUUID().toString().substring(0, 8);
+  private Path tmp;
+  private Path manifests;
+  private boolean cgroupRootMade;
+  private boolean tmpfs;
+  private JkubeletProcess jkubelet;
+
+  @RegisterExtension
+  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
+
+  @BeforeEach
+  void setUp() throws Exception {
+    tmp = Files.createTempDirectory("jkubelet-eviction");
+    manifests = Files.createDirectories(tmp.resolve("manifests"));
+    Kubectl.createNamespace(ns);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (jkubelet != null) {
+      jkubelet.close();
+    }
+    Kubectl.run("delete", "namespace", ns, "--wait=false");
+    Kubectl.run("delete", "node", node, "--wait=false");
+    Kubectl.run("-n", "default", "delete", "pod", "static-hog-" + node, "--wait=false");
+    TestDocker.removeAll(TestDocker.client(), Labels.NODE, node);
+    TestMounts.unmountUnder(tmp);
+    if (tmpfs) {
+      new ProcessBuilder("umount", tmp.resolve("root").toString()).start().waitFor();
+    }
+    if (cgroupRootMade) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .untilAsserted(
+              () -> {
+                for (Path h : hierarchies()) {
+                  removeTree(h.resolve(root.substring(1)));
+                }
+              });
+    }
+  }
+
+  // --- fixtures ---
+
+  private void makeCgroupRoot() throws IOException {
+    assumeThat(CGROUP_FS.resolve("cgroup.controllers"))
+        .as("cgroup v1 (this test reads v1 files)")
+        .doesNotExist();
+    for (Path h : hierarchies()) {
+      Path dir = Files.createDirectories(h.resolve(root.substring(1)));
+      if (h.getFileName().toString().equals("cpuset")) {
+        Files.writeString(dir.resolve("cpuset.cpus"), Files.readString(h.resolve("cpuset.cpus")));
+        Files.writeString(dir.resolve("cpuset.mems"), Files.readString(h.resolve("cpuset.mems")));
+      }
+    }
+    cgroupRootMade = true;
+  }
+
+  private static List<Path> hierarchies() throws IOException {
+    try (Stream<Path> s = Files.list(CGROUP_FS)) {
+      return s.filter(Files::isDirectory).filter(p -> !Files.isSymbolicLink(p)).toList();
+    }
+  }
+
+  private static void removeTree(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    List<Path> dirs;
+    try (Stream<Path> s = Files.walk(dir)) {
+      dirs = s.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList();
+    }
+    for (Path d : dirs) {
+      Files.delete(d);
+    }
+  }
+
+  private void start(List<String> flags) throws Exception {
+    List<String> all = new ArrayList<>();
+    all.addAll(
+        List.of("--kubeconfig", Kubectl.nodeKubeconfig(node).toString(), "--node-ip", "127.0.0.1"));
+    all.addAll(flags);
+    jkubelet =
+        new JkubeletProcess(node, manifests, tmp.resolve("root"), tmp.resolve("jkubelet.log"), all)
+            .start();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(
+            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+  }
+
+  private JsonNode nodeJson() throws Exception {
+    return JSON.readTree(Kubectl.run("get", "node", node, "-o", "json").ok().out());
+  }
+
+  private String condition(String type) throws Exception {
+    for (JsonNode c : nodeJson().at("/status/conditions")) {
+      if (c.get("type").asText().equals(type)) {
+        return c.get("status").asText() + " " + c.get("reason").asText();
+      }
+    }
+    return "none";
+  }
+
+  private JsonNode pod(String name) throws Exception {
+    return JSON.readTree(Kubectl.run("-n", ns, "get", "pod", name, "-o", "json").ok().out());
+  }
+
+  private static long bytes(JsonNode q) {
+    return Quantity.getAmountInBytes(new Quantity(q.asText())).longValueExact();
+  }
+
+  private static long memTotalBytes() throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+      if (line.startsWith("MemTotal:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+      }
+    }
+    throw new IllegalStateException("no MemTotal");
+  }
+
+  /** One container of a pod's list, each line indented by two spaces. */
+  private static String container(String name, String command, String resources) {
+    return "  - name: "
+        + name
+        + "\n    image: jkubelet/busybox:1.35\n    command: [sh, -c, '"
+        + command
+        + "']\n    resources: "
+        + resources;
+  }
+
+  /** Allocates {@code mib} and holds it: dd's buffer stays while it waits on the full pipe. */
+  static String hold(long mib) {
+    return "dd if=/dev/zero bs=" + mib + "M count=1 2>/dev/null | sleep 3600";
+  }
+
+  // --- tests ---
+
+  @Test
+  void allocatableIsCapacityLessTheReservationsAndKubepodsIsLimitedToIt() throws Exception {
+    makeCgroupRoot();
+    start(
+        List.of(
+            "--cgroup-root",
+            root,
+            "--kube-reserved=cpu=500m,memory=2Gi",
+            "--system-reserved=memory=1Gi,ephemeral-storage=1Gi",
+            "--eviction-hard=memory.available<300Mi,nodefs.available<1%"));
+
+    JsonNode status = nodeJson().get("status");
+    JsonNode cap = status.get("capacity");
+    JsonNode alloc = status.get("allocatable");
+    long hugePages = 0;
+    for (var it = cap.fieldNames(); it.hasNext(); ) {
+      String k = it.next();
+      if (k.startsWith("hugepages-")) {
+        hugePages += bytes(cap.get(k));
+      }
+    }
+    assertThat(bytes(alloc.get("memory")))
+        .isEqualTo(bytes(cap.get("memory")) - (3L << 30) - 300 * MI - hugePages);
+    assertThat(new Quantity(alloc.get("cpu").asText()).getNumericalAmount())
+        .isEqualByComparingTo(
+            new Quantity(cap.get("cpu").asText())
+                .getNumericalAmount()
+                .subtract(new BigDecimal("0.5")));
+    long storage = bytes(cap.get("ephemeral-storage"));
+    assertThat(bytes(alloc.get("ephemeral-storage")))
+        .isEqualTo(storage - (1L << 30) - (long) ((double) storage * (double) 0.01f));
+    assertThat(alloc.get("pods").asText()).isEqualTo(cap.get("pods").asText());
+
+    // kubepods: the capacity less both reservations (not the eviction threshold), page-rounded.
+    Path limit = CGROUP_FS.resolve("memory").resolve(root.substring(1)).resolve("kubepods");
+    assertThat(Long.parseLong(Files.readString(limit.resolve("memory.limit_in_bytes")).trim()))
+        .isEqualTo((memTotalBytes() - (3L << 30)) / 4096 * 4096);
+  }
+
+  @Test
+  void aBestEffortPodPastTheMemoryThresholdIsEvictedWhileTheOthersRunOn() throws Exception {
+    makeCgroupRoot();
+    long reserved = memTotalBytes() - 1536 * MI; // kubepods gets 1.5 GiB
+    // A static BestEffort pod, the largest user, is ranked first and never evicted.
+    Files.writeString(
+        manifests.resolve("static.yaml"),
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: static-hog}
+        spec:
+          terminationGracePeriodSeconds: 1
+          containers:
+        %s
+        """
+            .formatted(container("hog", hold(700), "{}")));
+    start(
+        List.of(
+            "--cgroup-root",
+            root,
+            "--kube-reserved=memory=" + reserved,
+            "--eviction-hard=memory.available<500Mi",
+            "--eviction-pressure-transition-period=30s"));
+    Kubectl.apply(
+        ns,
+        Kubectl.boundPod(
+            "guaranteed",
+            node,
+            container(
+                "app",
+                "sleep 3600",
+                "{requests: {cpu: 50m, memory: 64Mi}, limits: {cpu: 50m, memory: 64Mi}}")));
+    Kubectl.apply(
+        ns,
+        Kubectl.boundPod(
+            "burstable", node, container("app", "sleep 3600", "{requests: {memory: 32Mi}}")));
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .ignoreExceptions()
+        .until(
+            () ->
+                Kubectl.run("-n", ns, "get", "pods", "--no-headers")
+                        .ok()
+                        .out()
+                        .lines()
+                        .filter(l -> l.contains("Running"))
+                        .count()
+                    == 2);
+    assertThat(condition("MemoryPressure")).isEqualTo("False KubeletHasSufficientMemory");
+
+    // The BestEffort hog: 400 MiB more leaves kubepods below 500 MiB available.
+    Kubectl.apply(ns, Kubectl.boundPod("hog", node, container("hog", hold(400), "{}")));
+
+    JsonNode hog =
+        await()
+            .atMost(Duration.ofSeconds(90))
+            .ignoreExceptions()
+            .until(() -> pod("hog"), p -> p.at("/status/phase").asText().equals("Failed"));
+    assertThat(hog.at("/status/reason").asText()).isEqualTo("Evicted");
+    assertThat(hog.at("/status/message").asText())
+        .matches(
+            "The node was low on resource: memory\\. Container hog was using \\d+(Ki|Mi)?, which"
+                + " exceeds its request of 0\\. ");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(Kubectl.events(ns, "hog"))
+                    .anySatisfy(
+                        e -> {
+                          assertThat(e.get("reason").asText()).isEqualTo("Evicted");
+                          assertThat(e.get("type").asText()).isEqualTo("Warning");
+                        }));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(condition("MemoryPressure"))
+                  .isEqualTo("True KubeletHasInsufficientMemory");
+              assertThat(Kubectl.events("default", node))
+                  .extracting(e -> e.get("reason").asText())
+                  .contains("EvictionThresholdMet", "NodeHasInsufficientMemory");
+            });
+
+    // Under MemoryPressure a new BestEffort pod is refused, as upstream.
+    Kubectl.apply(ns, Kubectl.boundPod("late", node, container("app", "sleep 3600", "{}")));
+    JsonNode late =
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .ignoreExceptions()
+            .until(() -> pod("late"), p -> p.at("/status/phase").asText().equals("Failed"));
+    assertThat(late.at("/status/reason").asText()).isEqualTo("Evicted");
+    assertThat(late.at("/status/message").asText())
+        .isEqualTo("Pod The node had condition: [MemoryPressure]. ");
+
+    // The Guaranteed, Burstable and static pods run on, never restarted; the pressure clears.
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () ->
+                assertThat(condition("MemoryPressure"))
+                    .isEqualTo("False KubeletHasSufficientMemory"));
+    for (String name : List.of("guaranteed", "burstable")) {
+      JsonNode p = pod(name);
+      assertThat(p.at("/status/phase").asText()).as(name).isEqualTo("Running");
+      assertThat(p.at("/status/containerStatuses/0/restartCount").asInt()).as(name).isZero();
+    }
+    JsonNode mirror =
+        JSON.readTree(
+            Kubectl.run("-n", "default", "get", "pod", "static-hog-" + node, "-o", "json")
+                .ok()
+                .out());
+    assertThat(mirror.at("/status/phase").asText()).isEqualTo("Running");
+    assertThat(mirror.at("/status/containerStatuses/0/restartCount").asInt()).isZero();
+    assertThat(jkubelet.log()).contains("cannot evict a critical pod");
+    String metrics = jkubelet.get("/metrics").body();
+    assertThat(metrics)
+        .contains("kubelet_evictions{eviction_signal=\"allocatableMemory.available\"} 1");
+    assertThat(metrics).contains("kubelet_eviction_stats_age_seconds_count");
+  }
+
+  @Test
+  void aFullRootDirSetsDiskPressureEvictsTheWriterAndClears() throws Exception {
+    Path rootDir = Files.createDirectories(tmp.resolve("root"));
+    Process m =
+        new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", rootDir.toString())
+            .inheritIO()
+            .start();
+    assertThat(m.waitFor()).isZero();
+    tmpfs = true;
+    start(
+        List.of(
+            "--eviction-hard=memory.available<100Mi,nodefs.available<40Mi",
+            "--eviction-pressure-transition-period=5s"));
+    assertThat(condition("DiskPressure")).isEqualTo("False KubeletHasNoDiskPressure");
+
+    Kubectl.apply(
+        ns,
+        Kubectl.boundPod(
+            "writer",
+            node,
+            "  - name: scratch\n    emptyDir: {}",
+            container("app", "dd if=/dev/zero of=/scratch/fill bs=1M count=64; sleep 3600", "{}")
+                + "\n    volumeMounts: [{name: scratch, mountPath: /scratch}]"));
+
+    JsonNode writer =
+        await()
+            .atMost(Duration.ofSeconds(90))
+            .ignoreExceptions()
+            .until(() -> pod("writer"), p -> p.at("/status/phase").asText().equals("Failed"));
+    assertThat(writer.at("/status/reason").asText()).isEqualTo("Evicted");
+    assertThat(writer.at("/status/message").asText())
+        .isEqualTo("The node was low on resource: ephemeral-storage. ");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> assertThat(condition("DiskPressure")).isEqualTo("True KubeletHasDiskPressure"));
+    assertThat(jkubelet.log()).contains("attempting to reclaim ephemeral-storage");
+
+    // The pod's deletion frees its volume: the pressure clears after the transition period.
+    Kubectl.run("-n", ns, "delete", "pod", "writer", "--wait=false").ok();
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () ->
+                assertThat(condition("DiskPressure")).isEqualTo("False KubeletHasNoDiskPressure"));
+  }
+}

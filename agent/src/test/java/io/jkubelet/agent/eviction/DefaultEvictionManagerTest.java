@@ -1,0 +1,347 @@
+package io.jkubelet.agent.eviction;
+
+import static io.jkubelet.agent.eviction.Fakes.obs;
+import static io.jkubelet.agent.eviction.Fakes.pod;
+import static io.jkubelet.agent.eviction.Fakes.usage;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.FakeSchedulers;
+import io.jkubelet.config.EvictionSettings;
+import io.jkubelet.config.EvictionSettings.Signal;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** One iteration of the manager ({@code runOnce}) driven by hand-made readings. */
+class DefaultEvictionManagerTest {
+  private static final long GI = 1L << 30;
+  private static final long MI = 1L << 20;
+
+  private final FakeClock clock = new FakeClock(Instant.parse("2026-01-01T00:00:00Z"));
+  private final Fakes.Signals signals = new Fakes.Signals();
+  private final Fakes.Killer killer = new Fakes.Killer();
+  private final Fakes.Recorder recorder = new Fakes.Recorder();
+  private final Fakes.Gc gc = new Fakes.Gc();
+  private final Fakes.Listener listener = new Fakes.Listener();
+  private final List<Pod> active = new ArrayList<>();
+  private final Map<String, PodUsage> usage = new HashMap<>();
+  private final Set<String> stopped = new HashSet<>();
+
+  private DefaultEvictionManager manager(EvictionSettings settings) {
+    return manager(settings, 0);
+  }
+
+  private DefaultEvictionManager manager(EvictionSettings settings, int maxGrace) {
+    EvictionOptions options =
+        EvictionOptions.of(
+            settings.thresholds(true), settings.evictionPressureTransitionPeriod(), maxGrace);
+    return new DefaultEvictionManager(
+        options,
+        new EvictionManager.Parts(
+            "node-a",
+            signals,
+            () -> Map.copyOf(usage),
+            () -> List.copyOf(active),
+            p -> stopped.contains(p.getMetadata().getUid()),
+            p -> Optional.empty(),
+            killer,
+            gc,
+            gc,
+            false,
+            recorder,
+            listener),
+        clock,
+        new FakeSchedulers(clock));
+  }
+
+  /** Readings of memory: {@code available} of 16Gi; also sets what a fresh read returns. */
+  private Map<Signal, Observation> memory(long available) {
+    Observation o = obs(available, 16 * GI, clock.instant());
+    signals.now.put(Signal.MEMORY_AVAILABLE, o);
+    Map<Signal, Observation> m = new EnumMap<>(Signal.class);
+    m.put(Signal.MEMORY_AVAILABLE, o);
+    return m;
+  }
+
+  private Map<Signal, Observation> nodefs(long available, long capacity) {
+    Observation o = obs(available, capacity, clock.instant());
+    signals.now.put(Signal.NODEFS_AVAILABLE, o);
+    return Map.of(Signal.NODEFS_AVAILABLE, o);
+  }
+
+  private void running(Pod pod, long bytes) {
+    active.add(pod);
+    usage.put(pod.getMetadata().getUid(), usage(bytes));
+  }
+
+  @Test
+  void aHardMemoryThresholdEvictsTheBestEffortPodAtOnceWithUpstreamsStatusAndEvents() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod guaranteed = pod("guaranteed", "1Gi", "1Gi");
+    Pod burstable = pod("burstable", "100Mi", "");
+    Pod bestEffort = pod("besteffort", "", "");
+    running(guaranteed, 900 * MI);
+    running(burstable, 50 * MI);
+    running(bestEffort, 300 * MI);
+
+    Optional<Pod> evicted = m.runOnce(memory(99 * MI));
+
+    assertThat(evicted).contains(bestEffort);
+    assertThat(killer.killed).hasSize(1);
+    Fakes.Killed k = killer.killed.get(0);
+    assertThat(k.grace()).isEqualTo(Duration.ZERO);
+    assertThat(k.status().getPhase()).isEqualTo("Failed");
+    assertThat(k.status().getReason()).isEqualTo("Evicted");
+    assertThat(k.status().getMessage())
+        .isEqualTo(
+            "The node was low on resource: memory. Container app was using 300Mi, which exceeds"
+                + " its request of 0. ");
+    assertThat(recorder.events)
+        .containsExactly(
+            new Fakes.Event(
+                "Node",
+                "node-a",
+                EventType.Warning,
+                "EvictionThresholdMet",
+                "Attempting to reclaim memory"),
+            new Fakes.Event(
+                "Pod", "besteffort", EventType.Warning, "Evicted", k.status().getMessage()));
+    assertThat(m.nodeConditions()).containsExactly("MemoryPressure");
+    assertThat(listener.evicted).containsExactly(Signal.MEMORY_AVAILABLE);
+    assertThat(listener.ages).containsExactly(0.0);
+  }
+
+  @Test
+  void rankingPutsPodsOverTheirRequestFirstThenLowerPriorityThenMostAboveRequest() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod underRequest = pod("under", "1Gi", "");
+    Pod over = pod("over", "100Mi", "");
+    Pod overMore = pod("over-more", "100Mi", "");
+    Pod overImportant = pod("over-important", "", "");
+    overImportant.getSpec().setPriority(1000);
+    running(underRequest, 900 * MI);
+    running(over, 200 * MI);
+    running(overMore, 400 * MI);
+    running(overImportant, 2 * GI);
+
+    List<Pod> ranked = Ranking.rank(Signal.MEMORY_AVAILABLE, active, usage);
+
+    assertThat(ranked).containsExactly(overMore, over, overImportant, underRequest);
+    assertThat(m.runOnce(memory(10 * MI))).contains(overMore);
+  }
+
+  @Test
+  void theConditionClearsOnlyAfterThePressureTransitionPeriod() {
+    var m =
+        manager(
+            EvictionSettings.DEFAULTS.withEvictionPressureTransitionPeriod(Duration.ofSeconds(30)));
+    m.runOnce(memory(50 * MI));
+    assertThat(m.nodeConditions()).containsExactly("MemoryPressure");
+
+    clock.step(Duration.ofSeconds(1));
+    m.runOnce(memory(8 * GI));
+    clock.step(Duration.ofSeconds(28));
+    m.runOnce(memory(8 * GI));
+    assertThat(m.nodeConditions()).containsExactly("MemoryPressure");
+
+    clock.step(Duration.ofSeconds(1));
+    m.runOnce(memory(8 * GI));
+    assertThat(m.nodeConditions()).isEmpty();
+  }
+
+  @Test
+  void aSoftThresholdWaitsItsGracePeriodAndGivesThePodAtMostTheMaximum() {
+    EvictionSettings s =
+        EvictionSettings.DEFAULTS
+            .withEvictionSoft(Map.of("memory.available", "1Gi"))
+            .withEvictionSoftGracePeriod(Map.of("memory.available", "10s"));
+    var m = manager(s, 20);
+    Pod patient = pod("patient", "", "");
+    patient.getSpec().setTerminationGracePeriodSeconds(5L);
+    running(patient, 300 * MI);
+
+    assertThat(m.runOnce(memory(512 * MI))).isEmpty();
+    assertThat(m.nodeConditions()).containsExactly("MemoryPressure");
+    clock.step(Duration.ofSeconds(9));
+    assertThat(m.runOnce(memory(512 * MI))).isEmpty();
+    clock.step(Duration.ofSeconds(1));
+    assertThat(m.runOnce(memory(512 * MI))).contains(patient);
+
+    // min(its own 5 s, the maximum 20 s), where upstream would give it 20 s (kubernetes#64530).
+    assertThat(killer.killed.get(0).grace()).isEqualTo(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void withoutAMaximumASoftEvictionGivesThePodItsOwnGracePeriod() {
+    EvictionSettings s =
+        EvictionSettings.DEFAULTS
+            .withEvictionSoft(Map.of("memory.available", "1Gi"))
+            .withEvictionSoftGracePeriod(Map.of("memory.available", "1s"));
+    var m = manager(s, 0);
+    Pod patient = pod("patient", "", "");
+    patient.getSpec().setTerminationGracePeriodSeconds(7L);
+    running(patient, 300 * MI);
+
+    assertThat(m.runOnce(memory(512 * MI))).isEmpty();
+    clock.step(Duration.ofSeconds(1));
+    assertThat(m.runOnce(memory(512 * MI))).contains(patient);
+    // evictionMaxPodGracePeriod 0 sets no maximum; upstream would kill it with 0 (then 2 s).
+    assertThat(killer.killed.get(0).grace()).isEqualTo(Duration.ofSeconds(7));
+  }
+
+  @Test
+  void aCriticalPodIsNeverEvictedAndTheManagerWaitsBeforeTryingAgain() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod mirror = pod("static", "", "");
+    mirror.getMetadata().setAnnotations(Map.of("kubernetes.io/config.source", "file"));
+    Pod system = pod("system", "", "");
+    system.getSpec().setPriority(2_000_000_000);
+    running(mirror, GI);
+    running(system, GI);
+
+    assertThat(m.runOnce(memory(10 * MI))).isEmpty();
+    clock.step(Duration.ofSeconds(1));
+    assertThat(m.runOnce(memory(10 * MI))).isEmpty();
+
+    assertThat(killer.killed).isEmpty();
+    assertThat(recorder.events).hasSize(1); // one attempt, then quiet for 10 s
+    clock.step(Duration.ofSeconds(10));
+    m.runOnce(memory(10 * MI));
+    assertThat(recorder.events).hasSize(2);
+  }
+
+  @Test
+  void aNonsensicalReadingIsNeverActedOn() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    running(pod("besteffort", "", ""), 300 * MI);
+    signals.now.put(Signal.MEMORY_AVAILABLE, obs(-5 * GI, 16 * GI, clock.instant()));
+
+    Map<Signal, Observation> read = m.read(true);
+    assertThat(m.runOnce(read)).isEmpty();
+    signals.now.put(Signal.MEMORY_AVAILABLE, obs(20 * GI, 16 * GI, clock.instant()));
+    assertThat(m.runOnce(m.read(true))).isEmpty();
+
+    assertThat(read).doesNotContainKey(Signal.MEMORY_AVAILABLE);
+    assertThat(m.nodeConditions()).isEmpty();
+    assertThat(killer.killed).isEmpty();
+  }
+
+  @Test
+  void aFreshReadingThatNoLongerMeetsTheThresholdEvictsNothing() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    running(pod("besteffort", "", ""), 300 * MI);
+    Map<Signal, Observation> stale = memory(50 * MI);
+    memory(4 * GI); // what the manager reads again just before acting
+
+    assertThat(m.runOnce(stale)).isEmpty();
+    assertThat(killer.killed).isEmpty();
+  }
+
+  @Test
+  void diskPressureReclaimsContainersAndImagesFirstAndEvictsNothingWhenThatSuffices() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    running(pod("writer", "", ""), 10 * MI);
+    Map<Signal, Observation> full = nodefs(GI, 100 * GI);
+    gc.onCall = () -> nodefs(50 * GI, 100 * GI);
+
+    assertThat(m.runOnce(full)).isEmpty();
+
+    assertThat(gc.calls).containsExactly("containers", "images");
+    assertThat(killer.killed).isEmpty();
+    assertThat(m.nodeConditions()).containsExactly("DiskPressure");
+    assertThat(recorder.events.get(0).message())
+        .isEqualTo("Attempting to reclaim ephemeral-storage");
+  }
+
+  @Test
+  void diskPressureEvictsTheLargestUserWhenReclaimIsNotEnough() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod small = pod("small", "", "");
+    Pod big = pod("big", "", "");
+    running(small, 10 * MI);
+    running(big, 800 * MI);
+
+    assertThat(m.runOnce(nodefs(GI, 100 * GI))).contains(big);
+    assertThat(gc.calls).containsExactly("containers", "images");
+    assertThat(killer.killed.get(0).status().getMessage())
+        .isEqualTo("The node was low on resource: ephemeral-storage. ");
+  }
+
+  @Test
+  void theNextEvictionWaitsUntilTheEvictedPodHasStopped() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod first = pod("first", "", "");
+    Pod second = pod("second", "", "");
+    running(first, 500 * MI);
+    running(second, 400 * MI);
+
+    assertThat(m.runOnce(memory(10 * MI))).contains(first);
+    active.remove(first);
+    clock.step(Duration.ofMillis(100));
+    assertThat(m.runOnce(memory(10 * MI))).isEmpty();
+    stopped.add("uid-first");
+    clock.step(Duration.ofMillis(100));
+    assertThat(m.runOnce(memory(10 * MI))).contains(second);
+  }
+
+  @Test
+  void minimumReclaimKeepsTheThresholdMetUntilItIsFreed() {
+    var m =
+        manager(
+            EvictionSettings.DEFAULTS
+                .withEvictionMinimumReclaim(Map.of("memory.available", "500Mi"))
+                .withEvictionPressureTransitionPeriod(Duration.ofSeconds(1)));
+    m.runOnce(memory(50 * MI));
+    clock.step(Duration.ofSeconds(1));
+    m.runOnce(memory(300 * MI)); // above 100Mi, below 100Mi + 500Mi
+    assertThat(m.nodeConditions()).containsExactly("MemoryPressure");
+    clock.step(Duration.ofSeconds(1));
+    m.runOnce(memory(700 * MI));
+    clock.step(Duration.ofSeconds(1));
+    m.runOnce(memory(700 * MI));
+    assertThat(m.nodeConditions()).isEmpty();
+  }
+
+  @Test
+  void admissionUnderPressureIsUpstreams() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod bestEffort = pod("be", "", "");
+    Pod burstable = pod("bu", "100Mi", "");
+    Pod tolerating = pod("tol", "", "");
+    tolerating
+        .getSpec()
+        .setTolerations(
+            List.of(
+                new TolerationBuilder()
+                    .withKey("node.kubernetes.io/memory-pressure")
+                    .withOperator("Exists")
+                    .withEffect("NoSchedule")
+                    .build()));
+    Pod staticPod = pod("static", "", "");
+    staticPod.getMetadata().setAnnotations(Map.of("kubernetes.io/config.source", "file"));
+    assertThat(m.admit(bestEffort)).isEmpty();
+
+    m.runOnce(memory(10 * MI));
+    assertThat(m.admit(bestEffort)).contains("The node had condition: [MemoryPressure]. ");
+    assertThat(m.admit(burstable)).isEmpty();
+    assertThat(m.admit(tolerating)).isEmpty();
+    assertThat(m.admit(staticPod)).isEmpty();
+
+    m.runOnce(nodefs(GI, 100 * GI));
+    assertThat(m.admit(burstable))
+        .contains("The node had condition: [MemoryPressure DiskPressure]. ");
+    assertThat(m.admit(staticPod)).isEmpty();
+  }
+}
