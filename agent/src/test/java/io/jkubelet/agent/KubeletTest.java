@@ -26,7 +26,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -61,6 +63,20 @@ class KubeletTest {
           4, 8L << 30, 100L << 30, "6.1.0", "Debian", "linux", "amd64", "m", "u", "b", Map.of());
   private Agent kubelet;
   private Path manifests;
+
+  /**
+   * The agent here runs its real threads (loop, workers, PLEG) on the fake runtime; on a machine
+   * busy with other builds they take longer than Awaitility's default 10 s to react.
+   */
+  @BeforeAll
+  static void patience() {
+    org.awaitility.Awaitility.setDefaultTimeout(java.time.Duration.ofSeconds(30));
+  }
+
+  @AfterAll
+  static void resetPatience() {
+    org.awaitility.Awaitility.reset();
+  }
 
   @BeforeEach
   void start() throws Exception {

@@ -19,7 +19,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.jkubelet.config.KubeletConfiguration.Builder;
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -69,11 +68,12 @@ public final class ConfigLoader {
       new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
   /** Supported fields, in upstream's order, each reading its node into the builder. */
-  private static final Map<String, BiConsumer<Builder, JsonNode>> FIELDS = new LinkedHashMap<>();
+  private static final Map<String, BiConsumer<KubeletConfigurationBuilder, JsonNode>> FIELDS =
+      new LinkedHashMap<>();
 
   static {
     string("staticPodPath", (b, v) -> b.staticPods(b.staticPods().withStaticPodPath(v)));
-    duration("syncFrequency", Builder::syncFrequency);
+    duration("syncFrequency", KubeletConfigurationBuilder::syncFrequency);
     duration(
         "fileCheckFrequency", (b, v) -> b.staticPods(b.staticPods().withFileCheckFrequency(v)));
     duration(
@@ -85,22 +85,22 @@ public final class ConfigLoader {
     string("address", (b, v) -> b.server(b.server().withAddress(v)));
     integer("port", (b, v) -> b.server(b.server().withPort(v)));
     integer("readOnlyPort", (b, v) -> b.server(b.server().withReadOnlyPort(v)));
-    bool("registerNode", Builder::registerNode);
-    integer("eventRecordQPS", Builder::eventRecordQPS);
-    integer("eventBurst", Builder::eventBurst);
-    integer("kubeAPIQPS", Builder::kubeAPIQPS);
-    integer("kubeAPIBurst", Builder::kubeAPIBurst);
-    integer("maxPods", Builder::maxPods);
-    duration("nodeStatusUpdateFrequency", Builder::nodeStatusUpdateFrequency);
-    duration("nodeStatusReportFrequency", Builder::nodeStatusReportFrequency);
-    integer("nodeLeaseDurationSeconds", Builder::nodeLeaseDurationSeconds);
-    integer("podInfraOomScoreAdj", Builder::podInfraOomScoreAdj);
+    bool("registerNode", KubeletConfigurationBuilder::registerNode);
+    integer("eventRecordQPS", KubeletConfigurationBuilder::eventRecordQPS);
+    integer("eventBurst", KubeletConfigurationBuilder::eventBurst);
+    integer("kubeAPIQPS", KubeletConfigurationBuilder::kubeAPIQPS);
+    integer("kubeAPIBurst", KubeletConfigurationBuilder::kubeAPIBurst);
+    integer("maxPods", KubeletConfigurationBuilder::maxPods);
+    duration("nodeStatusUpdateFrequency", KubeletConfigurationBuilder::nodeStatusUpdateFrequency);
+    duration("nodeStatusReportFrequency", KubeletConfigurationBuilder::nodeStatusReportFrequency);
+    integer("nodeLeaseDurationSeconds", KubeletConfigurationBuilder::nodeLeaseDurationSeconds);
+    integer("podInfraOomScoreAdj", KubeletConfigurationBuilder::podInfraOomScoreAdj);
     FIELDS.put(
         "allowedUnsafeSysctls",
         (b, v) -> b.allowedUnsafeSysctls(strings("allowedUnsafeSysctls", v)));
     FIELDS.put("clusterDNS", (b, v) -> b.clusterDNS(strings("clusterDNS", v)));
-    string("clusterDomain", Builder::clusterDomain);
-    string("resolvConf", Builder::resolvConf);
+    string("clusterDomain", KubeletConfigurationBuilder::clusterDomain);
+    string("resolvConf", KubeletConfigurationBuilder::resolvConf);
     string("tlsCertFile", (b, v) -> b.server(b.server().withTlsCertFile(v)));
     string("tlsPrivateKeyFile", (b, v) -> b.server(b.server().withTlsPrivateKeyFile(v)));
     FIELDS.put(
@@ -215,13 +215,13 @@ public final class ConfigLoader {
     expectConstant(root, "kind", KIND);
     expectConstant(root, "apiVersion", API_VERSION);
 
-    Builder builder = KubeletConfiguration.fileBuilder();
+    KubeletConfigurationBuilder builder = KubeletConfiguration.fileBuilder();
     List<String> warnings = new ArrayList<>();
     List<String> unimplemented = new ArrayList<>();
     for (Map.Entry<String, JsonNode> entry : root.properties()) {
       String name = entry.getKey();
       JsonNode value = entry.getValue();
-      BiConsumer<Builder, JsonNode> reader = FIELDS.get(name);
+      BiConsumer<KubeletConfigurationBuilder, JsonNode> reader = FIELDS.get(name);
       if (reader != null) {
         if (!value.isNull()) {
           reader.accept(builder, value);
@@ -312,7 +312,7 @@ public final class ConfigLoader {
     return warning;
   }
 
-  private static void string(String field, BiConsumer<Builder, String> setter) {
+  private static void string(String field, BiConsumer<KubeletConfigurationBuilder, String> setter) {
     FIELDS.put(
         field,
         (b, v) -> {
@@ -322,7 +322,8 @@ public final class ConfigLoader {
         });
   }
 
-  private static void integer(String field, BiConsumer<Builder, Integer> setter) {
+  private static void integer(
+      String field, BiConsumer<KubeletConfigurationBuilder, Integer> setter) {
     FIELDS.put(
         field,
         (b, v) -> {
@@ -332,7 +333,7 @@ public final class ConfigLoader {
         });
   }
 
-  private static void bool(String field, BiConsumer<Builder, Boolean> setter) {
+  private static void bool(String field, BiConsumer<KubeletConfigurationBuilder, Boolean> setter) {
     FIELDS.put(
         field,
         (b, v) -> {
@@ -343,7 +344,8 @@ public final class ConfigLoader {
         });
   }
 
-  private static void duration(String field, BiConsumer<Builder, Duration> setter) {
+  private static void duration(
+      String field, BiConsumer<KubeletConfigurationBuilder, Duration> setter) {
     FIELDS.put(
         field,
         (b, v) -> {

@@ -49,7 +49,7 @@ class ConfigValidatorTest {
 
   @ParameterizedTest
   @MethodSource("boundaryValues")
-  void acceptsBoundaryValues(UnaryOperator<KubeletConfiguration.Builder> change) {
+  void acceptsBoundaryValues(UnaryOperator<KubeletConfigurationBuilder> change) {
     KubeletConfiguration config = change.apply(KubeletConfiguration.builder()).build();
 
     assertThatCode(() -> ConfigValidator.validate(config)).doesNotThrowAnyException();
@@ -181,7 +181,7 @@ class ConfigValidatorTest {
   @ParameterizedTest
   @MethodSource("invalidValues")
   void rejectsInvalidValuesNamingTheField(
-      UnaryOperator<KubeletConfiguration.Builder> change, String field, String message) {
+      UnaryOperator<KubeletConfigurationBuilder> change, String field, String message) {
     KubeletConfiguration config = change.apply(KubeletConfiguration.builder()).build();
 
     assertThatThrownBy(() -> ConfigValidator.validate(config))
@@ -202,8 +202,8 @@ class ConfigValidatorTest {
             "staticPodURL: must be an http:// or https:// URL, got \"http://exa mple.com/\"");
   }
 
-  private static UnaryOperator<KubeletConfiguration.Builder> change(
-      UnaryOperator<KubeletConfiguration.Builder> change) {
+  private static UnaryOperator<KubeletConfigurationBuilder> change(
+      UnaryOperator<KubeletConfigurationBuilder> change) {
     return change;
   }
 }

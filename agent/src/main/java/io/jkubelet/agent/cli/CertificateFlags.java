@@ -3,6 +3,7 @@ package io.jkubelet.agent.cli;
 import io.jkubelet.agent.certificates.CertificateOptions;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.KubeletConfigurationBuilder;
 import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine.Option;
@@ -54,7 +55,7 @@ final class CertificateFlags {
   Boolean rotateServerCertificates;
 
   /** Sets the configuration fields of the flags that were given. */
-  void overlay(KubeletConfiguration.Builder b, Map<String, String> flagOf) {
+  void overlay(KubeletConfigurationBuilder b, Map<String, String> flagOf) {
     RunCommand.overlay(
         flagOf,
         rotateCertificates,

@@ -1,7 +1,7 @@
 package io.jkubelet.agent.cli;
 
 import io.jkubelet.config.ConfigException;
-import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.KubeletConfigurationBuilder;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -73,7 +73,7 @@ final class EvictionFlags {
   Integer maxPodGracePeriod;
 
   /** Sets the configuration fields of the flags that were given. */
-  void overlay(KubeletConfiguration.Builder b, Map<String, String> flagOf) {
+  void overlay(KubeletConfigurationBuilder b, Map<String, String> flagOf) {
     set(
         flagOf,
         kubeReserved,

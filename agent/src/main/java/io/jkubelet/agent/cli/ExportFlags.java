@@ -10,7 +10,7 @@ import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigValidator;
 import io.jkubelet.config.EventExport;
-import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.KubeletConfigurationBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +74,7 @@ final class ExportFlags {
   String fileMaxSize;
 
   /** Sets the fields of the flags that were given, remembering which flag set each. */
-  void overlay(KubeletConfiguration.Builder b, Map<String, String> flagOf) {
+  void overlay(KubeletConfigurationBuilder b, Map<String, String> flagOf) {
     b.eventExport(apply(b.eventExport(), flagOf));
   }
 

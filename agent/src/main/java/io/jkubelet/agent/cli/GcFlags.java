@@ -1,6 +1,6 @@
 package io.jkubelet.agent.cli;
 
-import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.KubeletConfigurationBuilder;
 import java.time.Duration;
 import java.util.Map;
 import picocli.CommandLine.Option;
@@ -56,7 +56,7 @@ final class GcFlags {
   Integer maxDead;
 
   /** Sets the configuration fields of the flags that were given. */
-  void overlay(KubeletConfiguration.Builder b, Map<String, String> flagOf) {
+  void overlay(KubeletConfigurationBuilder b, Map<String, String> flagOf) {
     RunCommand.overlay(
         flagOf,
         imageGcHighThreshold,

@@ -1,8 +1,10 @@
 package io.jkubelet.agent.cli;
 
+import io.jkubelet.agent.EvictionWiring;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.gc.ImageGarbageCollector;
 import io.jkubelet.agent.gc.ImageGcManager;
 import io.jkubelet.agent.gc.ImageGcPolicy;
 import io.jkubelet.agent.metrics.ImageGcCollector;
@@ -54,5 +56,13 @@ final class GcWiring {
             ImageGcManager.PERIOD);
     metrics.register(new ImageGcCollector(gc::stats));
     return Optional.of(gc);
+  }
+
+  /**
+   * What the eviction manager frees images with: the image GC, or one that frees nothing when image
+   * GC is off.
+   */
+  static ImageGarbageCollector collector(Optional<ImageGcManager> imageGc) {
+    return imageGc.<ImageGarbageCollector>map(g -> g).orElse(EvictionWiring.NO_IMAGE_GC);
   }
 }

@@ -3,6 +3,7 @@ package io.jkubelet.agent.cli;
 import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.KubeletConfigurationBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -74,7 +75,7 @@ final class NetworkFlags {
   Duration execTimeout = NetworkOptions.DEFAULT_EXEC_TIMEOUT;
 
   /** Sets the configuration fields of the flags that were given. */
-  void overlay(KubeletConfiguration.Builder b, Map<String, String> flagOf) {
+  void overlay(KubeletConfigurationBuilder b, Map<String, String> flagOf) {
     RunCommand.overlay(
         flagOf,
         hairpinMode,

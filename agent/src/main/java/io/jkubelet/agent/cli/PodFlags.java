@@ -3,6 +3,7 @@ package io.jkubelet.agent.cli;
 import io.jkubelet.agent.admission.Sysctls;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.KubeletConfigurationBuilder;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine.Option;
@@ -44,7 +45,7 @@ final class PodFlags {
   String resolvConf;
 
   /** Sets the fields of the flags that were given, remembering which flag set each. */
-  void overlay(KubeletConfiguration.Builder b, Map<String, String> flagOf) {
+  void overlay(KubeletConfigurationBuilder b, Map<String, String> flagOf) {
     RunCommand.overlay(
         flagOf,
         allowedUnsafeSysctls,

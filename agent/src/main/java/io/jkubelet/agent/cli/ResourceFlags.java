@@ -4,6 +4,7 @@ import io.jkubelet.agent.cm.CgroupOptions;
 import io.jkubelet.config.CgroupSettings;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.KubeletConfigurationBuilder;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -67,7 +68,7 @@ final class ResourceFlags {
   String enforceNodeAllocatable;
 
   /** Sets the configuration fields of the flags that were given. */
-  void overlay(KubeletConfiguration.Builder b, Map<String, String> flagOf) {
+  void overlay(KubeletConfigurationBuilder b, Map<String, String> flagOf) {
     RunCommand.overlay(
         flagOf,
         cgroupsPerQos,

@@ -278,11 +278,7 @@ public final class RunCommand implements Callable<Integer> {
     var imageGc = GcWiring.imageGc(options, docker.imageService(), recorder, time, metrics);
     var monitoring =
         new Agent.Monitoring(
-            metrics,
-            () -> docker.rootDir().orElse(null),
-            imageGc
-                .<io.jkubelet.agent.gc.ImageGarbageCollector>map(g -> g)
-                .orElse(io.jkubelet.agent.EvictionWiring.NO_IMAGE_GC));
+            metrics, () -> docker.rootDir().orElse(null), GcWiring.collector(imageGc));
     PodNetwork podNetwork = PluginNetwork.create(network, time, recorder);
     ContainerManager containerManager =
         PodCgroupsWiring.create(cgroups, host.machine(), docker::cgroupDriver, options.config());

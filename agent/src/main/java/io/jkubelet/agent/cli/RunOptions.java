@@ -6,6 +6,7 @@ import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigLoader;
 import io.jkubelet.config.ConfigValidator;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.KubeletConfigurationBuilder;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -38,7 +39,7 @@ final class RunOptions {
    */
   static KubeletOptions assemble(RunCommand run) {
     Path configFile = run.configFile;
-    KubeletConfiguration.Builder b = KubeletConfiguration.builder();
+    KubeletConfigurationBuilder b = KubeletConfiguration.builder();
     if (configFile != null) {
       ConfigLoader.Loaded loaded = ConfigLoader.load(configFile);
       loaded.warnings().forEach(w -> log.warn("config {}: {}", configFile, w));
@@ -51,7 +52,7 @@ final class RunOptions {
       b = loaded.config().toBuilder();
     }
     Map<String, String> flagOf = new HashMap<>();
-    KubeletConfiguration.Builder cfg = b;
+    KubeletConfigurationBuilder cfg = b;
     RunCommand.overlay(
         flagOf,
         run.podManifestPath,

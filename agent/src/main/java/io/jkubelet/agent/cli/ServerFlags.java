@@ -4,6 +4,7 @@ import io.jkubelet.config.Authentication;
 import io.jkubelet.config.Authorization;
 import io.jkubelet.config.Durations;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.KubeletConfigurationBuilder;
 import java.time.Duration;
 import java.util.Map;
 import picocli.CommandLine.ITypeConverter;
@@ -136,7 +137,7 @@ final class ServerFlags {
   Integer containerLogMaxFiles;
 
   /** Overlays the given flags on the builder; records which flag set which field. */
-  void overlay(KubeletConfiguration.Builder b, Map<String, String> flagOf) {
+  void overlay(KubeletConfigurationBuilder b, Map<String, String> flagOf) {
     RunCommand.overlay(flagOf, port, "port", "--port", v -> b.server(b.server().withPort(v)));
     RunCommand.overlay(
         flagOf,

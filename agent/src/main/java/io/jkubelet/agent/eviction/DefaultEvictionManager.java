@@ -15,7 +15,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -362,7 +361,7 @@ final class DefaultEvictionManager implements EvictionManager {
     long max = options.maxPodGracePeriodSeconds();
     long grace = threshold.hard() ? 0 : max > 0 ? Math.min(own, max) : own;
     String message = Ranking.message(resource, pod, usage);
-    Map<String, String> annotations = annotations(resource, pod, usage);
+    Map<String, String> annotations = Ranking.annotations(resource, pod, usage);
     log.warn(
         "Eviction manager: evicting pod {}/{} with a grace period of {} s: {}",
         pod.getMetadata().getNamespace(),
@@ -383,19 +382,5 @@ final class DefaultEvictionManager implements EvictionManager {
       log.error(
           "Eviction manager: killing pod {} failed: {}", pod.getMetadata().getName(), e.toString());
     }
-  }
-
-  /** Upstream's event annotations: the offending containers, their usage, the resource. */
-  private static Map<String, String> annotations(String resource, Pod pod, PodUsage usage) {
-    List<Ranking.Offender> offenders = Ranking.offenders(resource, pod, usage);
-    Map<String, String> a = new LinkedHashMap<>();
-    a.put(
-        "offending_containers",
-        String.join(",", offenders.stream().map(Ranking.Offender::name).toList()));
-    a.put(
-        "offending_containers_usage",
-        String.join(",", offenders.stream().map(o -> Ranking.binarySi(o.used())).toList()));
-    a.put("starved_resource", resource);
-    return a;
   }
 }

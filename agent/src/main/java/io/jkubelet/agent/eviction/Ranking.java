@@ -9,6 +9,7 @@ import io.jkubelet.config.EvictionSettings.Signal;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -240,5 +241,18 @@ final class Ranking {
       }
     }
     return false;
+  }
+
+  /** Upstream's event annotations: the offending containers, their usage, the resource. */
+  static Map<String, String> annotations(String resource, Pod pod, PodUsage usage) {
+    List<Offender> offenders = offenders(resource, pod, usage);
+    Map<String, String> a = new LinkedHashMap<>();
+    a.put(
+        "offending_containers", String.join(",", offenders.stream().map(Offender::name).toList()));
+    a.put(
+        "offending_containers_usage",
+        String.join(",", offenders.stream().map(o -> binarySi(o.used())).toList()));
+    a.put("starved_resource", resource);
+    return a;
   }
 }

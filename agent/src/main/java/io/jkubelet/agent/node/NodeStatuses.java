@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.fabric8.kubernetes.api.model.NodeAddressBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.NodeCondition;
-import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.NodeSystemInfo;
@@ -56,9 +55,6 @@ final class NodeStatuses {
 
   /** A status to report, and the node events its condition changes call for, in condition order. */
   record Desired(NodeStatus status, List<String> events) {}
-
-  /** The condition the setters want, before transition times are worked out. */
-  private record Want(String type, String status, String reason, String message, String event) {}
 
   /** The default labels, then the extra ones, which override them as upstream. */
   static Map<String, String> labels(NodeOptions o, NodeInfo m) {
@@ -123,7 +119,8 @@ final class NodeStatuses {
     Map<String, Quantity> capacity = capacity(o, m);
     Map<String, Quantity> allocatable = allocatable(m, capacity, reservation);
     List<String> events = new ArrayList<>();
-    List<NodeCondition> conditions = conditions(wants(readiness, pressure), previous, now, events);
+    List<NodeCondition> conditions =
+        NodeConditions.conditions(NodeConditions.wants(readiness, pressure), previous, now, events);
     NodeStatus status =
         new NodeStatusBuilder()
             .withCapacity(capacity)
@@ -185,89 +182,6 @@ final class NodeStatuses {
         .withOperatingSystem(m.operatingSystem())
         .withArchitecture(m.architecture())
         .build();
-  }
-
-  /** The four conditions this agent owns, as it wants them now. */
-  private static List<Want> wants(Health readiness, Set<String> pressure) {
-    Want ready =
-        readiness.ok()
-            ? new Want(
-                READY,
-                "True",
-                "KubeletReady",
-                "kubelet is posting ready status",
-                Reasons.NODE_READY)
-            : new Want(
-                READY, "False", "KubeletNotReady", readiness.message(), Reasons.NODE_NOT_READY);
-    return List.of(
-        pressure.contains(MEMORY_PRESSURE)
-            ? new Want(
-                MEMORY_PRESSURE,
-                "True",
-                "KubeletHasInsufficientMemory",
-                "kubelet has insufficient memory available",
-                Reasons.NODE_HAS_INSUFFICIENT_MEMORY)
-            : new Want(
-                MEMORY_PRESSURE,
-                "False",
-                "KubeletHasSufficientMemory",
-                "kubelet has sufficient memory available",
-                Reasons.NODE_HAS_SUFFICIENT_MEMORY),
-        pressure.contains(DISK_PRESSURE)
-            ? new Want(
-                DISK_PRESSURE,
-                "True",
-                "KubeletHasDiskPressure",
-                "kubelet has disk pressure",
-                Reasons.NODE_HAS_DISK_PRESSURE)
-            : new Want(
-                DISK_PRESSURE,
-                "False",
-                "KubeletHasNoDiskPressure",
-                "kubelet has no disk pressure",
-                Reasons.NODE_HAS_NO_DISK_PRESSURE),
-        pressure.contains(PID_PRESSURE)
-            ? new Want(
-                PID_PRESSURE,
-                "True",
-                "KubeletHasInsufficientPID",
-                "kubelet has insufficient PID available",
-                Reasons.NODE_HAS_INSUFFICIENT_PID)
-            : new Want(
-                PID_PRESSURE,
-                "False",
-                "KubeletHasSufficientPID",
-                "kubelet has sufficient PID available",
-                Reasons.NODE_HAS_SUFFICIENT_PID),
-        ready);
-  }
-
-  /**
-   * The wanted conditions at {@code now}: each keeps its {@code lastTransitionTime} from {@code
-   * previous} while its status stays the same; the event of each one that changed is added to
-   * {@code events}.
-   */
-  private static List<NodeCondition> conditions(
-      List<Want> wants, List<NodeCondition> previous, Instant now, List<String> events) {
-    String t = time(now);
-    List<NodeCondition> conditions = new ArrayList<>();
-    for (Want w : wants) {
-      NodeCondition old = find(previous, w.type());
-      boolean transition = old == null || !w.status().equals(old.getStatus());
-      conditions.add(
-          new NodeConditionBuilder()
-              .withType(w.type())
-              .withStatus(w.status())
-              .withReason(w.reason())
-              .withMessage(w.message())
-              .withLastHeartbeatTime(t)
-              .withLastTransitionTime(transition ? t : old.getLastTransitionTime())
-              .build());
-      if (transition) {
-        events.add(w.event());
-      }
-    }
-    return conditions;
   }
 
   /** The most images a Node lists, as upstream's {@code nodeStatusMaxImages}. */
