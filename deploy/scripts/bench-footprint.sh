@@ -43,8 +43,7 @@ PODS=${1:-110}; MINUTES=${2:-0}
 IDLE=${IDLE:-60}; WARMUP=${WARMUP:-30}; SETTLE=${SETTLE:-60}; RESTARTS=${RESTARTS:-3}
 CHURN=${CHURN:-5}; CHURN_PERIOD=${CHURN_PERIOD:-3}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$root/deploy/scripts/build-env.sh"
-source "$root/deploy/scripts/k8s-lib.sh"
+source "$root/deploy/scripts/bench-lib.sh"
 cache=${JKUBELET_K8S_CACHE:-/var/cache/jkubelet-k8s}
 launcher=$root/agent/target/jkubelet/bin/jkubelet
 offline=-o
@@ -117,23 +116,11 @@ start_agent() {
   # new process's (the old one is gone).
   sleep "$(python3 -c 'import time; print(1.05 - time.time() % 1)')"
   t_start=$(date +%s.%N)
-  case $kind in
-    jkubelet)
-      "$launcher" run --kubeconfig "$nkc" --hostname-override "$node" --node-ip 127.0.0.1 \
-        --root-dir "$work/root-$node" --read-only-port 0 --port "$kport" --healthz-port 0 \
-        --client-ca-file "$pki/ca.crt" --max-pods $((PODS + CHURN + 10)) \
-        --pod-infra-container-image jkubelet/pause:3.2 >> "$agent_log" 2>&1 &
-      ;;
-    kubelet)
-      "$cache/bin/kubelet-ref" --kubeconfig "$nkc" --hostname-override "$node" --node-ip 127.0.0.1 \
-        --root-dir "$work/root-$node" --read-only-port 0 --port "$kport" --healthz-port 0 \
-        --client-ca-file "$pki/ca.crt" --max-pods $((PODS + CHURN + 10)) \
-        --container-runtime=docker --cgroup-driver=cgroupfs --fail-swap-on=false \
-        --cgroups-per-qos=false --enforce-node-allocatable= --image-gc-high-threshold=100 \
-        --eviction-hard= --pod-infra-container-image jkubelet/pause:3.2 \
-        --cert-dir "$work/pki-$node" >> "$agent_log" 2>&1 &
-      ;;
-  esac
+  bench_agent_argv "$kind" "$work/agent-$node"
+  "${bench_argv[@]}" --kubeconfig "$nkc" --hostname-override "$node" --node-ip 127.0.0.1 \
+    --root-dir "$work/root-$node" --read-only-port 0 --port "$kport" --healthz-port 0 \
+    --client-ca-file "$pki/ca.crt" --max-pods $((PODS + CHURN + 10)) \
+    --pod-infra-container-image jkubelet/pause:3.2 >> "$agent_log" 2>&1 &
   agent_pid=$!
 }
 
