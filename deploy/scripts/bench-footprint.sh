@@ -34,7 +34,10 @@
 #                              the same source as the API server (see k8s-up.sh), never at the same
 #                              time as jkubelet; its start-up is timed to the Node Ready with a
 #                              heartbeat of the new process and every pod's containers running;
-#                              REFERENCE=only measures the upstream kubelet alone
+#                              REFERENCE=only measures the upstream kubelet alone. NOTE: it runs on
+#                              the machine's Docker engine, and an upstream kubelet kills every
+#                              other kubelet's pods on its engine: only on a machine of its own
+#                              (bench-compare.sh runs both on an engine of its own, bench-engine.sh)
 #   KEEP_LOG=1                 keep the agents' logs
 # Environment as k8s-up.sh: JKUBELET_BENCH_K8S_STATE (default /tmp/jkubelet-k8s-bench),
 # JKUBELET_APISERVER_PORT, JKUBELET_ETCD_PORT; KUBELET_PORT (default 12250).
