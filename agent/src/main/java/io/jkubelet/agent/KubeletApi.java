@@ -71,14 +71,14 @@ final class KubeletApi implements Lifecycle {
     this.pods = pods;
     this.extra = List.copyOf(extra);
     KubeletConfiguration config = setup.options().config();
-    if (setup.cluster() != null && config.authentication().webhookEnabled()) {
+    if (setup.cluster() != null && config.server().authentication().webhookEnabled()) {
       caches.add(
           "token_review_cache",
           () -> tokenReviews == null ? 0 : tokenReviews.cachedEntries(),
           TokenReviewWebhook.CACHE_CAPACITY,
           () -> tokenReviews == null ? 0 : tokenReviews.cacheEvictions());
     }
-    if (setup.cluster() != null && config.authorization().mode().equals("Webhook")) {
+    if (setup.cluster() != null && config.server().authorization().mode().equals("Webhook")) {
       caches.add(
           "subject_access_review_cache",
           () -> authorizations == null ? 0 : authorizations.cachedEntries(),
@@ -93,7 +93,7 @@ final class KubeletApi implements Lifecycle {
     logReaders = Executors.newVirtualThreadPerTaskExecutor();
     List<Route> routes = new ArrayList<>();
     routes.add(new CoreRoutes(healthz, pods, () -> configz(config)));
-    if (config.enableDebuggingHandlers()) {
+    if (config.server().enableDebuggingHandlers()) {
       routes.add(
           new ContainerLogsRoute(
               pods,
@@ -101,7 +101,7 @@ final class KubeletApi implements Lifecycle {
               setup.runtime(),
               setup.time().clock(),
               logReaders));
-      if (config.enableSystemLogHandler()) {
+      if (config.server().enableSystemLogHandler()) {
         routes.add(new SystemLogRoute(setup.options().nodeLogDir(), logReaders));
       }
     }
@@ -109,8 +109,8 @@ final class KubeletApi implements Lifecycle {
     server =
         new KubeletServer(
             new ServerOptions(
-                config.address(),
-                config.port(),
+                config.server().address(),
+                config.server().port(),
                 certs(config),
                 clientCAs(config),
                 setup.options().nodeName()),
@@ -118,12 +118,12 @@ final class KubeletApi implements Lifecycle {
             authorizer(config),
             routes);
     server.start();
-    if (config.healthzPort() > 0) {
+    if (config.server().healthzPort() > 0) {
       healthzServer =
           new KubeletServer(
               new ServerOptions(
-                  config.healthzBindAddress(),
-                  config.healthzPort(),
+                  config.server().healthzBindAddress(),
+                  config.server().healthzPort(),
                   null,
                   List.of(),
                   setup.options().nodeName()),
@@ -136,9 +136,9 @@ final class KubeletApi implements Lifecycle {
 
   private ServingCerts certs(KubeletConfiguration config) {
     try {
-      if (!config.tlsCertFile().isEmpty()) {
+      if (!config.server().tlsCertFile().isEmpty()) {
         return ServingCerts.read(
-            Path.of(config.tlsCertFile()), Path.of(config.tlsPrivateKeyFile()));
+            Path.of(config.server().tlsCertFile()), Path.of(config.server().tlsPrivateKeyFile()));
       }
       return ServingCerts.selfSigned(
           setup.options().certDir(),
@@ -151,7 +151,7 @@ final class KubeletApi implements Lifecycle {
   }
 
   private static List<java.security.cert.X509Certificate> clientCAs(KubeletConfiguration config) {
-    String file = config.authentication().clientCAFile();
+    String file = config.server().authentication().clientCAFile();
     try {
       return file.isEmpty() ? List.of() : ServingCerts.readCerts(Path.of(file));
     } catch (IOException e) {
@@ -161,7 +161,7 @@ final class KubeletApi implements Lifecycle {
 
   /** Upstream's chain; anonymous requests are never allowed under authorization mode Webhook. */
   private Authenticator authenticator(KubeletConfiguration config) {
-    var a = config.authentication();
+    var a = config.server().authentication();
     Optional<TokenReviewer> tokens = Optional.empty();
     if (a.webhookEnabled()) {
       tokenReviews =
@@ -169,12 +169,12 @@ final class KubeletApi implements Lifecycle {
               client("authentication"), setup.time().clock(), a.webhookCacheTTL());
       tokens = Optional.of(tokenReviews);
     }
-    boolean webhookAuthz = config.authorization().mode().equals("Webhook");
+    boolean webhookAuthz = config.server().authorization().mode().equals("Webhook");
     return new Authenticator(a.anonymous() && !webhookAuthz, tokens);
   }
 
   private Authorizer authorizer(KubeletConfiguration config) {
-    var z = config.authorization();
+    var z = config.server().authorization();
     if (z.mode().equals("AlwaysAllow")) {
       return Authorizer.ALWAYS_ALLOW;
     }

@@ -123,8 +123,8 @@ final class RuntimeWiring {
     return LogCollector.create(
         new LogCollector.Options(
             setup.options().podLogPaths(),
-            RotatingLogWriter.parseMaxSize(config.containerLogMaxSize()),
-            config.containerLogMaxFiles(),
+            RotatingLogWriter.parseMaxSize(config.containerLogs().containerLogMaxSize()),
+            config.containerLogs().containerLogMaxFiles(),
             setup.runtime(),
             // Nothing until the PLEG's first relist has ended: after a restart the streams (one
             // per container, each resuming where its file stopped) would otherwise compete with

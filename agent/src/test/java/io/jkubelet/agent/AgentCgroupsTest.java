@@ -18,6 +18,8 @@ import io.jkubelet.agent.util.RecordingSleeper;
 import io.jkubelet.agent.util.Schedulers;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.ServerSettings;
+import io.jkubelet.config.StaticPodSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,12 +53,16 @@ class AgentCgroupsTest {
     manifests = Files.createDirectories(tmp.resolve("manifests"));
     KubeletConfiguration config =
         KubeletConfiguration.builder()
-            .staticPodPath(manifests.toString())
-            .fileCheckFrequency(Duration.ofSeconds(1))
-            .readOnlyPort(0)
-            .port(0)
-            .healthzPort(0)
-            .address("127.0.0.1")
+            .staticPods(
+                StaticPodSettings.DEFAULTS
+                    .withStaticPodPath(manifests.toString())
+                    .withFileCheckFrequency(Duration.ofSeconds(1)))
+            .server(
+                ServerSettings.DEFAULTS
+                    .withReadOnlyPort(0)
+                    .withPort(0)
+                    .withHealthzPort(0)
+                    .withAddress("127.0.0.1"))
             .build();
     agent =
         new Agent(

@@ -1,5 +1,16 @@
 package io.jkubelet.config;
 
+import static io.jkubelet.config.JsonFields.asDuration;
+import static io.jkubelet.config.JsonFields.asInt;
+import static io.jkubelet.config.JsonFields.asLong;
+import static io.jkubelet.config.JsonFields.asString;
+import static io.jkubelet.config.JsonFields.authentication;
+import static io.jkubelet.config.JsonFields.authorization;
+import static io.jkubelet.config.JsonFields.describe;
+import static io.jkubelet.config.JsonFields.eventExport;
+import static io.jkubelet.config.JsonFields.headers;
+import static io.jkubelet.config.JsonFields.strings;
+
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -38,10 +49,9 @@ import java.util.function.BiConsumer;
  * <p>Loading checks types only; ranges are checked by {@link ConfigValidator}, normally after
  * command-line flags have been overlaid on the loaded configuration.
  *
- * <p>Over 400 lines: one table maps every field jkubelet reads to its reader, so that a field's
- * type errors and upstream's zero-means-default rule ({@link UpstreamFields}) apply the same way to
- * all of them. The nested readers (authentication, authorization, eventExport) would move next to
- * their settings records with the per-subsystem split issue 32 plans.
+ * <p>One table maps every field jkubelet reads to its reader, so that a field's type errors and
+ * upstream's zero-means-default rule ({@link UpstreamFields}) apply the same way to all of them;
+ * the readers of JSON values, nested objects included, are in {@link JsonFields}.
  */
 public final class ConfigLoader {
 
@@ -61,15 +71,19 @@ public final class ConfigLoader {
   private static final Map<String, BiConsumer<Builder, JsonNode>> FIELDS = new LinkedHashMap<>();
 
   static {
-    string("staticPodPath", Builder::staticPodPath);
+    string("staticPodPath", (b, v) -> b.staticPods(b.staticPods().withStaticPodPath(v)));
     duration("syncFrequency", Builder::syncFrequency);
-    duration("fileCheckFrequency", Builder::fileCheckFrequency);
-    duration("httpCheckFrequency", Builder::httpCheckFrequency);
-    string("staticPodURL", Builder::staticPodURL);
-    FIELDS.put("staticPodURLHeader", (b, v) -> b.staticPodURLHeader(headers(v)));
-    string("address", Builder::address);
-    integer("port", Builder::port);
-    integer("readOnlyPort", Builder::readOnlyPort);
+    duration(
+        "fileCheckFrequency", (b, v) -> b.staticPods(b.staticPods().withFileCheckFrequency(v)));
+    duration(
+        "httpCheckFrequency", (b, v) -> b.staticPods(b.staticPods().withHttpCheckFrequency(v)));
+    string("staticPodURL", (b, v) -> b.staticPods(b.staticPods().withStaticPodURL(v)));
+    FIELDS.put(
+        "staticPodURLHeader",
+        (b, v) -> b.staticPods(b.staticPods().withStaticPodURLHeader(headers(v))));
+    string("address", (b, v) -> b.server(b.server().withAddress(v)));
+    integer("port", (b, v) -> b.server(b.server().withPort(v)));
+    integer("readOnlyPort", (b, v) -> b.server(b.server().withReadOnlyPort(v)));
     bool("registerNode", Builder::registerNode);
     integer("eventRecordQPS", Builder::eventRecordQPS);
     integer("eventBurst", Builder::eventBurst);
@@ -86,17 +100,28 @@ public final class ConfigLoader {
     FIELDS.put("clusterDNS", (b, v) -> b.clusterDNS(strings("clusterDNS", v)));
     string("clusterDomain", Builder::clusterDomain);
     string("resolvConf", Builder::resolvConf);
-    string("tlsCertFile", Builder::tlsCertFile);
-    string("tlsPrivateKeyFile", Builder::tlsPrivateKeyFile);
-    FIELDS.put("authentication", ConfigLoader::authentication);
-    FIELDS.put("authorization", ConfigLoader::authorization);
-    integer("healthzPort", Builder::healthzPort);
-    string("healthzBindAddress", Builder::healthzBindAddress);
-    bool("enableDebuggingHandlers", Builder::enableDebuggingHandlers);
-    string("containerLogMaxSize", Builder::containerLogMaxSize);
-    integer("containerLogMaxFiles", Builder::containerLogMaxFiles);
-    bool("enableSystemLogHandler", Builder::enableSystemLogHandler);
-    FIELDS.put("eventExport", ConfigLoader::eventExport);
+    string("tlsCertFile", (b, v) -> b.server(b.server().withTlsCertFile(v)));
+    string("tlsPrivateKeyFile", (b, v) -> b.server(b.server().withTlsPrivateKeyFile(v)));
+    FIELDS.put(
+        "authentication",
+        (b, v) ->
+            b.server(
+                b.server().withAuthentication(authentication(b.server().authentication(), v))));
+    FIELDS.put(
+        "authorization",
+        (b, v) ->
+            b.server(b.server().withAuthorization(authorization(b.server().authorization(), v))));
+    integer("healthzPort", (b, v) -> b.server(b.server().withHealthzPort(v)));
+    string("healthzBindAddress", (b, v) -> b.server(b.server().withHealthzBindAddress(v)));
+    bool("enableDebuggingHandlers", (b, v) -> b.server(b.server().withEnableDebuggingHandlers(v)));
+    string(
+        "containerLogMaxSize",
+        (b, v) -> b.containerLogs(b.containerLogs().withContainerLogMaxSize(v)));
+    integer(
+        "containerLogMaxFiles",
+        (b, v) -> b.containerLogs(b.containerLogs().withContainerLogMaxFiles(v)));
+    bool("enableSystemLogHandler", (b, v) -> b.server(b.server().withEnableSystemLogHandler(v)));
+    FIELDS.put("eventExport", (b, v) -> b.eventExport(eventExport(b.eventExport(), v)));
     string("hairpinMode", (b, v) -> b.network(b.network().withHairpinMode(v)));
     string("podCIDR", (b, v) -> b.network(b.network().withPodCIDR(v)));
     bool("cgroupsPerQOS", (b, v) -> b.cgroups(b.cgroups().withCgroupsPerQOS(v)));
@@ -116,96 +141,6 @@ public final class ConfigLoader {
         "rotateCertificates", (b, v) -> b.certificates(b.certificates().withRotateCertificates(v)));
     bool(
         "serverTLSBootstrap", (b, v) -> b.certificates(b.certificates().withServerTLSBootstrap(v)));
-  }
-
-  private static void eventExport(Builder b, JsonNode v) {
-    if (!v.isObject()) {
-      throw new ConfigException("eventExport", "expected a mapping, got " + describe(v));
-    }
-    KubeletConfiguration.EventExport e = b.eventExport();
-    for (Map.Entry<String, JsonNode> f : v.properties()) {
-      String field = "eventExport." + f.getKey();
-      if (f.getValue().isNull()) {
-        continue;
-      }
-      String s = asString(field, f.getValue());
-      e =
-          switch (f.getKey()) {
-            case "url" -> e.withUrl(s);
-            case "credentialsFile" -> e.withCredentialsFile(s);
-            case "caFile" -> e.withCaFile(s);
-            case "index" -> e.withIndex(s);
-            case "spoolMax" -> e.withSpoolMax(s);
-            case "file" -> e.withFile(s);
-            case "fileMaxSize" -> e.withFileMaxSize(s);
-            default -> throw new ConfigException(field, "unknown field of eventExport");
-          };
-    }
-    b.eventExport(e);
-  }
-
-  private static void authentication(Builder b, JsonNode v) {
-    KubeletConfiguration.Authentication a = b.authentication();
-    String ca = a.clientCAFile();
-    boolean webhook = a.webhookEnabled();
-    Duration ttl = a.webhookCacheTTL();
-    boolean anonymous = a.anonymous();
-    JsonNode n = v.at("/x509/clientCAFile");
-    if (!n.isMissingNode() && !n.isNull()) {
-      ca = asString("authentication.x509.clientCAFile", n);
-    }
-    n = v.at("/webhook/enabled");
-    if (!n.isMissingNode() && !n.isNull()) {
-      webhook = asBool("authentication.webhook.enabled", n);
-    }
-    n = v.at("/webhook/cacheTTL");
-    if (!n.isMissingNode() && !UpstreamFields.unset("authentication.webhook.cacheTTL", n, true)) {
-      ttl = asDuration("authentication.webhook.cacheTTL", n);
-    }
-    n = v.at("/anonymous/enabled");
-    if (!n.isMissingNode() && !n.isNull()) {
-      anonymous = asBool("authentication.anonymous.enabled", n);
-    }
-    b.authentication(new KubeletConfiguration.Authentication(ca, webhook, ttl, anonymous));
-  }
-
-  private static void authorization(Builder b, JsonNode v) {
-    KubeletConfiguration.Authorization a = b.authorization();
-    String mode = a.mode();
-    Duration allowed = a.cacheAuthorizedTTL();
-    Duration denied = a.cacheUnauthorizedTTL();
-    JsonNode n = v.at("/mode");
-    if (!n.isMissingNode() && !UpstreamFields.unset("authorization.mode", n, false)) {
-      mode = asString("authorization.mode", n);
-    }
-    n = v.at("/webhook/cacheAuthorizedTTL");
-    if (!n.isMissingNode() && !UpstreamFields.unset("authorization.webhook.ttl", n, true)) {
-      allowed = asDuration("authorization.webhook.cacheAuthorizedTTL", n);
-    }
-    n = v.at("/webhook/cacheUnauthorizedTTL");
-    if (!n.isMissingNode() && !UpstreamFields.unset("authorization.webhook.ttl", n, true)) {
-      denied = asDuration("authorization.webhook.cacheUnauthorizedTTL", n);
-    }
-    b.authorization(new KubeletConfiguration.Authorization(mode, allowed, denied));
-  }
-
-  private static boolean asBool(String field, JsonNode v) {
-    if (!v.isBoolean()) {
-      throw new ConfigException(field, "expected true or false, got " + describe(v));
-    }
-    return v.booleanValue();
-  }
-
-  private static Duration asDuration(String field, JsonNode v) {
-    if (!v.isTextual()) {
-      throw new ConfigException(
-          field, "expected a duration such as \"20s\" or \"1m30s\", got " + describe(v));
-    }
-    try {
-      return Durations.parse(v.textValue());
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(field, e.getMessage(), e);
-    }
   }
 
   private ConfigLoader() {}
@@ -382,86 +317,5 @@ public final class ConfigLoader {
             setter.accept(b, asDuration(field, v));
           }
         });
-  }
-
-  private static String asString(String field, JsonNode value) {
-    if (!value.isTextual()) {
-      throw new ConfigException(field, "expected a string, got " + describe(value));
-    }
-    return value.textValue();
-  }
-
-  private static int asInt(String field, JsonNode value) {
-    if (!value.isIntegralNumber()) {
-      throw new ConfigException(field, "expected an integer, got " + describe(value));
-    }
-    if (!value.canConvertToInt()) {
-      throw new ConfigException(
-          field,
-          "expected an integer between "
-              + Integer.MIN_VALUE
-              + " and "
-              + Integer.MAX_VALUE
-              + ", got "
-              + describe(value));
-    }
-    return value.intValue();
-  }
-
-  private static long asLong(String field, JsonNode value) {
-    if (!value.isIntegralNumber()) {
-      throw new ConfigException(field, "expected an integer, got " + describe(value));
-    }
-    if (!value.canConvertToLong()) {
-      throw new ConfigException(field, "expected a 64-bit integer, got " + describe(value));
-    }
-    return value.longValue();
-  }
-
-  /** Reads a list of strings. */
-  private static List<String> strings(String field, JsonNode value) {
-    if (!value.isArray()) {
-      throw new ConfigException(field, "expected a list of strings, got " + describe(value));
-    }
-    List<String> out = new ArrayList<>();
-    for (int i = 0; i < value.size(); i++) {
-      out.add(asString(field + "[" + i + "]", value.get(i)));
-    }
-    return out;
-  }
-
-  /** Reads {@code staticPodURLHeader}: header name to a list of values; null counts as empty. */
-  private static Map<String, List<String>> headers(JsonNode value) {
-    String field = "staticPodURLHeader";
-    if (!value.isObject()) {
-      throw new ConfigException(
-          field, "expected a mapping of header names to lists of values, got " + describe(value));
-    }
-    Map<String, List<String>> headers = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> header : value.properties()) {
-      String headerField = field + "." + header.getKey();
-      JsonNode values = header.getValue();
-      if (!values.isArray() && !values.isNull()) {
-        throw new ConfigException(
-            headerField, "expected a list of strings, got " + describe(values));
-      }
-      List<String> list = new ArrayList<>();
-      for (int i = 0; i < values.size(); i++) {
-        list.add(asString(headerField + "[" + i + "]", values.get(i)));
-      }
-      headers.put(header.getKey(), list);
-    }
-    return headers;
-  }
-
-  /** A short rendering of a value for messages: scalars as JSON, containers by kind only. */
-  private static String describe(JsonNode value) {
-    if (value.isArray()) {
-      return "a list";
-    }
-    if (value.isObject()) {
-      return "a mapping";
-    }
-    return value.toString();
   }
 }

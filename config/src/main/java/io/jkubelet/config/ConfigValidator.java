@@ -28,21 +28,23 @@ public final class ConfigValidator {
    */
   public static void validate(KubeletConfiguration config) {
     positive("syncFrequency", config.syncFrequency());
-    positive("fileCheckFrequency", config.fileCheckFrequency());
-    positive("httpCheckFrequency", config.httpCheckFrequency());
-    httpUrl("staticPodURL", config.staticPodURL());
-    between("readOnlyPort", config.readOnlyPort(), 0, 65535);
-    between("port", config.port(), 1, 65535);
-    between("healthzPort", config.healthzPort(), 0, 65535);
-    if (!config.authorization().mode().equals("AlwaysAllow")
-        && !config.authorization().mode().equals("Webhook")) {
+    StaticPodSettings pods = config.staticPods();
+    positive("fileCheckFrequency", pods.fileCheckFrequency());
+    positive("httpCheckFrequency", pods.httpCheckFrequency());
+    httpUrl("staticPodURL", pods.staticPodURL());
+    ServerSettings server = config.server();
+    between("readOnlyPort", server.readOnlyPort(), 0, 65535);
+    between("port", server.port(), 1, 65535);
+    between("healthzPort", server.healthzPort(), 0, 65535);
+    if (!server.authorization().mode().equals("AlwaysAllow")
+        && !server.authorization().mode().equals("Webhook")) {
       throw new ConfigException(
           "authorization.mode",
-          "must be AlwaysAllow or Webhook, got \"" + config.authorization().mode() + "\"");
+          "must be AlwaysAllow or Webhook, got \"" + server.authorization().mode() + "\"");
     }
-    if (config.containerLogMaxFiles() < 2) {
-      throw new ConfigException(
-          "containerLogMaxFiles", "must be at least 2, got " + config.containerLogMaxFiles());
+    int maxFiles = config.containerLogs().containerLogMaxFiles();
+    if (maxFiles < 2) {
+      throw new ConfigException("containerLogMaxFiles", "must be at least 2, got " + maxFiles);
     }
     atLeast("maxPods", config.maxPods(), 1);
     positive("nodeStatusUpdateFrequency", config.nodeStatusUpdateFrequency());
@@ -63,7 +65,7 @@ public final class ConfigValidator {
    * {@code eventExport}: the URL http(s) with a host (never echoed: it may hold a password), the
    * index a valid index name, {@code spoolMax} at least 1Mi and {@code fileMaxSize} at least 1Ki.
    */
-  private static void eventExport(KubeletConfiguration.EventExport e) {
+  private static void eventExport(EventExport e) {
     if (!e.url().isEmpty()) {
       URI uri;
       try {

@@ -33,7 +33,7 @@ class ConfigLoaderTest {
     ConfigLoader.Loaded loaded = ConfigLoader.load(write(Samples.FULL_YAML));
 
     assertThat(loaded.config()).isEqualTo(Samples.full());
-    assertThat(loaded.config().staticPodURLHeader().keySet())
+    assertThat(loaded.config().staticPods().staticPodURLHeader().keySet())
         .as("headers keep file order")
         .containsExactly("Authorization", "X-Multi");
   }
@@ -55,7 +55,9 @@ class ConfigLoaderTest {
                 .maxPods(42)
                 .syncFrequency(Duration.ofSeconds(30))
                 .registerNode(false)
-                .staticPodURLHeader(Map.of("Authorization", List.of("Bearer abc")))
+                .staticPods(
+                    StaticPodSettings.DEFAULTS.withStaticPodURLHeader(
+                        Map.of("Authorization", List.of("Bearer abc"))))
                 .build());
   }
 
@@ -93,7 +95,11 @@ class ConfigLoaderTest {
         ConfigLoader.load(write(HEADER + "maxPods: 7\nreadOnlyPort: 0\n")).config();
 
     assertThat(config)
-        .isEqualTo(KubeletConfiguration.fileBuilder().maxPods(7).readOnlyPort(0).build());
+        .isEqualTo(
+            KubeletConfiguration.fileBuilder()
+                .maxPods(7)
+                .server(ServerSettings.FILE_DEFAULTS.withReadOnlyPort(0))
+                .build());
   }
 
   @Test
@@ -188,20 +194,20 @@ class ConfigLoaderTest {
     KubeletConfiguration c = loaded.config();
     KubeletConfiguration defaults = KubeletConfiguration.fileBuilder().build();
     assertThat(c.syncFrequency()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(c.fileCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
-    assertThat(c.httpCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(c.staticPods().fileCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(c.staticPods().httpCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
     assertThat(c.nodeStatusUpdateFrequency()).isEqualTo(Duration.ofSeconds(10));
     assertThat(c.nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(c.authentication().webhookCacheTTL()).isEqualTo(Duration.ofMinutes(2));
-    assertThat(c.authentication().webhookEnabled()).isTrue();
-    assertThat(c.authentication().clientCAFile()).isEqualTo("/etc/kubernetes/pki/ca.crt");
-    assertThat(c.authorization().mode()).isEqualTo("Webhook");
-    assertThat(c.authorization().cacheAuthorizedTTL())
-        .isEqualTo(defaults.authorization().cacheAuthorizedTTL());
-    assertThat(c.authorization().cacheUnauthorizedTTL())
-        .isEqualTo(defaults.authorization().cacheUnauthorizedTTL());
-    assertThat(c.staticPodPath()).isEqualTo("/etc/kubernetes/manifests");
-    assertThat(c.healthzBindAddress()).isEqualTo("127.0.0.1");
+    assertThat(c.server().authentication().webhookCacheTTL()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(c.server().authentication().webhookEnabled()).isTrue();
+    assertThat(c.server().authentication().clientCAFile()).isEqualTo("/etc/kubernetes/pki/ca.crt");
+    assertThat(c.server().authorization().mode()).isEqualTo("Webhook");
+    assertThat(c.server().authorization().cacheAuthorizedTTL())
+        .isEqualTo(defaults.server().authorization().cacheAuthorizedTTL());
+    assertThat(c.server().authorization().cacheUnauthorizedTTL())
+        .isEqualTo(defaults.server().authorization().cacheUnauthorizedTTL());
+    assertThat(c.staticPods().staticPodPath()).isEqualTo("/etc/kubernetes/manifests");
+    assertThat(c.server().healthzBindAddress()).isEqualTo("127.0.0.1");
     assertThat(c.cgroups()).isEqualTo(CgroupSettings.DEFAULTS);
     assertThat(loaded.warnings()).isEmpty();
     assertThat(loaded.unimplemented())
@@ -237,15 +243,15 @@ class ConfigLoaderTest {
 
     KubeletConfiguration c = loaded.config();
     KubeletConfiguration defaults = KubeletConfiguration.fileBuilder().build();
-    assertThat(c.port()).isEqualTo(10250);
+    assertThat(c.server().port()).isEqualTo(10250);
     assertThat(c.maxPods()).isEqualTo(110);
-    assertThat(c.address()).isEqualTo(defaults.address());
+    assertThat(c.server().address()).isEqualTo(defaults.server().address());
     assertThat(c.network().hairpinMode()).isEqualTo(defaults.network().hairpinMode());
     // Pointers upstream, or without a default: 0 and "" are values.
-    assertThat(c.readOnlyPort()).isZero();
-    assertThat(c.healthzPort()).isZero();
+    assertThat(c.server().readOnlyPort()).isZero();
+    assertThat(c.server().healthzPort()).isZero();
     assertThat(c.eventRecordQPS()).isZero();
-    assertThat(c.staticPodPath()).isEmpty();
+    assertThat(c.staticPods().staticPodPath()).isEmpty();
   }
 
   @Test
@@ -552,21 +558,17 @@ class ConfigLoaderTest {
                 enableSystemLogHandler: true
                 """);
     KubeletConfiguration c = ConfigLoader.load(file).config();
-    assertThat(c.readOnlyPort()).as("v1beta1 default").isZero();
-    assertThat(c.authentication())
-        .isEqualTo(
-            new KubeletConfiguration.Authentication(
-                "/pki/ca.crt", true, Duration.ofMinutes(1), false));
-    assertThat(c.authorization())
-        .isEqualTo(
-            new KubeletConfiguration.Authorization(
-                "Webhook", Duration.ofMinutes(5), Duration.ofSeconds(10)));
-    assertThat(c.tlsCertFile()).isEqualTo("/pki/kubelet.crt");
-    assertThat(c.healthzPort()).isZero();
-    assertThat(c.containerLogMaxFiles()).isEqualTo(3);
-    assertThat(c.containerLogMaxSize()).isEqualTo("10Mi");
-    assertThat(c.enableSystemLogHandler()).isTrue();
-    assertThat(KubeletConfiguration.builder().build().enableSystemLogHandler())
+    assertThat(c.server().readOnlyPort()).as("v1beta1 default").isZero();
+    assertThat(c.server().authentication())
+        .isEqualTo(new Authentication("/pki/ca.crt", true, Duration.ofMinutes(1), false));
+    assertThat(c.server().authorization())
+        .isEqualTo(new Authorization("Webhook", Duration.ofMinutes(5), Duration.ofSeconds(10)));
+    assertThat(c.server().tlsCertFile()).isEqualTo("/pki/kubelet.crt");
+    assertThat(c.server().healthzPort()).isZero();
+    assertThat(c.containerLogs().containerLogMaxFiles()).isEqualTo(3);
+    assertThat(c.containerLogs().containerLogMaxSize()).isEqualTo("10Mi");
+    assertThat(c.server().enableSystemLogHandler()).isTrue();
+    assertThat(KubeletConfiguration.builder().build().server().enableSystemLogHandler())
         .as("off unless asked for")
         .isFalse();
   }
@@ -585,7 +587,7 @@ class ConfigLoaderTest {
                   file: /var/log/jkubelet/events.jsonl
                 """);
     ConfigLoader.Loaded loaded = ConfigLoader.load(file);
-    KubeletConfiguration.EventExport e = loaded.config().eventExport();
+    EventExport e = loaded.config().eventExport();
     assertThat(loaded.warnings()).isEmpty();
     assertThat(e.url()).isEqualTo("https://opensearch.example:9200");
     assertThat(e.credentialsFile()).isEqualTo("/etc/jkubelet/export-credentials");

@@ -24,10 +24,12 @@ class ConfigValidatorTest {
 
   static Stream<Arguments> boundaryValues() {
     return Stream.<Arguments>of(
-        argumentSet("lowest port", change(b -> b.port(1))),
-        argumentSet("highest port", change(b -> b.port(65535))),
-        argumentSet("read-only port disabled", change(b -> b.readOnlyPort(0))),
-        argumentSet("highest read-only port", change(b -> b.readOnlyPort(65535))),
+        argumentSet("lowest port", change(b -> b.server(b.server().withPort(1)))),
+        argumentSet("highest port", change(b -> b.server(b.server().withPort(65535)))),
+        argumentSet(
+            "read-only port disabled", change(b -> b.server(b.server().withReadOnlyPort(0)))),
+        argumentSet(
+            "highest read-only port", change(b -> b.server(b.server().withReadOnlyPort(65535)))),
         argumentSet("one pod", change(b -> b.maxPods(1))),
         argumentSet("one-second lease", change(b -> b.nodeLeaseDurationSeconds(1))),
         argumentSet("one-nanosecond frequency", change(b -> b.syncFrequency(Duration.ofNanos(1)))),
@@ -36,8 +38,13 @@ class ConfigValidatorTest {
             change(b -> b.eventRecordQPS(0).eventBurst(0).kubeAPIQPS(0).kubeAPIBurst(0))),
         argumentSet("lowest oom_score_adj", change(b -> b.podInfraOomScoreAdj(-1000))),
         argumentSet("highest oom_score_adj", change(b -> b.podInfraOomScoreAdj(1000))),
-        argumentSet("http URL", change(b -> b.staticPodURL("http://10.0.0.1:8080/pods"))),
-        argumentSet("upper-case scheme", change(b -> b.staticPodURL("HTTPS://example.com"))));
+        argumentSet(
+            "http URL",
+            change(
+                b -> b.staticPods(b.staticPods().withStaticPodURL("http://10.0.0.1:8080/pods")))),
+        argumentSet(
+            "upper-case scheme",
+            change(b -> b.staticPods(b.staticPods().withStaticPodURL("HTTPS://example.com")))));
   }
 
   @ParameterizedTest
@@ -52,22 +59,22 @@ class ConfigValidatorTest {
     return Stream.of(
         argumentSet(
             "read-only port too high",
-            change(b -> b.readOnlyPort(70000)),
+            change(b -> b.server(b.server().withReadOnlyPort(70000))),
             "readOnlyPort",
             "readOnlyPort: must be between 0 and 65535, got 70000"),
         argumentSet(
             "negative read-only port",
-            change(b -> b.readOnlyPort(-1)),
+            change(b -> b.server(b.server().withReadOnlyPort(-1))),
             "readOnlyPort",
             "readOnlyPort: must be between 0 and 65535, got -1"),
         argumentSet(
             "port zero",
-            change(b -> b.port(0)),
+            change(b -> b.server(b.server().withPort(0))),
             "port",
             "port: must be between 1 and 65535, got 0"),
         argumentSet(
             "port too high",
-            change(b -> b.port(65536)),
+            change(b -> b.server(b.server().withPort(65536))),
             "port",
             "port: must be between 1 and 65535, got 65536"),
         argumentSet(
@@ -79,12 +86,13 @@ class ConfigValidatorTest {
             "syncFrequency: must be greater than 0, got 0s"),
         argumentSet(
             "zero file check frequency",
-            change(b -> b.fileCheckFrequency(Duration.ZERO)),
+            change(b -> b.staticPods(b.staticPods().withFileCheckFrequency(Duration.ZERO))),
             "fileCheckFrequency",
             "fileCheckFrequency: must be greater than 0, got 0s"),
         argumentSet(
             "negative http check frequency",
-            change(b -> b.httpCheckFrequency(Duration.ofSeconds(-20))),
+            change(
+                b -> b.staticPods(b.staticPods().withHttpCheckFrequency(Duration.ofSeconds(-20)))),
             "httpCheckFrequency",
             "httpCheckFrequency: must be greater than 0, got -20s"),
         argumentSet(
@@ -134,17 +142,17 @@ class ConfigValidatorTest {
             "podInfraOomScoreAdj: must be between -1000 and 1000, got 1001"),
         argumentSet(
             "URL with another scheme",
-            change(b -> b.staticPodURL("ftp://example.com/pods")),
+            change(b -> b.staticPods(b.staticPods().withStaticPodURL("ftp://example.com/pods"))),
             "staticPodURL",
             "staticPodURL: must be an http:// or https:// URL, got \"ftp://example.com/pods\""),
         argumentSet(
             "URL without scheme",
-            change(b -> b.staticPodURL("example.com/pods")),
+            change(b -> b.staticPods(b.staticPods().withStaticPodURL("example.com/pods"))),
             "staticPodURL",
             "staticPodURL: must be an http:// or https:// URL, got \"example.com/pods\""),
         argumentSet(
             "URL without host",
-            change(b -> b.staticPodURL("http:///pods")),
+            change(b -> b.staticPods(b.staticPods().withStaticPodURL("http:///pods"))),
             "staticPodURL",
             "staticPodURL: must be an http:// or https:// URL, got \"http:///pods\""));
   }
@@ -163,7 +171,9 @@ class ConfigValidatorTest {
   @Test
   void unparsableUrlIsRejected() {
     KubeletConfiguration config =
-        KubeletConfiguration.builder().staticPodURL("http://exa mple.com/").build();
+        KubeletConfiguration.builder()
+            .staticPods(StaticPodSettings.DEFAULTS.withStaticPodURL("http://exa mple.com/"))
+            .build();
 
     assertThatThrownBy(() -> ConfigValidator.validate(config))
         .isInstanceOf(ConfigException.class)

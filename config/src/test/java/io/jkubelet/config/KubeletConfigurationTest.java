@@ -20,15 +20,15 @@ class KubeletConfigurationTest {
   void defaultsAreTheDocumentedValues() {
     KubeletConfiguration d = KubeletConfiguration.defaults();
 
-    assertThat(d.staticPodPath()).isEmpty();
+    assertThat(d.staticPods().staticPodPath()).isEmpty();
     assertThat(d.syncFrequency()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(d.fileCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
-    assertThat(d.httpCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
-    assertThat(d.staticPodURL()).isEmpty();
-    assertThat(d.staticPodURLHeader()).isEmpty();
-    assertThat(d.readOnlyPort()).isEqualTo(10255);
-    assertThat(d.port()).isEqualTo(10250);
-    assertThat(d.address()).isEqualTo("0.0.0.0");
+    assertThat(d.staticPods().fileCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(d.staticPods().httpCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(d.staticPods().staticPodURL()).isEmpty();
+    assertThat(d.staticPods().staticPodURLHeader()).isEmpty();
+    assertThat(d.server().readOnlyPort()).isEqualTo(10255);
+    assertThat(d.server().port()).isEqualTo(10250);
+    assertThat(d.server().address()).isEqualTo("0.0.0.0");
     assertThat(d.maxPods()).isEqualTo(110);
     assertThat(d.nodeStatusUpdateFrequency()).isEqualTo(Duration.ofSeconds(10));
     assertThat(d.nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(5));
@@ -58,15 +58,18 @@ class KubeletConfigurationTest {
     KubeletConfiguration fromFile = ConfigLoader.load(file).config();
 
     KubeletConfiguration withFlags =
-        fromFile.toBuilder().maxPods(200).readOnlyPort(0).podInfraOomScoreAdj(-998).build();
+        fromFile.toBuilder()
+            .maxPods(200)
+            .server(fromFile.server().withReadOnlyPort(0))
+            .podInfraOomScoreAdj(-998)
+            .build();
 
     assertThat(withFlags)
         .isEqualTo(
             KubeletConfiguration.fileBuilder()
                 .maxPods(200)
-                .readOnlyPort(0)
+                .server(ServerSettings.FILE_DEFAULTS.withReadOnlyPort(0).withPort(11250))
                 .podInfraOomScoreAdj(-998)
-                .port(11250)
                 .syncFrequency(Duration.ofSeconds(30))
                 .build());
     assertThat(fromFile.maxPods()).as("the loaded configuration is unchanged").isEqualTo(50);
@@ -85,21 +88,27 @@ class KubeletConfigurationTest {
     Map<String, List<String>> headers = new HashMap<>(Map.of("Authorization", values));
 
     KubeletConfiguration config =
-        KubeletConfiguration.builder().staticPodURLHeader(headers).build();
+        KubeletConfiguration.builder()
+            .staticPods(StaticPodSettings.DEFAULTS.withStaticPodURLHeader(headers))
+            .build();
     headers.put("X-Other", List.of("x"));
     values.add("Bearer def");
 
-    assertThat(config.staticPodURLHeader())
+    assertThat(config.staticPods().staticPodURLHeader())
         .isEqualTo(Map.of("Authorization", List.of("Bearer abc")));
-    assertThatThrownBy(() -> config.staticPodURLHeader().put("X", List.of()))
+    assertThatThrownBy(() -> config.staticPods().staticPodURLHeader().put("X", List.of()))
         .isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> config.staticPodURLHeader().get("Authorization").add("y"))
+    assertThatThrownBy(() -> config.staticPods().staticPodURLHeader().get("Authorization").add("y"))
         .isInstanceOf(UnsupportedOperationException.class);
   }
 
   @Test
   void nullReferenceFieldsAreRejectedByName() {
-    assertThatThrownBy(() -> KubeletConfiguration.builder().address(null).build())
+    assertThatThrownBy(
+            () ->
+                KubeletConfiguration.builder()
+                    .server(ServerSettings.DEFAULTS.withAddress(null))
+                    .build())
         .isInstanceOf(NullPointerException.class)
         .hasMessage("address");
     assertThatThrownBy(() -> KubeletConfiguration.builder().syncFrequency(null).build())

@@ -49,16 +49,19 @@ final class Samples {
   /** The configuration {@link #FULL_YAML} describes. */
   static KubeletConfiguration full() {
     return KubeletConfiguration.fileBuilder()
-        .staticPodPath("/etc/kubernetes/manifests")
+        .staticPods(
+            new StaticPodSettings(
+                "/etc/kubernetes/manifests",
+                Duration.ofMillis(500),
+                Duration.ofHours(1),
+                "https://pods.example.com/manifests",
+                Map.of("Authorization", List.of("Bearer abc"), "X-Multi", List.of("one", "two"))))
         .syncFrequency(Duration.ofSeconds(90))
-        .fileCheckFrequency(Duration.ofMillis(500))
-        .httpCheckFrequency(Duration.ofHours(1))
-        .staticPodURL("https://pods.example.com/manifests")
-        .staticPodURLHeader(
-            Map.of("Authorization", List.of("Bearer abc"), "X-Multi", List.of("one", "two")))
-        .address("127.0.0.1")
-        .port(11250)
-        .readOnlyPort(0)
+        .server(
+            ServerSettings.FILE_DEFAULTS
+                .withAddress("127.0.0.1")
+                .withPort(11250)
+                .withReadOnlyPort(0))
         .registerNode(false)
         .eventRecordQPS(50)
         .eventBurst(100)

@@ -186,7 +186,7 @@ final class ClusterMode {
         nodeLabels,
         taints,
         config.maxPods(),
-        config.port(),
+        config.server().port(),
         options.rootDir(),
         NodeOptions.DEFAULT_KUBELET_VERSION,
         config.nodeStatusUpdateFrequency(),

@@ -27,18 +27,11 @@ import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.util.NativeTls;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
-import io.jkubelet.config.ConfigLoader;
-import io.jkubelet.config.ConfigValidator;
 import io.jkubelet.config.Durations;
-import io.jkubelet.config.KubeletConfiguration;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -47,9 +40,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -58,11 +48,11 @@ import picocli.CommandLine.Option;
  * {@code jkubelet run}: starts the node agent in the foreground until SIGTERM. Flags carry the
  * upstream kubelet's names and meanings, and override the {@code --config} file.
  *
- * <p>Over 400 lines: it holds upstream's core flags that have no subsystem of their own and the one
- * overlay of flags on the file, which names the flag in every error. Subsystems bring their flags
- * as mixins ({@code NetworkFlags}, {@code ResourceFlags}, {@code CertificateFlags}, {@code
- * ServerFlags}, {@code PodFlags}, {@code ExportFlags}) and their start-up as wiring classes ({@code
- * CertificateWiring}, {@code PodCgroupsWiring}); the node flags are the next to move (issue 32).
+ * <p>It holds upstream's core flags that have no subsystem of their own and the start-up of the
+ * agent from them. Subsystems bring their flags as mixins ({@code NetworkFlags}, {@code
+ * ResourceFlags}, {@code CertificateFlags}, {@code ServerFlags}, {@code PodFlags}, {@code
+ * ExportFlags}) and their start-up as wiring classes ({@code CertificateWiring}, {@code
+ * PodCgroupsWiring}); {@code RunOptions} assembles the configuration from the file and the flags.
  */
 @Command(
     name = "run",
@@ -95,9 +85,6 @@ public final class RunCommand implements Callable<Integer> {
    */
   CertificateOptions certificates;
 
-  private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
-  private static final Pattern NODE_NAME =
-      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   private static final AtomicBoolean HOOK_INSTALLED = new AtomicBoolean();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -256,7 +243,7 @@ public final class RunCommand implements Callable<Integer> {
     // The event pipeline: one line per event in the log, the newest events for /events (kept only
     // where the read-only port serves them), and in cluster mode the API server.
     EventBroadcaster broadcaster = new EventBroadcaster();
-    EventStore store = options.config().readOnlyPort() == 0 ? null : new EventStore(clock);
+    EventStore store = options.config().server().readOnlyPort() == 0 ? null : new EventStore(clock);
     broadcaster.addWatcher("log", new LogSink());
     if (store != null) {
       broadcaster.addWatcher("store", store);
@@ -353,94 +340,7 @@ public final class RunCommand implements Callable<Integer> {
 
   /** Loads the file, overlays the flags, and validates; errors name the flag or field. */
   KubeletOptions options() {
-    KubeletConfiguration.Builder b = KubeletConfiguration.builder();
-    if (configFile != null) {
-      ConfigLoader.Loaded loaded = ConfigLoader.load(configFile);
-      loaded.warnings().forEach(w -> log.warn("config {}: {}", configFile, w));
-      if (!loaded.unimplemented().isEmpty()) {
-        log.info(
-            "config {}: jkubelet does not implement, and ignores, these upstream fields: {}",
-            configFile,
-            String.join(", ", loaded.unimplemented()));
-      }
-      b = loaded.config().toBuilder();
-    }
-    Map<String, String> flagOf = new HashMap<>();
-    KubeletConfiguration.Builder cfg = b;
-    overlay(flagOf, podManifestPath, "staticPodPath", "--pod-manifest-path", cfg::staticPodPath);
-    overlay(flagOf, readOnlyPort, "readOnlyPort", "--read-only-port", cfg::readOnlyPort);
-    overlay(flagOf, address, "address", "--address", cfg::address);
-    overlay(
-        flagOf,
-        podInfraOomScoreAdj,
-        "podInfraOomScoreAdj",
-        "--pod-infra-oom-score-adj",
-        cfg::podInfraOomScoreAdj);
-    overlay(flagOf, syncFrequency, "syncFrequency", "--sync-frequency", cfg::syncFrequency);
-    overlay(
-        flagOf,
-        fileCheckFrequency,
-        "fileCheckFrequency",
-        "--file-check-frequency",
-        cfg::fileCheckFrequency);
-    overlay(flagOf, maxPods, "maxPods", "--max-pods", cfg::maxPods);
-    overlay(flagOf, manifestUrl, "staticPodURL", "--manifest-url", cfg::staticPodURL);
-    overlay(
-        flagOf,
-        manifestUrlHeaders == null ? null : headers(manifestUrlHeaders),
-        "staticPodURLHeader",
-        "--manifest-url-header",
-        cfg::staticPodURLHeader);
-    overlay(
-        flagOf,
-        httpCheckFrequency,
-        "httpCheckFrequency",
-        "--http-check-frequency",
-        cfg::httpCheckFrequency);
-    podFlags.overlay(cfg, flagOf);
-    exportFlags.overlay(cfg, flagOf);
-    serverFlags.overlay(cfg, flagOf);
-    networkFlags.overlay(cfg, flagOf);
-    resourceFlags.overlay(cfg, flagOf);
-    certificateFlags.overlay(cfg, flagOf);
-    KubeletConfiguration config = b.build();
-    try {
-      ConfigValidator.validate(config);
-      PodFlags.checkSysctls(config);
-      ServerFlags.requireClientForWebhooks(config, kubeconfig != null);
-      checkLogMaxSize(config);
-      network = networkFlags.options(config, flagOf);
-      cgroups = ResourceFlags.options(config, flagOf);
-      certificates = certificateFlags.options(config, kubeconfig, rootDir, flagOf);
-    } catch (ConfigException e) {
-      String flag = flagOf.get(e.field());
-      throw flag == null ? e : new ConfigException(flag, e.problem(), e);
-    }
-    String nodeName = nodeName();
-    if (podInfraContainerImage.isBlank()) {
-      throw new ConfigException("--pod-infra-container-image", "must not be empty");
-    }
-    if (nodeIp != null && !nodeIp.isEmpty() && !isIp(nodeIp)) {
-      throw new ConfigException("--node-ip", "\"" + nodeIp + "\" is not an IP address");
-    }
-    return new KubeletOptions(
-        nodeName,
-        rootDir.toAbsolutePath(),
-        podInfraContainerImage,
-        dockerEndpoint,
-        nodeIp,
-        config,
-        certificateFlags.certDir(rootDir),
-        logFlags.podLogPaths(),
-        logFlags.nodeLogDir());
-  }
-
-  private static void checkLogMaxSize(KubeletConfiguration config) {
-    try {
-      io.jkubelet.agent.logs.RotatingLogWriter.parseMaxSize(config.containerLogMaxSize());
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException("containerLogMaxSize", e.getMessage());
-    }
+    return RunOptions.assemble(this);
   }
 
   /**
@@ -466,50 +366,6 @@ public final class RunCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(name, e.getMessage());
     }
-  }
-
-  /** {@code Name:value} pairs into a header map; a repeated name keeps every value. */
-  static Map<String, java.util.List<String>> headers(java.util.List<String> pairs) {
-    Map<String, java.util.List<String>> out = new java.util.LinkedHashMap<>();
-    for (String pair : pairs) {
-      int colon = pair.indexOf(':');
-      if (colon <= 0) {
-        throw new ConfigException(
-            "--manifest-url-header", "\"" + pair + "\" is not of the form 'Name:value'");
-      }
-      out.computeIfAbsent(pair.substring(0, colon).trim(), k -> new java.util.ArrayList<>())
-          .add(pair.substring(colon + 1).trim());
-    }
-    return out;
-  }
-
-  private String nodeName() {
-    String name;
-    String flag = "--hostname-override";
-    if (hostnameOverride != null) {
-      name = hostnameOverride.trim().toLowerCase(Locale.ROOT);
-    } else {
-      flag = "hostname";
-      try {
-        name = InetAddress.getLocalHost().getHostName().toLowerCase(Locale.ROOT);
-      } catch (UnknownHostException e) {
-        throw new ConfigException(
-            "--hostname-override", "cannot read this host's name (" + e.getMessage() + "); set it");
-      }
-    }
-    if (name.isEmpty() || name.length() > 253 || !NODE_NAME.matcher(name).matches()) {
-      throw new ConfigException(
-          flag,
-          "\""
-              + name
-              + "\" is not a valid node name: use lower case letters, digits, '-' and '.', starting"
-              + " and ending with a letter or digit");
-    }
-    return name;
-  }
-
-  private static boolean isIp(String s) {
-    return s.matches("[0-9]{1,3}(\\.[0-9]{1,3}){3}") || s.contains(":");
   }
 
   /** Parses Go-style durations ("20s", "1m30s") for duration flags. */

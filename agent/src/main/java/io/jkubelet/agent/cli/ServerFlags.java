@@ -1,5 +1,7 @@
 package io.jkubelet.agent.cli;
 
+import io.jkubelet.config.Authentication;
+import io.jkubelet.config.Authorization;
 import io.jkubelet.config.Durations;
 import io.jkubelet.config.KubeletConfiguration;
 import java.time.Duration;
@@ -135,88 +137,107 @@ final class ServerFlags {
 
   /** Overlays the given flags on the builder; records which flag set which field. */
   void overlay(KubeletConfiguration.Builder b, Map<String, String> flagOf) {
-    RunCommand.overlay(flagOf, port, "port", "--port", b::port);
-    RunCommand.overlay(flagOf, tlsCertFile, "tlsCertFile", "--tls-cert-file", b::tlsCertFile);
+    RunCommand.overlay(flagOf, port, "port", "--port", v -> b.server(b.server().withPort(v)));
+    RunCommand.overlay(
+        flagOf,
+        tlsCertFile,
+        "tlsCertFile",
+        "--tls-cert-file",
+        v -> b.server(b.server().withTlsCertFile(v)));
     RunCommand.overlay(
         flagOf,
         tlsPrivateKeyFile,
         "tlsPrivateKeyFile",
         "--tls-private-key-file",
-        b::tlsPrivateKeyFile);
-    RunCommand.overlay(flagOf, healthzPort, "healthzPort", "--healthz-port", b::healthzPort);
+        v -> b.server(b.server().withTlsPrivateKeyFile(v)));
+    RunCommand.overlay(
+        flagOf,
+        healthzPort,
+        "healthzPort",
+        "--healthz-port",
+        v -> b.server(b.server().withHealthzPort(v)));
     RunCommand.overlay(
         flagOf,
         healthzBindAddress,
         "healthzBindAddress",
         "--healthz-bind-address",
-        b::healthzBindAddress);
+        v -> b.server(b.server().withHealthzBindAddress(v)));
     RunCommand.overlay(
         flagOf,
         enableDebuggingHandlers,
         "enableDebuggingHandlers",
         "--enable-debugging-handlers",
-        b::enableDebuggingHandlers);
+        v -> b.server(b.server().withEnableDebuggingHandlers(v)));
     RunCommand.overlay(
         flagOf,
         enableSystemLogHandler,
         "enableSystemLogHandler",
         "--enable-system-log-handler",
-        b::enableSystemLogHandler);
+        v -> b.server(b.server().withEnableSystemLogHandler(v)));
     RunCommand.overlay(
         flagOf,
         containerLogMaxSize,
         "containerLogMaxSize",
         "--container-log-max-size",
-        b::containerLogMaxSize);
+        v -> b.containerLogs(b.containerLogs().withContainerLogMaxSize(v)));
     RunCommand.overlay(
         flagOf,
         containerLogMaxFiles,
         "containerLogMaxFiles",
         "--container-log-max-files",
-        b::containerLogMaxFiles);
-    var a = b.authentication();
-    b.authentication(
-        new KubeletConfiguration.Authentication(
-            pick(
-                flagOf,
-                clientCaFile,
-                a.clientCAFile(),
-                "authentication.x509.clientCAFile",
-                "--client-ca-file"),
-            pick(
-                flagOf,
-                tokenWebhook,
-                a.webhookEnabled(),
-                "authentication.webhook.enabled",
-                "--authentication-token-webhook"),
-            pick(
-                flagOf,
-                tokenWebhookCacheTtl,
-                a.webhookCacheTTL(),
-                "authentication.webhook.cacheTTL",
-                "--authentication-token-webhook-cache-ttl"),
-            pick(
-                flagOf,
-                anonymousAuth,
-                a.anonymous(),
-                "authentication.anonymous.enabled",
-                "--anonymous-auth")));
-    var z = b.authorization();
-    b.authorization(
-        new KubeletConfiguration.Authorization(
-            pick(flagOf, authorizationMode, z.mode(), "authorization.mode", "--authorization-mode"),
-            pick(
-                flagOf,
-                authorizedTtl,
-                z.cacheAuthorizedTTL(),
-                "authorization.webhook.cacheAuthorizedTTL",
-                "--authorization-webhook-cache-authorized-ttl"),
-            pick(
-                flagOf,
-                unauthorizedTtl,
-                z.cacheUnauthorizedTTL(),
-                "authorization.webhook.cacheUnauthorizedTTL",
-                "--authorization-webhook-cache-unauthorized-ttl")));
+        v -> b.containerLogs(b.containerLogs().withContainerLogMaxFiles(v)));
+    var a = b.server().authentication();
+    b.server(
+        b.server()
+            .withAuthentication(
+                new Authentication(
+                    pick(
+                        flagOf,
+                        clientCaFile,
+                        a.clientCAFile(),
+                        "authentication.x509.clientCAFile",
+                        "--client-ca-file"),
+                    pick(
+                        flagOf,
+                        tokenWebhook,
+                        a.webhookEnabled(),
+                        "authentication.webhook.enabled",
+                        "--authentication-token-webhook"),
+                    pick(
+                        flagOf,
+                        tokenWebhookCacheTtl,
+                        a.webhookCacheTTL(),
+                        "authentication.webhook.cacheTTL",
+                        "--authentication-token-webhook-cache-ttl"),
+                    pick(
+                        flagOf,
+                        anonymousAuth,
+                        a.anonymous(),
+                        "authentication.anonymous.enabled",
+                        "--anonymous-auth"))));
+    var z = b.server().authorization();
+    b.server(
+        b.server()
+            .withAuthorization(
+                new Authorization(
+                    pick(
+                        flagOf,
+                        authorizationMode,
+                        z.mode(),
+                        "authorization.mode",
+                        "--authorization-mode"),
+                    pick(
+                        flagOf,
+                        authorizedTtl,
+                        z.cacheAuthorizedTTL(),
+                        "authorization.webhook.cacheAuthorizedTTL",
+                        "--authorization-webhook-cache-authorized-ttl"),
+                    pick(
+                        flagOf,
+                        unauthorizedTtl,
+                        z.cacheUnauthorizedTTL(),
+                        "authorization.webhook.cacheUnauthorizedTTL",
+                        "--authorization-webhook-cache-unauthorized-ttl"))));
   }
 
   private static <T> T pick(
@@ -236,12 +257,12 @@ final class ServerFlags {
     if (cluster) {
       return;
     }
-    if (c.authentication().webhookEnabled()) {
+    if (c.server().authentication().webhookEnabled()) {
       throw new io.jkubelet.config.ConfigException(
           "authentication.webhook.enabled",
           "no client provided (no --kubeconfig), cannot use webhook authentication");
     }
-    if (c.authorization().mode().equals("Webhook")) {
+    if (c.server().authorization().mode().equals("Webhook")) {
       throw new io.jkubelet.config.ConfigException(
           "authorization.mode",
           "no client provided (no --kubeconfig), cannot use webhook authorization");

@@ -26,23 +26,23 @@ public final class PodSources {
       EventRecorder recorder,
       KubernetesClient api) {
     List<Lifecycle> sources = new ArrayList<>();
-    if (!config.staticPodPath().isEmpty()) {
+    if (!config.staticPods().staticPodPath().isEmpty()) {
       sources.add(
           new FileSource(
-              Path.of(config.staticPodPath()),
-              config.fileCheckFrequency(),
+              Path.of(config.staticPods().staticPodPath()),
+              config.staticPods().fileCheckFrequency(),
               nodeName,
               time.clock(),
               time.schedulers(),
               recorder,
               podConfig.channel(Source.FILE)));
     }
-    if (!config.staticPodURL().isEmpty()) {
+    if (!config.staticPods().staticPodURL().isEmpty()) {
       sources.add(
           new HttpSource(
-              URI.create(config.staticPodURL()),
-              config.staticPodURLHeader(),
-              config.httpCheckFrequency(),
+              URI.create(config.staticPods().staticPodURL()),
+              config.staticPods().staticPodURLHeader(),
+              config.staticPods().httpCheckFrequency(),
               nodeName,
               time.clock(),
               time.schedulers(),

@@ -131,9 +131,9 @@ class CliTest {
             "--authorization-mode",
             "AlwaysAllow");
     var options = run.options();
-    assertThat(options.config().authentication().anonymous()).as("file default").isFalse();
-    assertThat(options.config().readOnlyPort()).isEqualTo(4321);
-    assertThat(options.config().staticPodPath()).isEqualTo("/from/file");
+    assertThat(options.config().server().authentication().anonymous()).as("file default").isFalse();
+    assertThat(options.config().server().readOnlyPort()).isEqualTo(4321);
+    assertThat(options.config().staticPods().staticPodPath()).isEqualTo("/from/file");
     assertThat(options.config().syncFrequency()).isEqualTo(Duration.ofMinutes(2));
     assertThat(options.config().maxPods()).isEqualTo(7);
     assertThat(options.nodeName()).isEqualTo("node-a");
