@@ -365,6 +365,10 @@ class Bench:
                 t0 = time.monotonic()
                 self.create(body)
                 vals.append(w.wait(w.running, [name])[name] - t0)
+                got = self.run_kubectl("exec", name, "--", "cat", "/cm/k", "/sec/k",
+                                       "/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+                if got.decode() != "vv" + self.ns:
+                    raise RuntimeError(f"the full pod's volumes hold {got!r}")
                 self.delete(name)
                 self.gone([name])
             self.record("podstart.full", vals, loads)
@@ -386,17 +390,18 @@ class Bench:
         t0 = time.monotonic()
         err = open(self.c["agent_log"] + ".stderr", "w+")
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err)
-        n = 0
+        n, head = 0, b""
         while True:
             b = p.stdout.read(1 << 16)
             if not b:
                 break
             n += len(b)
+            head = head or b[:300]
         rc = p.wait()
         s = time.monotonic() - t0
         err.seek(0)
         if rc != 0 or n != want:
-            raise RuntimeError(f"{cmd[:1] + cmd[-3:]} exited {rc} after {n} of {want} bytes: {err.read()[-300:]}")
+            raise RuntimeError(f"{cmd[:1] + cmd[-3:]} exited {rc} after {n} of {want} bytes: {err.read()[-300:]} {head!r}")
         return s
 
     def logs(self):
@@ -538,13 +543,16 @@ class Bench:
         self.many()
         time.sleep(int(self.c["settle"]))
         paths = {"scrape.metrics": "/metrics", "scrape.cadvisor": "/metrics/cadvisor", "scrape.summary": "/stats/summary"}
-        absent = set()
+        absent, sizes = set(), {}
         for row, path in paths.items():
             code, body = self.api.kubelet(self.port, path)  # warm-up
             if code == 404:
                 absent.add(row)
             elif code != 200:
                 raise RuntimeError(f"GET {path}: {code} {body[:200]!r}")
+            else:
+                series = sum(1 for l in body.decode().splitlines() if l and not l.startswith("#"))
+                sizes[row] = f"{len(body) // 1024} KiB" + ("" if row == "scrape.summary" else f", {series} series")
         vals = {r: [] for r in paths}
         loads = []
         for _ in range(self.runs):
@@ -560,7 +568,7 @@ class Bench:
                 if row in absent:
                     self.record(row, [], loads, "not served (404)")
                 else:
-                    self.record(row, vals[row], loads)
+                    self.record(row, vals[row], loads, sizes[row])
 
     def metric_count(self, name):
         code, body = self.api.kubelet(self.port, "/metrics", timeout=10)

@@ -121,7 +121,7 @@ start_agent() {
   t_start=$(date +%s.%N)
   bench_agent_argv "$kind" "$work/agent-$node"
   "${bench_argv[@]}" --kubeconfig "$nkc" --hostname-override "$node" --node-ip 127.0.0.1 \
-    --root-dir "$work/root-$node" --read-only-port 0 --port "$kport" --healthz-port 0 \
+    --root-dir "$work/agent-$node/root" --read-only-port 0 --port "$kport" --healthz-port 0 \
     --client-ca-file "$pki/ca.crt" --max-pods $((PODS + CHURN + 10)) \
     --pod-infra-container-image jkubelet/pause:3.2 >> "$agent_log" 2>&1 &
   agent_pid=$!

@@ -105,7 +105,9 @@ bench_java() {
 #   kubelet   the upstream kubelet v1.20.2 (kubelet-ref.sh, built once per machine) on the machine's
 #             Docker engine through dockershim, as bed-up.sh runs it, with its dockershim socket
 #             and checkpoints under DIR, so that it never meets another upstream kubelet of the
-#             machine (kubeadm's, or another benchmark's). NOTE: it takes every Kubernetes
+#             machine (kubeadm's, or another benchmark's), in a mount namespace whose
+#             /var/log/pods and /var/log/containers are under DIR (kubelet-ref-ns.sh: its --root-dir
+#             must be under DIR too). NOTE: it takes every Kubernetes
 #             container of its engine for its own and kills the pods not bound to its node: on an
 #             engine that others use, give it one of its own (bench-engine.sh).
 # Neither runs QoS cgroups: the benchmarks' nodes share the host's cgroup tree with whatever else
@@ -118,7 +120,8 @@ bench_agent_argv() {
       bench_argv=("$bench_root/agent/target/jkubelet/bin/jkubelet" run --docker-endpoint "$engine" --cgroups-per-qos=false
         --enforce-node-allocatable= --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers") ;;
     kubelet)
-      bench_argv=("$("$bench_root/deploy/scripts/kubelet-ref.sh")" --container-runtime=docker --docker-endpoint="$engine"
+      bench_argv=("$bench_root/deploy/scripts/kubelet-ref-ns.sh" "$dir" "$("$bench_root/deploy/scripts/kubelet-ref.sh")"
+        --container-runtime=docker --docker-endpoint="$engine"
         --container-runtime-endpoint="unix://$dir/dockershim.sock" --image-service-endpoint="unix://$dir/dockershim.sock"
         --experimental-dockershim-root-directory="$dir/dockershim" --cgroup-driver=cgroupfs --fail-swap-on=false
         --cgroups-per-qos=false --enforce-node-allocatable= --image-gc-high-threshold=100 --eviction-hard=
