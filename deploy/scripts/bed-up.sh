@@ -153,9 +153,10 @@ for i in $(seq 1 "$NODES"); do
     net+=(--cni-conf-dir="$dir/net.d")
   fi
   node_kc=$("$scripts/k8s-node-kubeconfig.sh" "$STATE" "$node")
-  # No QoS cgroups on the bed, for either kubelet: its nodes share one host's cgroup tree.
+  # No QoS cgroups on the bed, for either kubelet: its nodes share one host's cgroup tree. No
+  # image GC either: the engine's images are the tests' (upstream's kubelet runs without it too).
   run=(run --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers"
-    --cgroups-per-qos=false --enforce-node-allocatable=)
+    --cgroups-per-qos=false --enforce-node-allocatable= --image-gc-high-threshold=100)
   if [ "$KUBELET" = upstream ]; then
     engine=$(node_engine "$dir" "$i")
     run=(--container-runtime=docker --docker-endpoint="$engine" --cgroup-driver=cgroupfs

@@ -28,7 +28,9 @@
 # Needs the static agnhost, nnp and sample-apiserver binaries that conformance.sh builds into the
 # cache's bin/, and Debian's etcd (etcd-server, which k8s-up.sh installs).
 #
-# Usage: deploy/scripts/e2e-images.sh
+# Usage: deploy/scripts/e2e-images.sh [IMAGE...]
+#   IMAGE: only these, by the name of their recipe below (e.g. `etcd_image pause`, which
+#   kubeadm-images.sh builds for kubeadm's control plane); without, all of them.
 # Environment: JKUBELET_K8S_CACHE (build cache, default /var/cache/jkubelet-k8s)
 set -euo pipefail
 CACHE=${JKUBELET_K8S_CACHE:-/var/cache/jkubelet-k8s}
@@ -39,12 +41,14 @@ PAUSE_IMAGE=${JKUBELET_PAUSE_IMAGE:-jkubelet/pause:3.2}
 RECIPE=7
 LABEL=io.jkubelet.e2e-image
 
-for f in "$BIN/agnhost" "$BIN/nnp" "$BIN/sample-apiserver"; do
-  if [ ! -x "$f" ]; then
-    echo "e2e-images: no $f; deploy/scripts/conformance.sh builds it" >&2
-    exit 1
-  fi
-done
+if [ $# -eq 0 ]; then
+  for f in "$BIN/agnhost" "$BIN/nnp" "$BIN/sample-apiserver"; do
+    if [ ! -x "$f" ]; then
+      echo "e2e-images: no $f; deploy/scripts/conformance.sh builds it" >&2
+      exit 1
+    fi
+  done
+fi
 busybox=$(command -v busybox) || { echo "e2e-images: no busybox; run deploy/scripts/docker-up.sh" >&2; exit 1; }
 
 work=$(mktemp -d)
@@ -329,6 +333,15 @@ pause() {
   fi
 }
 
+if [ $# -gt 0 ]; then
+  for recipe in "$@"; do
+    case "$recipe" in
+      etcd_image | pause | busybox_image | nonroot) "$recipe" ;;
+      *) echo "e2e-images: $recipe: not a recipe that builds alone (etcd_image, pause, busybox_image, nonroot)" >&2; exit 2 ;;
+    esac
+  done
+  exit 0
+fi
 agnhost
 busybox_image
 nginx 1.14-alpine

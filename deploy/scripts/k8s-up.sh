@@ -45,7 +45,8 @@ BIN=$CACHE/bin
 ADDRESS=${JKUBELET_APISERVER_ADDRESS:-127.0.0.1}
 CLUSTER_CIDR=${JKUBELET_CLUSTER_CIDR:-10.244.0.0/16}
 # kube-proxy is built with the control plane; the tests with several nodes run it on the host.
-COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
+# kubeadm too: kubeadm-cluster.sh makes a cluster with it (make gives it its version, v1.20.2).
+COMPONENTS=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubeadm)
 mkdir -p "$STATE" "$BIN"
 
 apt_install() {
@@ -93,7 +94,7 @@ if [ -d "$CACHE/src/kubernetes-1.20.2" ] && [ ! -f "$FIXED" ]; then
   if [ ! -f "$FIXED" ]; then
     echo "k8s-up: replacing the vendored reflect2 1.0.1 with Debian's 1.0.2; the binaries are built again" >&2
     fix_reflect2 "$CACHE/src/kubernetes-1.20.2"
-    (cd "$BIN" && rm -f kube-apiserver kube-controller-manager kube-scheduler kube-proxy e2e.test agnhost kubelet-ref)
+    (cd "$BIN" && rm -f kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubeadm e2e.test agnhost kubelet-ref)
     rm -rf "$CACHE/src/kubernetes-1.20.2/_output/bin" "$CACHE/src/kubernetes-1.20.2/_output/local/go/bin"
     touch "$FIXED"
   fi

@@ -204,6 +204,11 @@ public final class Agent implements Lifecycle {
     return p.podManager.apiObject(uid);
   }
 
+  /** Dead containers and sandboxes, for whoever must free disk at once (eviction). */
+  public io.jkubelet.agent.gc.ContainerGarbageCollector containerGarbageCollector() {
+    return p.containerGc;
+  }
+
   /** The desired pods, each with the status jkubelet computed for it: {@code /pods}. */
   List<Pod> podsWithStatus() {
     return p.podsWithStatus();

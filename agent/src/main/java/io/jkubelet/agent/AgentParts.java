@@ -3,7 +3,11 @@ package io.jkubelet.agent;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.admission.Sysctls;
+import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.gc.ContainerGc;
+import io.jkubelet.agent.gc.ContainerGcPolicy;
 import io.jkubelet.agent.gc.Housekeeping;
+import io.jkubelet.agent.gc.PodStates;
 import io.jkubelet.agent.gc.Reclaimed;
 import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
@@ -83,6 +87,7 @@ final class AgentParts {
   final RuntimeManager runtimeManager;
   final WorkQueue workQueue;
   final PodWorkers workers;
+  final ContainerGc containerGc;
   final PodAdmitter admitter;
   final Kubelet kubelet;
   final SyncLoop loop;
@@ -147,7 +152,9 @@ final class AgentParts {
             });
     oomEvents = new OomEvents(setup.recorder(), clock.instant());
     workers = podWorkers();
-    kubelet = new Kubelet(parts(housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes())));
+    Housekeeping housekeeping = housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes());
+    containerGc = housekeeping.containerGc();
+    kubelet = new Kubelet(parts(housekeeping));
     loop = syncLoop();
     server = readOnlyServer(config);
     api =
@@ -240,9 +247,18 @@ final class AgentParts {
 
   private Housekeeping housekeeping(
       Backoff crashBackoff, Backoff pullBackoff, VolumeManager volumes) {
+    var gc = setup.options().config().gc();
     return new Housekeeping(
         setup.runtime(),
-        runtimeManager,
+        new ContainerGc(
+            setup.runtime(),
+            runtimeManager,
+            new ContainerGcPolicy(
+                gc.minimumContainerTtl(), gc.maxPerPodContainer(), gc.maxContainers()),
+            PodStates.of(podManager, setup.statuses(), workers, podConfig::seenAllSources),
+            setup.time().clock(),
+            setup.recorder(),
+            Refs.node(setup.options().nodeName())),
         podManager,
         workers,
         cache,

@@ -149,7 +149,7 @@ public final class Kubelet implements SyncHandler {
         () ->
             p.cache()
                 .get(podUid)
-                .ifPresent(e -> p.runtimeManager().removeDeadContainers(e.status())));
+                .ifPresent(e -> p.housekeeping().containerGc().onContainerDied(e.status())));
   }
 
   /** Runs housekeeping in the background, unless the previous run is still going. */

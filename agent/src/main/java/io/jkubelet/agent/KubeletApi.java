@@ -15,6 +15,7 @@ import io.jkubelet.agent.server.KubeletServer;
 import io.jkubelet.agent.server.Route;
 import io.jkubelet.agent.server.ServerOptions;
 import io.jkubelet.agent.server.ServingCerts;
+import io.jkubelet.agent.server.ServingIdentity;
 import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.server.auth.TokenReviewWebhook;
@@ -49,6 +50,7 @@ final class KubeletApi implements Lifecycle {
   private ExecutorService logReaders;
   private KubeletServer server;
   private KubeletServer healthzServer;
+  private ServingIdentity identity;
 
   /** The webhooks, once {@link #start()} made them; read by the cache gauges. */
   private volatile TokenReviewWebhook tokenReviews;
@@ -106,14 +108,17 @@ final class KubeletApi implements Lifecycle {
       }
     }
     routes.addAll(extra);
+    identity = identity(config);
+    identity.start();
     server =
         new KubeletServer(
             new ServerOptions(
                 config.server().address(),
                 config.server().port(),
-                certs(config),
+                null,
                 clientCAs(config),
-                setup.options().nodeName()),
+                setup.options().nodeName(),
+                identity.keyManager()),
             authenticator(config),
             authorizer(config),
             routes);
@@ -134,20 +139,29 @@ final class KubeletApi implements Lifecycle {
     }
   }
 
-  private ServingCerts certs(KubeletConfiguration config) {
+  /**
+   * The configuration's certificate files, else a self-signed certificate in the cert dir; with
+   * {@code serverTLSBootstrap}, the CSR API's certificate once issued.
+   */
+  private ServingIdentity identity(KubeletConfiguration config) {
+    ServingCerts files = null;
     try {
       if (!config.server().tlsCertFile().isEmpty()) {
-        return ServingCerts.read(
-            Path.of(config.server().tlsCertFile()), Path.of(config.server().tlsPrivateKeyFile()));
+        files =
+            ServingCerts.read(
+                Path.of(config.server().tlsCertFile()),
+                Path.of(config.server().tlsPrivateKeyFile()));
       }
-      return ServingCerts.selfSigned(
-          setup.options().certDir(),
-          setup.options().nodeName(),
-          List.of(setup.host().nodeIp()),
-          setup.time().clock());
     } catch (IOException e) {
       throw new UncheckedIOException("kubelet server: serving certificate: " + e.getMessage(), e);
     }
+    return new ServingIdentity(
+        files,
+        setup.options().certDir(),
+        setup.options().nodeName(),
+        List.of(setup.host().nodeIp()),
+        setup.cluster() == null ? null : setup.cluster().servingCertificate(),
+        setup.time());
   }
 
   private static List<java.security.cert.X509Certificate> clientCAs(KubeletConfiguration config) {
@@ -230,6 +244,9 @@ final class KubeletApi implements Lifecycle {
     }
     if (server != null) {
       server.stop();
+    }
+    if (identity != null) {
+      identity.stop();
     }
     if (logReaders != null) {
       logReaders.shutdownNow();

@@ -1,6 +1,7 @@
 package io.jkubelet.agent;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.jkubelet.agent.certificates.CertificateManager;
 import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.network.PodNetwork;
@@ -86,17 +87,20 @@ public record Setup(
    * @param objects the secrets, configMaps and services of the node's pods
    * @param clientCertificate the health of the node's client certificate (its lifecycle is the
    *     command's, which starts it before any client is built)
+   * @param servingCertificate the kubelet API's certificate from the CSR API ({@code
+   *     serverTLSBootstrap}), started and stopped with the API; null without it
    */
   public record Cluster(
       KubernetesClient client,
       Lifecycle node,
       MirrorClient mirrors,
       PodObjects objects,
-      Supplier<Lifecycle.Health> clientCertificate) {
+      Supplier<Lifecycle.Health> clientCertificate,
+      CertificateManager servingCertificate) {
     /** Without a client certificate to watch. */
     public Cluster(
         KubernetesClient client, Lifecycle node, MirrorClient mirrors, PodObjects objects) {
-      this(client, node, mirrors, objects, () -> Lifecycle.Health.OK);
+      this(client, node, mirrors, objects, () -> Lifecycle.Health.OK, null);
     }
   }
 

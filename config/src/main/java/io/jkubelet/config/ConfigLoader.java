@@ -137,6 +137,10 @@ public final class ConfigLoader {
         (b, v) ->
             b.cgroups(
                 b.cgroups().withEnforceNodeAllocatable(strings("enforceNodeAllocatable", v))));
+    integer(
+        "imageGCHighThresholdPercent", (b, v) -> b.gc(b.gc().withImageGCHighThresholdPercent(v)));
+    integer("imageGCLowThresholdPercent", (b, v) -> b.gc(b.gc().withImageGCLowThresholdPercent(v)));
+    duration("imageMinimumGCAge", (b, v) -> b.gc(b.gc().withImageMinimumGCAge(v)));
     bool(
         "rotateCertificates", (b, v) -> b.certificates(b.certificates().withRotateCertificates(v)));
     bool(

@@ -13,7 +13,9 @@ import java.util.Locale;
  * maxPods} and {@code nodeLeaseDurationSeconds} at least 1; every frequency greater than 0; {@code
  * eventRecordQPS}, {@code eventBurst}, {@code kubeAPIQPS} and {@code kubeAPIBurst} at least 0;
  * {@code podInfraOomScoreAdj} in -1000..1000; {@code staticPodURL}, when not empty, an absolute
- * http or https URL with a host; each {@code clusterDNS} entry an IPv4 or IPv6 address.
+ * http or https URL with a host; each {@code clusterDNS} entry an IPv4 or IPv6 address; the image
+ * GC thresholds in 0..100, the low one below the high one (upstream's rules), and no negative
+ * garbage collection age.
  */
 public final class ConfigValidator {
 
@@ -59,6 +61,39 @@ public final class ConfigValidator {
       ipAddress("clusterDNS", config.clusterDNS().get(i));
     }
     eventExport(config.eventExport());
+    gc(config.gc());
+  }
+
+  /**
+   * The garbage collectors' policy, with upstream's messages: both image thresholds in 0..100, the
+   * low one below the high one, and no negative minimum age.
+   */
+  private static void gc(GcSettings gc) {
+    int high = gc.imageGCHighThresholdPercent();
+    int low = gc.imageGCLowThresholdPercent();
+    if (high < 0 || high > 100) {
+      throw new ConfigException(
+          "imageGCHighThresholdPercent", high + " must be between 0 and 100, inclusive");
+    }
+    if (low < 0 || low > 100) {
+      throw new ConfigException(
+          "imageGCLowThresholdPercent", low + " must be between 0 and 100, inclusive");
+    }
+    if (low >= high) {
+      throw new ConfigException(
+          "imageGCLowThresholdPercent",
+          low
+              + " must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) "
+              + high);
+    }
+    if (gc.imageMinimumGCAge().isNegative()) {
+      throw new ConfigException("imageMinimumGCAge", "must not be negative");
+    }
+    if (gc.minimumContainerTtl().isNegative()) {
+      throw new ConfigException(
+          "minimumContainerTtl",
+          "invalid minimum garbage collection age: " + Durations.format(gc.minimumContainerTtl()));
+    }
   }
 
   /**

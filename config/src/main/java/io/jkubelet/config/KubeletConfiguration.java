@@ -61,6 +61,7 @@ import java.util.Objects;
  *     enforceNodeAllocatable}; default {@link CgroupSettings#DEFAULTS}
  * @param certificates the file's {@code rotateCertificates} and {@code serverTLSBootstrap}; default
  *     {@link CertificateSettings#DEFAULTS}
+ * @param gc the image and container garbage collectors' policy; default {@link GcSettings#DEFAULTS}
  */
 public record KubeletConfiguration(
     StaticPodSettings staticPods,
@@ -84,7 +85,8 @@ public record KubeletConfiguration(
     EventExport eventExport,
     NetworkSettings network,
     CgroupSettings cgroups,
-    CertificateSettings certificates) {
+    CertificateSettings certificates,
+    GcSettings gc) {
 
   /**
    * Copies the lists into unmodifiable ones.
@@ -106,6 +108,7 @@ public record KubeletConfiguration(
     Objects.requireNonNull(network, "network");
     Objects.requireNonNull(cgroups, "cgroups");
     Objects.requireNonNull(certificates, "certificates");
+    Objects.requireNonNull(gc, "gc");
   }
 
   /** The configuration with every field at its default, as documented on each component. */
@@ -162,6 +165,7 @@ public record KubeletConfiguration(
     private NetworkSettings network = NetworkSettings.DEFAULTS;
     private CgroupSettings cgroups = CgroupSettings.DEFAULTS;
     private CertificateSettings certificates = CertificateSettings.DEFAULTS;
+    private GcSettings gc = GcSettings.DEFAULTS;
 
     private Builder() {}
 
@@ -188,6 +192,7 @@ public record KubeletConfiguration(
       network = c.network;
       cgroups = c.cgroups;
       certificates = c.certificates;
+      gc = c.gc;
     }
 
     public Builder staticPods(StaticPodSettings value) {
@@ -228,6 +233,16 @@ public record KubeletConfiguration(
     public Builder network(NetworkSettings value) {
       network = value;
       return this;
+    }
+
+    public Builder gc(GcSettings value) {
+      gc = value;
+      return this;
+    }
+
+    /** The current garbage collection fields, for overlaying one of them. */
+    public GcSettings gc() {
+      return gc;
     }
 
     public Builder certificates(CertificateSettings value) {
@@ -362,7 +377,8 @@ public record KubeletConfiguration(
           eventExport,
           network,
           cgroups,
-          certificates);
+          certificates,
+          gc);
     }
   }
 }

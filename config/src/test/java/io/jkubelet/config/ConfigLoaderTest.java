@@ -120,7 +120,7 @@ class ConfigLoaderTest {
     String upstreamStyle =
         HEADER
             + """
-            imageGCHighThresholdPercent: 90
+            volumeStatsAggPeriod: 1m
             maxPods: 30
             clusterDNS: [10.96.0.10]
             serializeImagePulls: false
@@ -132,7 +132,7 @@ class ConfigLoaderTest {
     assertThat(loaded.config().maxPods()).isEqualTo(30);
     assertThat(loaded.config().clusterDNS()).containsExactly("10.96.0.10");
     assertThat(loaded.unimplemented())
-        .containsExactly("imageGCHighThresholdPercent", "serializeImagePulls");
+        .containsExactly("volumeStatsAggPeriod", "serializeImagePulls");
     assertThat(loaded.warnings())
         .containsExactly(
             "field maxpods is not supported by jkubelet and is ignored (did you mean maxPods?)");
@@ -209,12 +209,12 @@ class ConfigLoaderTest {
     assertThat(c.staticPods().staticPodPath()).isEqualTo("/etc/kubernetes/manifests");
     assertThat(c.server().healthzBindAddress()).isEqualTo("127.0.0.1");
     assertThat(c.cgroups()).isEqualTo(CgroupSettings.DEFAULTS);
+    assertThat(c.gc()).as("imageMinimumGCAge: 0s is the default").isEqualTo(GcSettings.DEFAULTS);
     assertThat(loaded.warnings()).isEmpty();
     assertThat(loaded.unimplemented())
         .containsExactly(
             "cpuManagerReconcilePeriod",
             "evictionPressureTransitionPeriod",
-            "imageMinimumGCAge",
             "logging",
             "runtimeRequestTimeout",
             "shutdownGracePeriod",
@@ -290,6 +290,28 @@ class ConfigLoaderTest {
         .isEqualTo(
             new CgroupSettings(
                 false, "/custom", "systemd", false, Duration.ofMillis(10), 1024, List.of()));
+  }
+
+  @Test
+  void imageGcFieldsLoadIntoTheGcSettingsWithUpstreamsDefaults() throws IOException {
+    assertThat(ConfigLoader.load(write(HEADER)).config().gc())
+        .isEqualTo(GcSettings.DEFAULTS)
+        .isEqualTo(new GcSettings(85, 80, Duration.ofMinutes(2), Duration.ZERO, 1, -1));
+
+    GcSettings set =
+        ConfigLoader.load(
+                write(
+                    HEADER
+                        + """
+                        imageGCHighThresholdPercent: 0
+                        imageGCLowThresholdPercent: 0
+                        imageMinimumGCAge: 30s
+                        """))
+            .config()
+            .gc();
+    assertThat(set.imageGCHighThresholdPercent()).as("0 is a value (a pointer upstream)").isZero();
+    assertThat(set.imageGCLowThresholdPercent()).isZero();
+    assertThat(set.imageMinimumGCAge()).isEqualTo(Duration.ofSeconds(30));
   }
 
   @Test

@@ -151,6 +151,27 @@ class ConfigValidatorTest {
             "staticPodURL",
             "staticPodURL: must be an http:// or https:// URL, got \"example.com/pods\""),
         argumentSet(
+            "image GC high threshold over 100",
+            change(b -> b.gc(b.gc().withImageGCHighThresholdPercent(101))),
+            "imageGCHighThresholdPercent",
+            "imageGCHighThresholdPercent: 101 must be between 0 and 100, inclusive"),
+        argumentSet(
+            "image GC low threshold below 0",
+            change(b -> b.gc(b.gc().withImageGCLowThresholdPercent(-1))),
+            "imageGCLowThresholdPercent",
+            "imageGCLowThresholdPercent: -1 must be between 0 and 100, inclusive"),
+        argumentSet(
+            "image GC low threshold not below the high one",
+            change(b -> b.gc(b.gc().withImageGCLowThresholdPercent(85))),
+            "imageGCLowThresholdPercent",
+            "imageGCLowThresholdPercent: 85 must be less than imageGCHighThresholdPercent"
+                + " (--image-gc-high-threshold) 85"),
+        argumentSet(
+            "negative minimum container age",
+            change(b -> b.gc(b.gc().withMinimumContainerTtl(Duration.ofSeconds(-1)))),
+            "minimumContainerTtl",
+            "minimumContainerTtl: invalid minimum garbage collection age: -1s"),
+        argumentSet(
             "URL without host",
             change(b -> b.staticPods(b.staticPods().withStaticPodURL("http:///pods"))),
             "staticPodURL",

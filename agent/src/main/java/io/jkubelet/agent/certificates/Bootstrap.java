@@ -131,7 +131,12 @@ public final class Bootstrap {
       if (cert.isPresent()) {
         if (c.embedded() && options.rotationEnabled()) {
           ClientCertificate moved = store.update(cert.get());
-          write(kubeconfig, c.cluster(), store);
+          try {
+            KubeconfigFile.pointUserAt(kubeconfig, store.currentPath());
+          } catch (IOException e) {
+            throw new BootstrapException(
+                "unable to write kubeconfig " + kubeconfig + ": " + e.getMessage(), e);
+          }
           log.info(
               "Bootstrap: moved the client certificate embedded in {} into {}, and {} now names"
                   + " it, so that it can be rotated",

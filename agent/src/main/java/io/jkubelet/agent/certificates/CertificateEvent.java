@@ -1,16 +1,17 @@
 package io.jkubelet.agent.certificates;
 
 /**
- * What happened to the node's client certificate, for the node's events. Upstream v1.20 records no
- * events here (it only logs), so the reasons are jkubelet's, named in upstream's style; the CSR
- * conditions' own reasons (such as {@code AutoApproved} or {@code SignerValidationFailure}) are
- * carried in the messages.
+ * What happened to the node's client or serving certificate, for the node's events. Upstream v1.20
+ * records no events here (it only logs), so the reasons are jkubelet's, named in upstream's style;
+ * the CSR conditions' own reasons (such as {@code AutoApproved} or {@code SignerValidationFailure})
+ * are carried in the messages.
  *
  * <p>Each event is also a log line, written where it happens; a {@link Listener} turns them into
  * Events on the Node (the agent's {@code EventRecorder}, with {@code Refs.node}).
  */
 public sealed interface CertificateEvent {
   String REQUESTED = "CertificateRequested";
+  String PENDING = "CertificatePending";
   String APPROVED_NOT_ISSUED = "CertificateApprovedNotIssued";
   String ISSUED = "CertificateIssued";
   String DENIED = "CertificateDenied";
@@ -36,8 +37,16 @@ public sealed interface CertificateEvent {
     Listener NONE = e -> {};
   }
 
-  /** A CSR was filed, or a pending one of the same key found ({@code reused}). */
-  record Requested(String csr, boolean reused) implements CertificateEvent {
+  /**
+   * A CSR was filed, or a pending one of the same key found ({@code reused}).
+   *
+   * @param what "client" or "serving"
+   */
+  record Requested(String csr, boolean reused, String what) implements CertificateEvent {
+    public Requested(String csr, boolean reused) {
+      this(csr, reused, CertificateKind.CLIENT.what());
+    }
+
     public String reason() {
       return REQUESTED;
     }
@@ -49,12 +58,46 @@ public sealed interface CertificateEvent {
     public String message() {
       return reused
           ? "Waiting on the pending certificate signing request " + csr
-          : "Requested a client certificate: certificate signing request " + csr;
+          : "Requested a " + what + " certificate: certificate signing request " + csr;
+    }
+  }
+
+  /**
+   * A CSR waits for approval that only an admin or an approver gives (a serving CSR): until then
+   * the kubelet API keeps its self-signed certificate.
+   */
+  record Pending(String csr, CertificateKind kind) implements CertificateEvent {
+    public String reason() {
+      return PENDING;
+    }
+
+    public boolean warning() {
+      return kind.pendingIsWarning();
+    }
+
+    public String message() {
+      return "Certificate signing request "
+          + csr
+          + " for the "
+          + kind.what()
+          + " certificate (signer "
+          + kind.signer()
+          + ") is pending; the kube-controller-manager does not approve it: approve it with"
+          + " `kubectl certificate approve "
+          + csr
+          + "`"
+          + (kind.equals(CertificateKind.SERVING)
+              ? "; until then the kubelet API serves its self-signed certificate"
+              : "");
     }
   }
 
   /** Approved, but no certificate yet: nothing signs for the kubelet's signer (kubeadm#2091). */
-  record ApprovedNotIssued(String csr) implements CertificateEvent {
+  record ApprovedNotIssued(String csr, String signer) implements CertificateEvent {
+    public ApprovedNotIssued(String csr) {
+      this(csr, NodeCsr.SIGNER);
+    }
+
     public String reason() {
       return APPROVED_NOT_ISSUED;
     }
@@ -67,7 +110,7 @@ public sealed interface CertificateEvent {
       return "Certificate signing request "
           + csr
           + " is approved but no certificate has been issued yet; is a signer for "
-          + NodeCsr.SIGNER
+          + signer
           + " running (kube-controller-manager --cluster-signing-cert-file)?";
     }
   }
@@ -145,7 +188,12 @@ public sealed interface CertificateEvent {
   }
 
   /** A request ended without a certificate; it is retried after {@code retryIn}. */
-  record RequestFailed(String problem, java.time.Duration retryIn) implements CertificateEvent {
+  record RequestFailed(String problem, java.time.Duration retryIn, String what)
+      implements CertificateEvent {
+    public RequestFailed(String problem, java.time.Duration retryIn) {
+      this(problem, retryIn, CertificateKind.CLIENT.what());
+    }
+
     public String reason() {
       return REQUEST_FAILED;
     }
@@ -155,12 +203,16 @@ public sealed interface CertificateEvent {
     }
 
     public String message() {
-      return "Unable to get a client certificate (retrying in " + retryIn + "): " + problem;
+      return "Unable to get a " + what + " certificate (retrying in " + retryIn + "): " + problem;
     }
   }
 
   /** A new certificate is current. */
-  record Rotated(String certificate) implements CertificateEvent {
+  record Rotated(String certificate, String what) implements CertificateEvent {
+    public Rotated(String certificate) {
+      this(certificate, CertificateKind.CLIENT.what());
+    }
+
     public String reason() {
       return ROTATED;
     }
@@ -170,7 +222,7 @@ public sealed interface CertificateEvent {
     }
 
     public String message() {
-      return "Rotated the client certificate; now using " + certificate;
+      return "Rotated the " + what + " certificate; now using " + certificate;
     }
   }
 }

@@ -10,16 +10,17 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedKeyManager;
 
 /**
- * A TLS client key manager that always presents the current certificate, as upstream's rotating
- * transport does with {@code GetClientCertificate} (pkg/kubelet/certificate/transport.go). It is
- * asked at every handshake, so a connection made after a rotation uses the new certificate; made
- * before it, a connection keeps the one it was made with.
+ * A TLS key manager that always presents the current certificate: on a client, as upstream's
+ * rotating transport does with {@code GetClientCertificate} (pkg/kubelet/certificate/transport.go);
+ * on the kubelet API's server, as upstream's {@code GetCertificate} presents the serving
+ * certificate manager's. It is asked at every full handshake, so a connection made after a rotation
+ * uses the new certificate; made before it, a connection keeps the one it was made with.
  *
- * <p>The alias names the certificate ({@code kubelet-client-<serial>}), so that a TLS stack that
- * caches key material by alias never serves an old certificate for a new alias. The last two
- * certificates answer by alias, for a handshake that chose its alias just before a rotation. With
- * no current certificate, no alias is chosen and the handshake goes on without one (the server then
- * sees an anonymous client), as upstream.
+ * <p>The alias names the certificate ({@code kubelet-<serial>}), so that a TLS stack that caches
+ * key material by alias never serves an old certificate for a new alias. The last two certificates
+ * answer by alias, for a handshake that chose its alias just before a rotation. With no current
+ * certificate, no alias is chosen and the handshake goes on without one (the server then sees an
+ * anonymous client), as upstream.
  *
  * <p>Works with the JDK's TLS and with Netty's OpenSSL engine, which calls {@link
  * #chooseEngineClientAlias} for each handshake and does not cache what a plain {@link
@@ -43,7 +44,7 @@ public final class CertificateKeyManager extends X509ExtendedKeyManager {
   }
 
   /** The manager's current certificate. */
-  public static CertificateKeyManager of(ClientCertificateManager manager) {
+  public static CertificateKeyManager of(CertificateManager manager) {
     return new CertificateKeyManager(manager::current);
   }
 
@@ -53,7 +54,7 @@ public final class CertificateKeyManager extends X509ExtendedKeyManager {
   }
 
   static String alias(ClientCertificate c) {
-    return "kubelet-client-" + c.serial().toString(16);
+    return "kubelet-" + c.serial().toString(16);
   }
 
   private String choose(String[] keyTypes) {
@@ -129,21 +130,18 @@ public final class CertificateKeyManager extends X509ExtendedKeyManager {
     return alias == null ? null : new String[] {alias};
   }
 
-  /** Not a server's key manager. */
   @Override
   public String[] getServerAliases(String keyType, Principal[] issuers) {
-    return null;
+    return getClientAliases(keyType, issuers);
   }
 
-  /** Not a server's key manager. */
   @Override
   public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
-    return null;
+    return choose(new String[] {keyType});
   }
 
-  /** Not a server's key manager. */
   @Override
   public String chooseEngineServerAlias(String keyType, Principal[] issuers, SSLEngine engine) {
-    return null;
+    return choose(new String[] {keyType});
   }
 }

@@ -15,8 +15,8 @@ import java.time.Duration;
  * @param bootstrapKubeconfig {@code --bootstrap-kubeconfig}, or null
  * @param certDir where the certificates are kept (default {@code <root-dir>/pki})
  * @param rotateCertificates whether the client certificate is renewed before it expires
- * @param rotateServerCertificates whether serving certificates are requested (not supported yet:
- *     refused, rather than silently ignored)
+ * @param rotateServerCertificates whether the serving certificate is requested by CSRs and rotated
+ *     ({@link CertificateManager#serving}; cluster mode only)
  * @param bootstrapWait how long a bootstrap request waits for its certificate (upstream: 1 h)
  * @param rotationWait how long a renewal waits for its certificate (upstream: 15 min)
  */
@@ -60,12 +60,6 @@ public record CertificateOptions(
           "--bootstrap-kubeconfig",
           "must not be the --kubeconfig file (" + kubeconfig + "), which bootstrap rewrites");
     }
-    if (rotateServerCertificates) {
-      throw new ConfigException(
-          "serverTLSBootstrap",
-          "jkubelet cannot request serving certificates yet; give tlsCertFile and"
-              + " tlsPrivateKeyFile, or leave both out for a self-signed one in --cert-dir");
-    }
     if (bootstrapWait == null || bootstrapWait.isNegative() || bootstrapWait.isZero()) {
       throw new IllegalArgumentException("bootstrapWait must be positive, got " + bootstrapWait);
     }
@@ -94,6 +88,11 @@ public record CertificateOptions(
   /** Whether {@link Bootstrap} runs before the clients are made: upstream's condition. */
   public boolean bootstrapNeeded() {
     return kubeconfig != null && (bootstrapKubeconfig != null || rotateCertificates);
+  }
+
+  /** Whether the serving certificate is requested by CSRs (cluster mode only). */
+  public boolean servingEnabled() {
+    return kubeconfig != null && rotateServerCertificates;
   }
 
   /** Whether the client certificate is rotated (cluster mode only). */

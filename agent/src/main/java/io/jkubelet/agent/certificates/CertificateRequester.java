@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,19 +59,32 @@ final class CertificateRequester {
    */
   ClientCertificate request(SigningRequests api, NodeCsr csr, Duration timeout)
       throws RequestException, InterruptedException {
+    return request(api, csr, timeout, () -> false);
+  }
+
+  /**
+   * As {@link #request(SigningRequests, NodeCsr, Duration)}, and gives up (a {@link
+   * Reason#CANCELLED}) once {@code stale} says the request is no longer wanted, as upstream cancels
+   * the wait on a serving CSR whose addresses changed; asked after each read of the CSR.
+   */
+  ClientCertificate request(
+      SigningRequests api, NodeCsr csr, Duration timeout, BooleanSupplier stale)
+      throws RequestException, InterruptedException {
     Csr filed = file(api, csr);
-    return await(api, csr, filed.uid(), timeout);
+    return await(api, csr, filed.uid(), timeout, stale);
   }
 
   private Csr file(SigningRequests api, NodeCsr csr) throws RequestException {
     try {
-      Csr created = api.create(csr.name(), csr.pem(), NodeCsr.SIGNER, NodeCsr.USAGES);
+      CertificateKind kind = csr.kind();
+      Csr created = api.create(csr.name(), csr.pem(), kind.signer(), kind.usages());
       log.info(
-          "Certificate request: created certificate signing request {} for {} (signer {})",
+          "Certificate request: created certificate signing request {} for {} (signer {}{})",
           csr.name(),
           NodeCsr.commonName(csr.nodeName()),
-          NodeCsr.SIGNER);
-      events.on(new CertificateEvent.Requested(csr.name(), false));
+          kind.signer(),
+          csr.sans().isEmpty() ? "" : ", " + csr.sans());
+      events.on(new CertificateEvent.Requested(csr.name(), false, kind.what()));
       return created;
     } catch (ApiException e) {
       if (!e.alreadyExists()) {
@@ -98,11 +112,12 @@ final class CertificateRequester {
           "retrieved csr " + csr.name() + " is not compatible: " + problem.get());
     }
     log.info("Certificate request: csr {} for this node is still valid", csr.name());
-    events.on(new CertificateEvent.Requested(csr.name(), true));
+    events.on(new CertificateEvent.Requested(csr.name(), true, csr.kind().what()));
     return existing;
   }
 
-  private ClientCertificate await(SigningRequests api, NodeCsr csr, String uid, Duration timeout)
+  private ClientCertificate await(
+      SigningRequests api, NodeCsr csr, String uid, Duration timeout, BooleanSupplier stale)
       throws RequestException, InterruptedException {
     String name = csr.name();
     Instant deadline = clock.instant().plus(timeout);
@@ -167,13 +182,24 @@ final class CertificateRequester {
         }
         if (!approvedLogged) {
           approvedLogged = true;
-          CertificateEvent.ApprovedNotIssued e = new CertificateEvent.ApprovedNotIssued(name);
+          CertificateEvent.ApprovedNotIssued e =
+              new CertificateEvent.ApprovedNotIssued(name, csr.kind().signer());
           log.warn("Certificate request: {}", e.message());
           events.on(e);
         }
       } else if (!pendingLogged) {
         pendingLogged = true;
         log.info("Certificate request: csr {} is pending, waiting for its approval", name);
+        if (csr.kind().pendingIsWarning()) {
+          events.on(new CertificateEvent.Pending(name, csr.kind()));
+        }
+      }
+      if (stale.getAsBoolean()) {
+        throw new RequestException(
+            Reason.CANCELLED,
+            "stopped waiting for certificate signing request "
+                + name
+                + ": the certificate it asks for is no longer wanted");
       }
       Duration left = Duration.between(clock.instant(), deadline);
       if (left.isNegative() || left.isZero()) {

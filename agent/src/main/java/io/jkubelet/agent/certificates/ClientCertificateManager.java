@@ -1,10 +1,7 @@
 package io.jkubelet.agent.certificates;
 
-import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Time;
-import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.Consumer;
 
 /**
  * The node's client certificate, kept current, as client-go's {@code certificate.Manager}: {@link
@@ -13,16 +10,7 @@ import java.util.function.Consumer;
  * expired, with the bootstrap credentials). The API clients present {@link #current()} through a
  * {@link CertificateKeyManager}, so new connections use a new certificate at once.
  */
-public interface ClientCertificateManager extends Lifecycle {
-  /** The current certificate; empty before {@link #start}, when there is none, or once expired. */
-  Optional<ClientCertificate> current();
-
-  /**
-   * Calls {@code listener} with each new certificate, after it is stored and current (on the
-   * rotation thread; it must not block), e.g. to close the clients' old connections.
-   */
-  void onRotated(Consumer<ClientCertificate> listener);
-
+public interface ClientCertificateManager extends CertificateManager {
   /** The manager of the node's client certificate in {@code options.certDir()}. */
   static ClientCertificateManager create(
       CertificateOptions options,

@@ -1,6 +1,8 @@
 package io.jkubelet.agent.certificates;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import io.fabric8.kubernetes.api.model.AuthInfo;
@@ -165,13 +167,50 @@ final class KubeconfigFile {
     user.put("client-certificate", pem.toString());
     user.put("client-key", pem.toString());
     doc.put("users", List.of(named("default-auth", "user", user)));
+    replace(file, YAML.writeValueAsString(doc));
+  }
+
+  /**
+   * Points the current context's user of an existing kubeconfig at {@code pem} (its {@code
+   * client-certificate} and {@code client-key}, without the {@code -data} ones), keeping every name
+   * and everything else in it, as kubeadm's {@code kubelet-finalize} phase rewrites {@code
+   * kubelet.conf}. That phase then finds its user, {@code system:node:<name>}, where it left it.
+   * Written as {@link #write}.
+   *
+   * @throws IOException when the file cannot be read or written, or has no current user
+   */
+  static void pointUserAt(Path file, Path pem) throws IOException {
+    JsonNode doc = YAML.readTree(Files.readString(file, StandardCharsets.UTF_8));
+    String context = doc.path("current-context").asText("");
+    String userName = "";
+    for (JsonNode c : doc.path("contexts")) {
+      if (context.equals(c.path("name").asText())) {
+        userName = c.path("context").path("user").asText("");
+      }
+    }
+    ObjectNode user = null;
+    for (JsonNode u : doc.path("users")) {
+      if (userName.equals(u.path("name").asText()) && u.path("user") instanceof ObjectNode o) {
+        user = o;
+      }
+    }
+    if (user == null) {
+      throw new IOException(file + " has no user in its current context " + context);
+    }
+    user.remove(List.of("client-certificate-data", "client-key-data"));
+    user.put("client-certificate", pem.toString());
+    user.put("client-key", pem.toString());
+    replace(file, YAML.writeValueAsString(doc));
+  }
+
+  private static void replace(Path file, String content) throws IOException {
     Path abs = file.toAbsolutePath();
     Files.createDirectories(abs.getParent());
     Path tmp = abs.resolveSibling(abs.getFileName() + ".tmp");
     Files.deleteIfExists(tmp);
     Files.createFile(
         tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(tmp, YAML.writeValueAsString(doc), StandardCharsets.UTF_8);
+    Files.writeString(tmp, content, StandardCharsets.UTF_8);
     Files.move(tmp, abs, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 

@@ -11,9 +11,14 @@ import java.security.spec.ECGenParameterSpec;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
+import org.bouncycastle.asn1.pkcs.PKCSObjectIdentifiers;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
 import org.bouncycastle.asn1.x500.style.BCStyle;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.ExtensionsGenerator;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import org.bouncycastle.operator.jcajce.JcaContentVerifierProviderBuilder;
@@ -22,29 +27,39 @@ import org.bouncycastle.pkcs.PKCSException;
 import org.bouncycastle.pkcs.jcajce.JcaPKCS10CertificationRequestBuilder;
 
 /**
- * A node's client certificate request, as upstream's {@code requestNodeCertificate}: subject {@code
- * O=system:nodes, CN=system:node:<nodeName>}, signed by the node's ECDSA P-256 key, for the signer
- * {@code kubernetes.io/kube-apiserver-client-kubelet} with the usages digital signature, key
- * encipherment and client auth.
+ * A node's certificate request, as upstream's {@code requestNodeCertificate} and its serving
+ * certificate's template (pkg/kubelet/certificate/kubelet.go): subject {@code O=system:nodes,
+ * CN=system:node:<nodeName>}, signed by the node's ECDSA P-256 key, for the {@link
+ * CertificateKind}'s signer and usages ({@code kubernetes.io/kube-apiserver-client-kubelet} with
+ * digital signature, key encipherment and client auth; or {@code kubernetes.io/kubelet-serving}
+ * with server auth and the node's addresses as subject alternative names, in the request's
+ * extensions).
  *
  * <p>The CSR object's name is upstream's {@code digestedName}: {@code node-csr-} and a SHA-512/256
  * digest of the public key, the subject and the usages. The same key and request give the same
  * name, so a retry finds its pending CSR (the API answers AlreadyExists) and waits on it instead of
  * filing another (kubernetes#77489).
  *
+ * @param kind client or serving
  * @param nodeName the node
+ * @param sans the subject alternative names ({@link Sans#NONE} for a client certificate)
  * @param key the key the certificate is for
  * @param name the CSR object's name
  * @param pem the PKCS#10 request, PEM ({@code CERTIFICATE REQUEST})
  */
-record NodeCsr(String nodeName, KeyPair key, String name, String pem) {
-  static final String SIGNER = "kubernetes.io/kube-apiserver-client-kubelet";
-  static final List<String> USAGES =
-      List.of("digital signature", "key encipherment", "client auth");
+record NodeCsr(
+    CertificateKind kind, String nodeName, Sans sans, KeyPair key, String name, String pem) {
+  static final String SIGNER = CertificateKind.CLIENT.signer();
+  static final List<String> USAGES = CertificateKind.CLIENT.usages();
   static final String ORGANIZATION = "system:nodes";
 
-  /** The request for the node with this key. */
+  /** The client certificate request for the node with this key. */
   static NodeCsr create(String nodeName, KeyPair key) {
+    return create(CertificateKind.CLIENT, nodeName, Sans.NONE, key);
+  }
+
+  /** The request of this kind for the node with this key and these names. */
+  static NodeCsr create(CertificateKind kind, String nodeName, Sans sans, KeyPair key) {
     String cn = commonName(nodeName);
     X500Name subject =
         new X500NameBuilder(BCStyle.INSTANCE)
@@ -52,12 +67,30 @@ record NodeCsr(String nodeName, KeyPair key, String name, String pem) {
             .addRDN(BCStyle.CN, cn)
             .build();
     try {
+      var builder = new JcaPKCS10CertificationRequestBuilder(subject, key.getPublic());
+      if (!sans.isEmpty()) {
+        List<GeneralName> names = new java.util.ArrayList<>();
+        sans.dnsNames().forEach(d -> names.add(new GeneralName(GeneralName.dNSName, d)));
+        sans.ips().forEach(ip -> names.add(new GeneralName(GeneralName.iPAddress, ip)));
+        ExtensionsGenerator extensions = new ExtensionsGenerator();
+        extensions.addExtension(
+            Extension.subjectAlternativeName,
+            false,
+            new GeneralNames(names.toArray(GeneralName[]::new)));
+        builder.addAttribute(
+            PKCSObjectIdentifiers.pkcs_9_at_extensionRequest, extensions.generate());
+      }
       PKCS10CertificationRequest csr =
-          new JcaPKCS10CertificationRequestBuilder(subject, key.getPublic())
-              .build(new JcaContentSignerBuilder(signatureAlgorithm(key)).build(key.getPrivate()));
+          builder.build(
+              new JcaContentSignerBuilder(signatureAlgorithm(key)).build(key.getPrivate()));
       String pem = Pem.block("CERTIFICATE REQUEST", csr.getEncoded());
       return new NodeCsr(
-          nodeName, key, digestedName(key.getPublic(), cn, List.of(ORGANIZATION), USAGES), pem);
+          kind,
+          nodeName,
+          sans,
+          key,
+          digestedName(key.getPublic(), cn, List.of(ORGANIZATION), kind.usages()),
+          pem);
     } catch (OperatorCreationException | IOException e) {
       throw new IllegalStateException("unable to generate certificate request: " + e, e);
     }
@@ -122,12 +155,12 @@ record NodeCsr(String nodeName, KeyPair key, String name, String pem) {
       return java.util.Optional.of(
           "csr subjects differ: new: " + theirs.getSubject() + ", orig: " + ours.getSubject());
     }
-    if (!existing.signerName().isEmpty() && !existing.signerName().equals(SIGNER)) {
+    if (!existing.signerName().isEmpty() && !existing.signerName().equals(kind.signer())) {
       return java.util.Optional.of(
           "csr signerNames differ: new \""
               + existing.signerName()
               + "\", orig: \""
-              + SIGNER
+              + kind.signer()
               + "\"");
     }
     try {

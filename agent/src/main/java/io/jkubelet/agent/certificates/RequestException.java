@@ -17,6 +17,8 @@ public final class RequestException extends Exception {
     INCOMPATIBLE(true),
     /** The CSR was deleted, or replaced (another UID), while waiting. */
     DELETED(true),
+    /** No longer wanted (the serving certificate's addresses changed): a new key, a new CSR. */
+    CANCELLED(true),
     /** No certificate within the wait; the CSR may still be approved later. */
     TIMEOUT(false),
     /** The API server refused or failed a call (the code is in the cause). */

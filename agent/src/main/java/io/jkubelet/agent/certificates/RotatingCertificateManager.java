@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
 import javax.naming.InvalidNameException;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
@@ -22,15 +23,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The rotating {@link ClientCertificateManager}, ported from client-go's certificate manager
- * (https://github.com/kubernetes/client-go/blob/v0.20.2/util/certificate/certificate_manager.go).
+ * The rotating {@link CertificateManager}, ported from client-go's certificate manager
+ * (https://github.com/kubernetes/client-go/blob/v0.20.2/util/certificate/certificate_manager.go),
+ * for either {@link CertificateKind}: the client certificate (no names, requested as the node or,
+ * once expired, with the bootstrap credentials) and the serving certificate (the node's addresses
+ * as names, upstream's dynamic template).
  *
- * <p>One task at a time on the {@code certificate-rotation} scheduler: at the rotation deadline it
- * makes a CSR and waits for its certificate (up to {@code rotationWait}, blocking that thread
- * only), stores it, makes it current, and schedules the next deadline. A failed attempt is retried
- * after {@link CertificateOptions#RETRY}'s doubling delay. The key of a request that may still be
- * approved (a timeout, an API error) is kept for the next attempt, whose CSR then has the same name
- * and is waited on rather than filed again; a denied, failed or unusable one gets a new key.
+ * <p>One task at a time on the kind's scheduler thread: at the rotation deadline it makes a CSR and
+ * waits for its certificate (up to {@code rotationWait}, blocking that thread only), stores it,
+ * makes it current, and schedules the next deadline. A failed attempt is retried after {@link
+ * CertificateOptions#RETRY}'s doubling delay. The key of a request that may still be approved (a
+ * timeout, an API error) is kept for the next attempt, whose CSR then has the same name and is
+ * waited on rather than filed again; a denied, failed or unusable one gets a new key.
+ *
+ * <p>The template (the names the certificate is for) is asked every {@link #TEMPLATE_CHECK}: when
+ * the current certificate is not for it and it differs from what was last requested, a request is
+ * made at once, and a wait on a CSR for other names ends (upstream's {@code templateChanged}). With
+ * no template yet (a serving certificate before the Node has addresses), nothing is requested.
  *
  * <p>Thread-safe: {@code cert} is volatile and written only by the rotation thread (and {@link
  * #start}); the other fields are confined to the rotation thread after {@link #start}.
@@ -38,9 +47,23 @@ import org.slf4j.LoggerFactory;
 final class RotatingCertificateManager implements ClientCertificateManager {
   private static final Logger log = LoggerFactory.getLogger(RotatingCertificateManager.class);
 
+  /** How often the template is compared with the certificate and the last request. */
+  static final Duration TEMPLATE_CHECK = Duration.ofSeconds(2);
+
+  /** Opens the client a request is sent with. */
+  @FunctionalInterface
+  interface Opener {
+    /**
+     * @param current the manager's current certificate, if valid
+     */
+    SigningRequests open(Optional<ClientCertificate> current) throws RequestException;
+  }
+
+  private final CertificateKind kind;
   private final CertificateOptions options;
   private final String nodeName;
-  private final SigningClients clients;
+  private final Supplier<Optional<Sans>> template;
+  private final Opener opener;
   private final Time time;
   private final CertificateEvent.Listener events;
   private final DoubleSupplier random;
@@ -51,9 +74,16 @@ final class RotatingCertificateManager implements ClientCertificateManager {
   private volatile boolean started;
   private volatile CertificateStore store;
   private Scheduler scheduler;
+  private Scheduler.Task next;
   private KeyPair pendingKey;
   private Duration lastDelay;
 
+  /** The names of the last request: a new template is requested once. */
+  private volatile Sans lastRequested;
+
+  private volatile boolean rotating;
+
+  /** The client certificate's manager. */
   RotatingCertificateManager(
       CertificateOptions options,
       String nodeName,
@@ -61,9 +91,35 @@ final class RotatingCertificateManager implements ClientCertificateManager {
       Time time,
       CertificateEvent.Listener events,
       DoubleSupplier random) {
+    this(
+        CertificateKind.CLIENT,
+        options,
+        nodeName,
+        () -> Optional.of(Sans.NONE),
+        current -> clientFor(options, clients, current),
+        time,
+        events,
+        random);
+  }
+
+  /**
+   * @param template the names the certificate is for; empty while they are not known
+   * @param opener the client each request is sent with
+   */
+  RotatingCertificateManager(
+      CertificateKind kind,
+      CertificateOptions options,
+      String nodeName,
+      Supplier<Optional<Sans>> template,
+      Opener opener,
+      Time time,
+      CertificateEvent.Listener events,
+      DoubleSupplier random) {
+    this.kind = kind;
     this.options = options;
     this.nodeName = nodeName;
-    this.clients = clients;
+    this.template = template;
+    this.opener = opener;
     this.time = time;
     this.events = events;
     this.random = random;
@@ -75,20 +131,57 @@ final class RotatingCertificateManager implements ClientCertificateManager {
     if (started) {
       return;
     }
-    store =
-        CertificateStore.files(options.certDir(), CertificateOptions.CLIENT_PREFIX, time.clock());
+    store = CertificateStore.files(options.certDir(), kind.prefix(), time.clock());
     try {
       cert = store.current().orElse(null);
     } catch (CertificateStore.StoreException e) {
-      log.warn("Certificate rotation: no usable current certificate: {}", e.getMessage());
+      log.warn(
+          "Certificate rotation: no usable current {} certificate: {}",
+          kind.what(),
+          e.getMessage());
     }
     started = true;
-    if (!options.rotationEnabled()) {
+    if (kind.equals(CertificateKind.CLIENT) && !options.rotationEnabled()) {
       log.info("Certificate rotation is not enabled");
       return;
     }
-    scheduler = time.schedulers().create("certificate-rotation");
-    scheduleAt(nextRotationDeadline());
+    scheduler = time.schedulers().create(kind.thread());
+    Optional<Instant> deadline = nextRotationDeadline();
+    deadline.ifPresent(this::scheduleAt);
+    if (!kind.equals(CertificateKind.CLIENT)) {
+      // The client certificate's names never change; the serving certificate's follow the Node.
+      scheduler.withFixedDelay(TEMPLATE_CHECK, TEMPLATE_CHECK, this::checkTemplate);
+    }
+  }
+
+  /**
+   * Requests at once when the wanted names changed: the certificate is not for them, and the last
+   * request was not for them either. A rotation in progress ends its wait by itself ({@link
+   * #stale}).
+   */
+  void checkTemplate() {
+    if (!started || rotating) {
+      return;
+    }
+    Optional<Sans> wanted = template.get();
+    if (wanted.isEmpty() || wanted.get().equals(lastRequested)) {
+      return;
+    }
+    ClientCertificate c = cert;
+    if (c != null && satisfiesTemplate(c, wanted.get())) {
+      return;
+    }
+    log.info(
+        "Certificate rotation: the {} certificate is wanted for {}; requesting one",
+        kind.what(),
+        wanted.get());
+    scheduleAt(time.clock().instant());
+  }
+
+  /** Whether a request under way asks for other names than are wanted now. */
+  private boolean stale(Sans requested) {
+    Optional<Sans> wanted = template.get();
+    return wanted.isPresent() && !wanted.get().equals(requested);
   }
 
   @Override
@@ -107,10 +200,10 @@ final class RotatingCertificateManager implements ClientCertificateManager {
     }
     ClientCertificate c = cert;
     if (c == null) {
-      return Health.failing("no client certificate in " + options.certDir());
+      return Health.failing("no " + kind.what() + " certificate in " + options.certDir());
     }
     if (c.expiredAt(time.clock().instant())) {
-      return Health.failing("the client certificate expired at " + c.notAfter());
+      return Health.failing("the " + kind.what() + " certificate expired at " + c.notAfter());
     }
     return Health.OK;
   }
@@ -131,20 +224,23 @@ final class RotatingCertificateManager implements ClientCertificateManager {
 
   /**
    * When to rotate, as upstream's {@code nextRotationDeadline}: now when there is no certificate or
-   * it is not the node's (another subject), else at a uniformly random 70 to 90 % of its lifetime.
+   * it is not the node's (another subject, other names), else at a uniformly random 70 to 90 % of
+   * its lifetime; empty (no request) while the names are not known.
    */
-  Instant nextRotationDeadline() {
+  Optional<Instant> nextRotationDeadline() {
     ClientCertificate c = cert;
     Instant now = time.clock().instant();
-    if (c == null || !satisfiesTemplate(c)) {
-      return now;
+    Optional<Sans> wanted = template.get();
+    if (c == null || (wanted.isPresent() && !satisfiesTemplate(c, wanted.get()))) {
+      return wanted.isPresent() ? Optional.of(now) : Optional.empty();
     }
     Instant deadline = deadline(c, random);
     log.info(
-        "Certificate rotation: certificate expiration is {}, rotation deadline is {}",
+        "Certificate rotation: {} certificate expiration is {}, rotation deadline is {}",
+        kind.what(),
         c.notAfter(),
         deadline);
-    return deadline;
+    return Optional.of(deadline);
   }
 
   /** {@code notBefore} plus a uniformly random 70 to 90 % of the lifetime. */
@@ -155,7 +251,7 @@ final class RotatingCertificateManager implements ClientCertificateManager {
     return c.notBefore().plus(jittered);
   }
 
-  private boolean satisfiesTemplate(ClientCertificate c) {
+  private boolean satisfiesTemplate(ClientCertificate c, Sans wanted) {
     String name = c.leaf().getSubjectX500Principal().getName(X500Principal.RFC2253);
     Set<String> cns = new HashSet<>();
     Set<String> orgs = new HashSet<>();
@@ -177,8 +273,10 @@ final class RotatingCertificateManager implements ClientCertificateManager {
           name,
           NodeCsr.commonName(nodeName),
           NodeCsr.ORGANIZATION);
+      return false;
     }
-    return ok;
+    // The names, where there are any to want (upstream compares them for the serving certificate).
+    return wanted.isEmpty() || Sans.of(c.leaf()).equals(wanted);
   }
 
   private synchronized void scheduleAt(Instant at) {
@@ -190,9 +288,15 @@ final class RotatingCertificateManager implements ClientCertificateManager {
       wait = Duration.ZERO;
     }
     if (!wait.isZero()) {
-      log.info("Certificate rotation: waiting {} for the next certificate rotation", wait);
+      log.info(
+          "Certificate rotation: waiting {} for the next {} certificate rotation",
+          wait,
+          kind.what());
     }
-    scheduler.after(wait, this::rotate);
+    if (next != null) {
+      next.cancel();
+    }
+    next = scheduler.after(wait, this::rotate);
   }
 
   /** One attempt; schedules the next one either way. */
@@ -200,15 +304,21 @@ final class RotatingCertificateManager implements ClientCertificateManager {
     if (!started) {
       return;
     }
-    log.info("Certificate rotation: rotating the client certificate");
+    Optional<Sans> wanted = template.get();
+    if (wanted.isEmpty()) {
+      log.info("Certificate rotation: the {} certificate's names are not known yet", kind.what());
+      return;
+    }
+    log.info("Certificate rotation: rotating the {} certificate", kind.what());
+    rotating = true;
     try {
-      ClientCertificate issued = request();
+      ClientCertificate issued = request(wanted.get());
       ClientCertificate stored = store.update(issued);
       pendingKey = null;
       lastDelay = null;
       cert = stored;
       log.info("Certificate rotation: now using {}", stored.describe());
-      events.on(new CertificateEvent.Rotated(stored.describe()));
+      events.on(new CertificateEvent.Rotated(stored.describe(), kind.what()));
       for (Consumer<ClientCertificate> l : listeners) {
         try {
           l.accept(stored);
@@ -216,7 +326,7 @@ final class RotatingCertificateManager implements ClientCertificateManager {
           log.warn("Certificate rotation: a rotation listener failed", e);
         }
       }
-      scheduleAt(nextRotationDeadline());
+      nextRotationDeadline().ifPresent(this::scheduleAt);
     } catch (RequestException e) {
       if (e.reason().needsNewKey()) {
         pendingKey = null;
@@ -229,22 +339,30 @@ final class RotatingCertificateManager implements ClientCertificateManager {
     } catch (RuntimeException e) {
       log.error("Certificate rotation: unexpected failure", e);
       retry(e.toString());
+    } finally {
+      rotating = false;
     }
   }
 
-  private ClientCertificate request() throws RequestException, InterruptedException {
-    if (pendingKey == null) {
+  private ClientCertificate request(Sans names) throws RequestException, InterruptedException {
+    if (pendingKey == null || !names.equals(lastRequested)) {
+      // A new key for new names: the same key would find the CSR for the old ones by its name.
       pendingKey = NodeCsr.newKey();
     }
-    NodeCsr csr = NodeCsr.create(nodeName, pendingKey);
-    try (SigningRequests api = client()) {
-      return requester.request(api, csr, options.rotationWait());
+    lastRequested = names;
+    NodeCsr csr = NodeCsr.create(kind, nodeName, names, pendingKey);
+    try (SigningRequests api = opener.open(current())) {
+      return requester.request(api, csr, options.rotationWait(), () -> stale(names));
     }
   }
 
-  /** As the node while its certificate is good; else with the bootstrap credentials, if any. */
-  private SigningRequests client() throws RequestException {
-    Optional<ClientCertificate> current = current();
+  /**
+   * The client certificate's requests: as the node while its certificate is good; else with the
+   * bootstrap credentials, if any.
+   */
+  private static SigningRequests clientFor(
+      CertificateOptions options, SigningClients clients, Optional<ClientCertificate> current)
+      throws RequestException {
     if (current.isPresent()) {
       return clients.asNode(current.get());
     }
@@ -271,7 +389,7 @@ final class RotatingCertificateManager implements ClientCertificateManager {
     lastDelay = CertificateOptions.RETRY.next(lastDelay);
     Duration wait = Jitter.jitter(lastDelay, 0.1, random);
     log.warn("Certificate rotation: {} (retrying in {})", problem, wait);
-    events.on(new CertificateEvent.RequestFailed(problem, wait));
+    events.on(new CertificateEvent.RequestFailed(problem, wait, kind.what()));
     scheduleAt(time.clock().instant().plus(wait));
   }
 }

@@ -26,8 +26,9 @@ final class CertificateFlags {
       names = "--cert-dir",
       paramLabel = "DIR",
       description =
-          "Where the client certificates (kubelet-client-current.pem) and the self-signed serving"
-              + " certificate (kubelet.crt, kubelet.key) are kept (default <root-dir>/pki).")
+          "Where the client certificates (kubelet-client-current.pem), the serving certificates"
+              + " from CSRs (kubelet-server-current.pem) and the self-signed serving certificate"
+              + " (kubelet.crt, kubelet.key) are kept (default <root-dir>/pki).")
   Path certDir;
 
   @Option(
@@ -45,7 +46,11 @@ final class CertificateFlags {
       paramLabel = "BOOL",
       arity = "0..1",
       fallbackValue = "true",
-      description = "Request serving certificates by CSRs (serverTLSBootstrap); not supported yet.")
+      description =
+          "Request the kubelet API's serving certificate by CSRs (signer"
+              + " kubernetes.io/kubelet-serving) and renew it before it expires"
+              + " (serverTLSBootstrap, default false); until one is approved the API serves its"
+              + " self-signed certificate.")
   Boolean rotateServerCertificates;
 
   /** Sets the configuration fields of the flags that were given. */

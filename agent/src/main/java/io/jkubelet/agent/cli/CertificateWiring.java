@@ -2,6 +2,7 @@ package io.jkubelet.agent.cli;
 
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.internal.SSLUtils;
@@ -9,15 +10,18 @@ import io.jkubelet.agent.certificates.ApiSigningRequests;
 import io.jkubelet.agent.certificates.Bootstrap;
 import io.jkubelet.agent.certificates.CertificateEvent;
 import io.jkubelet.agent.certificates.CertificateKeyManager;
+import io.jkubelet.agent.certificates.CertificateManager;
 import io.jkubelet.agent.certificates.CertificateOptions;
 import io.jkubelet.agent.certificates.CertificateStore;
 import io.jkubelet.agent.certificates.ClientCertificate;
 import io.jkubelet.agent.certificates.ClientCertificateManager;
+import io.jkubelet.agent.certificates.Sans;
 import io.jkubelet.agent.certificates.SigningClients;
 import io.jkubelet.agent.certificates.SigningRequests;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.node.NodeStatusManager;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
@@ -143,6 +147,27 @@ final class CertificateWiring implements Lifecycle {
     ClientIdentity id = identity;
     TrustManager[] t = trust;
     return id == null ? b -> {} : b -> b.sslContext(new KeyManager[] {id}, t);
+  }
+
+  /**
+   * The serving certificate's manager with {@code serverTLSBootstrap} (not started: the kubelet API
+   * starts it), else null: its CSRs go out on {@code client} (the node's), for the addresses of the
+   * Node as {@code node} last reported it.
+   */
+  CertificateManager serving(KubernetesClient client, NodeStatusManager node) {
+    if (!options.servingEnabled()) {
+      return null;
+    }
+    return CertificateManager.serving(
+        options,
+        nodeName,
+        () ->
+            node.lastReported()
+                .filter(n -> n.getStatus() != null)
+                .map(n -> Sans.fromNodeAddresses(n.getStatus().getAddresses())),
+        new ApiSigningRequests(client, false),
+        time,
+        events);
   }
 
   /** Starts the rotation, when on: before any API client is built. */

@@ -11,6 +11,7 @@ import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
 import io.jkubelet.agent.events.LogSink;
 import io.jkubelet.agent.export.ExportSink;
+import io.jkubelet.agent.gc.ImageGcManager;
 import io.jkubelet.agent.jvm.HeapKeeper;
 import io.jkubelet.agent.metrics.EventCollector;
 import io.jkubelet.agent.metrics.ExportCollector;
@@ -51,8 +52,9 @@ import picocli.CommandLine.Option;
  * <p>It holds upstream's core flags that have no subsystem of their own and the start-up of the
  * agent from them. Subsystems bring their flags as mixins ({@code NetworkFlags}, {@code
  * ResourceFlags}, {@code CertificateFlags}, {@code ServerFlags}, {@code PodFlags}, {@code
- * ExportFlags}) and their start-up as wiring classes ({@code CertificateWiring}, {@code
- * PodCgroupsWiring}); {@code RunOptions} assembles the configuration from the file and the flags.
+ * ExportFlags}, {@code GcFlags}) and their start-up as wiring classes ({@code CertificateWiring},
+ * {@code GcWiring}, {@code PodCgroupsWiring}); {@code RunOptions} assembles the configuration from
+ * the file and the flags.
  */
 @Command(
     name = "run",
@@ -72,6 +74,7 @@ public final class RunCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin NetworkFlags networkFlags = new NetworkFlags();
   @picocli.CommandLine.Mixin ResourceFlags resourceFlags = new ResourceFlags();
   @picocli.CommandLine.Mixin CertificateFlags certificateFlags = new CertificateFlags();
+  @picocli.CommandLine.Mixin GcFlags gcFlags = new GcFlags();
 
   /** The network plugin's options, read by {@link #options()}. */
   NetworkOptions network = NetworkOptions.NONE;
@@ -317,6 +320,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     EventCaches.register(metrics.caches(), broadcaster, store);
     Optional<HeapKeeper> heap = HeapKeeper.forThisJvm(clock, time.schedulers());
+    var imageGc = GcWiring.imageGc(options, docker.imageService(), recorder, time, metrics);
     CountDownLatch stopped = new CountDownLatch(1);
     if (HOOK_INSTALLED.compareAndSet(false, true)) {
       Runtime.getRuntime()
@@ -324,6 +328,7 @@ public final class RunCommand implements Callable<Integer> {
               new Thread(
                   () -> {
                     heap.ifPresent(HeapKeeper::stop);
+                    imageGc.ifPresent(ImageGcManager::stop);
                     kubelet.stop();
                     if (certs != null) {
                       certs.stop();
@@ -334,6 +339,7 @@ public final class RunCommand implements Callable<Integer> {
     }
     kubelet.start();
     heap.ifPresent(HeapKeeper::start);
+    imageGc.ifPresent(ImageGcManager::start);
     stopped.await();
     return 0;
   }

@@ -105,6 +105,7 @@ final class RunOptions {
     run.networkFlags.overlay(cfg, flagOf);
     run.resourceFlags.overlay(cfg, flagOf);
     run.certificateFlags.overlay(cfg, flagOf);
+    run.gcFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
     try {
       ConfigValidator.validate(config);

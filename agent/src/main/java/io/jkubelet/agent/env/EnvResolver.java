@@ -9,7 +9,9 @@ import io.fabric8.kubernetes.api.model.EnvVarSource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretKeySelector;
+import io.fabric8.kubernetes.api.model.Service;
 import io.jkubelet.agent.objects.PodObjects;
+import io.jkubelet.agent.podconfig.Annotations;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -21,6 +23,8 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Makes a container's environment as upstream's {@code makeEnvironmentVariables}:
@@ -41,6 +45,7 @@ import java.util.regex.Pattern;
  * PodObjects} is thread-safe.
  */
 public final class EnvResolver {
+  private static final Logger log = LoggerFactory.getLogger(EnvResolver.class);
   private static final Pattern ENV_VAR_NAME = Pattern.compile("[-._a-zA-Z][-._a-zA-Z0-9]*");
 
   private final PodObjects objects;
@@ -103,15 +108,32 @@ public final class EnvResolver {
     return new Resolved(out, warnings);
   }
 
+  /**
+   * The service variables. When the services cannot be read (the API server is not there), a static
+   * pod gets none and starts: a control plane that runs as static pods, as {@code kubeadm init}
+   * makes it, starts the very API server the services come from. Upstream v1.20 reads its service
+   * cache, which is empty then, and later versions start static pods without waiting for it. Any
+   * other pod fails to start with upstream's message and is retried.
+   */
   private Map<String, String> services(Pod pod) throws EnvException {
+    List<Service> services;
     try {
-      return ServiceEnv.forNamespace(
-          objects.services(),
-          pod.getMetadata().getNamespace(),
-          !Boolean.FALSE.equals(pod.getSpec().getEnableServiceLinks()));
+      services = objects.services();
     } catch (RuntimeException e) {
-      throw new EnvException("failed to list services when setting up env vars");
+      if (!Annotations.isStatic(pod)) {
+        throw new EnvException("failed to list services when setting up env vars");
+      }
+      log.debug(
+          "Env: static pod {}/{} starts without service variables: services cannot be read ({})",
+          pod.getMetadata().getNamespace(),
+          pod.getMetadata().getName(),
+          e.getMessage());
+      services = List.of();
     }
+    return ServiceEnv.forNamespace(
+        services,
+        pod.getMetadata().getNamespace(),
+        !Boolean.FALSE.equals(pod.getSpec().getEnableServiceLinks()));
   }
 
   /** Adds one {@code envFrom} source's keys; a warning naming the invalid keys, if any. */

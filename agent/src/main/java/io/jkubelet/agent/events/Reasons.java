@@ -53,6 +53,12 @@ public final class Reasons {
   public static final String NODE_HAS_NO_DISK_PRESSURE = "NodeHasNoDiskPressure";
   public static final String NODE_HAS_SUFFICIENT_PID = "NodeHasSufficientPID";
 
+  // Garbage collection events (upstream's, on the Node).
+  public static final String INVALID_DISK_CAPACITY = "InvalidDiskCapacity";
+  public static final String FREE_DISK_SPACE_FAILED = "FreeDiskSpaceFailed";
+  public static final String IMAGE_GC_FAILED = "ImageGCFailed";
+  public static final String CONTAINER_GC_FAILED = "ContainerGCFailed";
+
   // jkubelet's own.
   public static final String OOM_KILLED = "OOMKilled";
 }

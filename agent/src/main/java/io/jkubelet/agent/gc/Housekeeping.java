@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.jkubelet.agent.cm.CgroupException;
 import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.events.EventRecorder;
-import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
@@ -43,13 +42,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Housekeeping ({@code HandlePodCleanups} upstream): kills and removes pods that are no longer
- * desired, keeps at most one dead container per container name, and forgets the state of pods that
- * are gone (the event correlators' entries too), and removes their directories and log directories
- * (upstream's {@code evictPodLogsDirectories}, through a callback); removes the cgroups of pods
- * that are neither desired, nor in the runtime, nor being worked on (upstream's {@code
- * cleanupOrphanedPodCgroups}; one with processes left is tried again next time) and brings the QoS
- * tiers' shares up to date. Only containers with an {@code io.kubernetes.pod.uid} label are ever
- * touched: the runtime lists nothing else.
+ * desired, runs container garbage collection with the operator's policy every {@code
+ * containerGcPeriod} ({@link ContainerGc}, upstream's {@code ContainerGCPeriod}), and forgets the
+ * state of pods that are gone (the event correlators' entries too), and removes their directories
+ * and log directories (upstream's {@code evictPodLogsDirectories}, through a callback); removes the
+ * cgroups of pods that are neither desired, nor in the runtime, nor being worked on (upstream's
+ * {@code cleanupOrphanedPodCgroups}; one with processes left is tried again next time) and brings
+ * the QoS tiers' shares up to date. Only containers with an {@code io.kubernetes.pod.uid} label are
+ * ever touched: the runtime lists nothing else.
  *
  * <p>Not thread-safe: the caller runs it on one thread at a time.
  */
@@ -57,7 +57,7 @@ public final class Housekeeping {
   private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
 
   private final Runtime runtime;
-  private final RuntimeManager manager;
+  private final ContainerGc containerGc;
   private final PodManager pods;
   private final PodWorkers workers;
   private final PodCache cache;
@@ -86,7 +86,7 @@ public final class Housekeeping {
 
   public Housekeeping(
       Runtime runtime,
-      RuntimeManager manager,
+      ContainerGc containerGc,
       PodManager pods,
       PodWorkers workers,
       PodCache cache,
@@ -109,7 +109,7 @@ public final class Housekeeping {
     this.podLogs = podLogs;
     this.mirrors = mirrors;
     this.runtime = runtime;
-    this.manager = manager;
+    this.containerGc = containerGc;
     this.pods = pods;
     this.workers = workers;
     this.cache = cache;
@@ -172,13 +172,17 @@ public final class Housekeeping {
     Instant now = clock.instant();
     if (Duration.between(lastContainerGc, now).compareTo(containerGcPeriod) >= 0) {
       lastContainerGc = now;
-      runtimePods.forEach(
-          (uid, ref) -> {
-            if (desired.contains(uid) && !workers.isWorking(uid)) {
-              cache.get(uid).ifPresent(e -> manager.removeDeadContainers(e.status()));
-            }
-          });
+      try {
+        containerGc.garbageCollect();
+      } catch (RuntimeException e) {
+        log.warn("Housekeeping: container garbage collection failed: {}", e.toString());
+      }
     }
+  }
+
+  /** The container garbage collector this housekeeping runs. */
+  public ContainerGc containerGc() {
+    return containerGc;
   }
 
   /**

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.cm.OomScoreAdj;
 import io.jkubelet.agent.dns.HostsFile;
 import io.jkubelet.agent.dns.PodHostname;
 import io.jkubelet.agent.env.DownwardApi;
@@ -169,6 +170,12 @@ final class ContainerStarter {
             security(pod, c),
             kubeletMounts(pod, c, at.podIp()),
             node.cgroupParent().apply(pod));
+    // upstream's qos.GetContainerOOMScoreAdjust, over the node's memory
+    config =
+        config.withResources(
+            config
+                .resources()
+                .withOomScoreAdj(OomScoreAdj.container(pod, c, node.allocatable().memoryBytes())));
     String id;
     try {
       id = runtime.createContainer(at.sandboxId(), config);

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -287,18 +288,18 @@ public final class RuntimeManager {
   }
 
   /**
-   * Removes exited containers beyond the newest exited one of each name, and dead sandboxes other
-   * than the newest that no container uses any more. Only exited containers are candidates, as
-   * upstream's {@code podContainerDeletor}: one that runs, or was created and not yet started (a
-   * restart in progress), is never removed and never takes the place of the newest exited one,
-   * which the status shows as lastState.
+   * Removes exited containers beyond the newest {@code keep} exited ones of each name (at least one
+   * is kept), and dead sandboxes other than the newest that no container uses any more. Only exited
+   * containers are candidates, as upstream's {@code podContainerDeletor}: one that runs, or was
+   * created and not yet started (a restart in progress), is never removed and never takes the place
+   * of the newest exited one, which the status shows as lastState.
    */
-  public int removeDeadContainers(PodStatus status) {
+  public int removeDeadContainers(PodStatus status, int keep) {
     int removed = 0;
-    Set<String> keptNames = new HashSet<>();
+    Map<String, Integer> keptByName = new HashMap<>();
     Set<String> usedSandboxes = new HashSet<>();
     for (ContainerStatus c : status.containers()) { // newest first
-      if (!c.exited() || keptNames.add(c.name())) {
+      if (!c.exited() || keptByName.merge(c.name(), 1, Integer::sum) <= Math.max(keep, 1)) {
         usedSandboxes.add(c.sandboxId());
         continue;
       }

@@ -149,10 +149,43 @@ public record ContainerConfig(
    * @param cpuQuotaMicros CFS quota per period from {@code limits.cpu}
    * @param cpuPeriodMicros CFS period (100000 when a quota is set)
    * @param memoryLimitBytes memory limit from {@code limits.memory}; swap is limited to the same
+   * @param oomScoreAdj the process's {@code oom_score_adj} (the CRI's {@code OomScoreAdj}); 0 is
+   *     the runtime's default. A runtime on a host that refuses a negative value uses 0 there.
    */
   public record Resources(
-      long cpuShares, long cpuQuotaMicros, long cpuPeriodMicros, long memoryLimitBytes) {
+      long cpuShares,
+      long cpuQuotaMicros,
+      long cpuPeriodMicros,
+      long memoryLimitBytes,
+      int oomScoreAdj) {
     public static final Resources NONE = new Resources(0, 0, 0, 0);
+
+    /** Limits with the runtime's default {@code oom_score_adj}. */
+    public Resources(
+        long cpuShares, long cpuQuotaMicros, long cpuPeriodMicros, long memoryLimitBytes) {
+      this(cpuShares, cpuQuotaMicros, cpuPeriodMicros, memoryLimitBytes, 0);
+    }
+
+    public Resources withOomScoreAdj(int v) {
+      return new Resources(cpuShares, cpuQuotaMicros, cpuPeriodMicros, memoryLimitBytes, v);
+    }
+  }
+
+  /** The same container with other resources. */
+  public ContainerConfig withResources(Resources r) {
+    return new ContainerConfig(
+        name,
+        image,
+        entrypoint,
+        cmd,
+        env,
+        workingDir,
+        mounts,
+        r,
+        labels,
+        stdio,
+        security,
+        cgroupParent);
   }
 
   /**

@@ -6,6 +6,7 @@ import java.io.StringWriter;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
@@ -75,9 +76,18 @@ final class CertificateMaker {
       gen.initialize(new ECGenParameterSpec("secp256r1"));
       KeyPair kp = gen.generateKeyPair();
       X509Certificate cert = sign(kp, hostname, addresses, now);
-      Files.writeString(crt, pem(cert));
-      Files.writeString(key, pem(new JcaPKCS8Generator(kp.getPrivate(), null)));
-      Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+      // Written beside and renamed into place, the key first: a reader sees whole files (a crash
+      // between the renames leaves a pair that does not match, which the next start replaces).
+      Path keyTmp = key.resolveSibling(key.getFileName() + ".tmp");
+      Path crtTmp = crt.resolveSibling(crt.getFileName() + ".tmp");
+      Files.deleteIfExists(keyTmp);
+      Files.createFile(
+          keyTmp,
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      Files.writeString(keyTmp, pem(new JcaPKCS8Generator(kp.getPrivate(), null)));
+      Files.writeString(crtTmp, pem(cert));
+      Files.move(keyTmp, key, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      Files.move(crtTmp, crt, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       return new ServingCerts(kp.getPrivate(), List.of(cert));
     } catch (GeneralSecurityException | OperatorCreationException e) {
       throw new IOException("cannot make a self-signed certificate: " + e.getMessage(), e);

@@ -110,17 +110,17 @@ public final class KubeletServer implements Lifecycle {
         "kubelet server: listening on {}:{} ({})",
         options.address(),
         port(),
-        options.certs() == null ? "HTTP" : "HTTPS");
+        options.keys() == null ? "HTTP" : "HTTPS");
   }
 
   private SslContext sslContext() {
-    if (options.certs() == null) {
+    if (options.keys() == null) {
       return null;
     }
     try {
-      SslContextBuilder b =
-          SslContextBuilder.forServer(
-              options.certs().key(), options.certs().chain().toArray(X509Certificate[]::new));
+      // The key manager is asked at each handshake (Netty's OpenSSL engine does not cache what a
+      // plain key manager returns), so a new serving certificate is presented without a restart.
+      SslContextBuilder b = SslContextBuilder.forServer(options.keys());
       if (!options.clientCAs().isEmpty()) {
         b.trustManager(options.clientCAs().toArray(X509Certificate[]::new))
             .clientAuth(ClientAuth.OPTIONAL);

@@ -1,25 +1,33 @@
 package io.jkubelet.agent.server;
 
+import io.jkubelet.agent.certificates.CertificateKeyManager;
+import io.jkubelet.agent.certificates.ClientCertificate;
 import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Objects;
+import javax.net.ssl.X509ExtendedKeyManager;
 
 /**
  * How the kubelet API listens.
  *
  * @param address the address to bind ({@code address}, default 0.0.0.0)
  * @param port the HTTPS port ({@code port}, default 10250); 0 picks a free one
- * @param certs the serving certificate; null serves plain HTTP (the healthz port)
+ * @param certs the serving certificate when it is fixed; null serves plain HTTP (the healthz port)
+ *     unless {@code keys} is given
  * @param clientCAs the CAs client certificates are verified against ({@code
  *     authentication.x509.clientCAFile}); empty: client certificates are not asked for
  * @param nodeName the node's name, the object every request is authorized against
+ * @param keys what each TLS handshake presents (a certificate that changes while the server runs,
+ *     {@link ServingIdentity#keyManager}); null: plain HTTP. Made from {@code certs} when not
+ *     given.
  */
 public record ServerOptions(
     String address,
     int port,
     ServingCerts certs,
     List<X509Certificate> clientCAs,
-    String nodeName) {
+    String nodeName,
+    X509ExtendedKeyManager keys) {
   public ServerOptions {
     Objects.requireNonNull(address, "address");
     Objects.requireNonNull(nodeName, "nodeName");
@@ -27,5 +35,19 @@ public record ServerOptions(
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port " + port + " out of range");
     }
+    if (keys == null && certs != null) {
+      ClientCertificate fixed = new ClientCertificate(certs.chain(), certs.key());
+      keys = CertificateKeyManager.fixed(fixed);
+    }
+  }
+
+  /** A server with a fixed certificate ({@code certs}), or plain HTTP without one. */
+  public ServerOptions(
+      String address,
+      int port,
+      ServingCerts certs,
+      List<X509Certificate> clientCAs,
+      String nodeName) {
+    this(address, port, certs, clientCAs, nodeName, null);
   }
 }

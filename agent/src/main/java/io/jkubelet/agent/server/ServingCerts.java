@@ -124,6 +124,17 @@ public record ServingCerts(PrivateKey key, List<X509Certificate> chain) {
     if (Files.isRegularFile(crt) && Files.isRegularFile(key)) {
       return read(crt, key);
     }
-    return CertificateMaker.selfSigned(crt, key, hostname, addresses, clock.instant());
+    return makeSelfSigned(certDir, hostname, addresses, clock);
+  }
+
+  /** A new self-signed certificate in {@code certDir}, replacing the one there. */
+  public static ServingCerts makeSelfSigned(
+      Path certDir, String hostname, List<String> addresses, Clock clock) throws IOException {
+    return CertificateMaker.selfSigned(
+        certDir.resolve("kubelet.crt"),
+        certDir.resolve("kubelet.key"),
+        hostname,
+        addresses,
+        clock.instant());
   }
 }

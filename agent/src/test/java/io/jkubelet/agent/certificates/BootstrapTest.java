@@ -222,6 +222,15 @@ class BootstrapTest {
     assertThat(c.embedded()).isFalse();
     assertThat(c.cluster().server()).isEqualTo("https://own.example:6443");
     assertThat(c.cluster().caData()).contains("BEGIN CERTIFICATE");
+    // Only the user's credentials changed: kubeadm's kubelet-finalize phase looks the user up by
+    // the name it gave it.
+    String pem = certDir.resolve("kubelet-client-current.pem").toString();
+    assertThat(Files.readString(kubeconfig))
+        .contains("- name: u\n  user:\n    client-certificate: " + pem)
+        .contains("client-key: " + pem)
+        .contains("current-context: k")
+        .doesNotContain("client-certificate-data")
+        .doesNotContain("client-key-data");
   }
 
   @Test

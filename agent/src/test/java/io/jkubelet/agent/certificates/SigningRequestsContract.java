@@ -64,6 +64,34 @@ abstract class SigningRequestsContract {
   }
 
   @Test
+  void aServingRequestReadsBackWithItsSignerUsagesAndNames() throws Exception {
+    String name = uniqueName();
+    Sans sans = new Sans(List.of("contract-node"), List.of("10.0.0.5", "::1"));
+    NodeCsr serving =
+        NodeCsr.create(CertificateKind.SERVING, "contract-node", sans, NodeCsr.newKey());
+    api()
+        .create(
+            name,
+            serving.pem(),
+            CertificateKind.SERVING.signer(),
+            CertificateKind.SERVING.usages());
+
+    Csr read = api().get(name).orElseThrow();
+    assertThat(read.signerName()).isEqualTo("kubernetes.io/kubelet-serving");
+    assertThat(read.usages())
+        .containsExactlyInAnyOrder("digital signature", "key encipherment", "server auth");
+    assertThat(serving.incompatibility(read)).isEmpty();
+    var issued =
+        Pem.certificates(
+            new TestCa()
+                .issue(
+                    read.requestPem(),
+                    Instant.now().minusSeconds(60),
+                    Instant.now().plusSeconds(60)));
+    assertThat(Sans.of(issued.get(0))).isEqualTo(sans);
+  }
+
+  @Test
   void aSecondCreateOfTheSameNameIsAlreadyExists() {
     String name = uniqueName();
     create(name);

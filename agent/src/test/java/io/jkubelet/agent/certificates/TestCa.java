@@ -45,7 +45,8 @@ final class TestCa {
       PKCS10CertificationRequest csr = NodeCsr.parse(csrPem);
       PublicKey pub =
           new org.bouncycastle.pkcs.jcajce.JcaPKCS10CertificationRequest(csr).getPublicKey();
-      return Pem.encode(List.of(sign(csr.getSubject(), pub, notBefore, notAfter, false)));
+      X509Certificate signed = sign(csr.getSubject(), pub, notBefore, notAfter, false, sans(csr));
+      return Pem.encode(List.of(signed));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -60,8 +61,33 @@ final class TestCa {
         k.getPrivate());
   }
 
+  /** The subject alternative names the request asks for (its extension request), if any. */
+  private static Extension sans(PKCS10CertificationRequest csr) {
+    for (var a :
+        csr.getAttributes(
+            org.bouncycastle.asn1.pkcs.PKCSObjectIdentifiers.pkcs_9_at_extensionRequest)) {
+      var extensions =
+          org.bouncycastle.asn1.x509.Extensions.getInstance(a.getAttrValues().getObjectAt(0));
+      Extension san = extensions.getExtension(Extension.subjectAlternativeName);
+      if (san != null) {
+        return san;
+      }
+    }
+    return null;
+  }
+
   private X509Certificate sign(
       X500Name subject, PublicKey publicKey, Instant notBefore, Instant notAfter, boolean ca) {
+    return sign(subject, publicKey, notBefore, notAfter, ca, null);
+  }
+
+  private X509Certificate sign(
+      X500Name subject,
+      PublicKey publicKey,
+      Instant notBefore,
+      Instant notAfter,
+      boolean ca,
+      Extension san) {
     try {
       X500Name issuer = ca ? subject : new X500Name(cert.getSubjectX500Principal().getName());
       var b =
@@ -73,6 +99,9 @@ final class TestCa {
               subject,
               publicKey);
       b.addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));
+      if (san != null) {
+        b.addExtension(san);
+      }
       return new JcaX509CertificateConverter()
           .getCertificate(
               b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(key.getPrivate())));

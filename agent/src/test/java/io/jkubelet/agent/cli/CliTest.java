@@ -180,10 +180,12 @@ class CliTest {
     assertThat(flags.certificates.rotateCertificates()).isTrue();
     assertThat(flags.certificates.rotationEnabled()).as("standalone").isFalse();
 
-    assertThat(Main.execute("run", "--hostname-override", "n", "--rotate-server-certificates"))
-        .isEqualTo(2);
-    assertThat(err.toString())
-        .contains("--rotate-server-certificates: jkubelet cannot request serving certificates");
+    RunCommand serving = new RunCommand();
+    new CommandLine(serving)
+        .parseArgs("--hostname-override", "n", "--rotate-server-certificates", "--kubeconfig=/k");
+    serving.options();
+    assertThat(serving.certificates.rotateServerCertificates()).isTrue();
+    assertThat(serving.certificates.servingEnabled()).isTrue();
     assertThat(
             Main.execute(
                 "run", "--hostname-override", "n", "--bootstrap-kubeconfig", "/etc/b.conf"))
@@ -293,6 +295,57 @@ class CliTest {
     assertThat(Main.execute("run", "--hostname-override", "n", "--cpu-cfs-quota-period", "2s"))
         .isEqualTo(2);
     assertThat(err.toString()).contains("--cpu-cfs-quota-period: must be between 1µs and 1s");
+  }
+
+  @Test
+  void gcFlagsAreUpstreamsAndOverlayTheFilesImageGcFields() throws Exception {
+    Path config = tmp.resolve("gc.yaml");
+    Files.writeString(
+        config,
+        """
+        apiVersion: kubelet.config.k8s.io/v1beta1
+        kind: KubeletConfiguration
+        imageGCHighThresholdPercent: 90
+        imageMinimumGCAge: 5m
+        authentication: {webhook: {enabled: false}}
+        authorization: {mode: AlwaysAllow}
+        """);
+    RunCommand run = new RunCommand();
+    new CommandLine(run)
+        .parseArgs(
+            "--config",
+            config.toString(),
+            "--hostname-override",
+            "n",
+            "--image-gc-low-threshold=50",
+            "--minimum-image-ttl-duration=30s",
+            "--minimum-container-ttl-duration=1m",
+            "--maximum-dead-containers-per-container=3",
+            "--maximum-dead-containers=100");
+    var gc = run.options().config().gc();
+    assertThat(gc.imageGCHighThresholdPercent()).as("from the file").isEqualTo(90);
+    assertThat(gc.imageGCLowThresholdPercent()).as("the flag").isEqualTo(50);
+    assertThat(gc.imageMinimumGCAge()).as("the flag wins").isEqualTo(Duration.ofSeconds(30));
+    assertThat(gc.minimumContainerTtl()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(gc.maxPerPodContainer()).isEqualTo(3);
+    assertThat(gc.maxContainers()).isEqualTo(100);
+
+    assertThat(
+            Main.execute(
+                "run",
+                "--hostname-override",
+                "n",
+                "--image-gc-high-threshold=70",
+                "--image-gc-low-threshold=75"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains(
+            "--image-gc-low-threshold: 75 must be less than imageGCHighThresholdPercent"
+                + " (--image-gc-high-threshold) 70");
+    assertThat(Main.execute("run", "--hostname-override", "n", "--image-gc-high-threshold=101"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--image-gc-high-threshold: 101 must be between 0 and 100, inclusive");
   }
 
   @Test

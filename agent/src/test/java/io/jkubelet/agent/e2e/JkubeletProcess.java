@@ -39,7 +39,8 @@ final class JkubeletProcess implements AutoCloseable {
 
   /**
    * With extra flags, e.g. {@code --kubeconfig} for cluster mode. Without a {@code --cgroup...}
-   * flag among them, pods get no cgroups of jkubelet's ({@code --cgroups-per-qos=false}).
+   * flag among them, pods get no cgroups of jkubelet's ({@code --cgroups-per-qos=false}); without
+   * an {@code --image-gc...} flag, no image GC ({@code --image-gc-high-threshold=100}).
    */
   JkubeletProcess(String nodeName, Path manifests, Path rootDir, Path log, List<String> extra)
       throws IOException {
@@ -87,6 +88,11 @@ final class JkubeletProcess implements AutoCloseable {
       // Pods stay out of the host's /kubepods unless the test gives a cgroup root of its own
       // (CgroupsE2EIT): tests never leave cgroups behind on the machine that runs them.
       all.addAll(List.of("--cgroups-per-qos=false", "--enforce-node-allocatable="));
+    }
+    if (extra.stream().noneMatch(a -> a.startsWith("--image-gc"))) {
+      // No image GC unless the test asks for it: the engine's images are every test's, and GC
+      // deletes any unused one once the data root is 85 % full (this machine's is shared).
+      all.add("--image-gc-high-threshold=100");
     }
     all.addAll(extra);
     this.args = List.copyOf(all);

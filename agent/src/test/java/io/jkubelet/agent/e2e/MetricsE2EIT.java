@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -65,7 +66,14 @@ class MetricsE2EIT {
               periodSeconds: 1
         """);
     jkubelet =
-        new JkubeletProcess(node, manifests, tmp.resolve("root"), tmp.resolve("jkubelet.log"))
+        new JkubeletProcess(
+                node,
+                manifests,
+                tmp.resolve("root"),
+                tmp.resolve("jkubelet.log"),
+                // Image GC on, with a high threshold no sound disk reaches: it detects, and its
+                // counts are on /metrics, but it deletes nothing of the engine's shared images.
+                List.of("--image-gc-high-threshold=99", "--image-gc-low-threshold=98"))
             .start();
     await()
         .atMost(Duration.ofSeconds(60))
@@ -107,7 +115,10 @@ class MetricsE2EIT {
         .contains("jkubelet_cache_capacity{cache=\"pleg_pod_cache\"} 110.0")
         .contains("jkubelet_cache_capacity{cache=\"event_queue_store\"} 1000.0")
         .contains("jkubelet_cache_capacity{cache=\"event_store\"} 1000.0")
-        .contains("jkubelet_cache_evictions_total{cache=\"loop_pleg_channel\"} 0.0");
+        .contains("jkubelet_cache_evictions_total{cache=\"loop_pleg_channel\"} 0.0")
+        .contains("jkubelet_image_gc_deleted_images_total 0.0")
+        .contains("jkubelet_image_gc_freed_bytes_total 0.0")
+        .contains("jkubelet_image_gc_runs_over_threshold_total 0.0");
     promtool(r.body());
   }
 

@@ -251,6 +251,24 @@ class EnvResolverTest {
     return pod("containers: [{name: app, image: busybox, env: [" + entry + "]}]");
   }
 
+  @Test
+  void withoutTheServicesAStaticPodStartsWithoutServiceVariablesAndAnApiPodFails()
+      throws Exception {
+    objects.servicesUnreadable = true;
+    Pod apiPod = withEnv("{name: A, value: a}");
+    assertThatThrownBy(() -> env(apiPod))
+        .isInstanceOf(EnvException.class)
+        .hasMessage("failed to list services when setting up env vars");
+
+    Pod staticPod = withEnv("{name: A, value: a}");
+    staticPod.getMetadata().setAnnotations(Map.of("kubernetes.io/config.source", "file"));
+    assertThat(env(staticPod)).containsExactly(Map.entry("A", "a"));
+
+    objects.servicesUnreadable = false;
+    objects.services.add(service("default", "kubernetes", "10.96.0.1", 443, "https"));
+    assertThat(env(staticPod)).containsEntry("KUBERNETES_SERVICE_HOST", "10.96.0.1");
+  }
+
   private static Pod pod(String spec) {
     String yaml =
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  namespace: ns1\n  uid: u1\n"
@@ -303,6 +321,7 @@ class EnvResolverTest {
     final Map<String, ConfigMap> configMaps = new HashMap<>();
     final Map<String, Secret> secrets = new HashMap<>();
     final List<Service> services = new ArrayList<>();
+    boolean servicesUnreadable;
 
     @Override
     public Optional<Secret> secret(String namespace, String name) {
@@ -316,6 +335,9 @@ class EnvResolverTest {
 
     @Override
     public List<Service> services() {
+      if (servicesUnreadable) {
+        throw new IllegalStateException("connection refused");
+      }
       return services;
     }
 

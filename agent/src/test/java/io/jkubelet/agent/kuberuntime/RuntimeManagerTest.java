@@ -467,9 +467,79 @@ class RuntimeManagerTest {
         Configs.container(
             pod, pod.getSpec().getContainers().get(0), false, sandbox, 1, Map.of(), List.of()));
 
-    int removed = m.removeDeadContainers(runtime.podStatus(Configs.ref(pod)));
+    int removed = m.removeDeadContainers(runtime.podStatus(Configs.ref(pod)), 1);
 
     assertThat(removed).isZero();
     assertThat(runtime.named("u1", "a")).extracting(f -> f.id).contains(dead);
+  }
+
+  @Test
+  void aContainersDeathLeavesTheNewestKeepExitedInstancesOfItsName() throws Exception {
+    RuntimeManager m = manager();
+    Pod pod = TestPods.simple("u1", "p", "a");
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+    String sandbox = runtime.podStatus(Configs.ref(pod)).sandboxes().get(0).id();
+    List<String> dead = new java.util.ArrayList<>();
+    dead.add(runtime.named("u1", "a").get(0).id);
+    runtime.exit(dead.get(0), 1, "");
+    for (int restart = 1; restart < 4; restart++) {
+      clock.step(Duration.ofSeconds(10));
+      String id =
+          runtime.createContainer(
+              sandbox,
+              Configs.container(
+                  pod,
+                  pod.getSpec().getContainers().get(0),
+                  false,
+                  sandbox,
+                  restart,
+                  Map.of(),
+                  List.of()));
+      runtime.startContainer(id);
+      runtime.exit(id, 1, "");
+      dead.add(id);
+    }
+
+    assertThat(m.removeDeadContainers(runtime.podStatus(Configs.ref(pod)), 2)).isEqualTo(2);
+    assertThat(runtime.named("u1", "a"))
+        .extracting(f -> f.id)
+        .containsExactlyInAnyOrder(dead.get(2), dead.get(3));
+  }
+
+  /** Upstream's qos policy over the node's 8 GiB (NodeContext): the runtime is asked for it. */
+  @Test
+  void eachContainerGetsTheOomScoreAdjOfItsPodsQosClass() throws Exception {
+    Pod pod =
+        TestPods.parse(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: q, namespace: default, uid: u9}
+            spec:
+              containers:
+              - {name: b, image: jkubelet/busybox:1.35, resources: {requests: {memory: 1Gi}}}
+              - {name: e, image: jkubelet/busybox:1.35}
+            """);
+    Pod guaranteed =
+        TestPods.parse(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: g, namespace: default, uid: u10}
+            spec:
+              containers:
+              - name: g
+                image: jkubelet/busybox:1.35
+                resources: {limits: {cpu: 100m, memory: 64Mi}}
+            """);
+    RuntimeManager m = manager();
+    m.syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
+    m.syncPod(guaranteed, runtime.podStatus(Configs.ref(guaranteed)), Actions.FailedProbes.NONE);
+
+    // Burstable: 1000 - 1000 * 1 GiB / 8 GiB; a container without a request in a Burstable pod
+    // gets the same formula with 0, which stops at 999.
+    assertThat(runtime.named("u9", "b").get(0).config.resources().oomScoreAdj()).isEqualTo(875);
+    assertThat(runtime.named("u9", "e").get(0).config.resources().oomScoreAdj()).isEqualTo(999);
+    assertThat(runtime.named("u10", "g").get(0).config.resources().oomScoreAdj()).isEqualTo(-997);
   }
 }

@@ -32,7 +32,14 @@ final class Containers {
   private final DockerClient longCalls;
   private final Images images;
 
-  Containers(DockerClients clients, Images images) {
+  /** What this host allows of a negative {@code oom_score_adj}; shared with the sandboxes. */
+  final NegativeOom negativeOom;
+
+  /** The {@code oom_score_adj} each container not yet started was created with, by id. */
+  private final Map<String, Integer> createdAdj = new java.util.concurrent.ConcurrentHashMap<>();
+
+  Containers(DockerClients clients, Images images, NegativeOom negativeOom) {
+    this.negativeOom = negativeOom;
     this.api = clients.api();
     this.longCalls = clients.longCalls();
     this.images = images;
@@ -52,6 +59,8 @@ final class Containers {
       entrypoint = images.entrypoint(config.image());
     }
     HostConfig host = hostConfig(sandboxId, config);
+    int oomScoreAdj = negativeOom.effective(config.resources().oomScoreAdj());
+    host.withOomScoreAdj(oomScoreAdj);
     CreateContainerCmd cmd =
         api.createContainerCmd(config.image())
             .withName(config.name())
@@ -74,6 +83,10 @@ final class Containers {
     try {
       String id = cmd.exec().getId();
       log.debug("DockerRuntime: created {} ({})", config.name(), id);
+      negativeOom.created(id, oomScoreAdj);
+      if (oomScoreAdj < 0) {
+        createdAdj.put(id, oomScoreAdj);
+      }
       return id;
     } catch (RuntimeException e) {
       throw DockerErrors.translate(e, Kind.CREATE);
@@ -134,11 +147,23 @@ final class Containers {
 
   /** Starts a container; one that already runs is fine. Failures are {@code START}. */
   void start(String containerId) {
+    Integer adj = createdAdj.remove(containerId);
     try {
       api.startContainerCmd(containerId).exec();
+      negativeOom.started(containerId);
     } catch (RuntimeException e) {
       if (!DockerErrors.isNotModified(e)) { // 304: already running
-        throw DockerErrors.translate(e, Kind.START);
+        RuntimeError error = DockerErrors.translate(e, Kind.START);
+        if (adj != null && negativeOom.failed(containerId, adj)) {
+          throw new RuntimeError(
+              Kind.START,
+              error.getMessage()
+                  + " (the runtime refused oom_score_adj="
+                  + adj
+                  + "; the next attempt uses 0)",
+              e);
+        }
+        throw error;
       }
     }
   }

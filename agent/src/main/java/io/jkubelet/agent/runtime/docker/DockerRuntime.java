@@ -93,7 +93,8 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     this.clients = clients;
     this.inspector = new PodInspector(clients.api());
     this.images = new Images(clients);
-    this.containers = new Containers(clients, images);
+    this.containers =
+        new Containers(clients, images, new NegativeOom(NegativeOom.localProbe(host)));
     this.sandboxes = new Sandboxes(clients, containers);
     this.execs = new ExecSync(clients, time.clock(), time.sleeper());
     this.events = new EventWatcher(this::openEvents, time.sleeper());
@@ -177,6 +178,14 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     } catch (RuntimeException e) {
       return java.util.Optional.empty();
     }
+  }
+
+  /**
+   * The engine's images for image garbage collection, on this runtime's clients. NOTE: not limited
+   * by {@link #scopedTo}: an image is in use when any container of the engine uses it.
+   */
+  public io.jkubelet.agent.runtime.ImageService imageService() {
+    return new DockerImageService(clients, this::rootDir);
   }
 
   /**

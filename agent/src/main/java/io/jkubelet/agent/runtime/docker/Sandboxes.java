@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,19 +23,14 @@ import org.slf4j.LoggerFactory;
  * Runs pod sandboxes: a pause container named {@code k8s_POD_<pod>_<ns>_<uid>_<attempt>} that owns
  * the pod's network namespace, its host ports and a shareable IPC namespace.
  *
- * <p>Thread-safe: {@code negativeOomRefused} is atomic.
+ * <p>Thread-safe: what the host allows of a negative {@code oom_score_adj} is the containers'
+ * {@link NegativeOom}, which is.
  */
 final class Sandboxes {
   private static final Logger log = LoggerFactory.getLogger(Sandboxes.class);
 
   private final DockerClient api;
   private final Containers containers;
-
-  /**
-   * Set once a sandbox with a negative {@code oom_score_adj} failed to start and started with 0:
-   * later sandboxes then use 0 directly.
-   */
-  private final AtomicBoolean negativeOomRefused = new AtomicBoolean();
 
   Sandboxes(DockerClients clients, Containers containers) {
     this.api = clients.api();
@@ -80,14 +74,14 @@ final class Sandboxes {
   }
 
   private String createAndStart(SandboxConfig config) {
-    int oomScoreAdj = config.oomScoreAdj();
-    if (oomScoreAdj < 0 && negativeOomRefused.get()) {
-      oomScoreAdj = 0;
-    }
+    int oomScoreAdj = containers.negativeOom.effective(config.oomScoreAdj());
     String id = create(config, oomScoreAdj);
     RuntimeError failure;
     try {
       containers.start(id);
+      if (oomScoreAdj < 0) {
+        containers.negativeOom.allowed();
+      }
       return id;
     } catch (RuntimeError e) {
       failure = e;
@@ -108,11 +102,10 @@ final class Sandboxes {
       containers.removeQuietly(retry);
       throw e;
     }
-    if (negativeOomRefused.compareAndSet(false, true)) {
+    if (containers.negativeOom.refuse("sandbox", oomScoreAdj)) {
       log.warn(
-          "DockerRuntime: the runtime refused oom_score_adj={} for sandbox {}; falling back to 0"
-              + " (set podInfraOomScoreAdj: 0 to silence)",
-          oomScoreAdj,
+          "DockerRuntime: sandbox {} started with oom_score_adj=0 (set podInfraOomScoreAdj: 0 to"
+              + " silence)",
           config.containerName());
     }
     return retry;

@@ -356,6 +356,44 @@ class DockerRuntimeTest {
         .isEqualTo(ContainerState.CREATED);
   }
 
+  /**
+   * The CRI's {@code OomScoreAdj} reaches the container's process, read from the host's {@code
+   * /proc/<pid>/oom_score_adj}. A negative value (a Guaranteed pod's -997) reaches it too on a host
+   * that allows it; on one that refuses it (this VM does, even to root) the container gets 0.
+   */
+  @Test
+  void aContainersOomScoreAdjReachesItsProcessAndANegativeOneIsZeroWhereTheHostRefusesIt()
+      throws Exception {
+    PodRef pod = newPod();
+    String sandboxId = runtime.runPodSandbox(sandbox(pod, 0));
+    String burstable =
+        start(
+            sandboxId,
+            shell(pod, "burstable", "sleep 600").resources(new Resources(0, 0, 0, 0, 875)).build());
+    assertThat(oomScoreAdj(burstable)).isEqualTo(875);
+
+    String guaranteed =
+        start(
+            sandboxId,
+            shell(pod, "guaranteed", "sleep 600")
+                .resources(new Resources(0, 0, 0, 0, -997))
+                .build());
+    boolean allowed =
+        new ProcessBuilder("sh", "-c", "echo -1 > /proc/self/oom_score_adj")
+                .redirectErrorStream(true)
+                .start()
+                .waitFor()
+            == 0;
+    assertThat(oomScoreAdj(guaranteed)).isEqualTo(allowed ? -997 : 0);
+  }
+
+  /** The container's main process's {@code oom_score_adj}, read on the host. */
+  private static int oomScoreAdj(String id) throws java.io.IOException {
+    long pid = docker.inspectContainerCmd(id).exec().getState().getPidLong();
+    return Integer.parseInt(
+        Files.readAllLines(Path.of("/proc/" + pid + "/oom_score_adj")).get(0).trim());
+  }
+
   @Test
   void stopGivesTheContainerItsGracePeriodThenKillsIt(@TempDir Path out) {
     PodRef pod = newPod();

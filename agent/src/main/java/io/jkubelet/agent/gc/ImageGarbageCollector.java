@@ -1,0 +1,10 @@
+package io.jkubelet.agent.gc;
+
+/**
+ * Frees disk used by images no container uses, least recently used first (upstream's
+ * ImageGCManager). Thread-safe.
+ */
+public interface ImageGarbageCollector {
+  /** Deletes every image that no container uses and that is old enough; returns the bytes freed. */
+  long deleteUnusedImages() throws Exception;
+}
