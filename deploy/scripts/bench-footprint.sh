@@ -34,7 +34,10 @@
 #                              the same source as the API server (see k8s-up.sh), never at the same
 #                              time as jkubelet; its start-up is timed to the Node Ready with a
 #                              heartbeat of the new process and every pod's containers running;
-#                              REFERENCE=only measures the upstream kubelet alone
+#                              REFERENCE=only measures the upstream kubelet alone. NOTE: it runs on
+#                              the machine's Docker engine, and an upstream kubelet kills every
+#                              other kubelet's pods on its engine: only on a machine of its own
+#                              (bench-compare.sh runs both on an engine of its own, bench-engine.sh)
 #   KEEP_LOG=1                 keep the agents' logs
 # Environment as k8s-up.sh: JKUBELET_BENCH_K8S_STATE (default /tmp/jkubelet-k8s-bench),
 # JKUBELET_APISERVER_PORT, JKUBELET_ETCD_PORT; KUBELET_PORT (default 12250).
@@ -43,8 +46,7 @@ PODS=${1:-110}; MINUTES=${2:-0}
 IDLE=${IDLE:-60}; WARMUP=${WARMUP:-30}; SETTLE=${SETTLE:-60}; RESTARTS=${RESTARTS:-3}
 CHURN=${CHURN:-5}; CHURN_PERIOD=${CHURN_PERIOD:-3}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-source "$root/deploy/scripts/build-env.sh"
-source "$root/deploy/scripts/k8s-lib.sh"
+source "$root/deploy/scripts/bench-lib.sh"
 cache=${JKUBELET_K8S_CACHE:-/var/cache/jkubelet-k8s}
 launcher=$root/agent/target/jkubelet/bin/jkubelet
 offline=-o
@@ -117,23 +119,11 @@ start_agent() {
   # new process's (the old one is gone).
   sleep "$(python3 -c 'import time; print(1.05 - time.time() % 1)')"
   t_start=$(date +%s.%N)
-  case $kind in
-    jkubelet)
-      "$launcher" run --kubeconfig "$nkc" --hostname-override "$node" --node-ip 127.0.0.1 \
-        --root-dir "$work/root-$node" --read-only-port 0 --port "$kport" --healthz-port 0 \
-        --client-ca-file "$pki/ca.crt" --max-pods $((PODS + CHURN + 10)) \
-        --pod-infra-container-image jkubelet/pause:3.2 >> "$agent_log" 2>&1 &
-      ;;
-    kubelet)
-      "$cache/bin/kubelet-ref" --kubeconfig "$nkc" --hostname-override "$node" --node-ip 127.0.0.1 \
-        --root-dir "$work/root-$node" --read-only-port 0 --port "$kport" --healthz-port 0 \
-        --client-ca-file "$pki/ca.crt" --max-pods $((PODS + CHURN + 10)) \
-        --container-runtime=docker --cgroup-driver=cgroupfs --fail-swap-on=false \
-        --cgroups-per-qos=false --enforce-node-allocatable= --image-gc-high-threshold=100 \
-        --eviction-hard= --pod-infra-container-image jkubelet/pause:3.2 \
-        --cert-dir "$work/pki-$node" >> "$agent_log" 2>&1 &
-      ;;
-  esac
+  bench_agent_argv "$kind" "$work/agent-$node"
+  "${bench_argv[@]}" --kubeconfig "$nkc" --hostname-override "$node" --node-ip 127.0.0.1 \
+    --root-dir "$work/agent-$node/root" --read-only-port 0 --port "$kport" --healthz-port 0 \
+    --client-ca-file "$pki/ca.crt" --max-pods $((PODS + CHURN + 10)) \
+    --pod-infra-container-image jkubelet/pause:3.2 >> "$agent_log" 2>&1 &
   agent_pid=$!
 }
 

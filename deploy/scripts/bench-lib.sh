@@ -10,6 +10,10 @@
 #                                 kubeconfig, node, work, root_dir, kubelet_port, state, bench_pki
 #   bench_java CLASS [ARG...]     runs a class of agent/src/test/java/io/jkubelet/agent/bench
 #   kubectl_ [ARG...]             kubectl as the admin
+#   bench_agent_argv KIND DIR [ENGINE]
+#                                 the command line of an agent, jkubelet or kubelet (the upstream
+#                                 kubelet v1.20.2), before the flags every caller gives both, into
+#                                 the array bench_argv (see below)
 #
 # Environment: JKUBELET_BENCH_K8S_STATE (the control plane's state dir, default
 # /tmp/jkubelet-k8s-bench), JKUBELET_APISERVER_PORT and JKUBELET_ETCD_PORT (read by k8s-up.sh),
@@ -92,4 +96,36 @@ bench_cluster_up() {
 bench_java() {
   local cls=$1; shift
   "$JAVA_HOME/bin/java" $(grep -o -- --sun-misc-unsafe-memory-access=allow <<< "${MAVEN_OPTS:-}") -Dlogback.configurationFile=logback-bench.xml -cp "$bench_cp" "io.jkubelet.agent.bench.$cls" "$@"
+}
+
+# bench_agent_argv KIND DIR [ENGINE]: the command of the agent KIND, on the Docker engine ENGINE
+# (an endpoint; default the machine's, /var/run/docker.sock), before the flags that a benchmark gives
+# both (--kubeconfig, --hostname-override, --root-dir, ports, ...), into the array bench_argv:
+#   jkubelet  the launcher (agent/target/jkubelet) with `run`, its pod logs under DIR;
+#   kubelet   the upstream kubelet v1.20.2 (kubelet-ref.sh, built once per machine) on the machine's
+#             Docker engine through dockershim, as bed-up.sh runs it, with its dockershim socket
+#             and checkpoints under DIR, so that it never meets another upstream kubelet of the
+#             machine (kubeadm's, or another benchmark's), in a mount namespace whose
+#             /var/log/pods and /var/log/containers are under DIR (kubelet-ref-ns.sh: its --root-dir
+#             must be under DIR too). NOTE: it takes every Kubernetes
+#             container of its engine for its own and kills the pods not bound to its node: on an
+#             engine that others use, give it one of its own (bench-engine.sh).
+# Neither runs QoS cgroups: the benchmarks' nodes share the host's cgroup tree with whatever else
+# runs there, and the two agents are then compared on the same footing.
+bench_agent_argv() {
+  local kind=$1 dir=$2 engine=${3:-unix:///var/run/docker.sock}
+  mkdir -p "$dir"
+  case $kind in
+    jkubelet)
+      bench_argv=("$bench_root/agent/target/jkubelet/bin/jkubelet" run --docker-endpoint "$engine" --cgroups-per-qos=false
+        --enforce-node-allocatable= --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers") ;;
+    kubelet)
+      bench_argv=("$bench_root/deploy/scripts/kubelet-ref-ns.sh" "$dir" "$("$bench_root/deploy/scripts/kubelet-ref.sh")"
+        --container-runtime=docker --docker-endpoint="$engine"
+        --container-runtime-endpoint="unix://$dir/dockershim.sock" --image-service-endpoint="unix://$dir/dockershim.sock"
+        --experimental-dockershim-root-directory="$dir/dockershim" --cgroup-driver=cgroupfs --fail-swap-on=false
+        --cgroups-per-qos=false --enforce-node-allocatable= --image-gc-high-threshold=100 --eviction-hard=
+        --cert-dir "$dir/pki") ;;
+    *) echo "bench: no agent $kind (jkubelet or kubelet)" >&2; return 2 ;;
+  esac
 }
