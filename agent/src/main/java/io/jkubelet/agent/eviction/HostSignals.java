@@ -1,10 +1,8 @@
 package io.jkubelet.agent.eviction;
 
-import com.sun.jna.Function;
-import com.sun.jna.Memory;
+import io.jkubelet.agent.util.StatFs;
 import io.jkubelet.config.EvictionSettings.Signal;
 import java.io.IOException;
-import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -167,17 +165,11 @@ public final class HostSignals implements Readers.SignalReader {
 
   private void fs(Map<Signal, Observation> out, Path dir, Signal bytes, Signal inodes, Instant now)
       throws IOException {
-    long[] v = statvfs(dir);
-    if (v != null) {
-      long frsize = v[1];
-      out.put(bytes, new Observation(v[4] * frsize, v[2] * frsize, now));
-      if (v[5] > 0) {
-        out.put(inodes, new Observation(v[6], v[5], now));
-      }
-      return;
+    StatFs fs = StatFs.of(dir);
+    out.put(bytes, new Observation(fs.availableBytes(), fs.capacityBytes(), now));
+    if (fs.inodes() > 0) {
+      out.put(inodes, new Observation(fs.inodesFree(), fs.inodes(), now));
     }
-    FileStore store = Files.getFileStore(dir);
-    out.put(bytes, new Observation(store.getUsableSpace(), store.getTotalSpace(), now));
   }
 
   private void pids(Map<Signal, Observation> out, Instant now) throws IOException {
@@ -226,28 +218,5 @@ public final class HostSignals implements Readers.SignalReader {
       }
     }
     return m;
-  }
-
-  /**
-   * {@code statvfs(3)} of {@code dir} through the C library: bsize, frsize, blocks, bfree, bavail,
-   * files, ffree (the 64-bit Linux layout); null when it cannot be called.
-   */
-  static long[] statvfs(Path dir) {
-    try (Memory buf = new Memory(256)) {
-      buf.clear();
-      int rc =
-          Function.getFunction("c", "statvfs")
-              .invokeInt(new Object[] {dir.toAbsolutePath().toString(), buf});
-      if (rc != 0) {
-        return null;
-      }
-      long[] v = new long[7];
-      for (int i = 0; i < v.length; i++) {
-        v[i] = buf.getLong(i * 8L);
-      }
-      return v;
-    } catch (UnsatisfiedLinkError | RuntimeException e) {
-      return null;
-    }
   }
 }

@@ -1,9 +1,9 @@
 package io.jkubelet.agent.node;
 
+import io.jkubelet.agent.util.StatFs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
-import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -168,18 +168,10 @@ public record NodeInfo(
 
   /** The total size of the filesystem that holds {@code dir}, or of its nearest existing parent. */
   static long filesystemSize(Path dir) {
-    Path p = dir.toAbsolutePath();
-    while (p != null && !Files.exists(p)) {
-      p = p.getParent();
-    }
-    if (p == null) {
-      throw new IllegalStateException("NodeInfo: no existing directory holds " + dir);
-    }
     try {
-      FileStore store = Files.getFileStore(p);
-      return store.getTotalSpace();
+      return StatFs.ofExisting(dir).capacityBytes();
     } catch (IOException e) {
-      throw new UncheckedIOException("NodeInfo: cannot read the filesystem of " + p, e);
+      throw new UncheckedIOException("NodeInfo: cannot read the filesystem of " + dir, e);
     }
   }
 

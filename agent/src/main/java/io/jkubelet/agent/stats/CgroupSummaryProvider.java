@@ -12,8 +12,8 @@ import io.jkubelet.agent.stats.Summary.MemoryStats;
 import io.jkubelet.agent.stats.Summary.NetworkStats;
 import io.jkubelet.agent.stats.Summary.PodStats;
 import io.jkubelet.agent.stats.Summary.VolumeStats;
+import io.jkubelet.agent.util.StatFs;
 import java.io.IOException;
-import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -370,18 +370,13 @@ final class CgroupSummaryProvider implements SummaryProvider {
 
   /** The file system of {@code dir}, or of its nearest existing parent (not made yet). */
   private static FsStats fs(Path dir, String time) {
-    Path existing = dir.toAbsolutePath();
-    while (existing != null && !Files.exists(existing)) {
-      existing = existing.getParent();
-    }
     try {
-      FileStore store = Files.getFileStore(existing == null ? dir : existing);
-      long total = store.getTotalSpace();
+      StatFs fs = StatFs.ofExisting(dir);
       return new FsStats(
           time,
-          store.getUsableSpace(),
-          total,
-          total - store.getUnallocatedSpace(),
+          fs.availableBytes(),
+          fs.capacityBytes(),
+          fs.capacityBytes() - fs.freeBytes(),
           null,
           null,
           null);

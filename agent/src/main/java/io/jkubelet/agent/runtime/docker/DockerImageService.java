@@ -5,9 +5,8 @@ import com.github.dockerjava.api.model.Container;
 import io.jkubelet.agent.runtime.ImageService;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.StatFs;
 import java.io.IOException;
-import java.nio.file.FileStore;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * {@link ImageService} on Docker: images from {@code GET /images/json}, their users from every
  * container of the engine ({@code GET /containers/json?all=1}, not limited to jkubelet's labels),
  * removal as dockershim's {@code RemoveImage}, and the usage of the file system under Docker's data
- * root ({@code DockerRootDir}), read with statvfs through {@link FileStore}. Thread-safe (stateless
- * besides the client).
+ * root ({@code DockerRootDir}), read with statvfs ({@link StatFs}). Thread-safe (stateless besides
+ * the client).
  */
 final class DockerImageService implements ImageService {
   private static final Logger log = LoggerFactory.getLogger(DockerImageService.class);
@@ -145,8 +144,8 @@ final class DockerImageService implements ImageService {
                     new RuntimeError(
                         Kind.UNAVAILABLE, "the engine does not say where it keeps its data"));
     try {
-      FileStore store = Files.getFileStore(dir);
-      return new FsUsage(store.getTotalSpace(), store.getUsableSpace());
+      StatFs fs = StatFs.of(dir);
+      return new FsUsage(fs.capacityBytes(), fs.availableBytes());
     } catch (IOException e) {
       throw new RuntimeError(Kind.OTHER, "cannot read the file system of " + dir + ": " + e, e);
     }

@@ -1,0 +1,86 @@
+package io.jkubelet.agent.util;
+
+import com.sun.jna.Function;
+import com.sun.jna.Memory;
+import java.io.IOException;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The size and free space of the file system that holds a path, as {@code statvfs(3)} gives them:
+ * the one way jkubelet reads a file system (node capacity, stats, eviction signals, image GC).
+ *
+ * <p>NOTE: the JDK's {@link Files#getFileStore} reads the whole of {@code /proc/self/mounts} to
+ * find the mount on every call, a few milliseconds each on a node with hundreds of mounts (every
+ * pod's volumes are mounts), and {@code /stats/summary} asks for two file systems per pod. So this
+ * calls the C library's {@code statvfs} directly (one system call), and falls back to the JDK only
+ * where the C library cannot be called.
+ *
+ * @param capacityBytes the file system's size ({@code f_blocks × f_frsize})
+ * @param freeBytes the free space, including what only root may use ({@code f_bfree})
+ * @param availableBytes the space an unprivileged user may still use ({@code f_bavail}), what
+ *     upstream's signals and image GC count as available
+ * @param inodes the inodes ({@code f_files}); 0 when unknown
+ * @param inodesFree the free inodes ({@code f_ffree}); 0 when unknown
+ */
+public record StatFs(
+    long capacityBytes, long freeBytes, long availableBytes, long inodes, long inodesFree) {
+
+  /**
+   * Of the file system holding {@code path}.
+   *
+   * @throws IOException when {@code path} does not exist or its file system cannot be read
+   */
+  public static StatFs of(Path path) throws IOException {
+    long[] v = statvfs(path);
+    if (v != null) {
+      long frsize = v[1] > 0 ? v[1] : v[0];
+      return new StatFs(v[2] * frsize, v[3] * frsize, v[4] * frsize, v[5], v[6]);
+    }
+    FileStore store = Files.getFileStore(path);
+    return new StatFs(
+        store.getTotalSpace(), store.getUnallocatedSpace(), store.getUsableSpace(), 0, 0);
+  }
+
+  /**
+   * Of the file system holding {@code path} or, when it does not exist yet, its nearest existing
+   * parent.
+   *
+   * @throws IOException when no parent exists or the file system cannot be read
+   */
+  public static StatFs ofExisting(Path path) throws IOException {
+    Path p = path.toAbsolutePath();
+    while (p != null && !Files.exists(p)) {
+      p = p.getParent();
+    }
+    if (p == null) {
+      throw new IOException("no existing directory holds " + path);
+    }
+    return of(p);
+  }
+
+  /**
+   * {@code statvfs(3)} through the C library: f_bsize, f_frsize, f_blocks, f_bfree, f_bavail,
+   * f_files, f_ffree (the 64-bit Linux layout, eight bytes each); null when it cannot be called or
+   * fails.
+   */
+  private static long[] statvfs(Path path) {
+    try (Memory buf = new Memory(256)) {
+      buf.clear();
+      int rc =
+          Function.getFunction("c", "statvfs")
+              .invokeInt(new Object[] {path.toAbsolutePath().toString(), buf});
+      if (rc != 0) {
+        return null;
+      }
+      long[] v = new long[7];
+      for (int i = 0; i < v.length; i++) {
+        v[i] = buf.getLong(i * 8L);
+      }
+      return v;
+    } catch (UnsatisfiedLinkError | RuntimeException e) {
+      return null;
+    }
+  }
+}
