@@ -244,7 +244,7 @@ final class DefaultEvictionManager implements EvictionManager {
       quietUntil = now.plus(QUIET_AFTER_FAILURE);
       return Optional.empty();
     }
-    Map<String, PodUsage> usage = readUsage();
+    Map<String, PodUsage> usage = readUsage(active);
     List<Pod> ranked = Ranking.rank(threshold.signal(), active, usage);
     log.info(
         "Eviction manager: pods ranked for eviction: {}",
@@ -342,13 +342,27 @@ final class DefaultEvictionManager implements EvictionManager {
     return true;
   }
 
-  private Map<String, PodUsage> readUsage() {
+  /**
+   * The pods' usage. A pod that runs nothing (no ready sandbox, no running container: pending on a
+   * volume or an image pull, or between two sandboxes) is in no summary; it uses nothing, so it is
+   * ranked by a usage of zero. Upstream ranks it first, as a pod whose reading failed, and evicts a
+   * pod that was only waiting and frees nothing. A pod that runs and has no reading is still ranked
+   * first, as upstream.
+   */
+  private Map<String, PodUsage> readUsage(List<Pod> active) {
+    Map<String, PodUsage> usage;
     try {
-      return parts.usage().read();
+      usage = new java.util.HashMap<>(parts.usage().read());
     } catch (RuntimeException e) {
       log.warn("Eviction manager: cannot read the pods' usage: {}", e.toString());
-      return Map.of();
+      usage = new java.util.HashMap<>();
     }
+    for (Pod p : active) {
+      if (!usage.containsKey(Ranking.uid(p)) && parts.cleanedUp().test(p)) {
+        usage.put(Ranking.uid(p), PodUsage.NONE);
+      }
+    }
+    return usage;
   }
 
   private void evict(Pod pod, Threshold threshold, String resource, PodUsage usage) {

@@ -65,7 +65,8 @@ public interface EvictionManager extends Lifecycle {
    * What the manager works with.
    *
    * @param activePods the pods that have not finished
-   * @param cleanedUp whether an evicted pod's containers have all stopped
+   * @param cleanedUp whether a pod runs nothing (no ready sandbox, no running container): an
+   *     evicted pod has stopped; an active one uses nothing
    * @param status the pod's current status, to keep its container statuses when it fails
    */
   record Parts(

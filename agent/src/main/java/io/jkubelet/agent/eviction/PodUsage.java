@@ -17,6 +17,9 @@ public record PodUsage(
     long disk,
     long inodes,
     long processes) {
+  /** A pod that runs nothing. */
+  public static final PodUsage NONE = new PodUsage(0, Map.of(), 0, 0, 0);
+
   public PodUsage {
     containerMemory = Map.copyOf(containerMemory);
   }

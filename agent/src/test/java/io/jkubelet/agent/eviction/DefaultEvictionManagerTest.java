@@ -124,6 +124,33 @@ class DefaultEvictionManagerTest {
   }
 
   @Test
+  void aPodThatRunsNothingIsRankedByItsZeroUsageNotFirstAsAPodWhoseReadingFailed() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    // Pending on a missing volume: no sandbox, no container, so not in the summary.
+    Pod pending = pod("pending", "", "");
+    active.add(pending);
+    stopped.add(pending.getMetadata().getUid());
+    Pod hog = pod("hog", "", "");
+    running(hog, 400 * MI);
+    running(pod("small", "", ""), 10 * MI);
+
+    assertThat(m.runOnce(memory(99 * MI))).contains(hog);
+    assertThat(killer.killed)
+        .extracting(k -> k.pod().getMetadata().getName())
+        .containsExactly("hog");
+  }
+
+  @Test
+  void aRunningPodWithoutAReadingIsStillRankedFirstAsUpstream() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod unread = pod("unread", "64Mi", "64Mi");
+    active.add(unread); // runs (not stopped), but its reading is missing
+    running(pod("hog", "", ""), 400 * MI);
+
+    assertThat(m.runOnce(memory(99 * MI))).contains(unread);
+  }
+
+  @Test
   void rankingPutsPodsOverTheirRequestFirstThenLowerPriorityThenMostAboveRequest() {
     var m = manager(EvictionSettings.DEFAULTS);
     Pod underRequest = pod("under", "1Gi", "");
