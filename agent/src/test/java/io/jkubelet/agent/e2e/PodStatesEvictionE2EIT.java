@@ -1,0 +1,410 @@
+package io.jkubelet.agent.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.model.Container;
+import io.jkubelet.agent.runtime.Labels;
+import java.io.IOException;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * One node with a pod in each of the seven states a real node has at once (pending on a missing
+ * configMap, initialising, running, crash-looping, completed, terminating with a container that
+ * ignores SIGTERM, and with its sandbox removed behind the agent's back), against the real API
+ * server and Docker: {@code /stats/summary} and {@code /metrics/resource} stay whole in every
+ * state, the agent makes a new sandbox as upstream does, and under real memory pressure (set
+ * relative to what the machine has, as {@link EvictionE2EIT}) the eviction manager evicts the
+ * BestEffort memory hog and no other pod, while the summary stays whole.
+ */
+@Timeout(420)
+class PodStatesEvictionE2EIT {
+  private static final Path CGROUP_FS = Path.of("/sys/fs/cgroup");
+  private static final long MI = 1L << 20;
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String IMAGE = "jkubelet/busybox:1.35";
+  private static final String IGNORE_TERM = "trap \"\" TERM; while true; do sleep 0.5; done";
+
+  /** The pods that run something, so that are in the summary, in every state but pending. */
+  private static final List<String> IN_SUMMARY =
+      List.of("running", "crashing", "initialising", "terminating", "nosandbox");
+
+  private final String node = "ps-" + UUID.randomUUID().toString().substring(0, 8);
+  private final String ns = "ps-" + UUID.randomUUID().toString().substring(0, 8);
+  private final String root = "/jkubelet-ps-" + UUID.randomUUID().toString().substring(0, 8);
+  private final DockerClient docker = TestDocker.client();
+  private Path tmp;
+  private boolean cgroupRootMade;
+  private JkubeletProcess jkubelet;
+
+  @RegisterExtension
+  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
+
+  @BeforeEach
+  void setUp() throws Exception {
+    tmp = Files.createTempDirectory("jkubelet-podstates");
+    Kubectl.createNamespace(ns);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    if (jkubelet != null) {
+      jkubelet.close();
+    }
+    Kubectl.run("delete", "namespace", ns, "--wait=false");
+    Kubectl.run("delete", "node", node, "--wait=false");
+    TestDocker.removeAll(docker, Labels.NODE, node);
+    TestMounts.unmountUnder(tmp);
+    if (cgroupRootMade) {
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .untilAsserted(
+              () -> {
+                for (Path h : hierarchies()) {
+                  removeTree(h.resolve(root.substring(1)));
+                }
+              });
+    }
+  }
+
+  // --- fixtures ---
+
+  private void makeCgroupRoot() throws IOException {
+    assumeThat(CGROUP_FS.resolve("cgroup.controllers"))
+        .as("cgroup v1 (the pressure is set on v1 files)")
+        .doesNotExist();
+    for (Path h : hierarchies()) {
+      Path dir = Files.createDirectories(h.resolve(root.substring(1)));
+      if (h.getFileName().toString().equals("cpuset")) {
+        Files.writeString(dir.resolve("cpuset.cpus"), Files.readString(h.resolve("cpuset.cpus")));
+        Files.writeString(dir.resolve("cpuset.mems"), Files.readString(h.resolve("cpuset.mems")));
+      }
+    }
+    cgroupRootMade = true;
+  }
+
+  private static List<Path> hierarchies() throws IOException {
+    try (Stream<Path> s = Files.list(CGROUP_FS)) {
+      return s.filter(Files::isDirectory).filter(p -> !Files.isSymbolicLink(p)).toList();
+    }
+  }
+
+  private static void removeTree(Path dir) throws IOException {
+    if (!Files.isDirectory(dir)) {
+      return;
+    }
+    List<Path> dirs;
+    try (Stream<Path> s = Files.walk(dir)) {
+      dirs = s.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList();
+    }
+    for (Path d : dirs) {
+      Files.delete(d);
+    }
+  }
+
+  private static long memTotalBytes() throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+      if (line.startsWith("MemTotal:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+      }
+    }
+    throw new IllegalStateException("no MemTotal");
+  }
+
+  /**
+   * A BestEffort pod bound to the node with one container {@code app}; {@code spec} is more of its
+   * spec (init containers, volumes), {@code mounts} the app's volume mounts, both indented.
+   */
+  private String pod(
+      String name, String restartPolicy, int grace, String spec, String cmd, String mounts) {
+    return """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: %s}
+        spec:
+          nodeName: %s
+          restartPolicy: %s
+          terminationGracePeriodSeconds: %d
+        %s  containers:
+          - name: app
+            image: %s
+            command: [sh, -c, '%s']
+        %s
+        """
+        .formatted(name, node, restartPolicy, grace, spec, IMAGE, cmd, mounts);
+  }
+
+  private JsonNode pod(String name) throws Exception {
+    return JSON.readTree(Kubectl.run("-n", ns, "get", "pod", name, "-o", "json").ok().out());
+  }
+
+  private static String phase(JsonNode pod) {
+    return pod.at("/status/phase").asText();
+  }
+
+  private static JsonNode status(JsonNode pod, String list, String container) {
+    for (JsonNode c : pod.at("/status/" + list)) {
+      if (c.get("name").asText().equals(container)) {
+        return c;
+      }
+    }
+    return JSON.missingNode();
+  }
+
+  private List<Container> dockerContainers(String uid, String type) {
+    return TestDocker.withLabels(docker, Map.of(Labels.POD_UID, uid, Labels.DOCKER_TYPE, type));
+  }
+
+  private static boolean running(Container c) {
+    return "running".equals(c.getState());
+  }
+
+  /** A summary read now: 200, the node's section whole, every pod that runs something. */
+  private JsonNode wholeSummary() throws Exception {
+    HttpResponse<String> r = jkubelet.get("/stats/summary");
+    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    JsonNode s = JSON.readTree(r.body());
+    assertThat(s.at("/node/nodeName").asText()).isEqualTo(node);
+    assertThat(s.at("/node/memory/workingSetBytes").asLong()).isPositive();
+    assertThat(s.at("/node/cpu/usageCoreNanoSeconds").asLong()).isPositive();
+    for (String name : IN_SUMMARY) {
+      JsonNode p = podOf(s, name);
+      assertThat(p.isMissingNode()).as(name + " in " + r.body()).isFalse();
+      assertThat(p.at("/memory/workingSetBytes").asLong()).as(name).isPositive();
+    }
+    return s;
+  }
+
+  private JsonNode podOf(JsonNode summary, String name) {
+    for (JsonNode p : summary.get("pods")) {
+      if (p.at("/podRef/name").asText().equals(name)
+          && p.at("/podRef/namespace").asText().equals(ns)) {
+        return p;
+      }
+    }
+    return JSON.missingNode();
+  }
+
+  /** {@code /metrics/resource}: no scrape error, each pod that runs something with its memory. */
+  private void wholeResourceMetrics() throws Exception {
+    HttpResponse<String> r = jkubelet.get("/metrics/resource");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("scrape_error 0.0").contains("node_memory_working_set_bytes ");
+    for (String name : IN_SUMMARY) {
+      assertThat(r.body())
+          .contains("pod_memory_working_set_bytes{namespace=\"" + ns + "\",pod=\"" + name + "\"}");
+    }
+  }
+
+  // --- the test ---
+
+  @Test
+  void everyPodStateKeepsTheStatsWholeAndOnlyTheMemoryHogIsEvicted() throws Exception {
+    makeCgroupRoot();
+    long reserved = memTotalBytes() - 1536 * MI; // kubepods gets 1.5 GiB
+    List<String> flags =
+        List.of(
+            "--kubeconfig",
+            Kubectl.nodeKubeconfig(node).toString(),
+            "--node-ip",
+            "127.0.0.1",
+            "--cgroup-root",
+            root,
+            "--kube-reserved=memory=" + reserved,
+            "--eviction-hard=memory.available<500Mi",
+            "--eviction-pressure-transition-period=30s");
+    Path manifests = Files.createDirectories(tmp.resolve("manifests"));
+    jkubelet =
+        new JkubeletProcess(
+                node, manifests, tmp.resolve("root"), tmp.resolve("jkubelet.log"), flags)
+            .start();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(
+            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+
+    // Pending, as a user most often sees it: its configMap does not exist, so no sandbox is made.
+    Kubectl.apply(
+        ns,
+        pod(
+            "pending",
+            "Always",
+            2,
+            "  volumes:\n  - name: config\n    configMap: {name: missing}\n",
+            "sleep 3600",
+            "    volumeMounts: [{name: config, mountPath: /config}]"));
+    Kubectl.apply(
+        ns,
+        pod(
+            "initialising",
+            "Always",
+            2,
+            "  initContainers:\n  - name: wait\n    image: "
+                + IMAGE
+                + "\n    command: [sleep, '3600']\n",
+            "true",
+            ""));
+    Kubectl.apply(ns, pod("running", "Always", 2, "", "while true; do sleep 0.2; done", ""));
+    Kubectl.apply(ns, pod("crashing", "Always", 2, "", "exit 1", ""));
+    Kubectl.apply(ns, pod("completed", "Never", 2, "", "true", ""));
+    // Ignores SIGTERM: deleted with a grace period of 300 s, it terminates for that long.
+    Kubectl.apply(ns, pod("terminating", "Always", 300, "", IGNORE_TERM, ""));
+    // Ignores SIGTERM too: with its sandbox gone, its container runs on for 20 s before the kill.
+    Kubectl.apply(ns, pod("nosandbox", "Always", 20, "", IGNORE_TERM, ""));
+
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              assertThat(
+                      status(pod("crashing"), "containerStatuses", "app")
+                          .get("restartCount")
+                          .asInt())
+                  .isPositive();
+              assertThat(phase(pod("completed"))).isEqualTo("Succeeded");
+              assertThat(
+                      status(pod("initialising"), "initContainerStatuses", "wait")
+                          .at("/state/running")
+                          .isMissingNode())
+                  .isFalse();
+              for (String name : List.of("running", "terminating", "nosandbox")) {
+                assertThat(phase(pod(name))).as(name).isEqualTo("Running");
+              }
+              assertThat(Kubectl.events(ns, "pending"))
+                  .extracting(e -> e.get("reason").asText())
+                  .contains("FailedMount");
+            });
+    JsonNode pending = pod("pending");
+    assertThat(phase(pending)).isEqualTo("Pending");
+    assertThat(
+            TestDocker.withLabels(
+                docker, Map.of(Labels.POD_UID, pending.at("/metadata/uid").asText())))
+        .isEmpty();
+
+    // Terminating: deleted, its container ignores SIGTERM and runs on.
+    Kubectl.run("-n", ns, "delete", "pod", "terminating", "--wait=false").ok();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .ignoreExceptions()
+        .until(() -> pod("terminating").at("/metadata/deletionTimestamp").isTextual());
+
+    // Two reads more than the 1 s cache apart, so that rates have a previous sample.
+    List<JsonNode> reads = new ArrayList<>();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(1500))
+        .untilAsserted(
+            () -> {
+              reads.add(wholeSummary());
+              assertThat(reads).hasSizeGreaterThanOrEqualTo(2);
+            });
+    JsonNode s = reads.get(reads.size() - 1);
+    assertThat(podOf(s, "running").at("/containers/0/cpu/usageNanoCores").isNumber()).isTrue();
+    assertThat(podOf(s, "crashing").at("/network/name").asText()).isEqualTo("eth0");
+    assertThat(podOf(s, "pending").isMissingNode()).isTrue();
+    wholeResourceMetrics();
+
+    // The sandbox gone: its pause container removed behind the agent's back.
+    String uid = pod("nosandbox").at("/metadata/uid").asText();
+    Container sandbox = dockerContainers(uid, Labels.TYPE_SANDBOX).get(0);
+    String app = dockerContainers(uid, Labels.TYPE_CONTAINER).get(0).getId();
+    docker.removeContainerCmd(sandbox.getId()).withForce(true).exec();
+    // In between: the app still runs with no sandbox, and the stats are whole.
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(300))
+        .untilAsserted(
+            () -> {
+              assertThat(dockerContainers(uid, Labels.TYPE_SANDBOX)).noneMatch(c -> running(c));
+              assertThat(dockerContainers(uid, Labels.TYPE_CONTAINER))
+                  .anyMatch(c -> c.getId().equals(app) && running(c));
+              JsonNode between = wholeSummary();
+              JsonNode p = podOf(between, "nosandbox");
+              assertThat(p.at("/containers/0/name").asText()).isEqualTo("app");
+              assertThat(p.at("/network").isMissingNode()).as(p.toString()).isTrue();
+              wholeResourceMetrics();
+            });
+    // Then, as upstream: the pod's containers killed, a new sandbox, the app started again in it.
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .untilAsserted(
+            () -> {
+              assertThat(dockerContainers(uid, Labels.TYPE_SANDBOX))
+                  .anyMatch(c -> !c.getId().equals(sandbox.getId()) && running(c));
+              JsonNode p = pod("nosandbox");
+              assertThat(phase(p)).isEqualTo("Running");
+              JsonNode c = status(p, "containerStatuses", "app");
+              assertThat(c.get("restartCount").asInt()).isEqualTo(1);
+              assertThat(c.at("/state/running").isMissingNode()).isFalse();
+              assertThat(podOf(wholeSummary(), "nosandbox").at("/network/name").asText())
+                  .isEqualTo("eth0");
+            });
+    wholeResourceMetrics();
+
+    // Real memory pressure from a BestEffort hog: 1100 MiB leaves kubepods below 500 MiB free.
+    Kubectl.apply(ns, pod("hog", "Always", 2, "", EvictionE2EIT.hold(1100), ""));
+    JsonNode hog =
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(500))
+            .ignoreExceptions()
+            .until(
+                () -> {
+                  wholeSummary(); // whole during the pressure too
+                  return pod("hog");
+                },
+                p -> phase(p).equals("Failed"));
+    assertThat(hog.at("/status/reason").asText()).isEqualTo("Evicted");
+    assertThat(hog.at("/status/message").asText())
+        .matches(
+            "The node was low on resource: memory\\. Container app was using \\d+(Ki|Mi)?, which"
+                + " exceeds its request of 0\\. ");
+
+    // Every other pod keeps its state; the summary stays whole.
+    wholeSummary();
+    wholeResourceMetrics();
+    assertThat(phase(pod("pending"))).isEqualTo("Pending");
+    assertThat(pod("pending").at("/status/reason").isMissingNode()).isTrue();
+    JsonNode init = pod("initialising");
+    assertThat(phase(init)).isEqualTo("Pending");
+    assertThat(status(init, "initContainerStatuses", "wait").at("/state/running").isMissingNode())
+        .isFalse();
+    JsonNode running = pod("running");
+    assertThat(phase(running)).isEqualTo("Running");
+    assertThat(status(running, "containerStatuses", "app").get("restartCount").asInt()).isZero();
+    assertThat(phase(pod("crashing"))).isEqualTo("Running");
+    assertThat(phase(pod("completed"))).isEqualTo("Succeeded");
+    JsonNode terminating = pod("terminating");
+    assertThat(phase(terminating)).isEqualTo("Running");
+    assertThat(terminating.at("/metadata/deletionTimestamp").isTextual()).isTrue();
+    JsonNode nosandbox = pod("nosandbox");
+    assertThat(phase(nosandbox)).isEqualTo("Running");
+    assertThat(status(nosandbox, "containerStatuses", "app").get("restartCount").asInt())
+        .isEqualTo(1);
+    assertThat(jkubelet.log()).doesNotContain("cannot read the stats of pod");
+  }
+}
