@@ -5,6 +5,11 @@ import io.jkubelet.agent.stats.SummaryProvider;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,6 +23,11 @@ import org.slf4j.LoggerFactory;
  */
 public record ResourceCollector(SummaryProvider provider) implements MultiCollector {
   private static final Logger log = LoggerFactory.getLogger(ResourceCollector.class);
+
+  /** By start time, RFC 3339 at second precision (so in string order); none first. */
+  private static final Comparator<Summary.PodStats> START =
+      Comparator.comparing(
+          Summary.PodStats::startTime, Comparator.nullsFirst(Comparator.naturalOrder()));
 
   @Override
   public MetricSnapshots collect() {
@@ -45,12 +55,14 @@ public record ResourceCollector(SummaryProvider provider) implements MultiCollec
       Summary s = provider.summary();
       cpu(nodeCpu, s.node().cpu());
       memory(nodeMemory, s.node().memory());
-      for (Summary.PodStats p : s.pods()) {
+      for (Summary.PodStats p : newestByName(s.pods())) {
         String pod = p.podRef().name();
         String ns = p.podRef().namespace();
-        for (Summary.ContainerStats c : p.containers()) {
-          cpu(containerCpu, c.cpu(), "container", c.name(), "pod", pod, "namespace", ns);
-          memory(containerMemory, c.memory(), "container", c.name(), "pod", pod, "namespace", ns);
+        if (p.containers() != null) {
+          for (Summary.ContainerStats c : p.containers()) {
+            cpu(containerCpu, c.cpu(), "container", c.name(), "pod", pod, "namespace", ns);
+            memory(containerMemory, c.memory(), "container", c.name(), "pod", pod, "namespace", ns);
+          }
         }
         cpu(podCpu, p.cpu(), "pod", pod, "namespace", ns);
         memory(podMemory, p.memory(), "pod", pod, "namespace", ns);
@@ -71,6 +83,25 @@ public record ResourceCollector(SummaryProvider provider) implements MultiCollec
                 "1 if there was an error while getting container metrics, 0 otherwise")
             .add(error)
             .build());
+  }
+
+  /**
+   * One pod per namespace and name, the latest started: a pod force-deleted while its containers
+   * stop and made again under its name (as a StatefulSet does) is on the node twice for a while,
+   * and one series given twice fails the whole scrape. Upstream's registry drops the duplicate.
+   */
+  private static Collection<Summary.PodStats> newestByName(List<Summary.PodStats> pods) {
+    Map<String, Summary.PodStats> out = new LinkedHashMap<>();
+    for (Summary.PodStats p : pods) {
+      if (p.podRef() == null) {
+        continue;
+      }
+      out.merge(
+          p.podRef().namespace() + "/" + p.podRef().name(),
+          p,
+          (a, b) -> START.compare(b, a) > 0 ? b : a);
+    }
+    return out.values();
   }
 
   private static void cpu(Family f, Summary.CpuStats cpu, String... labels) {

@@ -71,6 +71,7 @@ class PodStatesEvictionE2EIT {
     }
     Kubectl.run("delete", "namespace", ns, "--wait=false");
     Kubectl.run("delete", "node", node, "--wait=false");
+    Kubectl.run("-n", "default", "delete", "pod", "web-" + node, "--wait=false");
     TestDocker.removeAll(docker, Labels.NODE, node);
     TestMounts.unmountUnder(tmp);
     if (cgroupRootMade) {
@@ -153,6 +154,34 @@ class PodStatesEvictionE2EIT {
         .formatted(name, node, restartPolicy, grace, spec, IMAGE, cmd, mounts);
   }
 
+  /** A static pod whose container ignores SIGTERM, with a grace period of 300 s. */
+  private static String staticPod(String version) {
+    return """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: web}
+        spec:
+          terminationGracePeriodSeconds: 300
+          containers:
+          - name: app
+            image: %s
+            command: [sh, -c, '%s # %s']
+        """
+        .formatted(IMAGE, IGNORE_TERM, version);
+  }
+
+  /** The pods of {@code name} in namespace default in a summary. */
+  private static List<JsonNode> defaultPods(JsonNode summary, String name) {
+    List<JsonNode> out = new ArrayList<>();
+    for (JsonNode p : summary.get("pods")) {
+      if (p.at("/podRef/name").asText().equals(name)
+          && p.at("/podRef/namespace").asText().equals("default")) {
+        out.add(p);
+      }
+    }
+    return out;
+  }
+
   private JsonNode pod(String name) throws Exception {
     return JSON.readTree(Kubectl.run("-n", ns, "get", "pod", name, "-o", "json").ok().out());
   }
@@ -233,6 +262,7 @@ class PodStatesEvictionE2EIT {
             "--eviction-hard=memory.available<500Mi",
             "--eviction-pressure-transition-period=30s");
     Path manifests = Files.createDirectories(tmp.resolve("manifests"));
+    Files.writeString(manifests.resolve("web.yaml"), staticPod("v1"));
     jkubelet =
         new JkubeletProcess(
                 node, manifests, tmp.resolve("root"), tmp.resolve("jkubelet.log"), flags)
@@ -325,6 +355,27 @@ class PodStatesEvictionE2EIT {
     assertThat(podOf(s, "crashing").at("/network/name").asText()).isEqualTo("eth0");
     assertThat(podOf(s, "pending").isMissingNode()).isTrue();
     wholeResourceMetrics();
+
+    // A static pod changed: its old instance (a uid of its own) terminates for up to 300 s while
+    // the new one runs, so the node has two pods of one name. Both are in the summary, and
+    // /metrics/resource gives the newest one's series once (it once failed every scrape).
+    String web = "web-" + node;
+    Files.writeString(manifests.resolve("web.yaml"), staticPod("v2"));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              JsonNode both = wholeSummary();
+              assertThat(defaultPods(both, web)).hasSize(2);
+              HttpResponse<String> r = jkubelet.get("/metrics/resource");
+              assertThat(r.statusCode()).isEqualTo(200);
+              assertThat(r.body()).contains("scrape_error 0.0");
+              String series =
+                  "pod_memory_working_set_bytes{namespace=\"default\",pod=\"" + web + "\"}";
+              assertThat(r.body().split(java.util.regex.Pattern.quote(series), -1)).hasSize(2);
+              wholeResourceMetrics();
+            });
 
     // The sandbox gone: its pause container removed behind the agent's back.
     String uid = pod("nosandbox").at("/metadata/uid").asText();

@@ -242,6 +242,62 @@ class KubeletMetricsTest {
         .contains("scrape_error 0.0");
   }
 
+  /**
+   * A pod force-deleted while its containers still stop, and made again under its name (a
+   * StatefulSet does so at once): the node has two pods of one name. Each series once being given
+   * twice made every {@code /metrics/resource} scrape fail; now the newest pod's series is given,
+   * and every other series, as upstream's registry keeps the rest when one is a duplicate.
+   */
+  @Test
+  void twoPodsOfOneNameLeaveTheResourceMetricsWholeWithTheNewestPods() {
+    String time = "2026-01-01T00:00:05Z";
+    var cpu = new Summary.CpuStats(time, null, 2_500_000_000L);
+    var node =
+        new Summary.NodeStats(
+            "n",
+            null,
+            null,
+            cpu,
+            new Summary.MemoryStats(time, null, 10L, 7L, null, null, null),
+            null,
+            null,
+            null,
+            null);
+    var old = resourcePod("web", "u-old", "2026-01-01T00:00:01Z", 11L);
+    var fresh = resourcePod("web", "u-new", "2026-01-01T00:00:04Z", 22L);
+    var other = resourcePod("db", "u-db", "2026-01-01T00:00:02Z", 33L);
+    metrics.registerResource(
+        new ResourceCollector(() -> new Summary(node, List.of(old, fresh, other))));
+
+    String text = scrape(KubeletMetrics.Endpoint.RESOURCE);
+    assertThat(text)
+        .contains("scrape_error 0.0")
+        .contains("node_memory_working_set_bytes 7.0")
+        .contains("pod_memory_working_set_bytes{namespace=\"ns\",pod=\"db\"} 33.0")
+        .contains("pod_memory_working_set_bytes{namespace=\"ns\",pod=\"web\"} 22.0")
+        .contains(
+            "container_memory_working_set_bytes{container=\"app\",namespace=\"ns\",pod=\"web\"}"
+                + " 22.0")
+        .doesNotContain("} 11.0");
+  }
+
+  private static Summary.PodStats resourcePod(
+      String name, String uid, String start, long workingSet) {
+    String time = "2026-01-01T00:00:05Z";
+    var cpu = new Summary.CpuStats(time, null, 1_000_000_000L);
+    var mem = new Summary.MemoryStats(time, null, workingSet, workingSet, null, null, null);
+    return new Summary.PodStats(
+        new Summary.PodReference(name, "ns", uid),
+        start,
+        List.of(new Summary.ContainerStats("app", start, cpu, mem, null, null)),
+        cpu,
+        mem,
+        null,
+        null,
+        null,
+        null);
+  }
+
   @Test
   void aSummaryThatCannotBeReadIsAScrapeError() {
     metrics.registerResource(
