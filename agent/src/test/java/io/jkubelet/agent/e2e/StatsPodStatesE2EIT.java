@@ -25,7 +25,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code /stats/summary} and {@code /metrics/resource} on a node whose pods are in every state a
  * real node has at once: running, crash-looping, completed, initialising and waiting for an image
  * that does not exist. A pod with no running container once made every summary request fail with
- * 500, so metrics-server and {@code kubectl top} got nothing for the whole node.
+ * 500, so metrics-server and {@code kubectl top} got nothing for the whole node. Standalone, with
+ * static pods; {@link PodStatesEvictionE2EIT} adds pending, terminating, a sandbox gone and the
+ * eviction manager's readings in cluster mode.
  */
 @Timeout(180)
 class StatsPodStatesE2EIT {
