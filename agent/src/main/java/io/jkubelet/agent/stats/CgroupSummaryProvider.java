@@ -87,28 +87,44 @@ final class CgroupSummaryProvider implements SummaryProvider {
       if (cached != null && Duration.between(cachedAt, now).compareTo(options.ttl()) < 0) {
         return cached;
       }
-      Map<String, Sample> next = new HashMap<>();
-      List<PodStats> podStats = new ArrayList<>();
-      Set<String> live = new HashSet<>();
-      storage.begin();
-      for (PodStatus p : pods.get()) {
-        try {
-          pod(p, now, next, live).ifPresent(podStats::add);
-        } catch (RuntimeException e) {
-          // One pod's reading never costs the node's and the other pods' stats.
-          log.warn("stats: cannot read the stats of pod {}, left out: {}", p.pod(), e.toString());
-        }
-      }
-      cgroups.retain(live);
-      storage.end();
-      Summary s = new Summary(node(now, next), podStats);
-      samples = next;
-      cached = s;
-      cachedAt = now;
-      return s;
+      return read(now, VOLUME_TTL);
     } finally {
       lock.unlock();
     }
+  }
+
+  @Override
+  public Summary fresh(Duration diskMaxAge) {
+    lock.lock();
+    try {
+      Duration age = diskMaxAge.compareTo(VOLUME_TTL) < 0 ? diskMaxAge : VOLUME_TTL;
+      return read(clock.instant(), age);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Reads everything now, disk usage at most {@code diskMaxAge} old; under the lock. */
+  private Summary read(Instant now, Duration diskMaxAge) {
+    Map<String, Sample> next = new HashMap<>();
+    List<PodStats> podStats = new ArrayList<>();
+    Set<String> live = new HashSet<>();
+    storage.begin(diskMaxAge);
+    for (PodStatus p : pods.get()) {
+      try {
+        pod(p, now, next, live).ifPresent(podStats::add);
+      } catch (RuntimeException e) {
+        // One pod's reading never costs the node's and the other pods' stats.
+        log.warn("stats: cannot read the stats of pod {}, left out: {}", p.pod(), e.toString());
+      }
+    }
+    cgroups.retain(live);
+    storage.end();
+    Summary s = new Summary(node(now, next), podStats);
+    samples = next;
+    cached = s;
+    cachedAt = now;
+    return s;
   }
 
   private Summary.NodeStats node(Instant now, Map<String, Sample> next) {
