@@ -244,8 +244,9 @@ final class DefaultEvictionManager implements EvictionManager {
       quietUntil = now.plus(QUIET_AFTER_FAILURE);
       return Optional.empty();
     }
-    Map<String, PodUsage> usage = readUsage(active);
-    List<Pod> ranked = Ranking.rank(threshold.signal(), active, usage);
+    Map<String, PodUsage> usage = readUsage(active, Thresholds.disk(threshold.signal()));
+    List<Pod> ranked =
+        Ranking.rank(threshold.signal(), active, usage, parts.dedicatedImageFs().getAsBoolean());
     log.info(
         "Eviction manager: pods ranked for eviction: {}",
         ranked.stream().map(p -> p.getMetadata().getName()).toList());
@@ -306,7 +307,7 @@ final class DefaultEvictionManager implements EvictionManager {
             || s == Signal.IMAGEFS_INODES_FREE;
     boolean images =
         containers
-            && (!parts.dedicatedImageFs()
+            && (!parts.dedicatedImageFs().getAsBoolean()
                 || s == Signal.IMAGEFS_AVAILABLE
                 || s == Signal.IMAGEFS_INODES_FREE);
     if (!containers) {
@@ -349,10 +350,10 @@ final class DefaultEvictionManager implements EvictionManager {
    * pod that was only waiting and frees nothing. A pod that runs and has no reading is still ranked
    * first, as upstream.
    */
-  private Map<String, PodUsage> readUsage(List<Pod> active) {
+  private Map<String, PodUsage> readUsage(List<Pod> active, boolean freshDisk) {
     Map<String, PodUsage> usage;
     try {
-      usage = new java.util.HashMap<>(parts.usage().read());
+      usage = new java.util.HashMap<>(parts.usage().read(freshDisk));
     } catch (RuntimeException e) {
       log.warn("Eviction manager: cannot read the pods' usage: {}", e.toString());
       usage = new java.util.HashMap<>();

@@ -68,6 +68,8 @@ public interface EvictionManager extends Lifecycle {
    * @param cleanedUp whether a pod runs nothing (no ready sandbox, no running container): an
    *     evicted pod has stopped; an active one uses nothing
    * @param status the pod's current status, to keep its container statuses when it fails
+   * @param dedicatedImageFs whether the engine's images and layers are on another file system than
+   *     the root dir, asked at each decision (the engine's root may be learnt late)
    */
   record Parts(
       String nodeName,
@@ -79,7 +81,7 @@ public interface EvictionManager extends Lifecycle {
       PodKiller killer,
       ContainerGarbageCollector containerGc,
       ImageGarbageCollector imageGc,
-      boolean dedicatedImageFs,
+      java.util.function.BooleanSupplier dedicatedImageFs,
       EventRecorder recorder,
       Listener listener) {}
 

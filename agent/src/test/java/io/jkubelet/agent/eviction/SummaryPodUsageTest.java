@@ -9,7 +9,9 @@ import io.jkubelet.agent.stats.Summary.ContainerStats;
 import io.jkubelet.agent.stats.Summary.FsStats;
 import io.jkubelet.agent.stats.Summary.MemoryStats;
 import io.jkubelet.agent.stats.Summary.PodStats;
+import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.config.EvictionSettings.Signal;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +50,27 @@ class SummaryPodUsageTest {
         null);
   }
 
+  /** A provider that gives {@code s}, read or fresh; counts the fresh reads. */
+  private static final class Fixed implements SummaryProvider {
+    private final Summary s;
+    int fresh;
+
+    Fixed(Summary s) {
+      this.s = s;
+    }
+
+    @Override
+    public Summary summary() {
+      return s;
+    }
+
+    @Override
+    public Summary fresh(Duration diskMaxAge) {
+      fresh++;
+      return s;
+    }
+  }
+
   /** One pod per state, each in the shape the summary gives it; pending and completed absent. */
   private static Summary everyState() {
     List<PodStats> pods = new ArrayList<>();
@@ -80,7 +103,10 @@ class SummaryPodUsageTest {
 
   @Test
   void everyPodStatesSummaryShapeIsReadWithoutFailing() {
-    Map<String, PodUsage> usage = new SummaryPodUsage(SummaryPodUsageTest::everyState).read();
+    Fixed provider = new Fixed(everyState());
+    Map<String, PodUsage> usage = new SummaryPodUsage(provider).read(false);
+    assertThat(new SummaryPodUsage(provider).read(true)).isEqualTo(usage);
+    assertThat(provider.fresh).isEqualTo(1);
 
     assertThat(usage)
         .containsOnlyKeys(
@@ -95,21 +121,21 @@ class SummaryPodUsageTest {
     assertThat(usage.get("uid-crashing").containerMemory()).isEmpty();
     assertThat(usage.get("uid-initialising").containerMemory()).containsEntry("wait", MI);
     assertThat(usage.get("uid-sandbox-gone").containerMemory()).containsEntry("app", 4 * MI);
-    assertThat(usage.get("uid-bare")).isEqualTo(new PodUsage(MI, Map.of(), 0, 0, 0));
-    assertThat(usage.get("uid-hog").disk()).isEqualTo(4096);
-    assertThat(usage.get("uid-hog").inodes()).isEqualTo(3);
+    assertThat(usage.get("uid-bare")).isEqualTo(new PodUsage(MI, Map.of(), PodUsage.Disk.NONE, 0));
+    assertThat(usage.get("uid-hog").disk().bytes()).isEqualTo(4096);
+    assertThat(usage.get("uid-hog").disk().inodes()).isEqualTo(3);
   }
 
   @Test
   void aSummaryWithoutPodsOrWithoutASummaryGivesNoUsage() {
-    assertThat(new SummaryPodUsage(() -> null).read()).isEmpty();
-    assertThat(new SummaryPodUsage(() -> new Summary(null, null)).read()).isEmpty();
-    assertThat(new SummaryPodUsage(() -> new Summary(null, List.of())).read()).isEmpty();
+    assertThat(new SummaryPodUsage(new Fixed(null)).read(false)).isEmpty();
+    assertThat(new SummaryPodUsage(new Fixed(new Summary(null, null))).read(true)).isEmpty();
+    assertThat(new SummaryPodUsage(new Fixed(new Summary(null, List.of()))).read(false)).isEmpty();
   }
 
   @Test
   void theHogRanksFirstAmongPodsWithReadingsAndAnUnreadPodAheadOfAll() {
-    Map<String, PodUsage> usage = new SummaryPodUsage(SummaryPodUsageTest::everyState).read();
+    Map<String, PodUsage> usage = new SummaryPodUsage(new Fixed(everyState())).read(false);
     List<Pod> pods = new ArrayList<>();
     for (String name :
         List.of(
@@ -126,11 +152,11 @@ class SummaryPodUsageTest {
 
     for (Signal s : Signal.values()) {
       List<String> ranked =
-          Ranking.rank(s, pods, usage).stream().map(p -> p.getMetadata().getName()).toList();
+          Ranking.rank(s, pods, usage, false).stream().map(p -> p.getMetadata().getName()).toList();
       assertThat(ranked).as(s.toString()).hasSize(pods.size());
     }
     List<String> memory =
-        Ranking.rank(Signal.MEMORY_AVAILABLE, pods, usage).stream()
+        Ranking.rank(Signal.MEMORY_AVAILABLE, pods, usage, false).stream()
             .map(p -> p.getMetadata().getName())
             .toList();
     // Upstream's order: the pod whose reading failed first, then by usage above the request.
