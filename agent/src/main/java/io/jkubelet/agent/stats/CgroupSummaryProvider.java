@@ -34,10 +34,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The summary from cgroup and proc files. Pods are those of the PLEG's cache with a ready sandbox
- * or a running container; a pod's CPU and memory are the sums over its running containers and its
- * sandbox (upstream's pod cgroup holds the pause container too). Network is the sandbox's network
- * namespace, read through the first process of its cgroup. Files are read once per TTL at most, so
- * a scrape at 110 pods costs a few hundred small reads and no call to the engine.
+ * or a running container; a pod's CPU and memory are its pod cgroup's when jkubelet gives pods
+ * cgroups (as upstream: the exited containers' CPU time is kept, so the counter never goes back
+ * when a container exits), else the sums over its running containers and its sandbox. Network is
+ * the sandbox's network namespace, read through the first process of its cgroup. Files are read
+ * once per TTL at most, so a scrape at 110 pods costs a few hundred small reads and no call to the
+ * engine.
  *
  * <p>{@code usageNanoCores} is the rate since the previous sample of the same cgroup, so the first
  * summary has none.
@@ -195,6 +197,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
               .map(pid -> network(proc.interfaces(pid), time))
               .orElse(null);
     }
+    Cgroups.Usage own = cgroups.pod(p.pod().uid()).orElse(total.any ? total.sum : null);
     var ref = new Summary.PodReference(p.pod().name(), p.pod().namespace(), p.pod().uid());
     List<VolumeStats> volumes = storage.volumes(p.pod().uid());
     // The sandbox's creation, else the oldest running container's (lazily: often none runs).
@@ -207,8 +210,8 @@ final class CgroupSummaryProvider implements SummaryProvider {
             ref,
             start == null ? null : time(start),
             containers,
-            total.any ? cpu(p.pod().uid(), total.sum.cpuNanos(), now, next) : null,
-            total.any ? memory(total.sum, time, false) : null,
+            own == null ? null : cpu(p.pod().uid(), own.cpuNanos(), now, next),
+            own == null ? null : memory(own, time, false),
             network,
             volumes.isEmpty() ? null : volumes,
             storage.ephemeral(volumes, containers, time),

@@ -79,6 +79,21 @@ final class Cgroups {
     return relative(podUid, id).flatMap(this::read);
   }
 
+  /**
+   * The usage of the pod's own cgroup, when jkubelet gives pods cgroups: its sandbox's and
+   * containers', the CPU time of those that exited kept. Empty without one, or where it has no
+   * memory files.
+   */
+  Optional<Usage> pod(String podUid) {
+    for (String pod : podCgroups.apply(podUid)) {
+      String rel = pod.startsWith("/") ? pod.substring(1) : pod;
+      if (Files.isDirectory(cpuDir(rel))) {
+        return read(rel).filter(u -> u.memoryUsage() >= 0);
+      }
+    }
+    return Optional.empty();
+  }
+
   /** The pids of the container's cgroup, as {@code cgroup.procs} lists them. */
   List<Long> pids(String id) {
     return pids("", id);

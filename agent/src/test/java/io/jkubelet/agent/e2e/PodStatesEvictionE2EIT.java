@@ -55,6 +55,14 @@ class PodStatesEvictionE2EIT {
   private boolean cgroupRootMade;
   private JkubeletProcess jkubelet;
 
+  /** Each pod's highest cumulative CPU read so far, by uid: a counter never goes back. */
+  private final Map<String, Long> podCpu = new java.util.HashMap<>();
+
+  /**
+   * Each time a pod's cumulative CPU was read below an earlier reading; asserted empty at the end.
+   */
+  private final List<String> cpuWentBack = new ArrayList<>();
+
   @RegisterExtension
   final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
 
@@ -207,7 +215,10 @@ class PodStatesEvictionE2EIT {
     return "running".equals(c.getState());
   }
 
-  /** A summary read now: 200, the node's section whole, every pod that runs something. */
+  /**
+   * A summary read now: 200, the node's section whole, every pod that runs something, and no pod's
+   * cumulative CPU below its previous reading (a crash-looping container's exit, a new sandbox).
+   */
   private JsonNode wholeSummary() throws Exception {
     HttpResponse<String> r = jkubelet.get("/stats/summary");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
@@ -215,6 +226,15 @@ class PodStatesEvictionE2EIT {
     assertThat(s.at("/node/nodeName").asText()).isEqualTo(node);
     assertThat(s.at("/node/memory/workingSetBytes").asLong()).isPositive();
     assertThat(s.at("/node/cpu/usageCoreNanoSeconds").asLong()).isPositive();
+    for (JsonNode p : s.get("pods")) {
+      long cpu = p.at("/cpu/usageCoreNanoSeconds").asLong(-1);
+      String uid = p.at("/podRef/uid").asText();
+      long before = podCpu.getOrDefault(uid, 0L);
+      if (cpu >= 0 && cpu < before) {
+        cpuWentBack.add(p.at("/podRef/name").asText() + ": " + before + " then " + cpu);
+      }
+      podCpu.put(uid, Math.max(before, cpu));
+    }
     for (String name : IN_SUMMARY) {
       JsonNode p = podOf(s, name);
       assertThat(p.isMissingNode()).as(name + " in " + r.body()).isFalse();
@@ -457,5 +477,6 @@ class PodStatesEvictionE2EIT {
     assertThat(status(nosandbox, "containerStatuses", "app").get("restartCount").asInt())
         .isEqualTo(1);
     assertThat(jkubelet.log()).doesNotContain("cannot read the stats of pod");
+    assertThat(cpuWentBack).as("pods' cumulative CPU read lower than before").isEmpty();
   }
 }

@@ -114,6 +114,56 @@ class SummaryProviderTest {
     assertThat(p.network().rxBytes()).isEqualTo(12345L);
   }
 
+  /**
+   * A crash-looping pod with a cgroup of its own: its CPU and memory are the pod cgroup's, which
+   * keeps the exited containers' CPU time, as upstream's. Summed over the running containers, the
+   * pod's cumulative CPU went back each time its container exited, a counter reset for Prometheus
+   * and metrics-server.
+   */
+  @ParameterizedTest(name = "cgroup v2: {0}")
+  @ValueSource(booleans = {false, true})
+  void aPodWithACgroupOfItsOwnHasItsCgroupsUsageWhichNeverGoesBack(boolean v2) {
+    FakeHost host = new FakeHost(dir, v2);
+    // The pod cgroup: the sandbox (1 s), the running container (3 s), an exited one (2 s).
+    host.container("kubepods/burstable", "poduid-1", 6_000_000_000L, 80_000_000, 20_000_000, 1);
+    String podCgroup = "kubepods/burstable/poduid-1";
+    host.container(podCgroup, SANDBOX, 1_000_000_000L, 1_000_000, 0, 4242);
+    host.container(podCgroup, APP, 3_000_000_000L, 50_000_000, 10_000_000, 4343);
+    pods.add(pod(true));
+    SummaryProvider provider =
+        SummaryProvider.create(
+            new StatsOptions(
+                "node-1",
+                8_000_000_000L,
+                dir,
+                null,
+                null,
+                host.cgroup,
+                host.proc,
+                Duration.ZERO,
+                uid -> List.of("/kubepods/pod" + uid, "/kubepods/burstable/pod" + uid)),
+            () -> List.copyOf(pods),
+            clock);
+
+    Summary.PodStats running = provider.summary().pods().get(0);
+    assertThat(running.cpu().usageCoreNanoSeconds()).isEqualTo(6_000_000_000L);
+    assertThat(running.memory().workingSetBytes()).isEqualTo(60_000_000L);
+    assertThat(running.containers().get(0).cpu().usageCoreNanoSeconds()).isEqualTo(3_000_000_000L);
+
+    // The container exits: the pod cgroup keeps its CPU time.
+    pods.set(
+        0,
+        new PodStatus(
+            POD,
+            pod(true).sandboxes(),
+            List.of(container(APP, "app", ContainerState.EXITED, T0.minusSeconds(30)))));
+    clock.step(Duration.ofSeconds(10));
+    Summary.PodStats crashed = provider.summary().pods().get(0);
+    assertThat(crashed.containers()).isEmpty();
+    assertThat(crashed.cpu().usageCoreNanoSeconds())
+        .isGreaterThanOrEqualTo(running.cpu().usageCoreNanoSeconds());
+  }
+
   @ParameterizedTest(name = "cgroup v2: {0}")
   @ValueSource(booleans = {false, true})
   void podAndContainerUsageComeFromTheirCgroupsAndTheSandboxNetwork(boolean v2) {
