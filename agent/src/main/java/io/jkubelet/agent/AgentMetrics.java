@@ -11,6 +11,7 @@ import io.jkubelet.agent.server.DocumentRoute;
 import io.jkubelet.agent.server.ReadOnlyServer;
 import io.jkubelet.agent.server.Route;
 import io.jkubelet.agent.stats.StatsOptions;
+import io.jkubelet.agent.stats.Summary;
 import io.jkubelet.agent.stats.SummaryProvider;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,7 +54,18 @@ final class AgentMetrics {
                     setup.containerManager()::podCgroupPaths),
                 () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
                 setup.time().clock());
-    this.summary = () -> summaryProvider().summary();
+    this.summary =
+        new SummaryProvider() {
+          @Override
+          public Summary summary() {
+            return summaryProvider().summary();
+          }
+
+          @Override
+          public Summary fresh(java.time.Duration diskMaxAge) {
+            return summaryProvider().fresh(diskMaxAge);
+          }
+        };
     metrics.register(ProbeCollectors.attempts(probes::stats));
     metrics.registerProbes(
         ProbeCollectors.results(
@@ -65,7 +77,7 @@ final class AgentMetrics {
                         p ->
                             new PodRef(
                                 uid, p.getMetadata().getName(), p.getMetadata().getNamespace()))));
-    metrics.registerResource(new ResourceCollector(summary));
+    metrics.registerResource(new ResourceCollector(summary::summary));
   }
 
   private synchronized SummaryProvider summaryProvider() {

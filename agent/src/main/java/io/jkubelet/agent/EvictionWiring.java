@@ -13,6 +13,7 @@ import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.StatusManager;
+import io.jkubelet.agent.util.StatFs;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
@@ -33,6 +34,9 @@ import java.util.function.Supplier;
  * status manager and a KILL to the pod's worker. Builds only.
  */
 public final class EvictionWiring {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(EvictionWiring.class);
+
   private EvictionWiring() {}
 
   /** The agent's parts the manager works with. */
@@ -94,6 +98,27 @@ public final class EvictionWiring {
     return Math.max(0, m);
   }
 
+  /**
+   * Whether the engine keeps images and layers on another file system than the root dir's
+   * (upstream's {@code HasDedicatedImageFs}); false while the engine's root is unknown or
+   * unreadable.
+   */
+  static boolean dedicatedImageFs(Path rootDir, Path engineRoot) {
+    if (engineRoot == null) {
+      return false;
+    }
+    try {
+      return !StatFs.sameFileSystem(rootDir, engineRoot);
+    } catch (java.io.IOException | RuntimeException e) {
+      log.warn(
+          "Eviction manager: cannot compare the file systems of {} and {}: {}",
+          rootDir,
+          engineRoot,
+          e.toString());
+      return false;
+    }
+  }
+
   static EvictionManager build(Setup setup, AgentParts a) {
     KubeletConfiguration config = setup.options().config();
     CgroupSettings cg = config.cgroups();
@@ -139,7 +164,7 @@ public final class EvictionWiring {
             },
             a.containerGc(),
             a.imageGc(),
-            false,
+            () -> dedicatedImageFs(setup.options().rootDir(), a.imageFsDir().get()),
             setup.recorder(),
             a.listener());
     return EvictionManager.create(options, parts, setup.time());
