@@ -204,13 +204,16 @@ class SoftEvictionE2EIT {
         .until(() -> cgroupRoot.kubepodsAvailable() < THRESHOLD_MI * MI);
     Instant crossed = Instant.now();
 
-    // Not evicted within the soft grace period (10 s; watched for 7), though the node reports the
-    // pressure at once.
+    // Not evicted within the soft grace period (10 s; watched for 7), though the manager reports
+    // the pressure at once (the Node shows it at its next status update, within 10 s).
     await()
         .during(Duration.ofSeconds(7))
         .atMost(Duration.ofSeconds(8))
         .until(() -> !pod("big").at("/status/phase").asText().equals("Failed"));
-    assertThat(condition("MemoryPressure")).isEqualTo("True");
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .ignoreExceptions()
+        .until(() -> condition("MemoryPressure").equals("True"));
 
     // Evicted after it, the largest user first; SIGTERM then SIGKILL 5 s later: the maximum, less
     // than its own 30 s.
