@@ -145,6 +145,8 @@ class SummaryProviderTest {
     // The pod: the running container and the sandbox together; the exited one not at all.
     assertThat(p.cpu().usageCoreNanoSeconds()).isEqualTo(4_000_000_000L);
     assertThat(p.memory().workingSetBytes()).isEqualTo(41_000_000L);
+    // Its processes: one in the sandbox's cgroup, one in the app's (PID pressure ranks on them).
+    assertThat(p.processStats().processCount()).isEqualTo(2L);
     assertThat(p.network().name()).isEqualTo("eth0");
     assertThat(p.network().rxBytes()).isEqualTo(12345L);
     assertThat(p.network().txBytes()).isEqualTo(678L);
