@@ -62,6 +62,7 @@ final class DefaultEvictionManager implements EvictionManager {
   private Map<Signal, Observation> lastObservations = Map.of();
   private final Map<Signal, Observation> readings = new EnumMap<>(Signal.class);
   private final Set<Signal> nonsenseLogged = EnumSet.noneOf(Signal.class);
+  private final LocalStorageLimits localStorage = new LocalStorageLimits();
   private Instant lastFullRead;
   private Pod pending;
   private Instant pendingSince;
@@ -84,8 +85,7 @@ final class DefaultEvictionManager implements EvictionManager {
       return;
     }
     if (options.thresholds().isEmpty()) {
-      log.info("Eviction manager: no thresholds; not started");
-      return;
+      log.info("Eviction manager: no thresholds; only local storage limits are enforced");
     }
     log.info(
         "Eviction manager: memory signals every {} ms, all every {} ms; thresholds {}",
@@ -150,7 +150,18 @@ final class DefaultEvictionManager implements EvictionManager {
     if (full) {
       lastFullRead = now;
     }
-    runOnce(read(!full));
+    if (!options.thresholds().isEmpty()) {
+      runOnce(read(!full));
+    }
+    localStorage.check(
+        now,
+        parts.activePods(),
+        () -> readUsage(false),
+        parts.dedicatedImageFs(),
+        (pod, exceeded) -> {
+          kill(pod, 0, exceeded.message(), Map.of());
+          parts.listener().evicted(exceeded.signal());
+        });
   }
 
   /**
@@ -244,7 +255,7 @@ final class DefaultEvictionManager implements EvictionManager {
       quietUntil = now.plus(QUIET_AFTER_FAILURE);
       return Optional.empty();
     }
-    Map<String, PodUsage> usage = readUsage(active, Thresholds.disk(threshold.signal()));
+    Map<String, PodUsage> usage = rankingUsage(active, Thresholds.disk(threshold.signal()));
     List<Pod> ranked =
         Ranking.rank(threshold.signal(), active, usage, parts.dedicatedImageFs().getAsBoolean());
     log.info(
@@ -265,7 +276,7 @@ final class DefaultEvictionManager implements EvictionManager {
         continue;
       }
       evict(pod, threshold, resource, usage.get(Ranking.uid(pod)));
-      parts.listener().evicted(threshold.signal());
+      parts.listener().evicted(threshold.signal().upstream());
       pending = pod;
       pendingSince = now;
       return Optional.of(pod);
@@ -330,10 +341,13 @@ final class DefaultEvictionManager implements EvictionManager {
     return Thresholds.met(options.thresholds(), after, false).isEmpty();
   }
 
-  /** A fresh reading of the threshold's signal, just before a pod is evicted for it. */
+  /**
+   * A fresh reading of the threshold's signal, just before a pod is evicted for it. With its
+   * minimum reclaim: a threshold met stays met until the minimum is freed, as in the iteration.
+   */
   private boolean stillMet(Threshold threshold) {
     Map<Signal, Observation> fresh = read(Thresholds.memory(threshold.signal()));
-    if (Thresholds.met(List.of(threshold), fresh, false).isEmpty()) {
+    if (Thresholds.met(List.of(threshold), fresh, true).isEmpty()) {
       log.info(
           "Eviction manager: {} is no longer met on a fresh reading ({}); nothing evicted",
           threshold,
@@ -343,21 +357,24 @@ final class DefaultEvictionManager implements EvictionManager {
     return true;
   }
 
-  /**
-   * The pods' usage. A pod that runs nothing (no ready sandbox, no running container: pending on a
-   * volume or an image pull, or between two sandboxes) is in no summary; it uses nothing, so it is
-   * ranked by a usage of zero. Upstream ranks it first, as a pod whose reading failed, and evicts a
-   * pod that was only waiting and frees nothing. A pod that runs and has no reading is still ranked
-   * first, as upstream.
-   */
-  private Map<String, PodUsage> readUsage(List<Pod> active, boolean freshDisk) {
-    Map<String, PodUsage> usage;
+  private Map<String, PodUsage> readUsage(boolean freshDisk) {
     try {
-      usage = new java.util.HashMap<>(parts.usage().read(freshDisk));
+      return parts.usage().read(freshDisk);
     } catch (RuntimeException e) {
       log.warn("Eviction manager: cannot read the pods' usage: {}", e.toString());
-      usage = new java.util.HashMap<>();
+      return Map.of();
     }
+  }
+
+  /**
+   * The pods' usage for ranking. A pod that runs nothing (no ready sandbox, no running container:
+   * pending on a volume or an image pull, or between two sandboxes) is in no summary; it uses
+   * nothing, so it is ranked by a usage of zero. Upstream ranks it first, as a pod whose reading
+   * failed, and evicts a pod that was only waiting and frees nothing. A pod that runs and has no
+   * reading is still ranked first, as upstream.
+   */
+  private Map<String, PodUsage> rankingUsage(List<Pod> active, boolean freshDisk) {
+    Map<String, PodUsage> usage = new java.util.HashMap<>(readUsage(freshDisk));
     for (Pod p : active) {
       if (!usage.containsKey(Ranking.uid(p)) && parts.cleanedUp().test(p)) {
         usage.put(Ranking.uid(p), PodUsage.NONE);
@@ -375,8 +392,15 @@ final class DefaultEvictionManager implements EvictionManager {
     // A maximum of 0 (the default) sets none: the pod's own (upstream kills with 0, then 2 s).
     long max = options.maxPodGracePeriodSeconds();
     long grace = threshold.hard() ? 0 : max > 0 ? Math.min(own, max) : own;
-    String message = Ranking.message(resource, pod, usage);
-    Map<String, String> annotations = Ranking.annotations(resource, pod, usage);
+    kill(
+        pod,
+        grace,
+        Ranking.message(resource, pod, usage),
+        Ranking.annotations(resource, pod, usage));
+  }
+
+  /** Upstream's {@code evictPod}: the pod Failed with reason Evicted, an event, and the kill. */
+  private void kill(Pod pod, long grace, String message, Map<String, String> annotations) {
     log.warn(
         "Eviction manager: evicting pod {}/{} with a grace period of {} s: {}",
         pod.getMetadata().getNamespace(),

@@ -128,7 +128,7 @@ class DefaultEvictionManagerTest {
             new Fakes.Event(
                 "Pod", "besteffort", EventType.Warning, "Evicted", k.status().getMessage()));
     assertThat(m.nodeConditions()).containsExactly("MemoryPressure");
-    assertThat(listener.evicted).containsExactly(Signal.MEMORY_AVAILABLE);
+    assertThat(listener.evicted).containsExactly("memory.available");
     assertThat(listener.ages).containsExactly(0.0);
   }
 
@@ -324,7 +324,13 @@ class DefaultEvictionManagerTest {
         new PodUsage(
             MI,
             Map.of("app", MI),
-            new PodUsage.Disk(layer + volumes, 20, layer, 10, Map.of("app", layer)),
+            new PodUsage.Disk(
+                layer + volumes,
+                20,
+                layer,
+                10,
+                Map.of("app", new PodUsage.ContainerDisk(layer, 0L)),
+                Map.of("data", volumes)),
             1));
     return pod;
   }
@@ -379,6 +385,36 @@ class DefaultEvictionManagerTest {
   }
 
   @Test
+  void aPodOverItsEphemeralStorageLimitIsEvictedAtOnceWithoutAnyPressure() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod limited = storing("limited", 30 * MI, 0);
+    limited
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .getResources()
+        .getLimits()
+        .put("ephemeral-storage", new io.fabric8.kubernetes.api.model.Quantity("20Mi"));
+    storing("unlimited", 900 * MI, 0);
+
+    m.tick();
+
+    assertThat(killer.killed).extracting(Fakes.Killed::pod).containsExactly(limited);
+    Fakes.Killed k = killer.killed.get(0);
+    assertThat(k.grace()).isEqualTo(Duration.ZERO);
+    assertThat(k.status().getReason()).isEqualTo("Evicted");
+    assertThat(k.status().getMessage())
+        .isEqualTo(
+            "Pod ephemeral local storage usage exceeds the total limit of containers 20Mi. ");
+    assertThat(recorder.events)
+        .containsExactly(
+            new Fakes.Event(
+                "Pod", "limited", EventType.Warning, "Evicted", k.status().getMessage()));
+    assertThat(listener.evicted).containsExactly("ephemeralpodfs.limit");
+    assertThat(m.nodeConditions()).isEmpty();
+  }
+
+  @Test
   void theNextEvictionWaitsUntilTheEvictedPodHasStopped() {
     var m = manager(EvictionSettings.DEFAULTS);
     Pod first = pod("first", "", "");
@@ -411,6 +447,29 @@ class DefaultEvictionManagerTest {
     clock.step(Duration.ofSeconds(1));
     m.runOnce(memory(700 * MI));
     assertThat(m.nodeConditions()).isEmpty();
+  }
+
+  @Test
+  void minimumReclaimEvictsTheNextPodUntilItIsFreedThoughTheFreshReadingIsAboveTheThreshold() {
+    var m =
+        manager(
+            EvictionSettings.DEFAULTS.withEvictionMinimumReclaim(
+                Map.of("memory.available", "500Mi")));
+    Pod first = pod("first", "", "");
+    Pod second = pod("second", "", "");
+    running(first, 500 * MI);
+    running(second, 400 * MI);
+
+    assertThat(m.runOnce(memory(50 * MI))).contains(first);
+    active.remove(first);
+    stopped.add("uid-first");
+    clock.step(Duration.ofMillis(100));
+    // Above 100Mi, below 100Mi + 500Mi, on the iteration's reading and on the fresh one alike.
+    assertThat(m.runOnce(memory(300 * MI))).contains(second);
+    active.remove(second);
+    stopped.add("uid-second");
+    clock.step(Duration.ofMillis(100));
+    assertThat(m.runOnce(memory(700 * MI))).isEmpty();
   }
 
   @Test
