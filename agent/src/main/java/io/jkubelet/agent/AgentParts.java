@@ -171,7 +171,7 @@ final class AgentParts {
                 setup.statuses(),
                 workers,
                 documents.summary(),
-                monitoring.imageFsDir(),
+                documents.node(),
                 containerGc,
                 monitoring.imageGc(),
                 evictionMetrics));

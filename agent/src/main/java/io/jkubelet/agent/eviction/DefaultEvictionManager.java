@@ -223,7 +223,11 @@ final class DefaultEvictionManager implements EvictionManager {
     }
     Threshold threshold = Thresholds.byEvictionPriority(thresholds).get(0);
     String resource = Thresholds.RESOURCE.get(threshold.signal());
-    log.warn("Eviction manager: attempting to reclaim {} ({})", resource, threshold);
+    log.warn(
+        "Eviction manager: attempting to reclaim {} ({}; observed {})",
+        resource,
+        threshold,
+        observed(threshold.signal(), observations.get(threshold.signal())));
     parts
         .recorder()
         .event(
@@ -272,6 +276,18 @@ final class DefaultEvictionManager implements EvictionManager {
     log.info("Eviction manager: unable to evict any pods from the node");
     quietUntil = now.plus(QUIET_AFTER_FAILURE);
     return Optional.empty();
+  }
+
+  /** The latest sensible readings, as the summary reports them. Manager thread (or test) only. */
+  Map<Signal, Observation> observations() {
+    return Map.copyOf(readings);
+  }
+
+  /** An observation as the log gives it, e.g. {@code nodefs.available=123 of 456 at <time>}. */
+  static String observed(Signal signal, Observation o) {
+    return o == null
+        ? signal.upstream() + " not read"
+        : signal.upstream() + "=" + o.available() + " of " + o.capacity() + " at " + o.time();
   }
 
   /** Whether the last evicted pod is still stopping: nothing more is evicted meanwhile. */
