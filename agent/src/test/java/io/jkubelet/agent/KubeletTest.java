@@ -155,12 +155,6 @@ class KubeletTest {
     return all.get(all.size() - 1);
   }
 
-  @org.junit.jupiter.api.Disabled(
-      "Flaky since the container GC policy landed (about half the runs: the restart after the"
-          + " backoff, or the CrashLoopBackOff state itself, never comes); passes 3 of 3 at the"
-          + " commit before it. Suspected: Housekeeping's periodic ContainerGc, which runs on the"
-          + " fake clock's minutes here, removing a crash-looping pod's newest dead container."
-          + " Investigate first (session note of 28 Nov).")
   @Test
   void crashLoopBackoffDoublesFromTenSecondsToFiveMinutesOnTheInjectedClock() throws Exception {
     manifest("crasher", CRASHER);

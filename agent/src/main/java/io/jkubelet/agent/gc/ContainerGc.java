@@ -16,7 +16,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -60,8 +59,6 @@ public final class ContainerGc implements ContainerGarbageCollector {
   private final ObjectReference node;
 
   private record Unit(String uid, String name) {}
-
-  private record Dead(String id, String uid, Instant created, boolean unknown) {}
 
   public ContainerGc(
       Runtime runtime,
@@ -130,7 +127,7 @@ public final class ContainerGc implements ContainerGarbageCollector {
   private void evictContainers(
       List<ContainerSummary> listed, ContainerGcPolicy p, boolean evictTerminated) {
     Instant newest = clock.instant().minus(p.minAge());
-    Map<Unit, List<Dead>> units = new LinkedHashMap<>();
+    Map<Unit, List<ContainerSummary>> units = new LinkedHashMap<>();
     for (ContainerSummary c : listed) {
       if (c.sandbox() || c.state() == ContainerState.RUNNING || c.createdAt().isAfter(newest)) {
         continue;
@@ -140,7 +137,7 @@ public final class ContainerGc implements ContainerGarbageCollector {
       }
       units
           .computeIfAbsent(new Unit(c.pod().uid(), c.containerName()), k -> new ArrayList<>())
-          .add(new Dead(c.id(), c.pod().uid(), c.createdAt(), c.state() == ContainerState.UNKNOWN));
+          .add(c);
     }
     if (pods.allSourcesReady()) {
       units
@@ -162,34 +159,40 @@ public final class ContainerGc implements ContainerGarbageCollector {
       enforcePerUnit(units, Math.max(p.maxContainers() / units.size(), 1));
       total = count(units);
       if (total > p.maxContainers()) {
-        List<Dead> flat = new ArrayList<>();
+        List<ContainerSummary> flat = new ArrayList<>();
         units.values().forEach(flat::addAll);
         removeOldest(flat, total - p.maxContainers());
       }
     }
   }
 
-  private static int count(Map<Unit, List<Dead>> units) {
+  private static int count(Map<Unit, List<ContainerSummary>> units) {
     return units.values().stream().mapToInt(List::size).sum();
   }
 
-  private void enforcePerUnit(Map<Unit, List<Dead>> units, int max) {
+  private void enforcePerUnit(Map<Unit, List<ContainerSummary>> units, int max) {
     units.replaceAll((k, list) -> list.size() > max ? removeOldest(list, list.size() - max) : list);
   }
 
-  /** Removes the {@code n} oldest; returns the rest, newest first (assumed gone, as upstream). */
-  private List<Dead> removeOldest(List<Dead> containers, int n) {
-    List<Dead> sorted = new ArrayList<>(containers);
-    sorted.sort(Comparator.comparing(Dead::created).reversed());
+  /**
+   * Removes the {@code n} oldest; returns the rest, newest first (assumed gone, as upstream). The
+   * order breaks a tie of creation times by attempt, as Docker lists them in whole seconds and a
+   * crash-looping container's first restart comes within the second: without it, a run could take a
+   * pod's newest dead container and keep an older one (losing its restart count and last state;
+   * upstream's sort by creation alone can).
+   */
+  private List<ContainerSummary> removeOldest(List<ContainerSummary> containers, int n) {
+    List<ContainerSummary> sorted = new ArrayList<>(containers);
+    sorted.sort(ContainerSummary.NEWEST_FIRST);
     int keep = sorted.size() - n;
     for (int i = sorted.size() - 1; i >= keep; i--) {
-      Dead d = sorted.get(i);
+      ContainerSummary d = sorted.get(i);
       try {
-        if (d.unknown()) {
+        if (d.state() == ContainerState.UNKNOWN) {
           runtime.stopContainer(d.id(), UNKNOWN_STOP_GRACE);
         }
         runtime.removeContainer(d.id());
-        log.debug("ContainerGC: removed dead container {} of pod {}", d.id(), d.uid());
+        log.debug("ContainerGC: removed dead container {} of pod {}", d.id(), d.pod());
       } catch (RuntimeError e) {
         log.warn("ContainerGC: cannot remove container {}: {}", d.id(), e.getMessage());
       }
@@ -221,7 +224,7 @@ public final class ContainerGc implements ContainerGarbageCollector {
           if (!all && sandboxes.size() < 2) {
             return;
           }
-          sandboxes.sort(Comparator.comparing(ContainerSummary::createdAt).reversed());
+          sandboxes.sort(ContainerSummary.NEWEST_FIRST);
           Set<String> holding = new HashSet<>();
           try {
             for (ContainerStatus c : runtime.podStatus(refs.get(uid)).containers()) {

@@ -11,7 +11,9 @@ import java.time.Instant;
  *     for a sandbox
  * @param sandbox whether this is a pod sandbox
  * @param state the container's state
- * @param createdAt when it was created
+ * @param createdAt when it was created (Docker's listing has whole seconds only)
+ * @param attempt the container's restart count from its labels (0 for a sandbox): what orders
+ *     containers of one pod container created within the same second
  */
 public record ContainerSummary(
     String id,
@@ -19,4 +21,11 @@ public record ContainerSummary(
     String containerName,
     boolean sandbox,
     ContainerState state,
-    Instant createdAt) {}
+    Instant createdAt,
+    int attempt) {
+  /** Newest first: by creation, then (for one second's creations) by attempt. */
+  public static final java.util.Comparator<ContainerSummary> NEWEST_FIRST =
+      java.util.Comparator.comparing(ContainerSummary::createdAt)
+          .thenComparingInt(ContainerSummary::attempt)
+          .reversed();
+}

@@ -1,7 +1,6 @@
 package io.jkubelet.agent.stats;
 
 import io.jkubelet.agent.runtime.ContainerStatus;
-import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.stats.Summary.ContainerStats;
@@ -14,7 +13,6 @@ import io.jkubelet.agent.stats.Summary.PodStats;
 import io.jkubelet.agent.stats.Summary.VolumeStats;
 import io.jkubelet.agent.util.StatFs;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -42,9 +40,8 @@ import org.slf4j.LoggerFactory;
  * <p>{@code usageNanoCores} is the rate since the previous sample of the same cgroup, so the first
  * summary has none.
  *
- * <p>A pod's volumes under the root dir (every kind but hostPath) are measured as upstream's {@code
- * du} metrics, at most once a minute ({@link DiskUsage}); its {@code ephemeral-storage} is their
- * sum on the root dir's file system. Not yet reported: container rootfs.
+ * <p>A pod's volumes, its containers' logs and writable layers are measured by {@link PodStorage},
+ * at most once a minute.
  *
  * <p>The node's {@code memory}, {@code fs}, {@code runtime.imageFs}, {@code rlimit} and the {@code
  * pods} system container are not read here: they are the {@link NodeReader}'s latest reading, the
@@ -67,7 +64,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
   private final Clock clock;
   private final Cgroups cgroups;
   private final ProcFs proc;
-  private final DiskUsage disk;
+  private final PodStorage storage;
 
   private final NodeReader node;
 
@@ -98,7 +95,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
     this.clock = clock;
     this.cgroups = new Cgroups(options.cgroupRoot(), options.podCgroups());
     this.proc = new ProcFs(options.procRoot());
-    this.disk = new DiskUsage(clock, VOLUME_TTL);
+    this.storage = new PodStorage(options, clock, VOLUME_TTL);
   }
 
   @Override
@@ -127,17 +124,17 @@ final class CgroupSummaryProvider implements SummaryProvider {
     Map<String, Sample> next = new HashMap<>();
     List<PodStats> podStats = new ArrayList<>();
     Set<String> live = new HashSet<>();
-    Set<Path> liveDirs = new HashSet<>();
+    storage.begin();
     for (PodStatus p : pods.get()) {
       try {
-        pod(p, now, next, live, liveDirs).ifPresent(podStats::add);
+        pod(p, now, next, live).ifPresent(podStats::add);
       } catch (RuntimeException e) {
         // One pod's reading never costs the node's and the other pods' stats.
         log.warn("stats: cannot read the stats of pod {}, left out: {}", p.pod(), e.toString());
       }
     }
     cgroups.retain(live);
-    disk.retain(liveDirs);
+    storage.end();
     String time = time(now);
     Long cpuNanos = cpuNanos("").filter(n -> n > 0).or(proc::cpuNanos).orElse(null);
     CpuStats cpu = cpuNanos == null ? null : cpu(NODE, cpuNanos, now, next);
@@ -196,7 +193,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
   }
 
   private Optional<PodStats> pod(
-      PodStatus p, Instant now, Map<String, Sample> next, Set<String> live, Set<Path> liveDirs) {
+      PodStatus p, Instant now, Map<String, Sample> next, Set<String> live) {
     Optional<SandboxStatus> sandbox =
         p.sandboxes().stream().filter(SandboxStatus::ready).findFirst();
     List<ContainerStatus> running = new ArrayList<>();
@@ -222,8 +219,8 @@ final class CgroupSummaryProvider implements SummaryProvider {
               c.startedAt() == null ? null : time(c.startedAt()),
               u.map(x -> cpu(c.id(), x.cpuNanos(), now, next)).orElse(null),
               u.map(x -> memory(x, time)).orElse(null),
-              null,
-              logs(p.pod(), c.name(), liveDirs)));
+              storage.rootfs(c.id()),
+              storage.logs(p.pod(), c.name())));
     }
     NetworkStats network = null;
     if (sandbox.isPresent()) {
@@ -237,7 +234,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
               .orElse(null);
     }
     var ref = new Summary.PodReference(p.pod().name(), p.pod().namespace(), p.pod().uid());
-    List<VolumeStats> volumes = volumes(p.pod().uid(), liveDirs);
+    List<VolumeStats> volumes = storage.volumes(p.pod().uid());
     // The sandbox's creation, else the oldest running container's (lazily: often none runs).
     Instant start =
         sandbox
@@ -252,88 +249,8 @@ final class CgroupSummaryProvider implements SummaryProvider {
             total.any ? memory(total.sum, time) : null,
             network,
             volumes.isEmpty() ? null : volumes,
-            ephemeral(volumes, containers, time),
+            storage.ephemeral(volumes, containers, time),
             null));
-  }
-
-  /** The pod's volumes under {@code <root-dir>/pods/<uid>/volumes/<plugin>/<name>}. */
-  private List<VolumeStats> volumes(String uid, Set<Path> liveDirs) {
-    Path root = options.rootDir().resolve("pods").resolve(uid).resolve("volumes");
-    List<VolumeStats> out = new ArrayList<>();
-    try (var plugins = Files.newDirectoryStream(root)) {
-      for (Path plugin : plugins) {
-        try (var names = Files.newDirectoryStream(plugin, Files::isDirectory)) {
-          for (Path dir : names) {
-            liveDirs.add(dir);
-            disk.of(dir).ifPresent(u -> out.add(volume(dir, u)));
-          }
-        }
-      }
-    } catch (IOException | RuntimeException e) {
-      log.trace("stats: no volumes under {}: {}", root, e.toString());
-    }
-    out.sort(java.util.Comparator.comparing(VolumeStats::name));
-    return out;
-  }
-
-  private static VolumeStats volume(Path dir, DiskUsage.Usage u) {
-    FsStats m = measured(dir, u);
-    return new VolumeStats(
-        m.time(),
-        m.availableBytes(),
-        m.capacityBytes(),
-        m.usedBytes(),
-        null,
-        null,
-        m.inodesUsed(),
-        dir.getFileName().toString());
-  }
-
-  /** A measured directory: its usage, on its file system's capacity and free space. */
-  private static FsStats measured(Path dir, DiskUsage.Usage u) {
-    FsStats fs = fs(dir, time(u.at()));
-    return new FsStats(
-        time(u.at()),
-        fs == null ? null : fs.availableBytes(),
-        fs == null ? null : fs.capacityBytes(),
-        u.bytes(),
-        null,
-        null,
-        u.inodes());
-  }
-
-  /** A container's log files (every instance's), measured as volumes are; null without them. */
-  private FsStats logs(PodRef pod, String container, Set<Path> liveDirs) {
-    if (options.podLogs() == null) {
-      return null;
-    }
-    Path dir = options.podLogs().podDir(pod.namespace(), pod.name(), pod.uid()).resolve(container);
-    if (!Files.isDirectory(dir)) {
-      return null;
-    }
-    liveDirs.add(dir);
-    return disk.of(dir).map(u -> measured(dir, u)).orElse(null);
-  }
-
-  /**
-   * The pod's ephemeral storage, as upstream's {@code calcEphemeralStorage}: the root dir's file
-   * system, with the bytes and inodes its volumes and its containers' logs use.
-   */
-  private FsStats ephemeral(
-      List<VolumeStats> volumes, List<ContainerStats> containers, String time) {
-    FsStats root = fs(options.rootDir(), time);
-    if (root == null) {
-      return null;
-    }
-    long used = volumes.stream().mapToLong(VolumeStats::usedBytes).sum();
-    long inodes = volumes.stream().mapToLong(VolumeStats::inodesUsed).sum();
-    for (ContainerStats c : containers) {
-      if (c.logs() != null) {
-        used += c.logs().usedBytes();
-        inodes += c.logs().inodesUsed();
-      }
-    }
-    return new FsStats(time, root.availableBytes(), root.capacityBytes(), used, null, null, inodes);
   }
 
   /** A pod's usage: the sum over the cgroups found. Not thread-safe: one per pod and summary. */
@@ -392,7 +309,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
   }
 
   /** The file system of {@code dir}, or of its nearest existing parent (not made yet). */
-  private static FsStats fs(Path dir, String time) {
+  static FsStats fs(Path dir, String time) {
     try {
       StatFs fs = StatFs.ofExisting(dir);
       return new FsStats(
@@ -409,7 +326,8 @@ final class CgroupSummaryProvider implements SummaryProvider {
     }
   }
 
-  private static String time(Instant t) {
+  /** RFC 3339 at second precision, as Kubernetes' metav1.Time. */
+  static String time(Instant t) {
     return Summary.time(t);
   }
 }

@@ -2,7 +2,6 @@ package io.jkubelet.agent.stats;
 
 import io.jkubelet.agent.util.StatFs;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -31,26 +30,25 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * Cgroup and proc files are read by {@link Cgroups} and {@link ProcFs}, which the summary's pods
- * use too. The engine's root directory is asked for until it answers, at most once a minute.
+ * use too. The engine's root directory is asked for until it answers, at most once a minute ({@link
+ * EngineRoot}).
  *
  * <p>Thread-safe: {@code lock} guards the reads and what they update; the latest reading is
  * published through a volatile field.
  */
 final class HostNodeReader implements NodeReader {
   private static final Logger log = LoggerFactory.getLogger(HostNodeReader.class);
-  private static final Duration IMAGE_FS_RETRY = Duration.ofMinutes(1);
 
   private final StatsOptions options;
   private final Clock clock;
   private final Cgroups cgroups;
   private final ProcFs proc;
   private final String pods;
+  private final EngineRoot engineRoot;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Set<String> failing = new HashSet<>(); // guarded by lock
   private long memTotal; // guarded by lock
-  private Path imageFs; // guarded by lock
-  private Instant imageFsAskedAt; // guarded by lock
   private Instant lastFullRead; // guarded by lock
 
   private volatile NodeReading latest = NodeReading.NONE;
@@ -62,6 +60,7 @@ final class HostNodeReader implements NodeReader {
     this.proc = new ProcFs(options.procRoot());
     String root = options.podCgroupRoot();
     this.pods = root == null ? null : root.startsWith("/") ? root.substring(1) : root;
+    this.engineRoot = new EngineRoot(options.imageFsDir(), clock);
   }
 
   @Override
@@ -88,7 +87,7 @@ final class HostNodeReader implements NodeReader {
                 memory,
                 podsMemory,
                 attempt("nodefs", () -> fs(options.rootDir(), now)),
-                attempt("imagefs", () -> fs(imageFsDir(now), now)),
+                attempt("imagefs", () -> fs(imageFsDir(), now)),
                 attempt("rlimit", () -> new NodeReading.Rlimit(now, proc.pidMax(), proc.tasks())));
       }
       latest = r;
@@ -189,16 +188,8 @@ final class HostNodeReader implements NodeReader {
   }
 
   /** The engine's root directory once it answers; the root directory's until then. */
-  private Path imageFsDir(Instant now) {
-    if (imageFs == null
-        && (imageFsAskedAt == null
-            || Duration.between(imageFsAskedAt, now).compareTo(IMAGE_FS_RETRY) >= 0)) {
-      imageFsAskedAt = now;
-      Path dir = options.imageFsDir().get();
-      if (dir != null && Files.isDirectory(dir)) {
-        imageFs = dir;
-      }
-    }
-    return imageFs != null ? imageFs : options.rootDir();
+  private Path imageFsDir() {
+    Path dir = engineRoot.get();
+    return dir != null ? dir : options.rootDir();
   }
 }

@@ -150,12 +150,12 @@ public class MetricsScrapeBench {
       throws IOException {
     String sandbox = id('s', i);
     container(sandbox, 1000 + i);
-    listed.add(new ContainerSummary(sandbox, ref, "POD", true, ContainerState.RUNNING, now));
+    listed.add(new ContainerSummary(sandbox, ref, "POD", true, ContainerState.RUNNING, now, 0));
     List<ContainerStatus> containers = new ArrayList<>();
     for (String name : List.of("app", "side")) {
       String id = id(name.charAt(0), i);
       container(id, 0);
-      listed.add(new ContainerSummary(id, ref, name, false, ContainerState.RUNNING, now));
+      listed.add(new ContainerSummary(id, ref, name, false, ContainerState.RUNNING, now, 0));
       containers.add(
           new ContainerStatus(
               id,

@@ -79,11 +79,17 @@ class ContainerGcTest {
 
   /** {@code n} dead containers of the pod's container {@code name}, oldest first. */
   private List<String> dead(Pod pod, String sandbox, String name, int n) throws Exception {
+    return dead(pod, sandbox, name, n, Duration.ofMinutes(1));
+  }
+
+  /** The same, each created {@code apart} after the one before. */
+  private List<String> dead(Pod pod, String sandbox, String name, int n, Duration apart)
+      throws Exception {
     List<String> ids = new ArrayList<>();
     var spec =
         pod.getSpec().getContainers().stream().filter(c -> c.getName().equals(name)).findFirst();
     for (int i = 0; i < n; i++) {
-      clock.step(Duration.ofMinutes(1));
+      clock.step(apart);
       String id =
           runtime.createContainer(
               sandbox,
@@ -124,6 +130,18 @@ class ContainerGcTest {
     gc(2, -1, Duration.ZERO).garbageCollect();
 
     assertThat(left()).containsExactlyInAnyOrder(s, a.get(2), a.get(3), b.get(0), b.get(1), c);
+  }
+
+  @Test
+  void deadContainersCreatedWithinOneSecondKeepTheOneWithTheHighestRestartCount() throws Exception {
+    // Docker lists creation in whole seconds; a crash-looping container restarts within one.
+    Pod pod = TestPods.simple("u1", "p", "a");
+    String s = sandbox(pod, 0);
+    List<String> a = dead(pod, s, "a", 3, Duration.ZERO);
+
+    gc(1, -1, Duration.ZERO).garbageCollect();
+
+    assertThat(left()).containsExactlyInAnyOrder(s, a.get(2));
   }
 
   @Test

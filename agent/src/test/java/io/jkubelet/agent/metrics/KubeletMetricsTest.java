@@ -93,7 +93,7 @@ class KubeletMetricsTest {
 
   private static ContainerSummary summary(
       String id, PodRef pod, boolean sandbox, ContainerState state) {
-    return new ContainerSummary(id, pod, sandbox ? "POD" : id, sandbox, state, T0);
+    return new ContainerSummary(id, pod, sandbox ? "POD" : id, sandbox, state, T0, 0);
   }
 
   @Test

@@ -200,7 +200,8 @@ public final class FakeRuntime implements Runtime {
                               : f.labels.getOrDefault(Labels.CONTAINER_NAME, ""),
                           f.sandbox,
                           f.state,
-                          f.createdAt)));
+                          f.createdAt,
+                          Labels.intLabel(f.labels, Labels.RESTART_COUNT, 0))));
     }
     return out;
   }

@@ -355,6 +355,67 @@ class SummaryProviderTest {
         .isEqualTo(3500 + Files.size(cache) + Files.size(cache.resolve("sub")));
   }
 
+  @Test
+  void aContainersWritableLayerIsItsRootfsAndCountsInTheEphemeralStorage() throws Exception {
+    FakeHost host = new FakeHost(dir, false);
+    host.container(SANDBOX, 1, 1, 0, 4242);
+    host.container(APP, 1, 1, 0, 4343);
+    pods.add(pod(true));
+    // Docker's layout, as cAdvisor reads it: the container's mount id names its layer.
+    Path engine = dir.resolve("engine");
+    Path mounts = Files.createDirectories(engine.resolve("image/overlay2/layerdb/mounts/" + APP));
+    Files.writeString(mounts.resolve("mount-id"), "f00d");
+    Path diff = Files.createDirectories(engine.resolve("overlay2/f00d/diff"));
+    Files.write(Files.createDirectories(diff.resolve("tmp")).resolve("fill"), new byte[4000]);
+    Path appLogs = Files.createDirectories(dir.resolve("log/pods/default_web_uid-1/app"));
+    Files.write(appLogs.resolve("0.log"), new byte[100]);
+    SummaryProvider provider =
+        SummaryProvider.create(
+            new StatsOptions(
+                "node-1",
+                8_000_000_000L,
+                dir,
+                engine,
+                new PodLogPaths(dir.resolve("log/pods"), dir.resolve("log/containers")),
+                host.cgroup,
+                host.proc,
+                Duration.ZERO),
+            () -> List.copyOf(pods),
+            clock);
+
+    Summary.PodStats p = provider.summary().pods().get(0);
+
+    Summary.FsStats rootfs = p.containers().get(0).rootfs();
+    long dirs = Files.size(diff) + Files.size(diff.resolve("tmp"));
+    assertThat(rootfs.usedBytes()).isEqualTo(4000 + dirs);
+    assertThat(rootfs.inodesUsed()).isEqualTo(3); // diff, tmp, fill
+    assertThat(rootfs.capacityBytes()).isPositive();
+    long logs = 100 + Files.size(appLogs);
+    assertThat(p.ephemeralStorage().usedBytes()).isEqualTo(4000 + dirs + logs);
+    assertThat(p.ephemeralStorage().inodesUsed()).isEqualTo(5);
+  }
+
+  @Test
+  void aContainerWithoutALayerOnDiskHasNoRootfs() throws Exception {
+    FakeHost host = new FakeHost(dir, false);
+    host.container(APP, 1, 1, 0, 4343);
+    pods.add(pod(true));
+    Path engine = dir.resolve("engine");
+    Path mounts = Files.createDirectories(engine.resolve("image/btrfs/layerdb/mounts/" + APP));
+    Files.writeString(mounts.resolve("mount-id"), "f00d"); // a driver it does not know
+    SummaryProvider provider =
+        SummaryProvider.create(
+            new StatsOptions(
+                "node-1", 8_000_000_000L, dir, engine, null, host.cgroup, host.proc, Duration.ZERO),
+            () -> List.copyOf(pods),
+            clock);
+
+    Summary.PodStats p = provider.summary().pods().get(0);
+
+    assertThat(p.containers().get(0).rootfs()).isNull();
+    assertThat(p.ephemeralStorage().usedBytes()).isZero();
+  }
+
   /** A pod of {@code uid} in one of the states a node has, with cgroups for what runs. */
   private static PodStatus inState(String state, FakeHost host) {
     PodRef ref = new PodRef("uid-" + state, state, "default");

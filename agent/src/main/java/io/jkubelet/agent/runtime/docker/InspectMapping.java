@@ -41,6 +41,7 @@ final class InspectMapping {
           Labels.POD_NAME,
           Labels.POD_NAMESPACE,
           Labels.CONTAINER_NAME,
+          Labels.RESTART_COUNT,
           Labels.DOCKER_TYPE);
 
   /**
@@ -69,7 +70,8 @@ final class InspectMapping {
                   sandbox ? Labels.POD_CONTAINER_NAME : l.getOrDefault(Labels.CONTAINER_NAME, ""),
                   sandbox,
                   listState(state),
-                  Instant.ofEpochSecond(created == null ? 0 : created));
+                  Instant.ofEpochSecond(created == null ? 0 : created),
+                  Labels.intLabel(l, Labels.RESTART_COUNT, 0));
             });
   }
 

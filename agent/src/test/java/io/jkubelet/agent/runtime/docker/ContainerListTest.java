@@ -64,21 +64,24 @@ class ContainerListTest {
                 "side",
                 false,
                 ContainerState.CREATED,
-                Instant.ofEpochSecond(1795447123)),
+                Instant.ofEpochSecond(1795447123),
+                0),
             new ContainerSummary(
                 "2264094bdf5b54b1cfd5ac4412365230a0a4d110ffc04ef904bcb96bfaa878e3",
                 POD,
                 "app",
                 false,
                 ContainerState.EXITED,
-                Instant.ofEpochSecond(1795447122)),
+                Instant.ofEpochSecond(1795447122),
+                2),
             new ContainerSummary(
                 "81b05750bdbc57e8122a03d16406a29f3512cfa481b3d89df5f0c53eb3bfc839",
                 POD,
                 Labels.POD_CONTAINER_NAME,
                 true,
                 ContainerState.RUNNING,
-                Instant.ofEpochSecond(1795447122)));
+                Instant.ofEpochSecond(1795447122),
+                0));
   }
 
   @Test
@@ -111,21 +114,29 @@ class ContainerListTest {
     assertThat(parse(json))
         .containsExactly(
             new ContainerSummary(
-                "c1", POD, Labels.POD_CONTAINER_NAME, true, ContainerState.UNKNOWN, Instant.EPOCH),
+                "c1",
+                POD,
+                Labels.POD_CONTAINER_NAME,
+                true,
+                ContainerState.UNKNOWN,
+                Instant.EPOCH,
+                0),
             new ContainerSummary(
                 "c2",
                 new PodRef("uid-2", "", ""),
                 "",
                 false,
                 ContainerState.EXITED,
-                Instant.ofEpochSecond(5)),
+                Instant.ofEpochSecond(5),
+                0),
             new ContainerSummary(
                 "c4",
                 new PodRef("uid-4", "", ""),
                 "app",
                 false,
                 ContainerState.EXITED,
-                Instant.EPOCH));
+                Instant.EPOCH,
+                0));
   }
 
   @Test

@@ -292,7 +292,8 @@ class InspectMappingTest {
                 Labels.POD_CONTAINER_NAME,
                 true,
                 ContainerState.RUNNING,
-                Instant.ofEpochSecond(1709287200)));
+                Instant.ofEpochSecond(1709287200),
+                0));
     ContainerSummary a = InspectMapping.summary(app).orElseThrow();
     assertThat(a.containerName()).isEqualTo("app");
     assertThat(a.sandbox()).isFalse();
