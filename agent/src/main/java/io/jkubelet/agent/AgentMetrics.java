@@ -74,7 +74,7 @@ final class AgentMetrics {
                         p ->
                             new PodRef(
                                 uid, p.getMetadata().getName(), p.getMetadata().getNamespace()))));
-    metrics.registerResource(new ResourceCollector(summary));
+    metrics.registerResource(new ResourceCollector(summary::summary));
   }
 
   /**

@@ -172,6 +172,7 @@ final class AgentParts {
                 workers,
                 documents.summary(),
                 documents.node(),
+                monitoring.imageFsDir(),
                 containerGc,
                 monitoring.imageGc(),
                 evictionMetrics));

@@ -12,6 +12,7 @@ import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.stats.NodeReader;
 import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.StatusManager;
+import io.jkubelet.agent.util.StatFs;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
@@ -20,6 +21,7 @@ import io.jkubelet.config.CgroupSettings;
 import io.jkubelet.config.EvictionSettings.Signal;
 import io.jkubelet.config.KubeletConfiguration;
 import io.jkubelet.config.ReservationSettings;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +34,9 @@ import java.util.function.Supplier;
  * pod's worker. Builds only.
  */
 public final class EvictionWiring {
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(EvictionWiring.class);
+
   private EvictionWiring() {}
 
   /** The agent's parts the manager works with. */
@@ -42,6 +47,7 @@ public final class EvictionWiring {
       PodWorkers workers,
       SummaryProvider summary,
       NodeReader node,
+      Supplier<Path> imageFsDir,
       ContainerGarbageCollector containerGc,
       ImageGarbageCollector imageGc,
       EvictionManager.Listener listener) {}
@@ -93,6 +99,27 @@ public final class EvictionWiring {
     return Math.max(0, m);
   }
 
+  /**
+   * Whether the engine keeps images and layers on another file system than the root dir's
+   * (upstream's {@code HasDedicatedImageFs}); false while the engine's root is unknown or
+   * unreadable.
+   */
+  static boolean dedicatedImageFs(Path rootDir, Path engineRoot) {
+    if (engineRoot == null) {
+      return false;
+    }
+    try {
+      return !StatFs.sameFileSystem(rootDir, engineRoot);
+    } catch (java.io.IOException | RuntimeException e) {
+      log.warn(
+          "Eviction manager: cannot compare the file systems of {} and {}: {}",
+          rootDir,
+          engineRoot,
+          e.toString());
+      return false;
+    }
+  }
+
   static EvictionManager build(Setup setup, AgentParts a) {
     KubeletConfiguration config = setup.options().config();
     CgroupSettings cg = config.cgroups();
@@ -123,7 +150,7 @@ public final class EvictionWiring {
             },
             a.containerGc(),
             a.imageGc(),
-            false,
+            () -> dedicatedImageFs(setup.options().rootDir(), a.imageFsDir().get()),
             setup.recorder(),
             a.listener());
     return EvictionManager.create(options, parts, setup.time());

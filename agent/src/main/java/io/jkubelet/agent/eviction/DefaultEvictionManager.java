@@ -248,8 +248,9 @@ final class DefaultEvictionManager implements EvictionManager {
       quietUntil = now.plus(QUIET_AFTER_FAILURE);
       return Optional.empty();
     }
-    Map<String, PodUsage> usage = readUsage();
-    List<Pod> ranked = Ranking.rank(threshold.signal(), active, usage);
+    Map<String, PodUsage> usage = readUsage(Thresholds.disk(threshold.signal()));
+    List<Pod> ranked =
+        Ranking.rank(threshold.signal(), active, usage, parts.dedicatedImageFs().getAsBoolean());
     log.info(
         "Eviction manager: pods ranked for eviction: {}",
         ranked.stream().map(p -> p.getMetadata().getName()).toList());
@@ -322,7 +323,7 @@ final class DefaultEvictionManager implements EvictionManager {
             || s == Signal.IMAGEFS_INODES_FREE;
     boolean images =
         containers
-            && (!parts.dedicatedImageFs()
+            && (!parts.dedicatedImageFs().getAsBoolean()
                 || s == Signal.IMAGEFS_AVAILABLE
                 || s == Signal.IMAGEFS_INODES_FREE);
     if (!containers) {
@@ -358,9 +359,9 @@ final class DefaultEvictionManager implements EvictionManager {
     return true;
   }
 
-  private Map<String, PodUsage> readUsage() {
+  private Map<String, PodUsage> readUsage(boolean freshDisk) {
     try {
-      return parts.usage().read();
+      return parts.usage().read(freshDisk);
     } catch (RuntimeException e) {
       log.warn("Eviction manager: cannot read the pods' usage: {}", e.toString());
       return Map.of();

@@ -67,6 +67,8 @@ public interface EvictionManager extends Lifecycle {
    * @param activePods the pods that have not finished
    * @param cleanedUp whether an evicted pod's containers have all stopped
    * @param status the pod's current status, to keep its container statuses when it fails
+   * @param dedicatedImageFs whether the engine's images and layers are on another file system than
+   *     the root dir, asked at each decision (the engine's root may be learnt late)
    */
   record Parts(
       String nodeName,
@@ -78,7 +80,7 @@ public interface EvictionManager extends Lifecycle {
       PodKiller killer,
       ContainerGarbageCollector containerGc,
       ImageGarbageCollector imageGc,
-      boolean dedicatedImageFs,
+      java.util.function.BooleanSupplier dedicatedImageFs,
       EventRecorder recorder,
       Listener listener) {}
 

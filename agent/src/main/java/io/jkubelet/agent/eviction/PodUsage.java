@@ -1,5 +1,6 @@
 package io.jkubelet.agent.eviction;
 
+import io.jkubelet.config.EvictionSettings.Signal;
 import java.util.Map;
 
 /**
@@ -7,17 +8,53 @@ import java.util.Map;
  *
  * @param memoryWorkingSet the pod's memory working set, bytes
  * @param containerMemory each container's working set by name
- * @param disk the pod's ephemeral storage (its local volumes and logs), bytes
- * @param inodes the inodes of that storage
+ * @param disk the pod's local storage
  * @param processes the pod's processes
  */
 public record PodUsage(
-    long memoryWorkingSet,
-    Map<String, Long> containerMemory,
-    long disk,
-    long inodes,
-    long processes) {
+    long memoryWorkingSet, Map<String, Long> containerMemory, Disk disk, long processes) {
   public PodUsage {
     containerMemory = Map.copyOf(containerMemory);
+  }
+
+  /**
+   * A pod's local storage, as upstream's summary has it.
+   *
+   * @param bytes its ephemeral storage: volumes, logs and its containers' writable layers
+   * @param inodes the inodes of that storage
+   * @param layerBytes its containers' writable layers (each container's {@code rootfs})
+   * @param layerInodes their inodes
+   * @param containers each container's writable layer and logs, bytes by name (upstream's usage in
+   *     the eviction message); only containers with both figures
+   */
+  public record Disk(
+      long bytes, long inodes, long layerBytes, long layerInodes, Map<String, Long> containers) {
+    public static final Disk NONE = new Disk(0, 0, 0, 0, Map.of());
+
+    public Disk {
+      containers = Map.copyOf(containers);
+    }
+
+    /**
+     * The bytes of the pod on the signal's file system, as upstream's {@code rankDiskPressureFunc}
+     * picks its stats: all of them when images and the root dir share one file system; else the
+     * writable layers on the image file system, volumes and logs on the root dir's.
+     */
+    long bytesOn(Signal signal, boolean dedicatedImageFs) {
+      return on(signal, dedicatedImageFs, bytes, layerBytes);
+    }
+
+    /** The inodes, chosen as {@link #bytesOn}. */
+    long inodesOn(Signal signal, boolean dedicatedImageFs) {
+      return on(signal, dedicatedImageFs, inodes, layerInodes);
+    }
+
+    private static long on(Signal signal, boolean dedicated, long all, long layers) {
+      if (!dedicated) {
+        return all;
+      }
+      boolean imageFs = signal == Signal.IMAGEFS_AVAILABLE || signal == Signal.IMAGEFS_INODES_FREE;
+      return imageFs ? layers : Math.max(0, all - layers);
+    }
   }
 }

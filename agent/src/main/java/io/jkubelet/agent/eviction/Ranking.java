@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /**
  * Upstream's pod ranking and eviction message ({@code eviction/helpers.go}, v1.20), and which pods
@@ -33,8 +34,15 @@ final class Ranking {
         || (priority != null && priority >= SYSTEM_CRITICAL_PRIORITY);
   }
 
-  /** The pods ranked for {@code signal}: the first is evicted first. */
-  static List<Pod> rank(Signal signal, List<Pod> pods, Map<String, PodUsage> usage) {
+  /**
+   * The pods ranked for {@code signal}: the first is evicted first. {@code dedicatedImageFs}: the
+   * engine's images and layers are on another file system than the root dir (see {@link
+   * PodUsage.Disk#bytesOn}).
+   */
+  static List<Pod> rank(
+      Signal signal, List<Pod> pods, Map<String, PodUsage> usage, boolean dedicatedImageFs) {
+    ToLongFunction<PodUsage> bytes = u -> u.disk().bytesOn(signal, dedicatedImageFs);
+    ToLongFunction<PodUsage> inodes = u -> u.disk().inodesOn(signal, dedicatedImageFs);
     List<Pod> out = new ArrayList<>(pods);
     Comparator<Pod> byPriority = Comparator.comparingInt(Ranking::priority);
     Comparator<Pod> order =
@@ -51,14 +59,14 @@ final class Ranking {
                       Comparator.comparingLong(p -> -used(usage, p, PodUsage::processes)));
           case NODEFS_AVAILABLE, IMAGEFS_AVAILABLE ->
               notFoundFirst(usage)
-                  .thenComparing(exceeds(usage, "ephemeral-storage", PodUsage::disk))
+                  .thenComparing(exceeds(usage, "ephemeral-storage", bytes))
                   .thenComparing(byPriority)
-                  .thenComparing(aboveRequest(usage, "ephemeral-storage", PodUsage::disk));
+                  .thenComparing(aboveRequest(usage, "ephemeral-storage", bytes));
           case NODEFS_INODES_FREE, IMAGEFS_INODES_FREE ->
               notFoundFirst(usage)
-                  .thenComparing(exceeds(usage, "inodes", PodUsage::inodes))
+                  .thenComparing(exceeds(usage, "inodes", inodes))
                   .thenComparing(byPriority)
-                  .thenComparing(Comparator.comparingLong(p -> -used(usage, p, PodUsage::inodes)));
+                  .thenComparing(Comparator.comparingLong(p -> -used(usage, p, inodes)));
         };
     out.sort(order);
     return out;
@@ -71,7 +79,7 @@ final class Ranking {
 
   /** Pods using more than they request first. */
   private static Comparator<Pod> exceeds(
-      Map<String, PodUsage> usage, String resource, java.util.function.ToLongFunction<PodUsage> f) {
+      Map<String, PodUsage> usage, String resource, ToLongFunction<PodUsage> f) {
     return Comparator.comparing(
         (Pod p) -> {
           PodUsage u = usage.get(uid(p));
@@ -81,7 +89,7 @@ final class Ranking {
 
   /** The most used above its request first. */
   private static Comparator<Pod> aboveRequest(
-      Map<String, PodUsage> usage, String resource, java.util.function.ToLongFunction<PodUsage> f) {
+      Map<String, PodUsage> usage, String resource, ToLongFunction<PodUsage> f) {
     return Comparator.comparingLong(
         (Pod p) -> {
           PodUsage u = usage.get(uid(p));
@@ -89,8 +97,7 @@ final class Ranking {
         });
   }
 
-  private static long used(
-      Map<String, PodUsage> usage, Pod p, java.util.function.ToLongFunction<PodUsage> f) {
+  private static long used(Map<String, PodUsage> usage, Pod p, ToLongFunction<PodUsage> f) {
     PodUsage u = usage.get(uid(p));
     return u == null ? 0 : f.applyAsLong(u);
   }
@@ -149,9 +156,10 @@ final class Ranking {
   }
 
   /**
-   * Upstream's {@code evictionMessage}: the starved resource, then each container using more memory
-   * than it requests, e.g. {@code The node was low on resource: memory. Container hog was using
-   * 312164Ki, which exceeds its request of 0. }
+   * Upstream's {@code evictionMessage}: the starved resource, then each container using more of it
+   * than it requests (memory, or ephemeral storage: its writable layer and logs), e.g. {@code The
+   * node was low on resource: memory. Container hog was using 312164Ki, which exceeds its request
+   * of 0. }
    */
   static String message(String resource, Pod pod, PodUsage usage) {
     StringBuilder m = new StringBuilder("The node was low on resource: " + resource + ". ");
@@ -170,14 +178,20 @@ final class Ranking {
   /** A container using more of the starved resource than it requests. */
   record Offender(String name, long used, String request) {}
 
-  /** The containers using more memory than they request, in the pod's order. */
+  /** The containers using more of the resource than they request, in the pod's order. */
   static List<Offender> offenders(String resource, Pod pod, PodUsage usage) {
     List<Offender> out = new ArrayList<>();
-    if (usage == null || !resource.equals("memory")) {
+    if (usage == null) {
       return out;
     }
+    Map<String, Long> byContainer =
+        switch (resource) {
+          case "memory" -> usage.containerMemory();
+          case "ephemeral-storage" -> usage.disk().containers();
+          default -> Map.of();
+        };
     for (Container c : pod.getSpec().getContainers()) {
-      Long used = usage.containerMemory().get(c.getName());
+      Long used = byContainer.get(c.getName());
       if (used == null) {
         continue;
       }

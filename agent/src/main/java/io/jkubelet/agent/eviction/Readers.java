@@ -18,6 +18,10 @@ public final class Readers {
 
   /** Reads each pod's usage, by pod UID. Called only when a pod is to be ranked. */
   public interface PodUsageReader {
-    Map<String, PodUsage> read();
+    /**
+     * {@code freshDisk}: disk usage measured moments ago, not the minute-old figures {@code
+     * /stats/summary} serves (a disk signal is to be acted on).
+     */
+    Map<String, PodUsage> read(boolean freshDisk);
   }
 }

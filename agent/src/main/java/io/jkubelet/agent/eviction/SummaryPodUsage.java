@@ -2,13 +2,15 @@ package io.jkubelet.agent.eviction;
 
 import io.jkubelet.agent.stats.Summary;
 import io.jkubelet.agent.stats.SummaryProvider;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
  * Each pod's usage from the stats summary, as upstream's eviction manager reads it: the pod's and
- * each container's memory working set, the pod's ephemeral storage (volumes and logs), its
- * processes. A pod with no figure is left out, and ranks first, as upstream.
+ * each container's memory working set, the pod's ephemeral storage (volumes, logs and writable
+ * layers) with each container's layer and logs, its processes. A pod with no figure is left out,
+ * and ranks first, as upstream.
  */
 public final class SummaryPodUsage implements Readers.PodUsageReader {
   private final SummaryProvider summary;
@@ -17,10 +19,13 @@ public final class SummaryPodUsage implements Readers.PodUsageReader {
     this.summary = summary;
   }
 
+  /** How old a disk measurement may be when a disk signal is acted on. */
+  static final Duration FRESH_DISK = Duration.ofSeconds(5);
+
   @Override
-  public Map<String, PodUsage> read() {
+  public Map<String, PodUsage> read(boolean freshDisk) {
     Map<String, PodUsage> out = new HashMap<>();
-    Summary s = summary.summary();
+    Summary s = freshDisk ? summary.fresh(FRESH_DISK) : summary.summary();
     if (s == null || s.pods() == null) {
       return out;
     }
@@ -36,18 +41,41 @@ public final class SummaryPodUsage implements Readers.PodUsageReader {
           }
         }
       }
-      Summary.FsStats fs = p.ephemeralStorage();
       out.put(
           p.podRef().uid(),
           new PodUsage(
               p.memory().workingSetBytes(),
               containers,
-              fs == null || fs.usedBytes() == null ? 0 : fs.usedBytes(),
-              fs == null || fs.inodesUsed() == null ? 0 : fs.inodesUsed(),
+              disk(p),
               p.processStats() == null || p.processStats().processCount() == null
                   ? 0
                   : p.processStats().processCount()));
     }
     return out;
+  }
+
+  private static PodUsage.Disk disk(Summary.PodStats p) {
+    long layers = 0;
+    long layerInodes = 0;
+    Map<String, Long> containers = new HashMap<>();
+    if (p.containers() != null) {
+      for (Summary.ContainerStats c : p.containers()) {
+        layers += used(c.rootfs());
+        layerInodes += inodes(c.rootfs());
+        if (c.rootfs() != null && c.logs() != null) {
+          containers.put(c.name(), used(c.rootfs()) + used(c.logs()));
+        }
+      }
+    }
+    Summary.FsStats all = p.ephemeralStorage();
+    return new PodUsage.Disk(used(all), inodes(all), layers, layerInodes, containers);
+  }
+
+  private static long used(Summary.FsStats fs) {
+    return fs == null || fs.usedBytes() == null ? 0 : fs.usedBytes();
+  }
+
+  private static long inodes(Summary.FsStats fs) {
+    return fs == null || fs.inodesUsed() == null ? 0 : fs.inodesUsed();
   }
 }

@@ -55,6 +55,10 @@ final class Thresholds {
     return s == Signal.MEMORY_AVAILABLE || s == Signal.ALLOCATABLE_MEMORY_AVAILABLE;
   }
 
+  static boolean disk(Signal s) {
+    return DISK_PRESSURE.equals(CONDITION.get(s));
+  }
+
   /**
    * The amount below which {@code t} is met on {@code o}, with its minimum reclaim added when
    * {@code enforceMinReclaim}.

@@ -1,10 +1,10 @@
 package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.stats.Summary;
-import io.jkubelet.agent.stats.SummaryProvider;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.time.Instant;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * {@code pod_cpu_usage_seconds_total} and {@code pod_memory_working_set_bytes}, each with the
  * sample's timestamp; and {@code scrape_error}, 1 when the summary could not be read.
  */
-public record ResourceCollector(SummaryProvider provider) implements MultiCollector {
+public record ResourceCollector(Supplier<Summary> provider) implements MultiCollector {
   private static final Logger log = LoggerFactory.getLogger(ResourceCollector.class);
 
   @Override
@@ -42,7 +42,7 @@ public record ResourceCollector(SummaryProvider provider) implements MultiCollec
         Family.gauge("pod_memory_working_set_bytes", "Current working set of the pod in bytes");
     double error = 0;
     try {
-      Summary s = provider.summary();
+      Summary s = provider.get();
       cpu(nodeCpu, s.node().cpu());
       memory(nodeMemory, s.node().memory());
       for (Summary.PodStats p : s.pods()) {

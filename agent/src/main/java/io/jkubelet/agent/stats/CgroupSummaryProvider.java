@@ -106,25 +106,45 @@ final class CgroupSummaryProvider implements SummaryProvider {
       // Taken at every call: the node's reading moves with the eviction manager's (100 ms).
       NodeReading reading = node.current(StatsOptions.NODE_READING_MAX_AGE);
       if (read == null || Duration.between(readAt, now).compareTo(options.ttl()) >= 0) {
-        read = read(now);
+        read = read(now, VOLUME_TTL);
         readAt = now;
         cached = null;
       }
-      if (cached == null || cachedReading != reading) {
-        cached = new Summary(node(read, reading), read.pods());
-        cachedReading = reading;
-      }
-      return cached;
+      return assemble(reading);
     } finally {
       lock.unlock();
     }
   }
 
-  private Read read(Instant now) {
+  @Override
+  public Summary fresh(Duration diskMaxAge) {
+    lock.lock();
+    try {
+      Duration age = diskMaxAge.compareTo(VOLUME_TTL) < 0 ? diskMaxAge : VOLUME_TTL;
+      read = read(clock.instant(), age);
+      readAt = clock.instant();
+      cached = null;
+      return assemble(node.current(StatsOptions.NODE_READING_MAX_AGE));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The summary of the last read and the node's reading; under the lock. */
+  private Summary assemble(NodeReading reading) {
+    if (cached == null || cachedReading != reading) {
+      cached = new Summary(node(read, reading), read.pods());
+      cachedReading = reading;
+    }
+    return cached;
+  }
+
+  /** Reads the pods and the node's CPU now, disk usage at most {@code diskMaxAge} old. */
+  private Read read(Instant now, Duration diskMaxAge) {
     Map<String, Sample> next = new HashMap<>();
     List<PodStats> podStats = new ArrayList<>();
     Set<String> live = new HashSet<>();
-    storage.begin();
+    storage.begin(diskMaxAge);
     for (PodStatus p : pods.get()) {
       try {
         pod(p, now, next, live).ifPresent(podStats::add);

@@ -42,9 +42,14 @@ final class DiskUsage {
 
   /** The usage under {@code dir}, measured within the TTL; empty when it cannot be read. */
   Optional<Usage> of(Path dir) {
+    return of(dir, ttl);
+  }
+
+  /** The usage under {@code dir}, measured within {@code maxAge}; empty when it cannot be read. */
+  Optional<Usage> of(Path dir, Duration maxAge) {
     Instant now = clock.instant();
     Usage u = measured.get(dir);
-    if (u != null && Duration.between(u.at(), now).compareTo(ttl) < 0) {
+    if (u != null && Duration.between(u.at(), now).compareTo(maxAge) < 0) {
       return Optional.of(u);
     }
     try {

@@ -33,15 +33,21 @@ final class PodStorage {
   private final WritableLayers layers;
   private final Set<Path> liveDirs = new HashSet<>();
   private final Set<String> liveContainers = new HashSet<>();
+  private Duration maxAge;
 
   PodStorage(StatsOptions options, Clock clock, Duration ttl) {
     this.options = options;
     this.disk = new DiskUsage(clock, ttl);
     this.layers = new WritableLayers(new EngineRoot(options.imageFsDir(), clock));
+    this.maxAge = ttl;
   }
 
-  /** A summary starts: what it measures is what is kept. */
-  void begin() {
+  /**
+   * A summary starts, with measurements at most {@code maxAge} old: what it measures is what is
+   * kept.
+   */
+  void begin(Duration maxAge) {
+    this.maxAge = maxAge;
     liveDirs.clear();
     liveContainers.clear();
   }
@@ -61,7 +67,7 @@ final class PodStorage {
         try (var names = Files.newDirectoryStream(plugin, Files::isDirectory)) {
           for (Path dir : names) {
             liveDirs.add(dir);
-            disk.of(dir).ifPresent(u -> out.add(volume(dir, u)));
+            disk.of(dir, maxAge).ifPresent(u -> out.add(volume(dir, u)));
           }
         }
       }
@@ -102,7 +108,7 @@ final class PodStorage {
 
   private FsStats measure(Path dir) {
     liveDirs.add(dir);
-    return disk.of(dir).map(u -> measured(dir, u)).orElse(null);
+    return disk.of(dir, maxAge).map(u -> measured(dir, u)).orElse(null);
   }
 
   /** A measured directory: its usage, on its file system's capacity and free space. */

@@ -16,6 +16,12 @@ public interface SummaryProvider {
   Summary summary();
 
   /**
+   * A summary read now, never the cached one, with every directory's disk usage measured at most
+   * {@code diskMaxAge} ago (at most the usual minute): what the eviction manager ranks pods by.
+   */
+  Summary fresh(java.time.Duration diskMaxAge);
+
+  /**
    * Reads cgroups and proc as the options say.
    *
    * @param pods the runtime's view of each pod (the PLEG's cache): which sandboxes and containers

@@ -50,6 +50,21 @@ public record StatFs(
    * @throws IOException when no parent exists or the file system cannot be read
    */
   public static StatFs ofExisting(Path path) throws IOException {
+    return of(existing(path));
+  }
+
+  /**
+   * Whether two paths (or their nearest existing parents) are on one file system: the same device,
+   * as upstream compares the root dir's and the image file system's.
+   *
+   * @throws IOException when either cannot be read
+   */
+  public static boolean sameFileSystem(Path a, Path b) throws IOException {
+    return Files.getAttribute(existing(a), "unix:dev")
+        .equals(Files.getAttribute(existing(b), "unix:dev"));
+  }
+
+  private static Path existing(Path path) throws IOException {
     Path p = path.toAbsolutePath();
     while (p != null && !Files.exists(p)) {
       p = p.getParent();
@@ -57,7 +72,7 @@ public record StatFs(
     if (p == null) {
       throw new IOException("no existing directory holds " + path);
     }
-    return of(p);
+    return p;
   }
 
   /**

@@ -119,7 +119,7 @@ public class MetricsScrapeBench {
                 Duration.ZERO),
             () -> pods,
             clock);
-    metrics.registerResource(new ResourceCollector(summary));
+    metrics.registerResource(new ResourceCollector(summary::summary));
   }
 
   /** Every runtime operation, a relist and a sync of every pod, as a running node would have. */

@@ -37,6 +37,8 @@ class DefaultEvictionManagerTest {
   private final Fakes.Listener listener = new Fakes.Listener();
   private final List<Pod> active = new ArrayList<>();
   private final Map<String, PodUsage> usage = new HashMap<>();
+  private boolean dedicatedImageFs;
+  private final List<Boolean> usageReads = new ArrayList<>();
   private final Set<String> stopped = new HashSet<>();
 
   private DefaultEvictionManager manager(EvictionSettings settings) {
@@ -52,14 +54,17 @@ class DefaultEvictionManagerTest {
         new EvictionManager.Parts(
             "node-a",
             signals,
-            () -> Map.copyOf(usage),
+            freshDisk -> {
+              usageReads.add(freshDisk);
+              return Map.copyOf(usage);
+            },
             () -> List.copyOf(active),
             p -> stopped.contains(p.getMetadata().getUid()),
             p -> Optional.empty(),
             killer,
             gc,
             gc,
-            false,
+            () -> dedicatedImageFs,
             recorder,
             listener),
         clock,
@@ -76,9 +81,13 @@ class DefaultEvictionManagerTest {
   }
 
   private Map<Signal, Observation> nodefs(long available, long capacity) {
+    return disk(Signal.NODEFS_AVAILABLE, available, capacity);
+  }
+
+  private Map<Signal, Observation> disk(Signal signal, long available, long capacity) {
     Observation o = obs(available, capacity, clock.instant());
-    signals.now.put(Signal.NODEFS_AVAILABLE, o);
-    return Map.of(Signal.NODEFS_AVAILABLE, o);
+    signals.now.put(signal, o);
+    return Map.of(signal, o);
   }
 
   private void running(Pod pod, long bytes) {
@@ -136,7 +145,7 @@ class DefaultEvictionManagerTest {
     running(overMore, 400 * MI);
     running(overImportant, 2 * GI);
 
-    List<Pod> ranked = Ranking.rank(Signal.MEMORY_AVAILABLE, active, usage);
+    List<Pod> ranked = Ranking.rank(Signal.MEMORY_AVAILABLE, active, usage, false);
 
     assertThat(ranked).containsExactly(overMore, over, overImportant, underRequest);
     assertThat(m.runOnce(memory(10 * MI))).contains(overMore);
@@ -277,6 +286,69 @@ class DefaultEvictionManagerTest {
     assertThat(gc.calls).containsExactly("containers", "images");
     assertThat(killer.killed.get(0).status().getMessage())
         .isEqualTo("The node was low on resource: ephemeral-storage. ");
+  }
+
+  /** A pod whose containers wrote {@code layer} bytes to their writable layers, and more. */
+  private Pod storing(String name, long layer, long volumes) {
+    Pod pod = pod(name, "", "");
+    active.add(pod);
+    usage.put(
+        pod.getMetadata().getUid(),
+        new PodUsage(
+            MI,
+            Map.of("app", MI),
+            new PodUsage.Disk(layer + volumes, 20, layer, 10, Map.of("app", layer)),
+            1));
+    return pod;
+  }
+
+  @Test
+  void withImagesOnTheirOwnFileSystemNodefsPressureRanksByVolumesAndLogsAndKeepsImages() {
+    dedicatedImageFs = true;
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod layerWriter = storing("layer-writer", 900 * MI, 0);
+    Pod volumeWriter = storing("volume-writer", 0, 300 * MI);
+
+    assertThat(m.runOnce(nodefs(GI, 100 * GI))).contains(volumeWriter);
+    assertThat(gc.calls).containsExactly("containers");
+    assertThat(usageReads).as("disk usage read fresh, not a minute old").containsExactly(true);
+    assertThat(killer.killed).extracting(Fakes.Killed::pod).containsExactly(volumeWriter);
+    assertThat(active).contains(layerWriter);
+  }
+
+  @Test
+  void withImagesOnTheirOwnFileSystemImagefsPressureEvictsTheLayerWriterNamingItsContainer() {
+    dedicatedImageFs = true;
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod layerWriter = storing("layer-writer", 900 * MI, 0);
+    storing("volume-writer", 0, 1200 * MI);
+
+    assertThat(m.runOnce(disk(Signal.IMAGEFS_AVAILABLE, GI, 100 * GI))).contains(layerWriter);
+    assertThat(gc.calls).containsExactly("containers", "images");
+    assertThat(killer.killed.get(0).status().getMessage())
+        .isEqualTo(
+            "The node was low on resource: ephemeral-storage. Container app was using 900Mi,"
+                + " which exceeds its request of 0. ");
+  }
+
+  @Test
+  void onOneFileSystemForAllDiskPressureRanksByEverythingAPodStores() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    storing("layer-writer", 900 * MI, 0);
+    Pod both = storing("both", 600 * MI, 600 * MI);
+
+    assertThat(m.runOnce(nodefs(GI, 100 * GI))).contains(both);
+    assertThat(gc.calls).containsExactly("containers", "images");
+  }
+
+  @Test
+  void memoryPressureRanksOnTheSummarysUsageWithoutMeasuringDisksAgain() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    running(pod("hog", "", ""), 900 * MI);
+
+    m.runOnce(memory(10 * MI));
+
+    assertThat(usageReads).containsExactly(false);
   }
 
   @Test

@@ -130,7 +130,8 @@ final class Fakes {
   }
 
   static PodUsage usage(long bytes) {
-    return new PodUsage(bytes, Map.of("app", bytes), bytes / 2, 10, 3);
+    return new PodUsage(
+        bytes, Map.of("app", bytes), new PodUsage.Disk(bytes / 2, 10, 0, 0, Map.of()), 3);
   }
 
   static Observation obs(long available, long capacity, Instant t) {

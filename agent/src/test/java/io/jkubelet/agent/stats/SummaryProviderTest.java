@@ -396,6 +396,29 @@ class SummaryProviderTest {
   }
 
   @Test
+  void aFreshSummaryMeasuresDisksAgainOnceTheyAreOlderThanAsked() throws Exception {
+    FakeHost host = new FakeHost(dir, false);
+    host.container(SANDBOX, 1, 1, 0, 4242);
+    pods.add(pod(true));
+    Path cache =
+        Files.createDirectories(dir.resolve("pods/uid-1/volumes/kubernetes.io~empty-dir/cache"));
+    SummaryProvider provider = provider(host, Duration.ofSeconds(1));
+    long before = provider.summary().pods().get(0).ephemeralStorage().usedBytes();
+    Files.write(cache.resolve("fill"), new byte[5000]);
+
+    clock.step(Duration.ofSeconds(4));
+    assertThat(provider.fresh(Duration.ofSeconds(5)).pods().get(0).ephemeralStorage().usedBytes())
+        .as("measured 4 s ago: young enough")
+        .isEqualTo(before);
+    clock.step(Duration.ofSeconds(2));
+    assertThat(provider.summary().pods().get(0).ephemeralStorage().usedBytes())
+        .as("the summary's own figures stay a minute")
+        .isEqualTo(before);
+    assertThat(provider.fresh(Duration.ofSeconds(5)).pods().get(0).ephemeralStorage().usedBytes())
+        .isEqualTo(before + 5000);
+  }
+
+  @Test
   void aContainerWithoutALayerOnDiskHasNoRootfs() throws Exception {
     FakeHost host = new FakeHost(dir, false);
     host.container(APP, 1, 1, 0, 4343);

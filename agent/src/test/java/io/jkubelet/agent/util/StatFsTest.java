@@ -34,4 +34,10 @@ class StatFsTest {
         .isEqualTo(StatFs.of(dir).capacityBytes());
     assertThatThrownBy(() -> StatFs.of(missing)).isInstanceOf(NoSuchFileException.class);
   }
+
+  @Test
+  void twoPathsAreOnOneFileSystemWhenTheirDeviceIsTheSame() throws IOException {
+    assertThat(StatFs.sameFileSystem(dir.resolve("not/made/yet"), dir)).isTrue();
+    assertThat(StatFs.sameFileSystem(dir, Path.of("/proc"))).as("procfs is its own").isFalse();
+  }
 }
