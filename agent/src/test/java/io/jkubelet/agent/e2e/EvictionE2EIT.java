@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.util.StatFs;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;
@@ -370,8 +371,10 @@ class EvictionE2EIT {
             .ignoreExceptions()
             .until(() -> pod("writer"), p -> p.at("/status/phase").asText().equals("Failed"));
     assertThat(writer.at("/status/reason").asText()).isEqualTo("Evicted");
+    // Its volume is on the root dir: the message names no container (its layer and logs are tiny
+    // but more than its request of 0, so upstream's "Container app was using ..." may follow).
     assertThat(writer.at("/status/message").asText())
-        .isEqualTo("The node was low on resource: ephemeral-storage. ");
+        .startsWith("The node was low on resource: ephemeral-storage. ");
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
@@ -385,5 +388,71 @@ class EvictionE2EIT {
         .untilAsserted(
             () ->
                 assertThat(condition("DiskPressure")).isEqualTo("False KubeletHasNoDiskPressure"));
+  }
+
+  @Test
+  void aContainerFillingItsWritableLayerIsEvictedUnderImagefsPressureAndNamed() throws Exception {
+    // The root dir on its own small file system: the engine's root (its images and the
+    // containers' writable layers) is a dedicated image file system, as on many real nodes.
+    Path rootDir = Files.createDirectories(tmp.resolve("root"));
+    Process m =
+        new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", rootDir.toString())
+            .inheritIO()
+            .start();
+    assertThat(m.waitFor()).isZero();
+    tmpfs = true;
+    Path engineRoot = Path.of(TestDocker.client().infoCmd().exec().getDockerRootDir());
+    long free = StatFs.of(engineRoot).availableBytes();
+    long thresholdMi = (free - 400 * MI) / MI; // crossed once about 400 MiB more are written
+    start(
+        List.of(
+            "--eviction-hard=memory.available<100Mi,imagefs.available<" + thresholdMi + "Mi",
+            "--eviction-pressure-transition-period=5s",
+            // The engine's images are every test's: reclaim must not take them.
+            "--minimum-image-ttl-duration=1h"));
+    Kubectl.apply(
+        ns, Kubectl.boundPod("bystander", node, "", container("app", "sleep 3600", "{}")));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(() -> pod("bystander").at("/status/phase").asText().equals("Running"));
+
+    Kubectl.apply(
+        ns,
+        Kubectl.boundPod(
+            "layer-writer",
+            node,
+            "",
+            container("app", "dd if=/dev/zero of=/fill bs=1M count=1024; sleep 3600", "{}")));
+
+    JsonNode writer =
+        await()
+            .atMost(Duration.ofSeconds(90))
+            .ignoreExceptions()
+            .until(() -> pod("layer-writer"), p -> p.at("/status/phase").asText().equals("Failed"));
+    assertThat(writer.at("/status/reason").asText()).isEqualTo("Evicted");
+    String message = writer.at("/status/message").asText();
+    assertThat(message)
+        .startsWith("The node was low on resource: ephemeral-storage. Container app was using ")
+        .endsWith(", which exceeds its request of 0. ");
+    String used = message.replaceAll(".*was using (\\S+), which.*", "$1");
+    assertThat(Quantity.getAmountInBytes(new Quantity(used)).longValue())
+        .as("the writable layer's usage, from " + message)
+        .isGreaterThan(300 * MI);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> assertThat(condition("DiskPressure")).isEqualTo("True KubeletHasDiskPressure"));
+    assertThat(pod("bystander").at("/status/phase").asText()).isEqualTo("Running");
+    assertThat(jkubelet.log()).doesNotContain("ImageGC: removing image");
+
+    // Deleting the pod removes its containers and their layers: the pressure clears.
+    Kubectl.run("-n", ns, "delete", "pod", "layer-writer", "--wait=false").ok();
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () ->
+                assertThat(condition("DiskPressure")).isEqualTo("False KubeletHasNoDiskPressure"));
+    assertThat(pod("bystander").at("/status/phase").asText()).isEqualTo("Running");
   }
 }
