@@ -62,6 +62,7 @@ final class DefaultEvictionManager implements EvictionManager {
   private Map<Signal, Observation> lastObservations = Map.of();
   private final Map<Signal, Observation> readings = new EnumMap<>(Signal.class);
   private final Set<Signal> nonsenseLogged = EnumSet.noneOf(Signal.class);
+  private final LocalStorageLimits localStorage = new LocalStorageLimits();
   private Instant lastFullRead;
   private Pod pending;
   private Instant pendingSince;
@@ -84,8 +85,7 @@ final class DefaultEvictionManager implements EvictionManager {
       return;
     }
     if (options.thresholds().isEmpty()) {
-      log.info("Eviction manager: no thresholds; not started");
-      return;
+      log.info("Eviction manager: no thresholds; only local storage limits are enforced");
     }
     log.info(
         "Eviction manager: memory signals every {} ms, all every {} ms; thresholds {}",
@@ -150,7 +150,18 @@ final class DefaultEvictionManager implements EvictionManager {
     if (full) {
       lastFullRead = now;
     }
-    runOnce(read(!full));
+    if (!options.thresholds().isEmpty()) {
+      runOnce(read(!full));
+    }
+    localStorage.check(
+        now,
+        parts.activePods(),
+        () -> readUsage(false),
+        parts.dedicatedImageFs(),
+        (pod, exceeded) -> {
+          kill(pod, 0, exceeded.message(), Map.of());
+          parts.listener().evicted(exceeded.signal());
+        });
   }
 
   /**
@@ -269,7 +280,7 @@ final class DefaultEvictionManager implements EvictionManager {
         continue;
       }
       evict(pod, threshold, resource, usage.get(Ranking.uid(pod)));
-      parts.listener().evicted(threshold.signal());
+      parts.listener().evicted(threshold.signal().upstream());
       pending = pod;
       pendingSince = now;
       return Optional.of(pod);
@@ -377,8 +388,15 @@ final class DefaultEvictionManager implements EvictionManager {
     // A maximum of 0 (the default) sets none: the pod's own (upstream kills with 0, then 2 s).
     long max = options.maxPodGracePeriodSeconds();
     long grace = threshold.hard() ? 0 : max > 0 ? Math.min(own, max) : own;
-    String message = Ranking.message(resource, pod, usage);
-    Map<String, String> annotations = Ranking.annotations(resource, pod, usage);
+    kill(
+        pod,
+        grace,
+        Ranking.message(resource, pod, usage),
+        Ranking.annotations(resource, pod, usage));
+  }
+
+  /** Upstream's {@code evictPod}: the pod Failed with reason Evicted, an event, and the kill. */
+  private void kill(Pod pod, long grace, String message, Map<String, String> annotations) {
     log.warn(
         "Eviction manager: evicting pod {}/{} with a grace period of {} s: {}",
         pod.getMetadata().getNamespace(),

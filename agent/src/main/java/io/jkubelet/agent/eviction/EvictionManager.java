@@ -48,14 +48,18 @@ public interface EvictionManager extends Lifecycle {
     Listener NONE =
         new Listener() {
           @Override
-          public void evicted(Signal signal) {}
+          public void evicted(String signal) {}
 
           @Override
           public void statsAge(Signal signal, double seconds) {}
         };
 
-    /** A pod was evicted for {@code signal} ({@code kubelet_evictions}). */
-    void evicted(Signal signal);
+    /**
+     * A pod was evicted for {@code signal} ({@code kubelet_evictions}): a threshold's signal by
+     * upstream's name, or one of upstream's local storage limits ({@code emptydirfs.limit}, {@code
+     * ephemeralpodfs.limit}, {@code ephemeralcontainerfs.limit}).
+     */
+    void evicted(String signal);
 
     /** The age of the reading an eviction acted on ({@code kubelet_eviction_stats_age_seconds}). */
     void statsAge(Signal signal, double seconds);

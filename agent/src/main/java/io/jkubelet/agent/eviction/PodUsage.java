@@ -24,15 +24,21 @@ public record PodUsage(
    * @param inodes the inodes of that storage
    * @param layerBytes its containers' writable layers (each container's {@code rootfs})
    * @param layerInodes their inodes
-   * @param containers each container's writable layer and logs, bytes by name (upstream's usage in
-   *     the eviction message); only containers with both figures
+   * @param containers each container's writable layer and logs, by name
+   * @param volumes the bytes of each volume measured, by name
    */
   public record Disk(
-      long bytes, long inodes, long layerBytes, long layerInodes, Map<String, Long> containers) {
-    public static final Disk NONE = new Disk(0, 0, 0, 0, Map.of());
+      long bytes,
+      long inodes,
+      long layerBytes,
+      long layerInodes,
+      Map<String, ContainerDisk> containers,
+      Map<String, Long> volumes) {
+    public static final Disk NONE = new Disk(0, 0, 0, 0, Map.of(), Map.of());
 
     public Disk {
       containers = Map.copyOf(containers);
+      volumes = Map.copyOf(volumes);
     }
 
     /**
@@ -55,6 +61,31 @@ public record PodUsage(
       }
       boolean imageFs = signal == Signal.IMAGEFS_AVAILABLE || signal == Signal.IMAGEFS_INODES_FREE;
       return imageFs ? layers : Math.max(0, all - layers);
+    }
+  }
+
+  /**
+   * A container's writable layer and logs, bytes; each null when not measured.
+   *
+   * @param layer its writable layer ({@code rootfs})
+   * @param logs its log files
+   */
+  public record ContainerDisk(Long layer, Long logs) {
+    /** Upstream's usage in a disk eviction's message: layer and logs, when both are known. */
+    java.util.Optional<Long> layerAndLogs() {
+      return layer == null || logs == null
+          ? java.util.Optional.empty()
+          : java.util.Optional.of(layer + logs);
+    }
+
+    /**
+     * What counts against its ephemeral-storage limit, as upstream's {@code
+     * containerEphemeralStorageLimitEviction}: its logs, and its layer unless images and layers
+     * have their own file system.
+     */
+    long againstLimit(boolean dedicatedImageFs) {
+      long l = logs == null ? 0 : logs;
+      return dedicatedImageFs || layer == null ? l : l + layer;
     }
   }
 }

@@ -184,12 +184,16 @@ final class Ranking {
     if (usage == null) {
       return out;
     }
-    Map<String, Long> byContainer =
-        switch (resource) {
-          case "memory" -> usage.containerMemory();
-          case "ephemeral-storage" -> usage.disk().containers();
-          default -> Map.of();
-        };
+    Map<String, Long> byContainer = new java.util.HashMap<>();
+    switch (resource) {
+      case "memory" -> byContainer.putAll(usage.containerMemory());
+      case "ephemeral-storage" ->
+          usage
+              .disk()
+              .containers()
+              .forEach((name, d) -> d.layerAndLogs().ifPresent(b -> byContainer.put(name, b)));
+      default -> {}
+    }
     for (Container c : pod.getSpec().getContainers()) {
       Long used = byContainer.get(c.getName());
       if (used == null) {
@@ -208,7 +212,7 @@ final class Ranking {
   }
 
   /** A request as Go's {@code Quantity.String()} writes it: binary amounts canonical. */
-  private static String canonical(Quantity q) {
+  static String canonical(Quantity q) {
     String f = q.getFormat() == null ? "" : q.getFormat();
     return f.endsWith("i") ? binarySi(bytes(q)) : q.toString();
   }

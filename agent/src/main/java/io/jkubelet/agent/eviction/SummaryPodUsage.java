@@ -57,18 +57,28 @@ public final class SummaryPodUsage implements Readers.PodUsageReader {
   private static PodUsage.Disk disk(Summary.PodStats p) {
     long layers = 0;
     long layerInodes = 0;
-    Map<String, Long> containers = new HashMap<>();
+    Map<String, PodUsage.ContainerDisk> containers = new HashMap<>();
     if (p.containers() != null) {
       for (Summary.ContainerStats c : p.containers()) {
         layers += used(c.rootfs());
         layerInodes += inodes(c.rootfs());
-        if (c.rootfs() != null && c.logs() != null) {
-          containers.put(c.name(), used(c.rootfs()) + used(c.logs()));
+        containers.put(
+            c.name(),
+            new PodUsage.ContainerDisk(
+                c.rootfs() == null ? null : used(c.rootfs()),
+                c.logs() == null ? null : used(c.logs())));
+      }
+    }
+    Map<String, Long> volumes = new HashMap<>();
+    if (p.volume() != null) {
+      for (Summary.VolumeStats v : p.volume()) {
+        if (v.name() != null && v.usedBytes() != null) {
+          volumes.put(v.name(), v.usedBytes());
         }
       }
     }
     Summary.FsStats all = p.ephemeralStorage();
-    return new PodUsage.Disk(used(all), inodes(all), layers, layerInodes, containers);
+    return new PodUsage.Disk(used(all), inodes(all), layers, layerInodes, containers, volumes);
   }
 
   private static long used(Summary.FsStats fs) {

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Thread-safe.
  */
 public final class EvictionMetrics implements EvictionManager.Listener, MultiCollector {
-  private final Map<Signal, LongAdder> evictions = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> evictions = new ConcurrentHashMap<>();
   private final Histogram statsAge =
       Histogram.builder()
           .name("kubelet_eviction_stats_age_seconds")
@@ -35,7 +35,7 @@ public final class EvictionMetrics implements EvictionManager.Listener, MultiCol
           .build();
 
   @Override
-  public void evicted(Signal signal) {
+  public void evicted(String signal) {
     evictions.computeIfAbsent(signal, s -> new LongAdder()).increment();
   }
 
@@ -55,7 +55,7 @@ public final class EvictionMetrics implements EvictionManager.Listener, MultiCol
             counts.dataPoint(
                 UnknownSnapshot.UnknownDataPointSnapshot.builder()
                     .value(n.sum())
-                    .labels(Labels.of("eviction_signal", signal.upstream()))
+                    .labels(Labels.of("eviction_signal", signal))
                     .build()));
     return MetricSnapshots.of(counts.build(), statsAge.collect());
   }

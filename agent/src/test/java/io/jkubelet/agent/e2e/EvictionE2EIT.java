@@ -455,4 +455,61 @@ class EvictionE2EIT {
                 assertThat(condition("DiskPressure")).isEqualTo("False KubeletHasNoDiskPressure"));
     assertThat(pod("bystander").at("/status/phase").asText()).isEqualTo("Running");
   }
+
+  @Test
+  void podsPastTheirLocalStorageLimitsAreEvictedWithoutAnyPressure() throws Exception {
+    start(List.of("--eviction-hard=memory.available<100Mi"));
+    Kubectl.apply(
+        ns,
+        Kubectl.boundPod(
+            "sized",
+            node,
+            "  - name: scratch\n    emptyDir: {sizeLimit: 10Mi}",
+            container("app", "dd if=/dev/zero of=/scratch/fill bs=1M count=20; sleep 3600", "{}")
+                + "\n    volumeMounts: [{name: scratch, mountPath: /scratch}]"));
+    Kubectl.apply(
+        ns,
+        Kubectl.boundPod(
+            "limited",
+            node,
+            "",
+            container(
+                "app",
+                "dd if=/dev/zero of=/fill bs=1M count=20; sleep 3600",
+                "{limits: {ephemeral-storage: 10Mi}}")));
+    Kubectl.apply(
+        ns,
+        Kubectl.boundPod(
+            "calm",
+            node,
+            "",
+            container("app", "sleep 3600", "{limits: {ephemeral-storage: 100Mi}}")));
+
+    // Disk usage is measured once a minute, as upstream's: an eviction comes within about 70 s.
+    JsonNode sized =
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .ignoreExceptions()
+            .until(() -> pod("sized"), p -> p.at("/status/phase").asText().equals("Failed"));
+    assertThat(sized.at("/status/reason").asText()).isEqualTo("Evicted");
+    assertThat(sized.at("/status/message").asText())
+        .isEqualTo("Usage of EmptyDir volume \"scratch\" exceeds the limit \"10Mi\". ");
+    JsonNode limited =
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .ignoreExceptions()
+            .until(() -> pod("limited"), p -> p.at("/status/phase").asText().equals("Failed"));
+    assertThat(limited.at("/status/reason").asText()).isEqualTo("Evicted");
+    // Its writable layer counts: the root dir and Docker's data root share this machine's disk.
+    assertThat(limited.at("/status/message").asText())
+        .isEqualTo(
+            "Pod ephemeral local storage usage exceeds the total limit of containers 10Mi. ");
+    assertThat(pod("calm").at("/status/phase").asText()).isEqualTo("Running");
+    assertThat(condition("DiskPressure")).isEqualTo("False KubeletHasNoDiskPressure");
+    String events = Kubectl.run("-n", ns, "get", "events", "-o", "json").ok().out();
+    assertThat(events).contains("Usage of EmptyDir volume", "\"reason\": \"Evicted\"");
+    assertThat(jkubelet.get("/metrics").body())
+        .contains("kubelet_evictions{eviction_signal=\"emptydirfs.limit\"} 1")
+        .contains("kubelet_evictions{eviction_signal=\"ephemeralpodfs.limit\"} 1");
+  }
 }

@@ -128,7 +128,7 @@ class DefaultEvictionManagerTest {
             new Fakes.Event(
                 "Pod", "besteffort", EventType.Warning, "Evicted", k.status().getMessage()));
     assertThat(m.nodeConditions()).containsExactly("MemoryPressure");
-    assertThat(listener.evicted).containsExactly(Signal.MEMORY_AVAILABLE);
+    assertThat(listener.evicted).containsExactly("memory.available");
     assertThat(listener.ages).containsExactly(0.0);
   }
 
@@ -297,7 +297,13 @@ class DefaultEvictionManagerTest {
         new PodUsage(
             MI,
             Map.of("app", MI),
-            new PodUsage.Disk(layer + volumes, 20, layer, 10, Map.of("app", layer)),
+            new PodUsage.Disk(
+                layer + volumes,
+                20,
+                layer,
+                10,
+                Map.of("app", new PodUsage.ContainerDisk(layer, 0L)),
+                Map.of("data", volumes)),
             1));
     return pod;
   }
@@ -349,6 +355,36 @@ class DefaultEvictionManagerTest {
     m.runOnce(memory(10 * MI));
 
     assertThat(usageReads).containsExactly(false);
+  }
+
+  @Test
+  void aPodOverItsEphemeralStorageLimitIsEvictedAtOnceWithoutAnyPressure() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod limited = storing("limited", 30 * MI, 0);
+    limited
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .getResources()
+        .getLimits()
+        .put("ephemeral-storage", new io.fabric8.kubernetes.api.model.Quantity("20Mi"));
+    storing("unlimited", 900 * MI, 0);
+
+    m.tick();
+
+    assertThat(killer.killed).extracting(Fakes.Killed::pod).containsExactly(limited);
+    Fakes.Killed k = killer.killed.get(0);
+    assertThat(k.grace()).isEqualTo(Duration.ZERO);
+    assertThat(k.status().getReason()).isEqualTo("Evicted");
+    assertThat(k.status().getMessage())
+        .isEqualTo(
+            "Pod ephemeral local storage usage exceeds the total limit of containers 20Mi. ");
+    assertThat(recorder.events)
+        .containsExactly(
+            new Fakes.Event(
+                "Pod", "limited", EventType.Warning, "Evicted", k.status().getMessage()));
+    assertThat(listener.evicted).containsExactly("ephemeralpodfs.limit");
+    assertThat(m.nodeConditions()).isEmpty();
   }
 
   @Test

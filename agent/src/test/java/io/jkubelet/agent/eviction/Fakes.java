@@ -82,11 +82,11 @@ final class Fakes {
   }
 
   static final class Listener implements EvictionManager.Listener {
-    final List<Signal> evicted = new ArrayList<>();
+    final List<String> evicted = new ArrayList<>();
     final List<Double> ages = new ArrayList<>();
 
     @Override
-    public void evicted(Signal signal) {
+    public void evicted(String signal) {
       evicted.add(signal);
     }
 
@@ -131,7 +131,7 @@ final class Fakes {
 
   static PodUsage usage(long bytes) {
     return new PodUsage(
-        bytes, Map.of("app", bytes), new PodUsage.Disk(bytes / 2, 10, 0, 0, Map.of()), 3);
+        bytes, Map.of("app", bytes), new PodUsage.Disk(bytes / 2, 10, 0, 0, Map.of(), Map.of()), 3);
   }
 
   static Observation obs(long available, long capacity, Instant t) {
