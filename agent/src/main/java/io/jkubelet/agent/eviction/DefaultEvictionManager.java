@@ -238,7 +238,7 @@ final class DefaultEvictionManager implements EvictionManager {
         "Eviction manager: attempting to reclaim {} ({}; observed {})",
         resource,
         threshold,
-        observed(threshold.signal(), observations.get(threshold.signal())));
+        Observation.describe(threshold.signal(), observations.get(threshold.signal())));
     parts
         .recorder()
         .event(
@@ -293,13 +293,6 @@ final class DefaultEvictionManager implements EvictionManager {
   /** The latest sensible readings, as the summary reports them. Manager thread (or test) only. */
   Map<Signal, Observation> observations() {
     return Map.copyOf(readings);
-  }
-
-  /** An observation as the log gives it, e.g. {@code nodefs.available=123 of 456 at <time>}. */
-  static String observed(Signal signal, Observation o) {
-    return o == null
-        ? signal.upstream() + " not read"
-        : signal.upstream() + "=" + o.available() + " of " + o.capacity() + " at " + o.time();
   }
 
   /** Whether the last evicted pod is still stopping: nothing more is evicted meanwhile. */
