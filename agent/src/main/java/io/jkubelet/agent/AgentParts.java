@@ -15,6 +15,7 @@ import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.logs.LogCollector;
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.SyncLoop;
+import io.jkubelet.agent.metrics.ContainerGcCollector;
 import io.jkubelet.agent.metrics.EvictionMetrics;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
 import io.jkubelet.agent.metrics.KubeletMetrics;
@@ -159,6 +160,7 @@ final class AgentParts {
     workers = podWorkers();
     Housekeeping housekeeping = housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes());
     containerGc = housekeeping.containerGc();
+    metrics.register(new ContainerGcCollector(containerGc::stats));
     kubelet = new Kubelet(parts(housekeeping));
     EvictionMetrics evictionMetrics = new EvictionMetrics();
     metrics.register(evictionMetrics);

@@ -141,9 +141,8 @@ final class EvictionThresholds {
   }
 
   private static Signal signal(String field, String name) {
-    // allocatableMemory.available is not a signal a user may give, as upstream's validSignal.
+    // Every signal, allocatableMemory.available too, as upstream's validSignal (signalToResource).
     return Signal.of(name)
-        .filter(s -> s != Signal.ALLOCATABLE_MEMORY_AVAILABLE)
         .orElseThrow(() -> new ConfigException(field, "unsupported eviction signal " + name));
   }
 

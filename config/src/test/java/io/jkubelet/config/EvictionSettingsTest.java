@@ -73,16 +73,29 @@ class EvictionSettingsTest {
     assertThat(new Percentage(0.1f).resolve(1000)).isEqualTo(100);
   }
 
+  @Test
+  void allocatableMemoryIsASignalAUserMayGiveAsUpstreamsValidSignal() {
+    EvictionSettings s =
+        EvictionSettings.DEFAULTS
+            .withEvictionSoft(Map.of("allocatableMemory.available", "500Mi"))
+            .withEvictionSoftGracePeriod(Map.of("allocatableMemory.available", "10s"))
+            .withEvictionMinimumReclaim(Map.of("allocatableMemory.available", "400Mi"));
+
+    assertThat(s.thresholds(false))
+        .contains(
+            new Threshold(
+                Signal.ALLOCATABLE_MEMORY_AVAILABLE,
+                new Amount(500L << 20),
+                Duration.ofSeconds(10),
+                Optional.of(new Amount(400L << 20))));
+  }
+
   static Stream<Arguments> bad() {
     return Stream.of(
         argumentSet(
             "unknown signal",
             Map.of("memory.free", "1Gi"),
             "evictionHard: unsupported eviction signal memory.free"),
-        argumentSet(
-            "allocatable is not a user's signal",
-            Map.of("allocatableMemory.available", "1Gi"),
-            "evictionHard: unsupported eviction signal allocatableMemory.available"),
         argumentSet(
             "zero quantity",
             Map.of("memory.available", "0"),

@@ -29,13 +29,17 @@ final class GcWiring {
 
   private GcWiring() {}
 
-  /** The image GC; empty at a high threshold of 100, which disables it as upstream. */
+  /**
+   * The image GC, run every {@code period}; empty at a high threshold of 100, which disables it as
+   * upstream.
+   */
   static Optional<ImageGcManager> imageGc(
       KubeletOptions options,
       ImageService images,
       EventRecorder recorder,
       Time time,
-      KubeletMetrics metrics) {
+      KubeletMetrics metrics,
+      java.time.Duration period) {
     GcSettings s = options.config().gc();
     ImageGcPolicy policy =
         new ImageGcPolicy(
@@ -53,7 +57,7 @@ final class GcWiring {
             Refs.node(options.nodeName()),
             time.clock(),
             time.schedulers(),
-            ImageGcManager.PERIOD);
+            period);
     metrics.register(new ImageGcCollector(gc::stats));
     return Optional.of(gc);
   }

@@ -276,7 +276,9 @@ public final class RunCommand implements Callable<Integer> {
     // The engine's root directory, for the image file system's stats, is asked for by the first
     // reading of the node (the eviction manager's, or a stats request) rather than during the
     // start.
-    var imageGc = GcWiring.imageGc(options, docker.imageService(), recorder, time, metrics);
+    var imageGc =
+        GcWiring.imageGc(
+            options, docker.imageService(), recorder, time, metrics, gcFlags.imageGcPeriod());
     var monitoring =
         new Agent.Monitoring(
             metrics, () -> docker.rootDir().orElse(null), GcWiring.collector(imageGc));

@@ -350,10 +350,13 @@ final class DefaultEvictionManager implements EvictionManager {
     return Thresholds.met(options.thresholds(), after, false).isEmpty();
   }
 
-  /** A fresh reading of the threshold's signal, just before a pod is evicted for it. */
+  /**
+   * A fresh reading of the threshold's signal, just before a pod is evicted for it. With its
+   * minimum reclaim: a threshold met stays met until the minimum is freed, as in the iteration.
+   */
   private boolean stillMet(Threshold threshold) {
     Map<Signal, Observation> fresh = read(Thresholds.memory(threshold.signal()));
-    if (Thresholds.met(List.of(threshold), fresh, false).isEmpty()) {
+    if (Thresholds.met(List.of(threshold), fresh, true).isEmpty()) {
       log.info(
           "Eviction manager: {} is no longer met on a fresh reading ({}); nothing evicted",
           threshold,

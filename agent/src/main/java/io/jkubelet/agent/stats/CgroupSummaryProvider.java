@@ -32,10 +32,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The summary from cgroup and proc files. Pods are those of the PLEG's cache with a ready sandbox
- * or a running container; a pod's CPU and memory are the sums over its running containers and its
- * sandbox (upstream's pod cgroup holds the pause container too). Network is the sandbox's network
- * namespace, read through the first process of its cgroup. Files are read once per TTL at most, so
- * a scrape at 110 pods costs a few hundred small reads and no call to the engine.
+ * or a running container; a pod's CPU, memory and processes are the sums over its running
+ * containers and its sandbox (upstream's pod cgroup holds the pause container too). Network is the
+ * sandbox's network namespace, read through the first process of its cgroup. Files are read once
+ * per TTL at most, so a scrape at 110 pods costs a few hundred small reads and no call to the
+ * engine.
  *
  * <p>{@code usageNanoCores} is the rate since the previous sample of the same cgroup, so the first
  * summary has none.
@@ -229,10 +230,12 @@ final class CgroupSummaryProvider implements SummaryProvider {
     String time = time(now);
     Total total = new Total();
     List<ContainerStats> containers = new ArrayList<>();
+    long processes = 0;
     for (ContainerStatus c : running) {
       live.add(c.id());
       Optional<Cgroups.Usage> u = cgroups.container(p.pod().uid(), c.id());
       u.ifPresent(total::add);
+      processes += cgroups.pids(p.pod().uid(), c.id()).size();
       containers.add(
           new ContainerStats(
               c.name(),
@@ -247,8 +250,10 @@ final class CgroupSummaryProvider implements SummaryProvider {
       String id = sandbox.get().id();
       live.add(id);
       cgroups.container(p.pod().uid(), id).ifPresent(total::add);
+      List<Long> sandboxPids = cgroups.pids(p.pod().uid(), id);
+      processes += sandboxPids.size();
       network =
-          cgroups.pids(p.pod().uid(), id).stream()
+          sandboxPids.stream()
               .findFirst()
               .map(pid -> network(proc.interfaces(pid), time))
               .orElse(null);
@@ -270,7 +275,9 @@ final class CgroupSummaryProvider implements SummaryProvider {
             network,
             volumes.isEmpty() ? null : volumes,
             storage.ephemeral(volumes, containers, time),
-            null));
+            // The processes of the pod's cgroups (cAdvisor's process_count): PID pressure ranks on
+            // it.
+            total.any ? new Summary.ProcessStats(processes) : null));
   }
 
   /** A pod's usage: the sum over the cgroups found. Not thread-safe: one per pod and summary. */

@@ -150,6 +150,32 @@ class EvictionE2EIT {
     return JSON.readTree(Kubectl.run("-n", ns, "get", "pod", name, "-o", "json").ok().out());
   }
 
+  /** A 96 MiB tmpfs as the root dir: filling it is cheap and safe. */
+  private void tmpfsRootDir() throws Exception {
+    Path rootDir = Files.createDirectories(tmp.resolve("root"));
+    Process m =
+        new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", rootDir.toString())
+            .inheritIO()
+            .start();
+    assertThat(m.waitFor()).isZero();
+    tmpfs = true;
+  }
+
+  /** The pod once it has failed, within {@code seconds}. */
+  private JsonNode failed(String name, int seconds) {
+    return await()
+        .atMost(Duration.ofSeconds(seconds))
+        .ignoreExceptions()
+        .until(() -> pod(name), p -> p.at("/status/phase").asText().equals("Failed"));
+  }
+
+  /** Waits until the Node's condition {@code type} reads {@code expected} ("status reason"). */
+  private void awaitCondition(String type, String expected, int seconds) {
+    await()
+        .atMost(Duration.ofSeconds(seconds))
+        .untilAsserted(() -> assertThat(condition(type)).isEqualTo(expected));
+  }
+
   private static long bytes(JsonNode q) {
     return Quantity.getAmountInBytes(new Quantity(q.asText())).longValueExact();
   }
@@ -273,11 +299,7 @@ class EvictionE2EIT {
     // The BestEffort hog: 400 MiB more leaves kubepods below 500 MiB available.
     Kubectl.apply(ns, Kubectl.boundPod("hog", node, container("hog", hold(400), "{}")));
 
-    JsonNode hog =
-        await()
-            .atMost(Duration.ofSeconds(90))
-            .ignoreExceptions()
-            .until(() -> pod("hog"), p -> p.at("/status/phase").asText().equals("Failed"));
+    JsonNode hog = failed("hog", 90);
     assertThat(hog.at("/status/reason").asText()).isEqualTo("Evicted");
     assertThat(hog.at("/status/message").asText())
         .matches(
@@ -306,11 +328,7 @@ class EvictionE2EIT {
 
     // Under MemoryPressure a new BestEffort pod is refused, as upstream.
     Kubectl.apply(ns, Kubectl.boundPod("late", node, container("app", "sleep 3600", "{}")));
-    JsonNode late =
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .ignoreExceptions()
-            .until(() -> pod("late"), p -> p.at("/status/phase").asText().equals("Failed"));
+    JsonNode late = failed("late", 30);
     assertThat(late.at("/status/reason").asText()).isEqualTo("Evicted");
     assertThat(late.at("/status/message").asText())
         .isEqualTo("Pod The node had condition: [MemoryPressure]. ");
@@ -343,13 +361,7 @@ class EvictionE2EIT {
 
   @Test
   void aFullRootDirSetsDiskPressureEvictsTheWriterAndClears() throws Exception {
-    Path rootDir = Files.createDirectories(tmp.resolve("root"));
-    Process m =
-        new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", rootDir.toString())
-            .inheritIO()
-            .start();
-    assertThat(m.waitFor()).isZero();
-    tmpfs = true;
+    tmpfsRootDir();
     start(
         List.of(
             "--eviction-hard=memory.available<100Mi,nodefs.available<40Mi",
@@ -365,42 +377,25 @@ class EvictionE2EIT {
             container("app", "dd if=/dev/zero of=/scratch/fill bs=1M count=64; sleep 3600", "{}")
                 + "\n    volumeMounts: [{name: scratch, mountPath: /scratch}]"));
 
-    JsonNode writer =
-        await()
-            .atMost(Duration.ofSeconds(90))
-            .ignoreExceptions()
-            .until(() -> pod("writer"), p -> p.at("/status/phase").asText().equals("Failed"));
+    JsonNode writer = failed("writer", 90);
     assertThat(writer.at("/status/reason").asText()).isEqualTo("Evicted");
     // Its volume is on the root dir: the message names no container (its layer and logs are tiny
     // but more than its request of 0, so upstream's "Container app was using ..." may follow).
     assertThat(writer.at("/status/message").asText())
         .startsWith("The node was low on resource: ephemeral-storage. ");
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () -> assertThat(condition("DiskPressure")).isEqualTo("True KubeletHasDiskPressure"));
+    awaitCondition("DiskPressure", "True KubeletHasDiskPressure", 30);
     assertThat(jkubelet.log()).contains("attempting to reclaim ephemeral-storage");
 
     // The pod's deletion frees its volume: the pressure clears after the transition period.
     Kubectl.run("-n", ns, "delete", "pod", "writer", "--wait=false").ok();
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .untilAsserted(
-            () ->
-                assertThat(condition("DiskPressure")).isEqualTo("False KubeletHasNoDiskPressure"));
+    awaitCondition("DiskPressure", "False KubeletHasNoDiskPressure", 90);
   }
 
   @Test
   void aContainerFillingItsWritableLayerIsEvictedUnderImagefsPressureAndNamed() throws Exception {
     // The root dir on its own small file system: the engine's root (its images and the
     // containers' writable layers) is a dedicated image file system, as on many real nodes.
-    Path rootDir = Files.createDirectories(tmp.resolve("root"));
-    Process m =
-        new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=96m", "tmpfs", rootDir.toString())
-            .inheritIO()
-            .start();
-    assertThat(m.waitFor()).isZero();
-    tmpfs = true;
+    tmpfsRootDir();
     Path engineRoot = Path.of(TestDocker.client().infoCmd().exec().getDockerRootDir());
     long free = StatFs.of(engineRoot).availableBytes();
     long thresholdMi = (free - 400 * MI) / MI; // crossed once about 400 MiB more are written
@@ -425,11 +420,7 @@ class EvictionE2EIT {
             "",
             container("app", "dd if=/dev/zero of=/fill bs=1M count=1024; sleep 3600", "{}")));
 
-    JsonNode writer =
-        await()
-            .atMost(Duration.ofSeconds(90))
-            .ignoreExceptions()
-            .until(() -> pod("layer-writer"), p -> p.at("/status/phase").asText().equals("Failed"));
+    JsonNode writer = failed("layer-writer", 90);
     assertThat(writer.at("/status/reason").asText()).isEqualTo("Evicted");
     String message = writer.at("/status/message").asText();
     assertThat(message)
@@ -439,20 +430,13 @@ class EvictionE2EIT {
     assertThat(Quantity.getAmountInBytes(new Quantity(used)).longValue())
         .as("the writable layer's usage, from " + message)
         .isGreaterThan(300 * MI);
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .untilAsserted(
-            () -> assertThat(condition("DiskPressure")).isEqualTo("True KubeletHasDiskPressure"));
+    awaitCondition("DiskPressure", "True KubeletHasDiskPressure", 30);
     assertThat(pod("bystander").at("/status/phase").asText()).isEqualTo("Running");
     assertThat(jkubelet.log()).doesNotContain("ImageGC: removing image");
 
     // Deleting the pod removes its containers and their layers: the pressure clears.
     Kubectl.run("-n", ns, "delete", "pod", "layer-writer", "--wait=false").ok();
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .untilAsserted(
-            () ->
-                assertThat(condition("DiskPressure")).isEqualTo("False KubeletHasNoDiskPressure"));
+    awaitCondition("DiskPressure", "False KubeletHasNoDiskPressure", 90);
     assertThat(pod("bystander").at("/status/phase").asText()).isEqualTo("Running");
   }
 
@@ -486,19 +470,11 @@ class EvictionE2EIT {
             container("app", "sleep 3600", "{limits: {ephemeral-storage: 100Mi}}")));
 
     // Disk usage is measured once a minute, as upstream's: an eviction comes within about 70 s.
-    JsonNode sized =
-        await()
-            .atMost(Duration.ofSeconds(120))
-            .ignoreExceptions()
-            .until(() -> pod("sized"), p -> p.at("/status/phase").asText().equals("Failed"));
+    JsonNode sized = failed("sized", 120);
     assertThat(sized.at("/status/reason").asText()).isEqualTo("Evicted");
     assertThat(sized.at("/status/message").asText())
         .isEqualTo("Usage of EmptyDir volume \"scratch\" exceeds the limit \"10Mi\". ");
-    JsonNode limited =
-        await()
-            .atMost(Duration.ofSeconds(120))
-            .ignoreExceptions()
-            .until(() -> pod("limited"), p -> p.at("/status/phase").asText().equals("Failed"));
+    JsonNode limited = failed("limited", 120);
     assertThat(limited.at("/status/reason").asText()).isEqualTo("Evicted");
     // Its writable layer counts: the root dir and Docker's data root share this machine's disk.
     assertThat(limited.at("/status/message").asText())

@@ -118,7 +118,11 @@ class MetricsE2EIT {
         .contains("jkubelet_cache_evictions_total{cache=\"loop_pleg_channel\"} 0.0")
         .contains("jkubelet_image_gc_deleted_images_total 0.0")
         .contains("jkubelet_image_gc_freed_bytes_total 0.0")
-        .contains("jkubelet_image_gc_runs_over_threshold_total 0.0");
+        .contains("jkubelet_image_gc_runs_over_threshold_total 0.0")
+        .containsPattern("# TYPE jkubelet_container_gc_removed_containers(_total)? counter")
+        .contains("jkubelet_container_gc_removed_containers_total ")
+        .contains("jkubelet_container_gc_removed_sandboxes_total 0.0")
+        .contains("jkubelet_container_gc_failed_removals_total 0.0");
     promtool(r.body());
   }
 

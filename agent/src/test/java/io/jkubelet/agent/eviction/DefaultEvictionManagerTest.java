@@ -423,6 +423,29 @@ class DefaultEvictionManagerTest {
   }
 
   @Test
+  void minimumReclaimEvictsTheNextPodUntilItIsFreedThoughTheFreshReadingIsAboveTheThreshold() {
+    var m =
+        manager(
+            EvictionSettings.DEFAULTS.withEvictionMinimumReclaim(
+                Map.of("memory.available", "500Mi")));
+    Pod first = pod("first", "", "");
+    Pod second = pod("second", "", "");
+    running(first, 500 * MI);
+    running(second, 400 * MI);
+
+    assertThat(m.runOnce(memory(50 * MI))).contains(first);
+    active.remove(first);
+    stopped.add("uid-first");
+    clock.step(Duration.ofMillis(100));
+    // Above 100Mi, below 100Mi + 500Mi, on the iteration's reading and on the fresh one alike.
+    assertThat(m.runOnce(memory(300 * MI))).contains(second);
+    active.remove(second);
+    stopped.add("uid-second");
+    clock.step(Duration.ofMillis(100));
+    assertThat(m.runOnce(memory(700 * MI))).isEmpty();
+  }
+
+  @Test
   void admissionUnderPressureIsUpstreams() {
     var m = manager(EvictionSettings.DEFAULTS);
     Pod bestEffort = pod("be", "", "");

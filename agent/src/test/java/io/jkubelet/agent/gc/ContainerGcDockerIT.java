@@ -119,11 +119,13 @@ class ContainerGcDockerIT {
 
     assertThat(appContainers()).containsExactlyInAnyOrder(dead.get(2), dead.get(3));
     assertThat(sandboxes()).containsExactly(sandbox);
+    assertThat(gc.stats()).isEqualTo(new ContainerGc.Stats(2, 0, 0));
 
     gc.deleteAllUnusedContainers();
 
     assertThat(appContainers()).isEmpty();
     assertThat(sandboxes()).containsExactly(sandbox);
+    assertThat(gc.stats()).isEqualTo(new ContainerGc.Stats(4, 0, 0));
   }
 
   private List<String> appContainers() {

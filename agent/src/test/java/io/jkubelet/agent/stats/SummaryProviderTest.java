@@ -35,12 +35,17 @@ class SummaryProviderTest {
   private final List<PodStatus> pods = new ArrayList<>();
 
   private SummaryProvider provider(FakeHost host, Duration ttl) {
+    return provider(host, ttl, null);
+  }
+
+  /** The same, with the engine's root (its layer store) at {@code engine}. */
+  private SummaryProvider provider(FakeHost host, Duration ttl, Path engine) {
     return SummaryProvider.create(
         new StatsOptions(
             "node-1",
             8_000_000_000L,
             dir,
-            null,
+            engine,
             new PodLogPaths(dir.resolve("log/pods"), dir.resolve("log/containers")),
             host.cgroup,
             host.proc,
@@ -140,6 +145,8 @@ class SummaryProviderTest {
     // The pod: the running container and the sandbox together; the exited one not at all.
     assertThat(p.cpu().usageCoreNanoSeconds()).isEqualTo(4_000_000_000L);
     assertThat(p.memory().workingSetBytes()).isEqualTo(41_000_000L);
+    // Its processes: one in the sandbox's cgroup, one in the app's (PID pressure ranks on them).
+    assertThat(p.processStats().processCount()).isEqualTo(2L);
     assertThat(p.network().name()).isEqualTo("eth0");
     assertThat(p.network().rxBytes()).isEqualTo(12345L);
     assertThat(p.network().txBytes()).isEqualTo(678L);
@@ -369,19 +376,7 @@ class SummaryProviderTest {
     Files.write(Files.createDirectories(diff.resolve("tmp")).resolve("fill"), new byte[4000]);
     Path appLogs = Files.createDirectories(dir.resolve("log/pods/default_web_uid-1/app"));
     Files.write(appLogs.resolve("0.log"), new byte[100]);
-    SummaryProvider provider =
-        SummaryProvider.create(
-            new StatsOptions(
-                "node-1",
-                8_000_000_000L,
-                dir,
-                engine,
-                new PodLogPaths(dir.resolve("log/pods"), dir.resolve("log/containers")),
-                host.cgroup,
-                host.proc,
-                Duration.ZERO),
-            () -> List.copyOf(pods),
-            clock);
+    SummaryProvider provider = provider(host, Duration.ZERO, engine);
 
     Summary.PodStats p = provider.summary().pods().get(0);
 
@@ -426,12 +421,7 @@ class SummaryProviderTest {
     Path engine = dir.resolve("engine");
     Path mounts = Files.createDirectories(engine.resolve("image/btrfs/layerdb/mounts/" + APP));
     Files.writeString(mounts.resolve("mount-id"), "f00d"); // a driver it does not know
-    SummaryProvider provider =
-        SummaryProvider.create(
-            new StatsOptions(
-                "node-1", 8_000_000_000L, dir, engine, null, host.cgroup, host.proc, Duration.ZERO),
-            () -> List.copyOf(pods),
-            clock);
+    SummaryProvider provider = provider(host, Duration.ZERO, engine);
 
     Summary.PodStats p = provider.summary().pods().get(0);
 
