@@ -1,7 +1,6 @@
 package io.jkubelet.agent.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,12 +11,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,7 +31,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(240)
 class SummaryEvictionE2EIT {
-  private static final Path CGROUP_FS = Path.of("/sys/fs/cgroup");
   private static final long MI = 1L << 20;
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern RECLAIM =
@@ -43,11 +39,10 @@ class SummaryEvictionE2EIT {
               + " (\\d+) at (\\S+)\\)");
 
   private final String node = "evs-" + UUID.randomUUID().toString().substring(0, 8);
-  private final String root = "/jkubelet-evs-" + UUID.randomUUID().toString().substring(0, 8);
+  private final TestCgroupRoot cgroupRoot = new TestCgroupRoot();
   private Path tmp;
   private Path rootDir;
   private boolean tmpfs;
-  private boolean cgroupRootMade;
   private JkubeletProcess jkubelet;
 
   @RegisterExtension
@@ -55,9 +50,7 @@ class SummaryEvictionE2EIT {
 
   @BeforeEach
   void setUp() throws Exception {
-    assumeThat(CGROUP_FS.resolve("cgroup.controllers"))
-        .as("cgroup v1 (this test reads v1 files)")
-        .doesNotExist();
+    cgroupRoot.make(); // skips on cgroup v2
     tmp = Files.createTempDirectory("jkubelet-evsummary");
     rootDir = Files.createDirectories(tmp.resolve("root"));
     Process m =
@@ -66,14 +59,6 @@ class SummaryEvictionE2EIT {
             .start();
     assertThat(m.waitFor()).isZero();
     tmpfs = true;
-    for (Path h : hierarchies()) {
-      Path dir = Files.createDirectories(h.resolve(root.substring(1)));
-      if (h.getFileName().toString().equals("cpuset")) {
-        Files.writeString(dir.resolve("cpuset.cpus"), Files.readString(h.resolve("cpuset.cpus")));
-        Files.writeString(dir.resolve("cpuset.mems"), Files.readString(h.resolve("cpuset.mems")));
-      }
-    }
-    cgroupRootMade = true;
   }
 
   @AfterEach
@@ -84,36 +69,7 @@ class SummaryEvictionE2EIT {
     if (tmpfs) {
       new ProcessBuilder("umount", rootDir.toString()).start().waitFor();
     }
-    if (cgroupRootMade) {
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .ignoreExceptions()
-          .untilAsserted(
-              () -> {
-                for (Path h : hierarchies()) {
-                  removeTree(h.resolve(root.substring(1)));
-                }
-              });
-    }
-  }
-
-  private static List<Path> hierarchies() throws IOException {
-    try (Stream<Path> s = Files.list(CGROUP_FS)) {
-      return s.filter(Files::isDirectory).filter(p -> !Files.isSymbolicLink(p)).toList();
-    }
-  }
-
-  private static void removeTree(Path dir) throws IOException {
-    if (!Files.isDirectory(dir)) {
-      return;
-    }
-    List<Path> dirs;
-    try (Stream<Path> s = Files.walk(dir)) {
-      dirs = s.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList();
-    }
-    for (Path d : dirs) {
-      Files.delete(d);
-    }
+    cgroupRoot.close();
   }
 
   private JsonNode summary() throws Exception {
@@ -142,7 +98,7 @@ class SummaryEvictionE2EIT {
     flags.addAll(
         List.of(
             "--cgroup-root",
-            root,
+            cgroupRoot.path(),
             "--kube-reserved=memory=1Gi",
             "--eviction-hard=memory.available<1Mi,nodefs.available<24Mi",
             "--eviction-pressure-transition-period=2s"));
@@ -166,12 +122,7 @@ class SummaryEvictionE2EIT {
     // allocatableMemory.available: kubepods out of its limit (capacity less the 1 GiB reserved).
     JsonNode pods = n.get("systemContainers").get(0);
     assertThat(pods.get("name").asText()).isEqualTo("pods");
-    long limit =
-        number(
-            CGROUP_FS
-                .resolve("memory")
-                .resolve(root.substring(1))
-                .resolve("kubepods/memory.limit_in_bytes"));
+    long limit = number(cgroupRoot.kubepodsMemory().resolve("memory.limit_in_bytes"));
     assertThat(limit).isEqualTo((memTotalBytes() - (1L << 30)) / 4096 * 4096);
     assertThat(
             pods.at("/memory/availableBytes").asLong()
