@@ -320,25 +320,16 @@ final class DefaultEvictionManager implements EvictionManager {
    */
   private boolean reclaimNodeLevelResources(Threshold threshold) {
     Signal s = threshold.signal();
-    boolean containers =
-        s == Signal.NODEFS_AVAILABLE
-            || s == Signal.NODEFS_INODES_FREE
-            || s == Signal.IMAGEFS_AVAILABLE
-            || s == Signal.IMAGEFS_INODES_FREE;
-    boolean images =
-        containers
-            && (!parts.dedicatedImageFs().getAsBoolean()
-                || s == Signal.IMAGEFS_AVAILABLE
-                || s == Signal.IMAGEFS_INODES_FREE);
-    if (!containers) {
+    if (!Thresholds.disk(s)) {
       return false;
     }
+    boolean imageFs = s == Signal.IMAGEFS_AVAILABLE || s == Signal.IMAGEFS_INODES_FREE;
     try {
       parts.containerGc().deleteAllUnusedContainers();
     } catch (Exception e) {
       log.warn("Eviction manager: removing dead containers failed: {}", e.toString());
     }
-    if (images) {
+    if (imageFs || !parts.dedicatedImageFs().getAsBoolean()) {
       try {
         long freed = parts.imageGc().deleteUnusedImages();
         log.info("Eviction manager: unused images removed, {} bytes freed", freed);

@@ -11,9 +11,12 @@ import java.util.function.Supplier;
  * The engine's root directory ({@code DockerRootDir}), asked for until it answers with a directory,
  * at most once a minute (asking is a call to the engine), then kept.
  *
+ * <p>The agent wraps the engine's answer in one (stats and the eviction manager share it); the
+ * stats readers wrap what they are given again, which costs nothing once it is known.
+ *
  * <p>Thread-safe: {@link #get} is synchronized.
  */
-final class EngineRoot implements Supplier<Path> {
+public final class EngineRoot implements Supplier<Path> {
   static final Duration RETRY = Duration.ofMinutes(1);
 
   private final Supplier<Path> ask;
@@ -21,7 +24,7 @@ final class EngineRoot implements Supplier<Path> {
   private Path known; // guarded by this
   private Instant askedAt; // guarded by this
 
-  EngineRoot(Supplier<Path> ask, Clock clock) {
+  public EngineRoot(Supplier<Path> ask, Clock clock) {
     this.ask = ask;
     this.clock = clock;
   }
