@@ -45,8 +45,9 @@ public final class Agent implements Lifecycle {
    *
    * @param metrics the registries; the runtime and API clients of the {@link Setup} should record
    *     into the same (see {@code metrics.InstrumentedRuntime}, {@code RestClientMetrics})
-   * @param imageFsDir the engine's root directory, for the image file system's stats, asked for
-   *     once, by the first stats request; answering null: the root directory's file system
+   * @param imageFsDir the engine's root directory, for the image file system's stats and the {@code
+   *     imagefs} signals, asked for until it answers (at most once a minute); while it answers
+   *     null, the root directory's file system
    * @param imageGc what the eviction manager reclaims images through under disk pressure
    */
   public record Monitoring(

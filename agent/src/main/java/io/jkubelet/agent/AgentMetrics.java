@@ -1,5 +1,7 @@
 package io.jkubelet.agent;
 
+import io.jkubelet.agent.cm.CgroupDriver;
+import io.jkubelet.agent.cm.CgroupName;
 import io.jkubelet.agent.metrics.KubeletMetrics;
 import io.jkubelet.agent.metrics.ProbeCollectors;
 import io.jkubelet.agent.metrics.ResourceCollector;
@@ -10,9 +12,10 @@ import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.server.DocumentRoute;
 import io.jkubelet.agent.server.ReadOnlyServer;
 import io.jkubelet.agent.server.Route;
+import io.jkubelet.agent.stats.NodeReader;
 import io.jkubelet.agent.stats.StatsOptions;
-import io.jkubelet.agent.stats.Summary;
 import io.jkubelet.agent.stats.SummaryProvider;
+import io.jkubelet.config.CgroupSettings;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,16 +25,16 @@ import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
- * The agent's metrics and stats, wired: the summary over the PLEG's pod cache, the collectors that
- * read the prober and the pods at scrape time, and the documents both servers serve ({@code
- * /metrics}, {@code /metrics/probes}, {@code /metrics/resource}, {@code /stats/summary}). Builds
- * nothing that does I/O; documents read their sources when requested.
+ * The agent's metrics and stats, wired: the summary over the PLEG's pod cache and the node's one
+ * reader (shared with the eviction manager), the collectors that read the prober and the pods at
+ * scrape time, and the documents both servers serve ({@code /metrics}, {@code /metrics/probes},
+ * {@code /metrics/resource}, {@code /stats/summary}). Builds nothing that does I/O; documents read
+ * their sources when requested.
  */
 final class AgentMetrics {
   private final KubeletMetrics metrics;
+  private final NodeReader node;
   private final SummaryProvider summary;
-  private final Supplier<SummaryProvider> makeSummary;
-  private SummaryProvider madeSummary; // guarded by this
 
   AgentMetrics(
       Setup setup,
@@ -41,31 +44,25 @@ final class AgentMetrics {
       ProbeManager probes,
       PodManager podManager) {
     this.metrics = metrics;
-    // Made by the first request, which is when the engine is asked for its root directory.
-    this.makeSummary =
-        () ->
-            SummaryProvider.create(
-                StatsOptions.host(
-                    setup.options().nodeName(),
-                    setup.host().machine().memoryBytes(),
-                    setup.options().rootDir(),
-                    imageFsDir.get(),
-                    setup.options().podLogPaths(),
-                    setup.containerManager()::podCgroupPaths),
-                () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
-                setup.time().clock());
+    var config = setup.options().config();
+    StatsOptions options =
+        StatsOptions.host(
+            setup.options().nodeName(),
+            setup.host().machine().memoryBytes(),
+            setup.options().rootDir(),
+            imageFsDir,
+            setup.options().podLogPaths(),
+            setup.containerManager()::podCgroupPaths,
+            podCgroupRoot(config.cgroups()));
+    // One reader of the node's memory, disks and processes: the eviction manager reads through
+    // it, and the summary reports its latest reading.
+    this.node = NodeReader.create(options, setup.time().clock());
     this.summary =
-        new SummaryProvider() {
-          @Override
-          public Summary summary() {
-            return summaryProvider().summary();
-          }
-
-          @Override
-          public Summary fresh(java.time.Duration diskMaxAge) {
-            return summaryProvider().fresh(diskMaxAge);
-          }
-        };
+        SummaryProvider.create(
+            options,
+            node,
+            () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
+            setup.time().clock());
     metrics.register(ProbeCollectors.attempts(probes::stats));
     metrics.registerProbes(
         ProbeCollectors.results(
@@ -80,11 +77,23 @@ final class AgentMetrics {
     metrics.registerResource(new ResourceCollector(summary::summary));
   }
 
-  private synchronized SummaryProvider summaryProvider() {
-    if (madeSummary == null) {
-      madeSummary = makeSummary.get();
-    }
-    return madeSummary;
+  /**
+   * Where below each hierarchy {@code kubepods} is, as the container manager names it: {@code
+   * /kubepods} under the cgroup root with the cgroupfs driver, {@code /kubepods.slice} with
+   * systemd; null without {@code cgroupsPerQOS}.
+   */
+  static String podCgroupRoot(CgroupSettings cg) {
+    return cg.cgroupsPerQOS()
+        ? CgroupDriver.of(cg.cgroupDriver())
+            .path(
+                CgroupName.parseCgroupfs(cg.cgroupRoot().isEmpty() ? "/" : cg.cgroupRoot())
+                    .child("kubepods"))
+        : null;
+  }
+
+  /** The one reader of the node's memory, file systems and processes. */
+  NodeReader node() {
+    return node;
   }
 
   KubeletMetrics metrics() {

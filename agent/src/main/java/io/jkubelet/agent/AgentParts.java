@@ -45,6 +45,7 @@ import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.config.KubeletConfiguration;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -132,8 +133,10 @@ final class AgentParts {
             new PlegMetrics(metrics));
     probes = probeManager();
     logCollector = RuntimeWiring.logCollector(setup, cache);
-    documents =
-        new AgentMetrics(setup, metrics, monitoring.imageFsDir(), cache, probes, podManager);
+    // Asking the engine for its root is a call to it: asked once, then kept.
+    Supplier<Path> engineRoot =
+        new io.jkubelet.agent.stats.EngineRoot(monitoring.imageFsDir(), setup.time().clock());
+    documents = new AgentMetrics(setup, metrics, engineRoot, cache, probes, podManager);
     Map<String, Long> reserved = EvictionWiring.reservation(config, setup.host().machine());
     admitter =
         new PodAdmitter(
@@ -173,7 +176,8 @@ final class AgentParts {
                 setup.statuses(),
                 workers,
                 documents.summary(),
-                monitoring.imageFsDir(),
+                documents.node(),
+                engineRoot,
                 containerGc,
                 monitoring.imageGc(),
                 evictionMetrics));

@@ -1,16 +1,15 @@
 package io.jkubelet.agent;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.jkubelet.agent.cm.CgroupDriver;
-import io.jkubelet.agent.cm.CgroupName;
 import io.jkubelet.agent.eviction.EvictionManager;
 import io.jkubelet.agent.eviction.EvictionOptions;
-import io.jkubelet.agent.eviction.HostSignals;
 import io.jkubelet.agent.eviction.SummaryPodUsage;
+import io.jkubelet.agent.eviction.SummarySignals;
 import io.jkubelet.agent.gc.ContainerGarbageCollector;
 import io.jkubelet.agent.gc.ImageGarbageCollector;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.pleg.PodCache;
+import io.jkubelet.agent.stats.NodeReader;
 import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.util.StatFs;
@@ -30,8 +29,9 @@ import java.util.function.Supplier;
 
 /**
  * Builds the agent's eviction manager from its configuration and the agent's parts: signals from
- * this host's cgroup and proc files, the pods' usage from the stats summary, evictions through the
- * status manager and a KILL to the pod's worker. Builds only.
+ * the node's reader that the stats summary reports (so the summary shows what eviction decided on),
+ * the pods' usage from the stats summary, evictions through the status manager and a KILL to the
+ * pod's worker. Builds only.
  */
 public final class EvictionWiring {
   private static final org.slf4j.Logger log =
@@ -46,6 +46,7 @@ public final class EvictionWiring {
       StatusManager statuses,
       PodWorkers workers,
       SummaryProvider summary,
+      NodeReader node,
       Supplier<Path> imageFsDir,
       ContainerGarbageCollector containerGc,
       ImageGarbageCollector imageGc,
@@ -128,25 +129,10 @@ public final class EvictionWiring {
             config.eviction().thresholds(enforcePods),
             config.eviction().evictionPressureTransitionPeriod(),
             config.eviction().evictionMaxPodGracePeriod());
-    String kubepods =
-        cg.cgroupsPerQOS()
-            ? CgroupDriver.of(cg.cgroupDriver())
-                .path(
-                    CgroupName.parseCgroupfs(cg.cgroupRoot().isEmpty() ? "/" : cg.cgroupRoot())
-                        .child("kubepods"))
-            : null;
-    var signals =
-        new HostSignals(
-            Path.of("/sys/fs/cgroup"),
-            kubepods,
-            Path.of("/proc"),
-            setup.options().rootDir(),
-            a.imageFsDir(),
-            setup.time().clock());
     var parts =
         new EvictionManager.Parts(
             setup.options().nodeName(),
-            signals,
+            new SummarySignals(a.node()),
             new SummaryPodUsage(a.summary()),
             a.activePods(),
             pod ->

@@ -274,7 +274,8 @@ public final class RunCommand implements Callable<Integer> {
     }
     DockerRuntime docker = connected(engine);
     // The engine's root directory, for the image file system's stats, is asked for by the first
-    // stats request rather than during the start.
+    // reading of the node (the eviction manager's, or a stats request) rather than during the
+    // start.
     var imageGc =
         GcWiring.imageGc(
             options, docker.imageService(), recorder, time, metrics, gcFlags.imageGcPeriod());

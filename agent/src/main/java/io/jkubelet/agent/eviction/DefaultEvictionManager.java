@@ -234,7 +234,11 @@ final class DefaultEvictionManager implements EvictionManager {
     }
     Threshold threshold = Thresholds.byEvictionPriority(thresholds).get(0);
     String resource = Thresholds.RESOURCE.get(threshold.signal());
-    log.warn("Eviction manager: attempting to reclaim {} ({})", resource, threshold);
+    log.warn(
+        "Eviction manager: attempting to reclaim {} ({}; observed {})",
+        resource,
+        threshold,
+        Observation.describe(threshold.signal(), observations.get(threshold.signal())));
     parts
         .recorder()
         .event(
@@ -286,6 +290,11 @@ final class DefaultEvictionManager implements EvictionManager {
     return Optional.empty();
   }
 
+  /** The latest sensible readings, as the summary reports them. Manager thread (or test) only. */
+  Map<Signal, Observation> observations() {
+    return Map.copyOf(readings);
+  }
+
   /** Whether the last evicted pod is still stopping: nothing more is evicted meanwhile. */
   private boolean waitingForCleanup(Instant now) {
     if (pending == null) {
@@ -311,25 +320,16 @@ final class DefaultEvictionManager implements EvictionManager {
    */
   private boolean reclaimNodeLevelResources(Threshold threshold) {
     Signal s = threshold.signal();
-    boolean containers =
-        s == Signal.NODEFS_AVAILABLE
-            || s == Signal.NODEFS_INODES_FREE
-            || s == Signal.IMAGEFS_AVAILABLE
-            || s == Signal.IMAGEFS_INODES_FREE;
-    boolean images =
-        containers
-            && (!parts.dedicatedImageFs().getAsBoolean()
-                || s == Signal.IMAGEFS_AVAILABLE
-                || s == Signal.IMAGEFS_INODES_FREE);
-    if (!containers) {
+    if (!Thresholds.disk(s)) {
       return false;
     }
+    boolean imageFs = s == Signal.IMAGEFS_AVAILABLE || s == Signal.IMAGEFS_INODES_FREE;
     try {
       parts.containerGc().deleteAllUnusedContainers();
     } catch (Exception e) {
       log.warn("Eviction manager: removing dead containers failed: {}", e.toString());
     }
-    if (images) {
+    if (imageFs || !parts.dedicatedImageFs().getAsBoolean()) {
       try {
         long freed = parts.imageGc().deleteUnusedImages();
         log.info("Eviction manager: unused images removed, {} bytes freed", freed);

@@ -15,6 +15,13 @@ public record Observation(long available, long capacity, Instant time) {
     Objects.requireNonNull(time, "time");
   }
 
+  /** As the log gives it, e.g. {@code nodefs.available=123 of 456 at <time>}. */
+  static String describe(io.jkubelet.config.EvictionSettings.Signal signal, Observation o) {
+    return o == null
+        ? signal.upstream() + " not read"
+        : signal.upstream() + "=" + o.available() + " of " + o.capacity() + " at " + o.time();
+  }
+
   /**
    * Why this reading makes no sense, if it does not (kubernetes#52386): a negative amount, or more
    * available than there is. Such a reading is logged and never acted on.

@@ -13,12 +13,10 @@ import io.jkubelet.agent.stats.Summary.PodStats;
 import io.jkubelet.agent.stats.Summary.VolumeStats;
 import io.jkubelet.agent.util.StatFs;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -45,7 +43,13 @@ import org.slf4j.LoggerFactory;
  * summary has none.
  *
  * <p>A pod's volumes, its containers' logs and writable layers are measured by {@link PodStorage},
- * at most once a minute. Not yet reported: inodes of file systems.
+ * at most once a minute.
+ *
+ * <p>The node's {@code memory}, {@code fs}, {@code runtime.imageFs}, {@code rlimit} and the {@code
+ * pods} system container are not read here: they are the {@link NodeReader}'s latest reading, the
+ * one the eviction manager decided on, taken at every call (a cached summary is served again only
+ * while that reading is the same). The summary reads the node itself only when nobody has for
+ * {@link StatsOptions#NODE_READING_MAX_AGE}.
  *
  * <p>Thread-safe: {@code lock} guards the cached summary and the previous CPU samples; scrapes that
  * come together wait for one reading.
@@ -53,6 +57,7 @@ import org.slf4j.LoggerFactory;
 final class CgroupSummaryProvider implements SummaryProvider {
   private static final Logger log = LoggerFactory.getLogger(CgroupSummaryProvider.class);
   private static final String NODE = "/";
+  private static final String PODS = "/pods";
   private static final String DEFAULT_INTERFACE = "eth0";
   private static final Duration VOLUME_TTL = Duration.ofMinutes(1);
 
@@ -63,17 +68,31 @@ final class CgroupSummaryProvider implements SummaryProvider {
   private final ProcFs proc;
   private final PodStorage storage;
 
+  private final NodeReader node;
+
   private final ReentrantLock lock = new ReentrantLock();
+  private Read read;
+  private Instant readAt;
   private Summary cached;
-  private Instant cachedAt;
+  private NodeReading cachedReading;
+
+  /** What a summary reads itself, once per TTL: the pods, the node's CPU and network. */
+  private record Read(
+      List<PodStats> pods,
+      CpuStats cpu,
+      NetworkStats network,
+      String startTime,
+      CpuStats podsCpu) {}
 
   /** The previous CPU sample by key (a container id, a pod uid, or "/"): time and nanoseconds. */
   private Map<String, Sample> samples = new HashMap<>();
 
   private record Sample(Instant at, long cpuNanos) {}
 
-  CgroupSummaryProvider(StatsOptions options, Supplier<Collection<PodStatus>> pods, Clock clock) {
+  CgroupSummaryProvider(
+      StatsOptions options, NodeReader node, Supplier<Collection<PodStatus>> pods, Clock clock) {
     this.options = options;
+    this.node = node;
     this.pods = pods;
     this.clock = clock;
     this.cgroups = new Cgroups(options.cgroupRoot(), options.podCgroups());
@@ -86,10 +105,14 @@ final class CgroupSummaryProvider implements SummaryProvider {
     lock.lock();
     try {
       Instant now = clock.instant();
-      if (cached != null && Duration.between(cachedAt, now).compareTo(options.ttl()) < 0) {
-        return cached;
+      // Taken at every call: the node's reading moves with the eviction manager's (100 ms).
+      NodeReading reading = node.current(StatsOptions.NODE_READING_MAX_AGE);
+      if (read == null || Duration.between(readAt, now).compareTo(options.ttl()) >= 0) {
+        read = read(now, VOLUME_TTL);
+        readAt = now;
+        cached = null;
       }
-      return read(now, VOLUME_TTL);
+      return assemble(reading);
     } finally {
       lock.unlock();
     }
@@ -100,14 +123,26 @@ final class CgroupSummaryProvider implements SummaryProvider {
     lock.lock();
     try {
       Duration age = diskMaxAge.compareTo(VOLUME_TTL) < 0 ? diskMaxAge : VOLUME_TTL;
-      return read(clock.instant(), age);
+      read = read(clock.instant(), age);
+      readAt = clock.instant();
+      cached = null;
+      return assemble(node.current(StatsOptions.NODE_READING_MAX_AGE));
     } finally {
       lock.unlock();
     }
   }
 
-  /** Reads everything now, disk usage at most {@code diskMaxAge} old; under the lock. */
-  private Summary read(Instant now, Duration diskMaxAge) {
+  /** The summary of the last read and the node's reading; under the lock. */
+  private Summary assemble(NodeReading reading) {
+    if (cached == null || cachedReading != reading) {
+      cached = new Summary(node(read, reading), read.pods());
+      cachedReading = reading;
+    }
+    return cached;
+  }
+
+  /** Reads the pods and the node's CPU now, disk usage at most {@code diskMaxAge} old. */
+  private Read read(Instant now, Duration diskMaxAge) {
     Map<String, Sample> next = new HashMap<>();
     List<PodStats> podStats = new ArrayList<>();
     Set<String> live = new HashSet<>();
@@ -122,38 +157,61 @@ final class CgroupSummaryProvider implements SummaryProvider {
     }
     cgroups.retain(live);
     storage.end();
-    Summary s = new Summary(node(now, next), podStats);
+    String time = time(now);
+    Long cpuNanos = cpuNanos("").filter(n -> n > 0).or(proc::cpuNanos).orElse(null);
+    CpuStats cpu = cpuNanos == null ? null : cpu(NODE, cpuNanos, now, next);
+    String podsCgroup = options.podCgroupRoot();
+    CpuStats podsCpu =
+        podsCgroup == null
+            ? null
+            : cpuNanos(podsCgroup.startsWith("/") ? podsCgroup.substring(1) : podsCgroup)
+                .map(n -> cpu(PODS, n, now, next))
+                .orElse(null);
+    Read r =
+        new Read(
+            podStats,
+            cpu,
+            network(proc.interfaces(0), time),
+            proc.bootTime().map(b -> time(Instant.ofEpochSecond(b))).orElse(null),
+            podsCpu);
     samples = next;
-    cached = s;
-    cachedAt = now;
-    return s;
+    return r;
   }
 
-  private Summary.NodeStats node(Instant now, Map<String, Sample> next) {
-    String time = time(now);
-    Optional<Cgroups.Usage> root = cgroups.root();
-    Long cpuNanos =
-        root.map(Cgroups.Usage::cpuNanos).filter(n -> n > 0).or(proc::cpuNanos).orElse(null);
-    CpuStats cpu = cpuNanos == null ? null : cpu(NODE, cpuNanos, now, next);
-    MemoryStats memory =
-        root.filter(u -> u.memoryUsage() >= 0)
-            .map(u -> memory(u, time, true))
-            .orElseGet(() -> meminfo(time));
-    FsStats fs = fs(options.rootDir(), time);
-    Path images =
-        options.imageFsDir() != null && Files.isDirectory(options.imageFsDir())
-            ? options.imageFsDir()
-            : options.rootDir();
+  private Optional<Long> cpuNanos(String rel) {
+    try {
+      return Optional.of(cgroups.cpuNanos(rel));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The node: CPU and network as read once per TTL; memory, file systems, processes and the {@code
+   * pods} system container from the node's reading, the eviction manager's latest.
+   */
+  private Summary.NodeStats node(Read r, NodeReading reading) {
+    List<ContainerStats> system =
+        reading.pods() == null
+            ? null
+            : List.of(
+                new ContainerStats(
+                    Summary.SYSTEM_CONTAINER_PODS,
+                    null,
+                    r.podsCpu(),
+                    reading.pods().stats(),
+                    null,
+                    null));
     return new Summary.NodeStats(
         options.nodeName(),
-        null,
-        proc.bootTime().map(b -> time(Instant.ofEpochSecond(b))).orElse(null),
-        cpu,
-        memory,
-        network(proc.interfaces(0), time),
-        fs,
-        new Summary.RuntimeStats(fs(images, time)),
-        new Summary.RlimitStats(time, proc.pidMax(), proc.tasks()));
+        system,
+        r.startTime(),
+        r.cpu(),
+        reading.memory() == null ? null : reading.memory().stats(),
+        r.network(),
+        reading.fs() == null ? null : reading.fs().stats(),
+        new Summary.RuntimeStats(reading.imageFs() == null ? null : reading.imageFs().stats()),
+        reading.rlimit() == null ? null : reading.rlimit().stats());
   }
 
   private Optional<PodStats> pod(
@@ -184,7 +242,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
               c.name(),
               c.startedAt() == null ? null : time(c.startedAt()),
               u.map(x -> cpu(c.id(), x.cpuNanos(), now, next)).orElse(null),
-              u.map(x -> memory(x, time, false)).orElse(null),
+              u.map(x -> memory(x, time)).orElse(null),
               storage.rootfs(c.id()),
               storage.logs(p.pod(), c.name())));
     }
@@ -215,7 +273,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
             start == null ? null : time(start),
             containers,
             own == null ? null : cpu(p.pod().uid(), own.cpuNanos(), now, next),
-            own == null ? null : memory(own, time, false),
+            own == null ? null : memory(own, time),
             network,
             volumes.isEmpty() ? null : volumes,
             storage.ephemeral(volumes, containers, time),
@@ -255,40 +313,9 @@ final class CgroupSummaryProvider implements SummaryProvider {
     return new CpuStats(time(now), rate, cpuNanos);
   }
 
-  private MemoryStats memory(Cgroups.Usage u, String time, boolean node) {
-    Long available =
-        node && options.memoryCapacityBytes() > 0
-            ? Math.max(0, options.memoryCapacityBytes() - u.workingSet())
-            : null;
+  private static MemoryStats memory(Cgroups.Usage u, String time) {
     return new MemoryStats(
-        time,
-        available,
-        u.memoryUsage(),
-        u.workingSet(),
-        u.rss(),
-        u.pageFaults(),
-        u.majorPageFaults());
-  }
-
-  /** The node's memory from /proc/meminfo, where the root cgroup has none (cgroup v2). */
-  private MemoryStats meminfo(String time) {
-    Map<String, Long> m = proc.meminfo();
-    Long total = m.get("MemTotal");
-    Long free = m.get("MemFree");
-    if (total == null || free == null) {
-      return null;
-    }
-    long usage = total - free;
-    long workingSet = Math.max(0, usage - m.getOrDefault("Inactive(file)", 0L));
-    long capacity = options.memoryCapacityBytes() > 0 ? options.memoryCapacityBytes() : total;
-    return new MemoryStats(
-        time,
-        Math.max(0, capacity - workingSet),
-        usage,
-        workingSet,
-        m.get("AnonPages"),
-        null,
-        null);
+        time, null, u.memoryUsage(), u.workingSet(), u.rss(), u.pageFaults(), u.majorPageFaults());
   }
 
   private static NetworkStats network(List<InterfaceStats> interfaces, String time) {
@@ -330,6 +357,6 @@ final class CgroupSummaryProvider implements SummaryProvider {
 
   /** RFC 3339 at second precision, as Kubernetes' metav1.Time. */
   static String time(Instant t) {
-    return t.truncatedTo(ChronoUnit.SECONDS).toString();
+    return Summary.time(t);
   }
 }

@@ -19,7 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * or {@code <pod cgroup>/docker-<id>.scope}, when jkubelet gives pods cgroups. A custom {@code
  * --cgroup-parent} of the engine is not searched. Found paths are remembered by id.
  *
- * <p>Working set, as cAdvisor computes it: usage minus inactive file pages, never negative.
+ * <p>Working set, as cAdvisor computes it: usage minus inactive file pages, never negative. The one
+ * reader of cgroup memory: the summary's containers, pods and node, and through {@link NodeReader}
+ * the eviction manager's memory signals.
  *
  * <p>Thread-safe: the path cache is a concurrent map; every read goes to the files.
  */
@@ -119,12 +121,75 @@ final class Cgroups {
   }
 
   /**
-   * The root cgroup's usage, where the root has the files: v1 always; v2 only CPU ({@code
-   * cpu.stat}), as the v2 root has no {@code memory.current}.
+   * The CPU time of the cgroup at {@code rel} below each hierarchy ("" for the root): v1 {@code
+   * cpuacct.usage}, v2 {@code usage_usec} of {@code cpu.stat}.
    */
-  Optional<Usage> root() {
-    return read("");
+  long cpuNanos(String rel) throws IOException {
+    return version == Version.V2
+        ? keyValues(root.resolve(rel).resolve("cpu.stat")).getOrDefault("usage_usec", 0L) * 1000
+        : number(root.resolve("cpuacct").resolve(rel).resolve("cpuacct.usage"));
   }
+
+  /**
+   * A cgroup's memory.
+   *
+   * @param usage v1 {@code memory.usage_in_bytes}, v2 {@code memory.current}
+   * @param workingSet the usage less the inactive file pages (v1 {@code total_inactive_file}, v2
+   *     {@code inactive_file} of {@code memory.stat}), never negative
+   * @param rss anonymous memory (v1 {@code total_rss}, v2 {@code anon})
+   */
+  record Memory(long usage, long workingSet, long rss, long pageFaults, long majorPageFaults) {}
+
+  /**
+   * The memory of the cgroup at {@code rel} below each hierarchy ("" for the root). Empty for the
+   * v2 root, which has no {@code memory.current} (its figures are in {@code /proc/meminfo}).
+   *
+   * @throws IOException when a file cannot be read or parsed
+   */
+  Optional<Memory> memory(String rel) throws IOException {
+    if (version == Version.V2) {
+      Path dir = root.resolve(rel);
+      Path current = dir.resolve("memory.current");
+      if (rel.isEmpty() && !Files.exists(current)) {
+        return Optional.empty();
+      }
+      long usage = number(current);
+      Map<String, Long> stat = keyValues(dir.resolve("memory.stat"));
+      return Optional.of(
+          new Memory(
+              usage,
+              Math.max(0, usage - stat.getOrDefault("inactive_file", 0L)),
+              stat.getOrDefault("anon", 0L),
+              stat.getOrDefault("pgfault", 0L),
+              stat.getOrDefault("pgmajfault", 0L)));
+    }
+    Path mem = root.resolve("memory").resolve(rel);
+    long usage = number(mem.resolve("memory.usage_in_bytes"));
+    Map<String, Long> stat = keyValues(mem.resolve("memory.stat"));
+    return Optional.of(
+        new Memory(
+            usage,
+            Math.max(0, usage - pick(stat, "total_inactive_file", "inactive_file")),
+            pick(stat, "total_rss", "rss"),
+            pick(stat, "total_pgfault", "pgfault"),
+            pick(stat, "total_pgmajfault", "pgmajfault")));
+  }
+
+  /**
+   * The memory limit of the cgroup at {@code rel}: v1 {@code memory.limit_in_bytes}, v2 {@code
+   * memory.max}; empty when it has none (v2 {@code max}, v1's page-rounded {@code LONG_MAX}).
+   */
+  Optional<Long> memoryLimit(String rel) throws IOException {
+    if (version == Version.V2) {
+      String max = line(root.resolve(rel).resolve("memory.max"));
+      return max.equals("max") ? Optional.empty() : Optional.of(Long.parseLong(max));
+    }
+    long limit = number(root.resolve("memory").resolve(rel).resolve("memory.limit_in_bytes"));
+    return limit >= UNLIMITED ? Optional.empty() : Optional.of(limit);
+  }
+
+  /** No memory limit on v1: the kernel writes a page-rounded {@code LONG_MAX}. */
+  private static final long UNLIMITED = Long.MAX_VALUE / 2;
 
   private Optional<String> relative(String podUid, String id) {
     String known = relByContainer.get(id);
@@ -166,42 +231,22 @@ final class Cgroups {
 
   private Optional<Usage> read(String rel) {
     try {
-      return Optional.of(version == Version.V2 ? readV2(root.resolve(rel)) : readV1(rel));
+      Optional<Memory> m = memory(rel);
+      if (m.isEmpty()) {
+        return Optional.empty();
+      }
+      Memory mem = m.get();
+      return Optional.of(
+          new Usage(
+              cpuNanos(rel),
+              mem.usage(),
+              mem.workingSet(),
+              mem.rss(),
+              mem.pageFaults(),
+              mem.majorPageFaults()));
     } catch (IOException | RuntimeException e) {
       return Optional.empty(); // gone between listing and reading, or not a cgroup
     }
-  }
-
-  private Usage readV1(String rel) throws IOException {
-    long cpu = number(root.resolve("cpuacct").resolve(rel).resolve("cpuacct.usage"));
-    Path mem = root.resolve("memory").resolve(rel);
-    long usage = number(mem.resolve("memory.usage_in_bytes"));
-    Map<String, Long> stat = keyValues(mem.resolve("memory.stat"));
-    long inactive = pick(stat, "total_inactive_file", "inactive_file");
-    return new Usage(
-        cpu,
-        usage,
-        Math.max(0, usage - inactive),
-        pick(stat, "total_rss", "rss"),
-        pick(stat, "total_pgfault", "pgfault"),
-        pick(stat, "total_pgmajfault", "pgmajfault"));
-  }
-
-  private static Usage readV2(Path dir) throws IOException {
-    long cpu = keyValues(dir.resolve("cpu.stat")).getOrDefault("usage_usec", 0L) * 1000;
-    Path current = dir.resolve("memory.current");
-    if (!Files.exists(current)) {
-      return new Usage(cpu, -1, -1, -1, -1, -1); // the v2 root: memory comes from /proc/meminfo
-    }
-    long usage = number(current);
-    Map<String, Long> stat = keyValues(dir.resolve("memory.stat"));
-    return new Usage(
-        cpu,
-        usage,
-        Math.max(0, usage - stat.getOrDefault("inactive_file", 0L)),
-        stat.getOrDefault("anon", 0L),
-        stat.getOrDefault("pgfault", 0L),
-        stat.getOrDefault("pgmajfault", 0L));
   }
 
   private static long pick(Map<String, Long> stat, String first, String second) {
@@ -209,8 +254,22 @@ final class Cgroups {
     return v != null ? v : stat.getOrDefault(second, 0L);
   }
 
+  /** A file's first line, trimmed. NOTE: read by lines: the JDK reads some kernel files short. */
+  static String line(Path file) throws IOException {
+    List<String> lines = Files.readAllLines(file);
+    if (lines.isEmpty()) {
+      throw new IOException(file + " is empty");
+    }
+    return lines.get(0).trim();
+  }
+
+  /** A file that holds one number, as {@code memory.usage_in_bytes}. */
   static long number(Path file) throws IOException {
-    return Long.parseLong(Files.readString(file).trim());
+    try {
+      return Long.parseLong(line(file));
+    } catch (NumberFormatException e) {
+      throw new IOException(file + " holds no number: " + e.getMessage());
+    }
   }
 
   /** "key value" lines, as memory.stat and cpu.stat; lines that do not parse are skipped. */

@@ -38,7 +38,7 @@ final class PodStorage {
   PodStorage(StatsOptions options, Clock clock, Duration ttl) {
     this.options = options;
     this.disk = new DiskUsage(clock, ttl);
-    this.layers = new WritableLayers(options.imageFsDir());
+    this.layers = new WritableLayers(new EngineRoot(options.imageFsDir(), clock));
     this.maxAge = ttl;
   }
 

@@ -10,8 +10,10 @@ import java.util.Optional;
 
 /**
  * Reads what the summary needs from a proc file system (normally {@code /proc}): a network
- * namespace's interfaces, the host's memory, boot time and CPU time, and process limits. Every
- * method returns empty or null when its file is missing or malformed. Stateless and thread-safe.
+ * namespace's interfaces, the host's memory, boot time and CPU time, and process limits. The
+ * interfaces, boot time and CPU time are empty when their file is missing or malformed; memory and
+ * processes, read for the eviction manager too ({@link NodeReader}), throw, so that the reason can
+ * be logged. Stateless and thread-safe.
  */
 final class ProcFs {
   /** USER_HZ: the unit of {@code /proc/stat} CPU times on every Linux architecture we run on. */
@@ -52,23 +54,31 @@ final class ProcFs {
     return out;
   }
 
-  /** {@code /proc/meminfo} in bytes, by key (MemTotal, MemFree, Inactive(file), ...). */
-  Map<String, Long> meminfo() {
-    try {
-      Map<String, Long> out = new java.util.HashMap<>();
-      for (String line : Files.readAllLines(proc.resolve("meminfo"))) {
-        int colon = line.indexOf(':');
-        if (colon < 0) {
-          continue;
-        }
-        String[] v = line.substring(colon + 1).trim().split("\\s+");
+  /**
+   * {@code /proc/meminfo} in bytes, by key (MemTotal, MemFree, Inactive(file), ...).
+   *
+   * @throws IOException when it cannot be read, or has no {@code MemTotal} or {@code MemFree}
+   */
+  Map<String, Long> meminfo() throws IOException {
+    Path file = proc.resolve("meminfo");
+    Map<String, Long> out = new java.util.HashMap<>();
+    for (String line : Files.readAllLines(file)) {
+      int colon = line.indexOf(':');
+      if (colon < 0) {
+        continue;
+      }
+      String[] v = line.substring(colon + 1).trim().split("\\s+");
+      try {
         long n = Long.parseLong(v[0]);
         out.put(line.substring(0, colon), v.length > 1 && v[1].equals("kB") ? n * 1024 : n);
+      } catch (NumberFormatException e) {
+        // not a figure
       }
-      return out;
-    } catch (IOException | RuntimeException e) {
-      return Map.of();
     }
+    if (!out.containsKey("MemTotal") || !out.containsKey("MemFree")) {
+      throw new IOException("no MemTotal or MemFree in " + file);
+    }
+    return out;
   }
 
   /** The boot time (seconds since the epoch), from {@code btime} in {@code /proc/stat}. */
@@ -95,25 +105,19 @@ final class ProcFs {
     return Optional.empty();
   }
 
-  /**
-   * {@code kernel.pid_max}. NOTE: read by lines: the JDK's {@code Files.readString} returns only
-   * its first character.
-   */
-  Long pidMax() {
-    try {
-      return Long.parseLong(Files.readAllLines(proc.resolve("sys/kernel/pid_max")).get(0).trim());
-    } catch (IOException | NumberFormatException | IndexOutOfBoundsException e) {
-      return null;
-    }
+  /** {@code kernel.pid_max}. */
+  long pidMax() throws IOException {
+    return Cgroups.number(proc.resolve("sys/kernel/pid_max"));
   }
 
   /** The number of tasks the kernel schedules (the total in {@code /proc/loadavg}). */
-  Long tasks() {
+  long tasks() throws IOException {
+    Path file = proc.resolve("loadavg");
+    String[] f = Cgroups.line(file).split("\\s+");
     try {
-      String[] f = Files.readString(proc.resolve("loadavg")).trim().split("\\s+");
       return Long.parseLong(f[3].substring(f[3].indexOf('/') + 1));
-    } catch (IOException | RuntimeException e) {
-      return null;
+    } catch (RuntimeException e) {
+      throw new IOException("no task count in " + file + ": " + e);
     }
   }
 

@@ -6,15 +6,17 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Where the summary reads from.
  *
  * @param nodeName the node's name, as the summary reports it
- * @param memoryCapacityBytes the node's memory, for {@code availableBytes}
+ * @param memoryCapacityBytes the node's memory, for {@code availableBytes} (0: {@code MemTotal})
  * @param rootDir jkubelet's root directory: its file system is the node's {@code fs}
  * @param imageFsDir the engine's root directory (images and container layers): its file system is
- *     {@code runtime.imageFs}; null to use the root directory's
+ *     {@code runtime.imageFs}; asked until it answers, and while it answers null the root
+ *     directory's is used
  * @param podLogs where containers' log files are, for each container's {@code logs}; null for none
  * @param cgroupRoot where the cgroup hierarchy is mounted
  * @param procRoot where proc is mounted
@@ -23,19 +25,23 @@ import java.util.function.Function;
  * @param podCgroups by pod uid, where below each hierarchy the pod's cgroup may be (e.g. {@code
  *     kubepods/burstable/pod<uid>}): its containers are looked for in there as well as where Docker
  *     puts them by default
+ * @param podCgroupRoot where below each hierarchy {@code kubepods} is (e.g. {@code /kubepods}), the
+ *     {@code pods} system container and the {@code allocatableMemory.available} signal; null
+ *     without {@code cgroupsPerQOS}
  */
 public record StatsOptions(
     String nodeName,
     long memoryCapacityBytes,
     Path rootDir,
-    Path imageFsDir,
+    Supplier<Path> imageFsDir,
     PodLogPaths podLogs,
     Path cgroupRoot,
     Path procRoot,
     Duration ttl,
-    Function<String, List<String>> podCgroups) {
+    Function<String, List<String>> podCgroups,
+    String podCgroupRoot) {
 
-  /** Containers only where Docker puts them by default. */
+  /** Containers only where Docker puts them by default; no {@code kubepods}. */
   public StatsOptions(
       String nodeName,
       long memoryCapacityBytes,
@@ -57,12 +63,44 @@ public record StatsOptions(
         uid -> List.of());
   }
 
+  /** A known engine root directory (or null); no {@code kubepods}. */
+  public StatsOptions(
+      String nodeName,
+      long memoryCapacityBytes,
+      Path rootDir,
+      Path imageFsDir,
+      PodLogPaths podLogs,
+      Path cgroupRoot,
+      Path procRoot,
+      Duration ttl,
+      Function<String, List<String>> podCgroups) {
+    this(
+        nodeName,
+        memoryCapacityBytes,
+        rootDir,
+        () -> imageFsDir,
+        podLogs,
+        cgroupRoot,
+        procRoot,
+        ttl,
+        podCgroups,
+        null);
+  }
+
   /** The default TTL: shorter than any scrape interval worth having. */
   public static final Duration DEFAULT_TTL = Duration.ofSeconds(1);
+
+  /**
+   * How old the node's reading may be before a summary reads it itself: the eviction manager reads
+   * every second, so with it running the summary always shows its latest reading; without it (no
+   * thresholds), a summary reads.
+   */
+  public static final Duration NODE_READING_MAX_AGE = Duration.ofSeconds(2);
 
   public StatsOptions {
     Objects.requireNonNull(nodeName, "nodeName");
     Objects.requireNonNull(rootDir, "rootDir");
+    Objects.requireNonNull(imageFsDir, "imageFsDir");
     Objects.requireNonNull(cgroupRoot, "cgroupRoot");
     Objects.requireNonNull(procRoot, "procRoot");
     Objects.requireNonNull(ttl, "ttl");
@@ -77,9 +115,10 @@ public record StatsOptions(
       String nodeName,
       long memoryCapacityBytes,
       Path rootDir,
-      Path imageFsDir,
+      Supplier<Path> imageFsDir,
       PodLogPaths podLogs,
-      Function<String, List<String>> podCgroups) {
+      Function<String, List<String>> podCgroups,
+      String podCgroupRoot) {
     return new StatsOptions(
         nodeName,
         memoryCapacityBytes,
@@ -89,6 +128,7 @@ public record StatsOptions(
         Path.of("/sys/fs/cgroup"),
         Path.of("/proc"),
         DEFAULT_TTL,
-        podCgroups);
+        podCgroups,
+        podCgroupRoot);
   }
 }

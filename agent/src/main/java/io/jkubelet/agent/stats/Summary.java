@@ -105,4 +105,12 @@ public record Summary(NodeStats node, List<PodStats> pods) {
   public record RlimitStats(String time, Long maxpid, Long curproc) {}
 
   public record ProcessStats(@JsonProperty("process_count") Long processCount) {}
+
+  /** The name of the system container of the pods' cgroup ({@code kubepods}), as upstream's. */
+  public static final String SYSTEM_CONTAINER_PODS = "pods";
+
+  /** RFC 3339 at second precision, as Kubernetes' {@code metav1.Time}. */
+  static String time(java.time.Instant t) {
+    return t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+  }
 }

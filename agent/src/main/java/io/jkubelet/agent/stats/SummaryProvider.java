@@ -29,7 +29,17 @@ public interface SummaryProvider {
    */
   static SummaryProvider create(
       StatsOptions options, Supplier<Collection<PodStatus>> pods, Clock clock) {
-    return new CgroupSummaryProvider(options, pods, clock);
+    return create(options, NodeReader.create(options, clock), pods, clock);
+  }
+
+  /**
+   * As {@link #create(StatsOptions, Supplier, Clock)}, with the node's memory, file systems,
+   * processes and {@code pods} system container from {@code node}'s latest reading, the one the
+   * eviction manager reads through: the summary shows what eviction decided on.
+   */
+  static SummaryProvider create(
+      StatsOptions options, NodeReader node, Supplier<Collection<PodStatus>> pods, Clock clock) {
+    return new CgroupSummaryProvider(options, node, pods, clock);
   }
 
   /** The summary as upstream's JSON. */

@@ -25,26 +25,28 @@ import org.slf4j.LoggerFactory;
 final class WritableLayers {
   private static final Logger log = LoggerFactory.getLogger(WritableLayers.class);
 
-  private final Path engineRoot;
+  private final java.util.function.Supplier<Path> engineRoot;
   private final Map<String, Path> found = new ConcurrentHashMap<>();
 
   /**
-   * @param engineRoot the engine's root directory ({@code DockerRootDir}); null for none
+   * @param engineRoot the engine's root directory ({@code DockerRootDir}); answers null while it is
+   *     not known, or for none
    */
-  WritableLayers(Path engineRoot) {
+  WritableLayers(java.util.function.Supplier<Path> engineRoot) {
     this.engineRoot = engineRoot;
   }
 
   /** The directory holding what the container wrote, or empty. */
   Optional<Path> of(String containerId) {
-    if (engineRoot == null) {
+    Path root = engineRoot.get();
+    if (root == null) {
       return Optional.empty();
     }
     Path known = found.get(containerId);
     if (known != null) {
       return Optional.of(known);
     }
-    Optional<Path> dir = find(containerId);
+    Optional<Path> dir = find(root, containerId);
     dir.ifPresent(d -> found.put(containerId, d));
     return dir;
   }
@@ -54,13 +56,13 @@ final class WritableLayers {
     found.keySet().retainAll(live);
   }
 
-  private Optional<Path> find(String containerId) {
+  private Optional<Path> find(Path engineRoot, String containerId) {
     try (DirectoryStream<Path> drivers = Files.newDirectoryStream(engineRoot.resolve("image"))) {
       for (Path driver : drivers) {
         Path mountId = driver.resolve("layerdb/mounts").resolve(containerId).resolve("mount-id");
         if (Files.isRegularFile(mountId)) {
           String id = Files.readString(mountId, StandardCharsets.US_ASCII).trim();
-          return layer(driver.getFileName().toString(), id).filter(Files::isDirectory);
+          return layer(engineRoot, driver.getFileName().toString(), id).filter(Files::isDirectory);
         }
       }
     } catch (IOException | RuntimeException e) {
@@ -69,7 +71,7 @@ final class WritableLayers {
     return Optional.empty();
   }
 
-  private Optional<Path> layer(String driver, String mountId) {
+  private static Optional<Path> layer(Path engineRoot, String driver, String mountId) {
     if (mountId.isEmpty() || mountId.contains("/") || mountId.startsWith(".")) {
       return Optional.empty();
     }

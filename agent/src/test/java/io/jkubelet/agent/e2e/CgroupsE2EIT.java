@@ -1,7 +1,6 @@
 package io.jkubelet.agent.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import com.github.dockerjava.api.DockerClient;
@@ -14,12 +13,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,7 +36,8 @@ class CgroupsE2EIT {
   private static final Path CGROUP_FS = Path.of("/sys/fs/cgroup");
 
   private final String node = "e2e-" + UUID.randomUUID().toString().substring(0, 8);
-  private final String root = "/jkubelet-it-" + UUID.randomUUID().toString().substring(0, 8);
+  private final TestCgroupRoot cgroupRoot = new TestCgroupRoot();
+  private final String root = cgroupRoot.path();
   private final DockerClient docker = TestDocker.client();
   private Path tmp;
   private Path manifests;
@@ -50,20 +48,10 @@ class CgroupsE2EIT {
 
   @BeforeEach
   void setUp() throws Exception {
-    assumeThat(CGROUP_FS.resolve("cgroup.controllers"))
-        .as("cgroup v1 (this test reads v1 files)")
-        .doesNotExist();
+    // The root exists in every hierarchy, as upstream requires of --cgroup-root.
+    cgroupRoot.make();
     tmp = Files.createTempDirectory("jkubelet-cgroups");
     manifests = Files.createDirectories(tmp.resolve("manifests"));
-    // The root exists in every hierarchy, as upstream requires of --cgroup-root; cpuset gets its
-    // parent's cpus and mems, which the kernel leaves empty.
-    for (Path h : hierarchies()) {
-      Path dir = Files.createDirectories(h.resolve(root.substring(1)));
-      if (h.getFileName().toString().equals("cpuset")) {
-        Files.writeString(dir.resolve("cpuset.cpus"), Files.readString(h.resolve("cpuset.cpus")));
-        Files.writeString(dir.resolve("cpuset.mems"), Files.readString(h.resolve("cpuset.mems")));
-      }
-    }
   }
 
   @AfterEach
@@ -72,36 +60,7 @@ class CgroupsE2EIT {
       jkubelet.close();
     }
     TestDocker.removeAll(docker, Labels.NODE, node);
-    // The test's cgroup tree, deepest first; the engine removes a container's own cgroups as it
-    // removes the container, which may take a moment.
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .ignoreExceptions()
-        .untilAsserted(
-            () -> {
-              for (Path h : hierarchies()) {
-                removeTree(h.resolve(root.substring(1)));
-              }
-            });
-  }
-
-  private static List<Path> hierarchies() throws IOException {
-    try (Stream<Path> s = Files.list(CGROUP_FS)) {
-      return s.filter(Files::isDirectory).filter(p -> !Files.isSymbolicLink(p)).toList();
-    }
-  }
-
-  private static void removeTree(Path dir) throws IOException {
-    if (!Files.isDirectory(dir)) {
-      return;
-    }
-    List<Path> dirs;
-    try (Stream<Path> s = Files.walk(dir)) {
-      dirs = s.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList();
-    }
-    for (Path d : dirs) {
-      Files.delete(d); // rmdir: a cgroup's files go with it
-    }
+    cgroupRoot.close(); // the engine removes a container's cgroups as it removes it
   }
 
   private JkubeletProcess start(List<String> flags) throws Exception {

@@ -1,7 +1,6 @@
 package io.jkubelet.agent.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,10 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,16 +31,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(420)
 class EvictionE2EIT {
-  private static final Path CGROUP_FS = Path.of("/sys/fs/cgroup");
   private static final long MI = 1L << 20;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String node = "ev-" + UUID.randomUUID().toString().substring(0, 8);
   private final String ns = "ev-" + UUID.randomUUID().toString().substring(0, 8);
-  private final String root = "/jkubelet-ev-" + UUID.randomUUID().toString().substring(0, 8);
+  private final TestCgroupRoot cgroupRoot = new TestCgroupRoot();
   private Path tmp;
   private Path manifests;
-  private boolean cgroupRootMade;
   private boolean tmpfs;
   private JkubeletProcess jkubelet;
 
@@ -70,53 +65,10 @@ class EvictionE2EIT {
     if (tmpfs) {
       new ProcessBuilder("umount", tmp.resolve("root").toString()).start().waitFor();
     }
-    if (cgroupRootMade) {
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .ignoreExceptions()
-          .untilAsserted(
-              () -> {
-                for (Path h : hierarchies()) {
-                  removeTree(h.resolve(root.substring(1)));
-                }
-              });
-    }
+    cgroupRoot.close();
   }
 
   // --- fixtures ---
-
-  private void makeCgroupRoot() throws IOException {
-    assumeThat(CGROUP_FS.resolve("cgroup.controllers"))
-        .as("cgroup v1 (this test reads v1 files)")
-        .doesNotExist();
-    for (Path h : hierarchies()) {
-      Path dir = Files.createDirectories(h.resolve(root.substring(1)));
-      if (h.getFileName().toString().equals("cpuset")) {
-        Files.writeString(dir.resolve("cpuset.cpus"), Files.readString(h.resolve("cpuset.cpus")));
-        Files.writeString(dir.resolve("cpuset.mems"), Files.readString(h.resolve("cpuset.mems")));
-      }
-    }
-    cgroupRootMade = true;
-  }
-
-  private static List<Path> hierarchies() throws IOException {
-    try (Stream<Path> s = Files.list(CGROUP_FS)) {
-      return s.filter(Files::isDirectory).filter(p -> !Files.isSymbolicLink(p)).toList();
-    }
-  }
-
-  private static void removeTree(Path dir) throws IOException {
-    if (!Files.isDirectory(dir)) {
-      return;
-    }
-    List<Path> dirs;
-    try (Stream<Path> s = Files.walk(dir)) {
-      dirs = s.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList();
-    }
-    for (Path d : dirs) {
-      Files.delete(d);
-    }
-  }
 
   private void start(List<String> flags) throws Exception {
     List<String> all = new ArrayList<>();
@@ -208,11 +160,11 @@ class EvictionE2EIT {
 
   @Test
   void allocatableIsCapacityLessTheReservationsAndKubepodsIsLimitedToIt() throws Exception {
-    makeCgroupRoot();
+    cgroupRoot.make();
     start(
         List.of(
             "--cgroup-root",
-            root,
+            cgroupRoot.path(),
             "--kube-reserved=cpu=500m,memory=2Gi",
             "--system-reserved=memory=1Gi,ephemeral-storage=1Gi",
             "--eviction-hard=memory.available<300Mi,nodefs.available<1%"));
@@ -240,14 +192,14 @@ class EvictionE2EIT {
     assertThat(alloc.get("pods").asText()).isEqualTo(cap.get("pods").asText());
 
     // kubepods: the capacity less both reservations (not the eviction threshold), page-rounded.
-    Path limit = CGROUP_FS.resolve("memory").resolve(root.substring(1)).resolve("kubepods");
+    Path limit = cgroupRoot.kubepodsMemory();
     assertThat(Long.parseLong(Files.readString(limit.resolve("memory.limit_in_bytes")).trim()))
         .isEqualTo((memTotalBytes() - (3L << 30)) / 4096 * 4096);
   }
 
   @Test
   void aBestEffortPodPastTheMemoryThresholdIsEvictedWhileTheOthersRunOn() throws Exception {
-    makeCgroupRoot();
+    cgroupRoot.make();
     long reserved = memTotalBytes() - 1536 * MI; // kubepods gets 1.5 GiB
     // A static BestEffort pod, the largest user, is ranked first and never evicted.
     Files.writeString(
@@ -265,7 +217,7 @@ class EvictionE2EIT {
     start(
         List.of(
             "--cgroup-root",
-            root,
+            cgroupRoot.path(),
             "--kube-reserved=memory=" + reserved,
             "--eviction-hard=memory.available<500Mi",
             "--eviction-pressure-transition-period=30s"));
@@ -402,7 +354,9 @@ class EvictionE2EIT {
     start(
         List.of(
             "--eviction-hard=memory.available<100Mi,imagefs.available<" + thresholdMi + "Mi",
-            "--eviction-pressure-transition-period=5s",
+            // Long enough for the Node's next status update (every 10 s) to show the pressure:
+            // the evicted pod's layer goes with the next reclaim, a second later.
+            "--eviction-pressure-transition-period=20s",
             // The engine's images are every test's: reclaim must not take them.
             "--minimum-image-ttl-duration=1h"));
     Kubectl.apply(
@@ -434,9 +388,9 @@ class EvictionE2EIT {
     assertThat(pod("bystander").at("/status/phase").asText()).isEqualTo("Running");
     assertThat(jkubelet.log()).doesNotContain("ImageGC: removing image");
 
-    // Deleting the pod removes its containers and their layers: the pressure clears.
-    Kubectl.run("-n", ns, "delete", "pod", "layer-writer", "--wait=false").ok();
-    awaitCondition("DiskPressure", "False KubeletHasNoDiskPressure", 90);
+    // The next reclaim removes the evicted pod's dead container and its layer: the pressure clears.
+    awaitCondition("DiskPressure", "False KubeletHasNoDiskPressure", 60);
+    assertThat(pod("layer-writer").at("/status/phase").asText()).isEqualTo("Failed");
     assertThat(pod("bystander").at("/status/phase").asText()).isEqualTo("Running");
   }
 

@@ -52,6 +52,10 @@ final class TestCgroupRoot implements AutoCloseable {
     return Long.parseLong(Files.readAllLines(file).get(0).trim());
   }
 
+  /**
+   * Makes the root in every hierarchy, as upstream requires of {@code --cgroup-root}; cpuset gets
+   * its parent's cpus and mems, which the kernel leaves empty.
+   */
   TestCgroupRoot make() throws IOException {
     assumeThat(CGROUP_FS.resolve("cgroup.controllers"))
         .as("cgroup v1 (this test reads v1 files)")
@@ -67,6 +71,7 @@ final class TestCgroupRoot implements AutoCloseable {
     return this;
   }
 
+  /** Removes the tree, deepest first, waiting for the engine to remove its containers' cgroups. */
   @Override
   public void close() {
     if (!made) {

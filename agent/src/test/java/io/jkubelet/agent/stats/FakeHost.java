@@ -67,6 +67,34 @@ final class FakeHost {
     }
   }
 
+  /**
+   * The {@code kubepods} cgroup at {@code rel} with its memory limit ({@code -1}: none), usage and
+   * inactive file pages, and CPU time.
+   */
+  void kubepods(String rel, long limit, long usage, long inactiveFile, long cpuNanos) {
+    if (v2) {
+      Path d = cgroup.resolve(rel);
+      write(d.resolve("memory.max"), limit < 0 ? "max\n" : limit + "\n");
+      write(d.resolve("memory.current"), usage + "\n");
+      write(
+          d.resolve("memory.stat"),
+          "anon 300\nfile 5\ninactive_file " + inactiveFile + "\npgfault 9\npgmajfault 2\n");
+      write(d.resolve("cpu.stat"), "usage_usec " + cpuNanos / 1000 + "\n");
+    } else {
+      Path m = cgroup.resolve("memory/" + rel);
+      write(
+          m.resolve("memory.limit_in_bytes"),
+          (limit < 0 ? Long.toString(9223372036854771712L) : Long.toString(limit)) + "\n");
+      write(m.resolve("memory.usage_in_bytes"), usage + "\n");
+      write(
+          m.resolve("memory.stat"),
+          "inactive_file 1\nrss 1\ntotal_rss 300\ntotal_inactive_file "
+              + inactiveFile
+              + "\ntotal_pgfault 9\ntotal_pgmajfault 2\n");
+      write(cgroup.resolve("cpuacct/" + rel + "/cpuacct.usage"), cpuNanos + "\n");
+    }
+  }
+
   void network(long pid, long rx, long tx) {
     write(proc.resolve(pid + "/net/dev"), netDev("eth0", rx, tx));
   }

@@ -257,6 +257,72 @@ class SummaryProviderTest {
         .isEqualTo(2_000_000_000L);
   }
 
+  @ParameterizedTest(name = "cgroup v2: {0}")
+  @ValueSource(booleans = {false, true})
+  void theNodeSectionIsTheNodeReadersLatestReadingWithThePodsSystemContainer(boolean v2)
+      throws Exception {
+    FakeHost host = new FakeHost(dir, v2);
+    host.kubepods("kubepods", 4L << 30, 1L << 30, 73_741_824, 7_000_000_000L);
+    host.container(SANDBOX, 1, 1, 0, 4242);
+    host.container(APP, 1, 1, 0, 4343);
+    pods.add(pod(true));
+    StatsOptions options =
+        new StatsOptions(
+            "node-1",
+            8_000_000_000L,
+            dir,
+            () -> null,
+            null,
+            host.cgroup,
+            host.proc,
+            Duration.ofSeconds(1),
+            uid -> List.of(),
+            "/kubepods");
+    NodeReader node = NodeReader.create(options, clock);
+    SummaryProvider provider =
+        SummaryProvider.create(options, node, () -> List.copyOf(pods), clock);
+    NodeReading reading = node.read(false);
+
+    Summary first = provider.summary();
+    JsonNode json = new ObjectMapper().readTree(SummaryProvider.json(first));
+    JsonNode n = json.get("node");
+    assertThat(n.at("/memory/availableBytes").asLong())
+        .isEqualTo(reading.memory().availableBytes());
+    assertThat(n.at("/memory/workingSetBytes").asLong())
+        .isEqualTo(reading.memory().workingSetBytes());
+    assertThat(n.at("/memory/time").asText()).isEqualTo("2026-01-01T00:00:00Z");
+    assertThat(n.at("/fs/availableBytes").asLong()).isEqualTo(reading.fs().availableBytes());
+    assertThat(n.at("/fs/inodesFree").asLong()).isEqualTo(reading.fs().inodesFree());
+    assertThat(n.at("/fs/inodes").asLong()).isEqualTo(reading.fs().inodes());
+    assertThat(n.at("/fs/inodesUsed").asLong())
+        .isEqualTo(reading.fs().inodes() - reading.fs().inodesFree());
+    assertThat(n.at("/runtime/imageFs/capacityBytes").asLong())
+        .isEqualTo(reading.imageFs().capacityBytes());
+    assertThat(n.at("/rlimit/maxpid").asLong()).isEqualTo(4194304);
+    assertThat(n.at("/rlimit/curproc").asLong()).isEqualTo(345);
+    assertThat(n.at("/rlimit/time").asText()).isEqualTo("2026-01-01T00:00:00Z");
+    JsonNode system = n.get("systemContainers");
+    assertThat(system).hasSize(1);
+    assertThat(system.at("/0/name").asText()).isEqualTo("pods");
+    assertThat(system.at("/0/memory/availableBytes").asLong())
+        .isEqualTo((4L << 30) - 1_000_000_000L);
+    assertThat(system.at("/0/memory/workingSetBytes").asLong()).isEqualTo(1_000_000_000L);
+    assertThat(system.at("/0/cpu/usageCoreNanoSeconds").asLong()).isEqualTo(7_000_000_000L);
+    assertThat(system.at("/0").has("rootfs")).isFalse();
+
+    // A memory reading (the eviction manager's, 100 ms later) shows at once; the pods, read
+    // once per TTL, are the same.
+    clock.step(Duration.ofMillis(100));
+    host.kubepods("kubepods", 4L << 30, 2L << 30, 73_741_824, 7_000_000_000L);
+    NodeReading fast = node.read(true);
+    Summary second = provider.summary();
+    assertThat(second.node().systemContainers().get(0).memory().workingSetBytes())
+        .isEqualTo(fast.pods().workingSetBytes())
+        .isEqualTo((2L << 30) - 73_741_824);
+    assertThat(second.pods()).isSameAs(first.pods());
+    assertThat(provider.summary()).as("the same reading: the same summary").isSameAs(second);
+  }
+
   @Test
   void podsWithNothingRunningAndContainersWithoutACgroupAreReportedAsFarAsKnown() {
     FakeHost host = new FakeHost(dir, false);
