@@ -227,6 +227,9 @@ class CgroupsE2EIT {
     // A restart of jkubelet keeps every pod running: the same containers, nothing restarted.
     Map<String, String> before = runningContainers();
     assertThat(before).hasSize(6); // three sandboxes and three containers
+    // As counted before the restart: a first start the runtime refused under load (runc's
+    // "can't get final child's PID from pipe", seen once) is one restart that is not the agent's.
+    Map<String, Integer> restarts = restartCounts();
     jkubelet.stop();
     start(withCgroups());
     await()
@@ -240,11 +243,17 @@ class CgroupsE2EIT {
         .untilAsserted(
             () -> {
               assertThat(runningContainers()).isEqualTo(before);
-              assertThat(jkubelet.pods())
-                  .hasSize(3)
-                  .allSatisfy(p -> assertThat(app(p).getRestartCount()).isZero());
+              assertThat(restartCounts()).isEqualTo(restarts);
             });
     assertThat(jkubelet.log()).doesNotContain("run outside the pod's cgroup");
+  }
+
+  private Map<String, Integer> restartCounts() {
+    Map<String, Integer> out = new java.util.TreeMap<>();
+    for (Pod p : jkubelet.pods()) {
+      out.put(p.getMetadata().getName(), app(p).getRestartCount());
+    }
+    return out;
   }
 
   private boolean up(Pod p) {
