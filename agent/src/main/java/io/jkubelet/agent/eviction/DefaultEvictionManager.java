@@ -1,8 +1,6 @@
 package io.jkubelet.agent.eviction;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodStatus;
-import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.jkubelet.agent.cm.QosClass;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
@@ -63,6 +61,7 @@ final class DefaultEvictionManager implements EvictionManager {
   private final Map<Signal, Observation> readings = new EnumMap<>(Signal.class);
   private final Set<Signal> nonsenseLogged = EnumSet.noneOf(Signal.class);
   private final LocalStorageLimits localStorage = new LocalStorageLimits();
+  private final PodEvictor evictor;
   private Instant lastFullRead;
   private Pod pending;
   private Instant pendingSince;
@@ -77,6 +76,7 @@ final class DefaultEvictionManager implements EvictionManager {
     this.parts = parts;
     this.clock = clock;
     this.schedulers = schedulers;
+    this.evictor = new PodEvictor(options.maxPodGracePeriodSeconds(), parts);
   }
 
   @Override
@@ -159,7 +159,7 @@ final class DefaultEvictionManager implements EvictionManager {
         () -> readUsage(false),
         parts.dedicatedImageFs(),
         (pod, exceeded) -> {
-          kill(pod, 0, exceeded.message(), Map.of());
+          evictor.kill(pod, 0, exceeded.message(), Map.of());
           parts.listener().evicted(exceeded.signal());
         });
   }
@@ -279,7 +279,7 @@ final class DefaultEvictionManager implements EvictionManager {
             pod.getMetadata().getName());
         continue;
       }
-      evict(pod, threshold, resource, usage.get(Ranking.uid(pod)));
+      evictor.evict(pod, threshold, resource, usage.get(Ranking.uid(pod)));
       parts.listener().evicted(threshold.signal().upstream());
       pending = pod;
       pendingSince = now;
@@ -381,45 +381,5 @@ final class DefaultEvictionManager implements EvictionManager {
       }
     }
     return usage;
-  }
-
-  private void evict(Pod pod, Threshold threshold, String resource, PodUsage usage) {
-    long own =
-        pod.getSpec().getTerminationGracePeriodSeconds() == null
-            ? 30
-            : pod.getSpec().getTerminationGracePeriodSeconds();
-    // Hard: at once. Soft: the pod's own grace period, at most the maximum (kubernetes#64530).
-    // A maximum of 0 (the default) sets none: the pod's own (upstream kills with 0, then 2 s).
-    long max = options.maxPodGracePeriodSeconds();
-    long grace = threshold.hard() ? 0 : max > 0 ? Math.min(own, max) : own;
-    kill(
-        pod,
-        grace,
-        Ranking.message(resource, pod, usage),
-        Ranking.annotations(resource, pod, usage));
-  }
-
-  /** Upstream's {@code evictPod}: the pod Failed with reason Evicted, an event, and the kill. */
-  private void kill(Pod pod, long grace, String message, Map<String, String> annotations) {
-    log.warn(
-        "Eviction manager: evicting pod {}/{} with a grace period of {} s: {}",
-        pod.getMetadata().getNamespace(),
-        pod.getMetadata().getName(),
-        grace,
-        message);
-    parts.recorder().emit(Refs.pod(pod), null, annotations, EventType.Warning, REASON, message);
-    PodStatus current = parts.status().apply(pod).orElse(null);
-    PodStatus failed =
-        (current == null ? new PodStatusBuilder() : new PodStatusBuilder(current))
-            .withPhase("Failed")
-            .withReason(REASON)
-            .withMessage(message)
-            .build();
-    try {
-      parts.killer().kill(pod, failed, Duration.ofSeconds(grace));
-    } catch (RuntimeException e) {
-      log.error(
-          "Eviction manager: killing pod {} failed: {}", pod.getMetadata().getName(), e.toString());
-    }
   }
 }
