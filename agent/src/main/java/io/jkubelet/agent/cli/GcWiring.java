@@ -30,8 +30,8 @@ final class GcWiring {
   private GcWiring() {}
 
   /**
-   * The image GC, run every {@code period}; empty at a high threshold of 100, which disables it as
-   * upstream.
+   * The image GC, run every {@code --image-gc-period}; empty at a high threshold of 100, which
+   * disables it as upstream.
    */
   static Optional<ImageGcManager> imageGc(
       KubeletOptions options,
@@ -39,7 +39,8 @@ final class GcWiring {
       EventRecorder recorder,
       Time time,
       KubeletMetrics metrics,
-      java.time.Duration period) {
+      GcFlags flags) {
+    java.time.Duration period = flags.imageGcPeriod();
     GcSettings s = options.config().gc();
     ImageGcPolicy policy =
         new ImageGcPolicy(

@@ -273,12 +273,9 @@ public final class RunCommand implements Callable<Integer> {
       certs.start();
     }
     DockerRuntime docker = connected(engine);
-    // The engine's root directory, for the image file system's stats, is asked for by the first
-    // reading of the node (the eviction manager's, or a stats request) rather than during the
-    // start.
+    // The engine's root directory is asked for by the node's first reading, not during the start.
     var imageGc =
-        GcWiring.imageGc(
-            options, docker.imageService(), recorder, time, metrics, gcFlags.imageGcPeriod());
+        GcWiring.imageGc(options, docker.imageService(), recorder, time, metrics, gcFlags);
     var monitoring =
         new Agent.Monitoring(
             metrics, () -> docker.rootDir().orElse(null), GcWiring.collector(imageGc));
