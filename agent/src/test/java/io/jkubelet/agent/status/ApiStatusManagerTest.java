@@ -174,6 +174,8 @@ class ApiStatusManagerTest {
     assertThat(got.getHostIP()).isEqualTo(ApiStatusFixtures.HOST_IP);
     assertThat(got.getStartTime()).isEqualTo(status.getStartTime());
     assertThat(got.getQosClass()).isEqualTo("BestEffort");
+    // The API shows the patch before the manager has counted it (its answer is still on the way).
+    await().atMost(Duration.ofSeconds(2)).until(() -> m.stats().writes() >= 1);
     assertThat(m.stats().writes()).isEqualTo(1);
     assertThat(m.healthy().ok()).isTrue();
   }
@@ -409,6 +411,7 @@ class ApiStatusManagerTest {
     PodStatus got = apiStatus(name);
     assertThat(got.getPodIP()).isEqualTo("10.88.0.14");
     assertThat(got.getContainerStatuses().get(0).getContainerID()).startsWith("docker://");
+    await().atMost(Duration.ofSeconds(2)).until(() -> m.stats().writes() >= 1);
     assertThat(m.stats().writes()).isEqualTo(1);
     assertThat(get(name).getMetadata().getUid()).isEqualTo(mirror.getMetadata().getUid());
   }
@@ -504,6 +507,7 @@ class ApiStatusManagerTest {
     await().atMost(Duration.ofSeconds(1)).until(() -> get(first.getMetadata().getName()) == null);
     // The second is found by the periodic re-check.
     await().atMost(Duration.ofSeconds(5)).until(() -> get(second.getMetadata().getName()) == null);
+    await().atMost(Duration.ofSeconds(2)).until(() -> m.stats().deletes() >= 2);
     assertThat(m.stats().deletes()).isEqualTo(2);
   }
 
