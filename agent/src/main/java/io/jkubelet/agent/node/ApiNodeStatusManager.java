@@ -25,8 +25,10 @@ import org.slf4j.LoggerFactory;
  * <p>One scheduler, {@code node-status}, runs {@link #syncOnce()} again and again: it registers the
  * Node until that succeeds (with {@link NodeRegistration#BACKOFF}), then, every {@code
  * statusUpdateFrequency}, renews the Lease first (it is the cheaper heartbeat and the one the node
- * lifecycle controller reads) and syncs the status. A Node found deleted is registered again at
- * once; a Node with a new uid makes the Lease take it as its owner.
+ * lifecycle controller reads) and syncs the status; a pressure condition that changes, or a
+ * NotReady node that becomes ready, brings the next round forward (within {@link #CONDITION_POLL}).
+ * A Node found deleted is registered again at once; a Node with a new uid makes the Lease take it
+ * as its owner.
  *
  * <p>Threading: the fields under "sync state", and the three parts, are confined to the thread that
  * runs {@link #syncOnce()}: the scheduler's, or a test's thread when the manager is not started.
@@ -66,8 +68,12 @@ final class ApiNodeStatusManager implements NodeStatusManager {
 
   private volatile Scheduler scheduler;
 
-  /** How often a NotReady node looks whether it became ready. */
-  static final Duration NOT_READY_POLL = Duration.ofSeconds(1);
+  /**
+   * How often, between two rounds, the node looks whether a condition it owns wants writing now: a
+   * pressure condition that the eviction manager set or cleared, or a NotReady node that became
+   * ready.
+   */
+  static final Duration CONDITION_POLL = Duration.ofSeconds(1);
 
   private volatile boolean stopped;
 
@@ -181,9 +187,10 @@ final class ApiNodeStatusManager implements NodeStatusManager {
       return;
     }
     try {
-      if (registered && next.compareTo(NOT_READY_POLL) > 0 && !status.health().ok()) {
+      if (registered && next.compareTo(CONDITION_POLL) > 0) {
         Instant due = clock.instant().plus(next);
-        scheduler.after(NOT_READY_POLL, () -> untilReady(due));
+        boolean notReady = !status.health().ok();
+        scheduler.after(CONDITION_POLL, () -> untilDue(due, notReady));
       } else {
         scheduler.after(next, this::loop);
       }
@@ -193,20 +200,25 @@ final class ApiNodeStatusManager implements NodeStatusManager {
   }
 
   /**
-   * While the node is NotReady, its readiness is looked at every {@link #NOT_READY_POLL}, and the
-   * status is synced as soon as it is ready (a CNI configuration that a DaemonSet just wrote), not
-   * only at the next period; at {@code due} the round runs anyway.
+   * Until {@code due}, the next round, looks every {@link #CONDITION_POLL} whether a condition
+   * wants writing at once, and then runs the round early: a pressure condition that changed, so
+   * that the Node shows pressure within a second of the eviction manager seeing it (upstream waits
+   * for the next status update, and a short pressure can fall between two and never show), or a
+   * NotReady node that became ready (a CNI configuration that a DaemonSet just wrote). Readiness is
+   * asked only while NotReady: asking it calls the runtime.
    */
-  private void untilReady(Instant due) {
+  private void untilDue(Instant due, boolean notReady) {
     if (stopped) {
       return;
     }
-    if (!clock.instant().isBefore(due) || status.health().ok()) {
+    if (!clock.instant().isBefore(due)
+        || status.pressureChanged()
+        || (notReady && status.health().ok())) {
       loop();
       return;
     }
     try {
-      scheduler.after(NOT_READY_POLL, () -> untilReady(due));
+      scheduler.after(CONDITION_POLL, () -> untilDue(due, notReady));
     } catch (RejectedExecutionException e) {
       // stopping
     }

@@ -16,8 +16,9 @@ import java.util.function.Supplier;
  *
  * <p>{@link #start()} registers the Node, retrying with backoff, and then, every {@code
  * statusUpdateFrequency}, renews the Lease and computes the status, which it PATCHes only when it
- * changed or when {@code statusReportFrequency} has passed. A Node deleted while running is
- * registered again. The API server being down is logged and retried, never thrown.
+ * changed or when {@code statusReportFrequency} has passed; a pressure condition that changes is
+ * written within a second, not at the next period. A Node deleted while running is registered
+ * again. The API server being down is logged and retried, never thrown.
  *
  * <p>{@link #healthy()} fails when neither a status sync nor a Lease renewal has succeeded for
  * three update periods.

@@ -2,6 +2,7 @@ package io.jkubelet.agent.node;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -19,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -304,13 +306,33 @@ final class NodeStatusSync {
     }
   }
 
+  /**
+   * Whether the pressure conditions that are True now differ from those last written; false before
+   * the first write.
+   */
+  boolean pressureChanged() {
+    Node reported = lastReported;
+    if (reported == null || reported.getStatus() == null) {
+      return false;
+    }
+    Set<String> now = pressure();
+    for (String type : NodeStatuses.PRESSURE_CONDITIONS) {
+      NodeCondition c = NodeStatuses.find(reported.getStatus().getConditions(), type);
+      boolean written = c != null && "True".equals(c.getStatus());
+      if (written != now.contains(type)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The pressure conditions that are True; none when asking fails. */
-  private java.util.Set<String> pressure() {
+  private Set<String> pressure() {
     try {
       return resources.pressure().get();
     } catch (RuntimeException e) {
       log.warn("NodeStatus: cannot read the pressure conditions: {}", e.toString());
-      return java.util.Set.of();
+      return Set.of();
     }
   }
 

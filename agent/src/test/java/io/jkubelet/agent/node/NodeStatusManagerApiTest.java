@@ -35,6 +35,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -118,11 +119,28 @@ class NodeStatusManagerApiTest {
 
   private ApiNodeStatusManager manager(
       NodeOptions options, Time time, Supplier<String> runtimeVersion, Supplier<Health> readiness) {
+    return manager(options, time, runtimeVersion, readiness, NodeResources.NONE);
+  }
+
+  private ApiNodeStatusManager manager(
+      NodeOptions options,
+      Time time,
+      Supplier<String> runtimeVersion,
+      Supplier<Health> readiness,
+      NodeResources resources) {
     KubernetesClient heartbeat = HeartbeatClient.create(config, Duration.ofSeconds(5));
     clients.add(heartbeat);
     ApiNodeStatusManager m =
         new ApiNodeStatusManager(
-            options, heartbeat, time, machine, runtimeVersion, images::get, readiness, recorder);
+            options,
+            heartbeat,
+            time,
+            machine,
+            runtimeVersion,
+            images::get,
+            readiness,
+            recorder,
+            resources);
     managers.add(m);
     return m;
   }
@@ -352,6 +370,36 @@ class NodeStatusManagerApiTest {
     schedulers.advance(ApiNodeStatusManager.STARTUP_POLL);
     assertThat(condition(node(), "Ready").getStatus()).isEqualTo("True");
     assertThat(recorder.reasons()).contains("NodeReady").doesNotContain("NodeNotReady");
+  }
+
+  @Test
+  void aPressureConditionReachesTheNodeWithinASecondNotAtTheNextUpdate() {
+    FakeClock clock = new FakeClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    FakeSchedulers schedulers = new FakeSchedulers(clock);
+    AtomicReference<Set<String>> pressure = new AtomicReference<>(Set.of());
+    ApiNodeStatusManager m =
+        manager(
+            NodeOptions.defaults(nodeName, "10.1.2.3", rootDir)
+                .withFrequencies(Duration.ofSeconds(10), Duration.ofMinutes(5)),
+            new Time(clock, new RecordingSleeper(clock), schedulers),
+            () -> "docker://20.10.24",
+            () -> Health.OK,
+            new NodeResources(Map.of(), pressure::get));
+    m.start();
+    schedulers.advance(Duration.ZERO);
+    assertThat(condition(node(), "MemoryPressure").getStatus()).isEqualTo("False");
+
+    pressure.set(Set.of(NodeResources.MEMORY_PRESSURE));
+    schedulers.advance(ApiNodeStatusManager.CONDITION_POLL);
+    NodeCondition under = condition(node(), "MemoryPressure");
+    assertThat(under.getStatus()).as("one second later, not ten").isEqualTo("True");
+    assertThat(under.getReason()).isEqualTo("KubeletHasInsufficientMemory");
+    assertThat(recorder.reasons()).contains("NodeHasInsufficientMemory");
+
+    pressure.set(Set.of());
+    schedulers.advance(ApiNodeStatusManager.CONDITION_POLL);
+    assertThat(condition(node(), "MemoryPressure").getStatus()).isEqualTo("False");
+    assertThat(recorder.reasons()).endsWith("NodeHasSufficientMemory");
   }
 
   @Test
