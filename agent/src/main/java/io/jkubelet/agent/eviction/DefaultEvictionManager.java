@@ -5,6 +5,7 @@ import io.jkubelet.agent.cm.QosClass;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.eviction.Readers.PodUsageReader;
 import io.jkubelet.agent.util.Schedulers;
 import io.jkubelet.config.EvictionSettings.Signal;
 import io.jkubelet.config.EvictionSettings.Threshold;
@@ -44,6 +45,9 @@ final class DefaultEvictionManager implements EvictionManager {
 
   /** How long nothing is tried again after no pod could be evicted (upstream's poll period). */
   static final Duration QUIET_AFTER_FAILURE = Duration.ofSeconds(10);
+
+  /** How old a disk measurement that ranks pods for a disk signal may be at most. */
+  static final Duration FRESH_DISK = Duration.ofSeconds(5);
 
   /** Upstream's {@code Reason}. */
   static final String REASON = Reasons.EVICTED;
@@ -156,7 +160,7 @@ final class DefaultEvictionManager implements EvictionManager {
     localStorage.check(
         now,
         parts.activePods(),
-        () -> readUsage(false),
+        () -> readUsage(PodUsageReader.ANY_DISK_AGE),
         parts.dedicatedImageFs(),
         (pod, exceeded) -> {
           evictor.kill(pod, 0, exceeded.message(), Map.of());
@@ -259,7 +263,7 @@ final class DefaultEvictionManager implements EvictionManager {
       quietUntil = now.plus(QUIET_AFTER_FAILURE);
       return Optional.empty();
     }
-    Map<String, PodUsage> usage = rankingUsage(active, Thresholds.disk(threshold.signal()));
+    Map<String, PodUsage> usage = rankingUsage(active, diskMaxAge(threshold, now));
     List<Pod> ranked =
         Ranking.rank(threshold.signal(), active, usage, parts.dedicatedImageFs().getAsBoolean());
     log.info(
@@ -357,9 +361,24 @@ final class DefaultEvictionManager implements EvictionManager {
     return true;
   }
 
-  private Map<String, PodUsage> readUsage(boolean freshDisk) {
+  /**
+   * How old the disk usage that ranks the pods for {@code threshold} may be: for a disk signal, it
+   * is measured after the threshold was first seen crossed, so that it counts what crossed it (a
+   * container that filled its layer in the second before), and at most {@link #FRESH_DISK} ago;
+   * upstream ranks on figures up to a minute old. Any age for the other signals.
+   */
+  private Duration diskMaxAge(Threshold threshold, Instant now) {
+    if (!Thresholds.disk(threshold.signal())) {
+      return PodUsageReader.ANY_DISK_AGE;
+    }
+    Instant first = thresholdsFirstObservedAt.getOrDefault(threshold, now);
+    Duration since = Duration.between(first, now);
+    return since.compareTo(FRESH_DISK) < 0 ? since : FRESH_DISK;
+  }
+
+  private Map<String, PodUsage> readUsage(Duration diskMaxAge) {
     try {
-      return parts.usage().read(freshDisk);
+      return parts.usage().read(diskMaxAge);
     } catch (RuntimeException e) {
       log.warn("Eviction manager: cannot read the pods' usage: {}", e.toString());
       return Map.of();
@@ -373,8 +392,8 @@ final class DefaultEvictionManager implements EvictionManager {
    * failed, and evicts a pod that was only waiting and frees nothing. A pod that runs and has no
    * reading is still ranked first, as upstream.
    */
-  private Map<String, PodUsage> rankingUsage(List<Pod> active, boolean freshDisk) {
-    Map<String, PodUsage> usage = new java.util.HashMap<>(readUsage(freshDisk));
+  private Map<String, PodUsage> rankingUsage(List<Pod> active, Duration diskMaxAge) {
+    Map<String, PodUsage> usage = new java.util.HashMap<>(readUsage(diskMaxAge));
     for (Pod p : active) {
       if (!usage.containsKey(Ranking.uid(p)) && parts.cleanedUp().test(p)) {
         usage.put(Ranking.uid(p), PodUsage.NONE);

@@ -1,6 +1,8 @@
 package io.jkubelet.agent.eviction;
 
 import io.jkubelet.config.EvictionSettings.Signal;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.Map;
 
 /** Where the manager's readings come from: the host's signals, and each pod's usage. */
@@ -19,9 +21,15 @@ public final class Readers {
   /** Reads each pod's usage, by pod UID. Called only when a pod is to be ranked. */
   public interface PodUsageReader {
     /**
-     * {@code freshDisk}: disk usage measured moments ago, not the minute-old figures {@code
-     * /stats/summary} serves (a disk signal is to be acted on).
+     * For {@link #read}: disk usage of any age, the minute-old figures {@code /stats/summary}
+     * serves.
      */
-    Map<String, PodUsage> read(boolean freshDisk);
+    Duration ANY_DISK_AGE = ChronoUnit.FOREVER.getDuration();
+
+    /**
+     * The pods' usage, with disk usage measured at most {@code diskMaxAge} ago ({@link
+     * #ANY_DISK_AGE} when no disk signal is to be acted on).
+     */
+    Map<String, PodUsage> read(Duration diskMaxAge);
   }
 }

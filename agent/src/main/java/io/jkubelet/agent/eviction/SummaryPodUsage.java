@@ -19,13 +19,10 @@ public final class SummaryPodUsage implements Readers.PodUsageReader {
     this.summary = summary;
   }
 
-  /** How old a disk measurement may be when a disk signal is acted on. */
-  static final Duration FRESH_DISK = Duration.ofSeconds(5);
-
   @Override
-  public Map<String, PodUsage> read(boolean freshDisk) {
+  public Map<String, PodUsage> read(Duration diskMaxAge) {
     Map<String, PodUsage> out = new HashMap<>();
-    Summary s = freshDisk ? summary.fresh(FRESH_DISK) : summary.summary();
+    Summary s = diskMaxAge.equals(ANY_DISK_AGE) ? summary.summary() : summary.fresh(diskMaxAge);
     if (s == null || s.pods() == null) {
       return out;
     }

@@ -354,9 +354,10 @@ class EvictionE2EIT {
     start(
         List.of(
             "--eviction-hard=memory.available<100Mi,imagefs.available<" + thresholdMi + "Mi",
-            // Long enough for the Node's next status update (every 10 s) to show the pressure:
-            // the evicted pod's layer goes with the next reclaim, a second later.
-            "--eviction-pressure-transition-period=20s",
+            // The evicted pod's layer goes with the next reclaim, a second later: the condition
+            // stays this long after, and reaches the Node within a second (not at the next
+            // status update, 10 s apart).
+            "--eviction-pressure-transition-period=5s",
             // The engine's images are every test's: reclaim must not take them.
             "--minimum-image-ttl-duration=1h"));
     Kubectl.apply(
@@ -372,7 +373,11 @@ class EvictionE2EIT {
             "layer-writer",
             node,
             "",
-            container("app", "dd if=/dev/zero of=/fill bs=1M count=1024; sleep 3600", "{}")));
+            // Writes after its first seconds: dd fills 400 MiB in well under a second, and a
+            // container younger than the last relist (1 s) is in no summary yet, so the eviction
+            // message could not name it.
+            container(
+                "app", "sleep 3; dd if=/dev/zero of=/fill bs=1M count=1024; sleep 3600", "{}")));
 
     JsonNode writer = failed("layer-writer", 90);
     assertThat(writer.at("/status/reason").asText()).isEqualTo("Evicted");

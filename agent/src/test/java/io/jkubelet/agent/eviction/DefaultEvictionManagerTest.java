@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.eviction.Readers.PodUsageReader;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import io.jkubelet.config.EvictionSettings;
@@ -38,7 +39,7 @@ class DefaultEvictionManagerTest {
   private final List<Pod> active = new ArrayList<>();
   private final Map<String, PodUsage> usage = new HashMap<>();
   private boolean dedicatedImageFs;
-  private final List<Boolean> usageReads = new ArrayList<>();
+  private final List<Duration> usageReads = new ArrayList<>();
   private final Set<String> stopped = new HashSet<>();
 
   private DefaultEvictionManager manager(EvictionSettings settings) {
@@ -344,7 +345,9 @@ class DefaultEvictionManagerTest {
 
     assertThat(m.runOnce(nodefs(GI, 100 * GI))).contains(volumeWriter);
     assertThat(gc.calls).containsExactly("containers");
-    assertThat(usageReads).as("disk usage read fresh, not a minute old").containsExactly(true);
+    assertThat(usageReads)
+        .as("disk usage measured since the threshold was seen, not a minute old")
+        .containsExactly(Duration.ZERO);
     assertThat(killer.killed).extracting(Fakes.Killed::pod).containsExactly(volumeWriter);
     assertThat(active).contains(layerWriter);
   }
@@ -375,13 +378,35 @@ class DefaultEvictionManagerTest {
   }
 
   @Test
+  void diskPressureRanksOnUsageMeasuredSinceTheThresholdWasFirstSeenAndAtMostFiveSecondsAgo() {
+    var m = manager(EvictionSettings.DEFAULTS);
+    List<Pod> writers = new ArrayList<>();
+    for (int i = 3; i >= 1; i--) {
+      writers.add(storing("writer-" + i, i * 300 * MI, 0));
+    }
+    for (Duration step : List.of(Duration.ofSeconds(3), Duration.ofSeconds(10))) {
+      Pod evicted = m.runOnce(nodefs(GI, 100 * GI)).orElseThrow();
+      stopped.add(evicted.getMetadata().getUid());
+      active.remove(evicted);
+      clock.step(step);
+    }
+    assertThat(m.runOnce(nodefs(GI, 100 * GI))).contains(writers.get(2));
+
+    // The first ranking measures at once: a container that crossed the threshold in the second
+    // before counts. The pressure goes on: what was measured since it began will do, up to 5 s.
+    assertThat(usageReads)
+        .containsExactly(Duration.ZERO, Duration.ofSeconds(3), DefaultEvictionManager.FRESH_DISK);
+    assertThat(killer.killed).extracting(Fakes.Killed::pod).containsExactlyElementsOf(writers);
+  }
+
+  @Test
   void memoryPressureRanksOnTheSummarysUsageWithoutMeasuringDisksAgain() {
     var m = manager(EvictionSettings.DEFAULTS);
     running(pod("hog", "", ""), 900 * MI);
 
     m.runOnce(memory(10 * MI));
 
-    assertThat(usageReads).containsExactly(false);
+    assertThat(usageReads).containsExactly(PodUsageReader.ANY_DISK_AGE);
   }
 
   @Test

@@ -4,6 +4,7 @@ import static io.jkubelet.agent.eviction.Fakes.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.eviction.Readers.PodUsageReader;
 import io.jkubelet.agent.stats.Summary;
 import io.jkubelet.agent.stats.Summary.ContainerStats;
 import io.jkubelet.agent.stats.Summary.FsStats;
@@ -104,8 +105,8 @@ class SummaryPodUsageTest {
   @Test
   void everyPodStatesSummaryShapeIsReadWithoutFailing() {
     Fixed provider = new Fixed(everyState());
-    Map<String, PodUsage> usage = new SummaryPodUsage(provider).read(false);
-    assertThat(new SummaryPodUsage(provider).read(true)).isEqualTo(usage);
+    Map<String, PodUsage> usage = new SummaryPodUsage(provider).read(PodUsageReader.ANY_DISK_AGE);
+    assertThat(new SummaryPodUsage(provider).read(Duration.ZERO)).isEqualTo(usage);
     assertThat(provider.fresh).isEqualTo(1);
 
     assertThat(usage)
@@ -128,14 +129,19 @@ class SummaryPodUsageTest {
 
   @Test
   void aSummaryWithoutPodsOrWithoutASummaryGivesNoUsage() {
-    assertThat(new SummaryPodUsage(new Fixed(null)).read(false)).isEmpty();
-    assertThat(new SummaryPodUsage(new Fixed(new Summary(null, null))).read(true)).isEmpty();
-    assertThat(new SummaryPodUsage(new Fixed(new Summary(null, List.of()))).read(false)).isEmpty();
+    assertThat(new SummaryPodUsage(new Fixed(null)).read(PodUsageReader.ANY_DISK_AGE)).isEmpty();
+    assertThat(new SummaryPodUsage(new Fixed(new Summary(null, null))).read(Duration.ZERO))
+        .isEmpty();
+    assertThat(
+            new SummaryPodUsage(new Fixed(new Summary(null, List.of())))
+                .read(PodUsageReader.ANY_DISK_AGE))
+        .isEmpty();
   }
 
   @Test
   void theHogRanksFirstAmongPodsWithReadingsAndAnUnreadPodAheadOfAll() {
-    Map<String, PodUsage> usage = new SummaryPodUsage(new Fixed(everyState())).read(false);
+    Map<String, PodUsage> usage =
+        new SummaryPodUsage(new Fixed(everyState())).read(PodUsageReader.ANY_DISK_AGE);
     List<Pod> pods = new ArrayList<>();
     for (String name :
         List.of(
