@@ -2,6 +2,7 @@ package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.stats.Summary;
 import io.prometheus.metrics.model.registry.MultiCollector;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.time.Instant;
 import java.util.Collection;
@@ -50,7 +51,6 @@ public record ResourceCollector(Supplier<Summary> provider) implements MultiColl
             "Cumulative cpu time consumed by the pod in core-seconds");
     Family podMemory =
         Family.gauge("pod_memory_working_set_bytes", "Current working set of the pod in bytes");
-    double error = 0;
     try {
       Summary s = provider.get();
       cpu(nodeCpu, s.node().cpu());
@@ -67,22 +67,26 @@ public record ResourceCollector(Supplier<Summary> provider) implements MultiColl
         cpu(podCpu, p.cpu(), "pod", pod, "namespace", ns);
         memory(podMemory, p.memory(), "pod", pod, "namespace", ns);
       }
+      // Built here too: a family that cannot be built (a series given twice) is a failed scrape.
+      return MetricSnapshots.of(
+          nodeCpu.build(),
+          nodeMemory.build(),
+          containerCpu.build(),
+          containerMemory.build(),
+          podCpu.build(),
+          podMemory.build(),
+          scrapeError(0));
     } catch (RuntimeException e) {
-      error = 1;
       log.warn("metrics: cannot read the summary for /metrics/resource: {}", e.toString());
+      return MetricSnapshots.of(scrapeError(1));
     }
-    return MetricSnapshots.of(
-        nodeCpu.build(),
-        nodeMemory.build(),
-        containerCpu.build(),
-        containerMemory.build(),
-        podCpu.build(),
-        podMemory.build(),
-        Family.gauge(
-                "scrape_error",
-                "1 if there was an error while getting container metrics, 0 otherwise")
-            .add(error)
-            .build());
+  }
+
+  private static MetricSnapshot scrapeError(double value) {
+    return Family.gauge(
+            "scrape_error", "1 if there was an error while getting container metrics, 0 otherwise")
+        .add(value)
+        .build();
   }
 
   /**

@@ -310,6 +310,25 @@ class KubeletMetricsTest {
         .doesNotContain("node_cpu_usage_seconds_total ");
   }
 
+  /** A pod whose summary lists one container twice (no pod should): the scrape answers anyway. */
+  @Test
+  void aSeriesGivenTwiceIsAScrapeErrorNotAFailedScrape() {
+    var twice = resourcePod("web", "u1", "2026-01-01T00:00:01Z", 11L);
+    var pod =
+        new Summary.PodStats(
+            twice.podRef(),
+            twice.startTime(),
+            List.of(twice.containers().get(0), twice.containers().get(0)),
+            twice.cpu(),
+            twice.memory(),
+            null,
+            null,
+            null,
+            null);
+    metrics.registerResource(new ResourceCollector(() -> new Summary(null, List.of(pod))));
+    assertThat(scrape(KubeletMetrics.Endpoint.RESOURCE)).contains("scrape_error 1.0");
+  }
+
   @Test
   void everyEndpointPassesPromtool() throws Exception {
     // Every metric with samples: the cases above, run on one set of registries.
