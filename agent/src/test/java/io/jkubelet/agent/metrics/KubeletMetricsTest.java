@@ -250,19 +250,7 @@ class KubeletMetricsTest {
    */
   @Test
   void twoPodsOfOneNameLeaveTheResourceMetricsWholeWithTheNewestPods() {
-    String time = "2026-01-01T00:00:05Z";
-    var cpu = new Summary.CpuStats(time, null, 2_500_000_000L);
-    var node =
-        new Summary.NodeStats(
-            "n",
-            null,
-            null,
-            cpu,
-            new Summary.MemoryStats(time, null, 10L, 7L, null, null, null),
-            null,
-            null,
-            null,
-            null);
+    var node = resourceNode();
     var old = resourcePod("web", "u-old", "2026-01-01T00:00:01Z", 11L);
     var fresh = resourcePod("web", "u-new", "2026-01-01T00:00:04Z", 22L);
     var other = resourcePod("db", "u-db", "2026-01-01T00:00:02Z", 33L);
@@ -279,6 +267,20 @@ class KubeletMetricsTest {
             "container_memory_working_set_bytes{container=\"app\",namespace=\"ns\",pod=\"web\"}"
                 + " 22.0")
         .doesNotContain("} 11.0");
+  }
+
+  private static Summary.NodeStats resourceNode() {
+    String time = "2026-01-01T00:00:05Z";
+    return new Summary.NodeStats(
+        "n",
+        null,
+        null,
+        new Summary.CpuStats(time, null, 2_500_000_000L),
+        new Summary.MemoryStats(time, null, 10L, 7L, null, null, null),
+        null,
+        null,
+        null,
+        null);
   }
 
   private static Summary.PodStats resourcePod(
@@ -325,7 +327,8 @@ class KubeletMetricsTest {
             null,
             null,
             null);
-    metrics.registerResource(new ResourceCollector(() -> new Summary(null, List.of(pod))));
+    metrics.registerResource(
+        new ResourceCollector(() -> new Summary(resourceNode(), List.of(pod))));
     assertThat(scrape(KubeletMetrics.Endpoint.RESOURCE)).contains("scrape_error 1.0");
   }
 
