@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Stops what bed-up.sh started in STATE_DIR: the nodes' pods are deleted first and each kubelet
 # tears its pods' networks down, then the kubelets (and their own dockerds) and kube-proxy stop (by their recorded PIDs),
-# their Nodes and whatever containers remain go, kube-proxy's rules are cleaned up, and the bridges
-# and the bed's interface are removed. The control plane keeps running (k8s-down.sh stops it).
+# their Nodes and whatever containers remain go, kube-proxy's rules and the portmap rules of the
+# bed's networks are cleaned up, and the bridges and the bed's interface are removed. The control plane keeps running (k8s-down.sh stops it).
 #
 # Usage: deploy/scripts/bed-down.sh STATE_DIR
 # Environment: as bed-up.sh (JKUBELET_BED_BRIDGE, JKUBELET_K8S_CACHE).
@@ -58,6 +58,7 @@ done
 stop_pid "$BED/kube-proxy.pid"
 "$BIN/kube-proxy" --cleanup >/dev/null 2>&1
 for l in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^${BRIDGE}d?[0-9]+$"); do
+  remove_portmap_rules "$l" # what a pod not torn down left (each network is named as its bridge)
   ip link del "$l" 2>/dev/null
 done
 exit 0

@@ -149,6 +149,7 @@ for i in $(seq 1 "$NODES"); do
   mkdir -p "$dir/manifests" "$dir/net.d" "$dir/logs/pods" "$dir/logs/containers"
   net=(--network-plugin="$PLUGIN" --cni-bin-dir="$CNI_BIN" --cni-cache-dir="$dir/cni-cache")
   if [ "$PLUGIN" = cni ]; then
+    remove_portmap_rules "$BRIDGE$i" # a new node: no pod is on its network yet
     conflist "$BRIDGE$i" "$dir/ipam" >"$dir/net.d/10-bed.conflist"
     net+=(--cni-conf-dir="$dir/net.d")
   fi

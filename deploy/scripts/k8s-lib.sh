@@ -45,3 +45,18 @@ current-context: jkubelet-test
 KCF
   mv "$file.tmp.$$" "$file"
 }
+
+# Removes the CNI portmap plugin's host-port rules of network NAME (its CNI-HOSTPORT-DNAT rule,
+# commented `dnat name: "NAME"`, and the per-sandbox CNI-DN-* chain it jumps to). Only for a
+# network no pod is on: a run stopped before its kubelets tore their pods down leaves them behind,
+# and an old DNAT for a host port comes before a new pod's and takes its connections.
+remove_portmap_rules() {
+  local name=$1 num chain
+  iptables -w -t nat -L CNI-HOSTPORT-DNAT -n --line-numbers 2>/dev/null |
+    awk -v n="dnat name: \"$name\" " 'index($0, n) { print $1, $2 }' | sort -rn |
+    while read -r num chain; do
+      iptables -w -t nat -D CNI-HOSTPORT-DNAT "$num" &&
+        iptables -w -t nat -F "$chain" && iptables -w -t nat -X "$chain" &&
+        echo "removed the stale host-port rules of network $name ($chain)" >&2
+    done
+}
