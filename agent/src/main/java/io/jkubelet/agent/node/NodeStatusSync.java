@@ -2,7 +2,6 @@ package io.jkubelet.agent.node;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -75,6 +74,7 @@ final class NodeStatusSync {
   private List<ImageSummary> knownImages = List.of();
   private boolean imagesFailing;
   private int failures;
+  private Set<String> lastPressure;
 
   private volatile Node lastReported;
 
@@ -119,6 +119,7 @@ final class NodeStatusSync {
    * registration). Never throws for the runtime or the readiness check failing.
    */
   Desired desired(NodeStatus onServer, Instant now) {
+    lastPressure = pressure();
     Desired d =
         NodeStatuses.desired(
             options,
@@ -128,7 +129,7 @@ final class NodeStatusSync {
             onServer == null ? null : onServer.getConditions(),
             now,
             resources.reservation(),
-            pressure());
+            lastPressure);
     d.status().setImages(NodeStatuses.images(images()));
     ExtendedResources.carry(onServer, d.status());
     return d;
@@ -307,23 +308,13 @@ final class NodeStatusSync {
   }
 
   /**
-   * Whether the pressure conditions that are True now differ from those last written; false before
-   * the first write.
+   * Whether the pressure conditions that are True now differ from those the last status was
+   * computed with; false before the first. A round whose write failed is not brought forward again:
+   * it is retried at the next period, as any failed write.
    */
   boolean pressureChanged() {
-    Node reported = lastReported;
-    if (reported == null || reported.getStatus() == null) {
-      return false;
-    }
-    Set<String> now = pressure();
-    for (String type : NodeStatuses.PRESSURE_CONDITIONS) {
-      NodeCondition c = NodeStatuses.find(reported.getStatus().getConditions(), type);
-      boolean written = c != null && "True".equals(c.getStatus());
-      if (written != now.contains(type)) {
-        return true;
-      }
-    }
-    return false;
+    Set<String> last = lastPressure;
+    return last != null && !last.equals(pressure());
   }
 
   /** The pressure conditions that are True; none when asking fails. */

@@ -43,11 +43,6 @@ final class NodeStatuses {
   static final String DISK_PRESSURE = "DiskPressure";
   static final String PID_PRESSURE = "PIDPressure";
   static final String READY = "Ready";
-
-  /** The conditions the eviction manager sets. */
-  static final List<String> PRESSURE_CONDITIONS =
-      List.of(MEMORY_PRESSURE, DISK_PRESSURE, PID_PRESSURE);
-
   static final String CONTROLLER_MANAGED_ATTACH_DETACH =
       "volumes.kubernetes.io/controller-managed-attach-detach";
 
