@@ -1,5 +1,6 @@
 package io.jkubelet.agent.e2e;
 
+import static io.jkubelet.agent.e2e.PressureNode.memTotalBytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -288,14 +289,5 @@ class CgroupsE2EIT {
             });
     assertThat(read("cpu", pod, "cpu.shares")).isEqualTo(shares(100));
     assertThat(runningContainers()).doesNotContainKeys(oldIds.toArray(String[]::new));
-  }
-
-  private static long memTotalBytes() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-      if (line.startsWith("MemTotal:")) {
-        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-      }
-    }
-    throw new IllegalStateException("no MemTotal");
   }
 }

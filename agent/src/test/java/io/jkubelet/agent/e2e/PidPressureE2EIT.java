@@ -1,19 +1,15 @@
 package io.jkubelet.agent.e2e;
 
+import static io.jkubelet.agent.e2e.PressureNode.container;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.jkubelet.agent.runtime.Labels;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,32 +29,9 @@ class PidPressureE2EIT {
   /** How many processes the forking pod makes: well past the margin. */
   static final int FORKS = 2000;
 
-  private static final ObjectMapper JSON = new ObjectMapper();
-
-  private final String node = "pid-" + UUID.randomUUID().toString().substring(0, 8);
-  private final String ns = "pid-" + UUID.randomUUID().toString().substring(0, 8);
-  private Path tmp;
-  private JkubeletProcess jkubelet;
-
-  @RegisterExtension
-  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
-
-  @BeforeEach
-  void setUp() throws Exception {
-    tmp = Files.createTempDirectory("jkubelet-pid");
-    Kubectl.createNamespace(ns);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (jkubelet != null) {
-      jkubelet.close();
-    }
-    Kubectl.run("delete", "namespace", ns, "--wait=false");
-    Kubectl.run("delete", "node", node, "--wait=false");
-    TestDocker.removeAll(TestDocker.client(), Labels.NODE, node);
-    TestMounts.unmountUnder(tmp);
-  }
+  @RegisterExtension final PressureNode n = new PressureNode("pid");
+  private final String node = n.node;
+  private final String ns = n.ns;
 
   /** What jkubelet reads: {@code pid_max} minus the tasks of {@code /proc/loadavg}. */
   static long pidAvailable() throws IOException {
@@ -69,52 +42,14 @@ class PidPressureE2EIT {
     return max - Long.parseLong(f[3].substring(f[3].indexOf('/') + 1));
   }
 
-  private JsonNode pod(String name) throws Exception {
-    return JSON.readTree(Kubectl.run("-n", ns, "get", "pod", name, "-o", "json").ok().out());
-  }
-
-  private JsonNode condition(String type) throws Exception {
-    JsonNode n = JSON.readTree(Kubectl.run("get", "node", node, "-o", "json").ok().out());
-    for (JsonNode c : n.at("/status/conditions")) {
-      if (c.get("type").asText().equals(type)) {
-        return c;
-      }
-    }
-    return JSON.createObjectNode();
-  }
-
-  private static String container(String name, String command, String resources) {
-    return "  - name: "
-        + name
-        + "\n    image: jkubelet/busybox:1.35\n    command: [sh, -c, '"
-        + command
-        + "']\n    resources: "
-        + resources;
-  }
-
   @Test
   void aPodForkingPastPidAvailableIsEvictedAndThePressureRefusesEveryPodThenClears()
       throws Exception {
     long threshold = pidAvailable() - MARGIN;
-    jkubelet =
-        new JkubeletProcess(
-                node,
-                Files.createDirectories(tmp.resolve("manifests")),
-                tmp.resolve("root"),
-                tmp.resolve("jkubelet.log"),
-                List.of(
-                    "--kubeconfig",
-                    Kubectl.nodeKubeconfig(node).toString(),
-                    "--node-ip",
-                    "127.0.0.1",
-                    "--eviction-hard=pid.available<" + threshold,
-                    "--eviction-pressure-transition-period=20s"))
-            .start();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .until(
-            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+    n.start(
+        List.of(
+            "--eviction-hard=pid.available<" + threshold,
+            "--eviction-pressure-transition-period=20s"));
 
     // A bystander, BestEffort too, with a process or two: created first, so only the ranking by
     // the pods' processes (upstream's rankPIDPressure) can put the forker before it.
@@ -122,8 +57,8 @@ class PidPressureE2EIT {
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
-        .until(() -> pod("bystander").at("/status/phase").asText().equals("Running"));
-    assertThat(condition("PIDPressure").get("status").asText())
+        .until(() -> n.pod("bystander").at("/status/phase").asText().equals("Running"));
+    assertThat(n.conditionJson("PIDPressure").get("status").asText())
         .as("no PID pressure before the forks (another load on the machine?)")
         .isEqualTo("False");
 
@@ -141,7 +76,7 @@ class PidPressureE2EIT {
         await()
             .atMost(Duration.ofSeconds(90))
             .ignoreExceptions()
-            .until(() -> pod("forker"), p -> p.at("/status/phase").asText().equals("Failed"));
+            .until(() -> n.pod("forker"), p -> p.at("/status/phase").asText().equals("Failed"));
     assertThat(forker.at("/status/reason").asText()).isEqualTo("Evicted");
     assertThat(forker.at("/status/message").asText())
         .isEqualTo("The node was low on resource: pids. ");
@@ -159,7 +94,7 @@ class PidPressureE2EIT {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () -> {
-              JsonNode c = condition("PIDPressure");
+              JsonNode c = n.conditionJson("PIDPressure");
               assertThat(c.get("status").asText()).isEqualTo("True");
               assertThat(c.get("reason").asText()).isEqualTo("KubeletHasInsufficientPID");
               assertThat(c.get("message").asText())
@@ -179,7 +114,7 @@ class PidPressureE2EIT {
         await()
             .atMost(Duration.ofSeconds(30))
             .ignoreExceptions()
-            .until(() -> pod("late"), p -> p.at("/status/phase").asText().equals("Failed"));
+            .until(() -> n.pod("late"), p -> p.at("/status/phase").asText().equals("Failed"));
     assertThat(late.at("/status/reason").asText()).isEqualTo("Evicted");
     assertThat(late.at("/status/message").asText())
         .isEqualTo("Pod The node had condition: [PIDPressure]. ");
@@ -189,14 +124,14 @@ class PidPressureE2EIT {
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(
             () -> {
-              JsonNode c = condition("PIDPressure");
+              JsonNode c = n.conditionJson("PIDPressure");
               assertThat(c.get("status").asText()).isEqualTo("False");
               assertThat(c.get("reason").asText()).isEqualTo("KubeletHasSufficientPID");
             });
-    JsonNode bystander = pod("bystander");
+    JsonNode bystander = n.pod("bystander");
     assertThat(bystander.at("/status/phase").asText()).isEqualTo("Running");
     assertThat(bystander.at("/status/containerStatuses/0/restartCount").asInt()).isZero();
-    assertThat(jkubelet.get("/metrics").body())
+    assertThat(n.jkubelet().get("/metrics").body())
         .contains("kubelet_evictions{eviction_signal=\"pid.available\"} 1");
   }
 }

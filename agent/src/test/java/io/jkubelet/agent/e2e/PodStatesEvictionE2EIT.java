@@ -1,27 +1,21 @@
 package io.jkubelet.agent.e2e;
 
+import static io.jkubelet.agent.e2e.PressureNode.MI;
+import static io.jkubelet.agent.e2e.PressureNode.memTotalBytes;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.model.Container;
 import io.jkubelet.agent.runtime.Labels;
-import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,9 +31,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(420)
 class PodStatesEvictionE2EIT {
-  private static final Path CGROUP_FS = Path.of("/sys/fs/cgroup");
-  private static final long MI = 1L << 20;
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String IMAGE = "jkubelet/busybox:1.35";
   private static final String IGNORE_TERM = "trap \"\" TERM; while true; do sleep 0.5; done";
 
@@ -47,13 +38,10 @@ class PodStatesEvictionE2EIT {
   private static final List<String> IN_SUMMARY =
       List.of("running", "crashing", "initialising", "terminating", "nosandbox");
 
-  private final String node = "ps-" + UUID.randomUUID().toString().substring(0, 8);
-  private final String ns = "ps-" + UUID.randomUUID().toString().substring(0, 8);
-  private final String root = "/jkubelet-ps-" + UUID.randomUUID().toString().substring(0, 8);
+  @RegisterExtension final PressureNode n = new PressureNode("ps");
+  private final String node = n.node;
+  private final String ns = n.ns;
   private final DockerClient docker = TestDocker.client();
-  private Path tmp;
-  private boolean cgroupRootMade;
-  private JkubeletProcess jkubelet;
 
   /** Each pod's highest cumulative CPU read so far, by uid: a counter never goes back. */
   private final Map<String, Long> podCpu = new java.util.HashMap<>();
@@ -63,81 +51,7 @@ class PodStatesEvictionE2EIT {
    */
   private final List<String> cpuWentBack = new ArrayList<>();
 
-  @RegisterExtension
-  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
-
-  @BeforeEach
-  void setUp() throws Exception {
-    tmp = Files.createTempDirectory("jkubelet-podstates");
-    Kubectl.createNamespace(ns);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (jkubelet != null) {
-      jkubelet.close();
-    }
-    Kubectl.run("delete", "namespace", ns, "--wait=false");
-    Kubectl.run("delete", "node", node, "--wait=false");
-    Kubectl.run("-n", "default", "delete", "pod", "web-" + node, "--wait=false");
-    TestDocker.removeAll(docker, Labels.NODE, node);
-    TestMounts.unmountUnder(tmp);
-    if (cgroupRootMade) {
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .ignoreExceptions()
-          .untilAsserted(
-              () -> {
-                for (Path h : hierarchies()) {
-                  removeTree(h.resolve(root.substring(1)));
-                }
-              });
-    }
-  }
-
   // --- fixtures ---
-
-  private void makeCgroupRoot() throws IOException {
-    assumeThat(CGROUP_FS.resolve("cgroup.controllers"))
-        .as("cgroup v1 (the pressure is set on v1 files)")
-        .doesNotExist();
-    for (Path h : hierarchies()) {
-      Path dir = Files.createDirectories(h.resolve(root.substring(1)));
-      if (h.getFileName().toString().equals("cpuset")) {
-        Files.writeString(dir.resolve("cpuset.cpus"), Files.readString(h.resolve("cpuset.cpus")));
-        Files.writeString(dir.resolve("cpuset.mems"), Files.readString(h.resolve("cpuset.mems")));
-      }
-    }
-    cgroupRootMade = true;
-  }
-
-  private static List<Path> hierarchies() throws IOException {
-    try (Stream<Path> s = Files.list(CGROUP_FS)) {
-      return s.filter(Files::isDirectory).filter(p -> !Files.isSymbolicLink(p)).toList();
-    }
-  }
-
-  private static void removeTree(Path dir) throws IOException {
-    if (!Files.isDirectory(dir)) {
-      return;
-    }
-    List<Path> dirs;
-    try (Stream<Path> s = Files.walk(dir)) {
-      dirs = s.filter(Files::isDirectory).sorted(Comparator.reverseOrder()).toList();
-    }
-    for (Path d : dirs) {
-      Files.delete(d);
-    }
-  }
-
-  private static long memTotalBytes() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-      if (line.startsWith("MemTotal:")) {
-        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-      }
-    }
-    throw new IllegalStateException("no MemTotal");
-  }
 
   /**
    * A BestEffort pod bound to the node with one container {@code app}; {@code spec} is more of its
@@ -190,10 +104,6 @@ class PodStatesEvictionE2EIT {
     return out;
   }
 
-  private JsonNode pod(String name) throws Exception {
-    return JSON.readTree(Kubectl.run("-n", ns, "get", "pod", name, "-o", "json").ok().out());
-  }
-
   private static String phase(JsonNode pod) {
     return pod.at("/status/phase").asText();
   }
@@ -204,7 +114,7 @@ class PodStatesEvictionE2EIT {
         return c;
       }
     }
-    return JSON.missingNode();
+    return PressureNode.JSON.missingNode();
   }
 
   private List<Container> dockerContainers(String uid, String type) {
@@ -220,9 +130,9 @@ class PodStatesEvictionE2EIT {
    * cumulative CPU below its previous reading (a crash-looping container's exit, a new sandbox).
    */
   private JsonNode wholeSummary() throws Exception {
-    HttpResponse<String> r = jkubelet.get("/stats/summary");
+    HttpResponse<String> r = n.jkubelet().get("/stats/summary");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-    JsonNode s = JSON.readTree(r.body());
+    JsonNode s = PressureNode.JSON.readTree(r.body());
     assertThat(s.at("/node/nodeName").asText()).isEqualTo(node);
     assertThat(s.at("/node/memory/workingSetBytes").asLong()).isPositive();
     assertThat(s.at("/node/cpu/usageCoreNanoSeconds").asLong()).isPositive();
@@ -250,12 +160,12 @@ class PodStatesEvictionE2EIT {
         return p;
       }
     }
-    return JSON.missingNode();
+    return PressureNode.JSON.missingNode();
   }
 
   /** {@code /metrics/resource}: no scrape error, each pod that runs something with its memory. */
   private void wholeResourceMetrics() throws Exception {
-    HttpResponse<String> r = jkubelet.get("/metrics/resource");
+    HttpResponse<String> r = n.jkubelet().get("/metrics/resource");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(r.body()).contains("scrape_error 0.0").contains("node_memory_working_set_bytes ");
     for (String name : IN_SUMMARY) {
@@ -268,30 +178,17 @@ class PodStatesEvictionE2EIT {
 
   @Test
   void everyPodStateKeepsTheStatsWholeAndOnlyTheMemoryHogIsEvicted() throws Exception {
-    makeCgroupRoot();
+    TestCgroupRoot cgroupRoot = n.cgroupRoot();
     long reserved = memTotalBytes() - 1536 * MI; // kubepods gets 1.5 GiB
-    List<String> flags =
+    Path manifests = n.manifests();
+    Files.writeString(manifests.resolve("web.yaml"), staticPod("v1"));
+    n.start(
         List.of(
-            "--kubeconfig",
-            Kubectl.nodeKubeconfig(node).toString(),
-            "--node-ip",
-            "127.0.0.1",
             "--cgroup-root",
-            root,
+            cgroupRoot.path(),
             "--kube-reserved=memory=" + reserved,
             "--eviction-hard=memory.available<500Mi",
-            "--eviction-pressure-transition-period=30s");
-    Path manifests = Files.createDirectories(tmp.resolve("manifests"));
-    Files.writeString(manifests.resolve("web.yaml"), staticPod("v1"));
-    jkubelet =
-        new JkubeletProcess(
-                node, manifests, tmp.resolve("root"), tmp.resolve("jkubelet.log"), flags)
-            .start();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .until(
-            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+            "--eviction-pressure-transition-period=30s"));
 
     // Pending, as a user most often sees it: its configMap does not exist, so no sandbox is made.
     Kubectl.apply(
@@ -329,24 +226,24 @@ class PodStatesEvictionE2EIT {
         .untilAsserted(
             () -> {
               assertThat(
-                      status(pod("crashing"), "containerStatuses", "app")
+                      status(n.pod("crashing"), "containerStatuses", "app")
                           .get("restartCount")
                           .asInt())
                   .isPositive();
-              assertThat(phase(pod("completed"))).isEqualTo("Succeeded");
+              assertThat(phase(n.pod("completed"))).isEqualTo("Succeeded");
               assertThat(
-                      status(pod("initialising"), "initContainerStatuses", "wait")
+                      status(n.pod("initialising"), "initContainerStatuses", "wait")
                           .at("/state/running")
                           .isMissingNode())
                   .isFalse();
               for (String name : List.of("running", "terminating", "nosandbox")) {
-                assertThat(phase(pod(name))).as(name).isEqualTo("Running");
+                assertThat(phase(n.pod(name))).as(name).isEqualTo("Running");
               }
               assertThat(Kubectl.events(ns, "pending"))
                   .extracting(e -> e.get("reason").asText())
                   .contains("FailedMount");
             });
-    JsonNode pending = pod("pending");
+    JsonNode pending = n.pod("pending");
     assertThat(phase(pending)).isEqualTo("Pending");
     assertThat(
             TestDocker.withLabels(
@@ -358,7 +255,7 @@ class PodStatesEvictionE2EIT {
     await()
         .atMost(Duration.ofSeconds(30))
         .ignoreExceptions()
-        .until(() -> pod("terminating").at("/metadata/deletionTimestamp").isTextual());
+        .until(() -> n.pod("terminating").at("/metadata/deletionTimestamp").isTextual());
 
     // Two reads more than the 1 s cache apart, so that rates have a previous sample.
     List<JsonNode> reads = new ArrayList<>();
@@ -388,7 +285,7 @@ class PodStatesEvictionE2EIT {
             () -> {
               JsonNode both = wholeSummary();
               assertThat(defaultPods(both, web)).hasSize(2);
-              HttpResponse<String> r = jkubelet.get("/metrics/resource");
+              HttpResponse<String> r = n.jkubelet().get("/metrics/resource");
               assertThat(r.statusCode()).isEqualTo(200);
               assertThat(r.body()).contains("scrape_error 0.0");
               String series =
@@ -398,7 +295,7 @@ class PodStatesEvictionE2EIT {
             });
 
     // The sandbox gone: its pause container removed behind the agent's back.
-    String uid = pod("nosandbox").at("/metadata/uid").asText();
+    String uid = n.pod("nosandbox").at("/metadata/uid").asText();
     Container sandbox = dockerContainers(uid, Labels.TYPE_SANDBOX).get(0);
     String app = dockerContainers(uid, Labels.TYPE_CONTAINER).get(0).getId();
     docker.removeContainerCmd(sandbox.getId()).withForce(true).exec();
@@ -426,7 +323,7 @@ class PodStatesEvictionE2EIT {
             () -> {
               assertThat(dockerContainers(uid, Labels.TYPE_SANDBOX))
                   .anyMatch(c -> !c.getId().equals(sandbox.getId()) && running(c));
-              JsonNode p = pod("nosandbox");
+              JsonNode p = n.pod("nosandbox");
               assertThat(phase(p)).isEqualTo("Running");
               JsonNode c = status(p, "containerStatuses", "app");
               assertThat(c.get("restartCount").asInt()).isEqualTo(1);
@@ -446,7 +343,7 @@ class PodStatesEvictionE2EIT {
             .until(
                 () -> {
                   wholeSummary(); // whole during the pressure too
-                  return pod("hog");
+                  return n.pod("hog");
                 },
                 p -> phase(p).equals("Failed"));
     assertThat(hog.at("/status/reason").asText()).isEqualTo("Evicted");
@@ -458,25 +355,25 @@ class PodStatesEvictionE2EIT {
     // Every other pod keeps its state; the summary stays whole.
     wholeSummary();
     wholeResourceMetrics();
-    assertThat(phase(pod("pending"))).isEqualTo("Pending");
-    assertThat(pod("pending").at("/status/reason").isMissingNode()).isTrue();
-    JsonNode init = pod("initialising");
+    assertThat(phase(n.pod("pending"))).isEqualTo("Pending");
+    assertThat(n.pod("pending").at("/status/reason").isMissingNode()).isTrue();
+    JsonNode init = n.pod("initialising");
     assertThat(phase(init)).isEqualTo("Pending");
     assertThat(status(init, "initContainerStatuses", "wait").at("/state/running").isMissingNode())
         .isFalse();
-    JsonNode running = pod("running");
+    JsonNode running = n.pod("running");
     assertThat(phase(running)).isEqualTo("Running");
     assertThat(status(running, "containerStatuses", "app").get("restartCount").asInt()).isZero();
-    assertThat(phase(pod("crashing"))).isEqualTo("Running");
-    assertThat(phase(pod("completed"))).isEqualTo("Succeeded");
-    JsonNode terminating = pod("terminating");
+    assertThat(phase(n.pod("crashing"))).isEqualTo("Running");
+    assertThat(phase(n.pod("completed"))).isEqualTo("Succeeded");
+    JsonNode terminating = n.pod("terminating");
     assertThat(phase(terminating)).isEqualTo("Running");
     assertThat(terminating.at("/metadata/deletionTimestamp").isTextual()).isTrue();
-    JsonNode nosandbox = pod("nosandbox");
+    JsonNode nosandbox = n.pod("nosandbox");
     assertThat(phase(nosandbox)).isEqualTo("Running");
     assertThat(status(nosandbox, "containerStatuses", "app").get("restartCount").asInt())
         .isEqualTo(1);
-    assertThat(jkubelet.log()).doesNotContain("cannot read the stats of pod");
+    assertThat(n.jkubelet().log()).doesNotContain("cannot read the stats of pod");
     assertThat(cpuWentBack).as("pods' cumulative CPU read lower than before").isEmpty();
   }
 }

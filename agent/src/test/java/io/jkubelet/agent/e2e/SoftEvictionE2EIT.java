@@ -1,21 +1,16 @@
 package io.jkubelet.agent.e2e;
 
+import static io.jkubelet.agent.e2e.PressureNode.MI;
+import static io.jkubelet.agent.e2e.PressureNode.memTotalBytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.jkubelet.agent.runtime.Labels;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,63 +26,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Timeout(300)
 class SoftEvictionE2EIT {
-  private static final long MI = 1L << 20;
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   /** The soft threshold on {@code allocatableMemory.available}, and its minimum reclaim. */
   private static final long THRESHOLD_MI = 800;
 
   private static final long MIN_RECLAIM_MI = 400;
 
-  private final String node = "soft-" + UUID.randomUUID().toString().substring(0, 8);
-  private final String ns = "soft-" + UUID.randomUUID().toString().substring(0, 8);
-  private final TestCgroupRoot cgroupRoot = new TestCgroupRoot();
-  private Path tmp;
-  private JkubeletProcess jkubelet;
-
-  @RegisterExtension
-  final PrintLogOnFailure printLogOnFailure = new PrintLogOnFailure(() -> jkubelet);
-
-  @BeforeEach
-  void setUp() throws Exception {
-    tmp = Files.createTempDirectory("jkubelet-soft");
-    Kubectl.createNamespace(ns);
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (jkubelet != null) {
-      jkubelet.close();
-    }
-    Kubectl.run("delete", "namespace", ns, "--wait=false");
-    Kubectl.run("delete", "node", node, "--wait=false");
-    TestDocker.removeAll(TestDocker.client(), Labels.NODE, node);
-    TestMounts.unmountUnder(tmp);
-    cgroupRoot.close();
-  }
-
-  private JsonNode pod(String name) throws Exception {
-    return JSON.readTree(Kubectl.run("-n", ns, "get", "pod", name, "-o", "json").ok().out());
-  }
-
-  private String condition(String type) throws Exception {
-    JsonNode n = JSON.readTree(Kubectl.run("get", "node", node, "-o", "json").ok().out());
-    for (JsonNode c : n.at("/status/conditions")) {
-      if (c.get("type").asText().equals(type)) {
-        return c.get("status").asText();
-      }
-    }
-    return "none";
-  }
-
-  private static long memTotalBytes() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-      if (line.startsWith("MemTotal:")) {
-        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-      }
-    }
-    throw new IllegalStateException("no MemTotal");
-  }
+  @RegisterExtension final PressureNode n = new PressureNode("soft");
+  private final String node = n.node;
+  private final String ns = n.ns;
 
   /**
    * A BestEffort pod with its own grace period whose one container holds {@code mib} and, on
@@ -152,36 +98,19 @@ class SoftEvictionE2EIT {
   @Test
   void aSoftThresholdEvictsAfterItsGracePeriodWithTheSmallerGraceAndReclaimsItsMinimum()
       throws Exception {
-    cgroupRoot.make();
+    TestCgroupRoot cgroupRoot = n.cgroupRoot();
     long reserved = memTotalBytes() - 1536 * MI; // kubepods gets 1.5 GiB
-    jkubelet =
-        new JkubeletProcess(
-                node,
-                Files.createDirectories(tmp.resolve("manifests")),
-                tmp.resolve("root"),
-                tmp.resolve("jkubelet.log"),
-                List.of(
-                    "--kubeconfig",
-                    Kubectl.nodeKubeconfig(node).toString(),
-                    "--node-ip",
-                    "127.0.0.1",
-                    "--cgroup-root",
-                    cgroupRoot.path(),
-                    "--kube-reserved=memory=" + reserved,
-                    "--eviction-hard=memory.available<100Mi",
-                    "--eviction-soft=allocatableMemory.available<" + THRESHOLD_MI + "Mi",
-                    "--eviction-soft-grace-period=allocatableMemory.available=10s",
-                    "--eviction-minimum-reclaim=allocatableMemory.available="
-                        + MIN_RECLAIM_MI
-                        + "Mi",
-                    "--eviction-max-pod-grace-period=5",
-                    "--eviction-pressure-transition-period=20s"))
-            .start();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .until(
-            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+    n.start(
+        List.of(
+            "--cgroup-root",
+            cgroupRoot.path(),
+            "--kube-reserved=memory=" + reserved,
+            "--eviction-hard=memory.available<100Mi",
+            "--eviction-soft=allocatableMemory.available<" + THRESHOLD_MI + "Mi",
+            "--eviction-soft-grace-period=allocatableMemory.available=10s",
+            "--eviction-minimum-reclaim=allocatableMemory.available=" + MIN_RECLAIM_MI + "Mi",
+            "--eviction-max-pod-grace-period=5",
+            "--eviction-pressure-transition-period=20s"));
 
     // The small one alone: 550 MiB leaves kubepods above the threshold, but below it plus the
     // minimum reclaim.
@@ -209,11 +138,11 @@ class SoftEvictionE2EIT {
     await()
         .during(Duration.ofSeconds(7))
         .atMost(Duration.ofSeconds(8))
-        .until(() -> !pod("big").at("/status/phase").asText().equals("Failed"));
+        .until(() -> !n.pod("big").at("/status/phase").asText().equals("Failed"));
     await()
         .atMost(Duration.ofSeconds(15))
         .ignoreExceptions()
-        .until(() -> condition("MemoryPressure").equals("True"));
+        .until(() -> n.condition("MemoryPressure").startsWith("True "));
 
     // Evicted after it, the largest user first; SIGTERM then SIGKILL 5 s later: the maximum, less
     // than its own 30 s.
@@ -221,7 +150,7 @@ class SoftEvictionE2EIT {
         await()
             .atMost(Duration.ofSeconds(30))
             .ignoreExceptions()
-            .until(() -> pod("big"), p -> p.at("/status/phase").asText().equals("Failed"));
+            .until(() -> n.pod("big"), p -> p.at("/status/phase").asText().equals("Failed"));
     assertThat(big.at("/status/reason").asText()).isEqualTo("Evicted");
     assertThat(big.at("/status/message").asText())
         .startsWith("The node was low on resource: memory. Container hog was using ");
@@ -246,7 +175,7 @@ class SoftEvictionE2EIT {
         await()
             .atMost(Duration.ofSeconds(40))
             .ignoreExceptions()
-            .until(() -> pod("small"), p -> p.at("/status/phase").asText().equals("Failed"));
+            .until(() -> n.pod("small"), p -> p.at("/status/phase").asText().equals("Failed"));
     assertThat(small.at("/status/reason").asText()).isEqualTo("Evicted");
     await()
         .atMost(Duration.ofSeconds(30))
@@ -259,11 +188,11 @@ class SoftEvictionE2EIT {
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(500))
         .ignoreExceptions()
-        .until(() -> condition("MemoryPressure").equals("False"));
+        .until(() -> n.condition("MemoryPressure").startsWith("False "));
     assertThat(Duration.between(pressureGone, Instant.now()))
         .as("MemoryPressure True after the last pod stopped")
         .isGreaterThanOrEqualTo(Duration.ofSeconds(19));
-    assertThat(jkubelet.get("/metrics").body())
+    assertThat(n.jkubelet().get("/metrics").body())
         .contains("kubelet_evictions{eviction_signal=\"allocatableMemory.available\"} 2");
   }
 }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.e2e;
 
+import static io.jkubelet.agent.e2e.PressureNode.memTotalBytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -76,15 +77,6 @@ class SummaryEvictionE2EIT {
     var r = jkubelet.get("/stats/summary");
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return JSON.readTree(r.body()).get("node");
-  }
-
-  private static long memTotalBytes() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
-      if (line.startsWith("MemTotal:")) {
-        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-      }
-    }
-    throw new IllegalStateException("no MemTotal");
   }
 
   private static long number(Path file) throws IOException {
