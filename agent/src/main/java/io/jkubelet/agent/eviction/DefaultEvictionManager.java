@@ -263,7 +263,11 @@ final class DefaultEvictionManager implements EvictionManager {
       quietUntil = now.plus(QUIET_AFTER_FAILURE);
       return Optional.empty();
     }
-    Map<String, PodUsage> usage = rankingUsage(active, diskMaxAge(threshold, now));
+    Map<String, PodUsage> usage =
+        rankingUsage(
+            active,
+            Thresholds.diskMaxAge(
+                threshold.signal(), thresholdsFirstObservedAt.get(threshold), now, FRESH_DISK));
     List<Pod> ranked =
         Ranking.rank(threshold.signal(), active, usage, parts.dedicatedImageFs().getAsBoolean());
     log.info(
@@ -359,21 +363,6 @@ final class DefaultEvictionManager implements EvictionManager {
       return false;
     }
     return true;
-  }
-
-  /**
-   * How old the disk usage that ranks the pods for {@code threshold} may be: for a disk signal, it
-   * is measured after the threshold was first seen crossed, so that it counts what crossed it (a
-   * container that filled its layer in the second before), and at most {@link #FRESH_DISK} ago;
-   * upstream ranks on figures up to a minute old. Any age for the other signals.
-   */
-  private Duration diskMaxAge(Threshold threshold, Instant now) {
-    if (!Thresholds.disk(threshold.signal())) {
-      return PodUsageReader.ANY_DISK_AGE;
-    }
-    Instant first = thresholdsFirstObservedAt.getOrDefault(threshold, now);
-    Duration since = Duration.between(first, now);
-    return since.compareTo(FRESH_DISK) < 0 ? since : FRESH_DISK;
   }
 
   private Map<String, PodUsage> readUsage(Duration diskMaxAge) {

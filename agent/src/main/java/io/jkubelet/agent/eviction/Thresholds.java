@@ -60,6 +60,20 @@ final class Thresholds {
   }
 
   /**
+   * How old the disk usage that ranks pods for signal {@code s} may be: for a disk signal, measured
+   * after its threshold was first seen crossed ({@code firstObserved}; now when unknown), so that
+   * it counts what crossed it (a container that filled its layer in the second before), and at most
+   * {@code fresh} ago; upstream ranks on figures up to a minute old. Any age for other signals.
+   */
+  static Duration diskMaxAge(Signal s, Instant firstObserved, Instant now, Duration fresh) {
+    if (!disk(s)) {
+      return Readers.PodUsageReader.ANY_DISK_AGE;
+    }
+    Duration since = Duration.between(firstObserved == null ? now : firstObserved, now);
+    return since.compareTo(fresh) < 0 ? since : fresh;
+  }
+
+  /**
    * The amount below which {@code t} is met on {@code o}, with its minimum reclaim added when
    * {@code enforceMinReclaim}.
    */
