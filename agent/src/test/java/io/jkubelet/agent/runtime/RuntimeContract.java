@@ -519,6 +519,27 @@ public abstract class RuntimeContract {
   }
 
   @Test
+  void closingAnExecStreamAtOnceLeavesNoExecRunning() throws Exception {
+    String id = runningContainer();
+    StreamHandle exec =
+        runtime()
+            .execStream(
+                id,
+                command(new Program("", Duration.ofSeconds(60), 0)),
+                new StreamIo(null, new ByteArrayOutputStream(), null, false));
+
+    exec.close();
+
+    assertThat(exec.await()).isEqualTo(StreamHandle.NO_EXIT_CODE);
+    // The exec may start after the close (and it says nothing: Docker takes a failed write to a
+    // closed stream for the exec's end): none may be running for a while after.
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> execsRunning(id) == 0);
+  }
+
+  @Test
   void execStreamInAMissingContainerIsNotFound() {
     String missing = "0".repeat(64);
     assertThatThrownBy(

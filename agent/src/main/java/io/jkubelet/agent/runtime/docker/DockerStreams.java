@@ -8,6 +8,7 @@ import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.StreamHandle;
 import io.jkubelet.agent.runtime.StreamIo;
 import io.jkubelet.agent.runtime.TerminalSize;
+import io.jkubelet.config.Durations;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,6 +36,9 @@ final class DockerStreams {
 
   /** How long an exec may still run after its streams ended before its exit code is unknown. */
   static final Duration EXIT_CODE_WAIT = Duration.ofSeconds(10);
+
+  /** How long an exec whose client left may take to start (show its pid) or end. */
+  static final Duration START_WAIT = Duration.ofSeconds(10);
 
   private final DockerClient api;
   private final String host;
@@ -150,22 +154,30 @@ final class DockerStreams {
     }
   }
 
-  /** Kills an exec's process tree if it still runs; see the class comment. */
+  /**
+   * Kills an exec's process tree if it still runs; see the class comment. An exec the client left
+   * at once may not have started yet: the engine answers the start request before it marks the exec
+   * running, and gives its pid only once the process is there. So this waits, up to {@link
+   * #START_WAIT}, for the pid or the exit code.
+   */
   private void killExec(String execId, String containerId) {
     try {
-      InspectExecResponse exec = api.inspectExecCmd(execId).exec();
-      Long pid = exec.getPidLong();
+      InspectExecResponse exec =
+          execs.awaitInspect(
+              execId, clock.instant().plus(START_WAIT), DockerStreams::startedOrEnded, "to start");
+      if (exec == null) {
+        log.info(
+            "DockerRuntime: exec {} in {} neither started nor ended within {} after its client"
+                + " left; it is left running",
+            execId,
+            shortId(containerId),
+            Durations.format(START_WAIT));
+        return;
+      }
       if (!Boolean.TRUE.equals(exec.isRunning())) {
         return; // it ended with its streams
       }
-      if (pid == null || pid <= 0) {
-        log.info(
-            "DockerRuntime: exec {} in {} still runs after its client left, and the engine gives"
-                + " no pid for it; it is left running",
-            execId,
-            shortId(containerId));
-        return;
-      }
+      long pid = exec.getPidLong();
       Long containerPid = api.inspectContainerCmd(containerId).exec().getState().getPidLong();
       if (containerPid == null || !samePidNamespace(pid, containerPid)) {
         log.info(
@@ -187,6 +199,12 @@ final class DockerStreams {
           execId,
           shortId(containerId),
           pid);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      log.warn(
+          "DockerRuntime: exec {} in {} may still run after its client left: interrupted",
+          execId,
+          shortId(containerId));
     } catch (RuntimeException e) {
       log.warn(
           "DockerRuntime: exec {} in {} may still run after its client left: {}",
@@ -194,6 +212,13 @@ final class DockerStreams {
           shortId(containerId),
           e.toString());
     }
+  }
+
+  /** Running with its pid, or ended with its exit code (not started yet is neither). */
+  private static boolean startedOrEnded(InspectExecResponse exec) {
+    return Boolean.TRUE.equals(exec.isRunning())
+        ? exec.getPidLong() != null && exec.getPidLong() > 0
+        : exec.getExitCodeLong() != null;
   }
 
   private static boolean samePidNamespace(long pid, long containerPid) {

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -152,19 +153,35 @@ final class ExecSync {
    * (null: none). The first inspect normally has it: Docker 20.10 ends the attach stream only once
    * the process has exited, even one that closed its stdout and stderr early. dockershim
    * nevertheless saw execs still running after their stream ended and polled for the exit, so this
-   * does too, inspecting again after a pause from {@link #POLL}: the engine has no event to wait on
-   * short of the whole event stream.
+   * does too (see {@link #awaitInspect}).
    */
   Long awaitExitCode(String execId, Instant deadline) throws InterruptedException {
+    InspectExecResponse ended =
+        awaitInspect(execId, deadline, e -> !Boolean.TRUE.equals(e.isRunning()), "to exit");
+    if (ended == null) {
+      return null;
+    }
+    if (ended.getExitCodeLong() == null) {
+      throw new RuntimeError(Kind.OTHER, "exec " + execId + " ended without an exit code");
+    }
+    return ended.getExitCodeLong();
+  }
+
+  /**
+   * The exec's inspect once {@code done} holds for it, or null if it does not at the deadline
+   * (null: none). Inspects again after a pause from {@link #POLL}: the engine has no event to wait
+   * on short of the whole event stream.
+   *
+   * @param waitingFor what the exec is waited for, for the debug log ("to exit")
+   */
+  InspectExecResponse awaitInspect(
+      String execId, Instant deadline, Predicate<InspectExecResponse> done, String waitingFor)
+      throws InterruptedException {
     Duration pause = null;
     while (true) {
       InspectExecResponse inspected = api.inspectExecCmd(execId).exec();
-      if (!Boolean.TRUE.equals(inspected.isRunning())) {
-        Long exitCode = inspected.getExitCodeLong();
-        if (exitCode == null) {
-          throw new RuntimeError(Kind.OTHER, "exec " + execId + " ended without an exit code");
-        }
-        return exitCode;
+      if (done.test(inspected)) {
+        return inspected;
       }
       pause = POLL.next(pause);
       Duration wait = pause;
@@ -175,7 +192,7 @@ final class ExecSync {
         }
         wait = left.compareTo(wait) < 0 ? left : wait;
       }
-      log.debug("DockerRuntime: exec {} still runs after its streams closed", execId);
+      log.debug("DockerRuntime: waiting for exec {} {}", execId, waitingFor);
       sleeper.sleep(wait);
     }
   }
