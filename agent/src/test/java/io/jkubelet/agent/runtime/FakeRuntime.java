@@ -601,7 +601,10 @@ public final class FakeRuntime implements Runtime {
         .start();
   }
 
-  /** A fake stream: the program on a virtual thread; close interrupts it. */
+  /**
+   * A fake stream: the program on a virtual thread; close interrupts it, and a client's stream that
+   * fails (an IOException) aborts it, as a runtime's does.
+   */
   private final class FakeStream implements StreamHandle {
     private final String containerId;
     private final java.util.concurrent.Callable<Integer> body;
@@ -625,6 +628,10 @@ public final class FakeRuntime implements Runtime {
                   () -> {
                     try {
                       result.complete(body.call());
+                    } catch (java.io.IOException e) {
+                      // the client's stream failed: it went away, and the stream is aborted
+                      aborted = true;
+                      result.complete(NO_EXIT_CODE);
                     } catch (Throwable t) {
                       result.completeExceptionally(t);
                     } finally {

@@ -525,14 +525,38 @@ public abstract class RuntimeContract {
         runtime()
             .execStream(
                 id,
-                command(new Program("", Duration.ofSeconds(60), 0)),
+                command(new Program("started\n", Duration.ofSeconds(60), 0)),
                 new StreamIo(null, new ByteArrayOutputStream(), null, false));
 
     exec.close();
 
     assertThat(exec.await()).isEqualTo(StreamHandle.NO_EXIT_CODE);
-    // The exec may start after the close (and it says nothing: Docker takes a failed write to a
-    // closed stream for the exec's end): none may be running for a while after.
+    // The exec may start after the close, and its output meets a closed stream: none may be
+    // running for a while after.
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> execsRunning(id) == 0);
+  }
+
+  @Test
+  void anExecWhoseClientCannotTakeItsOutputIsEndedAndLeavesNoExecRunning() throws Exception {
+    String id = runningContainer();
+    java.io.OutputStream gone =
+        new java.io.OutputStream() {
+          @Override
+          public void write(int b) throws java.io.IOException {
+            throw new java.io.IOException("broken pipe");
+          }
+        };
+    StreamHandle exec =
+        runtime()
+            .execStream(
+                id,
+                command(new Program("started\n", Duration.ofSeconds(60), 0)),
+                new StreamIo(null, gone, null, false));
+
+    assertThat(exec.await()).isEqualTo(StreamHandle.NO_EXIT_CODE);
     await()
         .during(Duration.ofSeconds(3))
         .atMost(Duration.ofSeconds(20))

@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * bytes, big-endian length) into stdout and stderr, or copies a TTY's raw bytes, and ends the
  * stream when the engine closes it.
  *
- * <p>Thread-safe. {@link #close} closes the connection, stops both threads and runs the abort
- * action (for an exec: end the process if it still runs); a client whose output write fails is
+ * <p>Thread-safe. {@link #close} runs the abort action (for an exec: end the process if it still
+ * runs), then closes the connection and stops both threads; a client whose output write fails is
  * treated the same.
  */
 final class AttachedStream implements StreamHandle {
@@ -104,7 +104,9 @@ final class AttachedStream implements StreamHandle {
       log.debug("DockerRuntime: {}: output stopped: {}", what, e.toString());
     } finally {
       outputDone.countDown();
-      conn.close();
+      if (!aborted.get()) {
+        conn.close(); // else close() does, once the abort is done
+      }
       Thread in = inPump;
       if (in != null) {
         in.interrupt(); // the client's stdin may stay open after the process ended
@@ -179,12 +181,14 @@ final class AttachedStream implements StreamHandle {
       return;
     }
     log.debug("DockerRuntime: {}: closed by the caller", what);
+    // First the abort, then the connection: an exec whose output meets a closed connection is
+    // ended for Docker (exit code 126, no longer listed) while its process runs on.
+    onAbort.run();
     conn.close();
     Thread in = inPump;
     if (in != null) {
       in.interrupt();
     }
-    onAbort.run();
   }
 
   /** A write to the client failed: the client went away. */
