@@ -67,7 +67,8 @@ public record ResourceCollector(Supplier<Summary> provider) implements MultiColl
         cpu(podCpu, p.cpu(), "pod", pod, "namespace", ns);
         memory(podMemory, p.memory(), "pod", pod, "namespace", ns);
       }
-      // Built here too: a family that cannot be built (a series given twice) is a failed scrape.
+      // Built here, in the try: a family that cannot be built (a series given twice) is
+      // scrape_error 1, not a failed scrape.
       return MetricSnapshots.of(
           nodeCpu.build(),
           nodeMemory.build(),

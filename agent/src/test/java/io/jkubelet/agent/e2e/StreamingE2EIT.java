@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.ExecWatch;
 import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.runtime.docker.TestDockerClient;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
@@ -271,11 +272,11 @@ class StreamingE2EIT {
             "3600");
     Process exec = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     String container = shellContainer();
-    await().atMost(WAIT).until(() -> runningExecs(container) == 1);
+    await().atMost(WAIT).until(() -> TestDockerClient.execProcesses(docker, container) == 1);
 
     exec.destroyForcibly();
 
-    await().atMost(WAIT).until(() -> runningExecs(container) == 0);
+    await().atMost(WAIT).until(() -> TestDockerClient.execProcesses(docker, container) == 0);
   }
 
   private String shellContainer() {
@@ -293,19 +294,5 @@ class StreamingE2EIT {
             .exec();
     assertThat(cs).hasSize(1);
     return cs.get(0).getId();
-  }
-
-  private int runningExecs(String container) {
-    List<String> ids = docker.inspectContainerCmd(container).exec().getExecIds();
-    if (ids == null) {
-      return 0;
-    }
-    int n = 0;
-    for (String id : ids) {
-      if (Boolean.TRUE.equals(docker.inspectExecCmd(id).exec().isRunning())) {
-        n++;
-      }
-    }
-    return n;
   }
 }

@@ -20,6 +20,7 @@ import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
+import io.jkubelet.agent.runtime.docker.TestDockerClient;
 import io.jkubelet.agent.server.KubeletServer;
 import io.jkubelet.agent.server.ServerOptions;
 import io.jkubelet.agent.server.ServingCerts;
@@ -469,11 +470,11 @@ class StreamingKubectlApiTest {
             .redirectErrorStream(true)
             .start();
     String container = container("shell");
-    await().atMost(WAIT).until(() -> runningExecs(container) == 1);
+    await().atMost(WAIT).until(() -> TestDockerClient.execProcesses(docker, container) == 1);
 
     exec.destroyForcibly();
 
-    await().atMost(WAIT).until(() -> runningExecs(container) == 0);
+    await().atMost(WAIT).until(() -> TestDockerClient.execProcesses(docker, container) == 0);
   }
 
   private String container(String pod) {
@@ -485,16 +486,5 @@ class StreamingKubectlApiTest {
             .exec();
     assertThat(cs).hasSize(1);
     return cs.get(0).getId();
-  }
-
-  private int runningExecs(String container) {
-    List<String> ids = docker.inspectContainerCmd(container).exec().getExecIds();
-    int n = 0;
-    for (String e : ids == null ? List.<String>of() : ids) {
-      if (Boolean.TRUE.equals(docker.inspectExecCmd(e).exec().isRunning())) {
-        n++;
-      }
-    }
-    return n;
   }
 }

@@ -3,7 +3,6 @@ package io.jkubelet.agent.runtime.docker;
 import static org.awaitility.Awaitility.await;
 
 import com.github.dockerjava.api.DockerClient;
-import com.github.dockerjava.api.command.TopContainerResponse;
 import com.github.dockerjava.api.model.Container;
 import io.jkubelet.agent.e2e.TestDockerAccess;
 import io.jkubelet.agent.runtime.ExecResult;
@@ -14,10 +13,8 @@ import io.jkubelet.agent.util.Time;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Timeout;
@@ -246,29 +243,9 @@ class DockerRuntimeContractTest extends RuntimeContract {
                     .contains("127.0.0.1:" + port));
   }
 
-  /**
-   * The processes in the container that no other process there started, but its main process: one
-   * per exec still running, as {@code docker top} (ps) shows them. Not Docker's exec flag, which is
-   * false for an exec whose output could not be written, while its process runs on.
-   */
   @Override
   protected int execsRunning(String containerId) {
-    long main = docker.inspectContainerCmd(containerId).exec().getState().getPidLong();
-    TopContainerResponse top = docker.topContainerCmd(containerId).exec();
-    List<String> titles = List.of(top.getTitles());
-    int pidColumn = titles.indexOf("PID");
-    int ppidColumn = titles.indexOf("PPID");
-    Set<String> pids = new HashSet<>();
-    for (String[] p : top.getProcesses()) {
-      pids.add(p[pidColumn]);
-    }
-    int roots = 0;
-    for (String[] p : top.getProcesses()) {
-      if (!pids.contains(p[ppidColumn]) && !p[pidColumn].equals(Long.toString(main))) {
-        roots++;
-      }
-    }
-    return roots;
+    return TestDockerClient.execProcesses(docker, containerId);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.runtime.docker;
 
 import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.TopContainerResponse;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.core.DefaultDockerClientConfig;
@@ -8,7 +9,10 @@ import com.github.dockerjava.core.DockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.httpclient5.ApacheDockerHttpClient;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** A plain docker-java client of the local engine, for tests and benches to compare with. */
 public final class TestDockerClient {
@@ -24,6 +28,30 @@ public final class TestDockerClient {
         // already gone
       }
     }
+  }
+
+  /**
+   * How many execs run in the container, as {@code docker top} (ps) shows them: its processes that
+   * no other process there started, but its main process. Not Docker's exec flag, which is false
+   * for an exec whose output could not be written, while its process runs on.
+   */
+  public static int execProcesses(DockerClient docker, String containerId) {
+    long main = docker.inspectContainerCmd(containerId).exec().getState().getPidLong();
+    TopContainerResponse top = docker.topContainerCmd(containerId).exec();
+    List<String> titles = List.of(top.getTitles());
+    int pidColumn = titles.indexOf("PID");
+    int ppidColumn = titles.indexOf("PPID");
+    Set<String> pids = new HashSet<>();
+    for (String[] p : top.getProcesses()) {
+      pids.add(p[pidColumn]);
+    }
+    int roots = 0;
+    for (String[] p : top.getProcesses()) {
+      if (!pids.contains(p[ppidColumn]) && !p[pidColumn].equals(Long.toString(main))) {
+        roots++;
+      }
+    }
+    return roots;
   }
 
   public static DockerClient connect() {
