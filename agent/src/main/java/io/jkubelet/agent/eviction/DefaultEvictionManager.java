@@ -237,6 +237,9 @@ final class DefaultEvictionManager implements EvictionManager {
       return Optional.empty();
     }
     Threshold threshold = Thresholds.byEvictionPriority(thresholds).get(0);
+    if (!stillMet(threshold)) {
+      return Optional.empty();
+    }
     String resource = Thresholds.RESOURCE.get(threshold.signal());
     log.warn(
         "Eviction manager: attempting to reclaim {} ({}; observed {})",
@@ -252,9 +255,6 @@ final class DefaultEvictionManager implements EvictionManager {
             "Attempting to reclaim " + resource);
     if (reclaimNodeLevelResources(threshold)) {
       log.info("Eviction manager: able to reduce {} pressure without evicting pods", resource);
-      return Optional.empty();
-    }
-    if (!stillMet(threshold)) {
       return Optional.empty();
     }
     List<Pod> active = parts.activePods().get();
@@ -350,8 +350,9 @@ final class DefaultEvictionManager implements EvictionManager {
   }
 
   /**
-   * A fresh reading of the threshold's signal, just before a pod is evicted for it. With its
-   * minimum reclaim: a threshold met stays met until the minimum is freed, as in the iteration.
+   * A fresh reading of the threshold's signal, before anything is done for it (an event, a reclaim,
+   * an eviction). With its minimum reclaim: a threshold met stays met until the minimum is freed,
+   * as in the iteration.
    */
   private boolean stillMet(Threshold threshold) {
     Map<Signal, Observation> fresh = read(Thresholds.memory(threshold.signal()));
