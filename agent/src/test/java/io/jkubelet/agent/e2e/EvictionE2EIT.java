@@ -83,8 +83,6 @@ class EvictionE2EIT {
 
   @Test
   void aBestEffortPodPastTheMemoryThresholdIsEvictedWhileTheOthersRunOn() throws Exception {
-    TestCgroupRoot cgroupRoot = n.cgroupRoot();
-    long reserved = memTotalBytes() - 1536 * MI; // kubepods gets 1.5 GiB
     // A static BestEffort pod, the largest user, is ranked first and never evicted.
     Files.writeString(
         n.manifests().resolve("static.yaml"),
@@ -98,13 +96,10 @@ class EvictionE2EIT {
         %s
         """
             .formatted(container("hog", hold(700), "{}")));
-    n.start(
-        List.of(
-            "--cgroup-root",
-            cgroupRoot.path(),
-            "--kube-reserved=memory=" + reserved,
-            "--eviction-hard=memory.available<500Mi",
-            "--eviction-pressure-transition-period=30s"));
+    n.startWithKubepodsOf(
+        1536,
+        "--eviction-hard=memory.available<500Mi",
+        "--eviction-pressure-transition-period=30s");
     Kubectl.apply(
         ns,
         Kubectl.boundPod(

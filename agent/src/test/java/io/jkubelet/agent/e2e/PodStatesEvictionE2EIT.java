@@ -1,7 +1,5 @@
 package io.jkubelet.agent.e2e;
 
-import static io.jkubelet.agent.e2e.PressureNode.MI;
-import static io.jkubelet.agent.e2e.PressureNode.memTotalBytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -178,17 +176,12 @@ class PodStatesEvictionE2EIT {
 
   @Test
   void everyPodStateKeepsTheStatsWholeAndOnlyTheMemoryHogIsEvicted() throws Exception {
-    TestCgroupRoot cgroupRoot = n.cgroupRoot();
-    long reserved = memTotalBytes() - 1536 * MI; // kubepods gets 1.5 GiB
     Path manifests = n.manifests();
     Files.writeString(manifests.resolve("web.yaml"), staticPod("v1"));
-    n.start(
-        List.of(
-            "--cgroup-root",
-            cgroupRoot.path(),
-            "--kube-reserved=memory=" + reserved,
-            "--eviction-hard=memory.available<500Mi",
-            "--eviction-pressure-transition-period=30s"));
+    n.startWithKubepodsOf(
+        1536,
+        "--eviction-hard=memory.available<500Mi",
+        "--eviction-pressure-transition-period=30s");
 
     // Pending, as a user most often sees it: its configMap does not exist, so no sandbox is made.
     Kubectl.apply(

@@ -130,6 +130,24 @@ final class PressureNode implements BeforeEachCallback, AfterEachCallback, TestW
     return jkubelet;
   }
 
+  /**
+   * Starts the node on a cgroup root of the test's own ({@link #cgroupRoot}) whose {@code
+   * /kubepods} gets {@code mib} of memory (kube-reserved is all the rest of the machine's), with
+   * {@code flags} more, and waits until it is Ready; returns the root.
+   */
+  TestCgroupRoot startWithKubepodsOf(long mib, String... flags) throws Exception {
+    TestCgroupRoot root = cgroupRoot();
+    List<String> all = new ArrayList<>();
+    all.addAll(
+        List.of(
+            "--cgroup-root",
+            root.path(),
+            "--kube-reserved=memory=" + (memTotalBytes() - mib * MI)));
+    all.addAll(List.of(flags));
+    start(all);
+    return root;
+  }
+
   JsonNode nodeJson() throws Exception {
     return JSON.readTree(Kubectl.run("get", "node", node, "-o", "json").ok().out());
   }

@@ -1,7 +1,6 @@
 package io.jkubelet.agent.e2e;
 
 import static io.jkubelet.agent.e2e.PressureNode.MI;
-import static io.jkubelet.agent.e2e.PressureNode.memTotalBytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -98,19 +97,15 @@ class SoftEvictionE2EIT {
   @Test
   void aSoftThresholdEvictsAfterItsGracePeriodWithTheSmallerGraceAndReclaimsItsMinimum()
       throws Exception {
-    TestCgroupRoot cgroupRoot = n.cgroupRoot();
-    long reserved = memTotalBytes() - 1536 * MI; // kubepods gets 1.5 GiB
-    n.start(
-        List.of(
-            "--cgroup-root",
-            cgroupRoot.path(),
-            "--kube-reserved=memory=" + reserved,
+    TestCgroupRoot cgroupRoot =
+        n.startWithKubepodsOf(
+            1536,
             "--eviction-hard=memory.available<100Mi",
             "--eviction-soft=allocatableMemory.available<" + THRESHOLD_MI + "Mi",
             "--eviction-soft-grace-period=allocatableMemory.available=10s",
             "--eviction-minimum-reclaim=allocatableMemory.available=" + MIN_RECLAIM_MI + "Mi",
             "--eviction-max-pod-grace-period=5",
-            "--eviction-pressure-transition-period=20s"));
+            "--eviction-pressure-transition-period=20s");
 
     // The small one alone: 550 MiB leaves kubepods above the threshold, but below it plus the
     // minimum reclaim.

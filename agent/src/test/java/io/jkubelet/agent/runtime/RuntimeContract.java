@@ -497,46 +497,50 @@ public abstract class RuntimeContract {
     assertThat(out2.toString(UTF_8)).isEqualTo("oops\n");
   }
 
+  /** An exec of a minute that says "started" first. */
+  private StreamHandle aMinutesExec(String id, StreamIo io) {
+    return runtime()
+        .execStream(id, command(new Program("started\n", Duration.ofSeconds(60), 0)), io);
+  }
+
+  /** No exec runs in the container, and none for 3 s more (one may start late). */
+  private void noExecRunsFromNowOn(String id) {
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> execsRunning(id) == 0);
+  }
+
   @Test
   void closingARunningExecStreamEndsItAndLeavesNoExecRunning() throws Exception {
     String id = runningContainer();
     StreamHandle exec =
-        runtime()
-            .execStream(
-                id,
-                command(new Program("started\n", Duration.ofSeconds(60), 0)),
-                new StreamIo(
-                    new java.io.PipedInputStream(new java.io.PipedOutputStream()),
-                    new ByteArrayOutputStream(),
-                    null,
-                    false));
+        aMinutesExec(
+            id,
+            new StreamIo(
+                new java.io.PipedInputStream(new java.io.PipedOutputStream()),
+                new ByteArrayOutputStream(),
+                null,
+                false));
     await().atMost(Duration.ofSeconds(20)).until(() -> execsRunning(id) == 1);
 
     exec.close();
 
     assertThat(exec.await()).isEqualTo(StreamHandle.NO_EXIT_CODE);
-    await().atMost(Duration.ofSeconds(20)).until(() -> execsRunning(id) == 0);
+    noExecRunsFromNowOn(id);
   }
 
   @Test
   void closingAnExecStreamAtOnceLeavesNoExecRunning() throws Exception {
     String id = runningContainer();
     StreamHandle exec =
-        runtime()
-            .execStream(
-                id,
-                command(new Program("started\n", Duration.ofSeconds(60), 0)),
-                new StreamIo(null, new ByteArrayOutputStream(), null, false));
+        aMinutesExec(id, new StreamIo(null, new ByteArrayOutputStream(), null, false));
 
     exec.close();
 
+    // The exec may start after the close, and its output meets a closed stream.
     assertThat(exec.await()).isEqualTo(StreamHandle.NO_EXIT_CODE);
-    // The exec may start after the close, and its output meets a closed stream: none may be
-    // running for a while after.
-    await()
-        .during(Duration.ofSeconds(3))
-        .atMost(Duration.ofSeconds(20))
-        .until(() -> execsRunning(id) == 0);
+    noExecRunsFromNowOn(id);
   }
 
   @Test
@@ -549,18 +553,11 @@ public abstract class RuntimeContract {
             throw new java.io.IOException("broken pipe");
           }
         };
-    StreamHandle exec =
-        runtime()
-            .execStream(
-                id,
-                command(new Program("started\n", Duration.ofSeconds(60), 0)),
-                new StreamIo(null, gone, null, false));
+
+    StreamHandle exec = aMinutesExec(id, new StreamIo(null, gone, null, false));
 
     assertThat(exec.await()).isEqualTo(StreamHandle.NO_EXIT_CODE);
-    await()
-        .during(Duration.ofSeconds(3))
-        .atMost(Duration.ofSeconds(20))
-        .until(() -> execsRunning(id) == 0);
+    noExecRunsFromNowOn(id);
   }
 
   @Test
