@@ -148,11 +148,7 @@ class ImageGcEventsE2EIT {
                     "--image-gc-low-threshold=0",
                     "--image-gc-period=3s"))
             .start();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .until(
-            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+    Kubectl.awaitNodeReady(node);
 
     // Five runs over the threshold, each freeing nothing: one event, counted once.
     await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> runsOverThreshold() >= 5);

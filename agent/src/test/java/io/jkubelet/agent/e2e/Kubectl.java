@@ -97,6 +97,16 @@ final class Kubectl {
     }
   }
 
+  /** Whether the Node is Ready, as {@code kubectl get node} lists it. */
+  static boolean nodeReady(String node) throws IOException, InterruptedException {
+    return run("get", "node", node, "--no-headers").ok().out().contains(" Ready ");
+  }
+
+  /** Waits up to a minute for the Node to be Ready. */
+  static void awaitNodeReady(String node) {
+    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> nodeReady(node));
+  }
+
   /**
    * Creates namespace {@code ns} and waits for the {@code default} ServiceAccount that the
    * controller manager makes in it, without which the ServiceAccount admission plugin refuses pods.

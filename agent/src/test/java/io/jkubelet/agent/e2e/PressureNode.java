@@ -122,11 +122,7 @@ final class PressureNode implements BeforeEachCallback, AfterEachCallback, TestW
     jkubelet =
         new JkubeletProcess(node, manifests, tmp.resolve("root"), tmp.resolve("jkubelet.log"), all)
             .start();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .ignoreExceptions()
-        .until(
-            () -> Kubectl.run("get", "node", node, "--no-headers").ok().out().contains(" Ready "));
+    Kubectl.awaitNodeReady(node);
     return jkubelet;
   }
 

@@ -95,10 +95,7 @@ class TlsBootstrapE2EIT {
               if (!jkubelet.alive()) {
                 throw new AssertionError("jkubelet exited");
               }
-              return Kubectl.run("get", "node", node, "--no-headers")
-                  .ok()
-                  .out()
-                  .contains(" Ready ");
+              return Kubectl.nodeReady(node);
             });
   }
 
