@@ -1,172 +1,472 @@
 package io.jkubelet.agent;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.jkubelet.agent.events.EventType;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.jkubelet.agent.client.ApiClients;
+import io.jkubelet.agent.client.ClientCertificates;
+import io.jkubelet.agent.cm.ContainerManager;
+import io.jkubelet.agent.cm.ContainerManagers;
+import io.jkubelet.agent.events.ApiEventSink;
+import io.jkubelet.agent.events.BroadcastRecorder;
+import io.jkubelet.agent.events.CorrelatorOptions;
+import io.jkubelet.agent.events.EventBroadcaster;
+import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.events.EventStore;
+import io.jkubelet.agent.events.LogSink;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.export.ExportSink;
+import io.jkubelet.agent.export.Exporters;
+import io.jkubelet.agent.gc.ContainerGarbageCollector;
+import io.jkubelet.agent.gc.ImageGarbageCollector;
+import io.jkubelet.agent.gc.ImageGcManager;
+import io.jkubelet.agent.gc.ImageGcPolicy;
+import io.jkubelet.agent.jvm.HeapKeeper;
+import io.jkubelet.agent.metrics.EventCaches;
+import io.jkubelet.agent.metrics.EventCollector;
+import io.jkubelet.agent.metrics.ExportCollector;
+import io.jkubelet.agent.metrics.ImageGcCollector;
+import io.jkubelet.agent.metrics.InstrumentedRuntime;
 import io.jkubelet.agent.metrics.KubeletMetrics;
+import io.jkubelet.agent.metrics.RestClientMetrics;
+import io.jkubelet.agent.metrics.StatusCollector;
+import io.jkubelet.agent.network.PluginNetwork;
+import io.jkubelet.agent.network.PodNetwork;
+import io.jkubelet.agent.node.HeartbeatClient;
+import io.jkubelet.agent.node.NodeOptions;
+import io.jkubelet.agent.node.NodeResources;
+import io.jkubelet.agent.node.NodeStatusManager;
 import io.jkubelet.agent.objects.PodObjects;
+import io.jkubelet.agent.objects.WatchPodObjects;
+import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
+import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.stats.SummaryProvider;
-import io.jkubelet.agent.util.Executors2;
+import io.jkubelet.agent.status.ApiStatusManager;
+import io.jkubelet.agent.status.LocalStatusManager;
+import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.workers.PodWorkers;
-import java.nio.file.Path;
+import io.jkubelet.config.KubeletConfiguration;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node agent, assembled: it builds every subsystem from the options and the host facts read
- * before (no constructor here or below does I/O), starts them in dependency order and stops them in
+ * The composition root, as upstream's {@code NewMainKubelet} and {@code Kubelet.Run}: {@link
+ * #create} builds every subsystem from the {@link KubeletOptions} and the {@link Dependencies} (the
+ * parts that run pods in {@link AgentParts}, the API's and the servers' here), and the agent owns
+ * the one ordered list of their lifecycles ({@link #lifecycles}), started in order and stopped in
  * reverse. The {@link Kubelet} it builds is the sync loop's handler.
  *
- * <p>Construction starts nothing; {@link #start()} does. Stopping leaves every pod running: the
- * next start adopts them.
- *
- * <p>It is the one place that knows the start and stop order of every subsystem (the container
- * manager first and last, the network, the sync loop, the workers, housekeeping, the servers),
- * which is easiest to check read in one file. The parts are built and wired in {@link AgentParts},
- * the pod-running half of them in {@code RuntimeWiring} and the metrics in {@code AgentMetrics}.
+ * <p>Building does no I/O but the node's client certificate (TLS bootstrap, which upstream also
+ * does before it builds the kubelet) and starts nothing; {@link #start()} does. Stopping leaves
+ * every pod running: the next start adopts them. Parts that need the agent's later state (the
+ * Node's readiness and pressure, whether a deleted pod is finished here) are given this object's
+ * methods, as upstream gives its subsystems the {@code Kubelet} itself.
  */
 public final class Agent implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(Agent.class);
 
-  private final AgentParts p;
-  private final AtomicBoolean started = new AtomicBoolean();
+  /** The pod status sync's re-check period, as upstream. */
+  static final Duration STATUS_SYNC_PERIOD = Duration.ofSeconds(10);
 
   /**
-   * What the agent's metrics and stats need from outside.
+   * What {@link AgentParts} is built from.
    *
-   * @param metrics the registries; the runtime and API clients of the {@link Setup} should record
-   *     into the same (see {@code metrics.InstrumentedRuntime}, {@code RestClientMetrics})
-   * @param imageFsDir the engine's root directory, for the image file system's stats and the {@code
-   *     imagefs} signals, asked for until it answers (at most once a minute); while it answers
-   *     null, the root directory's file system
-   * @param imageGc what the eviction manager reclaims images through under disk pressure
+   * @param apiClient the client of the API pod source, volumes' tokens and mirror pods; null
+   *     standalone
+   * @param statuses the status manager: local standalone, the API's in cluster mode
+   * @param mirrors mirror pods; null standalone
    */
-  public record Monitoring(
-      KubeletMetrics metrics,
-      Supplier<Path> imageFsDir,
-      io.jkubelet.agent.gc.ImageGarbageCollector imageGc) {
-    /** Without image garbage collection: the eviction manager deletes no image. */
-    public Monitoring(KubeletMetrics metrics, Supplier<Path> imageFsDir) {
-      this(metrics, imageFsDir, EvictionWiring.NO_IMAGE_GC);
+  record Inputs(
+      KubeletOptions options,
+      Dependencies deps,
+      PodEngine engine,
+      Events events,
+      KubernetesClient apiClient,
+      StatusManager statuses,
+      MirrorClient mirrors,
+      PodObjects objects) {
+    Runtime runtime() {
+      return engine.runtime();
+    }
+
+    ContainerManager containerManager() {
+      return engine.cgroups();
+    }
+
+    PodNetwork network() {
+      return engine.network();
+    }
+
+    KubeletMetrics metrics() {
+      return events.metrics();
+    }
+
+    ImageGarbageCollector imageGc() {
+      return engine.imageGc().<ImageGarbageCollector>map(g -> g).orElse(ImageGarbageCollector.NONE);
     }
   }
 
-  /** Builds the agent with metrics of its own; starts nothing. */
-  public Agent(Setup setup) {
-    this(setup, new Monitoring(new KubeletMetrics(setup.options().nodeName()), () -> null));
+  /** The engine as the pods use it: wrapped by the network and the metrics, with its cgroups. */
+  record PodEngine(
+      Dependencies.Engine engine,
+      Runtime runtime,
+      ContainerManager cgroups,
+      PodNetwork network,
+      Optional<ImageGcManager> imageGc) {}
+
+  /** The event pipeline and the metrics, built before anything that records. */
+  record Events(
+      KubeletMetrics metrics,
+      EventBroadcaster broadcaster,
+      EventStore store,
+      EventRecorder recorder,
+      Lifecycle lifecycle) {}
+
+  private final KubeletOptions options;
+  private final AgentParts parts;
+  private final AgentServers servers;
+  private final NodeStatusManager node;
+  private final List<Lifecycle> lifecycles;
+  private final AtomicBoolean started = new AtomicBoolean();
+
+  private Agent(
+      KubeletOptions options,
+      Dependencies deps,
+      Events events,
+      PodEngine engine,
+      ClientCertificates certificates,
+      ApiClients clients) {
+    this.options = options;
+    Inputs in =
+        clients == null
+            ? new Inputs(
+                options,
+                deps,
+                engine,
+                events,
+                null,
+                new LocalStatusManager(),
+                null,
+                PodObjects.NONE)
+            : clusterInputs(options, deps, engine, events, clients);
+    this.parts = new AgentParts(in);
+    this.node = clients == null ? null : nodeStatus(in, clients);
+    if (node != null) {
+      in.network().podCidrsFrom(() -> podCidrs(node));
+    }
+    this.servers = new AgentServers(parts, certificates, node);
+    // The one order. The pods' cgroups first: a failure refuses the start with nothing to stop.
+    // The event pipeline next, so no event of the start or the stop is lost. The pod sources
+    // early: the API source's first list is the longest wait of a start, and what they deliver
+    // waits in the loop's channel until the loop runs. The servers start beside the first relist
+    // and lists; the node registers, and so reports Ready, only once the kubelet API listens.
+    List<Lifecycle> order = new ArrayList<>();
+    if (certificates != null) {
+      order.add(certificates);
+    }
+    order.add(in.containerManager());
+    order.add(in.events().lifecycle());
+    order.addAll(parts.sources);
+    order.add(Lifecycle.of("runtime check", this::logRuntime, () -> {}));
+    order.add(in.statuses());
+    order.add(in.network());
+    order.add(parts.probes);
+    order.add(servers.starting());
+    order.add(parts.pleg);
+    order.add(parts.logCollector);
+    order.add(in.objects());
+    order.add(parts.executors());
+    order.add(parts.loop);
+    order.add(servers.started());
+    order.add(parts.eviction);
+    if (node != null) {
+      order.add(node);
+    }
+    in.engine().imageGc().ifPresent(order::add);
+    if (deps.ownsJvm()) {
+      HeapKeeper.forThisJvm(deps.time().clock(), deps.time().schedulers()).ifPresent(order::add);
+    }
+    this.lifecycles = List.copyOf(order);
   }
 
-  /** Builds the agent; starts nothing. */
-  public Agent(Setup setup, Monitoring monitoring) {
-    this.p = new AgentParts(setup, monitoring);
+  /**
+   * Builds the agent. In cluster mode the node's client certificate comes first (TLS bootstrap,
+   * retried until it succeeds: this blocks), then the API clients; then the engine is waited for.
+   *
+   * @throws io.jkubelet.config.ConfigException for a kubeconfig or certificate that cannot be used
+   */
+  public static Agent create(KubeletOptions options, Dependencies deps)
+      throws InterruptedException {
+    Events events = events(options, deps);
+    ClientCertificates certificates = null;
+    ApiClients clients = null;
+    if (options.clusterMode()) {
+      certificates =
+          new ClientCertificates(
+              options.subsystems().certificates(),
+              options.nodeName(),
+              deps.time(),
+              events.recorder());
+      certificates.load();
+      clients = certificates.clients(new RestClientMetrics(events.metrics())::installOn);
+    }
+    Dependencies.Engine engine = deps.engine().get();
+    PodNetwork network =
+        PluginNetwork.create(options.subsystems().network(), deps.time(), events.recorder());
+    PodEngine pods =
+        new PodEngine(
+            engine,
+            new InstrumentedRuntime(
+                network.wrap(engine.runtime()), events.metrics(), deps.time().clock()),
+            deps.containerManager().apply(engine),
+            network,
+            imageGc(options, deps, engine, events));
+    if (clients == null) {
+      events
+          .metrics()
+          .register(
+              new EventCollector(
+                  events.broadcaster()::recorded, events.broadcaster()::dropped, null, null));
+    }
+    Agent agent = new Agent(options, deps, events, pods, certificates, clients);
+    EventCaches.register(events.metrics().caches(), events.broadcaster(), events.store());
+    return agent;
   }
 
+  /**
+   * The event pipeline: one line per event in the log, the newest events for /events (kept only
+   * where the read-only port serves them), Elasticsearch/OpenSearch and a JSON-lines file when
+   * configured, and (added with the API's parts) the API server.
+   */
+  private static Events events(KubeletOptions options, Dependencies deps) {
+    var clock = deps.time().clock();
+    KubeletMetrics metrics = new KubeletMetrics(options.nodeName());
+    EventBroadcaster broadcaster = new EventBroadcaster();
+    broadcaster.addWatcher("log", new LogSink());
+    EventStore store = options.config().server().readOnlyPort() == 0 ? null : new EventStore(clock);
+    if (store != null) {
+      broadcaster.addWatcher("store", store);
+    }
+    Optional<ExportSink> export =
+        Exporters.sink(options.config().eventExport(), options.rootDir(), deps.time());
+    export.ifPresent(
+        e -> {
+          broadcaster.addWatcher("export", e);
+          metrics.register(new ExportCollector(e.exporters()));
+        });
+    deps.eventWatchers().forEach(broadcaster::addWatcher);
+    return new Events(
+        metrics,
+        broadcaster,
+        store,
+        new BroadcastRecorder(clock, options.nodeName(), broadcaster),
+        export.<Lifecycle>map(e -> e.around(broadcaster)).orElse(broadcaster));
+  }
+
+  /**
+   * The image GC, run every {@code --image-gc-period} over the engine's images (every container of
+   * the engine counts as a user, not only the node's); none at a high threshold of 100, which
+   * disables it as upstream.
+   */
+  private static Optional<ImageGcManager> imageGc(
+      KubeletOptions options, Dependencies deps, Dependencies.Engine engine, Events events) {
+    var s = options.config().gc();
+    ImageGcPolicy policy =
+        new ImageGcPolicy(
+            s.imageGCHighThresholdPercent(), s.imageGCLowThresholdPercent(), s.imageMinimumGCAge());
+    if (!policy.enabled()) {
+      log.info("ImageGC: imageGCHighThresholdPercent is 100; image garbage collection is off");
+      return Optional.empty();
+    }
+    ImageGcManager gc =
+        new ImageGcManager(
+            engine.images(),
+            policy,
+            options.podInfraImage(),
+            events.recorder(),
+            Refs.node(options.nodeName()),
+            deps.time().clock(),
+            deps.time().schedulers(),
+            options.engine().imageGcPeriod());
+    events.metrics().register(new ImageGcCollector(gc::stats));
+    return Optional.of(gc);
+  }
+
+  /**
+   * The API's parts: the pods' client, the status manager, mirror pods, the objects' watches, and
+   * the events' sink, each on a client of its own.
+   */
+  private Inputs clusterInputs(
+      KubeletOptions options,
+      Dependencies deps,
+      PodEngine engine,
+      Events events,
+      ApiClients clients) {
+    KubeletConfiguration config = options.config();
+    var clock = deps.time().clock();
+    KubernetesClient pods = clients.newClient();
+    ApiStatusManager statuses =
+        new ApiStatusManager(
+            clients.newClient(),
+            clock,
+            config.kubeAPIQPS(),
+            config.kubeAPIBurst(),
+            pod -> parts.reclaimed.test(pod),
+            uid -> parts.podManager.apiObject(uid),
+            STATUS_SYNC_PERIOD);
+    // Events go to the API server on a client and budget of their own.
+    ApiEventSink sink =
+        ApiEventSink.create(
+            clients.newClient(),
+            clock,
+            deps.time().sleeper(),
+            CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst()));
+    EventBroadcaster broadcaster = events.broadcaster();
+    broadcaster.addWatcher("api", sink);
+    events
+        .metrics()
+        .register(
+            new EventCollector(
+                broadcaster::recorded, broadcaster::dropped, sink::correlatorStats, sink::counts));
+    events.metrics().register(new StatusCollector(statuses::stats));
+    events.metrics().caches().addCorrelator("api", sink::correlatorCaches);
+    return new Inputs(
+        options,
+        deps,
+        engine,
+        events,
+        pods,
+        statuses,
+        new MirrorClient(pods, options.nodeName(), this::nodeUid),
+        new WatchPodObjects(clients.newClient()));
+  }
+
+  /** The Node's UID once it is registered, for mirror pods' owner reference; else "". */
+  private String nodeUid() {
+    return node == null ? "" : node.lastReported().map(n -> n.getMetadata().getUid()).orElse("");
+  }
+
+  /** Registration, node status and Lease, on a client of its own. */
+  private NodeStatusManager nodeStatus(Inputs in, ApiClients clients) {
+    var config = options.config();
+    var deps = in.deps();
+    NodeOptions nodeOptions =
+        new NodeOptions(
+            options.nodeName(),
+            deps.host().nodeIp(),
+            options.nodeName(),
+            options.node().labels(),
+            options.node().taints(),
+            config.maxPods(),
+            config.server().port(),
+            options.rootDir(),
+            NodeOptions.DEFAULT_KUBELET_VERSION,
+            config.nodeStatusUpdateFrequency(),
+            config.nodeStatusReportFrequency(),
+            config.nodeLeaseDurationSeconds());
+    Runtime runtime = in.runtime();
+    return NodeStatusManager.create(
+        nodeOptions,
+        HeartbeatClient.create(clients.base(), nodeOptions, clients.customizer()),
+        deps.time(),
+        deps.host().machine(),
+        () -> runtime.type() + "://" + runtime.version(),
+        runtime::listImages,
+        this::readiness,
+        in.events().recorder(),
+        new NodeResources(
+            ContainerManagers.reservation(config, deps.host().machine()),
+            parts.eviction::nodeConditions));
+  }
+
+  /** The Node's {@code spec.podCIDRs} (or its one {@code podCIDR}) as last reported; or none. */
+  static List<String> podCidrs(NodeStatusManager node) {
+    return node.lastReported()
+        .map(Node::getSpec)
+        .map(
+            spec ->
+                spec.getPodCIDRs() != null && !spec.getPodCIDRs().isEmpty()
+                    ? spec.getPodCIDRs()
+                    : spec.getPodCIDR() == null ? List.<String>of() : List.of(spec.getPodCIDR()))
+        .orElse(List.of());
+  }
+
+  private void logRuntime() {
+    Runtime runtime = parts.in.runtime();
+    try {
+      log.info("Container runtime: {} {}", runtime.type(), runtime.version());
+    } catch (RuntimeException e) {
+      log.error(
+          "Container runtime is not answering ({}); pods will start once it does", e.getMessage());
+    }
+    parts
+        .in
+        .events()
+        .recorder()
+        .event(
+            Refs.node(options.nodeName()),
+            io.jkubelet.agent.events.EventType.Normal,
+            "Starting",
+            "Starting kubelet.");
+  }
+
+  /** Starts every subsystem in order; a failure stops those started and is thrown. */
   @Override
   public void start() {
     if (!started.compareAndSet(false, true)) {
       return;
     }
-    var options = p.setup.options();
     log.info(
         "Starting jkubelet on node {} ({}, static pods from {})",
         options.nodeName(),
-        p.setup.cluster() == null ? "standalone" : "cluster mode",
+        options.clusterMode() ? "cluster mode" : "standalone",
         options.config().staticPods().staticPodPath().isEmpty()
             ? "nowhere"
             : options.config().staticPods().staticPodPath());
-    // The pods' cgroups before anything else: a failure refuses the start, with nothing to sto
+    List<Lifecycle> done = new ArrayList<>();
     try {
-      p.setup.containerManager().start();
+      for (Lifecycle l : lifecycles) {
+        l.start();
+        done.add(l);
+      }
     } catch (RuntimeException e) {
       started.set(false);
+      stopAll(done);
       throw e;
     }
-    p.setup.events().broadcaster().start();
-    // The pod sources first: the API source's first list is the longest wait of a start, and what
-    // they deliver waits in the loop's channel until the loop runs.
-    p.sources.forEach(Lifecycle::start);
-    try {
-      log.info("Container runtime: {} {}", p.setup.runtime().type(), p.setup.runtime().version());
-    } catch (RuntimeException e) {
-      log.error(
-          "Container runtime is not answering ({}); pods will start once it does", e.getMessage());
-    }
-    p.setup
-        .recorder()
-        .event(Refs.node(options.nodeName()), EventType.Normal, "Starting", "Starting kubelet.");
-    p.setup.statuses().start();
-    p.setup.network().start(); // its attachments are read before the first sync asks for an IP
-    p.probes.start();
-    // The servers' TLS set-up (loading the native TLS library) takes a second or more on a busy
-    // node: it runs beside the first relist and the pod sources' first lists, which every pod's
-    // first sync waits for. The node registers, and so reports Ready, only once the kubelet API
-    // listens: `kubectl logs` on a Ready node is never refused.
-    CompletableFuture<Void> servers =
-        CompletableFuture.runAsync(
-            this::startServers, r -> Thread.ofVirtual().name("servers-start").start(r));
-    p.pleg.start();
-    p.logCollector.start();
-    p.objects().start();
-    p.loop.start();
-    try {
-      servers.join();
-    } catch (CompletionException e) {
-      throw e.getCause() instanceof RuntimeException r ? r : e;
-    }
-    p.eviction.start();
-    if (p.setup.cluster() != null) {
-      p.setup.cluster().node().start();
-    }
   }
 
-  /** The pressure conditions that are True now, for the Node's status. Any thread. */
-  public java.util.Set<String> pressure() {
-    return p.eviction.nodeConditions();
-  }
-
-  /** The kubelet API, then the read-only server, whose /healthz then also says the API listens. */
-  private void startServers() {
-    p.api.start();
-    if (p.server != null) {
-      p.server.start();
-    }
-  }
-
+  /** Stops every subsystem in reverse order; a stop that fails is logged and the rest go on. */
   @Override
   public void stop() {
     if (!started.compareAndSet(true, false)) {
       return;
     }
-    p.eviction.stop();
     log.info("Stopping jkubelet; pods keep running");
-    p.sources.forEach(Lifecycle::stop);
-    if (p.setup.cluster() != null) {
-      p.setup.cluster().node().stop();
+    stopAll(lifecycles);
+  }
+
+  private static void stopAll(List<Lifecycle> started) {
+    for (int i = started.size() - 1; i >= 0; i--) {
+      try {
+        started.get(i).stop();
+      } catch (RuntimeException e) {
+        log.error("Stopping {} failed: {}", started.get(i), e.toString(), e);
+      }
     }
-    p.loop.stop();
-    p.pleg.stop();
-    p.logCollector.stop();
-    Executors2.shutdown(p.background, 2000);
-    Executors2.shutdown(p.workerExecutor, 5000);
-    p.objects().stop();
-    p.probes.stop(); // after the pod workers: their hooks share its HTTP client
-    p.setup.network().stop();
-    if (p.server != null) {
-      p.server.stop();
-    }
-    p.api.stop();
-    p.setup.statuses().stop();
-    p.setup.containerManager().stop();
-    p.setup.events().broadcaster().stop();
+  }
+
+  /** The subsystems' lifecycles in their start order. */
+  List<Lifecycle> lifecycles() {
+    return lifecycles;
   }
 
   /**
@@ -175,73 +475,67 @@ public final class Agent implements Lifecycle {
    */
   @Override
   public Health healthy() {
-    for (Health h : List.of(p.loop.healthy(), p.pleg.healthy(), p.runtimeHealth())) {
+    return readiness();
+  }
+
+  private Health readiness() {
+    if (parts == null || servers == null) {
+      return Health.failing("jkubelet is starting");
+    }
+    for (Health h : List.of(parts.loop.healthy(), parts.pleg.healthy(), servers.runtimeHealth())) {
       if (!h.ok()) {
         return h;
       }
     }
-    return p.setup.network().networkError().map(Health::failing).orElse(Health.OK);
+    return parts.in.network().networkError().map(Health::failing).orElse(Health.OK);
   }
 
   /**
    * The metrics that {@code /metrics}, {@code /metrics/probes} and {@code /metrics/resource} serve.
    */
   public KubeletMetrics metrics() {
-    return p.metrics;
+    return parts.in.metrics();
   }
 
   /** The node's and pods' resource usage, for {@code /stats/summary}. */
   public SummaryProvider summary() {
-    return p.documents.summary();
+    return parts.summary;
   }
 
   /** The port the kubelet API listens on (0 before start). */
   public int apiPort() {
-    return p.api.port();
+    return servers.api().port();
   }
 
   /** The port the read-only server listens on (0 when it is off). */
   public int readOnlyPort() {
-    return p.server == null ? 0 : p.server.port();
-  }
-
-  /**
-   * Whether a pod being deleted in the API is finished here; the status manager then deletes the
-   * API object.
-   */
-  public Predicate<Pod> reclaimed() {
-    return p.reclaimed;
-  }
-
-  /**
-   * The pod's API object as the API source last saw it, by the pod's UID: the pod itself, or for a
-   * static pod its mirror pod; what the status manager's re-check compares with.
-   */
-  public Optional<Pod> seenInApi(String uid) {
-    return p.podManager.apiObject(uid);
+    return servers.readOnly() == null ? 0 : servers.readOnly().port();
   }
 
   /** Dead containers and sandboxes, for whoever must free disk at once (eviction). */
-  public io.jkubelet.agent.gc.ContainerGarbageCollector containerGarbageCollector() {
-    return p.containerGc;
+  public ContainerGarbageCollector containerGarbageCollector() {
+    return parts.containerGc;
   }
 
   /** The desired pods, each with the status jkubelet computed for it: {@code /pods}. */
   List<Pod> podsWithStatus() {
-    return p.podsWithStatus();
+    return parts.podsWithStatus();
   }
 
   // For tests.
   PodManager podManager() {
-    return p.podManager;
+    return parts.podManager;
   }
 
   PodWorkers workers() {
-    return p.workers;
+    return parts.workers;
   }
 
-  /** The secrets, configMaps and services of the node's pods; none standalone. */
   PodObjects objects() {
-    return p.objects();
+    return parts.in.objects();
+  }
+
+  Predicate<Pod> reclaimed() {
+    return parts.reclaimed;
   }
 }

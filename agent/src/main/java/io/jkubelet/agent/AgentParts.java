@@ -3,69 +3,81 @@ package io.jkubelet.agent;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.admission.Sysctls;
+import io.jkubelet.agent.cm.ContainerManagers;
+import io.jkubelet.agent.dns.PodDns;
+import io.jkubelet.agent.env.NodeAllocatable;
+import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.eviction.DedicatedImageFs;
 import io.jkubelet.agent.eviction.EvictionManager;
+import io.jkubelet.agent.eviction.EvictionOptions;
+import io.jkubelet.agent.eviction.SummaryPodUsage;
+import io.jkubelet.agent.eviction.SummarySignals;
 import io.jkubelet.agent.gc.ContainerGc;
 import io.jkubelet.agent.gc.ContainerGcPolicy;
 import io.jkubelet.agent.gc.Housekeeping;
 import io.jkubelet.agent.gc.PodStates;
 import io.jkubelet.agent.gc.Reclaimed;
+import io.jkubelet.agent.kuberuntime.ImagePuller;
+import io.jkubelet.agent.kuberuntime.NodeContext;
 import io.jkubelet.agent.kuberuntime.OomEvents;
+import io.jkubelet.agent.kuberuntime.PullCredentials;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
+import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.logs.LogCollector;
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.SyncLoop;
+import io.jkubelet.agent.metrics.AgentDocuments;
+import io.jkubelet.agent.metrics.CacheBounds;
 import io.jkubelet.agent.metrics.ContainerGcCollector;
 import io.jkubelet.agent.metrics.EvictionMetrics;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
-import io.jkubelet.agent.metrics.KubeletMetrics;
 import io.jkubelet.agent.metrics.PlegMetrics;
-import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pleg.GenericPleg;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.PodManager;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.podconfig.PodSources;
-import io.jkubelet.agent.podconfig.PodUpdate;
 import io.jkubelet.agent.prober.ProbeManager;
-import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.prober.ResultsManager;
-import io.jkubelet.agent.server.Healthz;
-import io.jkubelet.agent.server.PodsWithStatus;
-import io.jkubelet.agent.server.ReadOnlyServer;
-import io.jkubelet.agent.server.Route;
+import io.jkubelet.agent.stats.EngineRoot;
+import io.jkubelet.agent.stats.NodeReader;
+import io.jkubelet.agent.stats.StatsOptions;
+import io.jkubelet.agent.stats.SummaryProvider;
+import io.jkubelet.agent.status.ActivePods;
 import io.jkubelet.agent.status.ReasonCache;
-import io.jkubelet.agent.streaming.StreamingRoutes;
 import io.jkubelet.agent.sync.PodSync;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
-import io.jkubelet.agent.util.Lifecycle.Health;
-import io.jkubelet.agent.util.Memo;
+import io.jkubelet.agent.volume.Mounter;
+import io.jkubelet.agent.volume.TokenSource;
 import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.agent.workers.PodWorkers;
+import io.jkubelet.agent.workers.UpdatePodOptions;
+import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkQueue;
-import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.agent.workers.WorkType;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The parts of the {@link Agent}, built: every subsystem made from the options and the host facts
- * read before (no constructor here or below does I/O), and wired to each other. The agent starts
- * and stops them; building them starts nothing.
+ * The pod half of the composition root: the parts that run pods, each built from the options and
+ * the inputs {@link Agent#create} made before (no constructor here or below does I/O). What reaches
+ * the API server and the servers are built by {@link Agent}'s {@code Edges}; this class only
+ * builds, and {@link Agent} starts and stops.
  */
 final class AgentParts {
-  private static final Logger log = LoggerFactory.getLogger(Agent.class);
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Agent.class);
 
   static final Duration SYNC_TICK = Duration.ofSeconds(1);
   static final Duration HOUSEKEEPING_TICK = Duration.ofSeconds(2);
@@ -73,130 +85,343 @@ final class AgentParts {
   static final Duration PLEG_HEALTH_THRESHOLD = Duration.ofMinutes(3);
   static final Duration WORKER_ERROR_BACKOFF = Duration.ofSeconds(10);
   static final Duration CONTAINER_GC_PERIOD = Duration.ofMinutes(1);
-  static final Duration RUNTIME_CHECK_TTL = Duration.ofSeconds(5);
 
-  final Setup setup;
-  final LoopChannels channels;
+  final Agent.Inputs in;
+  final LoopChannels channels = LoopChannels.create();
   final PodManager podManager = new PodManager();
   final PodCache cache = new PodCache();
   final ReasonCache reasons = new ReasonCache();
-  final List<Lifecycle> sources;
   final ExecutorService workerExecutor = Executors.newVirtualThreadPerTaskExecutor();
   final ExecutorService background =
       Executors.newSingleThreadExecutor(
           r -> Thread.ofPlatform().name("housekeeping").daemon(true).unstarted(r));
   final PodConfig podConfig;
+  final List<Lifecycle> sources;
   final GenericPleg pleg;
   final ProbeManager probes;
+  final LogCollector logCollector;
+  final NodeReader nodeReader;
+  final SummaryProvider summary;
+  final AgentDocuments documents;
+  final PodAdmitter admitter;
+  final VolumeManager volumes;
+  final Backoff crashBackoff;
+  final Backoff pullBackoff;
   final RuntimeManager runtimeManager;
   final WorkQueue workQueue;
+  final OomEvents oomEvents;
   final PodWorkers workers;
   final ContainerGc containerGc;
-  final PodAdmitter admitter;
+  final Housekeeping housekeeping;
   final Kubelet kubelet;
-  final SyncLoop loop;
-  final ReadOnlyServer server;
-  final KubeletApi api;
-  final Reclaimed reclaimed;
-  final KubeletMetrics metrics;
-  final AgentMetrics documents;
-  final LogCollector logCollector;
-  final OomEvents oomEvents;
   final EvictionManager eviction;
+  final SyncLoop loop;
+  final Reclaimed reclaimed;
 
-  /** Builds every part; starts nothing. */
-  AgentParts(Setup setup, Agent.Monitoring monitoring) {
-    this.setup = setup;
-    this.metrics = monitoring.metrics();
-    this.channels = LoopChannels.create();
-    var clock = setup.time().clock();
-    var config = setup.options().config();
-    var recorder = setup.recorder();
-    podConfig = new PodConfig(clock, recorder, this::sendConfig);
+  /** Builds every part that runs pods; starts nothing. */
+  AgentParts(Agent.Inputs in) {
+    this.in = in;
+    var time = in.deps().time();
+    var clock = time.clock();
+    var config = in.options().config();
+    var recorder = in.events().recorder();
+    var runtime = in.runtime();
+    var machine = in.deps().host().machine();
+    podConfig =
+        new PodConfig(
+            clock,
+            recorder,
+            u -> {
+              try {
+                channels.config().put(u);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                log.warn(
+                    "PodConfig: interrupted while sending {} of {} pods", u.op(), u.pods().size());
+              }
+            });
     sources =
         PodSources.create(
-            config,
-            setup.options().nodeName(),
-            podConfig,
-            setup.time(),
-            recorder,
-            setup.cluster() == null ? null : setup.cluster().client());
+            config, in.options().nodeName(), podConfig, time, recorder, in.apiClient());
     pleg =
         new GenericPleg(
-            setup.runtime(),
+            runtime,
             cache,
             clock,
-            setup.time().schedulers(),
+            time.schedulers(),
             RELIST_PERIOD,
             PLEG_HEALTH_THRESHOLD,
             channels.pleg()::offer,
-            new PlegMetrics(metrics));
-    probes = probeManager();
-    logCollector = RuntimeWiring.logCollector(setup, cache);
+            new PlegMetrics(in.metrics()));
+    probes =
+        new ProbeManager(
+            new ResultsManager(e -> channels.probe().offer(e)),
+            runtime::exec,
+            in.statuses()::getPodStatus,
+            recorder,
+            clock,
+            time.schedulers(),
+            () -> ThreadLocalRandom.current().nextDouble());
+    logCollector = logCollector();
     // Asking the engine for its root is a call to it: asked once, then kept.
     Supplier<Path> engineRoot =
-        new io.jkubelet.agent.stats.EngineRoot(monitoring.imageFsDir(), setup.time().clock());
-    documents = new AgentMetrics(setup, metrics, engineRoot, cache, probes, podManager);
-    Map<String, Long> reserved = EvictionWiring.reservation(config, setup.host().machine());
+        new EngineRoot(() -> in.engine().engine().rootDir().get().orElse(null), clock);
+    var cgroups = in.options().subsystems().cgroups();
+    StatsOptions stats =
+        StatsOptions.host(
+            in.options().nodeName(),
+            machine.memoryBytes(),
+            in.options().rootDir(),
+            engineRoot,
+            in.options().podLogPaths(),
+            in.containerManager()::podCgroupPaths,
+            cgroups.cgroupsPerQOS() ? cgroups.driver().path(cgroups.kubepods()) : null);
+    // One reader of the node's memory, disks and processes: the eviction manager reads through
+    // it, and the summary reports its latest reading.
+    nodeReader = NodeReader.create(stats, clock);
+    summary =
+        SummaryProvider.create(
+            stats,
+            nodeReader,
+            () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
+            clock);
+    documents = new AgentDocuments(in.metrics(), summary, probes, podManager);
+    Map<String, Long> reserved = ContainerManagers.reservation(config, machine);
     admitter =
         new PodAdmitter(
-            Math.max(0, setup.host().machine().cpus() * 1000L - reserved.getOrDefault("cpu", 0L)),
-            EvictionWiring.allocatableMemory(setup.host().machine(), reserved),
+            Math.max(0, machine.cpus() * 1000L - reserved.getOrDefault("cpu", 0L)),
+            ContainerManagers.allocatableMemory(machine, reserved),
             config.maxPods(),
-            setup.statuses(),
+            in.statuses(),
             recorder,
             clock,
             Sysctls.allowing(config.allowedUnsafeSysctls()),
             this::evictionAdmit);
-    RuntimeWiring.Built rt = RuntimeWiring.build(setup, objects(), probes, workerExecutor);
-    runtimeManager = rt.manager();
+    NodeAllocatable allocatable =
+        new NodeAllocatable(
+            machine.cpus() * 1000L, machine.memoryBytes(), machine.ephemeralStorageBytes());
+    volumes =
+        VolumeManager.create(
+            new VolumeManager.Options(
+                in.options().rootDir(),
+                in.objects(),
+                in.apiClient() == null ? TokenSource.NONE : TokenSource.api(in.apiClient()),
+                Mounter.system(),
+                recorder,
+                clock,
+                allocatable));
+    crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
+    pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
+    runtimeManager =
+        new RuntimeManager(
+            runtime,
+            new ImagePuller(
+                runtime,
+                recorder,
+                clock,
+                pullBackoff,
+                Duration.ofMinutes(5),
+                PullCredentials.forNode(in.options().rootDir(), in.objects(), clock)),
+            volumes,
+            recorder,
+            clock,
+            crashBackoff,
+            in.options().podInfraImage(),
+            config.podInfraOomScoreAdj(),
+            () -> in.deps().host().nodeIp(),
+            in.objects(),
+            workerExecutor,
+            new HookRunner(runtime::exec, probes::httpClient, time.sleeper()),
+            new NodeContext(
+                allocatable,
+                in.options().rootDir(),
+                new PodDns(
+                    config.clusterDNS(),
+                    config.clusterDomain(),
+                    config.resolvConf(),
+                    () -> in.deps().host().nodeIp(),
+                    in.options().nodeName(),
+                    recorder),
+                in.containerManager()::cgroupParent));
     workQueue = new WorkQueue(clock);
     // A changed secret or configMap syncs the pods that use it at once: they are due now, and a
     // tick is sent rather than waited for (up to a sync period; bench-secret-update.sh).
-    objects()
+    in.objects()
         .onChange(
             uids -> {
               uids.forEach(uid -> workQueue.enqueue(uid, Duration.ZERO));
               channels.sync().offer(clock.instant());
             });
-    oomEvents = new OomEvents(setup.recorder(), clock.instant());
+    oomEvents = new OomEvents(recorder, clock.instant());
     workers = podWorkers();
-    Housekeeping housekeeping = housekeeping(rt.crashBackoff(), rt.pullBackoff(), rt.volumes());
+    housekeeping = housekeeping();
     containerGc = housekeeping.containerGc();
-    metrics.register(new ContainerGcCollector(containerGc::stats));
-    kubelet = new Kubelet(parts(housekeeping));
-    EvictionMetrics evictionMetrics = new EvictionMetrics();
-    metrics.register(evictionMetrics);
-    eviction =
-        EvictionWiring.build(
-            setup,
-            new EvictionWiring.AgentParts(
-                activePods()::get,
-                cache,
-                setup.statuses(),
+    in.metrics().register(new ContainerGcCollector(containerGc::stats));
+    kubelet =
+        new Kubelet(
+            new Kubelet.Parts(
+                podManager,
+                workQueue,
                 workers,
-                documents.summary(),
-                documents.node(),
-                engineRoot,
-                containerGc,
-                monitoring.imageGc(),
-                evictionMetrics));
-    loop = syncLoop();
-    server = readOnlyServer(config);
-    api =
-        new KubeletApi(
-            setup,
-            new Healthz(healthChecks()),
-            this::podsWithStatus,
-            apiRoutes(),
-            metrics.caches());
-    reclaimed = new Reclaimed(workers, setup.runtime());
+                probes,
+                admitter,
+                in.mirrors(),
+                cache,
+                runtimeManager,
+                housekeeping,
+                background,
+                in.objects()));
+    eviction = evictionManager(engineRoot);
+    loop =
+        new SyncLoop(
+            kubelet,
+            podManager::byUid,
+            kubelet::podsToSync,
+            podConfig::seenAllSources,
+            channels.select(),
+            channels.sync(),
+            channels.housekeeping(),
+            clock,
+            SYNC_TICK,
+            HOUSEKEEPING_TICK,
+            time.schedulers());
+    reclaimed = new Reclaimed(workers, runtime);
     registerCaches(config.maxPods());
   }
 
   /** The eviction manager's admit handler: pods refused under node pressure. */
   private java.util.Optional<PodAdmitter.Refusal> evictionAdmit(Pod pod) {
-    return eviction.admit(pod).map(m -> new PodAdmitter.Refusal(EvictionWiring.EVICTED, m));
+    return eviction.admit(pod).map(m -> new PodAdmitter.Refusal(Reasons.EVICTED, m));
+  }
+
+  /**
+   * The collector of container log files ({@code containerLogMaxSize}, {@code
+   * containerLogMaxFiles}), fed by what the PLEG's cache says runs; it looks once a second.
+   */
+  private LogCollector logCollector() {
+    var config = in.options().config();
+    return LogCollector.create(
+        new LogCollector.Options(
+            in.options().podLogPaths(),
+            io.jkubelet.agent.logs.RotatingLogWriter.parseMaxSize(
+                config.containerLogs().containerLogMaxSize()),
+            config.containerLogs().containerLogMaxFiles(),
+            in.runtime(),
+            // Nothing until the PLEG's first relist has ended: after a restart the streams (one
+            // per container, each resuming where its file stopped) would otherwise compete with
+            // that relist, which every pod's first status waits for.
+            () ->
+                !cache.relisted()
+                    ? List.of()
+                    : cache.snapshot().values().stream()
+                        .map(PodCache.Entry::status)
+                        .filter(Objects::nonNull)
+                        .toList(),
+            in.deps().time(),
+            Duration.ofSeconds(1)));
+  }
+
+  private PodWorkers podWorkers() {
+    var clock = in.deps().time().clock();
+    PodSync sync =
+        new PodSync(
+            in.runtime(),
+            runtimeManager,
+            cache,
+            in.statuses(),
+            reasons,
+            clock,
+            () -> in.deps().host().nodeIp(),
+            admitter::isRejected,
+            oomEvents,
+            in.events().recorder(),
+            probes::health,
+            probes::failedProbe,
+            in.network()::networkError,
+            new PodSync.Cgroups(in.containerManager(), activePods()));
+    return new PodWorkers(
+        new InstrumentedPodSync(sync, in.metrics(), in.statuses()::getPodStatus, clock),
+        workQueue,
+        clock,
+        in.options().config().syncFrequency(),
+        WORKER_ERROR_BACKOFF,
+        () -> ThreadLocalRandom.current().nextDouble(),
+        workerExecutor);
+  }
+
+  private Housekeeping housekeeping() {
+    var gc = in.options().config().gc();
+    var clock = in.deps().time().clock();
+    return new Housekeeping(
+        in.runtime(),
+        new ContainerGc(
+            in.runtime(),
+            runtimeManager,
+            new ContainerGcPolicy(
+                gc.minimumContainerTtl(), gc.maxPerPodContainer(), gc.maxContainers()),
+            PodStates.of(podManager, in.statuses(), workers, podConfig::seenAllSources),
+            clock,
+            in.events().recorder(),
+            Refs.node(in.options().nodeName())),
+        podManager,
+        workers,
+        cache,
+        in.statuses(),
+        reasons,
+        volumes,
+        clock,
+        CONTAINER_GC_PERIOD,
+        in.mirrors(),
+        probes,
+        logCollector::removePodLogs,
+        in.events().recorder(),
+        in.containerManager(),
+        activePods(),
+        crashBackoff,
+        pullBackoff);
+  }
+
+  /**
+   * The eviction manager: signals from the node's reader that the stats summary reports (so the
+   * summary shows what eviction decided on), the pods' usage from the summary, evictions through
+   * the status manager and a KILL to the pod's worker.
+   */
+  private EvictionManager evictionManager(Supplier<Path> engineRoot) {
+    var config = in.options().config();
+    var cg = config.cgroups();
+    boolean enforcePods = cg.cgroupsPerQOS() && cg.enforceNodeAllocatable().contains("pods");
+    EvictionMetrics listener = new EvictionMetrics();
+    in.metrics().register(listener);
+    var parts =
+        new EvictionManager.Parts(
+            in.options().nodeName(),
+            new SummarySignals(nodeReader),
+            new SummaryPodUsage(summary),
+            activePods()::get,
+            pod ->
+                cache
+                    .get(pod.getMetadata().getUid())
+                    .map(e -> !e.status().anyRunning())
+                    .orElse(true),
+            pod -> in.statuses().getPodStatus(pod.getMetadata().getUid()),
+            (pod, failed, grace) -> {
+              in.statuses().setPodStatus(pod, failed);
+              workers.update(
+                  new UpdatePodOptions(
+                      pod, WorkType.KILL, new KillPodOptions(grace, false, "evicted")));
+            },
+            containerGc,
+            in.imageGc(),
+            new DedicatedImageFs(in.options().rootDir(), engineRoot),
+            in.events().recorder(),
+            listener);
+    return EvictionManager.create(
+        EvictionOptions.of(
+            config.eviction().thresholds(enforcePods),
+            config.eviction().evictionPressureTransitionPeriod(),
+            config.eviction().evictionMaxPodGracePeriod()),
+        parts,
+        in.deps().time());
   }
 
   /** The bounds of the loop's channels and of the state kept per pod, on {@code /metrics}. */
@@ -209,191 +434,29 @@ final class AgentParts {
     perPod.put("prober_pods", probes::podCount);
     perPod.put("admission_rejected", admitter::rejectedCount);
     perPod.put("oom_events", oomEvents::size);
-    perPod.put("pod_statuses", setup.statuses()::size);
-    CacheBounds.register(metrics.caches(), channels, maxPods, perPod, reasons);
+    perPod.put("pod_statuses", in.statuses()::size);
+    CacheBounds.register(in.metrics().caches(), channels, maxPods, perPod, reasons);
   }
 
-  /** The kubelet API's routes beyond its own: metrics and stats, and the streaming ones. */
-  private List<Route> apiRoutes() {
-    List<Route> routes = new ArrayList<>(documents.routes());
-    if (setup.options().config().server().enableDebuggingHandlers()) {
-      routes.add(StreamingRoutes.forNode(setup.runtime(), podManager));
-    }
-    return routes;
+  ActivePods activePods() {
+    return new ActivePods(podManager, in.statuses());
   }
 
-  private ProbeManager probeManager() {
-    return new ProbeManager(
-        new ResultsManager(this::sendProbeResult),
-        setup.runtime()::exec,
-        setup.statuses()::getPodStatus,
-        setup.recorder(),
-        setup.time().clock(),
-        setup.time().schedulers(),
-        () -> ThreadLocalRandom.current().nextDouble());
+  /** The workers' and housekeeping's executors, as a lifecycle: nothing to start, shut at stop. */
+  Lifecycle executors() {
+    return Lifecycle.of(
+        "pod workers",
+        () -> {},
+        () -> {
+          Executors2.shutdown(background, 2000);
+          Executors2.shutdown(workerExecutor, 5000);
+        });
   }
 
-  private SyncLoop syncLoop() {
-    return new SyncLoop(
-        kubelet,
-        podManager::byUid,
-        kubelet::podsToSync,
-        podConfig::seenAllSources,
-        channels.select(),
-        channels.sync(),
-        channels.housekeeping(),
-        setup.time().clock(),
-        SYNC_TICK,
-        HOUSEKEEPING_TICK,
-        setup.time().schedulers());
-  }
-
-  private PodWorkers podWorkers() {
-    var clock = setup.time().clock();
-    PodSync sync =
-        new PodSync(
-            setup.runtime(),
-            runtimeManager,
-            cache,
-            setup.statuses(),
-            reasons,
-            clock,
-            () -> setup.host().nodeIp(),
-            admitter::isRejected,
-            oomEvents,
-            setup.recorder(),
-            probes::health,
-            probes::failedProbe,
-            setup.network()::networkError,
-            new PodSync.Cgroups(setup.containerManager(), activePods()));
-    return new PodWorkers(
-        new InstrumentedPodSync(sync, metrics, setup.statuses()::getPodStatus, clock),
-        workQueue,
-        clock,
-        setup.options().config().syncFrequency(),
-        WORKER_ERROR_BACKOFF,
-        () -> ThreadLocalRandom.current().nextDouble(),
-        workerExecutor);
-  }
-
-  private Housekeeping housekeeping(
-      Backoff crashBackoff, Backoff pullBackoff, VolumeManager volumes) {
-    var gc = setup.options().config().gc();
-    return new Housekeeping(
-        setup.runtime(),
-        new ContainerGc(
-            setup.runtime(),
-            runtimeManager,
-            new ContainerGcPolicy(
-                gc.minimumContainerTtl(), gc.maxPerPodContainer(), gc.maxContainers()),
-            PodStates.of(podManager, setup.statuses(), workers, podConfig::seenAllSources),
-            setup.time().clock(),
-            setup.recorder(),
-            Refs.node(setup.options().nodeName())),
-        podManager,
-        workers,
-        cache,
-        setup.statuses(),
-        reasons,
-        volumes,
-        setup.time().clock(),
-        CONTAINER_GC_PERIOD,
-        setup.cluster() == null ? null : setup.cluster().mirrors(),
-        probes,
-        logCollector::removePodLogs,
-        setup.recorder(),
-        setup.containerManager(),
-        activePods(),
-        crashBackoff,
-        pullBackoff);
-  }
-
-  private Kubelet.Parts parts(Housekeeping housekeeping) {
-    return new Kubelet.Parts(
-        podManager,
-        workQueue,
-        workers,
-        probes,
-        admitter,
-        setup.cluster() == null ? null : setup.cluster().mirrors(),
-        cache,
-        runtimeManager,
-        housekeeping,
-        background,
-        objects());
-  }
-
-  private ReadOnlyServer readOnlyServer(KubeletConfiguration config) {
-    if (config.server().readOnlyPort() == 0) {
-      return null;
-    }
-    return documents.serve(
-        new ReadOnlyServer(
-            config.server().address(),
-            config.server().readOnlyPort(),
-            new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus),
-            healthChecks(),
-            setup.events().store(),
-            probes::stats));
-  }
-
-  /** The named checks of every {@code /healthz}. */
-  private Map<String, Supplier<Health>> healthChecks() {
-    Map<String, Supplier<Health>> checks = new LinkedHashMap<>();
-    checks.put("syncloop", loop::healthy);
-    checks.put("pleg", pleg::healthy);
-    checks.put("prober", probes::healthy);
-    // As upstream's runtime state, refreshed every 5 s rather than on every request.
-    checks.put("runtime", new Memo<>(RUNTIME_CHECK_TTL, setup.time().clock(), this::runtimeHealth));
-    checks.put("events", setup.events().broadcaster()::healthy);
-    checks.put("eviction", () -> eviction.healthy());
-    for (Lifecycle source : sources) {
-      checks.put(source.getClass().getSimpleName(), source::healthy);
-    }
-    if (setup.cluster() != null) {
-      checks.put("node", setup.cluster().node()::healthy);
-      checks.put("client-certificate", setup.cluster().clientCertificate());
-    }
-    return checks;
-  }
-
-  private void sendConfig(PodUpdate u) {
-    try {
-      channels.config().put(u);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      log.warn("PodConfig: interrupted while sending {} of {} pods", u.op(), u.pods().size());
-    }
-  }
-
-  private ActivePods activePods() {
-    return new ActivePods(podManager, setup.statuses());
-  }
-
-  /** The secrets, configMaps and services of the node's pods; none standalone. */
-  PodObjects objects() {
-    return setup.cluster() == null ? PodObjects.NONE : setup.cluster().objects();
-  }
-
-  /** A probe result changed: the loop syncs the pod. Never blocks a probe worker. */
-  private void sendProbeResult(ProberEvent e) {
-    if (!channels.probe().offer(e)) {
-      // The periodic resync still picks the change up; only its promptness is lost.
-      log.warn("SyncLoop: the probe channel is full; dropped {}", e);
-    }
-  }
-
-  Health runtimeHealth() {
-    try {
-      setup.runtime().version();
-      return Health.OK;
-    } catch (RuntimeException e) {
-      return Health.failing("container runtime is down: " + e.getMessage());
-    }
-  }
-
-  /** The desired pods, each with the status jkubelet computed for it: {@code /pods}. */
+  /** The desired pods, each with the status jkubelet computed for it. */
   List<Pod> podsWithStatus() {
-    return new PodsWithStatus(podManager::pods, setup.statuses()::getPodStatus).get();
+    return new io.jkubelet.agent.server.PodsWithStatus(
+            podManager::pods, in.statuses()::getPodStatus)
+        .get();
   }
 }

@@ -1,78 +1,164 @@
 package io.jkubelet.agent;
 
+import io.fabric8.kubernetes.api.model.Taint;
+import io.jkubelet.agent.certificates.CertificateOptions;
+import io.jkubelet.agent.cm.CgroupOptions;
 import io.jkubelet.agent.logs.PodLogPaths;
+import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * Everything an {@link Agent} is started with: the configuration and the flags that are not part of
- * it.
+ * Everything the agent is built from, as the command line and the {@code --config} file gave it
+ * (upstream's {@code KubeletFlags} and {@code KubeletConfiguration} together): parsed and checked
+ * by {@code cli}, read by the composition root ({@link Agent}) and nowhere else.
  *
- * @param nodeName the node's name (lowercase), from {@code --hostname-override} or the hostname
- * @param rootDir where pod directories and volumes live ({@code --root-dir})
- * @param podInfraImage the sandbox image ({@code --pod-infra-container-image})
- * @param dockerHost the Docker endpoint ({@code --docker-endpoint})
- * @param nodeIp the node's IP, or "" to detect it ({@code --node-ip})
- * @param config the KubeletConfiguration
- * @param certDir where the self-signed serving certificate is kept ({@code --cert-dir}); null:
- *     {@code <rootDir>/pki}
- * @param podLogPaths where container log files and their links go ({@code --pod-logs-dir}, {@code
- *     --container-logs-dir}, whose defaults are upstream's {@code /var/log/pods} and {@code
- *     /var/log/containers}); null: {@code <rootDir>/logs/pods} and {@code
- *     <rootDir>/logs/containers}, so that an agent embedded in a test never writes the host's
- *     {@code /var/log}
- * @param nodeLogDir the directory {@code /logs/} serves ({@code --node-log-dir}, default {@code
- *     /var/log}); null: {@code <rootDir>/logs}
+ * @param nodeName the node's name (lowercase), from {@code --hostname-override} or the kernel's
+ * @param config the KubeletConfiguration, flags overlaid
+ * @param node what the Node registers with
+ * @param paths where the agent keeps its files
+ * @param engine the container engine and its images
+ * @param subsystems the options of the subsystems that {@code cli} derives from the configuration
+ *     and the flags together
  */
 public record KubeletOptions(
     String nodeName,
-    Path rootDir,
-    String podInfraImage,
-    String dockerHost,
-    String nodeIp,
     KubeletConfiguration config,
-    Path certDir,
-    PodLogPaths podLogPaths,
-    Path nodeLogDir) {
-  /** Options with the log directories under {@code rootDir}. */
-  public KubeletOptions(
-      String nodeName,
-      Path rootDir,
-      String podInfraImage,
-      String dockerHost,
-      String nodeIp,
-      KubeletConfiguration config,
-      Path certDir) {
-    this(nodeName, rootDir, podInfraImage, dockerHost, nodeIp, config, certDir, null, null);
-  }
-
-  /** Options with the default certificate directory. */
-  public KubeletOptions(
-      String nodeName,
-      Path rootDir,
-      String podInfraImage,
-      String dockerHost,
-      String nodeIp,
-      KubeletConfiguration config) {
-    this(nodeName, rootDir, podInfraImage, dockerHost, nodeIp, config, null);
-  }
+    KubeletOptions.Node node,
+    KubeletOptions.Paths paths,
+    KubeletOptions.Engine engine,
+    KubeletOptions.Subsystems subsystems) {
 
   public KubeletOptions {
     Objects.requireNonNull(nodeName, "nodeName");
-    Objects.requireNonNull(rootDir, "rootDir");
-    Objects.requireNonNull(podInfraImage, "podInfraImage");
-    Objects.requireNonNull(dockerHost, "dockerHost");
     Objects.requireNonNull(config, "config");
-    nodeIp = nodeIp == null ? "" : nodeIp;
-    certDir = certDir == null ? rootDir.resolve("pki") : certDir;
-    podLogPaths =
-        podLogPaths == null
-            ? new PodLogPaths(rootDir.resolve("logs/pods"), rootDir.resolve("logs/containers"))
-            : podLogPaths;
-    nodeLogDir = nodeLogDir == null ? rootDir.resolve("logs") : nodeLogDir;
+    Objects.requireNonNull(node, "node");
+    Objects.requireNonNull(paths, "paths");
+    Objects.requireNonNull(engine, "engine");
+    Objects.requireNonNull(subsystems, "subsystems");
     if (nodeName.isBlank()) {
       throw new IllegalArgumentException("node name must not be empty");
+    }
+  }
+
+  /**
+   * Standalone options with every default but these: for an agent embedded in a test, whose log
+   * directories stay under {@code rootDir}.
+   */
+  public static KubeletOptions standalone(
+      String nodeName, Path rootDir, String nodeIp, KubeletConfiguration config) {
+    return new KubeletOptions(
+        nodeName,
+        config,
+        new Node(nodeIp, Map.of(), List.of()),
+        Paths.under(rootDir),
+        new Engine("unused", "jkubelet/pause:3.2", Duration.ofMinutes(5)),
+        new Subsystems(NetworkOptions.NONE, CgroupOptions.DEFAULTS, null));
+  }
+
+  /** The same options with other subsystem options. */
+  public KubeletOptions withSubsystems(Subsystems s) {
+    return new KubeletOptions(nodeName, config, node, paths, engine, s);
+  }
+
+  /** Whether the agent joins a cluster ({@code --kubeconfig}). */
+  public boolean clusterMode() {
+    return subsystems.certificates() != null;
+  }
+
+  public Path rootDir() {
+    return paths.rootDir();
+  }
+
+  public String nodeIp() {
+    return node.ip();
+  }
+
+  public String podInfraImage() {
+    return engine.podInfraImage();
+  }
+
+  public Path certDir() {
+    return paths.certDir();
+  }
+
+  public PodLogPaths podLogPaths() {
+    return paths.podLogs();
+  }
+
+  public Path nodeLogDir() {
+    return paths.nodeLogDir();
+  }
+
+  /**
+   * @param ip the node's IP, or "" to detect it ({@code --node-ip})
+   * @param labels added to the Node when it registers ({@code --node-labels})
+   * @param taints the Node registers with ({@code --register-with-taints})
+   */
+  public record Node(String ip, Map<String, String> labels, List<Taint> taints) {
+    public Node {
+      ip = ip == null ? "" : ip;
+      labels = Map.copyOf(labels);
+      taints = List.copyOf(taints);
+    }
+  }
+
+  /**
+   * @param rootDir where pod directories and volumes live ({@code --root-dir})
+   * @param certDir where the node's certificates are kept ({@code --cert-dir})
+   * @param podLogs where container log files and their links go ({@code --pod-logs-dir}, {@code
+   *     --container-logs-dir})
+   * @param nodeLogDir the directory {@code /logs/} serves ({@code --node-log-dir})
+   */
+  public record Paths(Path rootDir, Path certDir, PodLogPaths podLogs, Path nodeLogDir) {
+    public Paths {
+      Objects.requireNonNull(rootDir, "rootDir");
+      Objects.requireNonNull(certDir, "certDir");
+      Objects.requireNonNull(podLogs, "podLogs");
+      Objects.requireNonNull(nodeLogDir, "nodeLogDir");
+    }
+
+    /**
+     * Everything under {@code rootDir}: {@code pki}, {@code logs/pods}, {@code logs/containers} and
+     * {@code logs}, so that an agent embedded in a test never writes the host's {@code /var/log}.
+     */
+    public static Paths under(Path rootDir) {
+      return new Paths(
+          rootDir,
+          rootDir.resolve("pki"),
+          new PodLogPaths(rootDir.resolve("logs/pods"), rootDir.resolve("logs/containers")),
+          rootDir.resolve("logs"));
+    }
+  }
+
+  /**
+   * @param dockerHost the Docker endpoint ({@code --docker-endpoint})
+   * @param podInfraImage the sandbox image ({@code --pod-infra-container-image})
+   * @param imageGcPeriod how often the image GC looks ({@code --image-gc-period})
+   */
+  public record Engine(String dockerHost, String podInfraImage, Duration imageGcPeriod) {
+    public Engine {
+      Objects.requireNonNull(dockerHost, "dockerHost");
+      Objects.requireNonNull(podInfraImage, "podInfraImage");
+      Objects.requireNonNull(imageGcPeriod, "imageGcPeriod");
+    }
+  }
+
+  /**
+   * @param network the pods' network plugin
+   * @param cgroups the pods' cgroups
+   * @param certificates the node's client and serving certificates and its kubeconfig; null
+   *     standalone
+   */
+  public record Subsystems(
+      NetworkOptions network, CgroupOptions cgroups, CertificateOptions certificates) {
+    public Subsystems {
+      Objects.requireNonNull(network, "network");
+      Objects.requireNonNull(cgroups, "cgroups");
     }
   }
 }

@@ -6,17 +6,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.jkubelet.agent.cm.CgroupException;
 import io.jkubelet.agent.cm.FakeContainerManager;
-import io.jkubelet.agent.events.EventRecorder;
-import io.jkubelet.agent.network.PodNetwork;
-import io.jkubelet.agent.node.HostFacts;
-import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.FakeRuntime;
-import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.util.FakeClock;
-import io.jkubelet.agent.util.RecordingSleeper;
-import io.jkubelet.agent.util.Schedulers;
-import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.KubeletConfiguration;
 import io.jkubelet.config.ServerSettings;
 import io.jkubelet.config.StaticPodSettings;
@@ -24,7 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,11 +32,7 @@ class AgentCgroupsTest {
   private final FakeClock clock = new FakeClock();
   private final FakeRuntime runtime =
       new FakeRuntime(clock, "jkubelet/busybox:1.35", "jkubelet/pause:3.2");
-  private final EventRecorder recorder = (o, t, reason, msg) -> {};
   private final FakeContainerManager cgroups = new FakeContainerManager();
-  private static final NodeInfo MACHINE =
-      new NodeInfo(
-          4, 8L << 30, 100L << 30, "6.1.0", "Debian", "linux", "amd64", "m", "u", "b", Map.of());
   private Agent agent;
   private Path manifests;
 
@@ -65,24 +52,9 @@ class AgentCgroupsTest {
                     .withAddress("127.0.0.1"))
             .build();
     agent =
-        new Agent(
-            new Setup(
-                new KubeletOptions(
-                    "node1",
-                    tmp.resolve("root"),
-                    "jkubelet/pause:3.2",
-                    "unused",
-                    "10.1.1.1",
-                    config),
-                new HostFacts("10.1.1.1", MACHINE),
-                runtime,
-                recorder,
-                new LocalStatusManager(),
-                new Time(clock, new RecordingSleeper(clock), Schedulers.system()),
-                null,
-                Setup.EventPipeline.NONE,
-                PodNetwork.NONE,
-                cgroups));
+        Agent.create(
+            KubeletOptions.standalone("node1", tmp.resolve("root"), "10.1.1.1", config),
+            TestAgents.dependencies(clock, runtime, cgroups, new TestAgents.Recorded()));
     return agent;
   }
 

@@ -4,19 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.ContainerStatus;
-import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.jkubelet.agent.events.EventRecorder;
-import io.jkubelet.agent.events.EventType;
-import io.jkubelet.agent.node.HostFacts;
-import io.jkubelet.agent.node.NodeInfo;
+import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.FakeRuntime;
-import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.util.FakeClock;
-import io.jkubelet.agent.util.RecordingSleeper;
-import io.jkubelet.agent.util.Schedulers;
-import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.KubeletConfiguration;
 import io.jkubelet.config.ServerSettings;
 import io.jkubelet.config.StaticPodSettings;
@@ -24,8 +16,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,23 +34,9 @@ class KubeletTest {
   private final FakeClock clock = new FakeClock();
   private final FakeRuntime runtime =
       new FakeRuntime(clock, "jkubelet/busybox:1.35", "jkubelet/pause:3.2");
-  private final List<String> events = new CopyOnWriteArrayList<>();
-  private final List<String> forgotten = new CopyOnWriteArrayList<>();
-  private final EventRecorder recorder =
-      new EventRecorder() {
-        @Override
-        public void event(ObjectReference o, EventType t, String reason, String msg) {
-          events.add(reason + ": " + msg);
-        }
-
-        @Override
-        public void forget(String podUid) {
-          forgotten.add(podUid);
-        }
-      };
-  private static final NodeInfo MACHINE =
-      new NodeInfo(
-          4, 8L << 30, 100L << 30, "6.1.0", "Debian", "linux", "amd64", "m", "u", "b", Map.of());
+  private final TestAgents.Recorded recorded = new TestAgents.Recorded();
+  private final List<String> events = recorded.events;
+  private final List<String> forgotten = recorded.forgotten;
   private Agent kubelet;
   private Path manifests;
 
@@ -93,22 +69,9 @@ class KubeletTest {
             .maxPods(2)
             .build();
     kubelet =
-        new Agent(
-            new Setup(
-                new KubeletOptions(
-                    "node1",
-                    tmp.resolve("root"),
-                    "jkubelet/pause:3.2",
-                    "unused",
-                    "10.1.1.1",
-                    config),
-                new HostFacts("10.1.1.1", MACHINE),
-                runtime,
-                recorder,
-                new LocalStatusManager(),
-                new Time(clock, new RecordingSleeper(clock), Schedulers.system()),
-                null,
-                Setup.EventPipeline.NONE));
+        Agent.create(
+            KubeletOptions.standalone("node1", tmp.resolve("root"), "10.1.1.1", config),
+            TestAgents.dependencies(clock, runtime, ContainerManager.NONE, recorded));
     kubelet.start();
   }
 

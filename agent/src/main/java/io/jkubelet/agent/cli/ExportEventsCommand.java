@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.jkubelet.agent.client.ApiHttpClients;
+import io.jkubelet.agent.client.Kubeconfig;
 import io.jkubelet.agent.export.ClusterEventExporter;
 import io.jkubelet.agent.export.Exporter;
 import io.jkubelet.agent.util.Time;
@@ -113,9 +115,11 @@ public final class ExportEventsCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     EventExport settings = settings();
     Time time = Time.system();
-    List<Exporter> exporters = ExportFlags.exporters(settings, rootDir.toAbsolutePath(), time);
+    List<Exporter> exporters =
+        io.jkubelet.agent.export.Exporters.of(settings, rootDir.toAbsolutePath(), time);
     KubernetesClient client =
-        ApiHttpClients.small(new KubernetesClientBuilder().withConfig(Kubeconfig.load(kubeconfig)))
+        ApiHttpClients.small(
+                new KubernetesClientBuilder().withConfig(Kubeconfig.load(kubeconfig, time.clock())))
             .build();
     var exporter = new ClusterEventExporter(client, namespace, exporters);
     CountDownLatch stopped = new CountDownLatch(1);

@@ -1,43 +1,19 @@
 package io.jkubelet.agent.cli;
 
 import io.jkubelet.agent.Agent;
+import io.jkubelet.agent.Dependencies;
 import io.jkubelet.agent.KubeletOptions;
-import io.jkubelet.agent.Setup;
 import io.jkubelet.agent.certificates.CertificateOptions;
 import io.jkubelet.agent.cm.CgroupOptions;
-import io.jkubelet.agent.cm.ContainerManager;
-import io.jkubelet.agent.events.BroadcastRecorder;
-import io.jkubelet.agent.events.EventBroadcaster;
-import io.jkubelet.agent.events.EventStore;
-import io.jkubelet.agent.events.LogSink;
-import io.jkubelet.agent.export.ExportSink;
-import io.jkubelet.agent.gc.ImageGcManager;
-import io.jkubelet.agent.jvm.HeapKeeper;
-import io.jkubelet.agent.metrics.EventCollector;
-import io.jkubelet.agent.metrics.ExportCollector;
-import io.jkubelet.agent.metrics.InstrumentedRuntime;
-import io.jkubelet.agent.metrics.KubeletMetrics;
 import io.jkubelet.agent.network.NetworkOptions;
-import io.jkubelet.agent.network.PluginNetwork;
-import io.jkubelet.agent.network.PodNetwork;
-import io.jkubelet.agent.node.HostFacts;
-import io.jkubelet.agent.node.NodeFlags;
-import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
-import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.util.NativeTls;
-import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.Durations;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -231,118 +207,19 @@ public final class RunCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     KubeletOptions options = options();
     NativeTls.preload();
-    Time time = Time.system();
-    Clock clock = time.clock();
-    // Docker's client costs a fifth of a second of a start, mostly loading classes: it is made on
-    // a thread of its own while the rest of the agent is read and built.
-    CompletableFuture<DockerRuntime> engine =
-        CompletableFuture.supplyAsync(
-            () ->
-                DockerRuntime.connect(options.dockerHost(), time)
-                    .scopedTo(Map.of(Labels.NODE, options.nodeName())),
-            r -> Thread.ofVirtual().name("docker-connect").start(r));
-    KubeletMetrics metrics = new KubeletMetrics(options.nodeName());
-    // Host facts are read here, once, so that building the agent does no I/O.
-    HostFacts host = HostFacts.read(options.nodeIp(), options.rootDir());
-    // The event pipeline: one line per event in the log, the newest events for /events (kept only
-    // where the read-only port serves them), and in cluster mode the API server.
-    EventBroadcaster broadcaster = new EventBroadcaster();
-    EventStore store = options.config().server().readOnlyPort() == 0 ? null : new EventStore(clock);
-    broadcaster.addWatcher("log", new LogSink());
-    if (store != null) {
-      broadcaster.addWatcher("store", store);
-    }
-    // And, when configured, Elasticsearch/OpenSearch and a JSON-lines file.
-    ExportSink export = ExportFlags.sink(options.config().eventExport(), options.rootDir(), time);
-    if (export != null) {
-      broadcaster.addWatcher("export", export);
-      metrics.register(new ExportCollector(export.exporters()));
-    }
-    var recorder = new BroadcastRecorder(clock, options.nodeName(), broadcaster);
-    var events =
-        new Setup.EventPipeline(
-            export == null ? broadcaster : export.around(broadcaster),
-            store == null ? (namespace, pod, uid) -> List.of() : store::list);
-    // TLS bootstrap and the client certificate, before any API client is made.
-    CertificateWiring certs =
-        kubeconfig == null
-            ? null
-            : new CertificateWiring(certificates, options.nodeName(), time, recorder);
-    var base = certs == null ? null : certs.load();
-    if (certs != null) {
-      certs.start();
-    }
-    DockerRuntime docker = connected(engine);
-    // The engine's root directory is asked for by the node's first reading, not during the start.
-    var imageGc =
-        GcWiring.imageGc(options, docker.imageService(), recorder, time, metrics, gcFlags);
-    var monitoring =
-        new Agent.Monitoring(
-            metrics, () -> docker.rootDir().orElse(null), GcWiring.collector(imageGc));
-    PodNetwork podNetwork = PluginNetwork.create(network, time, recorder);
-    ContainerManager containerManager =
-        PodCgroupsWiring.create(cgroups, host.machine(), docker::cgroupDriver, options.config());
-    var runtime = new InstrumentedRuntime(podNetwork.wrap(docker), metrics, clock);
-    Agent kubelet;
-    if (base != null) {
-      kubelet =
-          ClusterMode.build(
-              options,
-              host,
-              base,
-              flag("--node-labels", nodeLabels, NodeFlags::parseLabels, Map.<String, String>of()),
-              flag(
-                  "--register-with-taints",
-                  registerWithTaints,
-                  NodeFlags::parseTaints,
-                  List.<io.fabric8.kubernetes.api.model.Taint>of()),
-              runtime,
-              recorder,
-              time,
-              broadcaster,
-              events,
-              monitoring,
-              podNetwork,
-              certs,
-              containerManager);
-    } else {
-      metrics.register(new EventCollector(broadcaster::recorded, broadcaster::dropped, null, null));
-      kubelet =
-          new Agent(
-              new Setup(
-                  options,
-                  host,
-                  runtime,
-                  recorder,
-                  new LocalStatusManager(),
-                  time,
-                  null,
-                  events,
-                  podNetwork,
-                  containerManager),
-              monitoring);
-    }
-    EventCaches.register(metrics.caches(), broadcaster, store);
-    Optional<HeapKeeper> heap = HeapKeeper.forThisJvm(clock, time.schedulers());
+    Agent agent = Agent.create(options, Dependencies.forHost(options));
     CountDownLatch stopped = new CountDownLatch(1);
     if (HOOK_INSTALLED.compareAndSet(false, true)) {
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(
                   () -> {
-                    heap.ifPresent(HeapKeeper::stop);
-                    imageGc.ifPresent(ImageGcManager::stop);
-                    kubelet.stop();
-                    if (certs != null) {
-                      certs.stop();
-                    }
+                    agent.stop();
                     stopped.countDown();
                   },
                   "shutdown"));
     }
-    kubelet.start();
-    heap.ifPresent(HeapKeeper::start);
-    imageGc.ifPresent(ImageGcManager::start);
+    agent.start();
     stopped.await();
     return 0;
   }
@@ -386,15 +263,6 @@ public final class RunCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw new CommandLine.TypeConversionException(e.getMessage());
       }
-    }
-  }
-
-  /** The connected runtime; a failure to connect is thrown as it was thrown. */
-  private static DockerRuntime connected(CompletableFuture<DockerRuntime> engine) {
-    try {
-      return engine.join();
-    } catch (CompletionException e) {
-      throw e.getCause() instanceof RuntimeException r ? r : e;
     }
   }
 }

@@ -2,6 +2,7 @@ package io.jkubelet.agent.cli;
 
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.logs.RotatingLogWriter;
+import io.jkubelet.agent.node.NodeFlags;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigLoader;
 import io.jkubelet.config.ConfigValidator;
@@ -109,14 +110,19 @@ final class RunOptions {
     run.certificateFlags.overlay(cfg, flagOf);
     run.gcFlags.overlay(cfg, flagOf);
     KubeletConfiguration config = b.build();
+    KubeletOptions.Subsystems subsystems;
     try {
       ConfigValidator.validate(config);
       PodFlags.checkSysctls(config);
       ServerFlags.requireClientForWebhooks(config, run.kubeconfig != null);
       checkLogMaxSize(config);
-      run.network = run.networkFlags.options(config, flagOf);
-      run.cgroups = ResourceFlags.options(config, flagOf);
-      run.certificates = run.certificateFlags.options(config, run.kubeconfig, run.rootDir, flagOf);
+      subsystems =
+          new KubeletOptions.Subsystems(
+              run.networkFlags.options(config, flagOf),
+              ResourceFlags.options(config, flagOf),
+              run.kubeconfig == null
+                  ? null
+                  : run.certificateFlags.options(config, run.kubeconfig, run.rootDir, flagOf));
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
       throw flag == null ? e : new ConfigException(flag, e.problem(), e);
@@ -128,16 +134,39 @@ final class RunOptions {
     if (run.nodeIp != null && !run.nodeIp.isEmpty() && !isIp(run.nodeIp)) {
       throw new ConfigException("--node-ip", "\"" + run.nodeIp + "\" is not an IP address");
     }
+    Path rootDir = run.rootDir.toAbsolutePath();
     return new KubeletOptions(
         nodeName,
-        run.rootDir.toAbsolutePath(),
-        run.podInfraContainerImage,
-        run.dockerEndpoint,
-        run.nodeIp,
         config,
-        run.certificateFlags.certDir(run.rootDir),
-        run.logFlags.podLogPaths(),
-        run.logFlags.nodeLogDir());
+        new KubeletOptions.Node(
+            run.nodeIp,
+            flag("--node-labels", run.nodeLabels, NodeFlags::parseLabels, Map.of()),
+            flag(
+                "--register-with-taints",
+                run.registerWithTaints,
+                NodeFlags::parseTaints,
+                List.of())),
+        new KubeletOptions.Paths(
+            rootDir,
+            run.certificateFlags.certDir(run.rootDir),
+            run.logFlags.podLogPaths(),
+            run.logFlags.nodeLogDir()),
+        new KubeletOptions.Engine(
+            run.dockerEndpoint, run.podInfraContainerImage, run.gcFlags.imageGcPeriod()),
+        subsystems);
+  }
+
+  /** Parses a flag's value; a parse error is a configuration error naming the flag. */
+  private static <T> T flag(
+      String name, String value, java.util.function.Function<String, T> parse, T none) {
+    if (value == null || value.isBlank()) {
+      return none;
+    }
+    try {
+      return parse.apply(value);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(name, e.getMessage());
+    }
   }
 
   private static void checkLogMaxSize(KubeletConfiguration config) {

@@ -7,6 +7,7 @@ import io.jkubelet.agent.credentials.AuthConfig;
 import io.jkubelet.agent.credentials.ImageNames;
 import io.jkubelet.agent.credentials.InvalidDockerConfig;
 import io.jkubelet.agent.credentials.Keyring;
+import io.jkubelet.agent.credentials.NodeKeyring;
 import io.jkubelet.agent.credentials.PullSecrets;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
@@ -14,6 +15,8 @@ import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.runtime.RegistryAuth;
+import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -39,6 +42,17 @@ public final class PullCredentials {
   public PullCredentials(PodObjects objects, Keyring node) {
     this.objects = objects;
     this.node = node;
+  }
+
+  /**
+   * The pods' pull secrets and the node's Docker config file, searched where upstream searches: the
+   * root directory, the working directory, the home directory, the file system's root.
+   */
+  public static PullCredentials forNode(Path rootDir, PodObjects objects, Clock clock) {
+    String home = System.getenv("HOME");
+    Path homeDir = Path.of(home == null || home.isEmpty() ? System.getProperty("user.home") : home);
+    var paths = NodeKeyring.SearchPaths.upstream(rootDir, Path.of("").toAbsolutePath(), homeDir);
+    return new PullCredentials(objects, new NodeKeyring(paths, clock));
   }
 
   /**

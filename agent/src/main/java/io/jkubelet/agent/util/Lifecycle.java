@@ -12,6 +12,34 @@ public interface Lifecycle {
   /** Whether the subsystem works; a subsystem that is not started is not healthy. */
   Health healthy();
 
+  /**
+   * A lifecycle of two actions, named for the log (an executor to shut down, a server started on a
+   * thread of its own); always healthy.
+   */
+  static Lifecycle of(String name, Runnable start, Runnable stop) {
+    return new Lifecycle() {
+      @Override
+      public void start() {
+        start.run();
+      }
+
+      @Override
+      public void stop() {
+        stop.run();
+      }
+
+      @Override
+      public Health healthy() {
+        return Health.OK;
+      }
+
+      @Override
+      public String toString() {
+        return name;
+      }
+    };
+  }
+
   /** A health report: ok, or what is wrong. */
   record Health(boolean ok, String message) {
     public static final Health OK = new Health(true, "ok");

@@ -438,7 +438,8 @@ class CliTest {
     assertThat(e.url()).isEqualTo("http://elastic:pw@127.0.0.1:9200");
     assertThat(e.index()).isEqualTo("file-index");
     assertThat(e.spoolMax()).isEqualTo("64Mi");
-    var exporters = ExportFlags.exporters(e, tmp, io.jkubelet.agent.util.Time.system());
+    var exporters =
+        io.jkubelet.agent.export.Exporters.of(e, tmp, io.jkubelet.agent.util.Time.system());
     assertThat(exporters).extracting(x -> x.name()).containsExactly("bulk", "file");
 
     assertThat(Main.execute("run", "--hostname-override", "n", "--event-export-spool-max", "lots"))

@@ -1,17 +1,17 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.cm;
 
-import io.jkubelet.agent.cm.CgroupOptions;
-import io.jkubelet.agent.cm.ContainerManager;
-import io.jkubelet.agent.cm.NodeAllocatable;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.EvictionSettings;
+import io.jkubelet.config.EvictionSettings.Signal;
 import io.jkubelet.config.KubeletConfiguration;
 import io.jkubelet.config.ReservationSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -23,12 +23,12 @@ import org.slf4j.LoggerFactory;
  * with {@code cgroupsPerQOS}, the check upstream's dockershim makes that Docker uses the same
  * cgroup driver. Builds only: the agent starts the manager.
  */
-final class PodCgroupsWiring {
-  private static final Logger log = LoggerFactory.getLogger(PodCgroupsWiring.class);
+public final class ContainerManagers {
+  private static final Logger log = LoggerFactory.getLogger(ContainerManagers.class);
 
   static final Path PID_MAX = Path.of("/proc/sys/kernel/pid_max");
 
-  private PodCgroupsWiring() {}
+  private ContainerManagers() {}
 
   /**
    * The container manager for {@code options} on this machine.
@@ -42,7 +42,7 @@ final class PodCgroupsWiring {
   }
 
   /** As above, with {@code config}'s reservations held back from {@code kubepods}. */
-  static ContainerManager create(
+  public static ContainerManager create(
       CgroupOptions options,
       NodeInfo machine,
       Supplier<Optional<String>> engineDriver,
@@ -118,5 +118,44 @@ final class PodCgroupsWiring {
           "ContainerManager: cannot read {} ({}); kubepods gets no pids limit", file, e.toString());
       return 0;
     }
+  }
+
+  /**
+   * Upstream's {@code GetNodeAllocatableReservation}: for cpu, memory and ephemeral-storage, the
+   * kube and system reservations plus the hard eviction threshold of {@code memory.available}
+   * (memory) and {@code nodefs.available} (ephemeral-storage), percentages taken of the capacity.
+   * Base units: thousandths of a core, bytes.
+   */
+  public static Map<String, Long> reservation(KubeletConfiguration config, NodeInfo machine) {
+    ReservationSettings r = config.reservations();
+    Map<String, Long> out = new LinkedHashMap<>();
+    out.put("cpu", r.reserved("cpu"));
+    long memory = r.reserved("memory");
+    memory +=
+        config
+            .eviction()
+            .hard(Signal.MEMORY_AVAILABLE)
+            .map(t -> t.value().resolve(machine.memoryBytes()))
+            .orElse(0L);
+    out.put("memory", memory);
+    long storage = r.reserved("ephemeral-storage");
+    storage +=
+        config
+            .eviction()
+            .hard(Signal.NODEFS_AVAILABLE)
+            .map(t -> t.value().resolve(machine.ephemeralStorageBytes()))
+            .orElse(0L);
+    out.put("ephemeral-storage", storage);
+    out.values().removeIf(v -> v == 0);
+    return out;
+  }
+
+  /** Allocatable memory: capacity less the reservation and every hugepage size, at least 0. */
+  public static long allocatableMemory(NodeInfo machine, Map<String, Long> reservation) {
+    long m = machine.memoryBytes() - reservation.getOrDefault("memory", 0L);
+    for (long huge : machine.hugePages().values()) {
+      m -= huge;
+    }
+    return Math.max(0, m);
   }
 }

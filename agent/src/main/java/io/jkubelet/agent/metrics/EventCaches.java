@@ -1,19 +1,19 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
-import io.jkubelet.agent.metrics.CacheCollector;
 
 /**
  * Registers the event pipeline's bounds with the {@link CacheCollector}: each broadcaster watcher's
  * queue ({@code event_queue_<watcher>}, upstream's {@code maxQueuedEvents}), the local event store
  * and its correlator's LRU caches.
  */
-final class EventCaches {
+public final class EventCaches {
   private EventCaches() {}
 
   /** Call once every watcher is added; {@code store} is null where there is none. */
-  static void register(CacheCollector caches, EventBroadcaster broadcaster, EventStore store) {
+  public static void register(
+      CacheCollector caches, EventBroadcaster broadcaster, EventStore store) {
     for (String w : broadcaster.names()) {
       caches.add(
           "event_queue_" + w,

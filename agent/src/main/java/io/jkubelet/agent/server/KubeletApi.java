@@ -1,4 +1,4 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.server;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonSerializer;
@@ -6,22 +6,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.jkubelet.agent.logs.ContainerLogsRoute;
-import io.jkubelet.agent.logs.SystemLogRoute;
-import io.jkubelet.agent.metrics.CacheCollector;
-import io.jkubelet.agent.server.CoreRoutes;
-import io.jkubelet.agent.server.Healthz;
-import io.jkubelet.agent.server.KubeletServer;
-import io.jkubelet.agent.server.Route;
-import io.jkubelet.agent.server.ServerOptions;
-import io.jkubelet.agent.server.ServingCerts;
-import io.jkubelet.agent.server.ServingIdentity;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.jkubelet.agent.certificates.CertificateManager;
 import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.server.auth.TokenReviewWebhook;
 import io.jkubelet.agent.server.auth.TokenReviewer;
 import io.jkubelet.agent.server.auth.WebhookAuthorizer;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
 import io.jkubelet.config.KubeletConfiguration;
 import java.io.IOException;
@@ -32,22 +25,21 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
  * The kubelet API as the agent runs it: the HTTPS server on {@code port} with its certificate,
- * authentication, authorization and routes ({@code /healthz*}, {@code /pods}, {@code /configz},
- * {@code /containerLogs} and the routes other packages add), and the plain {@code /healthz} on
+ * authentication, authorization and routes ({@code /healthz*}, {@code /pods}, {@code /configz}, and
+ * the routes other packages add: logs, streaming, metrics), and the plain {@code /healthz} on
  * {@code healthzPort}. Reading certificates is I/O, so it happens in {@link #start()}.
  */
-final class KubeletApi implements Lifecycle {
-  private final Setup setup;
+public final class KubeletApi implements Lifecycle {
+  private final Options options;
   private final Healthz healthz;
   private final Supplier<List<Pod>> pods;
   private final List<Route> extra;
-  private ExecutorService logReaders;
   private KubeletServer server;
   private KubeletServer healthzServer;
   private ServingIdentity identity;
@@ -58,29 +50,56 @@ final class KubeletApi implements Lifecycle {
   private volatile WebhookAuthorizer authorizations;
 
   /**
+   * What the API serves with.
+   *
+   * @param nodeName the node's name, in a self-signed certificate
+   * @param nodeIp the node's IP, in a self-signed certificate
+   * @param certDir where a self-signed certificate is kept
+   * @param config the server's settings ({@code /configz} shows all of it)
+   * @param client for the webhooks' reviews; null standalone
+   * @param serving the serving certificate from the CSR API ({@code serverTLSBootstrap}), started
+   *     and stopped with the API; null without it
+   * @param time the clock of the webhooks' caches and of the self-signed certificate's renewal
+   */
+  public record Options(
+      String nodeName,
+      String nodeIp,
+      Path certDir,
+      KubeletConfiguration config,
+      KubernetesClient client,
+      CertificateManager serving,
+      Time time) {}
+
+  /** Where the webhooks' answer caches are shown: a cache's name, size, capacity, evictions. */
+  @FunctionalInterface
+  public interface Caches {
+    void add(String name, IntSupplier entries, int capacity, LongSupplier evictions);
+  }
+
+  /**
    * @param pods the node's pods with their status
-   * @param extra routes of other packages (streaming, metrics), asked after the built-in ones
+   * @param extra routes of other packages (logs, streaming, metrics), asked after the built-in ones
    * @param caches where the webhooks' answer caches are shown, when there are webhooks
    */
-  KubeletApi(
-      Setup setup,
+  public KubeletApi(
+      Options options,
       Healthz healthz,
       Supplier<List<Pod>> pods,
       List<Route> extra,
-      CacheCollector caches) {
-    this.setup = setup;
+      Caches caches) {
+    this.options = options;
     this.healthz = healthz;
     this.pods = pods;
     this.extra = List.copyOf(extra);
-    KubeletConfiguration config = setup.options().config();
-    if (setup.cluster() != null && config.server().authentication().webhookEnabled()) {
+    KubeletConfiguration config = options.config();
+    if (options.client() != null && config.server().authentication().webhookEnabled()) {
       caches.add(
           "token_review_cache",
           () -> tokenReviews == null ? 0 : tokenReviews.cachedEntries(),
           TokenReviewWebhook.CACHE_CAPACITY,
           () -> tokenReviews == null ? 0 : tokenReviews.cacheEvictions());
     }
-    if (setup.cluster() != null && config.server().authorization().mode().equals("Webhook")) {
+    if (options.client() != null && config.server().authorization().mode().equals("Webhook")) {
       caches.add(
           "subject_access_review_cache",
           () -> authorizations == null ? 0 : authorizations.cachedEntries(),
@@ -91,22 +110,9 @@ final class KubeletApi implements Lifecycle {
 
   @Override
   public void start() {
-    KubeletConfiguration config = setup.options().config();
-    logReaders = Executors.newVirtualThreadPerTaskExecutor();
+    KubeletConfiguration config = options.config();
     List<Route> routes = new ArrayList<>();
     routes.add(new CoreRoutes(healthz, pods, () -> configz(config)));
-    if (config.server().enableDebuggingHandlers()) {
-      routes.add(
-          new ContainerLogsRoute(
-              pods,
-              uid -> setup.statuses().getPodStatus(uid),
-              setup.runtime(),
-              setup.time().clock(),
-              logReaders));
-      if (config.server().enableSystemLogHandler()) {
-        routes.add(new SystemLogRoute(setup.options().nodeLogDir(), logReaders));
-      }
-    }
     routes.addAll(extra);
     identity = identity(config);
     identity.start();
@@ -117,7 +123,7 @@ final class KubeletApi implements Lifecycle {
                 config.server().port(),
                 null,
                 clientCAs(config),
-                setup.options().nodeName(),
+                options.nodeName(),
                 identity.keyManager()),
             authenticator(config),
             authorizer(config),
@@ -131,7 +137,7 @@ final class KubeletApi implements Lifecycle {
                   config.server().healthzPort(),
                   null,
                   List.of(),
-                  setup.options().nodeName()),
+                  options.nodeName()),
               new Authenticator(true, Optional.empty()),
               Authorizer.ALWAYS_ALLOW,
               List.of(new CoreRoutes(healthz, null, null)));
@@ -157,11 +163,11 @@ final class KubeletApi implements Lifecycle {
     }
     return new ServingIdentity(
         files,
-        setup.options().certDir(),
-        setup.options().nodeName(),
-        List.of(setup.host().nodeIp()),
-        setup.cluster() == null ? null : setup.cluster().servingCertificate(),
-        setup.time());
+        options.certDir(),
+        options.nodeName(),
+        List.of(options.nodeIp()),
+        options.serving(),
+        options.time());
   }
 
   private static List<java.security.cert.X509Certificate> clientCAs(KubeletConfiguration config) {
@@ -180,7 +186,7 @@ final class KubeletApi implements Lifecycle {
     if (a.webhookEnabled()) {
       tokenReviews =
           new TokenReviewWebhook(
-              client("authentication"), setup.time().clock(), a.webhookCacheTTL());
+              client("authentication"), options.time().clock(), a.webhookCacheTTL());
       tokens = Optional.of(tokenReviews);
     }
     boolean webhookAuthz = config.server().authorization().mode().equals("Webhook");
@@ -195,18 +201,18 @@ final class KubeletApi implements Lifecycle {
     authorizations =
         new WebhookAuthorizer(
             client("authorization"),
-            setup.time().clock(),
+            options.time().clock(),
             z.cacheAuthorizedTTL(),
             z.cacheUnauthorizedTTL());
     return authorizations;
   }
 
   private io.fabric8.kubernetes.client.KubernetesClient client(String what) {
-    if (setup.cluster() == null) {
+    if (options.client() == null) {
       throw new IllegalStateException(
           "no client provided, cannot use webhook " + what + " (standalone mode)");
     }
-    return setup.cluster().client();
+    return options.client();
   }
 
   private static final ObjectMapper CONFIGZ =
@@ -233,7 +239,7 @@ final class KubeletApi implements Lifecycle {
   }
 
   /** The HTTPS port it listens on (useful when 0 asked for a free one); 0 before start. */
-  int port() {
+  public int port() {
     return server == null ? 0 : server.port();
   }
 
@@ -247,9 +253,6 @@ final class KubeletApi implements Lifecycle {
     }
     if (identity != null) {
       identity.stop();
-    }
-    if (logReaders != null) {
-      logReaders.shutdownNow();
     }
   }
 

@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -55,7 +55,7 @@ class KubeconfigTest {
             - name: node
               context: {cluster: main, user: kubelet, namespace: kube-system}
             """);
-    Config c = Kubeconfig.load(f);
+    Config c = Kubeconfig.load(f, java.time.Clock.systemUTC());
     assertThat(c.getMasterUrl()).startsWith("https://api:6443");
     assertThat(c.getCaCertFile()).isEqualTo(dir.resolve("etc/pki/ca.crt").toString());
     assertThat(c.getClientCertFile()).isEqualTo(dir.resolve("certs/node.crt").toString());
@@ -75,7 +75,7 @@ class KubeconfigTest {
             users: [{name: u, user: {token: s3cret}}]
             contexts: [{name: c, context: {cluster: k, user: u}}]
             """);
-    Config c = Kubeconfig.load(f);
+    Config c = Kubeconfig.load(f, java.time.Clock.systemUTC());
     assertThat(c.getAutoOAuthToken()).isEqualTo("s3cret");
     assertThat(c.isTrustCerts()).isTrue();
   }
@@ -112,12 +112,12 @@ class KubeconfigTest {
   @Test
   void aTokenWinsOverATokenFileAndAnUnreadableTokenFileIsAnError() throws Exception {
     Path both = write(userU("- {name: u, user: {token: inline, tokenFile: /nowhere}}\n"));
-    Config c = Kubeconfig.load(both);
+    Config c = Kubeconfig.load(both, java.time.Clock.systemUTC());
     assertThat(c.getOauthTokenProvider()).isNull();
     assertThat(c.getAutoOAuthToken()).isEqualTo("inline");
 
     Path missing = write(Files.readString(both).replace("token: inline, ", ""));
-    assertThatThrownBy(() -> Kubeconfig.load(missing))
+    assertThatThrownBy(() -> Kubeconfig.load(missing, java.time.Clock.systemUTC()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--kubeconfig")
         .hasMessageContaining("the token file /nowhere cannot be read");
@@ -125,12 +125,12 @@ class KubeconfigTest {
 
   @Test
   void aKubeconfigThatCannotBeUsedIsAnErrorNamingTheFlag() throws Exception {
-    assertThatThrownBy(() -> Kubeconfig.load(dir.resolve("missing")))
+    assertThatThrownBy(() -> Kubeconfig.load(dir.resolve("missing"), java.time.Clock.systemUTC()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--kubeconfig")
         .hasMessageContaining("cannot read");
     Path noServer = write("apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n");
-    assertThatThrownBy(() -> Kubeconfig.load(noServer))
+    assertThatThrownBy(() -> Kubeconfig.load(noServer, java.time.Clock.systemUTC()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("names no server");
     Path noCluster =
@@ -142,14 +142,15 @@ class KubeconfigTest {
             clusters: [{name: k, cluster: {server: "https://api:6443"}}]
             contexts: [{name: c, context: {cluster: gone, user: u}}]
             """);
-    assertThatThrownBy(() -> Kubeconfig.load(noCluster))
+    assertThatThrownBy(() -> Kubeconfig.load(noCluster, java.time.Clock.systemUTC()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("names no server");
     Path garbage = write("clusters: {this is: [not, a kubeconfig");
-    assertThatThrownBy(() -> Kubeconfig.load(garbage))
+    assertThatThrownBy(() -> Kubeconfig.load(garbage, java.time.Clock.systemUTC()))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("is not a usable kubeconfig");
     Path empty = write("");
-    assertThatThrownBy(() -> Kubeconfig.load(empty)).isInstanceOf(ConfigException.class);
+    assertThatThrownBy(() -> Kubeconfig.load(empty, java.time.Clock.systemUTC()))
+        .isInstanceOf(ConfigException.class);
   }
 }

@@ -1,11 +1,8 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.cm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.jkubelet.agent.cm.CgroupOptions;
-import io.jkubelet.agent.cm.ContainerManager;
-import io.jkubelet.agent.cm.NodeAllocatable;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.config.ConfigException;
@@ -17,7 +14,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class PodCgroupsWiringTest {
+class ContainerManagersTest {
   @TempDir Path tmp;
 
   private static final NodeInfo MACHINE =
@@ -28,7 +25,7 @@ class PodCgroupsWiringTest {
   void aDriverOtherThanDockersIsRefusedWithUpstreamsMessage() {
     assertThatThrownBy(
             () ->
-                PodCgroupsWiring.create(
+                ContainerManagers.create(
                     CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("systemd")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--cgroup-driver")
@@ -40,10 +37,11 @@ class PodCgroupsWiringTest {
   @Test
   void theSameDriverOrAnEngineThatDoesNotAnswerGivesTheManager() {
     assertThat(
-            PodCgroupsWiring.create(CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("cgroupfs")))
+            ContainerManagers.create(
+                CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("cgroupfs")))
         .isNotSameAs(ContainerManager.NONE);
     assertThat(
-            PodCgroupsWiring.create(
+            ContainerManagers.create(
                 CgroupOptions.DEFAULTS,
                 MACHINE,
                 () -> {
@@ -65,7 +63,7 @@ class PodCgroupsWiringTest {
             List.of(),
             CgroupOptions.DEFAULT_CGROUP_FS);
     assertThat(
-            PodCgroupsWiring.create(
+            ContainerManagers.create(
                 off,
                 MACHINE,
                 () -> {
@@ -77,16 +75,16 @@ class PodCgroupsWiringTest {
   @Test
   void capacityIsTheMachinesCpusMemoryAndPidMax() throws Exception {
     Path pidMax = Files.writeString(tmp.resolve("pid_max"), "32768\n");
-    NodeAllocatable a = PodCgroupsWiring.allocatable(MACHINE, PodCgroupsWiring.pidMax(pidMax));
+    NodeAllocatable a = ContainerManagers.allocatable(MACHINE, ContainerManagers.pidMax(pidMax));
 
     assertThat(a.capacity()).isEqualTo(new NodeAllocatable.Amounts(2000, 4L << 30, 32768));
-    assertThat(PodCgroupsWiring.pidMax(tmp.resolve("missing"))).isZero();
+    assertThat(ContainerManagers.pidMax(tmp.resolve("missing"))).isZero();
   }
 
   @Test
   void thisHostsPidMaxIsReadWhole() {
     // The kernel's least pid_max is 301; a file read as its first character only gave 3.
-    assertThat(PodCgroupsWiring.pidMax(PodCgroupsWiring.PID_MAX)).isGreaterThanOrEqualTo(301);
+    assertThat(ContainerManagers.pidMax(ContainerManagers.PID_MAX)).isGreaterThanOrEqualTo(301);
   }
 
   @Test
@@ -112,7 +110,7 @@ class PodCgroupsWiringTest {
                     java.util.Map.of("memory", "1Gi", "pid", "1000")))
             .build();
 
-    var a = PodCgroupsWiring.allocatable(machine, 32768, config);
+    var a = ContainerManagers.allocatable(machine, 32768, config);
 
     assertThat(a.enforced().memoryBytes()).isEqualTo(13L << 30);
     assertThat(a.enforced().milliCpu()).isEqualTo(3500);

@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.client;
 
 import io.fabric8.kubernetes.api.model.AuthInfo;
 import io.fabric8.kubernetes.api.model.Cluster;
@@ -24,20 +24,15 @@ import java.util.Optional;
  * of the process). A user's {@code tokenFile}, which fabric8 ignores, is read as client-go reads it
  * ({@link TokenFile}).
  */
-final class Kubeconfig {
+public final class Kubeconfig {
   private Kubeconfig() {}
-
-  /** Reads a kubeconfig; a file that cannot be used is a configuration error naming the flag. */
-  static Config load(Path kubeconfig) {
-    return load(kubeconfig, Clock.systemUTC());
-  }
 
   /**
    * Reads a kubeconfig, with the clock that times re-reads of a {@code tokenFile}.
    *
    * @throws ConfigException when the file cannot be used, naming the flag
    */
-  static Config load(Path kubeconfig, Clock clock) {
+  public static Config load(Path kubeconfig, Clock clock) {
     String content;
     try {
       content = Files.readString(kubeconfig);

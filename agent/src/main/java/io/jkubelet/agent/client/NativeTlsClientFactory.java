@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.client;
 
 import io.fabric8.kubernetes.client.http.TlsVersion;
 import io.fabric8.kubernetes.client.vertx.TlsWarmup;

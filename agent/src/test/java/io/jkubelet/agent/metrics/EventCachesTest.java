@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,7 +7,6 @@ import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.metrics.KubeletMetrics;
 import io.jkubelet.agent.util.FakeClock;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.client;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -54,7 +54,9 @@ class KubeconfigApiTest {
 
       // Copied as the agent copies it for each of its clients.
       var config =
-          new ConfigBuilder(Kubeconfig.load(kubeconfig)).withRequestRetryBackoffLimit(1).build();
+          new ConfigBuilder(Kubeconfig.load(kubeconfig, java.time.Clock.systemUTC()))
+              .withRequestRetryBackoffLimit(1)
+              .build();
       try (KubernetesClient client = new KubernetesClientBuilder().withConfig(config).build()) {
         // Nodes are not the service account's to list: the refusal names who asked.
         assertThatThrownBy(() -> client.nodes().list())

@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.client;
 
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.client.Config;
@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * client is built, {@link #stop} after the agent stopped. Not thread-safe: used by the start-up and
  * shutdown threads in turn.
  */
-final class CertificateWiring implements Lifecycle {
-  private static final Logger log = LoggerFactory.getLogger(CertificateWiring.class);
+public final class ClientCertificates implements Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(ClientCertificates.class);
 
   private final CertificateOptions options;
   private final String nodeName;
@@ -67,7 +67,7 @@ final class CertificateWiring implements Lifecycle {
    * @param options with {@code kubeconfig} set (cluster mode)
    * @param recorder where the certificate's events go, on the Node
    */
-  CertificateWiring(
+  public ClientCertificates(
       CertificateOptions options, String nodeName, Time time, EventRecorder recorder) {
     if (options.kubeconfig() == null) {
       throw new IllegalArgumentException("certificates are wired in cluster mode only");
@@ -92,7 +92,7 @@ final class CertificateWiring implements Lifecycle {
    * @return the API clients' configuration, without the managed client certificate
    * @throws ConfigException for a kubeconfig or certificate directory that cannot be used
    */
-  Config load() throws InterruptedException {
+  public Config load() throws InterruptedException {
     Optional<ClientCertificate> cert = Optional.empty();
     if (options.bootstrapNeeded()) {
       cert =
@@ -140,6 +140,17 @@ final class CertificateWiring implements Lifecycle {
   }
 
   /**
+   * The API clients, after {@link #load}: each presents the managed identity and gets {@code
+   * intercept} (request metrics).
+   */
+  public ApiClients clients(Consumer<HttpClient.Builder> intercept) {
+    if (base == null) {
+      throw new IllegalStateException("the kubeconfig is not loaded yet");
+    }
+    return new ApiClients(base, tls(), intercept);
+  }
+
+  /**
    * What every API client's HTTP builder gets: the managed identity and the kubeconfig's trust;
    * nothing when fabric8 handles the kubeconfig's credentials itself.
    */
@@ -154,7 +165,7 @@ final class CertificateWiring implements Lifecycle {
    * starts it), else null: its CSRs go out on {@code client} (the node's), for the addresses of the
    * Node as {@code node} last reported it.
    */
-  CertificateManager serving(KubernetesClient client, NodeStatusManager node) {
+  public CertificateManager serving(KubernetesClient client, NodeStatusManager node) {
     if (!options.servingEnabled()) {
       return null;
     }

@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -20,15 +20,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 @Timeout(30)
-class CertificateWiringTest {
+class ClientCertificatesTest {
   @TempDir Path dir;
 
   record Recorded(ObjectReference ref, EventType type, String reason, String message) {}
 
   private final List<Recorded> recorded = new ArrayList<>();
 
-  private CertificateWiring wiring(CertificateOptions options) {
-    return new CertificateWiring(
+  private ClientCertificates wiring(CertificateOptions options) {
+    return new ClientCertificates(
         options,
         "node-a",
         Time.system(),
@@ -60,7 +60,7 @@ class CertificateWiringTest {
   void aCertificateDirectoryThatCannotBeWrittenIsAConfigErrorNamingIt() throws Exception {
     Path notADir = Files.writeString(dir.resolve("file"), "x");
     Path certDir = notADir.resolve("pki");
-    CertificateWiring w =
+    ClientCertificates w =
         wiring(
             new CertificateOptions(
                 dir.resolve("kubelet.conf"),
@@ -77,7 +77,7 @@ class CertificateWiringTest {
 
   @Test
   void aKubeconfigWithATokenIsLeftToTheClientsAndHasNoCertificateToWatch() throws Exception {
-    CertificateWiring w =
+    ClientCertificates w =
         wiring(
             new CertificateOptions(
                 tokenKubeconfig("kubelet.conf"), null, dir.resolve("pki"), false, false));
@@ -94,7 +94,7 @@ class CertificateWiringTest {
   @Test
   void certificateEventsAreEventsOnTheNode() {
     var listener =
-        CertificateWiring.events(
+        ClientCertificates.events(
             (ref, type, reason, message) -> recorded.add(new Recorded(ref, type, reason, message)),
             "node-a");
 

@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.client;
 
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.jkubelet.agent.util.ApiSerialization;
@@ -23,7 +23,7 @@ import java.util.concurrent.Executors;
  * those restarts also replaced running sandboxes (the {@code PodCache} defect, since fixed), and
  * the watches are retried by {@code objects.WatchPodObjects} when they fail.
  */
-final class ApiHttpClients {
+public final class ApiHttpClients {
   /**
    * Where the clients run their callbacks (watch and informer events): a virtual thread per task,
    * instead of fabric8's cached pool of platform threads per client. Never shut down.
@@ -37,7 +37,7 @@ final class ApiHttpClients {
    * The builder, set to use the shared engine with native TLS, virtual task threads and the
    * process's one JSON mapping ({@link ApiSerialization}).
    */
-  static KubernetesClientBuilder small(KubernetesClientBuilder builder) {
+  public static KubernetesClientBuilder small(KubernetesClientBuilder builder) {
     return builder
         .withHttpClientFactory(new NativeTlsClientFactory(Engine.VERTX))
         .withTaskExecutor(TASKS)

@@ -1,8 +1,7 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.Select;
-import io.jkubelet.agent.metrics.CacheCollector;
 import io.jkubelet.agent.status.ReasonCache;
 import java.util.List;
 import java.util.Map;
@@ -14,10 +13,10 @@ import java.util.function.IntSupplier;
  * state kept per pod, whose bound is the node's {@code maxPods} because housekeeping (or the pod's
  * removal) forgets it when the pod goes.
  */
-final class CacheBounds {
+public final class CacheBounds {
   private CacheBounds() {}
 
-  static void register(
+  public static void register(
       CacheCollector caches,
       LoopChannels channels,
       int maxPods,

@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -249,8 +249,8 @@ class NativeTlsClientFactoryTest {
                 pem("CERTIFICATE", serving.chain().get(0).getEncoded()),
                 pemFile,
                 pemFile));
-    CertificateWiring wiring =
-        new CertificateWiring(
+    ClientCertificates wiring =
+        new ClientCertificates(
             new CertificateOptions(kubeconfig, null, dir.resolve("pki"), false, false),
             "node-a",
             Time.system(),

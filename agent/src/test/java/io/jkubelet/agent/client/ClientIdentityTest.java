@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,9 +1,8 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.status;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.pod.PodManager;
 import io.jkubelet.agent.pod.PodPhases;
-import io.jkubelet.agent.status.StatusManager;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.Supplier;
@@ -13,11 +12,11 @@ import java.util.function.Supplier;
  * generated status is not Succeeded or Failed. The QoS cgroups' shares are computed from them.
  * Thread-safe as the pod and status managers are.
  */
-final class ActivePods implements Supplier<Collection<Pod>> {
+public final class ActivePods implements Supplier<Collection<Pod>> {
   private final PodManager pods;
   private final StatusManager statuses;
 
-  ActivePods(PodManager pods, StatusManager statuses) {
+  public ActivePods(PodManager pods, StatusManager statuses) {
     this.pods = pods;
     this.statuses = statuses;
   }

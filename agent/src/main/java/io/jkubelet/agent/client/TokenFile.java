@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cli;
+package io.jkubelet.agent.client;
 
 import io.fabric8.kubernetes.client.OAuthTokenProvider;
 import java.io.IOException;

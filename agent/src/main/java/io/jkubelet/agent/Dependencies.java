@@ -1,0 +1,107 @@
+package io.jkubelet.agent;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.jkubelet.agent.cm.ContainerManager;
+import io.jkubelet.agent.cm.ContainerManagers;
+import io.jkubelet.agent.node.HostFacts;
+import io.jkubelet.agent.runtime.ImageService;
+import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.runtime.docker.DockerRuntime;
+import io.jkubelet.agent.util.Time;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * What the agent is built on that reaches outside the process, as upstream's {@code
+ * kubelet.Dependencies}: time, the host's facts, and the container engine. {@link #forHost} makes
+ * the real ones; tests give fakes.
+ *
+ * @param time the clock, sleeper and schedulers every subsystem uses
+ * @param host the node's IP and machine facts, read before building
+ * @param engine the container engine, connected: asked for once the node's client certificate is in
+ *     place (connecting may run beside that)
+ * @param containerManager the pods' cgroups on this engine (upstream's {@code
+ *     kubeDeps.ContainerManager}), not started; {@link ContainerManager#NONE} without {@code
+ *     cgroupsPerQOS}
+ * @param eventWatchers watchers added to the event broadcaster beside the agent's own (tests)
+ * @param ownsJvm whether the agent runs in a JVM of its own, whose heap it then keeps small
+ */
+public record Dependencies(
+    Time time,
+    HostFacts host,
+    Supplier<Engine> engine,
+    Function<Engine, ContainerManager> containerManager,
+    Map<String, Consumer<Event>> eventWatchers,
+    boolean ownsJvm) {
+
+  public Dependencies {
+    Objects.requireNonNull(time, "time");
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(engine, "engine");
+    Objects.requireNonNull(containerManager, "containerManager");
+    eventWatchers = Map.copyOf(eventWatchers);
+  }
+
+  /**
+   * The container engine as the agent uses it.
+   *
+   * @param runtime the runtime, scoped to the node's containers
+   * @param images the engine's images, for image garbage collection
+   * @param cgroupDriver the engine's cgroup driver; may throw while it does not answer
+   * @param rootDir the engine's root directory, for the image file system; empty while unknown
+   */
+  public record Engine(
+      Runtime runtime,
+      ImageService images,
+      Supplier<Optional<String>> cgroupDriver,
+      Supplier<Optional<Path>> rootDir) {
+    /** An engine that says nothing of its driver or root (tests' fakes). */
+    public static Engine of(Runtime runtime, ImageService images) {
+      return new Engine(runtime, images, Optional::empty, Optional::empty);
+    }
+  }
+
+  /**
+   * This host's: the system clock, the host's facts, the pods' cgroups, and Docker at the options'
+   * endpoint, connected on a thread of its own while the rest of the agent is read and built
+   * (Docker's client costs a fifth of a second of a start, mostly loading classes).
+   */
+  public static Dependencies forHost(KubeletOptions options) {
+    Time time = Time.system();
+    CompletableFuture<DockerRuntime> docker =
+        CompletableFuture.supplyAsync(
+            () ->
+                DockerRuntime.connect(options.engine().dockerHost(), time)
+                    .scopedTo(Map.of(Labels.NODE, options.nodeName())),
+            r -> Thread.ofVirtual().name("docker-connect").start(r));
+    // Host facts are read here, once, so that building the agent does no I/O.
+    HostFacts host = HostFacts.read(options.nodeIp(), options.rootDir());
+    Supplier<Engine> engine =
+        () -> {
+          DockerRuntime d = connected(docker);
+          return new Engine(d, d.imageService(), d::cgroupDriver, d::rootDir);
+        };
+    Function<Engine, ContainerManager> cgroups =
+        e ->
+            ContainerManagers.create(
+                options.subsystems().cgroups(), host.machine(), e.cgroupDriver(), options.config());
+    return new Dependencies(time, host, engine, cgroups, Map.of(), true);
+  }
+
+  /** The connected runtime; a failure to connect is thrown as it was thrown. */
+  private static DockerRuntime connected(CompletableFuture<DockerRuntime> engine) {
+    try {
+      return engine.join();
+    } catch (CompletionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+  }
+}

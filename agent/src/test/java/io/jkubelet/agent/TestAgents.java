@@ -1,0 +1,58 @@
+package io.jkubelet.agent;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.jkubelet.agent.cm.ContainerManager;
+import io.jkubelet.agent.events.EventBroadcaster;
+import io.jkubelet.agent.node.HostFacts;
+import io.jkubelet.agent.node.NodeInfo;
+import io.jkubelet.agent.runtime.FakeImageService;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.util.FakeClock;
+import io.jkubelet.agent.util.RecordingSleeper;
+import io.jkubelet.agent.util.Schedulers;
+import io.jkubelet.agent.util.Time;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * Agents embedded in a test: the real composition root on a fake runtime and a fake clock (with the
+ * real schedulers, so the agent's threads run), the node's events recorded as {@code "Reason:
+ * message"} lines.
+ */
+final class TestAgents {
+  static final NodeInfo MACHINE =
+      new NodeInfo(
+          4, 8L << 30, 100L << 30, "6.1.0", "Debian", "linux", "amd64", "m", "u", "b", Map.of());
+
+  private TestAgents() {}
+
+  /** What the agent recorded, and the UIDs of the objects it forgot. */
+  static final class Recorded implements Consumer<Event>, EventBroadcaster.Remembering {
+    final List<String> events = new CopyOnWriteArrayList<>();
+    final List<String> forgotten = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void accept(Event e) {
+      events.add(e.getReason() + ": " + e.getMessage());
+    }
+
+    @Override
+    public void forget(String uid) {
+      forgotten.add(uid);
+    }
+  }
+
+  /** Dependencies on {@code runtime}, with {@code cgroups} as the pods' container manager. */
+  static Dependencies dependencies(
+      FakeClock clock, Runtime runtime, ContainerManager cgroups, Recorded recorded) {
+    return new Dependencies(
+        new Time(clock, new RecordingSleeper(clock), Schedulers.system()),
+        new HostFacts("10.1.1.1", MACHINE),
+        () -> Dependencies.Engine.of(runtime, new FakeImageService()),
+        engine -> cgroups,
+        Map.of("test", recorded),
+        false);
+  }
+}
