@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
+import io.jkubelet.agent.pod.PodRequests;
 import io.jkubelet.agent.podconfig.Annotations;
 import io.jkubelet.config.EvictionSettings.Signal;
 import java.math.BigDecimal;
@@ -112,42 +113,11 @@ final class Ranking {
   }
 
   /**
-   * Upstream's {@code GetResourceRequestQuantity}: the containers' requests summed, at least each
-   * init container's, plus the pod's overhead; bytes.
+   * The pod's request of {@code resource} in bytes: the containers' requests summed, at least each
+   * init container's, plus the pod's overhead ({@link PodRequests}).
    */
   static long request(Pod pod, String resource) {
-    long sum = 0;
-    for (Container c : pod.getSpec().getContainers()) {
-      sum += containerRequest(c, resource);
-    }
-    if (pod.getSpec().getInitContainers() != null) {
-      for (Container c : pod.getSpec().getInitContainers()) {
-        sum = Math.max(sum, containerRequest(c, resource));
-      }
-    }
-    Map<String, Quantity> overhead = pod.getSpec().getOverhead();
-    if (overhead != null && overhead.get(resource) != null) {
-      sum += bytes(overhead.get(resource));
-    }
-    return sum;
-  }
-
-  private static long containerRequest(Container c, String resource) {
-    Quantity q = requestQuantity(c, resource);
-    return q == null ? 0 : bytes(q);
-  }
-
-  private static Quantity requestQuantity(Container c, String resource) {
-    if (c.getResources() == null) {
-      return null;
-    }
-    Map<String, Quantity> r = c.getResources().getRequests();
-    Quantity q = r == null ? null : r.get(resource);
-    if (q == null) {
-      Map<String, Quantity> l = c.getResources().getLimits();
-      q = l == null ? null : l.get(resource); // the API defaults a request to its limit
-    }
-    return q;
+    return PodRequests.of(pod).request(resource);
   }
 
   private static long bytes(Quantity q) {
