@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.jkubelet.agent.pod.PodRequests;
+import io.jkubelet.config.Quantities;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
@@ -152,7 +153,7 @@ final class LocalStorageLimits {
             new Exceeded(
                 "ephemeralpodfs.limit",
                 "Pod ephemeral local storage usage exceeds the total limit of containers "
-                    + Ranking.binarySi(podLimit.get())
+                    + Quantities.binarySi(podLimit.get())
                     + ". "));
       }
     }

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Toleration;
 import io.jkubelet.agent.pod.PodRequests;
 import io.jkubelet.agent.podconfig.Annotations;
 import io.jkubelet.config.EvictionSettings.Signal;
+import io.jkubelet.config.Quantities;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -137,7 +138,7 @@ final class Ranking {
       m.append("Container ")
           .append(o.name())
           .append(" was using ")
-          .append(binarySi(o.used()))
+          .append(Quantities.binarySi(o.used()))
           .append(", which exceeds its request of ")
           .append(o.request())
           .append(". ");
@@ -184,22 +185,7 @@ final class Ranking {
   /** A request as Go's {@code Quantity.String()} writes it: binary amounts canonical. */
   static String canonical(Quantity q) {
     String f = q.getFormat() == null ? "" : q.getFormat();
-    return f.endsWith("i") ? binarySi(bytes(q)) : q.toString();
-  }
-
-  /** A byte count as {@code resource.BinarySI} writes it, e.g. {@code 312164Ki}. */
-  static String binarySi(long bytes) {
-    String[] suffixes = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-    if (bytes == 0) {
-      return "0";
-    }
-    int i = 0;
-    long v = bytes;
-    while (i < suffixes.length - 1 && v % 1024 == 0) {
-      v /= 1024;
-      i++;
-    }
-    return v + suffixes[i];
+    return f.endsWith("i") ? Quantities.binarySi(bytes(q)) : q.toString();
   }
 
   /** Upstream's {@code TolerationsTolerateTaint} for the memory-pressure NoSchedule taint. */
@@ -239,7 +225,7 @@ final class Ranking {
         "offending_containers", String.join(",", offenders.stream().map(Offender::name).toList()));
     a.put(
         "offending_containers_usage",
-        String.join(",", offenders.stream().map(o -> binarySi(o.used())).toList()));
+        String.join(",", offenders.stream().map(o -> Quantities.binarySi(o.used())).toList()));
     a.put("starved_resource", resource);
     return a;
   }
