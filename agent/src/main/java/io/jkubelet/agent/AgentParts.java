@@ -3,6 +3,7 @@ package io.jkubelet.agent;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.admission.Sysctls;
+import io.jkubelet.agent.cm.NodeAllocatable;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.eviction.EvictionManager;
 import io.jkubelet.agent.gc.ContainerGc;
@@ -137,11 +138,13 @@ final class AgentParts {
     Supplier<Path> engineRoot =
         new io.jkubelet.agent.stats.EngineRoot(monitoring.imageFsDir(), setup.time().clock());
     documents = new AgentMetrics(setup, metrics, engineRoot, cache, probes, podManager);
-    Map<String, Long> reserved = EvictionWiring.reservation(config, setup.host().machine());
+    NodeAllocatable.Amounts allocatable =
+        NodeAllocatable.of(setup.host().machine(), 0, config.reservations(), config.eviction())
+            .allocatable();
     admitter =
         new PodAdmitter(
-            Math.max(0, setup.host().machine().cpus() * 1000L - reserved.getOrDefault("cpu", 0L)),
-            EvictionWiring.allocatableMemory(setup.host().machine(), reserved),
+            allocatable.milliCpu(),
+            allocatable.memoryBytes(),
             config.maxPods(),
             setup.statuses(),
             recorder,

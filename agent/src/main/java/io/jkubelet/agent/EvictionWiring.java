@@ -7,7 +7,6 @@ import io.jkubelet.agent.eviction.SummaryPodUsage;
 import io.jkubelet.agent.eviction.SummarySignals;
 import io.jkubelet.agent.gc.ContainerGarbageCollector;
 import io.jkubelet.agent.gc.ImageGarbageCollector;
-import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.stats.NodeReader;
 import io.jkubelet.agent.stats.SummaryProvider;
@@ -18,13 +17,9 @@ import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkType;
 import io.jkubelet.config.CgroupSettings;
-import io.jkubelet.config.EvictionSettings.Signal;
 import io.jkubelet.config.KubeletConfiguration;
-import io.jkubelet.config.ReservationSettings;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -59,45 +54,6 @@ public final class EvictionWiring {
    * No image garbage collection (it is off): the eviction manager's disk reclaim deletes no image.
    */
   public static final ImageGarbageCollector NO_IMAGE_GC = () -> 0L;
-
-  /**
-   * Upstream's {@code GetNodeAllocatableReservation}: for cpu, memory and ephemeral-storage, the
-   * kube and system reservations plus the hard eviction threshold of {@code memory.available}
-   * (memory) and {@code nodefs.available} (ephemeral-storage), percentages taken of the capacity.
-   * Base units: thousandths of a core, bytes.
-   */
-  public static Map<String, Long> reservation(KubeletConfiguration config, NodeInfo machine) {
-    ReservationSettings r = config.reservations();
-    Map<String, Long> out = new LinkedHashMap<>();
-    out.put("cpu", r.reserved("cpu"));
-    long memory = r.reserved("memory");
-    memory +=
-        config
-            .eviction()
-            .hard(Signal.MEMORY_AVAILABLE)
-            .map(t -> t.value().resolve(machine.memoryBytes()))
-            .orElse(0L);
-    out.put("memory", memory);
-    long storage = r.reserved("ephemeral-storage");
-    storage +=
-        config
-            .eviction()
-            .hard(Signal.NODEFS_AVAILABLE)
-            .map(t -> t.value().resolve(machine.ephemeralStorageBytes()))
-            .orElse(0L);
-    out.put("ephemeral-storage", storage);
-    out.values().removeIf(v -> v == 0);
-    return out;
-  }
-
-  /** Allocatable memory: capacity less the reservation and every hugepage size, at least 0. */
-  static long allocatableMemory(NodeInfo machine, Map<String, Long> reservation) {
-    long m = machine.memoryBytes() - reservation.getOrDefault("memory", 0L);
-    for (long huge : machine.hugePages().values()) {
-      m -= huge;
-    }
-    return Math.max(0, m);
-  }
 
   /**
    * Whether the engine keeps images and layers on another file system than the root dir's

@@ -7,9 +7,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.jkubelet.agent.Agent;
-import io.jkubelet.agent.EvictionWiring;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.Setup;
+import io.jkubelet.agent.cm.NodeAllocatable;
 import io.jkubelet.agent.events.ApiEventSink;
 import io.jkubelet.agent.events.CorrelatorOptions;
 import io.jkubelet.agent.events.EventBroadcaster;
@@ -102,7 +102,8 @@ final class ClusterMode {
                     : agent.get().healthy(),
             recorder,
             new NodeResources(
-                EvictionWiring.reservation(config, host.machine()),
+                NodeAllocatable.of(host.machine(), 0, config.reservations(), config.eviction())
+                    .reservationByResource(),
                 () -> agent.get() == null ? Set.of() : agent.get().pressure()));
     network.podCidrsFrom(() -> podCidrs(node));
     KubernetesClient pods = client.apply(base);

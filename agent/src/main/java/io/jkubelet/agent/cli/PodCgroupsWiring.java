@@ -6,9 +6,7 @@ import io.jkubelet.agent.cm.NodeAllocatable;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.config.ConfigException;
-import io.jkubelet.config.EvictionSettings;
 import io.jkubelet.config.KubeletConfiguration;
-import io.jkubelet.config.ReservationSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,32 +49,9 @@ final class PodCgroupsWiring {
       return ContainerManager.NONE;
     }
     checkDriver(options.driver().flagValue(), engineDriver);
-    return ContainerManager.create(options, allocatable(machine, pidMax(PID_MAX), config));
-  }
-
-  /**
-   * Node allocatable: the capacity, {@code kubeReserved} and {@code systemReserved} (cpu, memory,
-   * pid), and the hard {@code memory.available} threshold (a percentage taken of the memory).
-   */
-  static NodeAllocatable allocatable(NodeInfo machine, long pidMax, KubeletConfiguration config) {
-    ReservationSettings r = config.reservations();
-    long hardMemory =
-        config
-            .eviction()
-            .hard(EvictionSettings.Signal.MEMORY_AVAILABLE)
-            .map(t -> t.value().resolve(machine.memoryBytes()))
-            .orElse(0L);
-    return new NodeAllocatable(
-        new NodeAllocatable.Amounts(machine.cpus() * 1000L, machine.memoryBytes(), pidMax),
-        new NodeAllocatable.Amounts(r.kube("cpu"), r.kube("memory"), r.kube("pid")),
-        new NodeAllocatable.Amounts(r.system("cpu"), r.system("memory"), r.system("pid")),
-        hardMemory);
-  }
-
-  /** The node's capacity, nothing reserved: cpus, memory, and {@code pidMax} processes. */
-  static NodeAllocatable allocatable(NodeInfo machine, long pidMax) {
-    return NodeAllocatable.of(
-        new NodeAllocatable.Amounts(machine.cpus() * 1000L, machine.memoryBytes(), pidMax));
+    return ContainerManager.create(
+        options,
+        NodeAllocatable.of(machine, pidMax(PID_MAX), config.reservations(), config.eviction()));
   }
 
   /**
