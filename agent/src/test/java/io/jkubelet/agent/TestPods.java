@@ -45,7 +45,8 @@ public final class TestPods {
 
   /**
    * A builder of a pod with that namespace, name and uid and an empty spec, not defaulted: the test
-   * adds what it needs ({@code editMetadata()}, {@code editSpec()}).
+   * adds what it needs ({@code editMetadata()}, {@code editSpec()}). For a pod created through the
+   * API, give the namespace it is created in and a null uid (the API server sets it).
    */
   public static PodBuilder builder(String namespace, String name, String uid) {
     return new PodBuilder()

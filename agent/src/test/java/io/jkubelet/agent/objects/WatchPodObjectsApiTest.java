@@ -70,7 +70,7 @@ class WatchPodObjectsApiTest {
 
   private static Pod boundPod(String name, String secret) {
     Pod p =
-        TestPods.builder("default", name, "uid")
+        TestPods.builder(ns.name, name, null)
             .editSpec()
             .withNodeName(NODE)
             .addNewVolume()
