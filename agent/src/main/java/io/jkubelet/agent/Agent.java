@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.client.ApiClients;
 import io.jkubelet.agent.client.ClientCertificates;
 import io.jkubelet.agent.cm.ContainerManager;
-import io.jkubelet.agent.cm.ContainerManagers;
+import io.jkubelet.agent.cm.NodeAllocatable;
 import io.jkubelet.agent.events.ApiEventSink;
 import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.CorrelatorOptions;
@@ -383,7 +383,8 @@ public final class Agent implements Lifecycle {
         this::readiness,
         in.events().recorder(),
         new NodeResources(
-            ContainerManagers.reservation(config, deps.host().machine()),
+            NodeAllocatable.of(deps.host().machine(), 0, config.reservations(), config.eviction())
+                .reservationByResource(),
             parts.eviction::nodeConditions));
   }
 

@@ -3,7 +3,6 @@ package io.jkubelet.agent;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.admission.Sysctls;
-import io.jkubelet.agent.cm.ContainerManagers;
 import io.jkubelet.agent.dns.PodDns;
 import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.Reasons;
@@ -186,18 +185,21 @@ final class AgentParts {
             () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
             clock);
     documents = new AgentDocuments(in.metrics(), summary, probes, podManager);
-    Map<String, Long> reserved = ContainerManagers.reservation(config, machine);
+    var allocatable =
+        io.jkubelet.agent.cm.NodeAllocatable.of(
+                machine, 0, config.reservations(), config.eviction())
+            .allocatable();
     admitter =
         new PodAdmitter(
-            Math.max(0, machine.cpus() * 1000L - reserved.getOrDefault("cpu", 0L)),
-            ContainerManagers.allocatableMemory(machine, reserved),
+            allocatable.milliCpu(),
+            allocatable.memoryBytes(),
             config.maxPods(),
             in.statuses(),
             recorder,
             clock,
             Sysctls.allowing(config.allowedUnsafeSysctls()),
             this::evictionAdmit);
-    NodeAllocatable allocatable =
+    NodeAllocatable capacity =
         new NodeAllocatable(
             machine.cpus() * 1000L, machine.memoryBytes(), machine.ephemeralStorageBytes());
     volumes =
@@ -209,7 +211,7 @@ final class AgentParts {
                 Mounter.system(),
                 recorder,
                 clock,
-                allocatable));
+                capacity));
     crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     runtimeManager =
@@ -233,7 +235,7 @@ final class AgentParts {
             workerExecutor,
             new HookRunner(runtime::exec, probes::httpClient, time.sleeper()),
             new NodeContext(
-                allocatable,
+                capacity,
                 in.options().rootDir(),
                 new PodDns(
                     config.clusterDNS(),

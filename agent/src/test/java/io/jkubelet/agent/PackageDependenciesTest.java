@@ -45,6 +45,18 @@ class PackageDependenciesTest {
         });
   }
 
+  /**
+   * What a pod's spec says (its containers, requests, restart rule, waiting reasons) is read from
+   * {@code pod}, one definition for all: the status and admission do not reach into the runtime
+   * manager for it.
+   */
+  @Test
+  void statusAndAdmissionDoNotImportTheRuntimeManager() {
+    Map<String, Set<String>> graph = graph();
+    assertThat(graph.get("status")).as("status's imports").doesNotContain("kuberuntime");
+    assertThat(graph.get("admission")).as("admission's imports").doesNotContain("kuberuntime");
+  }
+
   /** Package (first segment below io.jkubelet.agent) to the packages it imports. */
   private static Map<String, Set<String>> graph() {
     Map<String, Set<String>> graph = new TreeMap<>();

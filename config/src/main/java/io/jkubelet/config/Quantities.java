@@ -75,4 +75,23 @@ public final class Quantities {
   public static long milli(BigDecimal v) {
     return ceil(v.scaleByPowerOfTen(3));
   }
+
+  /**
+   * A byte count as upstream's {@code resource.BinarySI} writes it: with the largest binary suffix
+   * that divides it exactly, e.g. {@code 16374784Ki}, {@code 2Gi}, {@code 1536}. The one
+   * definition: the Node's capacity and allocatable, hugepage sizes and eviction messages use it.
+   */
+  public static String binarySi(long bytes) {
+    String[] suffixes = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    if (bytes == 0) {
+      return "0";
+    }
+    int i = 0;
+    long v = bytes;
+    while (i < suffixes.length - 1 && v % 1024 == 0) {
+      v /= 1024;
+      i++;
+    }
+    return v + suffixes[i];
+  }
 }

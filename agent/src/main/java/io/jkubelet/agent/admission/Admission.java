@@ -1,13 +1,8 @@
 package io.jkubelet.agent.admission;
 
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.jkubelet.agent.kuberuntime.Actions;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
+import io.jkubelet.agent.pod.PodRequests;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -57,38 +52,16 @@ final class Admission {
             resource, requested, used, capacity));
   }
 
-  /** The pod's cpu request in millicores: the larger of its containers' sum and any init's. */
+  /**
+   * The pod's cpu request in millicores: upstream's {@code computePodResourceRequest}, the larger
+   * of its containers' sum and any init container's, plus its overhead ({@link PodRequests}).
+   */
   static long milliCpu(Pod pod) {
-    return request(pod, "cpu", q -> q.multiply(BigDecimal.valueOf(1000)));
+    return PodRequests.of(pod).milliRequest(PodRequests.CPU);
   }
 
+  /** The pod's memory request in bytes, as {@link #milliCpu}. */
   static long memory(Pod pod) {
-    return request(pod, "memory", q -> q);
-  }
-
-  private static long request(
-      Pod pod, String resource, java.util.function.UnaryOperator<BigDecimal> unit) {
-    long sum = 0;
-    for (Container c : pod.getSpec().getContainers()) {
-      sum += amount(c, resource, unit);
-    }
-    long maxInit = 0;
-    for (Container c : Actions.inits(pod)) {
-      maxInit = Math.max(maxInit, amount(c, resource, unit));
-    }
-    return Math.max(sum, maxInit);
-  }
-
-  private static long amount(
-      Container c, String resource, java.util.function.UnaryOperator<BigDecimal> unit) {
-    if (c.getResources() == null) {
-      return 0;
-    }
-    Map<String, Quantity> requests = c.getResources().getRequests();
-    Quantity q = requests == null ? null : requests.get(resource);
-    if (q == null) {
-      return 0;
-    }
-    return unit.apply(q.getNumericalAmount()).setScale(0, RoundingMode.CEILING).longValue();
+    return PodRequests.of(pod).request(PodRequests.MEMORY);
   }
 }

@@ -3,15 +3,10 @@ package io.jkubelet.agent.cm;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.config.ConfigException;
-import io.jkubelet.config.EvictionSettings;
-import io.jkubelet.config.EvictionSettings.Signal;
 import io.jkubelet.config.KubeletConfiguration;
-import io.jkubelet.config.ReservationSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -51,32 +46,9 @@ public final class ContainerManagers {
       return ContainerManager.NONE;
     }
     checkDriver(options.driver().flagValue(), engineDriver);
-    return ContainerManager.create(options, allocatable(machine, pidMax(PID_MAX), config));
-  }
-
-  /**
-   * Node allocatable: the capacity, {@code kubeReserved} and {@code systemReserved} (cpu, memory,
-   * pid), and the hard {@code memory.available} threshold (a percentage taken of the memory).
-   */
-  static NodeAllocatable allocatable(NodeInfo machine, long pidMax, KubeletConfiguration config) {
-    ReservationSettings r = config.reservations();
-    long hardMemory =
-        config
-            .eviction()
-            .hard(EvictionSettings.Signal.MEMORY_AVAILABLE)
-            .map(t -> t.value().resolve(machine.memoryBytes()))
-            .orElse(0L);
-    return new NodeAllocatable(
-        new NodeAllocatable.Amounts(machine.cpus() * 1000L, machine.memoryBytes(), pidMax),
-        new NodeAllocatable.Amounts(r.kube("cpu"), r.kube("memory"), r.kube("pid")),
-        new NodeAllocatable.Amounts(r.system("cpu"), r.system("memory"), r.system("pid")),
-        hardMemory);
-  }
-
-  /** The node's capacity, nothing reserved: cpus, memory, and {@code pidMax} processes. */
-  static NodeAllocatable allocatable(NodeInfo machine, long pidMax) {
-    return NodeAllocatable.of(
-        new NodeAllocatable.Amounts(machine.cpus() * 1000L, machine.memoryBytes(), pidMax));
+    return ContainerManager.create(
+        options,
+        NodeAllocatable.of(machine, pidMax(PID_MAX), config.reservations(), config.eviction()));
   }
 
   /**
@@ -118,44 +90,5 @@ public final class ContainerManagers {
           "ContainerManager: cannot read {} ({}); kubepods gets no pids limit", file, e.toString());
       return 0;
     }
-  }
-
-  /**
-   * Upstream's {@code GetNodeAllocatableReservation}: for cpu, memory and ephemeral-storage, the
-   * kube and system reservations plus the hard eviction threshold of {@code memory.available}
-   * (memory) and {@code nodefs.available} (ephemeral-storage), percentages taken of the capacity.
-   * Base units: thousandths of a core, bytes.
-   */
-  public static Map<String, Long> reservation(KubeletConfiguration config, NodeInfo machine) {
-    ReservationSettings r = config.reservations();
-    Map<String, Long> out = new LinkedHashMap<>();
-    out.put("cpu", r.reserved("cpu"));
-    long memory = r.reserved("memory");
-    memory +=
-        config
-            .eviction()
-            .hard(Signal.MEMORY_AVAILABLE)
-            .map(t -> t.value().resolve(machine.memoryBytes()))
-            .orElse(0L);
-    out.put("memory", memory);
-    long storage = r.reserved("ephemeral-storage");
-    storage +=
-        config
-            .eviction()
-            .hard(Signal.NODEFS_AVAILABLE)
-            .map(t -> t.value().resolve(machine.ephemeralStorageBytes()))
-            .orElse(0L);
-    out.put("ephemeral-storage", storage);
-    out.values().removeIf(v -> v == 0);
-    return out;
-  }
-
-  /** Allocatable memory: capacity less the reservation and every hugepage size, at least 0. */
-  public static long allocatableMemory(NodeInfo machine, Map<String, Long> reservation) {
-    long m = machine.memoryBytes() - reservation.getOrDefault("memory", 0L);
-    for (long huge : machine.hugePages().values()) {
-      m -= huge;
-    }
-    return Math.max(0, m);
   }
 }

@@ -2,6 +2,7 @@ package io.jkubelet.agent.cm;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.pod.PodRequests;
 import java.math.BigDecimal;
 import java.util.Map;
 

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.cm;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.pod.PodRequests;
 import java.util.Collection;
 
 /**

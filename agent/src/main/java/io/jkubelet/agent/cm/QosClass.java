@@ -2,11 +2,11 @@ package io.jkubelet.agent.cm;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.pod.PodRequests;
+import io.jkubelet.agent.pod.PodSpecs;
 import java.math.BigDecimal;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -17,6 +17,9 @@ import java.util.Set;
  * BestEffort requests and limits nothing; Guaranteed limits cpu and memory in every container and
  * requests, summed over the pod, what it limits; anything else is Burstable. Requests default to
  * limits as the API defaults them (see {@link PodRequests}).
+ *
+ * <p>The one definition of the class: the pod's cgroup tier, its OOM score, eviction and the pod's
+ * {@code status.qosClass} all read it here.
  */
 public enum QosClass {
   GUARANTEED("Guaranteed"),
@@ -46,9 +49,7 @@ public enum QosClass {
     Map<String, BigDecimal> requests = new HashMap<>();
     Map<String, BigDecimal> limits = new HashMap<>();
     boolean guaranteed = true;
-    List<Container> all = new ArrayList<>(PodRequests.containers(pod));
-    all.addAll(PodRequests.initContainers(pod));
-    for (Container c : all) {
+    for (Container c : PodSpecs.allContainers(pod)) {
       sumPositive(PodRequests.requests(c), requests);
       Set<String> limited = new HashSet<>();
       for (Map.Entry<String, BigDecimal> e : PodRequests.limits(c).entrySet()) {

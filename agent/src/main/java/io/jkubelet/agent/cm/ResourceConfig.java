@@ -2,6 +2,8 @@ package io.jkubelet.agent.cm;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.pod.PodRequests;
+import io.jkubelet.agent.pod.PodSpecs;
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -85,7 +87,7 @@ public record ResourceConfig(
     long memory = totals.limit(PodRequests.MEMORY);
     boolean cpuLimited = true;
     boolean memoryLimited = true;
-    for (Container c : PodRequests.containers(pod)) {
+    for (Container c : PodSpecs.containers(pod)) {
       var limits = PodRequests.limits(c);
       if (limits.get(PodRequests.CPU) == null || limits.get(PodRequests.CPU).signum() == 0) {
         cpuLimited = false;

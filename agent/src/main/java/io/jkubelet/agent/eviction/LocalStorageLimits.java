@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.jkubelet.agent.pod.PodRequests;
+import io.jkubelet.config.Quantities;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
@@ -151,7 +153,7 @@ final class LocalStorageLimits {
             new Exceeded(
                 "ephemeralpodfs.limit",
                 "Pod ephemeral local storage usage exceeds the total limit of containers "
-                    + Ranking.binarySi(podLimit.get())
+                    + Quantities.binarySi(podLimit.get())
                     + ". "));
       }
     }
@@ -193,38 +195,13 @@ final class LocalStorageLimits {
   }
 
   /**
-   * Upstream's {@code PodRequestsAndLimits} for ephemeral storage: the containers' limits summed,
-   * at least each init container's, plus the overhead; empty when no container sets one.
+   * Upstream's {@code PodRequestsAndLimits} for ephemeral storage ({@link PodRequests}): the
+   * containers' limits summed, at least each init container's, plus the overhead; empty when no
+   * container sets one.
    */
   private static Optional<Long> podLimit(Pod pod) {
-    boolean found = false;
-    long sum = 0;
-    for (Container c : pod.getSpec().getContainers()) {
-      Quantity q = limitOf(c);
-      if (q != null) {
-        found = true;
-        sum += bytes(q);
-      }
-    }
-    if (pod.getSpec().getInitContainers() != null) {
-      for (Container c : pod.getSpec().getInitContainers()) {
-        Quantity q = limitOf(c);
-        if (q != null) {
-          found = true;
-          sum = Math.max(sum, bytes(q));
-        }
-      }
-    }
-    Map<String, Quantity> overhead = pod.getSpec().getOverhead();
-    if (found && overhead != null && overhead.get(EPHEMERAL_STORAGE) != null) {
-      sum += bytes(overhead.get(EPHEMERAL_STORAGE));
-    }
-    return found ? Optional.of(sum) : Optional.empty();
-  }
-
-  private static Quantity limitOf(Container c) {
-    Map<String, Quantity> limits = c.getResources() == null ? null : c.getResources().getLimits();
-    return limits == null ? null : limits.get(EPHEMERAL_STORAGE);
+    BigDecimal limit = PodRequests.of(pod).limits().get(PodRequests.EPHEMERAL_STORAGE);
+    return limit == null ? Optional.empty() : Optional.of(PodRequests.value(limit));
   }
 
   /**

@@ -4,8 +4,10 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Toleration;
+import io.jkubelet.agent.pod.PodRequests;
 import io.jkubelet.agent.podconfig.Annotations;
 import io.jkubelet.config.EvictionSettings.Signal;
+import io.jkubelet.config.Quantities;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -112,42 +114,11 @@ final class Ranking {
   }
 
   /**
-   * Upstream's {@code GetResourceRequestQuantity}: the containers' requests summed, at least each
-   * init container's, plus the pod's overhead; bytes.
+   * The pod's request of {@code resource} in bytes: the containers' requests summed, at least each
+   * init container's, plus the pod's overhead ({@link PodRequests}).
    */
   static long request(Pod pod, String resource) {
-    long sum = 0;
-    for (Container c : pod.getSpec().getContainers()) {
-      sum += containerRequest(c, resource);
-    }
-    if (pod.getSpec().getInitContainers() != null) {
-      for (Container c : pod.getSpec().getInitContainers()) {
-        sum = Math.max(sum, containerRequest(c, resource));
-      }
-    }
-    Map<String, Quantity> overhead = pod.getSpec().getOverhead();
-    if (overhead != null && overhead.get(resource) != null) {
-      sum += bytes(overhead.get(resource));
-    }
-    return sum;
-  }
-
-  private static long containerRequest(Container c, String resource) {
-    Quantity q = requestQuantity(c, resource);
-    return q == null ? 0 : bytes(q);
-  }
-
-  private static Quantity requestQuantity(Container c, String resource) {
-    if (c.getResources() == null) {
-      return null;
-    }
-    Map<String, Quantity> r = c.getResources().getRequests();
-    Quantity q = r == null ? null : r.get(resource);
-    if (q == null) {
-      Map<String, Quantity> l = c.getResources().getLimits();
-      q = l == null ? null : l.get(resource); // the API defaults a request to its limit
-    }
-    return q;
+    return PodRequests.of(pod).request(resource);
   }
 
   private static long bytes(Quantity q) {
@@ -167,7 +138,7 @@ final class Ranking {
       m.append("Container ")
           .append(o.name())
           .append(" was using ")
-          .append(binarySi(o.used()))
+          .append(Quantities.binarySi(o.used()))
           .append(", which exceeds its request of ")
           .append(o.request())
           .append(". ");
@@ -214,22 +185,7 @@ final class Ranking {
   /** A request as Go's {@code Quantity.String()} writes it: binary amounts canonical. */
   static String canonical(Quantity q) {
     String f = q.getFormat() == null ? "" : q.getFormat();
-    return f.endsWith("i") ? binarySi(bytes(q)) : q.toString();
-  }
-
-  /** A byte count as {@code resource.BinarySI} writes it, e.g. {@code 312164Ki}. */
-  static String binarySi(long bytes) {
-    String[] suffixes = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-    if (bytes == 0) {
-      return "0";
-    }
-    int i = 0;
-    long v = bytes;
-    while (i < suffixes.length - 1 && v % 1024 == 0) {
-      v /= 1024;
-      i++;
-    }
-    return v + suffixes[i];
+    return f.endsWith("i") ? Quantities.binarySi(bytes(q)) : q.toString();
   }
 
   /** Upstream's {@code TolerationsTolerateTaint} for the memory-pressure NoSchedule taint. */
@@ -269,7 +225,7 @@ final class Ranking {
         "offending_containers", String.join(",", offenders.stream().map(Offender::name).toList()));
     a.put(
         "offending_containers_usage",
-        String.join(",", offenders.stream().map(o -> binarySi(o.used())).toList()));
+        String.join(",", offenders.stream().map(o -> Quantities.binarySi(o.used())).toList()));
     a.put("starved_resource", resource);
     return a;
   }

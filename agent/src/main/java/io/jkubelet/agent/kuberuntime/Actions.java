@@ -2,6 +2,7 @@ package io.jkubelet.agent.kuberuntime;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.pod.PodSpecs;
 import io.jkubelet.agent.prober.ProbeType;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
@@ -51,7 +52,7 @@ public final class Actions {
 
   /** A new sandbox: the first init container, or every app container that should run. */
   private static PodActions withNewSandbox(Pod pod, PodStatus status, SandboxDecision sb) {
-    List<Container> inits = inits(pod);
+    List<Container> inits = PodSpecs.initContainers(pod);
     List<Container> apps = pod.getSpec().getContainers();
     List<Integer> toStart = new ArrayList<>();
     if (!restartOnFailure(pod) && sb.attempt() != 0 && !status.containers().isEmpty()) {
@@ -107,7 +108,7 @@ public final class Actions {
       Container c = apps.get(i);
       Optional<ContainerStatus> cs = status.latest(c.getName());
       if (cs.isEmpty() || !cs.get().running()) {
-        if (shouldRestart(c, pod, status)) {
+        if (PodSpecs.shouldRestart(c, pod, status)) {
           toStart.add(i);
           if (cs.isPresent() && cs.get().state() == ContainerState.UNKNOWN) {
             toKill.put(
@@ -163,7 +164,7 @@ public final class Actions {
   }
 
   static InitProgress nextInitContainer(Pod pod, PodStatus status) {
-    List<Container> inits = inits(pod);
+    List<Container> inits = PodSpecs.initContainers(pod);
     if (inits.isEmpty()) {
       return new InitProgress(null, null, true);
     }
@@ -200,43 +201,11 @@ public final class Actions {
     return (s.exited() && s.exitCode() != 0) || s.state() == ContainerState.UNKNOWN;
   }
 
-  /** Upstream's {@code ShouldContainerBeRestarted}. */
-  public static boolean shouldRestart(Container c, Pod pod, PodStatus status) {
-    if (pod.getMetadata().getDeletionTimestamp() != null) {
-      return false;
-    }
-    Optional<ContainerStatus> s = status.latest(c.getName());
-    if (s.isEmpty()) {
-      return true;
-    }
-    ContainerStatus cs = s.get();
-    if (cs.running()) {
-      return false;
-    }
-    if (cs.state() == ContainerState.UNKNOWN || cs.state() == ContainerState.CREATED) {
-      return true;
-    }
-    String policy = pod.getSpec().getRestartPolicy();
-    if ("Never".equals(policy)) {
-      return false;
-    }
-    if ("OnFailure".equals(policy)) {
-      return cs.exitCode() != 0;
-    }
-    return true;
-  }
-
   static boolean restartOnFailure(Pod pod) {
     return !"Never".equals(pod.getSpec().getRestartPolicy());
   }
 
   static boolean succeeded(Container c, PodStatus status) {
     return status.latest(c.getName()).map(s -> s.exited() && s.exitCode() == 0).orElse(false);
-  }
-
-  public static List<Container> inits(Pod pod) {
-    return pod.getSpec().getInitContainers() == null
-        ? List.of()
-        : pod.getSpec().getInitContainers();
   }
 }

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.jkubelet.agent.env.Expansion;
+import io.jkubelet.agent.pod.WaitingReasons;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;

@@ -7,6 +7,7 @@ import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.lifecycle.HookRunner;
+import io.jkubelet.agent.pod.PodSpecs;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.Labels;
@@ -193,7 +194,7 @@ final class ContainerKiller {
     if (pod.getSpec() == null) {
       return null;
     }
-    List<Container> list = init ? Actions.inits(pod) : pod.getSpec().getContainers();
+    List<Container> list = init ? PodSpecs.initContainers(pod) : pod.getSpec().getContainers();
     if (list == null) {
       return null;
     }

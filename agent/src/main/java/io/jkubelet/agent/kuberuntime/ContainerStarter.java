@@ -16,6 +16,7 @@ import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.objects.PodObjects;
+import io.jkubelet.agent.pod.WaitingReasons;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodStatus;

@@ -7,6 +7,7 @@ import io.jkubelet.agent.credentials.InvalidDockerConfig;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
+import io.jkubelet.agent.pod.WaitingReasons;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;

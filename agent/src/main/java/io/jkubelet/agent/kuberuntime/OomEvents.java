@@ -7,6 +7,7 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.pod.PodSpecs;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodStatus;
 import java.time.Instant;
@@ -63,7 +64,8 @@ public final class OomEvents {
       if (!seen.add(c.id())) {
         continue;
       }
-      boolean init = Actions.inits(pod).stream().anyMatch(s -> s.getName().equals(c.name()));
+      boolean init =
+          PodSpecs.initContainers(pod).stream().anyMatch(s -> s.getName().equals(c.name()));
       recorder.eventf(
           Refs.container(pod, c.name(), init),
           EventType.Warning,
@@ -96,7 +98,7 @@ public final class OomEvents {
         return limit(c);
       }
     }
-    for (Container c : Actions.inits(pod)) {
+    for (Container c : PodSpecs.initContainers(pod)) {
       if (c.getName().equals(container)) {
         return limit(c);
       }

@@ -9,6 +9,8 @@ import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.objects.PodObjects;
+import io.jkubelet.agent.pod.PodSpecs;
+import io.jkubelet.agent.pod.WaitingReasons;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
@@ -279,7 +281,7 @@ public final class RuntimeManager {
   /** Removes every init container of the pod: a new sandbox runs them all again. */
   private void purgeInitContainers(Pod pod, PodStatus status) {
     Set<String> inits = new HashSet<>();
-    Actions.inits(pod).forEach(c -> inits.add(c.getName()));
+    PodSpecs.initContainers(pod).forEach(c -> inits.add(c.getName()));
     for (ContainerStatus c : status.containers()) {
       if (inits.contains(c.name()) && !c.running()) {
         removeQuietly(c.id());

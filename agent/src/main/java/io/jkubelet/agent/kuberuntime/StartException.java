@@ -1,5 +1,7 @@
 package io.jkubelet.agent.kuberuntime;
 
+import io.jkubelet.agent.pod.WaitingReasons;
+
 /**
  * Thrown on the way to starting a container (image, configuration, environment) when it cannot
  * start; the sync turns it into the container's {@link StartFailure}.

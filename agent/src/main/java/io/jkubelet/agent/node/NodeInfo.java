@@ -1,6 +1,7 @@
 package io.jkubelet.agent.node;
 
 import io.jkubelet.agent.util.StatFs;
+import io.jkubelet.config.Quantities;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -104,7 +105,7 @@ public record NodeInfo(
                 .map(String::strip)
                 .map(Long::parseLong)
                 .orElse(0L);
-        out.put(NodeStatuses.binarySi(kb * 1024), pages * kb * 1024);
+        out.put(Quantities.binarySi(kb * 1024), pages * kb * 1024);
       }
     } catch (IOException | RuntimeException e) {
       return Map.of(); // no huge pages, or a kernel that does not say: report none

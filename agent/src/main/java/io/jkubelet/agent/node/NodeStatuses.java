@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.util.Lifecycle.Health;
+import io.jkubelet.config.Quantities;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
@@ -151,21 +152,23 @@ final class NodeStatuses {
     for (long huge : m.hugePages().values()) {
       memory -= huge;
     }
-    allocatable.put("memory", new Quantity(binarySi(Math.max(0, memory))));
+    allocatable.put("memory", new Quantity(Quantities.binarySi(Math.max(0, memory))));
     long storage =
         Math.max(0, m.ephemeralStorageBytes() - reservation.getOrDefault("ephemeral-storage", 0L));
-    allocatable.put("ephemeral-storage", new Quantity(binarySi(storage)));
+    allocatable.put("ephemeral-storage", new Quantity(Quantities.binarySi(storage)));
     return allocatable;
   }
 
   private static Map<String, Quantity> capacity(NodeOptions o, NodeInfo m) {
     Map<String, Quantity> capacity = new LinkedHashMap<>();
     capacity.put("cpu", new Quantity(Integer.toString(m.cpus())));
-    capacity.put("ephemeral-storage", new Quantity(binarySi(m.ephemeralStorageBytes())));
-    capacity.put("memory", new Quantity(binarySi(m.memoryBytes())));
+    capacity.put("ephemeral-storage", new Quantity(Quantities.binarySi(m.ephemeralStorageBytes())));
+    capacity.put("memory", new Quantity(Quantities.binarySi(m.memoryBytes())));
     capacity.put("pods", new Quantity(Integer.toString(o.maxPods())));
     m.hugePages()
-        .forEach((size, bytes) -> capacity.put("hugepages-" + size, new Quantity(binarySi(bytes))));
+        .forEach(
+            (size, bytes) ->
+                capacity.put("hugepages-" + size, new Quantity(Quantities.binarySi(bytes))));
     return capacity;
   }
 
@@ -298,24 +301,6 @@ final class NodeStatuses {
   /** RFC 3339 with seconds, as {@code metav1.Time}. */
   static String time(Instant t) {
     return DateTimeFormatter.ISO_INSTANT.format(t.truncatedTo(ChronoUnit.SECONDS));
-  }
-
-  /**
-   * A byte count as {@code resource.BinarySI} writes it: with the largest binary suffix that
-   * divides it exactly, e.g. {@code 16374784Ki}.
-   */
-  static String binarySi(long bytes) {
-    String[] suffixes = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-    if (bytes == 0) {
-      return "0";
-    }
-    int i = 0;
-    long v = bytes;
-    while (i < suffixes.length - 1 && v % 1024 == 0) {
-      v /= 1024;
-      i++;
-    }
-    return v + suffixes[i];
   }
 
   private static boolean sameQuantities(Map<String, Quantity> have, Map<String, Quantity> want) {

@@ -8,8 +8,8 @@ import io.fabric8.kubernetes.api.model.ContainerStateWaitingBuilder;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.jkubelet.agent.kuberuntime.Actions;
-import io.jkubelet.agent.kuberuntime.WaitingReasons;
+import io.jkubelet.agent.pod.PodSpecs;
+import io.jkubelet.agent.pod.WaitingReasons;
 import io.jkubelet.agent.prober.ContainerHealth;
 import io.jkubelet.agent.runtime.ContainerIds;
 import io.jkubelet.agent.runtime.PodStatus;
@@ -76,7 +76,7 @@ final class ContainerStatuses {
       previous.forEach(p -> old.put(p.getName(), p));
     }
     String defaultWaiting =
-        Actions.inits(pod).isEmpty()
+        PodSpecs.initContainers(pod).isEmpty()
             ? WaitingReasons.CONTAINER_CREATING
             : WaitingReasons.POD_INITIALIZING;
     Map<String, ContainerStatus> statuses = new LinkedHashMap<>();
@@ -144,7 +144,7 @@ final class ContainerStatuses {
           continue;
         }
       }
-      if (!Actions.shouldRestart(c, pod, runtime)) {
+      if (!PodSpecs.shouldRestart(c, pod, runtime)) {
         continue;
       }
       var reason = reasons.get(pod.getMetadata().getUid(), c.getName());

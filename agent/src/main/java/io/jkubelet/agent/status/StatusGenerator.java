@@ -5,8 +5,9 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.PodStatus;
-import io.jkubelet.agent.kuberuntime.Actions;
+import io.jkubelet.agent.cm.QosClass;
 import io.jkubelet.agent.pod.PodPhases;
+import io.jkubelet.agent.pod.PodSpecs;
 import io.jkubelet.agent.prober.ContainerHealth;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
@@ -40,7 +41,7 @@ public final class StatusGenerator {
       Instant now,
       String hostIp,
       ContainerHealth health) {
-    List<Container> inits = Actions.inits(pod);
+    List<Container> inits = PodSpecs.initContainers(pod);
     List<ContainerStatus> initStatuses =
         ContainerStatuses.of(
             pod,
@@ -81,7 +82,7 @@ public final class StatusGenerator {
     setIps(s, pod, runtime, previous, hostIp);
     s.setStartTime(
         previous != null && previous.getStartTime() != null ? previous.getStartTime() : time(now));
-    s.setQosClass(QosClass.of(pod));
+    s.setQosClass(QosClass.of(pod).apiName());
     if (keptTerminal) {
       // Why it ended (Evicted, with its message) stays with the phase.
       s.setReason(previous.getReason());

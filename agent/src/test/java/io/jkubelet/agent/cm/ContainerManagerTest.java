@@ -24,7 +24,11 @@ class ContainerManagerTest {
   private static final long GI = 1024L * 1024 * 1024;
   private static final NodeAllocatable NODE =
       new NodeAllocatable(
-          new Amounts(4000, 8 * GI, 32768), new Amounts(500, GI, 0), Amounts.NONE, 100L << 20);
+          new Amounts(4000, 8 * GI, 0, 32768),
+          new Amounts(500, GI, 0, 0),
+          Amounts.NONE,
+          new Amounts(0, 100L << 20, 0, 0),
+          0);
 
   @TempDir Path tmp;
 

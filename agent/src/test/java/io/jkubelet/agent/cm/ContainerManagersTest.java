@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.config.ConfigException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -37,8 +36,7 @@ class ContainerManagersTest {
   @Test
   void theSameDriverOrAnEngineThatDoesNotAnswerGivesTheManager() {
     assertThat(
-            ContainerManagers.create(
-                CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("cgroupfs")))
+            ContainerManagers.create(CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("cgroupfs")))
         .isNotSameAs(ContainerManager.NONE);
     assertThat(
             ContainerManagers.create(
@@ -73,11 +71,7 @@ class ContainerManagersTest {
   }
 
   @Test
-  void capacityIsTheMachinesCpusMemoryAndPidMax() throws Exception {
-    Path pidMax = Files.writeString(tmp.resolve("pid_max"), "32768\n");
-    NodeAllocatable a = ContainerManagers.allocatable(MACHINE, ContainerManagers.pidMax(pidMax));
-
-    assertThat(a.capacity()).isEqualTo(new NodeAllocatable.Amounts(2000, 4L << 30, 32768));
+  void aMissingPidMaxIsZero() {
     assertThat(ContainerManagers.pidMax(tmp.resolve("missing"))).isZero();
   }
 
@@ -85,37 +79,5 @@ class ContainerManagersTest {
   void thisHostsPidMaxIsReadWhole() {
     // The kernel's least pid_max is 301; a file read as its first character only gave 3.
     assertThat(ContainerManagers.pidMax(ContainerManagers.PID_MAX)).isGreaterThanOrEqualTo(301);
-  }
-
-  @Test
-  void kubepodsIsLimitedToCapacityLessKubeAndSystemReservedNotTheHardEvictionMemory() {
-    var machine =
-        new io.jkubelet.agent.node.NodeInfo(
-            4,
-            16L << 30,
-            100L << 30,
-            "k",
-            "os",
-            "linux",
-            "amd64",
-            "m",
-            "u",
-            "b",
-            java.util.Map.of());
-    var config =
-        io.jkubelet.config.KubeletConfiguration.builder()
-            .reservations(
-                new io.jkubelet.config.ReservationSettings(
-                    java.util.Map.of("memory", "2Gi", "cpu", "500m"),
-                    java.util.Map.of("memory", "1Gi", "pid", "1000")))
-            .build();
-
-    var a = ContainerManagers.allocatable(machine, 32768, config);
-
-    assertThat(a.enforced().memoryBytes()).isEqualTo(13L << 30);
-    assertThat(a.enforced().milliCpu()).isEqualTo(3500);
-    assertThat(a.enforced().pids()).isEqualTo(31768);
-    assertThat(a.evictionHardMemoryBytes()).as("upstream's default 100Mi").isEqualTo(100L << 20);
-    assertThat(a.reservation().memoryBytes()).isEqualTo((3L << 30) + (100L << 20));
   }
 }

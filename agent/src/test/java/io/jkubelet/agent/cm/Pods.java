@@ -1,15 +1,17 @@
 package io.jkubelet.agent.cm;
 
 import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.jkubelet.agent.TestPods;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Test pods, written as upstream's tests write theirs ({@code getResourceList(cpu, memory)}). */
+/**
+ * Upstream's test vocabulary ({@code getResourceList(cpu, memory)}) over the shared {@link
+ * TestPods}.
+ */
 final class Pods {
   private Pods() {}
 
@@ -26,14 +28,7 @@ final class Pods {
   }
 
   static Container container(Map<String, Quantity> requests, Map<String, Quantity> limits) {
-    return new ContainerBuilder()
-        .withName("c")
-        .withImage("busybox")
-        .withNewResources()
-        .withRequests(requests)
-        .withLimits(limits)
-        .endResources()
-        .build();
+    return TestPods.container("c", requests, limits);
   }
 
   /** A container requesting and limiting cpu and memory; "" leaves a value out. */
@@ -46,13 +41,8 @@ final class Pods {
   }
 
   static Pod pod(String uid, List<Container> containers, List<Container> inits) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName("p-" + uid)
-        .withNamespace("default")
-        .withUid(uid)
-        .endMetadata()
-        .withNewSpec()
+    return TestPods.builder("default", "p-" + uid, uid)
+        .editSpec()
         .withContainers(containers)
         .withInitContainers(inits)
         .endSpec()

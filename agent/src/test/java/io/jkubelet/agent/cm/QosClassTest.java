@@ -8,6 +8,7 @@ import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.jkubelet.agent.TestPods;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -118,6 +119,17 @@ class QosClassTest {
                 List.of(container("10m", "", "", ""))),
             QosClass.BURSTABLE),
         argumentSet(
+            "a zero cpu limit does not count: Burstable, not Guaranteed",
+            pod("1", container("0", "64Mi", "0", "64Mi")),
+            QosClass.BURSTABLE),
+        argumentSet(
+            "a zero memory limit in an init container does not count",
+            pod(
+                "1",
+                List.of(container("100m", "100Mi", "100m", "100Mi")),
+                List.of(container("100m", "0", "100m", "0"))),
+            QosClass.BURSTABLE),
+        argumentSet(
             "only extended resources",
             pod("1", container(Map.of("nvidia.com/gpu", new Quantity("1")), Map.of())),
             QosClass.BEST_EFFORT));
@@ -127,6 +139,27 @@ class QosClassTest {
   @MethodSource("defaulting")
   void requestsDefaultToLimitsAndOnlyCpuAndMemoryCount(Pod pod, QosClass expected) {
     assertThat(QosClass.of(pod)).isEqualTo(expected);
+  }
+
+  /** Moved from the status package's own copy of the class, which now reads this one. */
+  @org.junit.jupiter.api.Test
+  void qosClassFollowsRequestsAndLimits() {
+    Pod pod =
+        TestPods.parse(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: p, namespace: default, uid: u1}
+            spec:
+              containers:
+              - name: a
+                image: 'jkubelet/busybox:1.35'
+                resources: {limits: {cpu: 100m, memory: 16Mi}}
+            """);
+    assertThat(QosClass.of(pod)).isEqualTo(QosClass.GUARANTEED);
+    assertThat(QosClass.of(TestPods.simple("u", "p", "c"))).isEqualTo(QosClass.BEST_EFFORT);
+    pod.getSpec().getContainers().get(0).getResources().getLimits().remove("memory");
+    assertThat(QosClass.of(pod)).isEqualTo(QosClass.BURSTABLE);
   }
 
   private static Map<String, Quantity> hugepages(Map<String, Quantity> m) {

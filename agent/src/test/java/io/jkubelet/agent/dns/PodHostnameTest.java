@@ -4,17 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.jkubelet.agent.TestPods;
 import org.junit.jupiter.api.Test;
 
 class PodHostnameTest {
   private static Pod pod(String name, String hostname, String subdomain, Boolean fqdn) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace("ns")
-        .endMetadata()
-        .withNewSpec()
+    return TestPods.builder("ns", name, "uid")
+        .editSpec()
         .withHostname(hostname)
         .withSubdomain(subdomain)
         .withSetHostnameAsFQDN(fqdn)

@@ -17,13 +17,27 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.Awaitility;
 
 /**
  * The packaged {@code jkubelet} started as a process, as systemd starts it, for end-to-end tests.
  * Its log goes to a file that failing tests print.
+ *
+ * <p>A started process is watched until the test stops it ({@link #stop}, {@link #kill9}, {@link
+ * #close}) or says it expects it to exit ({@link #awaitExit}): while it is, every Awaitility wait
+ * in the JVM fails at once, with the exit code and the log's tail, if the process exits, rather
+ * than waiting out its timeout for something a crashed agent will never do.
  */
 final class JkubeletProcess implements AutoCloseable {
+  /** The processes started and not yet stopped by their test; see {@link #failFastOnExit}. */
+  private static final Set<JkubeletProcess> WATCHED = ConcurrentHashMap.newKeySet();
+
+  private static final AtomicBoolean FAIL_FAST_SET = new AtomicBoolean();
+
   private final Path launcher;
   private final List<String> args;
   private final Path log;
@@ -118,7 +132,45 @@ final class JkubeletProcess implements AutoCloseable {
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
+    if (FAIL_FAST_SET.compareAndSet(false, true)) {
+      Awaitility.setDefaultFailFastCondition(
+          "a jkubelet process exited", JkubeletProcess::failFastOnExit);
+    }
+    WATCHED.add(this);
     return this;
+  }
+
+  /**
+   * Awaitility's default fail-fast condition: throws for a watched process that has exited, which
+   * is then no longer watched (the next test's waits are not failed by it).
+   */
+  private static void failFastOnExit() {
+    for (JkubeletProcess p : WATCHED) {
+      if (!p.process.isAlive() && WATCHED.remove(p)) {
+        throw new AssertionError(
+            "jkubelet exited with "
+                + p.process.exitValue()
+                + " while the test waited; the end of its log:\n"
+                + tail(p.log(), 40));
+      }
+    }
+  }
+
+  private static String tail(String text, int lines) {
+    List<String> all = text.lines().toList();
+    return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+  }
+
+  /**
+   * Waits for a process the test expects to exit by itself (a refused configuration, say), and
+   * returns its exit code; it is no longer watched.
+   */
+  int awaitExit(Duration atMost) throws InterruptedException {
+    WATCHED.remove(this);
+    if (!process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("jkubelet did not exit in " + atMost);
+    }
+    return process.exitValue();
   }
 
   /**
@@ -154,6 +206,7 @@ final class JkubeletProcess implements AutoCloseable {
 
   /** SIGTERM, as systemd stops it; waits for the exit. */
   int stop() throws InterruptedException {
+    WATCHED.remove(this);
     process.destroy();
     if (!process.waitFor(30, TimeUnit.SECONDS)) {
       process.destroyForcibly().waitFor();
@@ -163,11 +216,13 @@ final class JkubeletProcess implements AutoCloseable {
 
   /** SIGKILL: no chance to clean up. */
   void kill9() throws InterruptedException {
+    WATCHED.remove(this);
     process.destroyForcibly().waitFor();
   }
 
   @Override
   public void close() throws InterruptedException {
+    WATCHED.remove(this);
     if (alive()) {
       stop();
     }

@@ -80,13 +80,9 @@ class KubeadmE2EIT {
         List.of(Kubectl.script("kubeadm-cluster.sh").toString(), verb, state.toString()));
   }
 
-  private Run kubectl(String... args) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(CACHE.resolve("kubectl").toString());
-    cmd.add("--kubeconfig");
-    cmd.add(kubeconfig.toString());
-    cmd.addAll(List.of(args));
-    return run(Duration.ofSeconds(60), cmd);
+  /** The shared kubectl runner, against the kubeadm cluster with the cache's kubectl. */
+  private Kubectl.Result kubectl(String... args) throws IOException, InterruptedException {
+    return Kubectl.runAgainst(CACHE.resolve("kubectl"), kubeconfig, args);
   }
 
   private JsonNode json(String... args) throws Exception {

@@ -125,10 +125,24 @@ final class Kubectl {
   /** Runs kubectl with {@code stdin} (or none) and the given arguments. */
   static Result runWithInput(String stdin, String... args)
       throws IOException, InterruptedException {
+    return runWithInput(Path.of(env("JKUBELET_TEST_KUBECTL")), kubeconfig(), stdin, args);
+  }
+
+  /**
+   * Runs the kubectl {@code binary} against {@code kubeconfig}: a cluster other than the test API
+   * server, such as the one kubeadm makes ({@code KubeadmE2EIT}).
+   */
+  static Result runAgainst(Path binary, Path kubeconfig, String... args)
+      throws IOException, InterruptedException {
+    return runWithInput(binary, kubeconfig, null, args);
+  }
+
+  private static Result runWithInput(Path binary, Path kubeconfig, String stdin, String... args)
+      throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
-    cmd.add(env("JKUBELET_TEST_KUBECTL"));
+    cmd.add(binary.toString());
     cmd.add("--kubeconfig");
-    cmd.add(kubeconfig().toString());
+    cmd.add(kubeconfig.toString());
     cmd.addAll(List.of(args));
     Path out = Files.createTempFile("kubectl", ".out");
     Path err = Files.createTempFile("kubectl", ".err");

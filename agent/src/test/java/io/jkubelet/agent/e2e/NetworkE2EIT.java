@@ -16,10 +16,7 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,9 +28,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * released when they go, even those whose sandboxes vanished while jkubelet was down; a host port.
  *
  * <p>Each run has a bridge, a /24 of 10.88.0.0/16 and directories of its own; the bridge is removed
- * afterwards.
+ * afterwards. The tests share the node but not an order: each sets the configuration it starts from
+ * ({@link #noNetworkConfig}, {@link #networkConfigured}) and uses pods of its own.
  */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(300)
 class NetworkE2EIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -80,8 +77,8 @@ class NetworkE2EIT {
   }
 
   @Test
-  @Order(1)
   void aNodeWithoutAConfigIsNotReadyAndReadyOnceOneAppearsWithoutARestart() throws Exception {
+    noNetworkConfig();
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> ready().path("message").asText().contains(NOT_READY));
@@ -129,8 +126,8 @@ class NetworkE2EIT {
   }
 
   @Test
-  @Order(2)
   void podsGetUniqueAddressesOfTheRangeThatAreReleasedWhenTheyGo() throws Exception {
+    networkConfigured();
     List<String> names = List.of("a", "b", "c");
     for (String n : names) {
       Kubectl.apply(cluster.ns, Kubectl.boundPod(n, cluster.node, sleeper()));
@@ -165,8 +162,8 @@ class NetworkE2EIT {
   }
 
   @Test
-  @Order(3)
   void aHostPortAnswersAtTheNodesAddress() throws Exception {
+    networkConfigured();
     Kubectl.apply(
         cluster.ns,
         Kubectl.boundPod(
@@ -188,8 +185,8 @@ class NetworkE2EIT {
   }
 
   @Test
-  @Order(4)
   void anAddressOfAPodWhoseSandboxVanishedWhileJkubeletWasDownIsReleased() throws Exception {
+    networkConfigured();
     Kubectl.apply(cluster.ns, Kubectl.boundPod("ghost", cluster.node, sleeper()));
     await().atMost(Duration.ofSeconds(60)).until(() -> phase("ghost").equals("Running"));
     String ip = podIp("ghost");
@@ -209,6 +206,30 @@ class NetworkE2EIT {
     cluster.jkubelet().start();
 
     await().atMost(Duration.ofSeconds(90)).until(() -> !allocated().contains(ip));
+  }
+
+  /**
+   * No CNI configuration: the node is NotReady (jkubelet reads the directory again every 2 s),
+   * whichever test ran before.
+   */
+  private static void noNetworkConfig() throws IOException {
+    if (Files.isDirectory(CONF)) {
+      try (Stream<Path> files = Files.list(CONF)) {
+        for (Path f : files.toList()) {
+          Files.delete(f);
+        }
+      }
+    }
+  }
+
+  /** The test's configuration written (as the first test's DaemonSet does) and the node Ready. */
+  private static void networkConfigured() throws Exception {
+    Files.createDirectories(CONF);
+    Files.writeString(CONF.resolve("10-test.conflist"), conflist());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
+        .until(() -> ready().path("status").asText().equals("True"));
   }
 
   private static String sleeper() {

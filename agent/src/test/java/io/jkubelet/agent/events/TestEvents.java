@@ -2,7 +2,7 @@ package io.jkubelet.agent.events;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.util.FakeClock;
 import java.util.Map;
 
@@ -11,13 +11,7 @@ final class TestEvents {
   private TestEvents() {}
 
   static Pod pod(String namespace, String name, String uid) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withNamespace(namespace)
-        .withName(name)
-        .withUid(uid)
-        .endMetadata()
-        .build();
+    return TestPods.builder(namespace, name, uid).build();
   }
 
   /** A recorder whose events only {@link BroadcastRecorder#make} builds; nothing is broadcast. */

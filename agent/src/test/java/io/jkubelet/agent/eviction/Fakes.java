@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.gc.ContainerGarbageCollector;
@@ -99,13 +100,8 @@ final class Fakes {
   /** A pod with one container {@code app} requesting and limiting memory as given ("" for none). */
   static Pod pod(String name, String request, String limit) {
     PodBuilder b =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace("default")
-            .withUid("uid-" + name)
-            .endMetadata()
-            .withNewSpec()
+        TestPods.builder("default", name, "uid-" + name)
+            .editSpec()
             .addNewContainer()
             .withName("app")
             .withImage("busybox")

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
+import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import java.nio.file.Path;
 import java.util.List;
@@ -19,16 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ConfigsMountsTest {
   @TempDir Path vol;
 
-  private static final Pod POD =
-      new PodBuilder()
-          .withNewMetadata()
-          .withName("p")
-          .withNamespace("ns")
-          .withUid("u")
-          .endMetadata()
-          .withNewSpec()
-          .endSpec()
-          .build();
+  private static final Pod POD = TestPods.builder("ns", "p", "u").editSpec().endSpec().build();
 
   private ContainerConfig config(VolumeMountBuilder mount, EnvVar... env) throws Exception {
     Container c =

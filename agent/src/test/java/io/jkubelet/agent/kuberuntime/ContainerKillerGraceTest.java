@@ -3,7 +3,7 @@ package io.jkubelet.agent.kuberuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.jkubelet.agent.TestPods;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -11,11 +11,8 @@ import org.junit.jupiter.api.Test;
 /** The grace period a container is stopped with. */
 class ContainerKillerGraceTest {
   private static final Pod POD =
-      new PodBuilder()
-          .withNewMetadata()
-          .withName("p")
-          .endMetadata()
-          .withNewSpec()
+      TestPods.builder("default", "p", "uid")
+          .editSpec()
           .withTerminationGracePeriodSeconds(1L)
           .endSpec()
           .build();

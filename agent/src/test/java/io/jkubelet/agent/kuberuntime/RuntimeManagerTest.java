@@ -11,6 +11,7 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.objects.FakePodObjects;
 import io.jkubelet.agent.objects.PodObjects;
+import io.jkubelet.agent.pod.WaitingReasons;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.FakeRuntime;

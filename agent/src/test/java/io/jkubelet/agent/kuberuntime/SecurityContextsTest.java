@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
+import io.jkubelet.agent.pod.WaitingReasons;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import java.nio.file.Path;

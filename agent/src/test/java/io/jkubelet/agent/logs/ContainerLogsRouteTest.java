@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.runtime.LogRequest;
 import io.jkubelet.agent.runtime.LogSink;
 import io.jkubelet.agent.runtime.Runtime;
@@ -60,13 +60,8 @@ class ContainerLogsRouteTest {
   private final List<LogRequest> requests = new CopyOnWriteArrayList<>();
 
   private final Pod pod =
-      new PodBuilder()
-          .withNewMetadata()
-          .withNamespace("ns")
-          .withName("web")
-          .withUid(UID)
-          .endMetadata()
-          .withNewSpec()
+      TestPods.builder("ns", "web", UID)
+          .editSpec()
           .addNewContainer()
           .withName("app")
           .endContainer()

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.events.CorrelatorStats;
 import io.jkubelet.agent.prober.ProbeType;
 import io.jkubelet.agent.prober.ProbeWorker;
@@ -100,11 +100,8 @@ class KubeletMetricsTest {
   void theSyncDecoratorTimesSyncsByTypeAndAPodsStartOnce() throws Exception {
     Map<String, PodStatus> statuses = new HashMap<>();
     Pod pod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withUid("u1")
-            .withName("web")
-            .withNamespace("default")
+        TestPods.builder("default", "web", "u1")
+            .editMetadata()
             .addToAnnotations("kubernetes.io/config.seen", T0.toString())
             .endMetadata()
             .build();

@@ -389,17 +389,6 @@ class NodeStatusesTest {
   }
 
   @Test
-  void bytesAreWrittenAsBinarySi() {
-    assertThat(NodeStatuses.binarySi(0)).isEqualTo("0");
-    assertThat(NodeStatuses.binarySi(1000)).isEqualTo("1000");
-    assertThat(NodeStatuses.binarySi(1536)).isEqualTo("1536");
-    assertThat(NodeStatuses.binarySi(2048)).isEqualTo("2Ki");
-    assertThat(NodeStatuses.binarySi(16374784L * 1024)).isEqualTo("15991Mi");
-    assertThat(NodeStatuses.binarySi(16374785L * 1024)).isEqualTo("16374785Ki");
-    assertThat(NodeStatuses.binarySi(100L << 30)).isEqualTo("100Gi");
-  }
-
-  @Test
   void extendedResourcesAreThoseOutsideKubernetesIo() {
     assertThat(ExtendedResources.isExtended("example.com/dongle")).isTrue();
     assertThat(ExtendedResources.isExtended("scheduling.k8s.io/foo")).isTrue();

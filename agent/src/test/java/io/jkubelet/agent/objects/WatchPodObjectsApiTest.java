@@ -6,13 +6,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.authentication.BoundObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.TestApiServer;
 import io.jkubelet.agent.TestApiServer.TestNamespace;
+import io.jkubelet.agent.TestPods;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
@@ -70,11 +70,8 @@ class WatchPodObjectsApiTest {
 
   private static Pod boundPod(String name, String secret) {
     Pod p =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .endMetadata()
-            .withNewSpec()
+        TestPods.builder(ns.name, name, null)
+            .editSpec()
             .withNodeName(NODE)
             .addNewVolume()
             .withName("s")

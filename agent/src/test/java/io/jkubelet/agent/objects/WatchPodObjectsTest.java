@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.jkubelet.agent.TestPods;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -88,13 +89,8 @@ class WatchPodObjectsTest {
   }
 
   private static Pod pod(String uid, String secret) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName("p-" + uid)
-        .withNamespace("ns")
-        .withUid(uid)
-        .endMetadata()
-        .withNewSpec()
+    return TestPods.builder("ns", "p-" + uid, uid)
+        .editSpec()
         .addNewVolume()
         .withName("v")
         .withNewSecret()

@@ -3,7 +3,7 @@ package io.jkubelet.agent.podconfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.jkubelet.agent.TestPods;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +22,11 @@ class SourceTest {
   }
 
   private static Pod annotated(Map<String, String> annotations) {
-    return new PodBuilder().withNewMetadata().withAnnotations(annotations).endMetadata().build();
+    return TestPods.builder("default", "p", "uid")
+        .editMetadata()
+        .withAnnotations(annotations)
+        .endMetadata()
+        .build();
   }
 
   @Test

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventList;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventStore;
@@ -38,13 +38,7 @@ class EventsEndpointTest {
   private ReadOnlyServer server;
 
   private static Pod pod(String ns, String name, String uid) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withNamespace(ns)
-        .withName(name)
-        .withUid(uid)
-        .endMetadata()
-        .build();
+    return TestPods.builder(ns, name, uid).build();
   }
 
   @BeforeEach

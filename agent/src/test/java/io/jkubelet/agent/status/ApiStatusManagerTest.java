@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.jkubelet.agent.TestApiServer;
 import io.jkubelet.agent.TestApiServer.TestNamespace;
+import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.TestProxy;
 import io.jkubelet.agent.podconfig.Annotations;
 import io.jkubelet.agent.podconfig.PodDefaults;
@@ -369,15 +370,12 @@ class ApiStatusManagerTest {
     String name = random("static");
     String uid = UUID.randomUUID().toString();
     Pod staticPod =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(name)
-            .withNamespace(ns.name)
-            .withUid(uid)
+        TestPods.builder(ns.name, name, uid)
+            .editMetadata()
             .addToAnnotations(Annotations.CONFIG_SOURCE, "file")
             .addToAnnotations(Annotations.CONFIG_HASH, uid)
             .endMetadata()
-            .withNewSpec()
+            .editSpec()
             .withNodeName(node)
             .addNewContainer()
             .withName("app")

@@ -166,12 +166,37 @@ class StatusGeneratorTest {
     assertThat(generate(null, T0).getPhase()).isEqualTo("Running");
   }
 
+  /**
+   * A zero limit does not count towards Guaranteed (upstream's {@code GetPodQOS} counts only
+   * quantities above zero): the status must say Burstable, as the API server and the pod's cgroup
+   * do.
+   */
   @Test
-  void qosClassFollowsRequestsAndLimits() {
-    assertThat(QosClass.of(pod)).isEqualTo("Guaranteed");
-    assertThat(QosClass.of(TestPods.simple("u", "p", "c"))).isEqualTo("BestEffort");
-    pod.getSpec().getContainers().get(0).getResources().getLimits().remove("memory");
-    assertThat(QosClass.of(pod)).isEqualTo("Burstable");
+  void aZeroCpuLimitMakesThePodBurstableNotGuaranteed() {
+    Pod zeroCpu =
+        TestPods.parse(
+            """
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: z, namespace: default, uid: u2}
+            spec:
+              containers:
+              - name: a
+                image: 'jkubelet/busybox:1.35'
+                resources:
+                  limits: {cpu: "0", memory: 64Mi}
+                  requests: {cpu: "0", memory: 64Mi}
+            """);
+    var s =
+        StatusGenerator.generate(
+            zeroCpu,
+            new PodStatus(new PodRef("u2", "z", "default"), sandboxes, List.of()),
+            reasons,
+            null,
+            T0,
+            "192.168.1.5",
+            health);
+    assertThat(s.getQosClass()).isEqualTo("Burstable");
   }
 
   @Test

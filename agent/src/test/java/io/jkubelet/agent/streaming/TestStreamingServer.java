@@ -1,7 +1,7 @@
 package io.jkubelet.agent.streaming;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.Labels;
@@ -43,14 +43,7 @@ final class TestStreamingServer implements AutoCloseable {
 
   TestStreamingServer() throws InterruptedException {
     PodRef ref = new PodRef(UID, "web", "default");
-    pods.add(
-        new PodBuilder()
-            .withNewMetadata()
-            .withName("web")
-            .withNamespace("default")
-            .withUid(UID)
-            .endMetadata()
-            .build());
+    pods.add(TestPods.builder("default", "web", UID).build());
     sandboxId =
         runtime.runPodSandbox(
             new SandboxConfig(

@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFile;
 import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFileBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.env.NodeAllocatable;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -20,15 +20,12 @@ class DownwardApiTest {
   private static final NodeAllocatable NODE = new NodeAllocatable(4000, 8L << 30, 100L << 30);
 
   private static Pod pod() {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName("p")
-        .withNamespace("ns")
-        .withUid("u1")
+    return TestPods.builder("ns", "p", "u1")
+        .editMetadata()
         .withLabels(Map.of("b", "2", "a", "say \"hi\"\n"))
         .withAnnotations(Map.of("k", "v"))
         .endMetadata()
-        .withNewSpec()
+        .editSpec()
         .addNewContainer()
         .withName("c")
         .withNewResources()

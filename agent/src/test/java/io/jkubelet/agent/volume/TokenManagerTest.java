@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.ServiceAccountTokenProjection;
 import io.fabric8.kubernetes.api.model.ServiceAccountTokenProjectionBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
 import java.util.List;
@@ -39,13 +39,8 @@ class TokenManagerTest {
   private final TokenManager tokens = new TokenManager(source, clock);
 
   private static Pod pod() {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName("p")
-        .withNamespace("ns")
-        .withUid("uid-1")
-        .endMetadata()
-        .withNewSpec()
+    return TestPods.builder("ns", "p", "uid-1")
+        .editSpec()
         .withServiceAccountName("robot")
         .endSpec()
         .build();

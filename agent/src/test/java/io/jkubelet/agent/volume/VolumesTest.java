@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.objects.FakePodObjects;
@@ -56,14 +56,11 @@ class VolumesTest {
   }
 
   private static Pod pod(Volume... volumes) {
-    return new PodBuilder()
-        .withNewMetadata()
-        .withName("p")
-        .withNamespace("ns")
-        .withUid("uid1")
+    return TestPods.builder("ns", "p", "uid1")
+        .editMetadata()
         .withLabels(Map.of("app", "web"))
         .endMetadata()
-        .withNewSpec()
+        .editSpec()
         .withVolumes(volumes)
         .addNewContainer()
         .withName("c")

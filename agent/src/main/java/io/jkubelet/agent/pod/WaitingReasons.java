@@ -1,6 +1,9 @@
-package io.jkubelet.agent.kuberuntime;
+package io.jkubelet.agent.pod;
 
-/** The waiting reasons a container shows while jkubelet cannot run it, as upstream. */
+/**
+ * The waiting reasons a container shows while jkubelet cannot run it, as upstream: what the runtime
+ * manager gives a failed start, and what the pod's status shows.
+ */
 public final class WaitingReasons {
   public static final String CONTAINER_CREATING = "ContainerCreating";
   public static final String POD_INITIALIZING = "PodInitializing";

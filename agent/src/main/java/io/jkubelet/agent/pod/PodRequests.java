@@ -1,4 +1,4 @@
-package io.jkubelet.agent.cm;
+package io.jkubelet.agent.pod;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,11 +16,15 @@ import java.util.Map;
  *
  * <p>A container's requests are read with the API's defaulting applied: a resource it limits but
  * does not request is requested at its limit. Pods from the API server and static pods (see {@code
- * podconfig.PodDefaults}) are defaulted already, so this changes nothing for them. Stateless.
+ * podconfig.PodDefaults}) are defaulted already, so this changes nothing for them.
+ *
+ * <p>The one definition of a pod's requests and limits: the pod cgroups, the QoS class, admission
+ * and eviction's ranking and local storage limits all read them here. Stateless; thread-safe.
  */
-final class PodRequests {
-  static final String CPU = "cpu";
-  static final String MEMORY = "memory";
+public final class PodRequests {
+  public static final String CPU = "cpu";
+  public static final String MEMORY = "memory";
+  public static final String EPHEMERAL_STORAGE = "ephemeral-storage";
 
   private PodRequests() {}
 
@@ -31,39 +34,46 @@ final class PodRequests {
    * @param requests resource name to amount (cores for cpu, bytes for memory)
    * @param limits resource name to amount
    */
-  record Totals(Map<String, BigDecimal> requests, Map<String, BigDecimal> limits) {
-    Totals {
+  public record Totals(Map<String, BigDecimal> requests, Map<String, BigDecimal> limits) {
+    public Totals {
       requests = Map.copyOf(requests);
       limits = Map.copyOf(limits);
     }
 
     /** The request's upstream {@code MilliValue()}, or 0 when absent. */
-    long milliRequest(String name) {
+    public long milliRequest(String name) {
       BigDecimal v = requests.get(name);
       return v == null ? 0 : milli(v);
     }
 
     /** The limit's upstream {@code MilliValue()}, or 0 when absent. */
-    long milliLimit(String name) {
+    public long milliLimit(String name) {
       BigDecimal v = limits.get(name);
       return v == null ? 0 : milli(v);
     }
 
+    /** The request's upstream {@code Value()}, or 0 when absent. */
+    public long request(String name) {
+      BigDecimal v = requests.get(name);
+      return v == null ? 0 : value(v);
+    }
+
     /** The limit's upstream {@code Value()}, or 0 when absent. */
-    long limit(String name) {
+    public long limit(String name) {
       BigDecimal v = limits.get(name);
       return v == null ? 0 : value(v);
     }
   }
 
-  static Totals of(Pod pod) {
+  /** Upstream's {@code PodRequestsAndLimits}, a container's requests defaulted to its limits. */
+  public static Totals of(Pod pod) {
     Map<String, BigDecimal> reqs = new HashMap<>();
     Map<String, BigDecimal> limits = new HashMap<>();
-    for (Container c : containers(pod)) {
+    for (Container c : PodSpecs.containers(pod)) {
       requests(c).forEach((k, v) -> reqs.merge(k, v, BigDecimal::add));
       limits(c).forEach((k, v) -> limits.merge(k, v, BigDecimal::add));
     }
-    for (Container c : initContainers(pod)) {
+    for (Container c : PodSpecs.initContainers(pod)) {
       requests(c).forEach((k, v) -> reqs.merge(k, v, BigDecimal::max));
       limits(c).forEach((k, v) -> limits.merge(k, v, BigDecimal::max));
     }
@@ -83,7 +93,7 @@ final class PodRequests {
   }
 
   /** The container's requests, a limited but unrequested resource requested at its limit. */
-  static Map<String, BigDecimal> requests(Container c) {
+  public static Map<String, BigDecimal> requests(Container c) {
     Map<String, BigDecimal> out = new HashMap<>();
     ResourceRequirements r = c.getResources();
     if (r == null) {
@@ -99,7 +109,7 @@ final class PodRequests {
   }
 
   /** The container's requests exactly as its spec gives them. */
-  static Map<String, BigDecimal> specRequests(Container c) {
+  public static Map<String, BigDecimal> specRequests(Container c) {
     Map<String, BigDecimal> out = new HashMap<>();
     ResourceRequirements r = c.getResources();
     if (r != null && r.getRequests() != null) {
@@ -108,7 +118,8 @@ final class PodRequests {
     return out;
   }
 
-  static Map<String, BigDecimal> limits(Container c) {
+  /** The container's limits exactly as its spec gives them. */
+  public static Map<String, BigDecimal> limits(Container c) {
     Map<String, BigDecimal> out = new HashMap<>();
     ResourceRequirements r = c.getResources();
     if (r != null && r.getLimits() != null) {
@@ -117,23 +128,13 @@ final class PodRequests {
     return out;
   }
 
-  static List<Container> containers(Pod pod) {
-    List<Container> c = pod.getSpec().getContainers();
-    return c == null ? List.of() : c;
-  }
-
-  static List<Container> initContainers(Pod pod) {
-    List<Container> c = pod.getSpec().getInitContainers();
-    return c == null ? List.of() : c;
-  }
-
   /** Upstream's {@code Quantity.MilliValue()}: thousandths, rounded up. */
-  static long milli(BigDecimal v) {
+  public static long milli(BigDecimal v) {
     return v.movePointRight(3).setScale(0, RoundingMode.CEILING).longValueExact();
   }
 
   /** Upstream's {@code Quantity.Value()}: rounded up. */
-  static long value(BigDecimal v) {
+  public static long value(BigDecimal v) {
     return v.setScale(0, RoundingMode.CEILING).longValueExact();
   }
 
