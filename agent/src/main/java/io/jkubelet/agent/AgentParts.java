@@ -262,17 +262,13 @@ final class AgentParts {
     kubelet =
         new Kubelet(
             new Kubelet.Parts(
-                podManager,
+                new Kubelet.Pods(podManager, cache, in.objects(), in.mirrors()),
                 workQueue,
                 workers,
                 probes,
                 admitter,
-                in.mirrors(),
-                cache,
-                runtimeManager,
                 housekeeping,
-                background,
-                in.objects()));
+                background));
     eviction = evictionManager(engineRoot);
     loop =
         new SyncLoop(

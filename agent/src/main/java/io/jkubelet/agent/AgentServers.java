@@ -131,6 +131,11 @@ final class AgentServers {
     }
   }
 
+  /** The kubelet API's certificate: started before the servers, stopped after them. */
+  Lifecycle servingIdentity() {
+    return api.servingIdentity();
+  }
+
   /**
    * Starts the kubelet API, then the read-only server (whose /healthz then also says the API
    * listens), on a thread of their own: the servers' TLS set-up (loading the native TLS library)

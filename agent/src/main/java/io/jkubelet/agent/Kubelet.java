@@ -3,7 +3,6 @@ package io.jkubelet.agent;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.gc.Housekeeping;
-import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.loop.SyncHandler;
 import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pleg.PodCache;
@@ -36,19 +35,21 @@ import org.slf4j.LoggerFactory;
 public final class Kubelet implements SyncHandler {
   private static final Logger log = LoggerFactory.getLogger(Kubelet.class);
 
-  /** The collaborators a handler acts on. {@code mirrors} is null in standalone mode. */
+  /**
+   * What the node knows of its pods: the desired pods, the runtime's view, the objects they use,
+   * and their mirror pods ({@code mirrors} is null in standalone mode).
+   */
+  record Pods(PodManager podManager, PodCache cache, PodObjects objects, MirrorClient mirrors) {}
+
+  /** The collaborators a handler acts on. */
   record Parts(
-      PodManager podManager,
+      Pods pods,
       WorkQueue workQueue,
       PodWorkers workers,
       ProbeManager probes,
       PodAdmitter admitter,
-      MirrorClient mirrors,
-      PodCache cache,
-      RuntimeManager runtimeManager,
       Housekeeping housekeeping,
-      ExecutorService background,
-      PodObjects objects) {}
+      ExecutorService background) {}
 
   private final Parts p;
   private final AtomicBoolean housekeepingRunning = new AtomicBoolean();
@@ -60,21 +61,21 @@ public final class Kubelet implements SyncHandler {
   @Override
   public void handlePodAdditions(List<Pod> pods) {
     for (Pod pod : pods) {
-      p.podManager().addOrUpdate(pod);
+      p.pods().podManager().addOrUpdate(pod);
       if (Annotations.isMirror(pod)) {
         continue; // never run; housekeeping matches it with its static pod
       }
       if (pod.getMetadata().getDeletionTimestamp() != null) {
         // Deleted while jkubelet was not running: as upstream's syncPod, a pod being deleted is
         // never started, only stopped, and it is not admitted first (it is not going to run).
-        p.objects().register(pod);
+        p.pods().objects().register(pod);
         killForDeletion(pod);
         continue;
       }
-      if (!p.admitter().admit(pod, p.podManager().pods())) {
+      if (!p.admitter().admit(pod, p.pods().podManager().pods())) {
         continue;
       }
-      p.objects().register(pod); // its secrets and configMaps are watched from now on
+      p.pods().objects().register(pod); // its secrets and configMaps are watched from now on
       p.workers().update(UpdatePodOptions.of(pod, WorkType.CREATE));
       p.probes().addPod(pod);
     }
@@ -83,18 +84,18 @@ public final class Kubelet implements SyncHandler {
   @Override
   public void handlePodUpdates(List<Pod> pods) {
     for (Pod pod : pods) {
-      p.podManager().addOrUpdate(pod);
+      p.pods().podManager().addOrUpdate(pod);
       if (Annotations.isMirror(pod)) {
-        if (pod.getMetadata().getDeletionTimestamp() != null && p.mirrors() != null) {
+        if (pod.getMetadata().getDeletionTimestamp() != null && p.pods().mirrors() != null) {
           // Deleted by hand: finish the deletion; housekeeping creates it again.
-          runInBackground(() -> p.mirrors().delete(pod));
+          runInBackground(() -> p.pods().mirrors().delete(pod));
         }
         continue;
       }
       if (p.admitter().isRejected(pod)) {
         continue;
       }
-      p.objects().register(pod); // an update may refer to other objects
+      p.pods().objects().register(pod); // an update may refer to other objects
       if (pod.getMetadata().getDeletionTimestamp() != null) {
         killForDeletion(pod);
       } else {
@@ -112,12 +113,12 @@ public final class Kubelet implements SyncHandler {
   @Override
   public void handlePodRemoves(List<Pod> pods) {
     for (Pod pod : pods) {
-      p.podManager().delete(pod);
+      p.pods().podManager().delete(pod);
       if (Annotations.isMirror(pod)) {
         continue;
       }
       p.admitter().forget(pod.getMetadata().getUid());
-      p.objects().unregister(pod);
+      p.pods().objects().unregister(pod);
       p.probes().removePod(pod.getMetadata().getUid());
       p.workers()
           .update(
@@ -128,7 +129,7 @@ public final class Kubelet implements SyncHandler {
 
   @Override
   public void handlePodReconcile(List<Pod> pods) {
-    pods.forEach(p.podManager()::addOrUpdate);
+    pods.forEach(p.pods().podManager()::addOrUpdate);
   }
 
   @Override
@@ -142,12 +143,13 @@ public final class Kubelet implements SyncHandler {
 
   @Override
   public void cleanUpContainersInPod(String podUid, String containerId) {
-    if (p.podManager().byUid(podUid).isEmpty()) {
+    if (p.pods().podManager().byUid(podUid).isEmpty()) {
       return; // housekeeping removes all of it
     }
     runInBackground(
         () ->
-            p.cache()
+            p.pods()
+                .cache()
                 .get(podUid)
                 .ifPresent(e -> p.housekeeping().containerGc().onContainerDied(e.status())));
   }
@@ -179,7 +181,7 @@ public final class Kubelet implements SyncHandler {
   List<Pod> podsToSync() {
     List<Pod> due = new ArrayList<>();
     for (String uid : p.workQueue().getWork()) {
-      p.podManager().byUid(uid).ifPresent(due::add);
+      p.pods().podManager().byUid(uid).ifPresent(due::add);
     }
     return due;
   }

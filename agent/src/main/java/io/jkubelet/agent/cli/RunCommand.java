@@ -3,12 +3,8 @@ package io.jkubelet.agent.cli;
 import io.jkubelet.agent.Agent;
 import io.jkubelet.agent.Dependencies;
 import io.jkubelet.agent.KubeletOptions;
-import io.jkubelet.agent.certificates.CertificateOptions;
-import io.jkubelet.agent.cm.CgroupOptions;
-import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
 import io.jkubelet.agent.util.NativeTls;
-import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.Durations;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,18 +48,6 @@ public final class RunCommand implements Callable<Integer> {
   @picocli.CommandLine.Mixin EvictionFlags evictionFlags = new EvictionFlags();
   @picocli.CommandLine.Mixin CertificateFlags certificateFlags = new CertificateFlags();
   @picocli.CommandLine.Mixin GcFlags gcFlags = new GcFlags();
-
-  /** The network plugin's options, read by {@link #options()}. */
-  NetworkOptions network = NetworkOptions.NONE;
-
-  /** The container manager's options, read and validated by {@link #options()}. */
-  CgroupOptions cgroups = CgroupOptions.DEFAULTS;
-
-  /**
-   * The client certificate's options, read by {@link #options()}; used by {@link
-   * CertificateWiring}.
-   */
-  CertificateOptions certificates;
 
   private static final AtomicBoolean HOOK_INSTALLED = new AtomicBoolean();
 
@@ -238,19 +222,6 @@ public final class RunCommand implements Callable<Integer> {
     if (value != null) {
       set.accept(value);
       flagOf.put(field, flag);
-    }
-  }
-
-  /** Parses a flag's value; a parse error is a configuration error naming the flag. */
-  private static <T> T flag(
-      String name, String value, java.util.function.Function<String, T> parse, T none) {
-    if (value == null || value.isBlank()) {
-      return none;
-    }
-    try {
-      return parse.apply(value);
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(name, e.getMessage());
     }
   }
 

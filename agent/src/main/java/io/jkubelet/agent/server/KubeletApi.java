@@ -42,7 +42,7 @@ public final class KubeletApi implements Lifecycle {
   private final List<Route> extra;
   private KubeletServer server;
   private KubeletServer healthzServer;
-  private ServingIdentity identity;
+  private volatile ServingIdentity identity;
 
   /** The webhooks, once {@link #start()} made them; read by the cache gauges. */
   private volatile TokenReviewWebhook tokenReviews;
@@ -114,8 +114,9 @@ public final class KubeletApi implements Lifecycle {
     List<Route> routes = new ArrayList<>();
     routes.add(new CoreRoutes(healthz, pods, () -> configz(config)));
     routes.addAll(extra);
-    identity = identity(config);
-    identity.start();
+    if (identity == null) {
+      throw new IllegalStateException("the serving identity is not started");
+    }
     server =
         new KubeletServer(
             new ServerOptions(
@@ -143,6 +144,39 @@ public final class KubeletApi implements Lifecycle {
               List.of(new CoreRoutes(healthz, null, null)));
       healthzServer.start();
     }
+  }
+
+  /**
+   * The certificate the API presents, as a lifecycle of its own that starts before the API: the
+   * configuration's files, or a self-signed certificate kept in the cert dir and renewed at 80 % of
+   * its life, or with {@code serverTLSBootstrap} the CSR API's once issued (its rotation runs while
+   * this runs).
+   */
+  public Lifecycle servingIdentity() {
+    return new Lifecycle() {
+      @Override
+      public void start() {
+        identity = identity(options.config());
+        identity.start();
+      }
+
+      @Override
+      public void stop() {
+        if (identity != null) {
+          identity.stop();
+        }
+      }
+
+      @Override
+      public Health healthy() {
+        return identity == null ? Health.failing("not started") : identity.healthy();
+      }
+
+      @Override
+      public String toString() {
+        return "serving identity";
+      }
+    };
   }
 
   /**
@@ -250,9 +284,6 @@ public final class KubeletApi implements Lifecycle {
     }
     if (server != null) {
       server.stop();
-    }
-    if (identity != null) {
-      identity.stop();
     }
   }
 

@@ -166,27 +166,30 @@ class CliTest {
             "--bootstrap-kubeconfig",
             tmp.resolve("bootstrap-kubelet.conf").toString());
     var options = run.options();
-    assertThat(run.certificates.rotateCertificates()).as("from the file").isTrue();
-    assertThat(run.certificates.certDir()).isEqualTo(tmp.resolve("pki"));
+    assertThat(options.subsystems().certificates().rotateCertificates())
+        .as("from the file")
+        .isTrue();
+    assertThat(options.subsystems().certificates().certDir()).isEqualTo(tmp.resolve("pki"));
     assertThat(options.certDir()).as("the serving certificate's too").isEqualTo(tmp.resolve("pki"));
-    assertThat(run.certificates.bootstrapKubeconfig())
+    assertThat(options.subsystems().certificates().bootstrapKubeconfig())
         .isEqualTo(tmp.resolve("bootstrap-kubelet.conf"));
-    assertThat(run.certificates.bootstrapNeeded()).isTrue();
+    assertThat(options.subsystems().certificates().bootstrapNeeded()).isTrue();
 
     RunCommand flags = new RunCommand();
     new CommandLine(flags)
         .parseArgs("--hostname-override", "n", "--cert-dir", "/x/pki", "--rotate-certificates");
-    flags.options();
-    assertThat(flags.certificates.certDir()).isEqualTo(Path.of("/x/pki"));
-    assertThat(flags.certificates.rotateCertificates()).isTrue();
-    assertThat(flags.certificates.rotationEnabled()).as("standalone").isFalse();
+    var standalone = flags.options();
+    assertThat(standalone.certDir()).isEqualTo(Path.of("/x/pki"));
+    assertThat(standalone.subsystems().certificates())
+        .as("standalone: no client certificate to rotate")
+        .isNull();
 
     RunCommand serving = new RunCommand();
     new CommandLine(serving)
         .parseArgs("--hostname-override", "n", "--rotate-server-certificates", "--kubeconfig=/k");
-    serving.options();
-    assertThat(serving.certificates.rotateServerCertificates()).isTrue();
-    assertThat(serving.certificates.servingEnabled()).isTrue();
+    var servingOptions = serving.options().subsystems().certificates();
+    assertThat(servingOptions.rotateServerCertificates()).isTrue();
+    assertThat(servingOptions.servingEnabled()).isTrue();
     assertThat(
             Main.execute(
                 "run", "--hostname-override", "n", "--bootstrap-kubeconfig", "/etc/b.conf"))
@@ -219,16 +222,14 @@ class CliTest {
             "--cni-conf-dir=/etc/x",
             "--cni-cache-dir=/var/c",
             "--pod-cidr=10.9.0.0/24,fd00::/64");
-    run.options();
-    assertThat(run.network.plugin()).isEqualTo("cni");
-    assertThat(run.network.binDirs()).containsExactly(Path.of("/a"), Path.of("/b"));
-    assertThat(run.network.confDir()).isEqualTo(Path.of("/etc/x"));
-    assertThat(run.network.cacheDir()).isEqualTo(Path.of("/var/c"));
-    assertThat(run.network.hairpinMode()).as("from the file").isEqualTo("hairpin-veth");
-    assertThat(run.network.podCidr())
-        .as("the flag wins")
-        .containsExactly("10.9.0.0/24", "fd00::/64");
-    assertThat(run.network.execTimeout()).isEqualTo(Duration.ofSeconds(220));
+    var net = run.options().subsystems().network();
+    assertThat(net.plugin()).isEqualTo("cni");
+    assertThat(net.binDirs()).containsExactly(Path.of("/a"), Path.of("/b"));
+    assertThat(net.confDir()).isEqualTo(Path.of("/etc/x"));
+    assertThat(net.cacheDir()).isEqualTo(Path.of("/var/c"));
+    assertThat(net.hairpinMode()).as("from the file").isEqualTo("hairpin-veth");
+    assertThat(net.podCidr()).as("the flag wins").containsExactly("10.9.0.0/24", "fd00::/64");
+    assertThat(net.execTimeout()).isEqualTo(Duration.ofSeconds(220));
 
     // kubeadm's drop-in passes --network-plugin=cni; an unknown plugin is fatal, as upstream.
     assertThat(Main.execute("run", "--hostname-override", "n", "--network-plugin", "weave"))
@@ -266,21 +267,21 @@ class CliTest {
             "--cpu-cfs-quota=false",
             "--cpu-cfs-quota-period=50ms",
             "--pod-max-pids=4096");
-    run.options();
-    assertThat(run.cgroups.cgroupDriver()).as("from the file").isEqualTo("systemd");
-    assertThat(run.cgroups.cgroupRoot()).as("the flag wins").isEqualTo("/jk");
-    assertThat(run.cgroups.podPidsLimit()).isEqualTo(4096);
-    assertThat(run.cgroups.cpuCFSQuota()).isFalse();
-    assertThat(run.cgroups.cpuPeriodMicros()).isEqualTo(50_000);
-    assertThat(run.cgroups.cgroupsPerQOS()).isTrue();
-    assertThat(run.cgroups.enforceNodeAllocatable()).containsExactly("pods");
+    var cg = run.options().subsystems().cgroups();
+    assertThat(cg.cgroupDriver()).as("from the file").isEqualTo("systemd");
+    assertThat(cg.cgroupRoot()).as("the flag wins").isEqualTo("/jk");
+    assertThat(cg.podPidsLimit()).isEqualTo(4096);
+    assertThat(cg.cpuCFSQuota()).isFalse();
+    assertThat(cg.cpuPeriodMicros()).isEqualTo(50_000);
+    assertThat(cg.cgroupsPerQOS()).isTrue();
+    assertThat(cg.enforceNodeAllocatable()).containsExactly("pods");
 
     new CommandLine(run)
         .parseArgs(
             "--hostname-override", "n", "--cgroups-per-qos=false", "--enforce-node-allocatable=");
     run.options();
-    assertThat(run.cgroups.cgroupsPerQOS()).isFalse();
-    assertThat(run.cgroups.enforceNodeAllocatable()).isEmpty();
+    assertThat(cg.cgroupsPerQOS()).isFalse();
+    assertThat(cg.enforceNodeAllocatable()).isEmpty();
 
     assertThat(Main.execute("run", "--hostname-override", "n", "--cgroup-driver", "docker"))
         .isEqualTo(2);

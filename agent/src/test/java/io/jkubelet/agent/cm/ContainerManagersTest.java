@@ -36,7 +36,8 @@ class ContainerManagersTest {
   @Test
   void theSameDriverOrAnEngineThatDoesNotAnswerGivesTheManager() {
     assertThat(
-            ContainerManagers.create(CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("cgroupfs")))
+            ContainerManagers.create(
+                CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("cgroupfs")))
         .isNotSameAs(ContainerManager.NONE);
     assertThat(
             ContainerManagers.create(

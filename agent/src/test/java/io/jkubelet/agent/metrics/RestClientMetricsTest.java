@@ -31,7 +31,7 @@ class RestClientMetricsTest {
     var config =
         new ConfigBuilder()
             .withMasterUrl(url)
-            .withRequestRetryBackoffLimit(1) // as ClusterMode's clients
+            .withRequestRetryBackoffLimit(1) // as the agent's clients (client.ApiClients)
             .withRequestRetryBackoffInterval(10)
             .withConnectionTimeout(2000)
             .build();
