@@ -116,13 +116,14 @@ final class RunOptions {
       PodFlags.checkSysctls(config);
       ServerFlags.requireClientForWebhooks(config, run.kubeconfig != null);
       checkLogMaxSize(config);
+      // Checked standalone too (--bootstrap-kubeconfig needs --kubeconfig), kept in cluster mode.
+      var certificates =
+          run.certificateFlags.options(config, run.kubeconfig, run.rootDir, flagOf);
       subsystems =
           new KubeletOptions.Subsystems(
               run.networkFlags.options(config, flagOf),
               ResourceFlags.options(config, flagOf),
-              run.kubeconfig == null
-                  ? null
-                  : run.certificateFlags.options(config, run.kubeconfig, run.rootDir, flagOf));
+              run.kubeconfig == null ? null : certificates);
     } catch (ConfigException e) {
       String flag = flagOf.get(e.field());
       throw flag == null ? e : new ConfigException(flag, e.problem(), e);

@@ -279,7 +279,7 @@ class CliTest {
     new CommandLine(run)
         .parseArgs(
             "--hostname-override", "n", "--cgroups-per-qos=false", "--enforce-node-allocatable=");
-    run.options();
+    cg = run.options().subsystems().cgroups();
     assertThat(cg.cgroupsPerQOS()).isFalse();
     assertThat(cg.enforceNodeAllocatable()).isEmpty();
 
