@@ -18,8 +18,6 @@ import io.jkubelet.agent.util.RecordingSleeper;
 import io.jkubelet.agent.util.Schedulers;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.KubeletConfiguration;
-import io.jkubelet.config.ServerSettings;
-import io.jkubelet.config.StaticPodSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,16 +51,12 @@ class AgentCgroupsTest {
     manifests = Files.createDirectories(tmp.resolve("manifests"));
     KubeletConfiguration config =
         KubeletConfiguration.builder()
-            .staticPods(
-                StaticPodSettings.DEFAULTS
-                    .withStaticPodPath(manifests.toString())
-                    .withFileCheckFrequency(Duration.ofSeconds(1)))
-            .server(
-                ServerSettings.DEFAULTS
-                    .withReadOnlyPort(0)
-                    .withPort(0)
-                    .withHealthzPort(0)
-                    .withAddress("127.0.0.1"))
+            .set("staticPodPath", manifests.toString())
+            .set("fileCheckFrequency", Duration.ofSeconds(1))
+            .set("readOnlyPort", 0)
+            .set("port", 0)
+            .set("healthzPort", 0)
+            .set("address", "127.0.0.1")
             .build();
     agent =
         new Agent(

@@ -1,21 +1,23 @@
 package io.jkubelet.config;
 
 /**
- * The two certificate fields of upstream's KubeletConfiguration; the bootstrap kubeconfig and the
+ * The two certificate settings of upstream's KubeletConfiguration; the bootstrap kubeconfig and the
  * certificate directory are flags only, as upstream's.
- *
- * @param rotateCertificates whether the client certificate is renewed by CSRs before it expires;
- *     default false
- * @param serverTLSBootstrap whether serving certificates are requested by CSRs; default false
  */
-public record CertificateSettings(boolean rotateCertificates, boolean serverTLSBootstrap) {
-  public static final CertificateSettings DEFAULTS = new CertificateSettings(false, false);
-
-  public CertificateSettings withRotateCertificates(boolean v) {
-    return new CertificateSettings(v, serverTLSBootstrap);
-  }
-
-  public CertificateSettings withServerTLSBootstrap(boolean v) {
-    return new CertificateSettings(rotateCertificates, v);
-  }
+public record CertificateSettings(
+    @Field(
+            flag = "--rotate-certificates",
+            value = "false",
+            doc = "Renew the client certificate by CSRs before it expires")
+        boolean rotateCertificates,
+    @Field(
+            flag = "--rotate-server-certificates",
+            value = "false",
+            doc =
+                "Request the kubelet API's serving certificate by CSRs (signer"
+                    + " kubernetes.io/kubelet-serving) and renew it before it expires; until one"
+                    + " is approved the API serves its self-signed certificate")
+        boolean serverTLSBootstrap) {
+  public static final CertificateSettings DEFAULTS =
+      Settings.defaults(CertificateSettings.class, false);
 }

@@ -38,10 +38,9 @@ final class GcWiring {
       ImageService images,
       EventRecorder recorder,
       Time time,
-      KubeletMetrics metrics,
-      GcFlags flags) {
-    java.time.Duration period = flags.imageGcPeriod();
+      KubeletMetrics metrics) {
     GcSettings s = options.config().gc();
+    java.time.Duration period = s.imageGcPeriod();
     ImageGcPolicy policy =
         new ImageGcPolicy(
             s.imageGCHighThresholdPercent(), s.imageGCLowThresholdPercent(), s.imageMinimumGCAge());

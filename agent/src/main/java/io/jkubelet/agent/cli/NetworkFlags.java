@@ -1,20 +1,18 @@
 package io.jkubelet.agent.cli;
 
 import io.jkubelet.agent.network.NetworkOptions;
-import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.KubeletConfiguration;
-import io.jkubelet.config.KubeletConfigurationBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import picocli.CommandLine.Option;
 
 /**
  * The network plugin's flags (a picocli mixin of {@code run}), upstream's container-runtime flags:
- * {@code --network-plugin} and the CNI directories, kubenet's MTU and masquerade range, and the two
- * that overlay configuration fields ({@code --hairpin-mode}, {@code --pod-cidr}).
+ * {@code --network-plugin} and the CNI directories, kubenet's MTU and masquerade range. The two
+ * that are settings ({@code --hairpin-mode}, {@code --pod-cidr}) come from {@code
+ * NetworkSettings}'s declarations.
  */
 final class NetworkFlags {
   @Option(
@@ -50,22 +48,10 @@ final class NetworkFlags {
   int mtu;
 
   @Option(
-      names = "--hairpin-mode",
-      paramLabel = "MODE",
-      description = "promiscuous-bridge (default), hairpin-veth or none (hairpinMode).")
-  String hairpinMode;
-
-  @Option(
       names = "--non-masquerade-cidr",
       paramLabel = "CIDR",
       description = "kubenet masquerades traffic leaving this range (default 10.0.0.0/8).")
   String nonMasqueradeCidr = NetworkOptions.NONE.nonMasqueradeCidr();
-
-  @Option(
-      names = "--pod-cidr",
-      paramLabel = "CIDR",
-      description = "A standalone node's pod range; a Node's spec.podCIDRs win (podCIDR).")
-  String podCidr;
 
   @Option(
       names = "--cni-exec-timeout",
@@ -74,39 +60,22 @@ final class NetworkFlags {
       description = "How long one CNI plugin call may take (default 220s, as upstream).")
   Duration execTimeout = NetworkOptions.DEFAULT_EXEC_TIMEOUT;
 
-  /** Sets the configuration fields of the flags that were given. */
-  void overlay(KubeletConfigurationBuilder b, Map<String, String> flagOf) {
-    RunCommand.overlay(
-        flagOf,
-        hairpinMode,
-        "hairpinMode",
-        "--hairpin-mode",
-        v -> b.network(b.network().withHairpinMode(v)));
-    RunCommand.overlay(
-        flagOf, podCidr, "podCIDR", "--pod-cidr", v -> b.network(b.network().withPodCIDR(v)));
-  }
-
-  /** The plugin's options; an error names the flag (or the field, when the file set it). */
-  NetworkOptions options(KubeletConfiguration config, Map<String, String> flagOf) {
+  /** The plugin's options; an error names the flag or the field. */
+  NetworkOptions options(KubeletConfiguration config) {
     String cidrs = config.network().podCIDR();
-    try {
-      return new NetworkOptions(
-          plugin.strip(),
-          confDir.toAbsolutePath(),
-          Arrays.stream(binDirs.split(","))
-              .map(String::strip)
-              .filter(s -> !s.isEmpty())
-              .map(Path::of)
-              .toList(),
-          cacheDir.toAbsolutePath(),
-          mtu,
-          config.network().hairpinMode(),
-          nonMasqueradeCidr,
-          cidrs.isBlank() ? List.of() : Arrays.stream(cidrs.split(",")).map(String::strip).toList(),
-          execTimeout);
-    } catch (ConfigException e) {
-      String flag = flagOf.get(e.field());
-      throw flag == null ? e : new ConfigException(flag, e.problem(), e);
-    }
+    return new NetworkOptions(
+        plugin.strip(),
+        confDir.toAbsolutePath(),
+        Arrays.stream(binDirs.split(","))
+            .map(String::strip)
+            .filter(s -> !s.isEmpty())
+            .map(Path::of)
+            .toList(),
+        cacheDir.toAbsolutePath(),
+        mtu,
+        config.network().hairpinMode(),
+        nonMasqueradeCidr,
+        cidrs.isBlank() ? List.of() : Arrays.stream(cidrs.split(",")).map(String::strip).toList(),
+        execTimeout);
   }
 }

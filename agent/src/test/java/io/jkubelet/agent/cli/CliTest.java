@@ -347,10 +347,10 @@ class CliTest {
         .isEqualTo(2);
     assertThat(err.toString())
         .contains("--image-gc-high-threshold: 101 must be between 0 and 100, inclusive");
-    assertThat(run.gcFlags.imageGcPeriod()).as("upstream's").isEqualTo(Duration.ofMinutes(5));
+    assertThat(gc.imageGcPeriod()).as("upstream's").isEqualTo(Duration.ofMinutes(5));
     RunCommand fast = new RunCommand();
     new CommandLine(fast).parseArgs("--hostname-override", "n", "--image-gc-period=5s");
-    assertThat(fast.gcFlags.imageGcPeriod()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(fast.options().config().gc().imageGcPeriod()).isEqualTo(Duration.ofSeconds(5));
     assertThat(Main.execute("run", "--hostname-override", "n", "--image-gc-period=0s"))
         .isEqualTo(2);
     assertThat(err.toString()).contains("--image-gc-period: must be positive, got 0s");

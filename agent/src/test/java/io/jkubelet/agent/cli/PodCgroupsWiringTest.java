@@ -8,6 +8,7 @@ import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.cm.NodeAllocatable;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.config.CgroupSettings;
 import io.jkubelet.config.ConfigException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,13 +57,8 @@ class PodCgroupsWiringTest {
   void withoutCgroupsPerQosNoManagerAndDockerIsNotAsked() {
     CgroupOptions off =
         new CgroupOptions(
-            false,
-            "/",
-            "cgroupfs",
-            true,
-            CgroupOptions.DEFAULT_CFS_PERIOD,
-            -1,
-            List.of(),
+            new CgroupSettings(
+                false, "/", "cgroupfs", true, CgroupOptions.DEFAULT_CFS_PERIOD, -1, List.of()),
             CgroupOptions.DEFAULT_CGROUP_FS);
     assertThat(
             PodCgroupsWiring.create(
@@ -106,7 +102,7 @@ class PodCgroupsWiringTest {
             java.util.Map.of());
     var config =
         io.jkubelet.config.KubeletConfiguration.builder()
-            .reservations(
+            .with(
                 new io.jkubelet.config.ReservationSettings(
                     java.util.Map.of("memory", "2Gi", "cpu", "500m"),
                     java.util.Map.of("memory", "1Gi", "pid", "1000")))
