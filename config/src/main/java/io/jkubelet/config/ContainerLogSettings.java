@@ -1,11 +1,12 @@
 package io.jkubelet.config;
 
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
  * The container log settings of upstream's KubeletConfiguration: when a container's log file is
- * rotated and how many are kept. The size is parsed where it is used; this record only rejects
- * nulls.
+ * rotated and how many are kept, and where the log files and their links go. The size is parsed
+ * where it is used; this record only rejects nulls.
  */
 public record ContainerLogSettings(
     @Field(
@@ -20,12 +21,30 @@ public record ContainerLogSettings(
             value = "5",
             min = 2,
             doc = "Log files kept per container, the live one included")
-        int containerLogMaxFiles) {
+        int containerLogMaxFiles,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--pod-logs-dir",
+            label = "DIR",
+            value = "/var/log/pods",
+            doc =
+                "Where containers' CRI log files go, <ns>_<pod>_<uid>/<container>/<restart>.log"
+                    + " (jkubelet's own, for tests and unprivileged runs)")
+        Path podLogsDir,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--container-logs-dir",
+            label = "DIR",
+            value = "/var/log/containers",
+            doc = "Where the <pod>_<ns>_<container>-<id>.log links to them go (jkubelet's own)")
+        Path containerLogsDir) {
 
   public static final ContainerLogSettings DEFAULTS =
       Settings.defaults(ContainerLogSettings.class, false);
 
   public ContainerLogSettings {
     Objects.requireNonNull(containerLogMaxSize, "containerLogMaxSize");
+    Objects.requireNonNull(podLogsDir, "podLogsDir");
+    Objects.requireNonNull(containerLogsDir, "containerLogsDir");
   }
 }

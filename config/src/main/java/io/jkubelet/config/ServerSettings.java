@@ -1,5 +1,6 @@
 package io.jkubelet.config;
 
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
@@ -74,7 +75,14 @@ public record ServerSettings(
                 "Whether /logs/ serves the node's log directory, with the debugging handlers"
                     + " (upstream: true; here it must be asked for, as it shows the whole"
                     + " directory to anyone allowed nodes/log)")
-        boolean enableSystemLogHandler) {
+        boolean enableSystemLogHandler,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--node-log-dir",
+            label = "DIR",
+            value = "/var/log",
+            doc = "The directory /logs/ serves when enableSystemLogHandler is on (jkubelet's own)")
+        Path nodeLogDir) {
 
   /** The flags' defaults, as declared. */
   public static final ServerSettings DEFAULTS = Settings.defaults(ServerSettings.class, false);
@@ -93,5 +101,6 @@ public record ServerSettings(
     Objects.requireNonNull(authentication, "authentication");
     Objects.requireNonNull(authorization, "authorization");
     Objects.requireNonNull(healthzBindAddress, "healthzBindAddress");
+    Objects.requireNonNull(nodeLogDir, "nodeLogDir");
   }
 }

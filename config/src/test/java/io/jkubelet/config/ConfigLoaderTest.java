@@ -64,7 +64,8 @@ class ConfigLoaderTest {
     ConfigLoader.Loaded loaded =
         ConfigLoader.load(write(HEADER + "rotateCertificates: true\nserverTLSBootstrap: false\n"));
 
-    assertThat(loaded.config().certificates()).isEqualTo(new CertificateSettings(true, false));
+    assertThat(loaded.config().certificates())
+        .isEqualTo(new CertificateSettings(true, false, "", ""));
     assertThat(loaded.warnings()).isEmpty();
     assertThatThrownBy(() -> ConfigLoader.load(write(HEADER + "rotateCertificates: \"yes\"\n")))
         .isInstanceOfSatisfying(

@@ -49,11 +49,11 @@ import picocli.CommandLine.Option;
  * upstream kubelet's names and meanings, and override the {@code --config} file.
  *
  * <p>The flags of the configuration's settings are made from their declarations ({@code
- * SettingFlags}, {@code io.jkubelet.config.Settings}); the flags that are not settings are the
- * {@code @Option}s here and in the mixins ({@code NetworkFlags}, {@code CertificateFlags}, {@code
- * LogFlags}). Subsystems bring their start-up as wiring classes ({@code CertificateWiring}, {@code
- * GcWiring}, {@code PodCgroupsWiring}); {@code RunOptions} assembles the configuration from the
- * file and the flags.
+ * SettingFlags}, {@code io.jkubelet.config.Settings}), those of the file and those that are flags
+ * only alike; the node's own flags that are not settings yet are the {@code @Option}s here.
+ * Subsystems bring their start-up as wiring classes ({@code CertificateWiring}, {@code GcWiring},
+ * {@code PodCgroupsWiring}); {@code RunOptions} assembles the configuration from the file and the
+ * flags.
  */
 @Command(
     name = "run",
@@ -65,10 +65,6 @@ import picocli.CommandLine.Option;
       "Stopping it leaves every pod running; the next start adopts them."
     })
 public final class RunCommand implements Callable<Integer> {
-  @picocli.CommandLine.Mixin LogFlags logFlags = new LogFlags();
-  @picocli.CommandLine.Mixin NetworkFlags networkFlags = new NetworkFlags();
-  @picocli.CommandLine.Mixin CertificateFlags certificateFlags = new CertificateFlags();
-
   /** The settings' flags, added to this command by {@link SettingFlags.Run}. */
   SettingFlags settingFlags;
 

@@ -2,19 +2,25 @@ package io.jkubelet.agent.cli;
 
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.admission.Sysctls;
+import io.jkubelet.agent.certificates.CertificateOptions;
 import io.jkubelet.agent.cm.CgroupOptions;
+import io.jkubelet.agent.logs.PodLogPaths;
 import io.jkubelet.agent.logs.RotatingLogWriter;
+import io.jkubelet.agent.network.NetworkOptions;
+import io.jkubelet.config.CertificateSettings;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigLoader;
 import io.jkubelet.config.ConfigValidator;
 import io.jkubelet.config.KubeletConfiguration;
 import io.jkubelet.config.KubeletConfigurationBuilder;
+import io.jkubelet.config.NetworkSettings;
 import io.jkubelet.config.Setting;
 import io.jkubelet.config.Settings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -71,9 +77,9 @@ final class RunOptions {
       checkSysctls(config);
       requireClientForWebhooks(config, run.kubeconfig != null);
       checkLogMaxSize(config);
-      run.network = run.networkFlags.options(config);
+      run.network = network(config.network());
       run.cgroups = new CgroupOptions(config.cgroups(), CgroupOptions.DEFAULT_CGROUP_FS);
-      run.certificates = run.certificateFlags.options(config, run.kubeconfig, run.rootDir);
+      run.certificates = certificates(config.certificates(), run.kubeconfig, run.rootDir);
     } catch (ConfigException e) {
       throw SettingFlags.named(e, flagOf);
     }
@@ -91,9 +97,40 @@ final class RunOptions {
         run.dockerEndpoint,
         run.nodeIp,
         config,
-        run.certificateFlags.certDir(run.rootDir),
-        run.logFlags.podLogPaths(),
-        run.logFlags.nodeLogDir());
+        run.certificates.certDir(),
+        new PodLogPaths(
+            config.containerLogs().podLogsDir().toAbsolutePath().normalize(),
+            config.containerLogs().containerLogsDir().toAbsolutePath().normalize()),
+        config.server().nodeLogDir().toAbsolutePath().normalize());
+  }
+
+  /** The network plugin's options; an error names the flag or the field. */
+  private static NetworkOptions network(NetworkSettings n) {
+    String cidrs = n.podCIDR();
+    return new NetworkOptions(
+        n.networkPlugin().strip(),
+        n.cniConfDir().toAbsolutePath(),
+        n.cniBinDir().stream().map(Path::of).toList(),
+        n.cniCacheDir().toAbsolutePath(),
+        n.networkPluginMtu(),
+        n.hairpinMode(),
+        n.nonMasqueradeCIDR(),
+        cidrs.isBlank() ? List.of() : Arrays.stream(cidrs.split(",")).map(String::strip).toList(),
+        n.cniExecTimeout());
+  }
+
+  /**
+   * The client certificate's options; the certificate directory is {@code --cert-dir}, else {@code
+   * <root-dir>/pki}.
+   */
+  private static CertificateOptions certificates(
+      CertificateSettings c, Path kubeconfig, Path rootDir) {
+    return new CertificateOptions(
+        kubeconfig,
+        c.bootstrapKubeconfig().isEmpty() ? null : Path.of(c.bootstrapKubeconfig()),
+        (c.certDir().isEmpty() ? rootDir.resolve("pki") : Path.of(c.certDir())).toAbsolutePath(),
+        c.rotateCertificates(),
+        c.serverTLSBootstrap());
   }
 
   private static void checkLogMaxSize(KubeletConfiguration config) {
