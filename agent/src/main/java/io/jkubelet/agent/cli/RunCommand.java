@@ -28,10 +28,8 @@ import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.util.NativeTls;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
-import io.jkubelet.config.Durations;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -284,18 +282,6 @@ public final class RunCommand implements Callable<Integer> {
       return parse.apply(value);
     } catch (IllegalArgumentException e) {
       throw new ConfigException(name, e.getMessage());
-    }
-  }
-
-  /** Parses Go-style durations ("20s", "1m30s") for duration flags. */
-  public static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-    @Override
-    public Duration convert(String value) {
-      try {
-        return Durations.parse(value);
-      } catch (IllegalArgumentException e) {
-        throw new CommandLine.TypeConversionException(e.getMessage());
-      }
     }
   }
 
