@@ -10,8 +10,6 @@ import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.config.KubeletConfiguration;
-import io.jkubelet.config.ServerSettings;
-import io.jkubelet.config.StaticPodSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,16 +38,12 @@ class AgentCgroupsTest {
     manifests = Files.createDirectories(tmp.resolve("manifests"));
     KubeletConfiguration config =
         KubeletConfiguration.builder()
-            .staticPods(
-                StaticPodSettings.DEFAULTS
-                    .withStaticPodPath(manifests.toString())
-                    .withFileCheckFrequency(Duration.ofSeconds(1)))
-            .server(
-                ServerSettings.DEFAULTS
-                    .withReadOnlyPort(0)
-                    .withPort(0)
-                    .withHealthzPort(0)
-                    .withAddress("127.0.0.1"))
+            .set("staticPodPath", manifests.toString())
+            .set("fileCheckFrequency", Duration.ofSeconds(1))
+            .set("readOnlyPort", 0)
+            .set("port", 0)
+            .set("healthzPort", 0)
+            .set("address", "127.0.0.1")
             .build();
     agent =
         Agent.create(

@@ -10,8 +10,6 @@ import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.config.KubeletConfiguration;
-import io.jkubelet.config.ServerSettings;
-import io.jkubelet.config.StaticPodSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,14 +57,12 @@ class KubeletTest {
     manifests = Files.createDirectories(tmp.resolve("manifests"));
     KubeletConfiguration config =
         KubeletConfiguration.builder()
-            .staticPods(StaticPodSettings.DEFAULTS.withStaticPodPath(manifests.toString()))
-            .server(
-                ServerSettings.DEFAULTS
-                    .withReadOnlyPort(0)
-                    .withPort(0)
-                    .withHealthzPort(0)
-                    .withAddress("127.0.0.1"))
-            .maxPods(2)
+            .set("staticPodPath", manifests.toString())
+            .set("readOnlyPort", 0)
+            .set("port", 0)
+            .set("healthzPort", 0)
+            .set("address", "127.0.0.1")
+            .set("maxPods", 2)
             .build();
     kubelet =
         Agent.create(

@@ -10,13 +10,36 @@ import java.util.Objects;
  * {@code kubelet.config.k8s.io/v1beta1} defaults it.
  */
 public record Authentication(
-    String clientCAFile, boolean webhookEnabled, Duration webhookCacheTTL, boolean anonymous) {
-  public static final Authentication DEFAULTS =
-      new Authentication("", false, Duration.ofMinutes(2), true);
+    @Field(
+            file = "authentication.x509.clientCAFile",
+            flag = "--client-ca-file",
+            label = "FILE",
+            doc = "CAs that client certificates are verified against")
+        String clientCAFile,
+    @Field(
+            file = "authentication.webhook.enabled",
+            flag = "--authentication-token-webhook",
+            value = "false",
+            fileValue = "true",
+            doc = "Whether bearer tokens are checked with the TokenReview API")
+        boolean webhookEnabled,
+    @Field(
+            file = "authentication.webhook.cacheTTL",
+            flag = "--authentication-token-webhook-cache-ttl",
+            value = "2m",
+            doc = "How long TokenReview answers are cached")
+        Duration webhookCacheTTL,
+    @Field(
+            file = "authentication.anonymous.enabled",
+            flag = "--anonymous-auth",
+            value = "true",
+            fileValue = "false",
+            doc = "Whether requests without credentials are served as system:anonymous")
+        boolean anonymous) {
+  public static final Authentication DEFAULTS = Settings.defaults(Authentication.class, false);
 
   /** The file defaults of {@code authentication}: no anonymous requests, the token webhook on. */
-  public static final Authentication FILE_DEFAULTS =
-      new Authentication("", true, Duration.ofMinutes(2), false);
+  public static final Authentication FILE_DEFAULTS = Settings.defaults(Authentication.class, true);
 
   public Authentication {
     Objects.requireNonNull(clientCAFile, "authentication.x509.clientCAFile");

@@ -5,17 +5,36 @@ import java.util.Objects;
 
 /**
  * {@code authorization}: {@code mode} ({@code AlwaysAllow} or {@code Webhook}), {@code
- * webhook.cacheAuthorizedTTL} (5m) and {@code webhook.cacheUnauthorizedTTL} (30s). The flag default
- * is AlwaysAllow; a configuration file's ({@link #FILE_DEFAULTS}) is Webhook.
+ * webhook.cacheAuthorizedTTL} and {@code webhook.cacheUnauthorizedTTL}. The flag default is
+ * AlwaysAllow; a configuration file's ({@link #FILE_DEFAULTS}) is Webhook.
  */
 public record Authorization(
-    String mode, Duration cacheAuthorizedTTL, Duration cacheUnauthorizedTTL) {
-  public static final Authorization DEFAULTS =
-      new Authorization("AlwaysAllow", Duration.ofMinutes(5), Duration.ofSeconds(30));
+    @Field(
+            file = "authorization.mode",
+            flag = "--authorization-mode",
+            label = "MODE",
+            value = "AlwaysAllow",
+            fileValue = "Webhook",
+            oneOf = {"AlwaysAllow", "Webhook"},
+            zeroIsUnset = true,
+            doc = "AlwaysAllow or Webhook (SubjectAccessReview)")
+        String mode,
+    @Field(
+            file = "authorization.webhook.cacheAuthorizedTTL",
+            flag = "--authorization-webhook-cache-authorized-ttl",
+            value = "5m",
+            doc = "How long SubjectAccessReview's allowing answers are cached")
+        Duration cacheAuthorizedTTL,
+    @Field(
+            file = "authorization.webhook.cacheUnauthorizedTTL",
+            flag = "--authorization-webhook-cache-unauthorized-ttl",
+            value = "30s",
+            doc = "How long SubjectAccessReview's denying answers are cached")
+        Duration cacheUnauthorizedTTL) {
+  public static final Authorization DEFAULTS = Settings.defaults(Authorization.class, false);
 
   /** The file defaults of {@code authorization}: mode Webhook. */
-  public static final Authorization FILE_DEFAULTS =
-      new Authorization("Webhook", Duration.ofMinutes(5), Duration.ofSeconds(30));
+  public static final Authorization FILE_DEFAULTS = Settings.defaults(Authorization.class, true);
 
   public Authorization {
     Objects.requireNonNull(mode, "authorization.mode");

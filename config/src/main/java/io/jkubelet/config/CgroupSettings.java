@@ -5,30 +5,58 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The container manager's fields of upstream's KubeletConfiguration: the pods' cgroups. Values are
- * checked where they are used ({@code cm.CgroupOptions}); this record only rejects nulls.
- *
- * @param cgroupsPerQOS whether pods get the QoS cgroup hierarchy and cgroups of their own; default
- *     true
- * @param cgroupRoot the cgroup the pods' hierarchy goes under; default "" (the root, {@code /})
- * @param cgroupDriver {@code cgroupfs} (default) or {@code systemd}
- * @param cpuCFSQuota whether cpu limits are enforced with CFS quotas; default true
- * @param cpuCFSQuotaPeriod the CFS period; default 100ms
- * @param podPidsLimit the most processes in a pod; default -1 (none); a negative value is -1
- * @param enforceNodeAllocatable which reservations are enforced with cgroups; default {@code
- *     [pods]}
+ * The container manager's settings of upstream's KubeletConfiguration: the pods' cgroups. Checked
+ * by {@link ConfigValidator} (each setting's declaration, then {@link #validate()}); this record
+ * only rejects nulls.
  */
 public record CgroupSettings(
-    boolean cgroupsPerQOS,
-    String cgroupRoot,
-    String cgroupDriver,
-    boolean cpuCFSQuota,
-    Duration cpuCFSQuotaPeriod,
-    long podPidsLimit,
-    List<String> enforceNodeAllocatable) {
+    @Field(
+            flag = "--cgroups-per-qos",
+            value = "true",
+            doc = "Whether pods get the QoS cgroup hierarchy and cgroups of their own")
+        boolean cgroupsPerQOS,
+    @Field(
+            flag = "--cgroup-root",
+            label = "PATH",
+            check = Checks.CgroupPath.class,
+            doc = "The cgroup the pods' hierarchy goes under; none: the root, /")
+        String cgroupRoot,
+    @Field(
+            flag = "--cgroup-driver",
+            label = "DRIVER",
+            value = "cgroupfs",
+            oneOf = {"cgroupfs", "systemd"},
+            zeroIsUnset = true,
+            doc = "cgroupfs or systemd; must match Docker's")
+        String cgroupDriver,
+    @Field(flag = "--cpu-cfs-quota", value = "true", doc = "Whether cpu limits are CFS quotas")
+        boolean cpuCFSQuota,
+    @Field(
+            flag = "--cpu-cfs-quota-period",
+            value = "100ms",
+            check = Checks.CfsPeriod.class,
+            doc =
+                "The CFS period, 1us to 1s (upstream needs the CustomCPUCFSQuotaPeriod gate for"
+                    + " another value; jkubelet has no gates)")
+        Duration cpuCFSQuotaPeriod,
+    @Field(
+            flag = "--pod-max-pids",
+            value = "-1",
+            doc = "The most processes in a pod; a negative value: no limit")
+        long podPidsLimit,
+    @Field(
+            flag = "--enforce-node-allocatable",
+            label = "LEVEL,...",
+            value = "pods",
+            check = Checks.Enforcements.class,
+            doc =
+                "Which reservations cgroups enforce: pods, or none; empty for nothing"
+                    + " (system-reserved and kube-reserved need reserved cgroups, which jkubelet"
+                    + " does not support yet)")
+        List<String> enforceNodeAllocatable)
+    implements Validated {
 
-  public static final CgroupSettings DEFAULTS =
-      new CgroupSettings(true, "", "cgroupfs", true, Duration.ofMillis(100), -1, List.of("pods"));
+  public static final CgroupSettings DEFAULTS = Settings.defaults(CgroupSettings.class, false);
 
   public CgroupSettings {
     Objects.requireNonNull(cgroupRoot, "cgroupRoot");
@@ -37,74 +65,20 @@ public record CgroupSettings(
     enforceNodeAllocatable = List.copyOf(enforceNodeAllocatable);
   }
 
-  public CgroupSettings withCgroupsPerQOS(boolean v) {
-    return new CgroupSettings(
-        v,
-        cgroupRoot,
-        cgroupDriver,
-        cpuCFSQuota,
-        cpuCFSQuotaPeriod,
-        podPidsLimit,
-        enforceNodeAllocatable);
-  }
-
-  public CgroupSettings withCgroupRoot(String v) {
-    return new CgroupSettings(
-        cgroupsPerQOS,
-        v,
-        cgroupDriver,
-        cpuCFSQuota,
-        cpuCFSQuotaPeriod,
-        podPidsLimit,
-        enforceNodeAllocatable);
-  }
-
-  public CgroupSettings withCgroupDriver(String v) {
-    return new CgroupSettings(
-        cgroupsPerQOS,
-        cgroupRoot,
-        v,
-        cpuCFSQuota,
-        cpuCFSQuotaPeriod,
-        podPidsLimit,
-        enforceNodeAllocatable);
-  }
-
-  public CgroupSettings withCpuCFSQuota(boolean v) {
-    return new CgroupSettings(
-        cgroupsPerQOS,
-        cgroupRoot,
-        cgroupDriver,
-        v,
-        cpuCFSQuotaPeriod,
-        podPidsLimit,
-        enforceNodeAllocatable);
-  }
-
-  public CgroupSettings withCpuCFSQuotaPeriod(Duration v) {
-    return new CgroupSettings(
-        cgroupsPerQOS,
-        cgroupRoot,
-        cgroupDriver,
-        cpuCFSQuota,
-        v,
-        podPidsLimit,
-        enforceNodeAllocatable);
-  }
-
-  public CgroupSettings withPodPidsLimit(long v) {
-    return new CgroupSettings(
-        cgroupsPerQOS,
-        cgroupRoot,
-        cgroupDriver,
-        cpuCFSQuota,
-        cpuCFSQuotaPeriod,
-        v,
-        enforceNodeAllocatable);
-  }
-
-  public CgroupSettings withEnforceNodeAllocatable(List<String> v) {
-    return new CgroupSettings(
-        cgroupsPerQOS, cgroupRoot, cgroupDriver, cpuCFSQuota, cpuCFSQuotaPeriod, podPidsLimit, v);
+  /**
+   * Upstream's rules across the settings: {@code none} alone, and enforcement needs QoS cgroups.
+   */
+  @Override
+  public void validate() {
+    if (enforceNodeAllocatable.contains("none") && enforceNodeAllocatable.size() > 1) {
+      throw new ConfigException(
+          "enforceNodeAllocatable", "may not contain other enforcements when 'none' is given");
+    }
+    if (!cgroupsPerQOS && !enforceNodeAllocatable.isEmpty()) {
+      throw new ConfigException(
+          "enforceNodeAllocatable",
+          "is not supported unless cgroupsPerQOS is true: with --cgroups-per-qos=false, give"
+              + " --enforce-node-allocatable= (an empty list) too");
+    }
   }
 }

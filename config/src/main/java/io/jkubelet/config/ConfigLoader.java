@@ -1,16 +1,6 @@
 package io.jkubelet.config;
 
-import static io.jkubelet.config.JsonFields.asDuration;
-import static io.jkubelet.config.JsonFields.asInt;
-import static io.jkubelet.config.JsonFields.asLong;
-import static io.jkubelet.config.JsonFields.asString;
-import static io.jkubelet.config.JsonFields.authentication;
-import static io.jkubelet.config.JsonFields.authorization;
 import static io.jkubelet.config.JsonFields.describe;
-import static io.jkubelet.config.JsonFields.eventExport;
-import static io.jkubelet.config.JsonFields.headers;
-import static io.jkubelet.config.JsonFields.stringMap;
-import static io.jkubelet.config.JsonFields.strings;
 
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
@@ -24,34 +14,27 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.BiConsumer;
 
 /**
  * Reads a KubeletConfiguration file, as YAML or JSON.
  *
  * <p>The file must hold a single mapping with {@code kind: KubeletConfiguration} and {@code
- * apiVersion: kubelet.config.k8s.io/v1beta1}. Each supported field is mapped explicitly and has the
- * type upstream gives it: strings, integers (32-bit), booleans, durations as Go-style strings (see
- * {@link Durations}) and {@code staticPodURLHeader} as a mapping of header names to lists of
- * strings. Values are not coerced: {@code maxPods: "110"} is an error, as it is for upstream. A
- * field that is absent or {@code null} keeps its default, and so does one holding the zero value
- * upstream defaults ({@code 0s}, as kubeadm writes every duration; see {@link UpstreamFields}).
- * Upstream fields jkubelet does not implement are listed in {@link Loaded#unimplemented()}; other
- * unknown fields are warnings, not errors, as upstream v1.20 ignores them.
+ * apiVersion: kubelet.config.k8s.io/v1beta1}. The fields read are the declared settings' ({@link
+ * Settings}), each with the type upstream gives it ({@link Type}): strings, integers (32-bit),
+ * booleans, durations as Go-style strings (see {@link Durations}), lists and mappings. Nested
+ * mappings ({@code authentication.webhook.enabled}) are read by their dotted names. Values are not
+ * coerced: {@code maxPods: "110"} is an error, as it is for upstream. A field that is absent or
+ * {@code null} keeps its default, and so does one holding the zero value upstream defaults ({@code
+ * 0s}, as kubeadm writes every duration; see {@link Field#zeroIsUnset()}). Upstream fields jkubelet
+ * does not implement are listed in {@link Loaded#unimplemented()}; other unknown fields are
+ * warnings, not errors, as upstream v1.20 ignores them, except inside jkubelet's own mappings.
  *
  * <p>Loading checks types only; ranges are checked by {@link ConfigValidator}, normally after
  * command-line flags have been overlaid on the loaded configuration.
- *
- * <p>One table maps every field jkubelet reads to its reader, so that a field's type errors and
- * upstream's zero-means-default rule ({@link UpstreamFields}) apply the same way to all of them;
- * the readers of JSON values, nested objects included, are in {@link JsonFields}.
  */
 public final class ConfigLoader {
 
@@ -67,116 +50,6 @@ public final class ConfigLoader {
   private static final ObjectMapper YAML =
       new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
-  /** Supported fields, in upstream's order, each reading its node into the builder. */
-  private static final Map<String, BiConsumer<KubeletConfigurationBuilder, JsonNode>> FIELDS =
-      new LinkedHashMap<>();
-
-  static {
-    string("staticPodPath", (b, v) -> b.staticPods(b.staticPods().withStaticPodPath(v)));
-    duration("syncFrequency", KubeletConfigurationBuilder::syncFrequency);
-    duration(
-        "fileCheckFrequency", (b, v) -> b.staticPods(b.staticPods().withFileCheckFrequency(v)));
-    duration(
-        "httpCheckFrequency", (b, v) -> b.staticPods(b.staticPods().withHttpCheckFrequency(v)));
-    string("staticPodURL", (b, v) -> b.staticPods(b.staticPods().withStaticPodURL(v)));
-    FIELDS.put(
-        "staticPodURLHeader",
-        (b, v) -> b.staticPods(b.staticPods().withStaticPodURLHeader(headers(v))));
-    string("address", (b, v) -> b.server(b.server().withAddress(v)));
-    integer("port", (b, v) -> b.server(b.server().withPort(v)));
-    integer("readOnlyPort", (b, v) -> b.server(b.server().withReadOnlyPort(v)));
-    bool("registerNode", KubeletConfigurationBuilder::registerNode);
-    integer("eventRecordQPS", KubeletConfigurationBuilder::eventRecordQPS);
-    integer("eventBurst", KubeletConfigurationBuilder::eventBurst);
-    integer("kubeAPIQPS", KubeletConfigurationBuilder::kubeAPIQPS);
-    integer("kubeAPIBurst", KubeletConfigurationBuilder::kubeAPIBurst);
-    integer("maxPods", KubeletConfigurationBuilder::maxPods);
-    duration("nodeStatusUpdateFrequency", KubeletConfigurationBuilder::nodeStatusUpdateFrequency);
-    duration("nodeStatusReportFrequency", KubeletConfigurationBuilder::nodeStatusReportFrequency);
-    integer("nodeLeaseDurationSeconds", KubeletConfigurationBuilder::nodeLeaseDurationSeconds);
-    integer("podInfraOomScoreAdj", KubeletConfigurationBuilder::podInfraOomScoreAdj);
-    FIELDS.put(
-        "allowedUnsafeSysctls",
-        (b, v) -> b.allowedUnsafeSysctls(strings("allowedUnsafeSysctls", v)));
-    FIELDS.put("clusterDNS", (b, v) -> b.clusterDNS(strings("clusterDNS", v)));
-    string("clusterDomain", KubeletConfigurationBuilder::clusterDomain);
-    string("resolvConf", KubeletConfigurationBuilder::resolvConf);
-    string("tlsCertFile", (b, v) -> b.server(b.server().withTlsCertFile(v)));
-    string("tlsPrivateKeyFile", (b, v) -> b.server(b.server().withTlsPrivateKeyFile(v)));
-    FIELDS.put(
-        "authentication",
-        (b, v) ->
-            b.server(
-                b.server().withAuthentication(authentication(b.server().authentication(), v))));
-    FIELDS.put(
-        "authorization",
-        (b, v) ->
-            b.server(b.server().withAuthorization(authorization(b.server().authorization(), v))));
-    integer("healthzPort", (b, v) -> b.server(b.server().withHealthzPort(v)));
-    string("healthzBindAddress", (b, v) -> b.server(b.server().withHealthzBindAddress(v)));
-    bool("enableDebuggingHandlers", (b, v) -> b.server(b.server().withEnableDebuggingHandlers(v)));
-    string(
-        "containerLogMaxSize",
-        (b, v) -> b.containerLogs(b.containerLogs().withContainerLogMaxSize(v)));
-    integer(
-        "containerLogMaxFiles",
-        (b, v) -> b.containerLogs(b.containerLogs().withContainerLogMaxFiles(v)));
-    bool("enableSystemLogHandler", (b, v) -> b.server(b.server().withEnableSystemLogHandler(v)));
-    FIELDS.put("eventExport", (b, v) -> b.eventExport(eventExport(b.eventExport(), v)));
-    string("hairpinMode", (b, v) -> b.network(b.network().withHairpinMode(v)));
-    string("podCIDR", (b, v) -> b.network(b.network().withPodCIDR(v)));
-    bool("cgroupsPerQOS", (b, v) -> b.cgroups(b.cgroups().withCgroupsPerQOS(v)));
-    string("cgroupRoot", (b, v) -> b.cgroups(b.cgroups().withCgroupRoot(v)));
-    string("cgroupDriver", (b, v) -> b.cgroups(b.cgroups().withCgroupDriver(v)));
-    bool("cpuCFSQuota", (b, v) -> b.cgroups(b.cgroups().withCpuCFSQuota(v)));
-    duration("cpuCFSQuotaPeriod", (b, v) -> b.cgroups(b.cgroups().withCpuCFSQuotaPeriod(v)));
-    FIELDS.put(
-        "podPidsLimit",
-        (b, v) -> b.cgroups(b.cgroups().withPodPidsLimit(asLong("podPidsLimit", v))));
-    FIELDS.put(
-        "enforceNodeAllocatable",
-        (b, v) ->
-            b.cgroups(
-                b.cgroups().withEnforceNodeAllocatable(strings("enforceNodeAllocatable", v))));
-    integer(
-        "imageGCHighThresholdPercent", (b, v) -> b.gc(b.gc().withImageGCHighThresholdPercent(v)));
-    integer("imageGCLowThresholdPercent", (b, v) -> b.gc(b.gc().withImageGCLowThresholdPercent(v)));
-    duration("imageMinimumGCAge", (b, v) -> b.gc(b.gc().withImageMinimumGCAge(v)));
-    bool(
-        "rotateCertificates", (b, v) -> b.certificates(b.certificates().withRotateCertificates(v)));
-    FIELDS.put(
-        "kubeReserved",
-        (b, v) -> b.reservations(b.reservations().withKubeReserved(stringMap("kubeReserved", v))));
-    FIELDS.put(
-        "systemReserved",
-        (b, v) ->
-            b.reservations(b.reservations().withSystemReserved(stringMap("systemReserved", v))));
-    FIELDS.put(
-        "evictionHard",
-        (b, v) -> b.eviction(b.eviction().withEvictionHard(stringMap("evictionHard", v))));
-    FIELDS.put(
-        "evictionSoft",
-        (b, v) -> b.eviction(b.eviction().withEvictionSoft(stringMap("evictionSoft", v))));
-    FIELDS.put(
-        "evictionSoftGracePeriod",
-        (b, v) ->
-            b.eviction(
-                b.eviction().withEvictionSoftGracePeriod(stringMap("evictionSoftGracePeriod", v))));
-    FIELDS.put(
-        "evictionMinimumReclaim",
-        (b, v) ->
-            b.eviction(
-                b.eviction().withEvictionMinimumReclaim(stringMap("evictionMinimumReclaim", v))));
-    duration(
-        "evictionPressureTransitionPeriod",
-        (b, v) -> b.eviction(b.eviction().withEvictionPressureTransitionPeriod(v)));
-    integer(
-        "evictionMaxPodGracePeriod",
-        (b, v) -> b.eviction(b.eviction().withEvictionMaxPodGracePeriod(v)));
-    bool(
-        "serverTLSBootstrap", (b, v) -> b.certificates(b.certificates().withServerTLSBootstrap(v)));
-  }
-
   private ConfigLoader() {}
 
   /**
@@ -186,7 +59,8 @@ public final class ConfigLoader {
    * @param warnings one message per field that upstream does not have either, in file order, e.g.
    *     {@code field maxpods is not supported by jkubelet and is ignored (did you mean maxPods?)}
    * @param unimplemented the upstream fields the file sets that jkubelet does not implement and
-   *     ignores, in file order, e.g. {@code evictionHard}
+   *     ignores, in file order, e.g. {@code volumeStatsAggPeriod}; those it accepts without effect
+   *     say why in their {@link Setting#reason()}
    */
   public record Loaded(
       KubeletConfiguration config, List<String> warnings, List<String> unimplemented) {
@@ -220,31 +94,63 @@ public final class ConfigLoader {
     List<String> unimplemented = new ArrayList<>();
     for (Map.Entry<String, JsonNode> entry : root.properties()) {
       String name = entry.getKey();
-      JsonNode value = entry.getValue();
-      BiConsumer<KubeletConfigurationBuilder, JsonNode> reader = FIELDS.get(name);
-      if (reader != null) {
-        if (!value.isNull()) {
-          reader.accept(builder, value);
-        }
-      } else if (UpstreamFields.ALL.contains(name)) {
-        unimplemented.add(name);
-      } else if (!name.equals("kind") && !name.equals("apiVersion")) {
-        warnings.add(unsupported(name));
+      if (!name.equals("kind") && !name.equals("apiVersion")) {
+        read(builder, name, entry.getValue(), warnings, unimplemented);
       }
     }
-    KubeletConfiguration config = builder.build();
     if (!set(root, "nodeStatusReportFrequency") && set(root, "nodeStatusUpdateFrequency")) {
       // Upstream's backward compatibility: the report frequency follows an update frequency set.
-      config =
-          config.toBuilder().nodeStatusReportFrequency(config.nodeStatusUpdateFrequency()).build();
+      builder.set("nodeStatusReportFrequency", builder.get("nodeStatusUpdateFrequency"));
     }
-    return new Loaded(config, warnings, unimplemented);
+    return new Loaded(builder.build(), warnings, unimplemented);
+  }
+
+  /** Reads the field {@code name} (dotted when nested) into {@code builder}. */
+  private static void read(
+      KubeletConfigurationBuilder builder,
+      String name,
+      JsonNode value,
+      List<String> warnings,
+      List<String> unimplemented) {
+    Setting s = Settings.named(name).filter(Setting::inFile).orElse(null);
+    if (s != null) {
+      if (s.isIgnored()) {
+        unimplemented.add(name);
+        if (!value.isNull()) {
+          s.fromJson(value);
+        }
+      } else if (!s.unset(value)) {
+        builder.set(s, s.fromJson(value));
+      }
+    } else if (Settings.isMapping(name)) {
+      if (value.isNull()) {
+        return;
+      }
+      if (!value.isObject()) {
+        throw new ConfigException(name, "expected a mapping, got " + describe(value));
+      }
+      for (Map.Entry<String, JsonNode> f : value.properties()) {
+        read(builder, name + "." + f.getKey(), f.getValue(), warnings, unimplemented);
+      }
+    } else if (!name.contains(".")) {
+      if (UpstreamFields.ALL.contains(name)) {
+        unimplemented.add(name);
+      } else {
+        warnings.add(unsupported(name));
+      }
+    } else {
+      String top = name.substring(0, name.indexOf('.'));
+      if (!UpstreamFields.ALL.contains(top)) {
+        throw new ConfigException(name, "unknown field of " + top);
+      }
+      warnings.add(unsupported(name));
+    }
   }
 
   /** Whether the file gives the duration {@code field} a value other than its default's. */
   private static boolean set(JsonNode root, String field) {
     JsonNode v = root.get(field);
-    return v != null && !UpstreamFields.unset(field, v, true);
+    return v != null && !Settings.named(field).orElseThrow().unset(v);
   }
 
   private static byte[] read(Path file) {
@@ -304,54 +210,11 @@ public final class ConfigLoader {
 
   private static String unsupported(String name) {
     String warning = "field " + name + " is not supported by jkubelet and is ignored";
-    for (String known : FIELDS.keySet()) {
-      if (known.toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
-        return warning + " (did you mean " + known + "?)";
+    for (Setting known : Settings.all()) {
+      if (known.inFile() && known.name().equalsIgnoreCase(name)) {
+        return warning + " (did you mean " + known.name() + "?)";
       }
     }
     return warning;
-  }
-
-  private static void string(String field, BiConsumer<KubeletConfigurationBuilder, String> setter) {
-    FIELDS.put(
-        field,
-        (b, v) -> {
-          if (!UpstreamFields.unset(field, v, false)) {
-            setter.accept(b, asString(field, v));
-          }
-        });
-  }
-
-  private static void integer(
-      String field, BiConsumer<KubeletConfigurationBuilder, Integer> setter) {
-    FIELDS.put(
-        field,
-        (b, v) -> {
-          if (!UpstreamFields.unset(field, v, false)) {
-            setter.accept(b, asInt(field, v));
-          }
-        });
-  }
-
-  private static void bool(String field, BiConsumer<KubeletConfigurationBuilder, Boolean> setter) {
-    FIELDS.put(
-        field,
-        (b, v) -> {
-          if (!v.isBoolean()) {
-            throw new ConfigException(field, "expected true or false, got " + describe(v));
-          }
-          setter.accept(b, v.booleanValue());
-        });
-  }
-
-  private static void duration(
-      String field, BiConsumer<KubeletConfigurationBuilder, Duration> setter) {
-    FIELDS.put(
-        field,
-        (b, v) -> {
-          if (!UpstreamFields.unset(field, v, true)) {
-            setter.accept(b, asDuration(field, v));
-          }
-        });
   }
 }

@@ -1,30 +1,50 @@
 package io.jkubelet.config;
 
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * The container log fields of upstream's KubeletConfiguration: when a container's log file is
- * rotated and how many are kept. {@code containerLogMaxFiles} is checked by {@link
- * ConfigValidator}, the size where it is parsed; this record only rejects nulls.
- *
- * @param containerLogMaxSize the size at which a container's log file is rotated, a quantity;
- *     default {@code "10Mi"}
- * @param containerLogMaxFiles how many log files a container keeps, the live one included; default
- *     5
+ * The container log settings of upstream's KubeletConfiguration: when a container's log file is
+ * rotated and how many are kept, and where the log files and their links go. The size is parsed
+ * where it is used; this record only rejects nulls.
  */
-public record ContainerLogSettings(String containerLogMaxSize, int containerLogMaxFiles) {
+public record ContainerLogSettings(
+    @Field(
+            flag = "--container-log-max-size",
+            label = "QUANTITY",
+            value = "10Mi",
+            zeroIsUnset = true,
+            doc = "Size at which a container log file rotates")
+        String containerLogMaxSize,
+    @Field(
+            flag = "--container-log-max-files",
+            value = "5",
+            min = 2,
+            doc = "Log files kept per container, the live one included")
+        int containerLogMaxFiles,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--pod-logs-dir",
+            label = "DIR",
+            value = "/var/log/pods",
+            doc =
+                "Where containers' CRI log files go, <ns>_<pod>_<uid>/<container>/<restart>.log"
+                    + " (jkubelet's own, for tests and unprivileged runs)")
+        Path podLogsDir,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--container-logs-dir",
+            label = "DIR",
+            value = "/var/log/containers",
+            doc = "Where the <pod>_<ns>_<container>-<id>.log links to them go (jkubelet's own)")
+        Path containerLogsDir) {
 
-  public static final ContainerLogSettings DEFAULTS = new ContainerLogSettings("10Mi", 5);
+  public static final ContainerLogSettings DEFAULTS =
+      Settings.defaults(ContainerLogSettings.class, false);
 
   public ContainerLogSettings {
     Objects.requireNonNull(containerLogMaxSize, "containerLogMaxSize");
-  }
-
-  public ContainerLogSettings withContainerLogMaxSize(String v) {
-    return new ContainerLogSettings(v, containerLogMaxFiles);
-  }
-
-  public ContainerLogSettings withContainerLogMaxFiles(int v) {
-    return new ContainerLogSettings(containerLogMaxSize, v);
+    Objects.requireNonNull(podLogsDir, "podLogsDir");
+    Objects.requireNonNull(containerLogsDir, "containerLogsDir");
   }
 }

@@ -16,34 +16,53 @@ import java.util.TreeMap;
  * ParseThresholdConfig} does ({@code pkg/kubelet/eviction/helpers.go}, v1.20) and an error names
  * the field. {@link #thresholds} gives the typed thresholds.
  *
- * @param evictionHard signal to threshold, e.g. {@code memory.available: 100Mi}; default {@link
- *     #DEFAULT_HARD}; an empty map means no hard threshold
- * @param evictionSoft signal to threshold; each needs a grace period; default none
- * @param evictionSoftGracePeriod signal to a Go duration; default none
- * @param evictionMinimumReclaim signal to a quantity or percentage; default none
- * @param evictionPressureTransitionPeriod how long a pressure condition stays after its threshold
- *     was last met; default 5m
- * @param evictionMaxPodGracePeriod the most seconds a pod gets when a soft threshold evicts it;
- *     default 0 (none: the pod's own)
+ * <p>A map flag replaces the file's whole map, as upstream's. {@code --eviction-hard} and {@code
+ * --eviction-soft} are written {@code memory.available<100Mi,nodefs.available<10%}; the others
+ * {@code key=value,...}.
  */
 public record EvictionSettings(
-    Map<String, String> evictionHard,
-    Map<String, String> evictionSoft,
-    Map<String, String> evictionSoftGracePeriod,
-    Map<String, String> evictionMinimumReclaim,
-    Duration evictionPressureTransitionPeriod,
-    int evictionMaxPodGracePeriod) {
+    @Field(
+            flag = "--eviction-hard",
+            label = "SIGNAL<VALUE,...",
+            separator = '<',
+            value =
+                "memory.available<100Mi,nodefs.available<10%,nodefs.inodesFree<5%,"
+                    + "imagefs.available<15%",
+            doc = "Hard eviction thresholds; an empty map: none")
+        Map<String, String> evictionHard,
+    @Field(
+            flag = "--eviction-soft",
+            label = "SIGNAL<VALUE,...",
+            separator = '<',
+            doc = "Soft eviction thresholds, each with a grace period")
+        Map<String, String> evictionSoft,
+    @Field(
+            flag = "--eviction-soft-grace-period",
+            label = "SIGNAL=DURATION,...",
+            doc = "How long a soft threshold must hold")
+        Map<String, String> evictionSoftGracePeriod,
+    @Field(
+            flag = "--eviction-minimum-reclaim",
+            label = "SIGNAL=QUANTITY,...",
+            doc = "What an eviction frees beyond its threshold")
+        Map<String, String> evictionMinimumReclaim,
+    @Field(
+            flag = "--eviction-pressure-transition-period",
+            value = "5m",
+            doc = "How long a pressure condition stays after its threshold was last met")
+        Duration evictionPressureTransitionPeriod,
+    @Field(
+            flag = "--eviction-max-pod-grace-period",
+            label = "SECONDS",
+            value = "0",
+            doc = "The most seconds a pod evicted by a soft threshold gets to stop; 0 for its own")
+        int evictionMaxPodGracePeriod)
+    implements Validated {
+
+  public static final EvictionSettings DEFAULTS = Settings.defaults(EvictionSettings.class, false);
 
   /** Upstream's default {@code evictionHard} (Linux). */
-  public static final Map<String, String> DEFAULT_HARD =
-      Map.of(
-          "memory.available", "100Mi",
-          "nodefs.available", "10%",
-          "nodefs.inodesFree", "5%",
-          "imagefs.available", "15%");
-
-  public static final EvictionSettings DEFAULTS =
-      new EvictionSettings(DEFAULT_HARD, Map.of(), Map.of(), Map.of(), Duration.ofMinutes(5), 0);
+  public static final Map<String, String> DEFAULT_HARD = DEFAULTS.evictionHard();
 
   /** The eviction signals, with upstream's names. */
   public enum Signal {
@@ -192,6 +211,7 @@ public record EvictionSettings(
   /**
    * @throws ConfigException when a soft threshold has no grace period
    */
+  @Override
   public void validate() {
     thresholds(false);
   }
@@ -203,65 +223,5 @@ public record EvictionSettings(
 
   private static Map<String, String> sorted(Map<String, String> m) {
     return m == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(m));
-  }
-
-  public EvictionSettings withEvictionHard(Map<String, String> v) {
-    return new EvictionSettings(
-        v,
-        evictionSoft,
-        evictionSoftGracePeriod,
-        evictionMinimumReclaim,
-        evictionPressureTransitionPeriod,
-        evictionMaxPodGracePeriod);
-  }
-
-  public EvictionSettings withEvictionSoft(Map<String, String> v) {
-    return new EvictionSettings(
-        evictionHard,
-        v,
-        evictionSoftGracePeriod,
-        evictionMinimumReclaim,
-        evictionPressureTransitionPeriod,
-        evictionMaxPodGracePeriod);
-  }
-
-  public EvictionSettings withEvictionSoftGracePeriod(Map<String, String> v) {
-    return new EvictionSettings(
-        evictionHard,
-        evictionSoft,
-        v,
-        evictionMinimumReclaim,
-        evictionPressureTransitionPeriod,
-        evictionMaxPodGracePeriod);
-  }
-
-  public EvictionSettings withEvictionMinimumReclaim(Map<String, String> v) {
-    return new EvictionSettings(
-        evictionHard,
-        evictionSoft,
-        evictionSoftGracePeriod,
-        v,
-        evictionPressureTransitionPeriod,
-        evictionMaxPodGracePeriod);
-  }
-
-  public EvictionSettings withEvictionPressureTransitionPeriod(Duration v) {
-    return new EvictionSettings(
-        evictionHard,
-        evictionSoft,
-        evictionSoftGracePeriod,
-        evictionMinimumReclaim,
-        v,
-        evictionMaxPodGracePeriod);
-  }
-
-  public EvictionSettings withEvictionMaxPodGracePeriod(int v) {
-    return new EvictionSettings(
-        evictionHard,
-        evictionSoft,
-        evictionSoftGracePeriod,
-        evictionMinimumReclaim,
-        evictionPressureTransitionPeriod,
-        v);
   }
 }

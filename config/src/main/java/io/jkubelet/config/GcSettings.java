@@ -4,95 +4,81 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The garbage collectors' policy: upstream's image GC fields of KubeletConfiguration and its
- * container GC flags (which upstream keeps out of the file: {@code
- * --minimum-container-ttl-duration}, {@code --maximum-dead-containers-per-container}, {@code
- * --maximum-dead-containers}). Ranges are checked by {@link ConfigValidator}; this record only
- * rejects nulls.
- *
- * @param imageGCHighThresholdPercent the image file system's usage at or above which unused images
- *     are deleted; default 85; 100 disables image GC
- * @param imageGCLowThresholdPercent the usage image GC frees down to; default 80
- * @param imageMinimumGCAge how long an image must have been known before it may be deleted; default
- *     2m
- * @param minimumContainerTtl how old a dead container must be before it is removed; default 0
- * @param maxPerPodContainer the dead containers kept per (pod, container name); default 1; negative
- *     for no limit
- * @param maxContainers the dead containers kept on the node; default -1 (no limit)
+ * The garbage collectors' policy: upstream's image GC settings of KubeletConfiguration and its
+ * container GC flags (which upstream keeps out of the file, deprecates in favour of eviction, and
+ * keeps). Checked by {@link ConfigValidator}; this record only rejects nulls.
  */
 public record GcSettings(
-    int imageGCHighThresholdPercent,
-    int imageGCLowThresholdPercent,
-    Duration imageMinimumGCAge,
-    Duration minimumContainerTtl,
-    int maxPerPodContainer,
-    int maxContainers) {
+    @Field(
+            flag = "--image-gc-high-threshold",
+            label = "PERCENT",
+            value = "85",
+            check = Checks.Percent.class,
+            doc =
+                "The image file system's usage at or above which unused images are deleted, 0-100;"
+                    + " 100 disables image GC")
+        int imageGCHighThresholdPercent,
+    @Field(
+            flag = "--image-gc-low-threshold",
+            label = "PERCENT",
+            value = "80",
+            check = Checks.Percent.class,
+            doc = "The usage image GC frees down to, below the high threshold")
+        int imageGCLowThresholdPercent,
+    @Field(
+            flag = "--minimum-image-ttl-duration",
+            value = "2m",
+            check = Checks.NotNegative.class,
+            doc = "How long an unused image must have been known before it is deleted")
+        Duration imageMinimumGCAge,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--minimum-container-ttl-duration",
+            value = "0s",
+            check = Checks.GcAge.class,
+            doc = "How old a dead container must be before it is removed")
+        Duration minimumContainerTtl,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--maximum-dead-containers-per-container",
+            value = "1",
+            doc = "Dead containers kept per container of a pod; negative: no limit")
+        int maxPerPodContainer,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--maximum-dead-containers",
+            value = "-1",
+            doc = "Dead containers kept on the node; negative: no limit")
+        int maxContainers,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--image-gc-period",
+            value = "5m",
+            check = Checks.PositivePeriod.class,
+            hidden = true,
+            doc =
+                "How often image GC runs (jkubelet's own; upstream's period is a fixed 5m)."
+                    + " Hidden: for tests that watch several runs")
+        Duration imageGcPeriod)
+    implements Validated {
 
-  public static final GcSettings DEFAULTS =
-      new GcSettings(85, 80, Duration.ofMinutes(2), Duration.ZERO, 1, -1);
+  public static final GcSettings DEFAULTS = Settings.defaults(GcSettings.class, false);
 
   public GcSettings {
     Objects.requireNonNull(imageMinimumGCAge, "imageMinimumGCAge");
     Objects.requireNonNull(minimumContainerTtl, "minimumContainerTtl");
+    Objects.requireNonNull(imageGcPeriod, "imageGcPeriod");
   }
 
-  public GcSettings withImageGCHighThresholdPercent(int v) {
-    return new GcSettings(
-        v,
-        imageGCLowThresholdPercent,
-        imageMinimumGCAge,
-        minimumContainerTtl,
-        maxPerPodContainer,
-        maxContainers);
-  }
-
-  public GcSettings withImageGCLowThresholdPercent(int v) {
-    return new GcSettings(
-        imageGCHighThresholdPercent,
-        v,
-        imageMinimumGCAge,
-        minimumContainerTtl,
-        maxPerPodContainer,
-        maxContainers);
-  }
-
-  public GcSettings withImageMinimumGCAge(Duration v) {
-    return new GcSettings(
-        imageGCHighThresholdPercent,
-        imageGCLowThresholdPercent,
-        v,
-        minimumContainerTtl,
-        maxPerPodContainer,
-        maxContainers);
-  }
-
-  public GcSettings withMinimumContainerTtl(Duration v) {
-    return new GcSettings(
-        imageGCHighThresholdPercent,
-        imageGCLowThresholdPercent,
-        imageMinimumGCAge,
-        v,
-        maxPerPodContainer,
-        maxContainers);
-  }
-
-  public GcSettings withMaxPerPodContainer(int v) {
-    return new GcSettings(
-        imageGCHighThresholdPercent,
-        imageGCLowThresholdPercent,
-        imageMinimumGCAge,
-        minimumContainerTtl,
-        v,
-        maxContainers);
-  }
-
-  public GcSettings withMaxContainers(int v) {
-    return new GcSettings(
-        imageGCHighThresholdPercent,
-        imageGCLowThresholdPercent,
-        imageMinimumGCAge,
-        minimumContainerTtl,
-        maxPerPodContainer,
-        v);
+  /** Upstream's rule: the low threshold below the high one. */
+  @Override
+  public void validate() {
+    if (imageGCLowThresholdPercent >= imageGCHighThresholdPercent) {
+      throw new ConfigException(
+          "imageGCLowThresholdPercent",
+          imageGCLowThresholdPercent
+              + " must be less than imageGCHighThresholdPercent (--image-gc-high-threshold) "
+              + imageGCHighThresholdPercent);
+    }
   }
 }

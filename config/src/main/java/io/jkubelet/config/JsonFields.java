@@ -8,85 +8,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@link ConfigLoader}'s readers of JSON values: each checks a value's type and turns it into the
- * Java value, or throws a {@link ConfigException} naming the field and what it got. The nested
- * objects ({@code authentication}, {@code authorization}, {@code eventExport}) are read over the
- * values they had, so that a field the file leaves out keeps its default.
+ * The readers of JSON values behind {@link Type}: each checks a value's type and turns it into the
+ * Java value, or throws a {@link ConfigException} naming the field and what it got.
  */
 final class JsonFields {
 
   private JsonFields() {}
-
-  /** Reads {@code eventExport} over {@code e}. */
-  static EventExport eventExport(EventExport e, JsonNode v) {
-    if (!v.isObject()) {
-      throw new ConfigException("eventExport", "expected a mapping, got " + describe(v));
-    }
-    for (Map.Entry<String, JsonNode> f : v.properties()) {
-      String field = "eventExport." + f.getKey();
-      if (f.getValue().isNull()) {
-        continue;
-      }
-      String s = asString(field, f.getValue());
-      e =
-          switch (f.getKey()) {
-            case "url" -> e.withUrl(s);
-            case "credentialsFile" -> e.withCredentialsFile(s);
-            case "caFile" -> e.withCaFile(s);
-            case "index" -> e.withIndex(s);
-            case "spoolMax" -> e.withSpoolMax(s);
-            case "file" -> e.withFile(s);
-            case "fileMaxSize" -> e.withFileMaxSize(s);
-            default -> throw new ConfigException(field, "unknown field of eventExport");
-          };
-    }
-    return e;
-  }
-
-  /** Reads {@code authentication} over {@code a}; absent or null fields keep {@code a}'s. */
-  static Authentication authentication(Authentication a, JsonNode v) {
-    String ca = a.clientCAFile();
-    boolean webhook = a.webhookEnabled();
-    Duration ttl = a.webhookCacheTTL();
-    boolean anonymous = a.anonymous();
-    JsonNode n = v.at("/x509/clientCAFile");
-    if (!n.isMissingNode() && !n.isNull()) {
-      ca = asString("authentication.x509.clientCAFile", n);
-    }
-    n = v.at("/webhook/enabled");
-    if (!n.isMissingNode() && !n.isNull()) {
-      webhook = asBool("authentication.webhook.enabled", n);
-    }
-    n = v.at("/webhook/cacheTTL");
-    if (!n.isMissingNode() && !UpstreamFields.unset("authentication.webhook.cacheTTL", n, true)) {
-      ttl = asDuration("authentication.webhook.cacheTTL", n);
-    }
-    n = v.at("/anonymous/enabled");
-    if (!n.isMissingNode() && !n.isNull()) {
-      anonymous = asBool("authentication.anonymous.enabled", n);
-    }
-    return new Authentication(ca, webhook, ttl, anonymous);
-  }
-
-  /** Reads {@code authorization} over {@code a}; absent or unset fields keep {@code a}'s. */
-  static Authorization authorization(Authorization a, JsonNode v) {
-    String mode = a.mode();
-    Duration allowed = a.cacheAuthorizedTTL();
-    Duration denied = a.cacheUnauthorizedTTL();
-    JsonNode n = v.at("/mode");
-    if (!n.isMissingNode() && !UpstreamFields.unset("authorization.mode", n, false)) {
-      mode = asString("authorization.mode", n);
-    }
-    n = v.at("/webhook/cacheAuthorizedTTL");
-    if (!n.isMissingNode() && !UpstreamFields.unset("authorization.webhook.ttl", n, true)) {
-      allowed = asDuration("authorization.webhook.cacheAuthorizedTTL", n);
-    }
-    n = v.at("/webhook/cacheUnauthorizedTTL");
-    if (!n.isMissingNode() && !UpstreamFields.unset("authorization.webhook.ttl", n, true)) {
-      denied = asDuration("authorization.webhook.cacheUnauthorizedTTL", n);
-    }
-    return new Authorization(mode, allowed, denied);
-  }
 
   static boolean asBool(String field, JsonNode v) {
     if (!v.isBoolean()) {
@@ -165,9 +92,8 @@ final class JsonFields {
     return out;
   }
 
-  /** Reads {@code staticPodURLHeader}: header name to a list of values; null counts as empty. */
-  static Map<String, List<String>> headers(JsonNode value) {
-    String field = "staticPodURLHeader";
+  /** Reads a mapping of header names to lists of values; null counts as empty. */
+  static Map<String, List<String>> headers(String field, JsonNode value) {
     if (!value.isObject()) {
       throw new ConfigException(
           field, "expected a mapping of header names to lists of values, got " + describe(value));

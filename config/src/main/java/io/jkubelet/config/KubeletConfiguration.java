@@ -6,83 +6,126 @@ import java.util.Objects;
 
 /**
  * The node agent's configuration: the subset of {@code kubelet.config.k8s.io/v1beta1}
- * KubeletConfiguration that jkubelet supports, plus jkubelet's own {@link #podInfraOomScoreAdj}.
- * Component names, and those of the settings records' components, are upstream's JSON field names,
- * so they are also the names used in files and in {@link ConfigException#field()}.
+ * KubeletConfiguration that jkubelet supports, plus jkubelet's own settings and the flags that have
+ * no field (upstream's {@code KubeletFlags}). Component names, and those of the settings records'
+ * components, are upstream's JSON field names, so they are also the names used in files and in
+ * {@link ConfigException#field()}.
+ *
+ * <p>Each setting is declared once, by the {@link Field} on its component: its file name, flag,
+ * default, checks and doc. {@link Settings} derives the rest from the declarations: the file's
+ * reading ({@link ConfigLoader}), the flags, the defaults, validation ({@link ConfigValidator}) and
+ * the help. Adding a setting is a component with its {@link Field}, and the code that uses it.
  *
  * <p>Instances are immutable. The constructor only rejects null references; ranges are checked by
  * {@link ConfigValidator}, so a configuration can be assembled from a file and flags first and
  * validated once at the end.
  *
- * <p>Each subsystem's fields are a settings record of their own, all read by {@link ConfigLoader}
- * and checked by {@link ConfigValidator}: {@link StaticPodSettings}, {@link ServerSettings} (the
- * kubelet API), {@link ContainerLogSettings}, {@link EventExport}, {@link NetworkSettings}, {@link
- * CgroupSettings} and {@link CertificateSettings}. The fields left here are the node's own; a new
- * subsystem adds a record rather than fields.
- *
- * @param staticPods the static pod sources: {@code staticPodPath}, {@code fileCheckFrequency},
- *     {@code httpCheckFrequency}, {@code staticPodURL}, {@code staticPodURLHeader}; default {@link
- *     StaticPodSettings#DEFAULTS}
- * @param syncFrequency how often running pods are reconciled with their desired state; default 1m
- * @param maxPods maximum number of pods on this node; default 110
- * @param nodeStatusUpdateFrequency how often the node status is computed and posted if it changed;
- *     default 10s
- * @param nodeStatusReportFrequency how often the node status is posted even if unchanged; default
- *     5m
- * @param nodeLeaseDurationSeconds duration of the node's heartbeat Lease; default 40
- * @param eventRecordQPS the refill rate, per second, of the event spam filter's token bucket per
- *     involved object; default 0: upstream's one token per 300 s
- * @param eventBurst the size of that bucket; default 0: upstream's 25
- * @param kubeAPIQPS requests per second to the API server for pod status; default 50 (as kubelets
- *     since 1.27; v1.20 used 5, which makes 30 pods started at once wait seconds for their status)
- * @param kubeAPIBurst burst allowance for API server requests; default 100
- * @param registerNode whether the agent registers its Node object with the API server; default true
- * @param podInfraOomScoreAdj not an upstream field: the {@code oom_score_adj} of each pod's pause
- *     (infra) container. Upstream gives pause containers -998, but some hosts (rootless or
- *     user-namespaced Docker, for example) refuse a negative {@code oom_score_adj}, so the default
- *     is 0; at runtime a refused negative value falls back to 0 with a warning. Default 0
- * @param allowedUnsafeSysctls sysctls (names, or prefixes ending in {@code *}) that pods may set
- *     beyond the safe set; each must be known to be namespaced. Default empty
- * @param clusterDNS the cluster DNS servers that ClusterFirst pods use. Default none (such pods
- *     fall back to Default with a MissingClusterDNS Warning)
- * @param clusterDomain the cluster's DNS domain, for pods' search paths and FQDNs. Default ""
- * @param resolvConf the node's resolver file, which Default pods copy; "" gives them none. Default
- *     {@code /etc/resolv.conf}
- * @param server the kubelet API's fields: where it listens, its certificate, and how it
- *     authenticates and authorizes requests; default {@link ServerSettings#DEFAULTS}
- * @param containerLogs the file's {@code containerLogMaxSize} and {@code containerLogMaxFiles};
- *     default {@link ContainerLogSettings#DEFAULTS}
- * @param eventExport not an upstream field: where jkubelet exports its own events (Elasticsearch or
- *     OpenSearch, a JSON-lines file); default {@link EventExport#NONE}
- * @param network the file's {@code hairpinMode} and {@code podCIDR}; default {@link
- *     NetworkSettings#DEFAULTS}
- * @param cgroups the pods' cgroups: {@code cgroupsPerQOS}, {@code cgroupRoot}, {@code
- *     cgroupDriver}, {@code cpuCFSQuota}, {@code cpuCFSQuotaPeriod}, {@code podPidsLimit}, {@code
- *     enforceNodeAllocatable}; default {@link CgroupSettings#DEFAULTS}
- * @param certificates the file's {@code rotateCertificates} and {@code serverTLSBootstrap}; default
- *     {@link CertificateSettings#DEFAULTS}
- * @param reservations {@code kubeReserved} and {@code systemReserved}; default none
- * @param eviction {@code evictionHard} and the other eviction fields; default {@link
- *     EvictionSettings#DEFAULTS}
- * @param gc the image and container garbage collectors' policy; default {@link GcSettings#DEFAULTS}
+ * <p>Each subsystem's settings are a record of their own: {@link StaticPodSettings}, {@link
+ * ServerSettings} (the kubelet API), {@link ContainerLogSettings}, {@link EventExport}, {@link
+ * NetworkSettings}, {@link CgroupSettings}, {@link CertificateSettings}, {@link
+ * ReservationSettings}, {@link EvictionSettings} and {@link GcSettings}. The settings left here are
+ * the node's own; a new subsystem adds a record rather than settings here.
  */
 public record KubeletConfiguration(
     StaticPodSettings staticPods,
-    Duration syncFrequency,
-    int maxPods,
-    Duration nodeStatusUpdateFrequency,
-    Duration nodeStatusReportFrequency,
-    int nodeLeaseDurationSeconds,
-    int eventRecordQPS,
-    int eventBurst,
-    int kubeAPIQPS,
-    int kubeAPIBurst,
-    boolean registerNode,
-    int podInfraOomScoreAdj,
-    List<String> allowedUnsafeSysctls,
-    List<String> clusterDNS,
-    String clusterDomain,
-    String resolvConf,
+    @Field(
+            flag = "--sync-frequency",
+            value = "1m",
+            check = Checks.Positive.class,
+            doc = "Period of each pod's resync, with jitter")
+        Duration syncFrequency,
+    @Field(
+            flag = "--max-pods",
+            value = "110",
+            min = 1,
+            zeroIsUnset = true,
+            doc = "The most pods this node runs")
+        int maxPods,
+    @Field(
+            value = "10s",
+            check = Checks.Positive.class,
+            doc = "How often the node status is computed and posted if it changed")
+        Duration nodeStatusUpdateFrequency,
+    @Field(
+            value = "5m",
+            check = Checks.Positive.class,
+            doc =
+                "How often the node status is posted even if unchanged; in a file, it follows"
+                    + " nodeStatusUpdateFrequency when only that is set")
+        Duration nodeStatusReportFrequency,
+    @Field(
+            value = "40",
+            min = 1,
+            zeroIsUnset = true,
+            doc = "The duration of the node's heartbeat Lease, in seconds")
+        int nodeLeaseDurationSeconds,
+    @Field(
+            value = "0",
+            min = 0,
+            doc =
+                "The refill rate, per second, of the event spam filter's token bucket per involved"
+                    + " object; 0: upstream's one token per 300 s")
+        int eventRecordQPS,
+    @Field(
+            value = "0",
+            min = 0,
+            zeroIsUnset = true,
+            doc = "The size of that bucket; 0: upstream's 25")
+        int eventBurst,
+    @Field(
+            value = "50",
+            min = 0,
+            doc =
+                "Requests per second to the API server for pod status (as kubelets since 1.27;"
+                    + " v1.20 used 5, which makes 30 pods started at once wait seconds for their"
+                    + " status)")
+        int kubeAPIQPS,
+    @Field(
+            value = "100",
+            min = 0,
+            zeroIsUnset = true,
+            doc = "The burst allowance for API server requests")
+        int kubeAPIBurst,
+    @Field(value = "true", doc = "Whether the agent registers its Node object with the API server")
+        boolean registerNode,
+    @Field(
+            flag = "--pod-infra-oom-score-adj",
+            value = "0",
+            min = -1000,
+            max = 1000,
+            doc =
+                "oom_score_adj of sandbox containers; jkubelet's own. Upstream uses -998, which"
+                    + " some hosts (rootless or user-namespaced Docker) refuse: a refused value"
+                    + " falls back to 0 with a warning")
+        int podInfraOomScoreAdj,
+    @Field(
+            flag = "--allowed-unsafe-sysctls",
+            label = "NAME,...",
+            doc =
+                "Unsafe sysctls (or patterns ending in *) that pods may set, beyond the safe ones."
+                    + " Each must be namespaced (kernel.shm*, kernel.msg*, kernel.sem, fs.mqueue.*,"
+                    + " net.*)")
+        List<String> allowedUnsafeSysctls,
+    @Field(
+            flag = "--cluster-dns",
+            label = "IP,...",
+            check = Checks.IpAddresses.class,
+            doc =
+                "DNS servers for ClusterFirst pods; without any, such pods fall back to Default"
+                    + " with a MissingClusterDNS Warning")
+        List<String> clusterDNS,
+    @Field(
+            flag = "--cluster-domain",
+            label = "DOMAIN",
+            doc = "The cluster's DNS domain, e.g. cluster.local, for pods' search paths and FQDNs")
+        String clusterDomain,
+    @Field(
+            flag = "--resolv-conf",
+            label = "FILE",
+            value = "/etc/resolv.conf",
+            zeroIsUnset = true,
+            doc = "The resolver file Default pods copy; \"\" gives them none")
+        String resolvConf,
     ServerSettings server,
     ContainerLogSettings containerLogs,
     EventExport eventExport,
@@ -118,23 +161,23 @@ public record KubeletConfiguration(
     Objects.requireNonNull(gc, "gc");
   }
 
-  /** The configuration with every field at its default, as documented on each component. */
+  /** The configuration with every setting at its default, as declared. */
   public static KubeletConfiguration defaults() {
-    return new KubeletConfigurationBuilder().build();
+    return Settings.defaults(KubeletConfiguration.class, false);
   }
 
   /**
    * A builder starting from the defaults of a configuration file, which differ from the flags'
-   * where {@code kubelet.config.k8s.io/v1beta1} says so: {@code readOnlyPort} 0, no anonymous
-   * requests, the token webhook on and authorization mode Webhook.
+   * where {@code kubelet.config.k8s.io/v1beta1} says so ({@link Field#fileValue()}): {@code
+   * readOnlyPort} 0, no anonymous requests, the token webhook on and authorization mode Webhook.
    */
   public static KubeletConfigurationBuilder fileBuilder() {
-    return new KubeletConfigurationBuilder().server(ServerSettings.FILE_DEFAULTS);
+    return new KubeletConfigurationBuilder(true);
   }
 
   /** A builder starting from {@link #defaults()}. */
   public static KubeletConfigurationBuilder builder() {
-    return new KubeletConfigurationBuilder();
+    return new KubeletConfigurationBuilder(false);
   }
 
   /**

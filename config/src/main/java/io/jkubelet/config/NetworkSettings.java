@@ -1,33 +1,95 @@
 package io.jkubelet.config;
 
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
- * The two pod-network fields that upstream's KubeletConfiguration carries ({@code hairpinMode} and
- * {@code podCIDR}); the network plugin's other settings are flags only, as upstream's.
- *
- * @param hairpinMode how a pod reaches itself through a Service: {@code promiscuous-bridge} (the
- *     default), {@code hairpin-veth} or {@code none}
- * @param podCIDR the pod range of a standalone node; in a cluster the Node's {@code spec.podCIDRs}
- *     win. Default ""
+ * The pods' network: the two settings that upstream's KubeletConfiguration carries ({@code
+ * hairpinMode} and {@code podCIDR}), and the network plugin's, which are flags only, as upstream's
+ * container-runtime flags.
  */
-public record NetworkSettings(String hairpinMode, String podCIDR) {
+public record NetworkSettings(
+    @Field(
+            flag = "--hairpin-mode",
+            label = "MODE",
+            value = NetworkSettings.PROMISCUOUS_BRIDGE,
+            oneOf = {
+              NetworkSettings.PROMISCUOUS_BRIDGE,
+              NetworkSettings.HAIRPIN_VETH,
+              NetworkSettings.HAIRPIN_NONE
+            },
+            zeroIsUnset = true,
+            doc = "How a pod reaches itself through a Service")
+        String hairpinMode,
+    @Field(
+            flag = "--pod-cidr",
+            label = "CIDR",
+            doc = "A standalone node's pod range; a Node's spec.podCIDRs win")
+        String podCIDR,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--network-plugin",
+            label = "NAME",
+            doc =
+                "cni or kubenet: a network plugin gives each pod its network; none: Docker's"
+                    + " bridge")
+        String networkPlugin,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--cni-conf-dir",
+            label = "DIR",
+            value = "/etc/cni/net.d",
+            doc = "The CNI configuration directory")
+        Path cniConfDir,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--cni-bin-dir",
+            label = "DIR,...",
+            value = "/opt/cni/bin",
+            doc = "Where CNI plugin binaries are, in order")
+        List<String> cniBinDir,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--cni-cache-dir",
+            label = "DIR",
+            value = "/var/lib/cni/cache",
+            doc = "libcni's cache: each pod's attachment")
+        Path cniCacheDir,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--network-plugin-mtu",
+            value = "0",
+            doc = "kubenet's MTU; 0 picks the host's smallest")
+        int networkPluginMtu,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--non-masquerade-cidr",
+            label = "CIDR",
+            value = "10.0.0.0/8",
+            doc = "kubenet masquerades traffic leaving this range")
+        String nonMasqueradeCIDR,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--cni-exec-timeout",
+            value = "220s",
+            doc = "How long one CNI plugin call may take (jkubelet's own; upstream's is 220s)")
+        Duration cniExecTimeout) {
   public static final String PROMISCUOUS_BRIDGE = "promiscuous-bridge";
   public static final String HAIRPIN_VETH = "hairpin-veth";
   public static final String HAIRPIN_NONE = "none";
 
-  public static final NetworkSettings DEFAULTS = new NetworkSettings(PROMISCUOUS_BRIDGE, "");
+  public static final NetworkSettings DEFAULTS = Settings.defaults(NetworkSettings.class, false);
 
   public NetworkSettings {
     Objects.requireNonNull(hairpinMode, "hairpinMode");
     Objects.requireNonNull(podCIDR, "podCIDR");
-  }
-
-  public NetworkSettings withHairpinMode(String v) {
-    return new NetworkSettings(v, podCIDR);
-  }
-
-  public NetworkSettings withPodCIDR(String v) {
-    return new NetworkSettings(hairpinMode, v);
+    Objects.requireNonNull(networkPlugin, "networkPlugin");
+    Objects.requireNonNull(cniConfDir, "cniConfDir");
+    cniBinDir = List.copyOf(cniBinDir);
+    Objects.requireNonNull(cniCacheDir, "cniCacheDir");
+    Objects.requireNonNull(nonMasqueradeCIDR, "nonMasqueradeCIDR");
+    Objects.requireNonNull(cniExecTimeout, "cniExecTimeout");
   }
 }

@@ -10,14 +10,21 @@ import java.util.TreeMap;
  * Kubernetes' daemons and for the system. Validated in the constructor as upstream's {@code
  * parseResourceList}: only {@code cpu}, {@code memory}, {@code ephemeral-storage} and {@code pid},
  * each a non-negative quantity; an error names the field.
- *
- * @param kubeReserved resource name to quantity, e.g. {@code memory: 1Gi}; default none
- * @param systemReserved the same for the system; default none
  */
 public record ReservationSettings(
-    Map<String, String> kubeReserved, Map<String, String> systemReserved) {
+    @Field(
+            flag = "--kube-reserved",
+            label = "RESOURCE=QUANTITY,...",
+            doc = "What is held back for Kubernetes' daemons: cpu, memory, ephemeral-storage, pid")
+        Map<String, String> kubeReserved,
+    @Field(
+            flag = "--system-reserved",
+            label = "RESOURCE=QUANTITY,...",
+            doc = "What is held back for the system")
+        Map<String, String> systemReserved) {
 
-  public static final ReservationSettings DEFAULTS = new ReservationSettings(Map.of(), Map.of());
+  public static final ReservationSettings DEFAULTS =
+      Settings.defaults(ReservationSettings.class, false);
 
   /** The resources upstream lets a node reserve. */
   public static final Set<String> RESOURCES = Set.of("cpu", "memory", "ephemeral-storage", "pid");
@@ -78,13 +85,5 @@ public record ReservationSettings(
     }
     BigDecimal q = Quantities.parse(v);
     return resource.equals("cpu") ? Quantities.milli(q) : Quantities.ceil(q);
-  }
-
-  public ReservationSettings withKubeReserved(Map<String, String> v) {
-    return new ReservationSettings(v, systemReserved);
-  }
-
-  public ReservationSettings withSystemReserved(Map<String, String> v) {
-    return new ReservationSettings(kubeReserved, v);
   }
 }

@@ -1,66 +1,98 @@
 package io.jkubelet.config;
 
+import java.nio.file.Path;
 import java.util.Objects;
 
 /**
- * The kubelet API's fields of upstream's KubeletConfiguration: where its servers listen, its
- * serving certificate, and how it authenticates and authorizes requests. Ranges are checked by
- * {@link ConfigValidator}; this record only rejects nulls.
- *
- * @param readOnlyPort port of the unauthenticated read-only HTTP API; 0 disables it; default 10255
- * @param port port of the main HTTPS API; default 10250
- * @param address IP address the APIs listen on; default {@code "0.0.0.0"} (all interfaces)
- * @param tlsCertFile the serving certificate (PEM, chain after it); {@code ""} (the default): a
- *     self-signed one in the certificate directory
- * @param tlsPrivateKeyFile the serving certificate's key (PEM); default {@code ""}
- * @param authentication how the kubelet API authenticates requests
- * @param authorization how the kubelet API authorizes requests
- * @param healthzPort port of the plain-HTTP {@code /healthz}; 0 disables it; default 10248
- * @param healthzBindAddress address of {@code /healthz}; default {@code "127.0.0.1"}
- * @param enableDebuggingHandlers whether {@code /logs/}, {@code /containerLogs}, exec, attach,
- *     port-forward and run are served; default true
- * @param enableSystemLogHandler whether {@code /logs/} serves the node's log directory; default
- *     false (upstream: true, and only with the debugging handlers; here it must be asked for, as it
- *     shows the whole directory to anyone allowed {@code nodes/log})
+ * The kubelet API's settings of upstream's KubeletConfiguration: where its servers listen, its
+ * serving certificate, and how it authenticates and authorizes requests. Checked by {@link
+ * ConfigValidator}; this record only rejects nulls.
  */
 public record ServerSettings(
-    int readOnlyPort,
-    int port,
-    String address,
-    String tlsCertFile,
-    String tlsPrivateKeyFile,
+    @Field(
+            flag = "--read-only-port",
+            label = "PORT",
+            value = "10255",
+            fileValue = "0",
+            min = 0,
+            max = 65535,
+            doc = "Port of the read-only HTTP server (/healthz, /pods), 0 to disable")
+        int readOnlyPort,
+    @Field(
+            flag = "--port",
+            label = "PORT",
+            value = "10250",
+            min = 1,
+            max = 65535,
+            zeroIsUnset = true,
+            doc = "Port of the kubelet API (HTTPS)")
+        int port,
+    @Field(
+            flag = "--address",
+            label = "IP",
+            value = "0.0.0.0",
+            zeroIsUnset = true,
+            doc = "Address the servers listen on")
+        String address,
+    @Field(
+            flag = "--tls-cert-file",
+            label = "FILE",
+            doc =
+                "The serving certificate, PEM, intermediates after it; without it a self-signed"
+                    + " one is made in --cert-dir")
+        String tlsCertFile,
+    @Field(
+            flag = "--tls-private-key-file",
+            label = "FILE",
+            doc = "The serving certificate's key, PEM")
+        String tlsPrivateKeyFile,
     Authentication authentication,
     Authorization authorization,
-    int healthzPort,
-    String healthzBindAddress,
-    boolean enableDebuggingHandlers,
-    boolean enableSystemLogHandler) {
+    @Field(
+            flag = "--healthz-port",
+            label = "PORT",
+            value = "10248",
+            min = 0,
+            max = 65535,
+            doc = "Port of the plain-HTTP /healthz, 0 to disable")
+        int healthzPort,
+    @Field(
+            flag = "--healthz-bind-address",
+            label = "IP",
+            value = "127.0.0.1",
+            zeroIsUnset = true,
+            doc = "Address of /healthz")
+        String healthzBindAddress,
+    @Field(
+            flag = "--enable-debugging-handlers",
+            value = "true",
+            doc = "Whether logs, exec, attach, port-forward and run are served")
+        boolean enableDebuggingHandlers,
+    @Field(
+            flag = "--enable-system-log-handler",
+            value = "false",
+            doc =
+                "Whether /logs/ serves the node's log directory, with the debugging handlers"
+                    + " (upstream: true; here it must be asked for, as it shows the whole"
+                    + " directory to anyone allowed nodes/log)")
+        boolean enableSystemLogHandler,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--node-log-dir",
+            label = "DIR",
+            value = "/var/log",
+            doc = "The directory /logs/ serves when enableSystemLogHandler is on (jkubelet's own)")
+        Path nodeLogDir) {
 
-  /** The flags' defaults, as documented on each component. */
-  public static final ServerSettings DEFAULTS =
-      new ServerSettings(
-          10255,
-          10250,
-          "0.0.0.0",
-          "",
-          "",
-          Authentication.DEFAULTS,
-          Authorization.DEFAULTS,
-          10248,
-          "127.0.0.1",
-          true,
-          false);
+  /** The flags' defaults, as declared. */
+  public static final ServerSettings DEFAULTS = Settings.defaults(ServerSettings.class, false);
 
   /**
    * A configuration file's defaults, which differ from the flags' where {@code
    * kubelet.config.k8s.io/v1beta1} says so: {@code readOnlyPort} 0, no anonymous requests, the
    * token webhook on and authorization mode Webhook.
    */
-  public static final ServerSettings FILE_DEFAULTS =
-      DEFAULTS
-          .withReadOnlyPort(0)
-          .withAuthentication(Authentication.FILE_DEFAULTS)
-          .withAuthorization(Authorization.FILE_DEFAULTS);
+  public static final ServerSettings FILE_DEFAULTS = Settings.defaults(ServerSettings.class, true);
 
   public ServerSettings {
     Objects.requireNonNull(address, "address");
@@ -69,170 +101,6 @@ public record ServerSettings(
     Objects.requireNonNull(authentication, "authentication");
     Objects.requireNonNull(authorization, "authorization");
     Objects.requireNonNull(healthzBindAddress, "healthzBindAddress");
-  }
-
-  public ServerSettings withReadOnlyPort(int v) {
-    return new ServerSettings(
-        v,
-        port,
-        address,
-        tlsCertFile,
-        tlsPrivateKeyFile,
-        authentication,
-        authorization,
-        healthzPort,
-        healthzBindAddress,
-        enableDebuggingHandlers,
-        enableSystemLogHandler);
-  }
-
-  public ServerSettings withPort(int v) {
-    return new ServerSettings(
-        readOnlyPort,
-        v,
-        address,
-        tlsCertFile,
-        tlsPrivateKeyFile,
-        authentication,
-        authorization,
-        healthzPort,
-        healthzBindAddress,
-        enableDebuggingHandlers,
-        enableSystemLogHandler);
-  }
-
-  public ServerSettings withAddress(String v) {
-    return new ServerSettings(
-        readOnlyPort,
-        port,
-        v,
-        tlsCertFile,
-        tlsPrivateKeyFile,
-        authentication,
-        authorization,
-        healthzPort,
-        healthzBindAddress,
-        enableDebuggingHandlers,
-        enableSystemLogHandler);
-  }
-
-  public ServerSettings withTlsCertFile(String v) {
-    return new ServerSettings(
-        readOnlyPort,
-        port,
-        address,
-        v,
-        tlsPrivateKeyFile,
-        authentication,
-        authorization,
-        healthzPort,
-        healthzBindAddress,
-        enableDebuggingHandlers,
-        enableSystemLogHandler);
-  }
-
-  public ServerSettings withTlsPrivateKeyFile(String v) {
-    return new ServerSettings(
-        readOnlyPort,
-        port,
-        address,
-        tlsCertFile,
-        v,
-        authentication,
-        authorization,
-        healthzPort,
-        healthzBindAddress,
-        enableDebuggingHandlers,
-        enableSystemLogHandler);
-  }
-
-  public ServerSettings withAuthentication(Authentication v) {
-    return new ServerSettings(
-        readOnlyPort,
-        port,
-        address,
-        tlsCertFile,
-        tlsPrivateKeyFile,
-        v,
-        authorization,
-        healthzPort,
-        healthzBindAddress,
-        enableDebuggingHandlers,
-        enableSystemLogHandler);
-  }
-
-  public ServerSettings withAuthorization(Authorization v) {
-    return new ServerSettings(
-        readOnlyPort,
-        port,
-        address,
-        tlsCertFile,
-        tlsPrivateKeyFile,
-        authentication,
-        v,
-        healthzPort,
-        healthzBindAddress,
-        enableDebuggingHandlers,
-        enableSystemLogHandler);
-  }
-
-  public ServerSettings withHealthzPort(int v) {
-    return new ServerSettings(
-        readOnlyPort,
-        port,
-        address,
-        tlsCertFile,
-        tlsPrivateKeyFile,
-        authentication,
-        authorization,
-        v,
-        healthzBindAddress,
-        enableDebuggingHandlers,
-        enableSystemLogHandler);
-  }
-
-  public ServerSettings withHealthzBindAddress(String v) {
-    return new ServerSettings(
-        readOnlyPort,
-        port,
-        address,
-        tlsCertFile,
-        tlsPrivateKeyFile,
-        authentication,
-        authorization,
-        healthzPort,
-        v,
-        enableDebuggingHandlers,
-        enableSystemLogHandler);
-  }
-
-  public ServerSettings withEnableDebuggingHandlers(boolean v) {
-    return new ServerSettings(
-        readOnlyPort,
-        port,
-        address,
-        tlsCertFile,
-        tlsPrivateKeyFile,
-        authentication,
-        authorization,
-        healthzPort,
-        healthzBindAddress,
-        v,
-        enableSystemLogHandler);
-  }
-
-  public ServerSettings withEnableSystemLogHandler(boolean v) {
-    return new ServerSettings(
-        readOnlyPort,
-        port,
-        address,
-        tlsCertFile,
-        tlsPrivateKeyFile,
-        authentication,
-        authorization,
-        healthzPort,
-        healthzBindAddress,
-        enableDebuggingHandlers,
-        v);
+    Objects.requireNonNull(nodeLogDir, "nodeLogDir");
   }
 }

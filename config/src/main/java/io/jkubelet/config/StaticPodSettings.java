@@ -8,28 +8,42 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The static pod sources' fields of upstream's KubeletConfiguration: a manifest directory and a
- * manifest URL, and how often each is read. Ranges and the URL are checked by {@link
- * ConfigValidator}; this record only rejects nulls.
- *
- * @param staticPodPath directory (or single file) of static pod manifests; {@code ""} (the default)
- *     means no file source
- * @param fileCheckFrequency how often {@code staticPodPath} is re-read; default 20s
- * @param httpCheckFrequency how often {@code staticPodURL} is re-fetched; default 20s
- * @param staticPodURL http(s) URL serving static pod manifests; {@code ""} (the default) means no
- *     URL source
- * @param staticPodURLHeader HTTP headers sent when fetching {@code staticPodURL}, name to values;
- *     default empty
+ * The static pod sources' settings of upstream's KubeletConfiguration: a manifest directory and a
+ * manifest URL, and how often each is read. Checked by {@link ConfigValidator}; this record only
+ * rejects nulls.
  */
 public record StaticPodSettings(
-    String staticPodPath,
-    Duration fileCheckFrequency,
-    Duration httpCheckFrequency,
-    String staticPodURL,
-    Map<String, List<String>> staticPodURLHeader) {
+    @Field(
+            flag = "--pod-manifest-path",
+            label = "DIR",
+            doc = "Directory (or single file) of static pod manifests; none: no file source")
+        String staticPodPath,
+    @Field(
+            flag = "--file-check-frequency",
+            value = "20s",
+            check = Checks.Positive.class,
+            doc = "Period of the manifest directory rescan")
+        Duration fileCheckFrequency,
+    @Field(
+            flag = "--http-check-frequency",
+            value = "20s",
+            check = Checks.Positive.class,
+            doc = "Period of the manifest URL poll")
+        Duration httpCheckFrequency,
+    @Field(
+            flag = "--manifest-url",
+            label = "URL",
+            check = Checks.HttpUrl.class,
+            doc = "A URL serving a Pod or PodList of static pods; none: no URL source")
+        String staticPodURL,
+    @Field(
+            flag = "--manifest-url-header",
+            label = "'Name:value',...",
+            doc = "HTTP headers for --manifest-url, comma separated, e.g. 'Authorization:Bearer x'")
+        Map<String, List<String>> staticPodURLHeader) {
 
   public static final StaticPodSettings DEFAULTS =
-      new StaticPodSettings("", Duration.ofSeconds(20), Duration.ofSeconds(20), "", Map.of());
+      Settings.defaults(StaticPodSettings.class, false);
 
   /**
    * Copies {@code staticPodURLHeader} into an unmodifiable map (in its iteration order) of
@@ -49,30 +63,5 @@ public record StaticPodSettings(
             headers.put(
                 Objects.requireNonNull(name, "staticPodURLHeader name"), List.copyOf(values)));
     staticPodURLHeader = Collections.unmodifiableMap(headers);
-  }
-
-  public StaticPodSettings withStaticPodPath(String v) {
-    return new StaticPodSettings(
-        v, fileCheckFrequency, httpCheckFrequency, staticPodURL, staticPodURLHeader);
-  }
-
-  public StaticPodSettings withFileCheckFrequency(Duration v) {
-    return new StaticPodSettings(
-        staticPodPath, v, httpCheckFrequency, staticPodURL, staticPodURLHeader);
-  }
-
-  public StaticPodSettings withHttpCheckFrequency(Duration v) {
-    return new StaticPodSettings(
-        staticPodPath, fileCheckFrequency, v, staticPodURL, staticPodURLHeader);
-  }
-
-  public StaticPodSettings withStaticPodURL(String v) {
-    return new StaticPodSettings(
-        staticPodPath, fileCheckFrequency, httpCheckFrequency, v, staticPodURLHeader);
-  }
-
-  public StaticPodSettings withStaticPodURLHeader(Map<String, List<String>> v) {
-    return new StaticPodSettings(
-        staticPodPath, fileCheckFrequency, httpCheckFrequency, staticPodURL, v);
   }
 }

@@ -1,18 +1,20 @@
 package io.jkubelet.config;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 
 /**
- * What upstream's KubeletConfiguration v1beta1 (v1.20) has that this loader needs to know beyond
- * the fields it reads: every field's name, so that a field jkubelet does not implement is told
- * apart from a misspelt one; and which values count as unset.
+ * What upstream's KubeletConfiguration v1beta1 (v1.20) has beyond the settings jkubelet declares:
+ * every field's name, so that a field jkubelet does not implement is told apart from a misspelt
+ * one; and the settings it accepts without effect ({@link #IGNORED}).
  *
  * <p>Upstream's {@code SetDefaults_KubeletConfiguration} gives a field its default when it holds
- * Go's zero value and is not a pointer: {@code 0s} for every duration, {@code 0} for the ports,
- * burst and count fields below, {@code ""} for the strings below. kubeadm writes every duration as
- * {@code 0s}, so without this its {@code config.yaml} was refused.
+ * Go's zero value and is not a pointer: {@code 0s} for every duration, {@code 0} or {@code ""} for
+ * the fields declared {@link Field#zeroIsUnset()}. kubeadm writes every duration as {@code 0s}, so
+ * without this its {@code config.yaml} was refused. Of the fields not implemented yet, these
+ * default from zero too: {@code registryBurst}, {@code maxOpenFiles} (0); {@code cpuManagerPolicy},
+ * {@code topologyManagerPolicy}, {@code topologyManagerScope}, {@code contentType}, {@code
+ * configMapAndSecretChangeDetectionStrategy}, {@code volumePluginDir} ("").
  */
 final class UpstreamFields {
   private UpstreamFields() {}
@@ -115,57 +117,18 @@ final class UpstreamFields {
           "shutdownGracePeriod",
           "shutdownGracePeriodCriticalPods");
 
-  /** The integer fields whose {@code 0} means the default. */
-  private static final Set<String> ZERO_INTEGERS =
-      Set.of(
-          "port",
-          "registryBurst",
-          "eventBurst",
-          "nodeLeaseDurationSeconds",
-          "maxPods",
-          "kubeAPIBurst",
-          "maxOpenFiles");
-
-  /** The string fields whose {@code ""} means the default. */
-  private static final Set<String> EMPTY_STRINGS =
-      Set.of(
-          "address",
-          "authorization.mode",
-          "healthzBindAddress",
-          "cgroupDriver",
-          "cpuManagerPolicy",
-          "topologyManagerPolicy",
-          "topologyManagerScope",
-          "hairpinMode",
-          "resolvConf",
-          "contentType",
-          "containerLogMaxSize",
-          "configMapAndSecretChangeDetectionStrategy",
-          "volumePluginDir");
-
   /**
-   * Whether {@code value} of {@code field} (a dotted path for nested fields) leaves the field at
-   * its default, as upstream's defaulting does: null, or Go's zero value where upstream defaults
-   * it. A value of the wrong type is never unset, so that reading it reports the error.
+   * The upstream settings jkubelet accepts without effect, one line each: the file's field, the
+   * flag, the type upstream gives it, and why it has no effect here. Their values are read and
+   * checked as upstream's, and their use is logged once. A field that upstream defaults from Go's
+   * zero value (see {@link Field#zeroIsUnset()}) needs nothing more: an ignored value is never
+   * used.
    */
-  static boolean unset(String field, JsonNode value, boolean duration) {
-    if (value.isNull()) {
-      return true;
-    }
-    if (duration) {
-      return value.isTextual() && isZeroDuration(value.textValue());
-    }
-    if (ZERO_INTEGERS.contains(field)) {
-      return value.isIntegralNumber() && value.asLong() == 0;
-    }
-    return EMPTY_STRINGS.contains(field) && value.isTextual() && value.textValue().isEmpty();
-  }
-
-  private static boolean isZeroDuration(String text) {
-    try {
-      return Durations.parse(text).equals(Duration.ZERO);
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
-  }
+  static final List<Setting> IGNORED =
+      List.of(
+          Setting.ignored(
+              "enableContentionProfiling",
+              "--contention-profiling",
+              Type.BOOL,
+              "jkubelet serves no profiling handlers"));
 }

@@ -52,12 +52,10 @@ class ConfigLoaderTest {
     assertThat(ConfigLoader.load(file).config())
         .isEqualTo(
             KubeletConfiguration.fileBuilder()
-                .maxPods(42)
-                .syncFrequency(Duration.ofSeconds(30))
-                .registerNode(false)
-                .staticPods(
-                    StaticPodSettings.DEFAULTS.withStaticPodURLHeader(
-                        Map.of("Authorization", List.of("Bearer abc"))))
+                .set("maxPods", 42)
+                .set("syncFrequency", Duration.ofSeconds(30))
+                .set("registerNode", false)
+                .set("staticPodURLHeader", Map.of("Authorization", List.of("Bearer abc")))
                 .build());
   }
 
@@ -66,7 +64,8 @@ class ConfigLoaderTest {
     ConfigLoader.Loaded loaded =
         ConfigLoader.load(write(HEADER + "rotateCertificates: true\nserverTLSBootstrap: false\n"));
 
-    assertThat(loaded.config().certificates()).isEqualTo(new CertificateSettings(true, false));
+    assertThat(loaded.config().certificates())
+        .isEqualTo(new CertificateSettings(true, false, "", ""));
     assertThat(loaded.warnings()).isEmpty();
     assertThatThrownBy(() -> ConfigLoader.load(write(HEADER + "rotateCertificates: \"yes\"\n")))
         .isInstanceOfSatisfying(
@@ -96,10 +95,7 @@ class ConfigLoaderTest {
 
     assertThat(config)
         .isEqualTo(
-            KubeletConfiguration.fileBuilder()
-                .maxPods(7)
-                .server(ServerSettings.FILE_DEFAULTS.withReadOnlyPort(0))
-                .build());
+            KubeletConfiguration.fileBuilder().set("maxPods", 7).set("readOnlyPort", 0).build());
   }
 
   @Test
@@ -296,7 +292,9 @@ class ConfigLoaderTest {
   void imageGcFieldsLoadIntoTheGcSettingsWithUpstreamsDefaults() throws IOException {
     assertThat(ConfigLoader.load(write(HEADER)).config().gc())
         .isEqualTo(GcSettings.DEFAULTS)
-        .isEqualTo(new GcSettings(85, 80, Duration.ofMinutes(2), Duration.ZERO, 1, -1));
+        .isEqualTo(
+            new GcSettings(
+                85, 80, Duration.ofMinutes(2), Duration.ZERO, 1, -1, Duration.ofMinutes(5)));
 
     GcSettings set =
         ConfigLoader.load(

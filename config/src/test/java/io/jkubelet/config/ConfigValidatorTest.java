@@ -24,27 +24,27 @@ class ConfigValidatorTest {
 
   static Stream<Arguments> boundaryValues() {
     return Stream.<Arguments>of(
-        argumentSet("lowest port", change(b -> b.server(b.server().withPort(1)))),
-        argumentSet("highest port", change(b -> b.server(b.server().withPort(65535)))),
+        argumentSet("lowest port", change(b -> b.set("port", 1))),
+        argumentSet("highest port", change(b -> b.set("port", 65535))),
+        argumentSet("read-only port disabled", change(b -> b.set("readOnlyPort", 0))),
+        argumentSet("highest read-only port", change(b -> b.set("readOnlyPort", 65535))),
+        argumentSet("one pod", change(b -> b.set("maxPods", 1))),
+        argumentSet("one-second lease", change(b -> b.set("nodeLeaseDurationSeconds", 1))),
         argumentSet(
-            "read-only port disabled", change(b -> b.server(b.server().withReadOnlyPort(0)))),
-        argumentSet(
-            "highest read-only port", change(b -> b.server(b.server().withReadOnlyPort(65535)))),
-        argumentSet("one pod", change(b -> b.maxPods(1))),
-        argumentSet("one-second lease", change(b -> b.nodeLeaseDurationSeconds(1))),
-        argumentSet("one-nanosecond frequency", change(b -> b.syncFrequency(Duration.ofNanos(1)))),
+            "one-nanosecond frequency", change(b -> b.set("syncFrequency", Duration.ofNanos(1)))),
         argumentSet(
             "zero rates",
-            change(b -> b.eventRecordQPS(0).eventBurst(0).kubeAPIQPS(0).kubeAPIBurst(0))),
-        argumentSet("lowest oom_score_adj", change(b -> b.podInfraOomScoreAdj(-1000))),
-        argumentSet("highest oom_score_adj", change(b -> b.podInfraOomScoreAdj(1000))),
-        argumentSet(
-            "http URL",
             change(
-                b -> b.staticPods(b.staticPods().withStaticPodURL("http://10.0.0.1:8080/pods")))),
+                b ->
+                    b.set("eventRecordQPS", 0)
+                        .set("eventBurst", 0)
+                        .set("kubeAPIQPS", 0)
+                        .set("kubeAPIBurst", 0))),
+        argumentSet("lowest oom_score_adj", change(b -> b.set("podInfraOomScoreAdj", -1000))),
+        argumentSet("highest oom_score_adj", change(b -> b.set("podInfraOomScoreAdj", 1000))),
+        argumentSet("http URL", change(b -> b.set("staticPodURL", "http://10.0.0.1:8080/pods"))),
         argumentSet(
-            "upper-case scheme",
-            change(b -> b.staticPods(b.staticPods().withStaticPodURL("HTTPS://example.com")))));
+            "upper-case scheme", change(b -> b.set("staticPodURL", "HTTPS://example.com"))));
   }
 
   @ParameterizedTest
@@ -59,121 +59,123 @@ class ConfigValidatorTest {
     return Stream.of(
         argumentSet(
             "read-only port too high",
-            change(b -> b.server(b.server().withReadOnlyPort(70000))),
+            change(b -> b.set("readOnlyPort", 70000)),
             "readOnlyPort",
             "readOnlyPort: must be between 0 and 65535, got 70000"),
         argumentSet(
             "negative read-only port",
-            change(b -> b.server(b.server().withReadOnlyPort(-1))),
+            change(b -> b.set("readOnlyPort", -1)),
             "readOnlyPort",
             "readOnlyPort: must be between 0 and 65535, got -1"),
         argumentSet(
             "port zero",
-            change(b -> b.server(b.server().withPort(0))),
+            change(b -> b.set("port", 0)),
             "port",
             "port: must be between 1 and 65535, got 0"),
         argumentSet(
             "port too high",
-            change(b -> b.server(b.server().withPort(65536))),
+            change(b -> b.set("port", 65536)),
             "port",
             "port: must be between 1 and 65535, got 65536"),
         argumentSet(
-            "no pods", change(b -> b.maxPods(0)), "maxPods", "maxPods: must be at least 1, got 0"),
+            "no pods",
+            change(b -> b.set("maxPods", 0)),
+            "maxPods",
+            "maxPods: must be at least 1, got 0"),
         argumentSet(
             "zero sync frequency",
-            change(b -> b.syncFrequency(Duration.ZERO)),
+            change(b -> b.set("syncFrequency", Duration.ZERO)),
             "syncFrequency",
             "syncFrequency: must be greater than 0, got 0s"),
         argumentSet(
             "zero file check frequency",
-            change(b -> b.staticPods(b.staticPods().withFileCheckFrequency(Duration.ZERO))),
+            change(b -> b.set("fileCheckFrequency", Duration.ZERO)),
             "fileCheckFrequency",
             "fileCheckFrequency: must be greater than 0, got 0s"),
         argumentSet(
             "negative http check frequency",
-            change(
-                b -> b.staticPods(b.staticPods().withHttpCheckFrequency(Duration.ofSeconds(-20)))),
+            change(b -> b.set("httpCheckFrequency", Duration.ofSeconds(-20))),
             "httpCheckFrequency",
             "httpCheckFrequency: must be greater than 0, got -20s"),
         argumentSet(
             "zero node status update frequency",
-            change(b -> b.nodeStatusUpdateFrequency(Duration.ZERO)),
+            change(b -> b.set("nodeStatusUpdateFrequency", Duration.ZERO)),
             "nodeStatusUpdateFrequency",
             "nodeStatusUpdateFrequency: must be greater than 0, got 0s"),
         argumentSet(
             "zero node status report frequency",
-            change(b -> b.nodeStatusReportFrequency(Duration.ZERO)),
+            change(b -> b.set("nodeStatusReportFrequency", Duration.ZERO)),
             "nodeStatusReportFrequency",
             "nodeStatusReportFrequency: must be greater than 0, got 0s"),
         argumentSet(
             "zero lease",
-            change(b -> b.nodeLeaseDurationSeconds(0)),
+            change(b -> b.set("nodeLeaseDurationSeconds", 0)),
             "nodeLeaseDurationSeconds",
             "nodeLeaseDurationSeconds: must be at least 1, got 0"),
         argumentSet(
             "negative event QPS",
-            change(b -> b.eventRecordQPS(-1)),
+            change(b -> b.set("eventRecordQPS", -1)),
             "eventRecordQPS",
             "eventRecordQPS: must be at least 0, got -1"),
         argumentSet(
             "negative event burst",
-            change(b -> b.eventBurst(-1)),
+            change(b -> b.set("eventBurst", -1)),
             "eventBurst",
             "eventBurst: must be at least 0, got -1"),
         argumentSet(
             "negative API QPS",
-            change(b -> b.kubeAPIQPS(-1)),
+            change(b -> b.set("kubeAPIQPS", -1)),
             "kubeAPIQPS",
             "kubeAPIQPS: must be at least 0, got -1"),
         argumentSet(
             "negative API burst",
-            change(b -> b.kubeAPIBurst(-1)),
+            change(b -> b.set("kubeAPIBurst", -1)),
             "kubeAPIBurst",
             "kubeAPIBurst: must be at least 0, got -1"),
         argumentSet(
             "oom_score_adj too low",
-            change(b -> b.podInfraOomScoreAdj(-1001)),
+            change(b -> b.set("podInfraOomScoreAdj", -1001)),
             "podInfraOomScoreAdj",
             "podInfraOomScoreAdj: must be between -1000 and 1000, got -1001"),
         argumentSet(
             "oom_score_adj too high",
-            change(b -> b.podInfraOomScoreAdj(1001)),
+            change(b -> b.set("podInfraOomScoreAdj", 1001)),
             "podInfraOomScoreAdj",
             "podInfraOomScoreAdj: must be between -1000 and 1000, got 1001"),
         argumentSet(
             "URL with another scheme",
-            change(b -> b.staticPods(b.staticPods().withStaticPodURL("ftp://example.com/pods"))),
+            change(b -> b.set("staticPodURL", "ftp://example.com/pods")),
             "staticPodURL",
             "staticPodURL: must be an http:// or https:// URL, got \"ftp://example.com/pods\""),
         argumentSet(
             "URL without scheme",
-            change(b -> b.staticPods(b.staticPods().withStaticPodURL("example.com/pods"))),
+            change(b -> b.set("staticPodURL", "example.com/pods")),
             "staticPodURL",
             "staticPodURL: must be an http:// or https:// URL, got \"example.com/pods\""),
         argumentSet(
             "image GC high threshold over 100",
-            change(b -> b.gc(b.gc().withImageGCHighThresholdPercent(101))),
+            change(b -> b.set("imageGCHighThresholdPercent", 101)),
             "imageGCHighThresholdPercent",
             "imageGCHighThresholdPercent: 101 must be between 0 and 100, inclusive"),
         argumentSet(
             "image GC low threshold below 0",
-            change(b -> b.gc(b.gc().withImageGCLowThresholdPercent(-1))),
+            change(b -> b.set("imageGCLowThresholdPercent", -1)),
             "imageGCLowThresholdPercent",
             "imageGCLowThresholdPercent: -1 must be between 0 and 100, inclusive"),
         argumentSet(
             "image GC low threshold not below the high one",
-            change(b -> b.gc(b.gc().withImageGCLowThresholdPercent(85))),
+            change(b -> b.set("imageGCLowThresholdPercent", 85)),
             "imageGCLowThresholdPercent",
             "imageGCLowThresholdPercent: 85 must be less than imageGCHighThresholdPercent"
                 + " (--image-gc-high-threshold) 85"),
         argumentSet(
             "negative minimum container age",
-            change(b -> b.gc(b.gc().withMinimumContainerTtl(Duration.ofSeconds(-1)))),
+            change(b -> b.set("minimumContainerTtl", Duration.ofSeconds(-1))),
             "minimumContainerTtl",
             "minimumContainerTtl: invalid minimum garbage collection age: -1s"),
         argumentSet(
             "URL without host",
-            change(b -> b.staticPods(b.staticPods().withStaticPodURL("http:///pods"))),
+            change(b -> b.set("staticPodURL", "http:///pods")),
             "staticPodURL",
             "staticPodURL: must be an http:// or https:// URL, got \"http:///pods\""));
   }
@@ -192,9 +194,7 @@ class ConfigValidatorTest {
   @Test
   void unparsableUrlIsRejected() {
     KubeletConfiguration config =
-        KubeletConfiguration.builder()
-            .staticPods(StaticPodSettings.DEFAULTS.withStaticPodURL("http://exa mple.com/"))
-            .build();
+        KubeletConfiguration.builder().set("staticPodURL", "http://exa mple.com/").build();
 
     assertThatThrownBy(() -> ConfigValidator.validate(config))
         .isInstanceOf(ConfigException.class)

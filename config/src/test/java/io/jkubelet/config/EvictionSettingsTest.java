@@ -52,11 +52,11 @@ class EvictionSettingsTest {
   @Test
   void softThresholdsTakeTheirGracePeriodAndMinimumReclaim() {
     EvictionSettings s =
-        EvictionSettings.DEFAULTS
-            .withEvictionHard(Map.of("memory.available", "1Gi", "nodefs.available", "0%"))
-            .withEvictionSoft(Map.of("memory.available", "2Gi"))
-            .withEvictionSoftGracePeriod(Map.of("memory.available", "1m30s"))
-            .withEvictionMinimumReclaim(Map.of("memory.available", "5%"));
+        eviction(
+            Map.of("memory.available", "1Gi", "nodefs.available", "0%"),
+            Map.of("memory.available", "2Gi"),
+            Map.of("memory.available", "1m30s"),
+            Map.of("memory.available", "5%"));
 
     assertThat(s.thresholds(false))
         .containsExactly(
@@ -76,10 +76,11 @@ class EvictionSettingsTest {
   @Test
   void allocatableMemoryIsASignalAUserMayGiveAsUpstreamsValidSignal() {
     EvictionSettings s =
-        EvictionSettings.DEFAULTS
-            .withEvictionSoft(Map.of("allocatableMemory.available", "500Mi"))
-            .withEvictionSoftGracePeriod(Map.of("allocatableMemory.available", "10s"))
-            .withEvictionMinimumReclaim(Map.of("allocatableMemory.available", "400Mi"));
+        eviction(
+            EvictionSettings.DEFAULT_HARD,
+            Map.of("allocatableMemory.available", "500Mi"),
+            Map.of("allocatableMemory.available", "10s"),
+            Map.of("allocatableMemory.available", "400Mi"));
 
     assertThat(s.thresholds(false))
         .contains(
@@ -113,7 +114,7 @@ class EvictionSettingsTest {
   @ParameterizedTest
   @MethodSource("bad")
   void badHardThresholdsNameTheFieldAsUpstream(Map<String, String> hard, String message) {
-    assertThatThrownBy(() -> EvictionSettings.DEFAULTS.withEvictionHard(hard))
+    assertThatThrownBy(() -> eviction(hard, Map.of(), Map.of(), Map.of()))
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith(message);
   }
@@ -121,7 +122,8 @@ class EvictionSettingsTest {
   @Test
   void aSoftThresholdWithoutGracePeriodFailsValidationOnce() {
     EvictionSettings s =
-        EvictionSettings.DEFAULTS.withEvictionSoft(Map.of("memory.available", "1Gi"));
+        eviction(
+            EvictionSettings.DEFAULT_HARD, Map.of("memory.available", "1Gi"), Map.of(), Map.of());
 
     assertThatThrownBy(s::validate)
         .hasMessage(
@@ -193,5 +195,13 @@ class EvictionSettingsTest {
     assertThat(Quantities.milli(Quantities.parse("0.1"))).isEqualTo(100);
     assertThat(Quantities.ceil(Quantities.parse("1e3"))).isEqualTo(1000);
     assertThat(Quantities.milli(Quantities.parse("250m"))).isEqualTo(250);
+  }
+
+  private static EvictionSettings eviction(
+      Map<String, String> hard,
+      Map<String, String> soft,
+      Map<String, String> grace,
+      Map<String, String> reclaim) {
+    return new EvictionSettings(hard, soft, grace, reclaim, Duration.ofMinutes(5), 0);
   }
 }

@@ -59,18 +59,19 @@ class KubeletConfigurationTest {
 
     KubeletConfiguration withFlags =
         fromFile.toBuilder()
-            .maxPods(200)
-            .server(fromFile.server().withReadOnlyPort(0))
-            .podInfraOomScoreAdj(-998)
+            .set("maxPods", 200)
+            .set("readOnlyPort", 0)
+            .set("podInfraOomScoreAdj", -998)
             .build();
 
     assertThat(withFlags)
         .isEqualTo(
             KubeletConfiguration.fileBuilder()
-                .maxPods(200)
-                .server(ServerSettings.FILE_DEFAULTS.withReadOnlyPort(0).withPort(11250))
-                .podInfraOomScoreAdj(-998)
-                .syncFrequency(Duration.ofSeconds(30))
+                .set("maxPods", 200)
+                .set("readOnlyPort", 0)
+                .set("port", 11250)
+                .set("podInfraOomScoreAdj", -998)
+                .set("syncFrequency", Duration.ofSeconds(30))
                 .build());
     assertThat(fromFile.maxPods()).as("the loaded configuration is unchanged").isEqualTo(50);
   }
@@ -88,9 +89,7 @@ class KubeletConfigurationTest {
     Map<String, List<String>> headers = new HashMap<>(Map.of("Authorization", values));
 
     KubeletConfiguration config =
-        KubeletConfiguration.builder()
-            .staticPods(StaticPodSettings.DEFAULTS.withStaticPodURLHeader(headers))
-            .build();
+        KubeletConfiguration.builder().set("staticPodURLHeader", headers).build();
     headers.put("X-Other", List.of("x"));
     values.add("Bearer def");
 
@@ -104,14 +103,10 @@ class KubeletConfigurationTest {
 
   @Test
   void nullReferenceFieldsAreRejectedByName() {
-    assertThatThrownBy(
-            () ->
-                KubeletConfiguration.builder()
-                    .server(ServerSettings.DEFAULTS.withAddress(null))
-                    .build())
+    assertThatThrownBy(() -> KubeletConfiguration.builder().set("address", null).build())
         .isInstanceOf(NullPointerException.class)
         .hasMessage("address");
-    assertThatThrownBy(() -> KubeletConfiguration.builder().syncFrequency(null).build())
+    assertThatThrownBy(() -> KubeletConfiguration.builder().set("syncFrequency", null).build())
         .isInstanceOf(NullPointerException.class)
         .hasMessage("syncFrequency");
   }

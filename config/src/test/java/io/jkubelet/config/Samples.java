@@ -49,30 +49,28 @@ final class Samples {
   /** The configuration {@link #FULL_YAML} describes. */
   static KubeletConfiguration full() {
     return KubeletConfiguration.fileBuilder()
-        .staticPods(
-            new StaticPodSettings(
-                "/etc/kubernetes/manifests",
-                Duration.ofMillis(500),
-                Duration.ofHours(1),
-                "https://pods.example.com/manifests",
-                Map.of("Authorization", List.of("Bearer abc"), "X-Multi", List.of("one", "two"))))
-        .syncFrequency(Duration.ofSeconds(90))
-        .server(
-            ServerSettings.FILE_DEFAULTS
-                .withAddress("127.0.0.1")
-                .withPort(11250)
-                .withReadOnlyPort(0))
-        .registerNode(false)
-        .eventRecordQPS(50)
-        .eventBurst(100)
-        .kubeAPIQPS(20)
-        .kubeAPIBurst(40)
-        .maxPods(250)
-        .nodeStatusUpdateFrequency(Duration.ofMillis(1500))
-        .nodeStatusReportFrequency(Duration.ofMinutes(10))
-        .nodeLeaseDurationSeconds(60)
-        .podInfraOomScoreAdj(-998)
-        .cgroups(
+        .set("staticPodPath", "/etc/kubernetes/manifests")
+        .set("fileCheckFrequency", Duration.ofMillis(500))
+        .set("httpCheckFrequency", Duration.ofHours(1))
+        .set("staticPodURL", "https://pods.example.com/manifests")
+        .set(
+            "staticPodURLHeader",
+            Map.of("Authorization", List.of("Bearer abc"), "X-Multi", List.of("one", "two")))
+        .set("syncFrequency", Duration.ofSeconds(90))
+        .set("address", "127.0.0.1")
+        .set("port", 11250)
+        .set("readOnlyPort", 0)
+        .set("registerNode", false)
+        .set("eventRecordQPS", 50)
+        .set("eventBurst", 100)
+        .set("kubeAPIQPS", 20)
+        .set("kubeAPIBurst", 40)
+        .set("maxPods", 250)
+        .set("nodeStatusUpdateFrequency", Duration.ofMillis(1500))
+        .set("nodeStatusReportFrequency", Duration.ofMinutes(10))
+        .set("nodeLeaseDurationSeconds", 60)
+        .set("podInfraOomScoreAdj", -998)
+        .with(
             new CgroupSettings(
                 false,
                 "/jkubelet",

@@ -11,9 +11,10 @@ import io.jkubelet.agent.export.ClusterEventExporter;
 import io.jkubelet.agent.export.Exporter;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
-import io.jkubelet.config.ConfigValidator;
 import io.jkubelet.config.EventExport;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.KubeletConfigurationBuilder;
+import io.jkubelet.config.Settings;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,7 +26,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -38,6 +38,7 @@ import picocli.CommandLine.Option;
     name = "export-events",
     mixinStandardHelpOptions = true,
     sortOptions = false,
+    modelTransformer = SettingFlags.Export.class,
     description = {
       "Export a cluster's Events to Elasticsearch/OpenSearch and/or a JSON-lines file, until"
           + " SIGTERM.",
@@ -46,7 +47,8 @@ import picocli.CommandLine.Option;
 public final class ExportEventsCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(ExportEventsCommand.class);
 
-  @CommandLine.Mixin ExportFlags exportFlags = new ExportFlags();
+  /** The flags of {@code eventExport}, added to this command by {@link SettingFlags.Export}. */
+  SettingFlags settingFlags;
 
   @Option(
       names = "--kubeconfig",
@@ -97,16 +99,17 @@ public final class ExportEventsCommand implements Callable<Integer> {
   /** The validated export settings; a configuration error names the flag. */
   EventExport settings() {
     Map<String, String> flagOf = new HashMap<>();
-    EventExport e = exportFlags.apply(EventExport.NONE, flagOf);
+    KubeletConfigurationBuilder b = KubeletConfiguration.builder();
+    settingFlags.overlay(b, flagOf);
+    EventExport e = b.build().eventExport();
     if (!e.enabled()) {
       throw new ConfigException(
           "--event-export-url", "give --event-export-url or --event-export-file");
     }
     try {
-      ConfigValidator.validate(KubeletConfiguration.builder().eventExport(e).build());
+      Settings.validate(e);
     } catch (ConfigException x) {
-      String flag = flagOf.get(x.field());
-      throw flag == null ? x : new ConfigException(flag, x.problem(), x);
+      throw SettingFlags.named(x, flagOf);
     }
     return e;
   }

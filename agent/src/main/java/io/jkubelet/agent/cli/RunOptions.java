@@ -1,31 +1,42 @@
 package io.jkubelet.agent.cli;
 
+import io.fabric8.kubernetes.api.model.Taint;
 import io.jkubelet.agent.KubeletOptions;
+import io.jkubelet.agent.admission.Sysctls;
+import io.jkubelet.agent.certificates.CertificateOptions;
+import io.jkubelet.agent.cm.CgroupOptions;
+import io.jkubelet.agent.logs.PodLogPaths;
 import io.jkubelet.agent.logs.RotatingLogWriter;
+import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.agent.node.NodeFlags;
+import io.jkubelet.config.CertificateSettings;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigLoader;
 import io.jkubelet.config.ConfigValidator;
 import io.jkubelet.config.KubeletConfiguration;
 import io.jkubelet.config.KubeletConfigurationBuilder;
+import io.jkubelet.config.NetworkSettings;
+import io.jkubelet.config.Setting;
+import io.jkubelet.config.Settings;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The configuration of {@code jkubelet run}, assembled from its flags: the {@code --config} file,
- * each flag given overlaid on it (remembering which flag set which field, so that an error names
- * what the user typed), validated once, and the options the agent is built from. {@link RunCommand}
- * holds the flags; this class only reads them.
+ * each flag given overlaid on it ({@link SettingFlags}, remembering which flag set which field, so
+ * that an error names what the user typed), validated once, and the options the agent is built
+ * from. {@link RunCommand} holds the flags; this class only reads them.
  */
 final class RunOptions {
   private static final Logger log = LoggerFactory.getLogger(RunCommand.class);
@@ -36,7 +47,7 @@ final class RunOptions {
 
   /**
    * Loads {@code run}'s {@code --config} file, overlays its flags, and validates; errors name the
-   * flag or field. Sets {@code run}'s network, cgroup and certificate options on the way.
+   * flag or field.
    */
   static KubeletOptions assemble(RunCommand run) {
     Path configFile = run.configFile;
@@ -44,89 +55,41 @@ final class RunOptions {
     if (configFile != null) {
       ConfigLoader.Loaded loaded = ConfigLoader.load(configFile);
       loaded.warnings().forEach(w -> log.warn("config {}: {}", configFile, w));
-      if (!loaded.unimplemented().isEmpty()) {
+      List<String> unimplemented = new ArrayList<>();
+      for (String field : loaded.unimplemented()) {
+        Settings.named(field)
+            .filter(Setting::isIgnored)
+            .ifPresentOrElse(
+                s -> log.info("config {}: {}", configFile, s.ignoredNotice(field)),
+                () -> unimplemented.add(field));
+      }
+      if (!unimplemented.isEmpty()) {
         log.info(
             "config {}: jkubelet does not implement, and ignores, these upstream fields: {}",
             configFile,
-            String.join(", ", loaded.unimplemented()));
+            String.join(", ", unimplemented));
       }
       b = loaded.config().toBuilder();
     }
     Map<String, String> flagOf = new HashMap<>();
-    KubeletConfigurationBuilder cfg = b;
-    RunCommand.overlay(
-        flagOf,
-        run.podManifestPath,
-        "staticPodPath",
-        "--pod-manifest-path",
-        v -> cfg.staticPods(cfg.staticPods().withStaticPodPath(v)));
-    RunCommand.overlay(
-        flagOf,
-        run.readOnlyPort,
-        "readOnlyPort",
-        "--read-only-port",
-        v -> cfg.server(cfg.server().withReadOnlyPort(v)));
-    RunCommand.overlay(
-        flagOf, run.address, "address", "--address", v -> cfg.server(cfg.server().withAddress(v)));
-    RunCommand.overlay(
-        flagOf,
-        run.podInfraOomScoreAdj,
-        "podInfraOomScoreAdj",
-        "--pod-infra-oom-score-adj",
-        cfg::podInfraOomScoreAdj);
-    RunCommand.overlay(
-        flagOf, run.syncFrequency, "syncFrequency", "--sync-frequency", cfg::syncFrequency);
-    RunCommand.overlay(
-        flagOf,
-        run.fileCheckFrequency,
-        "fileCheckFrequency",
-        "--file-check-frequency",
-        v -> cfg.staticPods(cfg.staticPods().withFileCheckFrequency(v)));
-    RunCommand.overlay(flagOf, run.maxPods, "maxPods", "--max-pods", cfg::maxPods);
-    RunCommand.overlay(
-        flagOf,
-        run.manifestUrl,
-        "staticPodURL",
-        "--manifest-url",
-        v -> cfg.staticPods(cfg.staticPods().withStaticPodURL(v)));
-    RunCommand.overlay(
-        flagOf,
-        run.manifestUrlHeaders == null ? null : headers(run.manifestUrlHeaders),
-        "staticPodURLHeader",
-        "--manifest-url-header",
-        v -> cfg.staticPods(cfg.staticPods().withStaticPodURLHeader(v)));
-    RunCommand.overlay(
-        flagOf,
-        run.httpCheckFrequency,
-        "httpCheckFrequency",
-        "--http-check-frequency",
-        v -> cfg.staticPods(cfg.staticPods().withHttpCheckFrequency(v)));
-    run.podFlags.overlay(cfg, flagOf);
-    run.exportFlags.overlay(cfg, flagOf);
-    run.serverFlags.overlay(cfg, flagOf);
-    run.networkFlags.overlay(cfg, flagOf);
-    run.resourceFlags.overlay(cfg, flagOf);
-    run.evictionFlags.overlay(cfg, flagOf);
-    run.certificateFlags.overlay(cfg, flagOf);
-    run.gcFlags.overlay(cfg, flagOf);
-    KubeletConfiguration config = b.build();
+    KubeletConfiguration config;
     KubeletOptions.Subsystems subsystems;
+    CertificateOptions certificates;
     try {
+      run.settingFlags.overlay(b, flagOf).forEach(log::info);
+      config = b.build();
       ConfigValidator.validate(config);
-      PodFlags.checkSysctls(config);
-      ServerFlags.requireClientForWebhooks(config, run.kubeconfig != null);
+      checkSysctls(config);
+      requireClientForWebhooks(config, run.kubeconfig != null);
       checkLogMaxSize(config);
-      // Checked standalone too (--bootstrap-kubeconfig needs --kubeconfig), kept in cluster mode.
-      var certificates =
-          run.certificateFlags.options(config, run.kubeconfig, run.rootDir, flagOf);
+      certificates = certificates(config.certificates(), run.kubeconfig, run.rootDir);
       subsystems =
           new KubeletOptions.Subsystems(
-              run.networkFlags.options(config, flagOf),
-              ResourceFlags.options(config, flagOf),
+              network(config.network()),
+              new CgroupOptions(config.cgroups(), CgroupOptions.DEFAULT_CGROUP_FS),
               run.kubeconfig == null ? null : certificates);
     } catch (ConfigException e) {
-      String flag = flagOf.get(e.field());
-      throw flag == null ? e : new ConfigException(flag, e.problem(), e);
+      throw SettingFlags.named(e, flagOf);
     }
     String nodeName = nodeName(run.hostnameOverride);
     if (run.podInfraContainerImage.isBlank()) {
@@ -135,7 +98,6 @@ final class RunOptions {
     if (run.nodeIp != null && !run.nodeIp.isEmpty() && !isIp(run.nodeIp)) {
       throw new ConfigException("--node-ip", "\"" + run.nodeIp + "\" is not an IP address");
     }
-    Path rootDir = run.rootDir.toAbsolutePath();
     return new KubeletOptions(
         nodeName,
         config,
@@ -146,20 +108,21 @@ final class RunOptions {
                 "--register-with-taints",
                 run.registerWithTaints,
                 NodeFlags::parseTaints,
-                List.of())),
+                List.<Taint>of())),
         new KubeletOptions.Paths(
-            rootDir,
-            run.certificateFlags.certDir(run.rootDir),
-            run.logFlags.podLogPaths(),
-            run.logFlags.nodeLogDir()),
+            run.rootDir.toAbsolutePath(),
+            certificates.certDir(),
+            new PodLogPaths(
+                config.containerLogs().podLogsDir().toAbsolutePath().normalize(),
+                config.containerLogs().containerLogsDir().toAbsolutePath().normalize()),
+            config.server().nodeLogDir().toAbsolutePath().normalize()),
         new KubeletOptions.Engine(
-            run.dockerEndpoint, run.podInfraContainerImage, run.gcFlags.imageGcPeriod()),
+            run.dockerEndpoint, run.podInfraContainerImage, config.gc().imageGcPeriod()),
         subsystems);
   }
 
   /** Parses a flag's value; a parse error is a configuration error naming the flag. */
-  private static <T> T flag(
-      String name, String value, java.util.function.Function<String, T> parse, T none) {
+  private static <T> T flag(String name, String value, Function<String, T> parse, T none) {
     if (value == null || value.isBlank()) {
       return none;
     }
@@ -170,6 +133,35 @@ final class RunOptions {
     }
   }
 
+  /** The network plugin's options; an error names the flag or the field. */
+  private static NetworkOptions network(NetworkSettings n) {
+    String cidrs = n.podCIDR();
+    return new NetworkOptions(
+        n.networkPlugin().strip(),
+        n.cniConfDir().toAbsolutePath(),
+        n.cniBinDir().stream().map(Path::of).toList(),
+        n.cniCacheDir().toAbsolutePath(),
+        n.networkPluginMtu(),
+        n.hairpinMode(),
+        n.nonMasqueradeCIDR(),
+        cidrs.isBlank() ? List.of() : Arrays.stream(cidrs.split(",")).map(String::strip).toList(),
+        n.cniExecTimeout());
+  }
+
+  /**
+   * The client certificate's options; the certificate directory is {@code --cert-dir}, else {@code
+   * <root-dir>/pki}.
+   */
+  private static CertificateOptions certificates(
+      CertificateSettings c, Path kubeconfig, Path rootDir) {
+    return new CertificateOptions(
+        kubeconfig,
+        c.bootstrapKubeconfig().isEmpty() ? null : Path.of(c.bootstrapKubeconfig()),
+        (c.certDir().isEmpty() ? rootDir.resolve("pki") : Path.of(c.certDir())).toAbsolutePath(),
+        c.rotateCertificates(),
+        c.serverTLSBootstrap());
+  }
+
   private static void checkLogMaxSize(KubeletConfiguration config) {
     try {
       RotatingLogWriter.parseMaxSize(config.containerLogs().containerLogMaxSize());
@@ -178,19 +170,33 @@ final class RunOptions {
     }
   }
 
-  /** {@code Name:value} pairs into a header map; a repeated name keeps every value. */
-  static Map<String, List<String>> headers(List<String> pairs) {
-    Map<String, List<String>> out = new LinkedHashMap<>();
-    for (String pair : pairs) {
-      int colon = pair.indexOf(':');
-      if (colon <= 0) {
-        throw new ConfigException(
-            "--manifest-url-header", "\"" + pair + "\" is not of the form 'Name:value'");
-      }
-      out.computeIfAbsent(pair.substring(0, colon).trim(), k -> new ArrayList<>())
-          .add(pair.substring(colon + 1).trim());
+  /** The allowed sysctls, checked as upstream checks them at start-up. */
+  private static void checkSysctls(KubeletConfiguration config) {
+    try {
+      Sysctls.allowing(config.allowedUnsafeSysctls());
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("allowedUnsafeSysctls", e.getMessage());
     }
-    return out;
+  }
+
+  /**
+   * The webhooks ask the API server, so they need cluster mode: upstream fails the same way ("no
+   * client provided, cannot use webhook ...").
+   */
+  static void requireClientForWebhooks(KubeletConfiguration c, boolean cluster) {
+    if (cluster) {
+      return;
+    }
+    if (c.server().authentication().webhookEnabled()) {
+      throw new ConfigException(
+          "authentication.webhook.enabled",
+          "no client provided (no --kubeconfig), cannot use webhook authentication");
+    }
+    if (c.server().authorization().mode().equals("Webhook")) {
+      throw new ConfigException(
+          "authorization.mode",
+          "no client provided (no --kubeconfig), cannot use webhook authorization");
+    }
   }
 
   private static String nodeName(String hostnameOverride) {

@@ -1,125 +1,94 @@
 package io.jkubelet.agent.cm;
 
-import io.jkubelet.config.ConfigException;
-import io.jkubelet.config.Durations;
+import io.jkubelet.config.CgroupSettings;
+import io.jkubelet.config.Settings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 
 /**
- * The container manager's settings: upstream's {@code cgroupsPerQOS}, {@code cgroupRoot}, {@code
- * cgroupDriver}, {@code cpuCFSQuota}, {@code cpuCFSQuotaPeriod}, {@code podPidsLimit} and {@code
- * enforceNodeAllocatable}, plus where the cgroup file system is. Validated in the constructor; an
- * error names the configuration field, which {@code cli.ResourceFlags} turns into the flag.
+ * The container manager's settings: the configuration's {@link CgroupSettings} ({@code
+ * cgroupsPerQOS}, {@code cgroupRoot}, {@code cgroupDriver}, {@code cpuCFSQuota}, {@code
+ * cpuCFSQuotaPeriod}, {@code podPidsLimit}, {@code enforceNodeAllocatable}), plus where the cgroup
+ * file system is. Validated in the constructor by the settings' declarations; an error names the
+ * configuration field, which {@code cli} turns into the flag.
  *
- * @param cgroupsPerQOS whether pods get the QoS hierarchy and cgroups of their own (default true)
- * @param cgroupRoot the cgroup {@code kubepods} goes under, a cgroupfs path; "" is {@code /}, as
- *     upstream's kubelet defaults it with {@code cgroupsPerQOS}
- * @param cgroupDriver {@code cgroupfs} (default) or {@code systemd}
- * @param cpuCFSQuota whether cpu limits become CFS quotas (default true)
- * @param cpuCFSQuotaPeriod the CFS period, 1µs to 1s (default 100ms; upstream needs the
- *     CustomCPUCFSQuotaPeriod gate for another value, jkubelet has no gates)
- * @param podPidsLimit the most processes in a pod; a negative value is -1, none (default)
- * @param enforceNodeAllocatable {@code pods} (default) or {@code none}; {@code system-reserved} and
- *     {@code kube-reserved} need reserved cgroups, which jkubelet does not support yet
+ * @param settings the cgroup settings, as configured
  * @param cgroupFs where the cgroup file system is mounted (default {@code /sys/fs/cgroup})
  */
-public record CgroupOptions(
-    boolean cgroupsPerQOS,
-    String cgroupRoot,
-    String cgroupDriver,
-    boolean cpuCFSQuota,
-    Duration cpuCFSQuotaPeriod,
-    long podPidsLimit,
-    List<String> enforceNodeAllocatable,
-    Path cgroupFs) {
+public record CgroupOptions(CgroupSettings settings, Path cgroupFs) {
 
   public static final String PODS = "pods";
   public static final String NONE = "none";
   public static final Path DEFAULT_CGROUP_FS = Path.of("/sys/fs/cgroup");
-  public static final Duration DEFAULT_CFS_PERIOD = Duration.ofMillis(100);
-
-  private static final Set<String> ENFORCEMENTS =
-      Set.of(PODS, "system-reserved", "kube-reserved", NONE);
+  public static final Duration DEFAULT_CFS_PERIOD = CgroupSettings.DEFAULTS.cpuCFSQuotaPeriod();
 
   /** Upstream's defaults. */
   public static final CgroupOptions DEFAULTS =
-      new CgroupOptions(
-          true, "/", "cgroupfs", true, DEFAULT_CFS_PERIOD, -1, List.of(PODS), DEFAULT_CGROUP_FS);
+      new CgroupOptions(CgroupSettings.DEFAULTS, DEFAULT_CGROUP_FS);
 
+  /**
+   * @throws io.jkubelet.config.ConfigException naming the field of a setting out of its range
+   */
   public CgroupOptions {
-    Objects.requireNonNull(cgroupRoot, "cgroupRoot");
-    Objects.requireNonNull(cpuCFSQuotaPeriod, "cpuCFSQuotaPeriod");
+    Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(cgroupFs, "cgroupFs");
-    enforceNodeAllocatable = List.copyOf(enforceNodeAllocatable);
-    if (cgroupRoot.isEmpty()) {
-      cgroupRoot = "/";
-    }
-    if (!cgroupRoot.startsWith("/")) {
-      throw new ConfigException(
-          "cgroupRoot", "must be an absolute cgroup path such as /, got \"" + cgroupRoot + "\"");
-    }
-    CgroupDriver.of(cgroupDriver);
-    if (podPidsLimit < 0) {
-      podPidsLimit = -1;
-    }
-    if (cpuCFSQuotaPeriod.compareTo(Duration.ofNanos(1000)) < 0
-        || cpuCFSQuotaPeriod.compareTo(Duration.ofSeconds(1)) > 0) {
-      throw new ConfigException(
-          "cpuCFSQuotaPeriod",
-          "must be between 1µs and 1s, inclusive, got " + Durations.format(cpuCFSQuotaPeriod));
-    }
-    for (String e : enforceNodeAllocatable) {
-      if (!ENFORCEMENTS.contains(e)) {
-        throw new ConfigException(
-            "enforceNodeAllocatable",
-            "option \"" + e + "\" is not valid: use pods, system-reserved, kube-reserved or none");
-      }
-      if (!e.equals(PODS) && !e.equals(NONE)) {
-        throw new ConfigException(
-            "enforceNodeAllocatable",
-            "\""
-                + e
-                + "\" needs "
-                + (e.equals("kube-reserved") ? "kubeReservedCgroup" : "systemReservedCgroup")
-                + ", which jkubelet does not support yet");
-      }
-    }
-    if (enforceNodeAllocatable.contains(NONE) && enforceNodeAllocatable.size() > 1) {
-      throw new ConfigException(
-          "enforceNodeAllocatable", "may not contain other enforcements when 'none' is given");
-    }
-    if (!cgroupsPerQOS && !enforceNodeAllocatable.isEmpty()) {
-      throw new ConfigException(
-          "enforceNodeAllocatable",
-          "is not supported unless cgroupsPerQOS is true: with --cgroups-per-qos=false, give"
-              + " --enforce-node-allocatable= (an empty list) too");
-    }
+    Settings.validate(settings);
+  }
+
+  /** Whether pods get the QoS hierarchy and cgroups of their own (default true). */
+  public boolean cgroupsPerQOS() {
+    return settings.cgroupsPerQOS();
+  }
+
+  /** The cgroup {@code kubepods} goes under, a cgroupfs path; "" is {@code /}, as upstream's. */
+  public String cgroupRoot() {
+    return settings.cgroupRoot().isEmpty() ? "/" : settings.cgroupRoot();
+  }
+
+  /** {@code cgroupfs} (default) or {@code systemd}. */
+  public String cgroupDriver() {
+    return settings.cgroupDriver();
+  }
+
+  /** Whether cpu limits become CFS quotas (default true). */
+  public boolean cpuCFSQuota() {
+    return settings.cpuCFSQuota();
+  }
+
+  /** The CFS period, 1µs to 1s (default 100ms). */
+  public Duration cpuCFSQuotaPeriod() {
+    return settings.cpuCFSQuotaPeriod();
+  }
+
+  /** The most processes in a pod; -1 (a negative value as upstream defaults it): none. */
+  public long podPidsLimit() {
+    return settings.podPidsLimit() < 0 ? -1 : settings.podPidsLimit();
+  }
+
+  /** {@code pods} (default) or {@code none}, or nothing. */
+  public List<String> enforceNodeAllocatable() {
+    return settings.enforceNodeAllocatable();
   }
 
   /** The driver. */
   public CgroupDriver driver() {
-    return CgroupDriver.of(cgroupDriver);
+    return CgroupDriver.of(settings.cgroupDriver());
   }
 
   /** Whether {@code kubepods} is limited to node allocatable ({@code pods} is enforced). */
   public boolean enforcesPods() {
-    return enforcesPods(enforceNodeAllocatable);
-  }
-
-  private static boolean enforcesPods(List<String> enforcements) {
-    return enforcements.contains(PODS);
+    return settings.enforceNodeAllocatable().contains(PODS);
   }
 
   /** The CFS period in microseconds. */
   public long cpuPeriodMicros() {
-    return cpuCFSQuotaPeriod.toNanos() / 1000;
+    return settings.cpuCFSQuotaPeriod().toNanos() / 1000;
   }
 
   /** The cgroup of all pods: {@code kubepods} under {@link #cgroupRoot}. */
   public CgroupName kubepods() {
-    return CgroupName.parseCgroupfs(cgroupRoot).child("kubepods");
+    return CgroupName.parseCgroupfs(cgroupRoot()).child("kubepods");
   }
 }

@@ -42,7 +42,42 @@ class CliTest {
     assertThat(out.toString()).startsWith("jkubelet ").contains("v1.20.2");
     assertThat(Main.execute("run", "--help")).isZero();
     assertThat(out.toString())
-        .contains("--pod-manifest-path", "--hostname-override", "--read-only-port");
+        .contains("--pod-manifest-path", "--hostname-override", "--read-only-port")
+        .as("a % in a description is printed as it is")
+        .contains("nodefs.available<10%");
+    assertThat(err.toString()).as("picocli formats every description").doesNotContain("WARN");
+  }
+
+  /**
+   * docs/configuration.md shows {@code run --help} as it is. The help derives from the settings'
+   * declarations, so a new setting changes it: {@code -Djkubelet.docs.update=true} writes it anew.
+   */
+  @Test
+  void theDocsShowRunsHelpAsItIs() throws Exception {
+    Path doc = Path.of("..", "docs", "configuration.md");
+    String text = Files.readString(doc);
+    int start = text.indexOf("```\nRun the node agent") + 4;
+    int end = text.indexOf("```", start);
+    String help = new CommandLine(new RunCommand()).getUsageMessage();
+    help = help.substring(help.indexOf("Run the node agent"));
+    if (Boolean.getBoolean("jkubelet.docs.update")) {
+      Files.writeString(doc, text.substring(0, start) + help + text.substring(end));
+      return;
+    }
+    assertThat(text.substring(start, end))
+        .as(doc + " shows `run --help`; -Djkubelet.docs.update=true writes it anew")
+        .isEqualTo(help);
+  }
+
+  @Test
+  void anUpstreamFlagAcceptedWithoutEffectIsParsedAndNotRefused() {
+    RunCommand run = new RunCommand();
+    new CommandLine(run).parseArgs("--hostname-override", "n", "--contention-profiling");
+    assertThat(run.options().nodeName()).isEqualTo("n");
+    assertThat(Main.execute("run", "--hostname-override", "n", "--contention-profiling=maybe"))
+        .as("its value is still checked")
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--contention-profiling").contains("maybe");
   }
 
   @Test
@@ -348,10 +383,10 @@ class CliTest {
         .isEqualTo(2);
     assertThat(err.toString())
         .contains("--image-gc-high-threshold: 101 must be between 0 and 100, inclusive");
-    assertThat(run.gcFlags.imageGcPeriod()).as("upstream's").isEqualTo(Duration.ofMinutes(5));
+    assertThat(gc.imageGcPeriod()).as("upstream's").isEqualTo(Duration.ofMinutes(5));
     RunCommand fast = new RunCommand();
     new CommandLine(fast).parseArgs("--hostname-override", "n", "--image-gc-period=5s");
-    assertThat(fast.gcFlags.imageGcPeriod()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(fast.options().config().gc().imageGcPeriod()).isEqualTo(Duration.ofSeconds(5));
     assertThat(Main.execute("run", "--hostname-override", "n", "--image-gc-period=0s"))
         .isEqualTo(2);
     assertThat(err.toString()).contains("--image-gc-period: must be positive, got 0s");

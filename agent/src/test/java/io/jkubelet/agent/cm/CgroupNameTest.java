@@ -5,6 +5,7 @@ import static io.jkubelet.agent.cm.Pods.pod;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.jkubelet.config.CgroupSettings;
 import io.jkubelet.config.ConfigException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -97,13 +98,14 @@ class CgroupNameTest {
   void podCgroupsSitUnderTheirTierAndCgroupRootIsHonoured() {
     CgroupOptions custom =
         new CgroupOptions(
-            true,
-            "/jkubelet",
-            "systemd",
-            true,
-            CgroupOptions.DEFAULT_CFS_PERIOD,
-            -1,
-            List.of("pods"),
+            new CgroupSettings(
+                true,
+                "/jkubelet",
+                "systemd",
+                true,
+                CgroupOptions.DEFAULT_CFS_PERIOD,
+                -1,
+                List.of("pods")),
             CgroupOptions.DEFAULT_CGROUP_FS);
     assertThat(custom.kubepods()).isEqualTo(name("jkubelet", "kubepods"));
     QosCgroups qos = new QosCgroups(null, custom.kubepods());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
+import io.jkubelet.config.CgroupSettings;
 import io.jkubelet.config.ConfigException;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +28,8 @@ class CgroupOptionsTest {
 
     CgroupOptions options() {
       return new CgroupOptions(
-          perQos, root, driver, true, period, pids, enforce, CgroupOptions.DEFAULT_CGROUP_FS);
+          new CgroupSettings(perQos, root, driver, true, period, pids, enforce),
+          CgroupOptions.DEFAULT_CGROUP_FS);
     }
   }
 

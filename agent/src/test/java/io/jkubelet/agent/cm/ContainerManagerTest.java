@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.cm.NodeAllocatable.Amounts;
+import io.jkubelet.config.CgroupSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +41,8 @@ class ContainerManagerTest {
   private static CgroupOptions options(
       Path fs, String driver, long pidsLimit, List<String> enforce) {
     return new CgroupOptions(
-        true, "/", driver, true, Duration.ofMillis(100), pidsLimit, enforce, fs);
+        new CgroupSettings(true, "/", driver, true, Duration.ofMillis(100), pidsLimit, enforce),
+        fs);
   }
 
   private ContainerManager manager(Path fs, String driver) {
@@ -201,13 +203,14 @@ class ContainerManagerTest {
     ContainerManager cm =
         new QosContainerManager(
             new CgroupOptions(
-                true,
-                "/missing",
-                "cgroupfs",
-                true,
-                Duration.ofMillis(100),
-                -1,
-                List.of("pods"),
+                new CgroupSettings(
+                    true,
+                    "/missing",
+                    "cgroupfs",
+                    true,
+                    Duration.ofMillis(100),
+                    -1,
+                    List.of("pods")),
                 fs),
             NODE,
             CgroupTrees.RMDIR);

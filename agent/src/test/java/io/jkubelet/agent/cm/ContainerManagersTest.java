@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.config.CgroupSettings;
 import io.jkubelet.config.ConfigException;
 import java.nio.file.Path;
 import java.util.List;
@@ -53,13 +54,8 @@ class ContainerManagersTest {
   void withoutCgroupsPerQosNoManagerAndDockerIsNotAsked() {
     CgroupOptions off =
         new CgroupOptions(
-            false,
-            "/",
-            "cgroupfs",
-            true,
-            CgroupOptions.DEFAULT_CFS_PERIOD,
-            -1,
-            List.of(),
+            new CgroupSettings(
+                false, "/", "cgroupfs", true, CgroupOptions.DEFAULT_CFS_PERIOD, -1, List.of()),
             CgroupOptions.DEFAULT_CGROUP_FS);
     assertThat(
             ContainerManagers.create(

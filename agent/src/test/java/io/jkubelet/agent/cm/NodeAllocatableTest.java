@@ -131,8 +131,7 @@ class NodeAllocatableTest {
   @Test
   void reservationByResourceAddsTheHardEvictionThresholds() {
     EvictionSettings eviction =
-        EvictionSettings.DEFAULTS.withEvictionHard(
-            Map.of("memory.available", "500Mi", "nodefs.available", "10Gi"));
+        evictionHard(Map.of("memory.available", "500Mi", "nodefs.available", "10Gi"));
     var a = NodeAllocatable.of(machine(Map.of()), 0, RESERVED, eviction);
     assertThat(a.reservationByResource())
         .containsOnly(
@@ -141,10 +140,7 @@ class NodeAllocatableTest {
             Map.entry("ephemeral-storage", GI + 10 * GI));
     assertThat(
             NodeAllocatable.of(
-                    machine(Map.of()),
-                    0,
-                    ReservationSettings.DEFAULTS,
-                    EvictionSettings.DEFAULTS.withEvictionHard(Map.of()))
+                    machine(Map.of()), 0, ReservationSettings.DEFAULTS, evictionHard(Map.of()))
                 .reservationByResource())
         .isEmpty();
   }
@@ -170,7 +166,15 @@ class NodeAllocatableTest {
             new NodeInfo(1, GI, GI, "k", "os", "linux", "amd64", "m", "u", "b", Map.of("1Gi", GI)),
             0,
             new ReservationSettings(Map.of("cpu", "2"), Map.of()),
-            EvictionSettings.DEFAULTS.withEvictionHard(Map.of("memory.available", "100Mi")));
+            evictionHard(Map.of("memory.available", "100Mi")));
     assertThat(starved.allocatable()).as("never below 0").isEqualTo(new Amounts(0, 0, GI, 0));
+  }
+
+  /** The default eviction settings with these hard thresholds. */
+  private static EvictionSettings evictionHard(Map<String, String> hard) {
+    return io.jkubelet.config.KubeletConfiguration.builder()
+        .set("evictionHard", hard)
+        .build()
+        .eviction();
   }
 }

@@ -181,9 +181,7 @@ class DefaultEvictionManagerTest {
 
   @Test
   void theConditionClearsOnlyAfterThePressureTransitionPeriod() {
-    var m =
-        manager(
-            EvictionSettings.DEFAULTS.withEvictionPressureTransitionPeriod(Duration.ofSeconds(30)));
+    var m = manager(eviction(Map.of(), Map.of(), Map.of(), Duration.ofSeconds(30)));
     m.runOnce(memory(50 * MI));
     assertThat(m.nodeConditions()).containsExactly("MemoryPressure");
 
@@ -201,9 +199,11 @@ class DefaultEvictionManagerTest {
   @Test
   void aSoftThresholdWaitsItsGracePeriodAndGivesThePodAtMostTheMaximum() {
     EvictionSettings s =
-        EvictionSettings.DEFAULTS
-            .withEvictionSoft(Map.of("memory.available", "1Gi"))
-            .withEvictionSoftGracePeriod(Map.of("memory.available", "10s"));
+        eviction(
+            Map.of("memory.available", "1Gi"),
+            Map.of("memory.available", "10s"),
+            Map.of(),
+            Duration.ofMinutes(5));
     var m = manager(s, 20);
     Pod patient = pod("patient", "", "");
     patient.getSpec().setTerminationGracePeriodSeconds(5L);
@@ -223,9 +223,11 @@ class DefaultEvictionManagerTest {
   @Test
   void withoutAMaximumASoftEvictionGivesThePodItsOwnGracePeriod() {
     EvictionSettings s =
-        EvictionSettings.DEFAULTS
-            .withEvictionSoft(Map.of("memory.available", "1Gi"))
-            .withEvictionSoftGracePeriod(Map.of("memory.available", "1s"));
+        eviction(
+            Map.of("memory.available", "1Gi"),
+            Map.of("memory.available", "1s"),
+            Map.of(),
+            Duration.ofMinutes(5));
     var m = manager(s, 0);
     Pod patient = pod("patient", "", "");
     patient.getSpec().setTerminationGracePeriodSeconds(7L);
@@ -474,9 +476,8 @@ class DefaultEvictionManagerTest {
   void minimumReclaimKeepsTheThresholdMetUntilItIsFreed() {
     var m =
         manager(
-            EvictionSettings.DEFAULTS
-                .withEvictionMinimumReclaim(Map.of("memory.available", "500Mi"))
-                .withEvictionPressureTransitionPeriod(Duration.ofSeconds(1)));
+            eviction(
+                Map.of(), Map.of(), Map.of("memory.available", "500Mi"), Duration.ofSeconds(1)));
     m.runOnce(memory(50 * MI));
     clock.step(Duration.ofSeconds(1));
     m.runOnce(memory(300 * MI)); // above 100Mi, below 100Mi + 500Mi
@@ -492,8 +493,8 @@ class DefaultEvictionManagerTest {
   void minimumReclaimEvictsTheNextPodUntilItIsFreedThoughTheFreshReadingIsAboveTheThreshold() {
     var m =
         manager(
-            EvictionSettings.DEFAULTS.withEvictionMinimumReclaim(
-                Map.of("memory.available", "500Mi")));
+            eviction(
+                Map.of(), Map.of(), Map.of("memory.available", "500Mi"), Duration.ofMinutes(5)));
     Pod first = pod("first", "", "");
     Pod second = pod("second", "", "");
     running(first, 500 * MI);
@@ -540,5 +541,14 @@ class DefaultEvictionManagerTest {
     assertThat(m.admit(burstable))
         .contains("The node had condition: [MemoryPressure DiskPressure]. ");
     assertThat(m.admit(staticPod)).isEmpty();
+  }
+
+  /** Upstream's hard thresholds, with these soft ones, grace periods, reclaims and transition. */
+  private static EvictionSettings eviction(
+      Map<String, String> soft,
+      Map<String, String> grace,
+      Map<String, String> reclaim,
+      Duration transition) {
+    return new EvictionSettings(EvictionSettings.DEFAULT_HARD, soft, grace, reclaim, transition, 0);
   }
 }

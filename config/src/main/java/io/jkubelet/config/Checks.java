@@ -1,0 +1,221 @@
+package io.jkubelet.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The checks that {@link Field#check()} names, beyond its {@code min}, {@code max} and {@code
+ * oneOf}. Each keeps upstream's message where upstream has one.
+ */
+public final class Checks {
+  private Checks() {}
+
+  /** A duration greater than zero. */
+  public static final class Positive implements Check {
+    @Override
+    public void check(String field, Object value) {
+      Duration d = (Duration) value;
+      if (d.isNegative() || d.isZero()) {
+        throw new ConfigException(field, "must be greater than 0, got " + Durations.format(d));
+      }
+    }
+  }
+
+  /** A period greater than zero, said as jkubelet's own flags say it. */
+  public static final class PositivePeriod implements Check {
+    @Override
+    public void check(String field, Object value) {
+      Duration d = (Duration) value;
+      if (!d.isPositive()) {
+        throw new ConfigException(field, "must be positive, got " + Durations.format(d));
+      }
+    }
+  }
+
+  /** A duration of zero or more. */
+  public static final class NotNegative implements Check {
+    @Override
+    public void check(String field, Object value) {
+      if (((Duration) value).isNegative()) {
+        throw new ConfigException(field, "must not be negative");
+      }
+    }
+  }
+
+  /** Upstream's {@code --minimum-container-ttl-duration}: not negative. */
+  public static final class GcAge implements Check {
+    @Override
+    public void check(String field, Object value) {
+      Duration d = (Duration) value;
+      if (d.isNegative()) {
+        throw new ConfigException(
+            field, "invalid minimum garbage collection age: " + Durations.format(d));
+      }
+    }
+  }
+
+  /** An image GC threshold, with upstream's message. */
+  public static final class Percent implements Check {
+    @Override
+    public void check(String field, Object value) {
+      int v = (Integer) value;
+      if (v < 0 || v > 100) {
+        throw new ConfigException(field, v + " must be between 0 and 100, inclusive");
+      }
+    }
+  }
+
+  /** Empty, or an absolute http or https URL with a host. */
+  public static final class HttpUrl implements Check {
+    @Override
+    public void check(String field, Object value) {
+      String s = (String) value;
+      if (s.isEmpty()) {
+        return;
+      }
+      String problem = "must be an http:// or https:// URL, got \"" + s + "\"";
+      URI uri;
+      try {
+        uri = new URI(s);
+      } catch (URISyntaxException e) {
+        throw new ConfigException(field, problem + " (" + e.getMessage() + ")", e);
+      }
+      if (!httpWithHost(uri)) {
+        throw new ConfigException(field, problem);
+      }
+    }
+  }
+
+  /** As {@link HttpUrl}, but the URL is never echoed: it may hold a password. */
+  public static final class SecretUrl implements Check {
+    @Override
+    public void check(String field, Object value) {
+      String s = (String) value;
+      if (s.isEmpty()) {
+        return;
+      }
+      URI uri;
+      try {
+        uri = new URI(s);
+      } catch (URISyntaxException x) {
+        throw new ConfigException(field, "must be an http:// or https:// URL", x);
+      }
+      if (!httpWithHost(uri)) {
+        throw new ConfigException(field, "must be an http:// or https:// URL with a host");
+      }
+    }
+  }
+
+  private static boolean httpWithHost(URI uri) {
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    return (scheme.equals("http") || scheme.equals("https")) && uri.getHost() != null;
+  }
+
+  /** Each entry a literal IP address, as upstream's {@code net.ParseIP} accepts (no names). */
+  public static final class IpAddresses implements Check {
+    @Override
+    public void check(String field, Object value) {
+      for (Object o : (List<?>) value) {
+        String ip = (String) o;
+        boolean v4 = ip.matches("(\\d{1,3})(\\.\\d{1,3}){3}");
+        boolean v6 = ip.contains(":") && ip.matches("[0-9A-Fa-f:.]+");
+        if (v4) {
+          for (String part : ip.split("\\.")) {
+            v4 &= Integer.parseInt(part) <= 255;
+          }
+        }
+        if (!v4 && !v6) {
+          throw new ConfigException(field, "not an IP address: \"" + ip + "\"");
+        }
+      }
+    }
+  }
+
+  /** An Elasticsearch index name (prefix). */
+  public static final class IndexName implements Check {
+    @Override
+    public void check(String field, Object value) {
+      String s = (String) value;
+      if (!s.matches("[a-z0-9][a-z0-9._-]{0,200}")) {
+        throw new ConfigException(
+            field, "must be lower case letters, digits, '.', '_' or '-', got \"" + s + "\"");
+      }
+    }
+  }
+
+  /** A quantity of bytes of at least 1Mi. */
+  public static final class AtLeastMebibyte implements Check {
+    @Override
+    public void check(String field, Object value) {
+      if (ConfigValidator.bytes(field, (String) value) < 1L << 20) {
+        throw new ConfigException(field, "must be at least 1Mi, got " + value);
+      }
+    }
+  }
+
+  /** A quantity of bytes of at least 1Ki. */
+  public static final class AtLeastKibibyte implements Check {
+    @Override
+    public void check(String field, Object value) {
+      if (ConfigValidator.bytes(field, (String) value) < 1L << 10) {
+        throw new ConfigException(field, "must be at least 1Ki, got " + value);
+      }
+    }
+  }
+
+  /** "" (the root) or an absolute cgroupfs path. */
+  public static final class CgroupPath implements Check {
+    @Override
+    public void check(String field, Object value) {
+      String s = (String) value;
+      if (!s.isEmpty() && !s.startsWith("/")) {
+        throw new ConfigException(
+            field, "must be an absolute cgroup path such as /, got \"" + s + "\"");
+      }
+    }
+  }
+
+  /** A CFS period, 1µs to 1s as upstream's. */
+  public static final class CfsPeriod implements Check {
+    @Override
+    public void check(String field, Object value) {
+      Duration d = (Duration) value;
+      if (d.compareTo(Duration.ofNanos(1000)) < 0 || d.compareTo(Duration.ofSeconds(1)) > 0) {
+        throw new ConfigException(
+            field, "must be between 1µs and 1s, inclusive, got " + Durations.format(d));
+      }
+    }
+  }
+
+  /** Each of {@code enforceNodeAllocatable} known, and one jkubelet can enforce. */
+  public static final class Enforcements implements Check {
+    private static final Set<String> KNOWN = Set.of("pods", "system-reserved", "kube-reserved");
+
+    @Override
+    public void check(String field, Object value) {
+      for (Object o : (List<?>) value) {
+        String e = (String) o;
+        if (!KNOWN.contains(e) && !e.equals("none")) {
+          throw new ConfigException(
+              field,
+              "option \""
+                  + e
+                  + "\" is not valid: use pods, system-reserved, kube-reserved or none");
+        }
+        if (!e.equals("pods") && !e.equals("none")) {
+          throw new ConfigException(
+              field,
+              "\""
+                  + e
+                  + "\" needs "
+                  + (e.equals("kube-reserved") ? "kubeReservedCgroup" : "systemReservedCgroup")
+                  + ", which jkubelet does not support yet");
+        }
+      }
+    }
+  }
+}
