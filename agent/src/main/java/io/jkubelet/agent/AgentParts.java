@@ -8,8 +8,6 @@ import io.jkubelet.agent.eviction.EvictionManager;
 import io.jkubelet.agent.gc.ContainerGc;
 import io.jkubelet.agent.gc.ContainerGcPolicy;
 import io.jkubelet.agent.gc.Housekeeping;
-import io.jkubelet.agent.gc.PodStates;
-import io.jkubelet.agent.gc.Reclaimed;
 import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.logs.LogCollector;
@@ -97,7 +95,7 @@ final class AgentParts {
   final SyncLoop loop;
   final ReadOnlyServer server;
   final KubeletApi api;
-  final Reclaimed reclaimed;
+  final java.util.function.Predicate<Pod> reclaimed;
   final KubeletMetrics metrics;
   final AgentMetrics documents;
   final LogCollector logCollector;
@@ -190,7 +188,7 @@ final class AgentParts {
             this::podsWithStatus,
             apiRoutes(),
             metrics.caches());
-    reclaimed = new Reclaimed(workers, setup.runtime());
+    reclaimed = Housekeeping.reclaimed(workers, setup.runtime());
     registerCaches(config.maxPods());
   }
 
@@ -279,33 +277,29 @@ final class AgentParts {
   private Housekeeping housekeeping(
       Backoff crashBackoff, Backoff pullBackoff, VolumeManager volumes) {
     var gc = setup.options().config().gc();
-    return new Housekeeping(
-        setup.runtime(),
-        new ContainerGc(
+    return Housekeeping.create(
+        new Housekeeping.Deps(
             setup.runtime(),
             runtimeManager,
+            volumes,
+            setup.containerManager(),
+            new Housekeeping.Pods(
+                podManager,
+                workers,
+                cache,
+                setup.statuses(),
+                activePods(),
+                podConfig::seenAllSources,
+                setup.cluster() == null ? null : setup.cluster().mirrors()),
+            new Housekeeping.Forgetting(
+                reasons, probes, logCollector::removePodLogs, List.of(crashBackoff, pullBackoff)),
+            setup.recorder(),
+            setup.time().clock()),
+        new Housekeeping.Options(
+            CONTAINER_GC_PERIOD,
             new ContainerGcPolicy(
                 gc.minimumContainerTtl(), gc.maxPerPodContainer(), gc.maxContainers()),
-            PodStates.of(podManager, setup.statuses(), workers, podConfig::seenAllSources),
-            setup.time().clock(),
-            setup.recorder(),
-            Refs.node(setup.options().nodeName())),
-        podManager,
-        workers,
-        cache,
-        setup.statuses(),
-        reasons,
-        volumes,
-        setup.time().clock(),
-        CONTAINER_GC_PERIOD,
-        setup.cluster() == null ? null : setup.cluster().mirrors(),
-        probes,
-        logCollector::removePodLogs,
-        setup.recorder(),
-        setup.containerManager(),
-        activePods(),
-        crashBackoff,
-        pullBackoff);
+            Refs.node(setup.options().nodeName())));
   }
 
   private Kubelet.Parts parts(Housekeeping housekeeping) {

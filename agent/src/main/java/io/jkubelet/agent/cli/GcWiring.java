@@ -1,6 +1,5 @@
 package io.jkubelet.agent.cli;
 
-import io.jkubelet.agent.EvictionWiring;
 import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.Refs;
@@ -13,8 +12,6 @@ import io.jkubelet.agent.runtime.ImageService;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.GcSettings;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Builds image garbage collection for {@code run}: its policy from the configuration ({@code
@@ -25,8 +22,6 @@ import org.slf4j.LoggerFactory;
  * through the configuration ({@code KubeletConfiguration.gc}).
  */
 final class GcWiring {
-  private static final Logger log = LoggerFactory.getLogger(GcWiring.class);
-
   private GcWiring() {}
 
   /**
@@ -40,27 +35,22 @@ final class GcWiring {
       Time time,
       KubeletMetrics metrics,
       GcFlags flags) {
-    java.time.Duration period = flags.imageGcPeriod();
     GcSettings s = options.config().gc();
-    ImageGcPolicy policy =
-        new ImageGcPolicy(
-            s.imageGCHighThresholdPercent(), s.imageGCLowThresholdPercent(), s.imageMinimumGCAge());
-    if (!policy.enabled()) {
-      log.info("ImageGC: imageGCHighThresholdPercent is 100; image garbage collection is off");
-      return Optional.empty();
-    }
-    ImageGcManager gc =
-        new ImageGcManager(
+    Optional<ImageGcManager> gc =
+        ImageGcManager.create(
+            new ImageGcManager.Options(
+                new ImageGcPolicy(
+                    s.imageGCHighThresholdPercent(),
+                    s.imageGCLowThresholdPercent(),
+                    s.imageMinimumGCAge()),
+                options.podInfraImage(),
+                Refs.node(options.nodeName()),
+                flags.imageGcPeriod()),
             images,
-            policy,
-            options.podInfraImage(),
             recorder,
-            Refs.node(options.nodeName()),
-            time.clock(),
-            time.schedulers(),
-            period);
-    metrics.register(new ImageGcCollector(gc::stats));
-    return Optional.of(gc);
+            time);
+    gc.ifPresent(g -> metrics.register(new ImageGcCollector(g::stats)));
+    return gc;
   }
 
   /**
@@ -68,6 +58,6 @@ final class GcWiring {
    * GC is off.
    */
   static ImageGarbageCollector collector(Optional<ImageGcManager> imageGc) {
-    return imageGc.<ImageGarbageCollector>map(g -> g).orElse(EvictionWiring.NO_IMAGE_GC);
+    return imageGc.<ImageGarbageCollector>map(g -> g).orElse(ImageGarbageCollector.NONE);
   }
 }
