@@ -234,15 +234,10 @@ final class AgentParts {
   private SyncLoop syncLoop() {
     return new SyncLoop(
         kubelet,
-        podManager::byUid,
-        kubelet::podsToSync,
-        podConfig::seenAllSources,
+        new SyncLoop.Pods(podManager::byUid, kubelet::podsToSync, podConfig::seenAllSources),
         channels.select(),
-        channels.sync(),
-        channels.housekeeping(),
+        new SyncLoop.Ticks(channels.sync(), channels.housekeeping(), SYNC_TICK, HOUSEKEEPING_TICK),
         setup.time().clock(),
-        SYNC_TICK,
-        HOUSEKEEPING_TICK,
         setup.time().schedulers());
   }
 
@@ -250,19 +245,21 @@ final class AgentParts {
     var clock = setup.time().clock();
     PodSync sync =
         new PodSync(
-            setup.runtime(),
-            runtimeManager,
-            cache,
-            setup.statuses(),
-            reasons,
-            clock,
-            () -> setup.host().nodeIp(),
-            admitter::isRejected,
-            oomEvents,
-            setup.recorder(),
-            probes::health,
-            probes::failedProbe,
-            setup.network()::networkError,
+            new PodSync.Deps(
+                setup.runtime(),
+                runtimeManager,
+                cache,
+                setup.statuses(),
+                reasons,
+                oomEvents,
+                setup.recorder(),
+                clock),
+            new PodSync.Inputs(
+                () -> setup.host().nodeIp(),
+                admitter::isRejected,
+                probes::health,
+                probes::failedProbe,
+                setup.network()::networkError),
             new PodSync.Cgroups(setup.containerManager(), activePods()));
     return new PodWorkers(
         new InstrumentedPodSync(sync, metrics, setup.statuses()::getPodStatus, clock),

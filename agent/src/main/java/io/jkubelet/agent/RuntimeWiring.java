@@ -43,25 +43,27 @@ final class RuntimeWiring {
     VolumeManager volumes = volumeManager(setup, objects);
     RuntimeManager manager =
         new RuntimeManager(
-            runtime,
-            new ImagePuller(
+            new RuntimeManager.Deps(
                 runtime,
+                new ImagePuller(
+                    runtime,
+                    setup.recorder(),
+                    clock,
+                    pullBackoff,
+                    Duration.ofMinutes(5),
+                    pullCredentials(setup, objects)),
+                volumes,
+                new HookRunner(runtime::exec, probes::httpClient, setup.time().sleeper()),
+                objects,
+                crashBackoff,
                 setup.recorder(),
-                clock,
-                pullBackoff,
-                Duration.ofMinutes(5),
-                pullCredentials(setup, objects)),
-            volumes,
-            setup.recorder(),
-            clock,
-            crashBackoff,
-            setup.options().podInfraImage(),
-            setup.options().config().podInfraOomScoreAdj(),
-            () -> setup.host().nodeIp(),
-            objects,
-            workerExecutor,
-            new HookRunner(runtime::exec, probes::httpClient, setup.time().sleeper()),
-            nodeContext(setup));
+                clock),
+            new RuntimeManager.Options(
+                setup.options().podInfraImage(),
+                setup.options().config().podInfraOomScoreAdj(),
+                nodeContext(setup),
+                () -> setup.host().nodeIp()),
+            workerExecutor);
     return new Built(manager, volumes, crashBackoff, pullBackoff);
   }
 

@@ -15,7 +15,6 @@ import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.lifecycle.HookRunner;
-import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodStatus;
@@ -60,25 +59,16 @@ final class ContainerStarter {
   private final ContainerKiller killer;
 
   ContainerStarter(
-      Runtime runtime,
-      ImagePuller images,
-      EventRecorder recorder,
-      Clock clock,
-      Backoff crashBackoff,
-      Supplier<String> hostIp,
-      PodObjects objects,
-      NodeContext node,
-      HookRunner hooks,
-      ContainerKiller killer) {
-    this.runtime = runtime;
-    this.images = images;
-    this.recorder = recorder;
-    this.clock = clock;
-    this.crashBackoff = crashBackoff;
-    this.hostIp = hostIp;
-    this.env = new EnvResolver(objects, node.allocatable());
-    this.node = node;
-    this.hooks = hooks;
+      RuntimeManager.Deps deps, RuntimeManager.Options options, ContainerKiller killer) {
+    this.runtime = deps.runtime();
+    this.images = deps.images();
+    this.recorder = deps.recorder();
+    this.clock = deps.clock();
+    this.crashBackoff = deps.crashBackoff();
+    this.hostIp = options.hostIp();
+    this.env = new EnvResolver(deps.objects(), options.node().allocatable());
+    this.node = options.node();
+    this.hooks = deps.hooks();
     this.killer = killer;
   }
 

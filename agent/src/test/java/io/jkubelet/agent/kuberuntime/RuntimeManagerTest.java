@@ -54,31 +54,33 @@ class RuntimeManagerTest {
   private RuntimeManager manager() {
     Backoff pull = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     return new RuntimeManager(
-        runtime,
-        new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
-        VolumeManager.create(
-            new VolumeManager.Options(
+        new RuntimeManager.Deps(
+            runtime,
+            new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
+            VolumeManager.create(
+                new VolumeManager.Options(
+                    root,
+                    objects,
+                    TokenSource.NONE,
+                    new FakeMounter(),
+                    recorder,
+                    clock,
+                    new NodeAllocatable(2000, 1L << 30, 1L << 34))),
+            hooks,
+            PodObjects.NONE,
+            new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
+            recorder,
+            clock),
+        new RuntimeManager.Options(
+            "jkubelet/pause:3.2",
+            0,
+            new NodeContext(
+                new NodeAllocatable(4000, 8L << 30, 100L << 30),
                 root,
-                objects,
-                TokenSource.NONE,
-                new FakeMounter(),
-                recorder,
-                clock,
-                new NodeAllocatable(2000, 1L << 30, 1L << 34))),
-        recorder,
-        clock,
-        new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
-        "jkubelet/pause:3.2",
-        0,
-        () -> "10.1.1.1",
-        PodObjects.NONE,
-        pool,
-        hooks,
-        new NodeContext(
-            new NodeAllocatable(4000, 8L << 30, 100L << 30),
-            root,
-            new PodDns(
-                List.of("10.0.0.10"), "cluster.local", "", () -> "10.1.1.1", "n", recorder)));
+                new PodDns(
+                    List.of("10.0.0.10"), "cluster.local", "", () -> "10.1.1.1", "n", recorder)),
+            () -> "10.1.1.1"),
+        pool);
   }
 
   @AfterEach
