@@ -164,6 +164,7 @@ final class ContainerStarter {
     config =
         config.withResources(
             config
+                .linux()
                 .resources()
                 .withOomScoreAdj(OomScoreAdj.container(pod, c, node.allocatable().memoryBytes())));
     String id;
@@ -218,7 +219,12 @@ final class ContainerStarter {
     List<ContainerConfig.Mount> mounts = new ArrayList<>();
     Path log = TerminationLogs.create(node, pod, c);
     if (log != null) {
-      mounts.add(new ContainerConfig.Mount(log.toString(), c.getTerminationMessagePath(), false));
+      mounts.add(
+          new ContainerConfig.Mount(
+              log.toString(),
+              c.getTerminationMessagePath(),
+              false,
+              ContainerConfig.Propagation.PRIVATE));
     }
     String ip = podIp.get();
     boolean ownHosts =
@@ -234,7 +240,12 @@ final class ContainerStarter {
                 List.of(ip),
                 PodHostname.of(pod, node.dns().clusterDomain()),
                 Path.of(HostsFile.CONTAINER_PATH));
-        mounts.add(new ContainerConfig.Mount(hosts.toString(), HostsFile.CONTAINER_PATH, false));
+        mounts.add(
+            new ContainerConfig.Mount(
+                hosts.toString(),
+                HostsFile.CONTAINER_PATH,
+                false,
+                ContainerConfig.Propagation.PRIVATE));
       } catch (java.io.IOException | IllegalArgumentException e) {
         throw new StartException(
             WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,

@@ -271,8 +271,8 @@ class RuntimeManagerTest {
                         new StartFailure(WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR, message)));
     assertThat(events).contains("Failed: Error: " + message);
     var started = runtime.named("u1", "named").get(0).config;
-    assertThat(started.security().user()).isEqualTo("1000");
-    assertThat(started.security().supplementalGroups()).containsExactly(42L);
+    assertThat(started.linux().security().user()).isEqualTo("1000");
+    assertThat(started.linux().security().supplementalGroups()).containsExactly(42L);
     assertThat(started.mounts())
         .filteredOn(m -> m.containerPath().equals("/dev/termination-log"))
         .singleElement()
@@ -540,8 +540,11 @@ class RuntimeManagerTest {
 
     // Burstable: 1000 - 1000 * 1 GiB / 8 GiB; a container without a request in a Burstable pod
     // gets the same formula with 0, which stops at 999.
-    assertThat(runtime.named("u9", "b").get(0).config.resources().oomScoreAdj()).isEqualTo(875);
-    assertThat(runtime.named("u9", "e").get(0).config.resources().oomScoreAdj()).isEqualTo(999);
-    assertThat(runtime.named("u10", "g").get(0).config.resources().oomScoreAdj()).isEqualTo(-997);
+    assertThat(runtime.named("u9", "b").get(0).config.linux().resources().oomScoreAdj())
+        .isEqualTo(875);
+    assertThat(runtime.named("u9", "e").get(0).config.linux().resources().oomScoreAdj())
+        .isEqualTo(999);
+    assertThat(runtime.named("u10", "g").get(0).config.linux().resources().oomScoreAdj())
+        .isEqualTo(-997);
   }
 }

@@ -146,7 +146,7 @@ class PodSyncCgroupsTest {
   }
 
   private static String parent(FakeRuntime.Fake f) {
-    return f.sandbox ? f.sandboxConfig.cgroupParent() : f.config.cgroupParent();
+    return f.sandbox ? f.sandboxConfig.linux().cgroupParent() : f.config.linux().cgroupParent();
   }
 
   @Test
