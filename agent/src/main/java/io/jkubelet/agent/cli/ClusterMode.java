@@ -93,17 +93,18 @@ final class ClusterMode {
             nodeOptions,
             heartbeats,
             time,
-            host.machine(),
-            () -> runtime.type() + "://" + runtime.version(),
-            runtime::listImages,
-            () ->
-                agent.get() == null
-                    ? Health.failing("jkubelet is starting")
-                    : agent.get().healthy(),
-            recorder,
-            new NodeResources(
-                EvictionWiring.reservation(config, host.machine()),
-                () -> agent.get() == null ? Set.of() : agent.get().pressure()));
+            new NodeStatusManager.Sources(
+                host.machine(),
+                () -> runtime.type() + "://" + runtime.version(),
+                runtime::listImages,
+                () ->
+                    agent.get() == null
+                        ? Health.failing("jkubelet is starting")
+                        : agent.get().healthy(),
+                new NodeResources(
+                    EvictionWiring.reservation(config, host.machine()),
+                    () -> agent.get() == null ? Set.of() : agent.get().pressure())),
+            recorder);
     network.podCidrsFrom(() -> podCidrs(node));
     KubernetesClient pods = client.apply(base);
     MirrorClient mirrors =
@@ -190,15 +191,14 @@ final class ClusterMode {
         options.nodeName(),
         nodeIp,
         options.nodeName(),
-        nodeLabels,
-        taints,
-        config.maxPods(),
+        new NodeOptions.Registration(nodeLabels, taints),
+        new NodeOptions.Capacity(config.maxPods(), options.rootDir()),
         config.server().port(),
-        options.rootDir(),
         NodeOptions.DEFAULT_KUBELET_VERSION,
-        config.nodeStatusUpdateFrequency(),
-        config.nodeStatusReportFrequency(),
-        config.nodeLeaseDurationSeconds());
+        new NodeOptions.Heartbeat(
+            config.nodeStatusUpdateFrequency(),
+            config.nodeStatusReportFrequency(),
+            config.nodeLeaseDurationSeconds()));
   }
 
   /**

@@ -22,7 +22,11 @@ class PodCgroupsWiringTest {
 
   private static final NodeInfo MACHINE =
       new NodeInfo(
-          2, 4L << 30, 100L << 30, "6.1.0", "Debian", "linux", "amd64", "m", "u", "b", Map.of());
+          2,
+          4L << 30,
+          100L << 30,
+          Map.of(),
+          new NodeInfo.SystemInfo("6.1.0", "Debian", "linux", "amd64", "m", "u", "b"));
 
   @Test
   void aDriverOtherThanDockersIsRefusedWithUpstreamsMessage() {
@@ -96,14 +100,9 @@ class PodCgroupsWiringTest {
             4,
             16L << 30,
             100L << 30,
-            "k",
-            "os",
-            "linux",
-            "amd64",
-            "m",
-            "u",
-            "b",
-            java.util.Map.of());
+            java.util.Map.of(),
+            new io.jkubelet.agent.node.NodeInfo.SystemInfo(
+                "k", "os", "linux", "amd64", "m", "u", "b"));
     var config =
         io.jkubelet.config.KubeletConfiguration.builder()
             .reservations(
