@@ -32,7 +32,8 @@ class GenericPlegTest {
           schedulers,
           Duration.ofSeconds(1),
           Duration.ofMinutes(3),
-          events::add);
+          events::add,
+          GenericPleg.RelistListener.NONE);
   private final PodRef pod = new PodRef("u1", "p", "default");
 
   private String sandbox() {
@@ -95,7 +96,8 @@ class GenericPlegTest {
             schedulers,
             Duration.ofSeconds(1),
             Duration.ofMinutes(3),
-            events::add);
+            events::add,
+            GenericPleg.RelistListener.NONE);
 
     parallel.relist();
 
