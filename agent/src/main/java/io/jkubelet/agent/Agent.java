@@ -283,22 +283,18 @@ public final class Agent implements Lifecycle {
     ImageGcPolicy policy =
         new ImageGcPolicy(
             s.imageGCHighThresholdPercent(), s.imageGCLowThresholdPercent(), s.imageMinimumGCAge());
-    if (!policy.enabled()) {
-      log.info("ImageGC: imageGCHighThresholdPercent is 100; image garbage collection is off");
-      return Optional.empty();
-    }
-    ImageGcManager gc =
-        new ImageGcManager(
+    Optional<ImageGcManager> gc =
+        ImageGcManager.create(
+            new ImageGcManager.Options(
+                policy,
+                options.podInfraImage(),
+                Refs.node(options.nodeName()),
+                options.engine().imageGcPeriod()),
             engine.images(),
-            policy,
-            options.podInfraImage(),
             events.recorder(),
-            Refs.node(options.nodeName()),
-            deps.time().clock(),
-            deps.time().schedulers(),
-            options.engine().imageGcPeriod());
-    events.metrics().register(new ImageGcCollector(gc::stats));
-    return Optional.of(gc);
+            deps.time());
+    gc.ifPresent(g -> events.metrics().register(new ImageGcCollector(g::stats)));
+    return gc;
   }
 
   /**
@@ -364,29 +360,30 @@ public final class Agent implements Lifecycle {
             options.nodeName(),
             deps.host().nodeIp(),
             options.nodeName(),
-            options.node().labels(),
-            options.node().taints(),
-            config.maxPods(),
+            new NodeOptions.Registration(options.node().labels(), options.node().taints()),
+            new NodeOptions.Capacity(config.maxPods(), options.rootDir()),
             config.server().port(),
-            options.rootDir(),
             NodeOptions.DEFAULT_KUBELET_VERSION,
-            config.nodeStatusUpdateFrequency(),
-            config.nodeStatusReportFrequency(),
-            config.nodeLeaseDurationSeconds());
+            new NodeOptions.Heartbeat(
+                config.nodeStatusUpdateFrequency(),
+                config.nodeStatusReportFrequency(),
+                config.nodeLeaseDurationSeconds()));
     Runtime runtime = in.runtime();
     return NodeStatusManager.create(
         nodeOptions,
         HeartbeatClient.create(clients.base(), nodeOptions, clients.customizer()),
         deps.time(),
-        deps.host().machine(),
-        () -> runtime.type() + "://" + runtime.version(),
-        runtime::listImages,
-        this::readiness,
-        in.events().recorder(),
-        new NodeResources(
-            NodeAllocatable.of(deps.host().machine(), 0, config.reservations(), config.eviction())
-                .reservationByResource(),
-            parts.eviction::nodeConditions));
+        new NodeStatusManager.Sources(
+            deps.host().machine(),
+            () -> runtime.type() + "://" + runtime.version(),
+            runtime::listImages,
+            this::readiness,
+            new NodeResources(
+                NodeAllocatable.of(
+                        deps.host().machine(), 0, config.reservations(), config.eviction())
+                    .reservationByResource(),
+                parts.eviction::nodeConditions)),
+        in.events().recorder());
   }
 
   /** The Node's {@code spec.podCIDRs} (or its one {@code podCIDR}) as last reported; or none. */

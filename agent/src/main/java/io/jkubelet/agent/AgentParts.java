@@ -15,8 +15,6 @@ import io.jkubelet.agent.eviction.SummarySignals;
 import io.jkubelet.agent.gc.ContainerGc;
 import io.jkubelet.agent.gc.ContainerGcPolicy;
 import io.jkubelet.agent.gc.Housekeeping;
-import io.jkubelet.agent.gc.PodStates;
-import io.jkubelet.agent.gc.Reclaimed;
 import io.jkubelet.agent.kuberuntime.ImagePuller;
 import io.jkubelet.agent.kuberuntime.NodeContext;
 import io.jkubelet.agent.kuberuntime.OomEvents;
@@ -115,7 +113,7 @@ final class AgentParts {
   final Kubelet kubelet;
   final EvictionManager eviction;
   final SyncLoop loop;
-  final Reclaimed reclaimed;
+  final java.util.function.Predicate<Pod> reclaimed;
 
   /** Builds every part that runs pods; starts nothing. */
   AgentParts(Agent.Inputs in) {
@@ -216,35 +214,37 @@ final class AgentParts {
     pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     runtimeManager =
         new RuntimeManager(
-            runtime,
-            new ImagePuller(
+            new RuntimeManager.Deps(
                 runtime,
+                new ImagePuller(
+                    runtime,
+                    recorder,
+                    clock,
+                    pullBackoff,
+                    Duration.ofMinutes(5),
+                    PullCredentials.forNode(in.options().rootDir(), in.objects(), clock)),
+                volumes,
+                new HookRunner(runtime::exec, probes::httpClient, time.sleeper()),
+                in.objects(),
+                crashBackoff,
                 recorder,
-                clock,
-                pullBackoff,
-                Duration.ofMinutes(5),
-                PullCredentials.forNode(in.options().rootDir(), in.objects(), clock)),
-            volumes,
-            recorder,
-            clock,
-            crashBackoff,
-            in.options().podInfraImage(),
-            config.podInfraOomScoreAdj(),
-            () -> in.deps().host().nodeIp(),
-            in.objects(),
-            workerExecutor,
-            new HookRunner(runtime::exec, probes::httpClient, time.sleeper()),
-            new NodeContext(
-                capacity,
-                in.options().rootDir(),
-                new PodDns(
-                    config.clusterDNS(),
-                    config.clusterDomain(),
-                    config.resolvConf(),
-                    () -> in.deps().host().nodeIp(),
-                    in.options().nodeName(),
-                    recorder),
-                in.containerManager()::cgroupParent));
+                clock),
+            new RuntimeManager.Options(
+                in.options().podInfraImage(),
+                config.podInfraOomScoreAdj(),
+                new NodeContext(
+                    capacity,
+                    in.options().rootDir(),
+                    new PodDns(
+                        config.clusterDNS(),
+                        config.clusterDomain(),
+                        config.resolvConf(),
+                        () -> in.deps().host().nodeIp(),
+                        in.options().nodeName(),
+                        recorder),
+                    in.containerManager()::cgroupParent),
+                () -> in.deps().host().nodeIp()),
+            workerExecutor);
     workQueue = new WorkQueue(clock);
     // A changed secret or configMap syncs the pods that use it at once: they are due now, and a
     // tick is sent rather than waited for (up to a sync period; bench-secret-update.sh).
@@ -273,17 +273,13 @@ final class AgentParts {
     loop =
         new SyncLoop(
             kubelet,
-            podManager::byUid,
-            kubelet::podsToSync,
-            podConfig::seenAllSources,
+            new SyncLoop.Pods(podManager::byUid, kubelet::podsToSync, podConfig::seenAllSources),
             channels.select(),
-            channels.sync(),
-            channels.housekeeping(),
+            new SyncLoop.Ticks(
+                channels.sync(), channels.housekeeping(), SYNC_TICK, HOUSEKEEPING_TICK),
             clock,
-            SYNC_TICK,
-            HOUSEKEEPING_TICK,
             time.schedulers());
-    reclaimed = new Reclaimed(workers, runtime);
+    reclaimed = Housekeeping.reclaimed(workers, runtime);
     registerCaches(config.maxPods());
   }
 
@@ -323,19 +319,21 @@ final class AgentParts {
     var clock = in.deps().time().clock();
     PodSync sync =
         new PodSync(
-            in.runtime(),
-            runtimeManager,
-            cache,
-            in.statuses(),
-            reasons,
-            clock,
-            () -> in.deps().host().nodeIp(),
-            admitter::isRejected,
-            oomEvents,
-            in.events().recorder(),
-            probes::health,
-            probes::failedProbe,
-            in.network()::networkError,
+            new PodSync.Deps(
+                in.runtime(),
+                runtimeManager,
+                cache,
+                in.statuses(),
+                reasons,
+                oomEvents,
+                in.events().recorder(),
+                clock),
+            new PodSync.Inputs(
+                () -> in.deps().host().nodeIp(),
+                admitter::isRejected,
+                probes::health,
+                probes::failedProbe,
+                in.network()::networkError),
             new PodSync.Cgroups(in.containerManager(), activePods()));
     return new PodWorkers(
         new InstrumentedPodSync(sync, in.metrics(), in.statuses()::getPodStatus, clock),
@@ -349,34 +347,29 @@ final class AgentParts {
 
   private Housekeeping housekeeping() {
     var gc = in.options().config().gc();
-    var clock = in.deps().time().clock();
-    return new Housekeeping(
-        in.runtime(),
-        new ContainerGc(
+    return Housekeeping.create(
+        new Housekeeping.Deps(
             in.runtime(),
             runtimeManager,
+            volumes,
+            in.containerManager(),
+            new Housekeeping.Pods(
+                podManager,
+                workers,
+                cache,
+                in.statuses(),
+                activePods(),
+                podConfig::seenAllSources,
+                in.mirrors()),
+            new Housekeeping.Forgetting(
+                reasons, probes, logCollector::removePodLogs, List.of(crashBackoff, pullBackoff)),
+            in.events().recorder(),
+            in.deps().time().clock()),
+        new Housekeeping.Options(
+            CONTAINER_GC_PERIOD,
             new ContainerGcPolicy(
                 gc.minimumContainerTtl(), gc.maxPerPodContainer(), gc.maxContainers()),
-            PodStates.of(podManager, in.statuses(), workers, podConfig::seenAllSources),
-            clock,
-            in.events().recorder(),
-            Refs.node(in.options().nodeName())),
-        podManager,
-        workers,
-        cache,
-        in.statuses(),
-        reasons,
-        volumes,
-        clock,
-        CONTAINER_GC_PERIOD,
-        in.mirrors(),
-        probes,
-        logCollector::removePodLogs,
-        in.events().recorder(),
-        in.containerManager(),
-        activePods(),
-        crashBackoff,
-        pullBackoff);
+            Refs.node(in.options().nodeName())));
   }
 
   /**

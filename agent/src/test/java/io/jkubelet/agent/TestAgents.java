@@ -24,7 +24,11 @@ import java.util.function.Consumer;
 final class TestAgents {
   static final NodeInfo MACHINE =
       new NodeInfo(
-          4, 8L << 30, 100L << 30, "6.1.0", "Debian", "linux", "amd64", "m", "u", "b", Map.of());
+          4,
+          8L << 30,
+          100L << 30,
+          Map.of(),
+          new NodeInfo.SystemInfo("6.1.0", "Debian", "linux", "amd64", "m", "u", "b"));
 
   private TestAgents() {}
 

@@ -54,40 +54,7 @@ public final class PodAdmitter {
    * @param milliCpu the node's allocatable cpu, in millicores
    * @param memoryBytes the node's allocatable memory
    * @param maxPods the most pods the node runs
-   */
-  public PodAdmitter(
-      long milliCpu,
-      long memoryBytes,
-      int maxPods,
-      StatusManager statuses,
-      EventRecorder recorder,
-      Clock clock) {
-    this(milliCpu, memoryBytes, maxPods, statuses, recorder, clock, Sysctls.allowing(List.of()));
-  }
-
-  /**
    * @param sysctls the sysctls pods may set: the safe ones and the node's allowed unsafe ones
-   */
-  public PodAdmitter(
-      long milliCpu,
-      long memoryBytes,
-      int maxPods,
-      StatusManager statuses,
-      EventRecorder recorder,
-      Clock clock,
-      Sysctls sysctls) {
-    this(
-        milliCpu,
-        memoryBytes,
-        maxPods,
-        statuses,
-        recorder,
-        clock,
-        sysctls,
-        pod -> Optional.empty());
-  }
-
-  /**
    * @param first runs before every other check (the eviction manager's, under node pressure)
    */
   public PodAdmitter(

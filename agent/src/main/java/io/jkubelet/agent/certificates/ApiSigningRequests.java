@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * {@link SigningRequests} on a fabric8 client of {@code certificates.k8s.io/v1}. Waiting is a watch
  * of the one CSR from the version last read, so a change made meanwhile is not missed.
  */
-public final class ApiSigningRequests implements SigningRequests {
+final class ApiSigningRequests implements SigningRequests {
   private final KubernetesClient client;
   private final boolean owned;
 
@@ -31,7 +31,7 @@ public final class ApiSigningRequests implements SigningRequests {
    * @param client the client, with the credentials the requests are sent with
    * @param owned whether {@link #close} closes the client
    */
-  public ApiSigningRequests(KubernetesClient client, boolean owned) {
+  ApiSigningRequests(KubernetesClient client, boolean owned) {
     this.client = client;
     this.owned = owned;
   }

@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * {@link #loadRetrying} retries them with backoff rather than letting the agent crash-loop. Not
  * thread-safe: one caller, at start-up.
  */
-public final class Bootstrap {
+final class Bootstrap {
   private static final Logger log = LoggerFactory.getLogger(Bootstrap.class);
 
   /** How far a new certificate's notBefore may be ahead of this node's clock. */
@@ -270,7 +270,7 @@ public final class Bootstrap {
   private static Optional<ClientCertificate> storedCertificate(CertificateStore store) {
     try {
       return store.current();
-    } catch (CertificateStore.StoreException e) {
+    } catch (StoreException e) {
       log.warn("Bootstrap: ignoring the stored certificate: {}", e.getMessage());
       return Optional.empty();
     }

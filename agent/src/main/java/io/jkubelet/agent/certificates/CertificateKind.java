@@ -15,7 +15,7 @@ import java.util.List;
  * @param pendingIsWarning whether a CSR waiting for approval is a Warning event (serving CSRs are
  *     not approved by the controller manager: an admin or an approver must act)
  */
-public record CertificateKind(
+record CertificateKind(
     String what,
     String prefix,
     String signer,

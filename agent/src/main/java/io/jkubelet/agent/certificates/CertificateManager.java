@@ -1,9 +1,10 @@
 package io.jkubelet.agent.certificates;
 
+import io.fabric8.kubernetes.api.model.NodeAddress;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Time;
+import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -26,27 +27,21 @@ public interface CertificateManager extends Lifecycle {
   /**
    * The serving certificate's manager, as upstream's {@code NewKubeletServerCertificateManager}
    * ({@code serverTLSBootstrap}): {@code kubelet-server-current.pem} in {@code options.certDir()},
-   * requested from the signer {@code kubernetes.io/kubelet-serving} for {@code addresses} (empty
-   * until the Node has reported some), and requested again when they change.
+   * requested from the signer {@code kubernetes.io/kubelet-serving} for the names of the Node's
+   * status {@code addresses} (empty until the Node has reported some), and requested again when
+   * they change.
    *
    * @param api the client requests are sent with (the node's own), closed after each request: its
-   *     {@code close} must leave a shared client open ({@link ApiSigningRequests} not owning it)
+   *     {@code close} must leave a shared client open ({@link SigningRequests#over} not owning it)
    */
   static CertificateManager serving(
       CertificateOptions options,
       String nodeName,
-      Supplier<Optional<Sans>> addresses,
+      Supplier<Optional<List<NodeAddress>>> addresses,
       SigningRequests api,
       Time time,
       CertificateEvent.Listener events) {
-    return new RotatingCertificateManager(
-        CertificateKind.SERVING,
-        options,
-        nodeName,
-        () -> addresses.get().filter(s -> !s.isEmpty()),
-        current -> api,
-        time,
-        events,
-        () -> ThreadLocalRandom.current().nextDouble());
+    return RotatingCertificateManager.serving(
+        options, nodeName, () -> addresses.get().map(Sans::fromNodeAddresses), api, time, events);
   }
 }

@@ -9,7 +9,7 @@ import java.util.Optional;
  * #files} is upstream's file store: each certificate in {@code <dir>/<prefix>-<timestamp>.pem} (the
  * chain and the key), and {@code <prefix>-current.pem} a symbolic link to the one in use.
  */
-public interface CertificateStore {
+interface CertificateStore {
   /**
    * The current certificate and key; empty when there is none.
    *
@@ -39,16 +39,5 @@ public interface CertificateStore {
    */
   static CertificateStore files(Path dir, String prefix, Clock clock) {
     return FileStore.open(dir, prefix, clock);
-  }
-
-  /** A store's file could not be read, written or swapped; the message names the file. */
-  final class StoreException extends RuntimeException {
-    public StoreException(String message, Throwable cause) {
-      super(message, cause);
-    }
-
-    public StoreException(String message) {
-      super(message);
-    }
   }
 }

@@ -54,14 +54,14 @@ public record ClientCertificate(List<X509Certificate> chain, PrivateKey key) {
   /**
    * Reads a PEM file holding the certificates and the key, as {@code kubelet-client-current.pem}.
    *
-   * @throws CertificateStore.StoreException naming the file, when it cannot be read or used
+   * @throws StoreException naming the file, when it cannot be read or used
    */
   public static ClientCertificate read(java.nio.file.Path pem) {
     try {
       String text = java.nio.file.Files.readString(pem, java.nio.charset.StandardCharsets.US_ASCII);
       return Pem.pair(text, text);
     } catch (java.io.IOException | Pem.PemException e) {
-      throw new CertificateStore.StoreException(
+      throw new StoreException(
           "cannot read the client certificate and key in " + pem + ": " + e.getMessage(), e);
     }
   }

@@ -4,7 +4,7 @@ package io.jkubelet.agent.certificates;
  * A certificate request ended without a usable certificate. The {@link Reason} says whether the
  * next attempt may wait on the same CSR (same key) or must file a new one.
  */
-public final class RequestException extends Exception {
+final class RequestException extends Exception {
   /** Why a request ended. */
   public enum Reason {
     /** The CSR was denied. */

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
@@ -84,14 +85,14 @@ final class RotatingCertificateManager implements ClientCertificateManager {
   private volatile boolean rotating;
 
   /** The client certificate's manager. */
-  RotatingCertificateManager(
+  static RotatingCertificateManager client(
       CertificateOptions options,
       String nodeName,
       SigningClients clients,
       Time time,
       CertificateEvent.Listener events,
       DoubleSupplier random) {
-    this(
+    return new RotatingCertificateManager(
         CertificateKind.CLIENT,
         options,
         nodeName,
@@ -100,6 +101,25 @@ final class RotatingCertificateManager implements ClientCertificateManager {
         time,
         events,
         random);
+  }
+
+  /** The serving certificate's manager, for the names {@code addresses} gives once known. */
+  static RotatingCertificateManager serving(
+      CertificateOptions options,
+      String nodeName,
+      Supplier<Optional<Sans>> addresses,
+      SigningRequests api,
+      Time time,
+      CertificateEvent.Listener events) {
+    return new RotatingCertificateManager(
+        CertificateKind.SERVING,
+        options,
+        nodeName,
+        () -> addresses.get().filter(s -> !s.isEmpty()),
+        current -> api,
+        time,
+        events,
+        () -> ThreadLocalRandom.current().nextDouble());
   }
 
   /**
@@ -134,7 +154,7 @@ final class RotatingCertificateManager implements ClientCertificateManager {
     store = CertificateStore.files(options.certDir(), kind.prefix(), time.clock());
     try {
       cert = store.current().orElse(null);
-    } catch (CertificateStore.StoreException e) {
+    } catch (StoreException e) {
       log.warn(
           "Certificate rotation: no usable current {} certificate: {}",
           kind.what(),
@@ -332,7 +352,7 @@ final class RotatingCertificateManager implements ClientCertificateManager {
         pendingKey = null;
       }
       retry(e.getMessage());
-    } catch (CertificateStore.StoreException | SigningRequests.ApiException e) {
+    } catch (StoreException | SigningRequests.ApiException e) {
       retry(e.getMessage());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

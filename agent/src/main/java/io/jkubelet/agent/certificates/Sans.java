@@ -19,7 +19,7 @@ import java.util.TreeSet;
  * @param dnsNames sorted, distinct
  * @param ips sorted, distinct, in their canonical text form
  */
-public record Sans(List<String> dnsNames, List<String> ips) {
+record Sans(List<String> dnsNames, List<String> ips) {
   public static final Sans NONE = new Sans(List.of(), List.of());
 
   public Sans {

@@ -1,13 +1,14 @@
 package io.jkubelet.agent.certificates;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * The part of the {@code certificates.k8s.io/v1} CertificateSigningRequest API that a node uses,
- * with one set of credentials. {@link ApiSigningRequests} is the real one; tests use a hand-written
- * fake held to the same contract. Closing releases the client it was made with.
+ * with one set of credentials. {@link #over} is the real one; tests use a hand-written fake held to
+ * the same contract. Closing releases the client it was made with.
  */
 public interface SigningRequests extends AutoCloseable {
   /**
@@ -35,6 +36,16 @@ public interface SigningRequests extends AutoCloseable {
 
   @Override
   default void close() {}
+
+  /**
+   * The CSR API through fabric8's {@code client}, with its credentials.
+   *
+   * @param owned whether {@link #close} closes the client: false for a client shared beyond one
+   *     request
+   */
+  static SigningRequests over(KubernetesClient client, boolean owned) {
+    return new ApiSigningRequests(client, owned);
+  }
 
   /**
    * A CSR as read from the API.

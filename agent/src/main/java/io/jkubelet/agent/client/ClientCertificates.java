@@ -6,18 +6,15 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.http.HttpClient;
 import io.fabric8.kubernetes.client.internal.SSLUtils;
-import io.jkubelet.agent.certificates.ApiSigningRequests;
-import io.jkubelet.agent.certificates.Bootstrap;
 import io.jkubelet.agent.certificates.CertificateEvent;
 import io.jkubelet.agent.certificates.CertificateKeyManager;
 import io.jkubelet.agent.certificates.CertificateManager;
 import io.jkubelet.agent.certificates.CertificateOptions;
-import io.jkubelet.agent.certificates.CertificateStore;
 import io.jkubelet.agent.certificates.ClientCertificate;
 import io.jkubelet.agent.certificates.ClientCertificateManager;
-import io.jkubelet.agent.certificates.Sans;
 import io.jkubelet.agent.certificates.SigningClients;
 import io.jkubelet.agent.certificates.SigningRequests;
+import io.jkubelet.agent.certificates.StoreException;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
@@ -35,11 +32,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The node's client certificate at start-up, in the order of upstream's {@code server.go}: TLS
- * bootstrap ({@link Bootstrap}, when {@code --bootstrap-kubeconfig} is given or rotation is on)
- * before {@code --kubeconfig} is read; then, when the kubeconfig authenticates with a client
- * certificate that jkubelet manages, the identity every API client presents ({@link #tls}): with
- * rotation, the {@link ClientCertificateManager}'s current certificate, whose rotations renew the
- * clients' connections ({@link ClientIdentity#renew}); without, the kubeconfig's certificate.
+ * bootstrap ({@link ClientCertificateManager#bootstrap}, when {@code --bootstrap-kubeconfig} is
+ * given or rotation is on) before {@code --kubeconfig} is read; then, when the kubeconfig
+ * authenticates with a client certificate that jkubelet manages, the identity every API client
+ * presents ({@link #tls}): with rotation, the {@link ClientCertificateManager}'s current
+ * certificate, whose rotations renew the clients' connections ({@link ClientIdentity#renew});
+ * without, the kubeconfig's certificate.
  *
  * <p>fabric8 reads neither a PEM file holding both the certificate and the key (as bootstrap writes
  * {@code kubelet-client-current.pem} and the kubeconfig names it twice) nor an EC key without its
@@ -95,10 +93,7 @@ public final class ClientCertificates implements Lifecycle {
   public Config load() throws InterruptedException {
     Optional<ClientCertificate> cert = Optional.empty();
     if (options.bootstrapNeeded()) {
-      cert =
-          new Bootstrap(options, nodeName, new Clients(), time, events)
-              .loadRetrying()
-              .certificate();
+      cert = ClientCertificateManager.bootstrap(options, nodeName, new Clients(), time, events);
     }
     Config config = Kubeconfig.load(options.kubeconfig(), time.clock());
     if (cert.isEmpty() && bothInOneFile(config)) {
@@ -120,7 +115,7 @@ public final class ClientCertificates implements Lifecycle {
           "the certificate authority of " + options.kubeconfig() + " cannot be used: " + e);
     }
     if (options.rotationEnabled()) {
-      seedStore(cert.get());
+      ClientCertificateManager.seed(options, cert.get(), time.clock());
       manager = ClientCertificateManager.create(options, nodeName, new Clients(), time, events);
       identity = new ClientIdentity(CertificateKeyManager.of(manager));
       ClientIdentity renewing = identity;
@@ -175,8 +170,8 @@ public final class ClientCertificates implements Lifecycle {
         () ->
             node.lastReported()
                 .filter(n -> n.getStatus() != null)
-                .map(n -> Sans.fromNodeAddresses(n.getStatus().getAddresses())),
-        new ApiSigningRequests(client, false),
+                .map(n -> n.getStatus().getAddresses()),
+        SigningRequests.over(client, false),
         time,
         events);
   }
@@ -211,25 +206,8 @@ public final class ClientCertificates implements Lifecycle {
   private ClientCertificate readPair(Path pem) {
     try {
       return ClientCertificate.read(pem);
-    } catch (CertificateStore.StoreException e) {
+    } catch (StoreException e) {
       throw new ConfigException("--kubeconfig", e.getMessage());
-    }
-  }
-
-  /**
-   * With rotation on, a kubeconfig's own certificate (in files of its own) becomes the store's
-   * first one when the store has none, as upstream's file store falls back to the kubeconfig's
-   * files: the manager then renews it rather than requesting one at once.
-   */
-  private void seedStore(ClientCertificate cert) {
-    CertificateStore store =
-        CertificateStore.files(options.certDir(), CertificateOptions.CLIENT_PREFIX, time.clock());
-    try {
-      if (store.current().isEmpty()) {
-        store.update(cert);
-      }
-    } catch (CertificateStore.StoreException e) {
-      log.warn("Certificate rotation: the store's current certificate: {}", e.getMessage());
     }
   }
 
@@ -242,7 +220,7 @@ public final class ClientCertificates implements Lifecycle {
       }
       KeyManager[] keys = {CertificateKeyManager.fixed(certificate)};
       TrustManager[] t = trust;
-      return new ApiSigningRequests(
+      return SigningRequests.over(
           ApiHttpClients.small(new KubernetesClientBuilder().withConfig(base))
               .withHttpClientBuilderConsumer(b -> b.sslContext(keys, t))
               .build(),
@@ -257,7 +235,7 @@ public final class ClientCertificates implements Lifecycle {
       } catch (ConfigException e) {
         throw new IllegalArgumentException(e.problem(), e);
       }
-      return new ApiSigningRequests(
+      return SigningRequests.over(
           ApiHttpClients.small(new KubernetesClientBuilder().withConfig(c)).build(), true);
     }
   }

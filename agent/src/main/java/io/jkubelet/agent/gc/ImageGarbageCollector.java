@@ -5,7 +5,7 @@ package io.jkubelet.agent.gc;
  * ImageGCManager). Thread-safe.
  */
 public interface ImageGarbageCollector {
-  /** One that frees nothing: image garbage collection is off. */
+  /** One that frees nothing: what the eviction manager reclaims through when image GC is off. */
   ImageGarbageCollector NONE = () -> 0L;
 
   /** Deletes every image that no container uses and that is old enough; returns the bytes freed. */

@@ -15,7 +15,7 @@ import java.util.function.BooleanSupplier;
  * What container GC asks about a pod (upstream's {@code podStateProvider} and {@code
  * SourcesReadyProvider}), by its UID. Implementations are thread-safe.
  */
-public interface PodStates {
+interface PodStates {
   /**
    * Upstream's {@code IsPodDeleted}: not desired any more, evicted, or being deleted with no
    * container running.

@@ -13,11 +13,11 @@ import java.util.function.Predicate;
  *
  * <p>Thread-safe: it only reads the workers' state and asks the runtime.
  */
-public final class Reclaimed implements Predicate<Pod> {
+final class Reclaimed implements Predicate<Pod> {
   private final PodWorkers workers;
   private final Runtime runtime;
 
-  public Reclaimed(PodWorkers workers, Runtime runtime) {
+  Reclaimed(PodWorkers workers, Runtime runtime) {
     this.workers = workers;
     this.runtime = runtime;
   }

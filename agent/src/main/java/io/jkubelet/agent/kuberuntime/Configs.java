@@ -79,19 +79,18 @@ public final class Configs {
         }
       }
     }
-    return new SandboxConfig(
-            ref,
-            attempt,
-            image,
-            hostNetwork ? "" : hostname,
-            hostNetwork,
-            ports,
-            oomScoreAdj,
-            labels,
-            0,
-            SecurityContexts.sandbox(pod),
-            dns)
-        .withCgroupParent(cgroupParent);
+    return SandboxConfig.builder(ref, image)
+        .attempt(attempt)
+        .hostname(hostNetwork ? "" : hostname)
+        .hostNetwork(hostNetwork)
+        .ports(ports)
+        .oomScoreAdj(oomScoreAdj)
+        .labels(labels)
+        .cpuShares(0)
+        .security(SecurityContexts.sandbox(pod))
+        .dns(dns)
+        .cgroupParent(cgroupParent)
+        .build();
   }
 
   /** The config of one container with the runtime's default security and no termination log. */
@@ -147,22 +146,23 @@ public final class Configs {
     }
     List<ContainerConfig.Mount> mounts = new ArrayList<>(mounts(pod, c, volumePaths, envMap));
     mounts.addAll(kubeletMounts);
-    return new ContainerConfig(
-        Labels.containerName(ref, c.getName(), restartCount),
-        c.getImage(),
-        expand(c.getCommand(), envMap),
-        expand(c.getArgs(), envMap),
-        envList,
-        c.getWorkingDir(),
-        mounts,
-        resources(c),
-        containerLabels(pod, c, init, sandboxId, restartCount),
-        new ContainerConfig.Stdio(
-            Boolean.TRUE.equals(c.getTty()),
-            Boolean.TRUE.equals(c.getStdin()),
-            Boolean.TRUE.equals(c.getStdinOnce())),
-        security,
-        cgroupParent);
+    return ContainerConfig.builder(
+            Labels.containerName(ref, c.getName(), restartCount), c.getImage())
+        .entrypoint(expand(c.getCommand(), envMap))
+        .cmd(expand(c.getArgs(), envMap))
+        .env(envList)
+        .workingDir(c.getWorkingDir())
+        .mounts(mounts)
+        .resources(resources(c))
+        .labels(containerLabels(pod, c, init, sandboxId, restartCount))
+        .stdio(
+            new ContainerConfig.Stdio(
+                Boolean.TRUE.equals(c.getTty()),
+                Boolean.TRUE.equals(c.getStdin()),
+                Boolean.TRUE.equals(c.getStdinOnce())))
+        .security(security)
+        .cgroupParent(cgroupParent)
+        .build();
   }
 
   /** dockershim's labels of a container, with what jkubelet needs to adopt it after a restart. */
@@ -303,7 +303,7 @@ public final class Configs {
         limits != null && limits.get("memory") != null
             ? limits.get("memory").getNumericalAmount().longValue()
             : 0;
-    return new ContainerConfig.Resources(shares, quota, CFS_PERIOD_MICROS, memory);
+    return new ContainerConfig.Resources(shares, quota, CFS_PERIOD_MICROS, memory, 0);
   }
 
   /** upstream's MilliCPUToShares: 1024 per core, never under the kernel's minimum of 2. */

@@ -15,7 +15,6 @@ import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.lifecycle.HookRunner;
-import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pod.WaitingReasons;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerStatus;
@@ -61,25 +60,16 @@ final class ContainerStarter {
   private final ContainerKiller killer;
 
   ContainerStarter(
-      Runtime runtime,
-      ImagePuller images,
-      EventRecorder recorder,
-      Clock clock,
-      Backoff crashBackoff,
-      Supplier<String> hostIp,
-      PodObjects objects,
-      NodeContext node,
-      HookRunner hooks,
-      ContainerKiller killer) {
-    this.runtime = runtime;
-    this.images = images;
-    this.recorder = recorder;
-    this.clock = clock;
-    this.crashBackoff = crashBackoff;
-    this.hostIp = hostIp;
-    this.env = new EnvResolver(objects, node.allocatable());
-    this.node = node;
-    this.hooks = hooks;
+      RuntimeManager.Deps deps, RuntimeManager.Options options, ContainerKiller killer) {
+    this.runtime = deps.runtime();
+    this.images = deps.images();
+    this.recorder = deps.recorder();
+    this.clock = deps.clock();
+    this.crashBackoff = deps.crashBackoff();
+    this.hostIp = options.hostIp();
+    this.env = new EnvResolver(deps.objects(), options.node().allocatable());
+    this.node = options.node();
+    this.hooks = deps.hooks();
     this.killer = killer;
   }
 
@@ -175,6 +165,7 @@ final class ContainerStarter {
     config =
         config.withResources(
             config
+                .linux()
                 .resources()
                 .withOomScoreAdj(OomScoreAdj.container(pod, c, node.allocatable().memoryBytes())));
     String id;
@@ -229,7 +220,12 @@ final class ContainerStarter {
     List<ContainerConfig.Mount> mounts = new ArrayList<>();
     Path log = TerminationLogs.create(node, pod, c);
     if (log != null) {
-      mounts.add(new ContainerConfig.Mount(log.toString(), c.getTerminationMessagePath(), false));
+      mounts.add(
+          new ContainerConfig.Mount(
+              log.toString(),
+              c.getTerminationMessagePath(),
+              false,
+              ContainerConfig.Propagation.PRIVATE));
     }
     String ip = podIp.get();
     boolean ownHosts =
@@ -245,7 +241,12 @@ final class ContainerStarter {
                 List.of(ip),
                 PodHostname.of(pod, node.dns().clusterDomain()),
                 Path.of(HostsFile.CONTAINER_PATH));
-        mounts.add(new ContainerConfig.Mount(hosts.toString(), HostsFile.CONTAINER_PATH, false));
+        mounts.add(
+            new ContainerConfig.Mount(
+                hosts.toString(),
+                HostsFile.CONTAINER_PATH,
+                false,
+                ContainerConfig.Propagation.PRIVATE));
       } catch (java.io.IOException | IllegalArgumentException e) {
         throw new StartException(
             WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR,

@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Supplier;
@@ -63,32 +64,65 @@ public final class RuntimeManager {
   private final ContainerStarter starter;
   private final NodeContext node;
 
-  public RuntimeManager(
+  /**
+   * The collaborators.
+   *
+   * @param images pulls the pods' images and the sandbox image
+   * @param objects the secrets and configMaps containers' environments read
+   * @param crashBackoff the crash-loop backoff, keyed by pod and container
+   * @param recorder the pods' events
+   */
+  public record Deps(
       Runtime runtime,
       ImagePuller images,
       VolumeManager volumes,
-      EventRecorder recorder,
-      Clock clock,
-      Backoff crashBackoff,
-      String infraImage,
-      int oomScoreAdj,
-      Supplier<String> hostIp,
-      PodObjects objects,
-      ExecutorService parallel,
       HookRunner hooks,
-      NodeContext node) {
-    this.node = node;
-    this.runtime = runtime;
-    this.images = images;
-    this.volumes = volumes;
-    this.recorder = recorder;
-    this.crashBackoff = crashBackoff;
-    this.infraImage = infraImage;
-    this.oomScoreAdj = oomScoreAdj;
-    this.killer = new ContainerKiller(runtime, recorder, clock, parallel, hooks);
-    this.starter =
-        new ContainerStarter(
-            runtime, images, recorder, clock, crashBackoff, hostIp, objects, node, hooks, killer);
+      PodObjects objects,
+      Backoff crashBackoff,
+      EventRecorder recorder,
+      Clock clock) {
+    public Deps {
+      Objects.requireNonNull(runtime, "runtime");
+      Objects.requireNonNull(images, "images");
+      Objects.requireNonNull(volumes, "volumes");
+      Objects.requireNonNull(hooks, "hooks");
+      Objects.requireNonNull(objects, "objects");
+      Objects.requireNonNull(crashBackoff, "crashBackoff");
+      Objects.requireNonNull(recorder, "recorder");
+      Objects.requireNonNull(clock, "clock");
+    }
+  }
+
+  /**
+   * The settings, and what containers learn of their node.
+   *
+   * @param infraImage the sandbox image ({@code --pod-infra-container-image})
+   * @param oomScoreAdj the sandbox's OOM score adjustment ({@code podInfraOomScoreAdj})
+   * @param hostIp the node's IP, as {@code status.hostIP} for the downward API
+   */
+  public record Options(
+      String infraImage, int oomScoreAdj, NodeContext node, Supplier<String> hostIp) {
+    public Options {
+      Objects.requireNonNull(infraImage, "infraImage");
+      Objects.requireNonNull(node, "node");
+      Objects.requireNonNull(hostIp, "hostIp");
+    }
+  }
+
+  /**
+   * @param parallel where a pod's containers are stopped in parallel
+   */
+  public RuntimeManager(Deps deps, Options options, ExecutorService parallel) {
+    this.node = options.node();
+    this.runtime = deps.runtime();
+    this.images = deps.images();
+    this.volumes = deps.volumes();
+    this.recorder = deps.recorder();
+    this.crashBackoff = deps.crashBackoff();
+    this.infraImage = options.infraImage();
+    this.oomScoreAdj = options.oomScoreAdj();
+    this.killer = new ContainerKiller(runtime, recorder, deps.clock(), parallel, deps.hooks());
+    this.starter = new ContainerStarter(deps, options, killer);
   }
 
   /** A sync that could not get the pod going at all (sandbox, volumes): retried with backoff. */

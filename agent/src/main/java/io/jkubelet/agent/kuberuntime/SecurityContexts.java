@@ -170,13 +170,14 @@ final class SecurityContexts {
         user,
         groups(pod.getSpec().getSecurityContext()),
         Boolean.TRUE.equals(sc.getPrivileged()),
-        caps == null || caps.getAdd() == null ? List.of() : caps.getAdd(),
-        caps == null || caps.getDrop() == null ? List.of() : caps.getDrop(),
+        new ContainerConfig.Capabilities(
+            caps == null || caps.getAdd() == null ? List.of() : caps.getAdd(),
+            caps == null || caps.getDrop() == null ? List.of() : caps.getDrop()),
         Boolean.TRUE.equals(sc.getReadOnlyRootFilesystem()),
         Boolean.FALSE.equals(sc.getAllowPrivilegeEscalation()),
         seccomp,
-        pidMode(pod),
-        Boolean.TRUE.equals(pod.getSpec().getHostNetwork()));
+        new ContainerConfig.Namespaces(
+            pidMode(pod), Boolean.TRUE.equals(pod.getSpec().getHostNetwork())));
   }
 
   /** The sandbox's pod-level security: user, groups, host namespaces and sysctls. */

@@ -12,6 +12,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,34 +55,66 @@ public final class SyncLoop implements Lifecycle {
   private Thread thread;
 
   /**
-   * @param podByUid finds a desired pod by UID (for PLEG events and probe results)
-   * @param podsToSync pods due for their periodic resync or a retry (drains the work queue)
+   * What the loop reads of the desired pods.
+   *
+   * @param byUid finds a desired pod by UID (for PLEG events and probe results)
+   * @param toSync pods due for their periodic resync or a retry (drains the work queue)
    * @param sourcesReady whether every source has sent its first set; until then housekeeping does
    *     not run, so nothing is killed for being absent from a source that has not spoken yet
+   */
+  public record Pods(
+      Function<String, Optional<Pod>> byUid,
+      Supplier<List<Pod>> toSync,
+      BooleanSupplier sourcesReady) {
+    public Pods {
+      Objects.requireNonNull(byUid, "byUid");
+      Objects.requireNonNull(toSync, "toSync");
+      Objects.requireNonNull(sourcesReady, "sourcesReady");
+    }
+  }
+
+  /**
+   * The sync and housekeeping ticks: the channels of the select they go into, and their periods.
+   */
+  public record Ticks(
+      Select.Channel<Instant> sync,
+      Select.Channel<Instant> housekeeping,
+      Duration syncPeriod,
+      Duration housekeepingPeriod) {
+    public Ticks {
+      Objects.requireNonNull(sync, "sync");
+      Objects.requireNonNull(housekeeping, "housekeeping");
+      if (syncPeriod == null || !syncPeriod.isPositive()) {
+        throw new IllegalArgumentException("the sync period must be positive, got " + syncPeriod);
+      }
+      if (housekeepingPeriod == null || !housekeepingPeriod.isPositive()) {
+        throw new IllegalArgumentException(
+            "the housekeeping period must be positive, got " + housekeepingPeriod);
+      }
+    }
+  }
+
+  /**
+   * @param select the loop's input channels, the ticks' among them
    * @param schedulers makes the scheduler of the sync and housekeeping tickers
    */
   public SyncLoop(
       SyncHandler handler,
-      Function<String, Optional<Pod>> podByUid,
-      Supplier<List<Pod>> podsToSync,
-      BooleanSupplier sourcesReady,
+      Pods pods,
       Select select,
-      Select.Channel<Instant> syncTicks,
-      Select.Channel<Instant> housekeepingTicks,
+      Ticks ticks,
       Clock clock,
-      Duration syncPeriod,
-      Duration housekeepingPeriod,
       Schedulers schedulers) {
     this.handler = handler;
-    this.podByUid = podByUid;
-    this.podsToSync = podsToSync;
-    this.sourcesReady = sourcesReady;
+    this.podByUid = pods.byUid();
+    this.podsToSync = pods.toSync();
+    this.sourcesReady = pods.sourcesReady();
     this.select = select;
-    this.syncTicks = syncTicks;
-    this.housekeepingTicks = housekeepingTicks;
+    this.syncTicks = ticks.sync();
+    this.housekeepingTicks = ticks.housekeeping();
     this.clock = clock;
-    this.syncPeriod = syncPeriod;
-    this.housekeepingPeriod = housekeepingPeriod;
+    this.syncPeriod = ticks.syncPeriod();
+    this.housekeepingPeriod = ticks.housekeepingPeriod();
     this.schedulers = schedulers;
   }
 

@@ -31,7 +31,7 @@ final class CapabilityArgs {
   static ObjectNode of(SandboxConfig config, List<String> podCidrs) throws CniException {
     ObjectNode args = CniExec.JSON.createObjectNode();
     ArrayNode ports = args.putArray("portMappings");
-    for (SandboxConfig.PortMapping p : config.ports()) {
+    for (SandboxConfig.PortMapping p : config.network().ports()) {
       if (p.hostPort() <= 0) {
         continue;
       }

@@ -47,7 +47,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
 
   @Override
   public String runPodSandbox(SandboxConfig config) {
-    if (config.hostNetwork()) {
+    if (config.network().hostNetwork()) {
       return delegate.runPodSandbox(config);
     }
     Optional<String> notReady = plugin.status();
@@ -104,7 +104,8 @@ final class NetworkedRuntime extends ForwardingRuntime {
 
   /** Upstream drops a host port silently when no plugin maps it (kubernetes#31307). */
   private void warnUnmappedHostPorts(SandboxConfig config) {
-    if (config.ports().stream().anyMatch(p -> p.hostPort() > 0) && !plugin.mapsHostPorts()) {
+    if (config.network().ports().stream().anyMatch(p -> p.hostPort() > 0)
+        && !plugin.mapsHostPorts()) {
       PodRef pod = config.pod();
       recorder.eventf(
           Refs.pod(pod.namespace(), pod.name(), pod.uid()),
@@ -112,7 +113,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
           Reasons.HOST_PORT_IGNORED,
           "The pod asks for host ports %s, but the node's CNI network has no portMappings"
               + " capability: they are not mapped",
-          config.ports().stream()
+          config.network().ports().stream()
               .filter(p -> p.hostPort() > 0)
               .map(p -> Integer.toString(p.hostPort()))
               .toList());

@@ -3,18 +3,15 @@ package io.jkubelet.agent.node;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
-import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,42 +78,15 @@ final class ApiNodeStatusManager implements NodeStatusManager {
       NodeOptions options,
       KubernetesClient client,
       Time time,
-      NodeInfo machine,
-      Supplier<String> runtimeVersion,
-      Supplier<List<ImageSummary>> images,
-      Supplier<Health> readiness,
+      NodeStatusManager.Sources sources,
       EventRecorder recorder) {
-    this(
-        options,
-        client,
-        time,
-        machine,
-        runtimeVersion,
-        images,
-        readiness,
-        recorder,
-        NodeResources.NONE);
-  }
-
-  ApiNodeStatusManager(
-      NodeOptions options,
-      KubernetesClient client,
-      Time time,
-      NodeInfo machine,
-      Supplier<String> runtimeVersion,
-      Supplier<List<ImageSummary>> images,
-      Supplier<Health> readiness,
-      EventRecorder recorder,
-      NodeResources resources) {
     this.options = Objects.requireNonNull(options, "options");
     this.time = Objects.requireNonNull(time, "time");
     this.clock = time.clock();
     this.name = options.nodeName();
-    this.status =
-        new NodeStatusSync(
-            options, client, machine, runtimeVersion, images, readiness, recorder, resources);
-    this.registration = new NodeRegistration(options, client, machine, status);
-    this.lease = new NodeLease(client, name, options.leaseDurationSeconds());
+    this.status = new NodeStatusSync(options, client, sources, recorder);
+    this.registration = new NodeRegistration(options, client, sources.machine(), status);
+    this.lease = new NodeLease(client, name, options.heartbeat().leaseDurationSeconds());
   }
 
   @Override
@@ -129,9 +99,9 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     log.info(
         "NodeStatus: starting for node {}: status every {}, reported at least every {}, lease {}s",
         name,
-        Durations.format(options.statusUpdateFrequency()),
-        Durations.format(options.statusReportFrequency()),
-        options.leaseDurationSeconds());
+        Durations.format(options.heartbeat().statusUpdateFrequency()),
+        Durations.format(options.heartbeat().statusReportFrequency()),
+        options.heartbeat().leaseDurationSeconds());
     scheduler.after(Duration.ZERO, this::loop);
   }
 
@@ -325,7 +295,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
   }
 
   private Duration period() {
-    return options.statusUpdateFrequency();
+    return options.heartbeat().statusUpdateFrequency();
   }
 
   private static Instant latest(Instant a, Instant b) {

@@ -29,8 +29,8 @@ public final class HeartbeatClient {
    */
   public static KubernetesClient create(
       Config base, NodeOptions options, UnaryOperator<KubernetesClientBuilder> customize) {
-    Duration timeout = options.statusUpdateFrequency();
-    Duration lease = Duration.ofSeconds(options.leaseDurationSeconds());
+    Duration timeout = options.heartbeat().statusUpdateFrequency();
+    Duration lease = Duration.ofSeconds(options.heartbeat().leaseDurationSeconds());
     return create(base, timeout.compareTo(lease) > 0 ? lease : timeout, customize);
   }
 

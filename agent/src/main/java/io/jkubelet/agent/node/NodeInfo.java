@@ -24,39 +24,51 @@ import java.util.TreeMap;
  * @param cpus logical CPUs: the {@code processor} entries of {@code /proc/cpuinfo}
  * @param memoryBytes {@code MemTotal} of {@code /proc/meminfo}
  * @param ephemeralStorageBytes the total size of the filesystem holding the root directory
- * @param kernelVersion {@code /proc/sys/kernel/osrelease}
- * @param osImage {@code PRETTY_NAME} of {@code /etc/os-release}
- * @param operatingSystem always {@code linux}
- * @param architecture Go's name for it: {@code amd64}, {@code arm64}, ...
- * @param machineId {@code /etc/machine-id}, or "" when missing
- * @param systemUuid {@code /sys/class/dmi/id/product_uuid}, or the machine ID when unreadable
- * @param bootId {@code /proc/sys/kernel/random/boot_id}
  * @param hugePages each huge page size the kernel offers, as a quantity ({@code 2Mi}, {@code 1Gi}),
  *     to the bytes of it reserved ({@code nr_hugepages} times the size), from {@code
  *     /sys/kernel/mm/hugepages}
+ * @param system the kernel, operating system and identities of the host
  */
 public record NodeInfo(
     int cpus,
     long memoryBytes,
     long ephemeralStorageBytes,
-    String kernelVersion,
-    String osImage,
-    String operatingSystem,
-    String architecture,
-    String machineId,
-    String systemUuid,
-    String bootId,
-    Map<String, Long> hugePages) {
+    Map<String, Long> hugePages,
+    SystemInfo system) {
 
   public NodeInfo {
-    Objects.requireNonNull(kernelVersion, "kernelVersion");
-    Objects.requireNonNull(osImage, "osImage");
-    Objects.requireNonNull(operatingSystem, "operatingSystem");
-    Objects.requireNonNull(architecture, "architecture");
-    Objects.requireNonNull(machineId, "machineId");
-    Objects.requireNonNull(systemUuid, "systemUuid");
-    Objects.requireNonNull(bootId, "bootId");
     hugePages = Map.copyOf(hugePages);
+    Objects.requireNonNull(system, "system");
+  }
+
+  /**
+   * The host's part of the Node's {@code nodeInfo} (upstream's {@code NodeSystemInfo}).
+   *
+   * @param kernelVersion {@code /proc/sys/kernel/osrelease}
+   * @param osImage {@code PRETTY_NAME} of {@code /etc/os-release}
+   * @param operatingSystem always {@code linux}
+   * @param architecture Go's name for it: {@code amd64}, {@code arm64}, ...
+   * @param machineId {@code /etc/machine-id}, or "" when missing
+   * @param systemUuid {@code /sys/class/dmi/id/product_uuid}, or the machine ID when unreadable
+   * @param bootId {@code /proc/sys/kernel/random/boot_id}
+   */
+  public record SystemInfo(
+      String kernelVersion,
+      String osImage,
+      String operatingSystem,
+      String architecture,
+      String machineId,
+      String systemUuid,
+      String bootId) {
+    public SystemInfo {
+      Objects.requireNonNull(kernelVersion, "kernelVersion");
+      Objects.requireNonNull(osImage, "osImage");
+      Objects.requireNonNull(operatingSystem, "operatingSystem");
+      Objects.requireNonNull(architecture, "architecture");
+      Objects.requireNonNull(machineId, "machineId");
+      Objects.requireNonNull(systemUuid, "systemUuid");
+      Objects.requireNonNull(bootId, "bootId");
+    }
   }
 
   /** Where the host's files are; tests point these at fixtures. */
@@ -83,14 +95,15 @@ public record NodeInfo(
         cpus(proc.resolve("cpuinfo")),
         memTotal(proc.resolve("meminfo")),
         filesystemSize(rootDir),
-        readRequired(proc.resolve("sys/kernel/osrelease")),
-        prettyName(paths.etc().resolve("os-release")),
-        "linux",
-        architecture(osArch),
-        machineId,
-        readOptional(paths.sys().resolve("class/dmi/id/product_uuid")).orElse(machineId),
-        readRequired(proc.resolve("sys/kernel/random/boot_id")),
-        hugePages(paths.sys().resolve("kernel/mm/hugepages")));
+        hugePages(paths.sys().resolve("kernel/mm/hugepages")),
+        new NodeInfo.SystemInfo(
+            readRequired(proc.resolve("sys/kernel/osrelease")),
+            prettyName(paths.etc().resolve("os-release")),
+            "linux",
+            architecture(osArch),
+            machineId,
+            readOptional(paths.sys().resolve("class/dmi/id/product_uuid")).orElse(machineId),
+            readRequired(proc.resolve("sys/kernel/random/boot_id"))));
   }
 
   /** {@code hugepages-2048kB/nr_hugepages} and its siblings: size quantity to bytes reserved. */

@@ -19,29 +19,21 @@ import java.util.regex.Pattern;
  * @param nodeIp reported as the {@code InternalIP} address
  * @param hostname reported as the {@code Hostname} address and the {@code kubernetes.io/hostname}
  *     label; the node name when null or blank
- * @param extraLabels {@code --node-labels}; they override the default labels, as upstream
- * @param registerWithTaints {@code --register-with-taints}; set only when the Node is created
- * @param maxPods the {@code pods} capacity
+ * @param registration the labels and taints the Node is registered with
+ * @param capacity what the Node's capacity is made of
  * @param kubeletPort {@code daemonEndpoints.kubeletEndpoint.port}
- * @param rootDir the ephemeral-storage capacity is the size of the filesystem that holds it
  * @param kubeletVersion reported as kubeletVersion and kubeProxyVersion, e.g. "v1.20.2"
- * @param statusUpdateFrequency how often the status is computed and the Lease renewed (10 s)
- * @param statusReportFrequency how long an unchanged status may go unreported (5 min)
- * @param leaseDurationSeconds the Lease's {@code leaseDurationSeconds} (40)
+ * @param heartbeat how often the status and the Lease are written
  */
 public record NodeOptions(
     String nodeName,
     String nodeIp,
     String hostname,
-    Map<String, String> extraLabels,
-    List<Taint> registerWithTaints,
-    int maxPods,
+    Registration registration,
+    Capacity capacity,
     int kubeletPort,
-    Path rootDir,
     String kubeletVersion,
-    Duration statusUpdateFrequency,
-    Duration statusReportFrequency,
-    int leaseDurationSeconds) {
+    Heartbeat heartbeat) {
 
   public static final int DEFAULT_MAX_PODS = 110;
   public static final int DEFAULT_KUBELET_PORT = 10250;
@@ -56,10 +48,10 @@ public record NodeOptions(
   public NodeOptions {
     Objects.requireNonNull(nodeName, "nodeName");
     Objects.requireNonNull(nodeIp, "nodeIp");
-    Objects.requireNonNull(rootDir, "rootDir");
+    Objects.requireNonNull(registration, "registration");
+    Objects.requireNonNull(capacity, "capacity");
     Objects.requireNonNull(kubeletVersion, "kubeletVersion");
-    Objects.requireNonNull(statusUpdateFrequency, "statusUpdateFrequency");
-    Objects.requireNonNull(statusReportFrequency, "statusReportFrequency");
+    Objects.requireNonNull(heartbeat, "heartbeat");
     if (nodeName.length() > 253 || !DNS_SUBDOMAIN.matcher(nodeName).matches()) {
       throw new IllegalArgumentException(
           "node name must be a lowercase DNS subdomain (a-z, 0-9, '-' and '.'), got \""
@@ -70,14 +62,6 @@ public record NodeOptions(
       throw new IllegalArgumentException("node IP must not be empty");
     }
     hostname = hostname == null || hostname.isBlank() ? nodeName : hostname;
-    extraLabels = extraLabels == null ? Map.of() : copyLabels(extraLabels);
-    registerWithTaints =
-        registerWithTaints == null
-            ? List.of()
-            : registerWithTaints.stream().map(t -> new TaintBuilder(t).build()).toList();
-    if (maxPods <= 0) {
-      throw new IllegalArgumentException("maxPods must be positive, got " + maxPods);
-    }
     if (kubeletPort < 1 || kubeletPort > 65535) {
       throw new IllegalArgumentException(
           "kubelet port must be between 1 and 65535, got " + kubeletPort);
@@ -85,11 +69,66 @@ public record NodeOptions(
     if (kubeletVersion.isBlank()) {
       throw new IllegalArgumentException("kubelet version must not be empty");
     }
-    positive("statusUpdateFrequency", statusUpdateFrequency);
-    positive("statusReportFrequency", statusReportFrequency);
-    if (leaseDurationSeconds <= 0) {
-      throw new IllegalArgumentException(
-          "leaseDurationSeconds must be positive, got " + leaseDurationSeconds);
+  }
+
+  /**
+   * What the Node is registered with.
+   *
+   * @param extraLabels {@code --node-labels}; they override the default labels, as upstream
+   * @param taints {@code --register-with-taints}; set only when the Node is created
+   */
+  public record Registration(Map<String, String> extraLabels, List<Taint> taints) {
+    public static final Registration NONE = new Registration(Map.of(), List.of());
+
+    public Registration {
+      extraLabels = extraLabels == null ? Map.of() : copyLabels(extraLabels);
+      taints =
+          taints == null
+              ? List.of()
+              : taints.stream().map(t -> new TaintBuilder(t).build()).toList();
+    }
+  }
+
+  /**
+   * What the Node's capacity is made of.
+   *
+   * @param maxPods the {@code pods} capacity
+   * @param rootDir the ephemeral-storage capacity is the size of the filesystem that holds it
+   */
+  public record Capacity(int maxPods, Path rootDir) {
+    public Capacity {
+      Objects.requireNonNull(rootDir, "rootDir");
+      if (maxPods <= 0) {
+        throw new IllegalArgumentException("maxPods must be positive, got " + maxPods);
+      }
+    }
+  }
+
+  /**
+   * How often the Node's status and Lease are written.
+   *
+   * @param statusUpdateFrequency how often the status is computed and the Lease renewed (10 s)
+   * @param statusReportFrequency how long an unchanged status may go unreported (5 min)
+   * @param leaseDurationSeconds the Lease's {@code leaseDurationSeconds} (40)
+   */
+  public record Heartbeat(
+      Duration statusUpdateFrequency, Duration statusReportFrequency, int leaseDurationSeconds) {
+    /** Upstream's: 10 s, 5 min, 40 s. */
+    public static final Heartbeat DEFAULT =
+        new Heartbeat(
+            DEFAULT_STATUS_UPDATE_FREQUENCY,
+            DEFAULT_STATUS_REPORT_FREQUENCY,
+            DEFAULT_LEASE_DURATION_SECONDS);
+
+    public Heartbeat {
+      Objects.requireNonNull(statusUpdateFrequency, "statusUpdateFrequency");
+      Objects.requireNonNull(statusReportFrequency, "statusReportFrequency");
+      positive("statusUpdateFrequency", statusUpdateFrequency);
+      positive("statusReportFrequency", statusReportFrequency);
+      if (leaseDurationSeconds <= 0) {
+        throw new IllegalArgumentException(
+            "leaseDurationSeconds must be positive, got " + leaseDurationSeconds);
+      }
     }
   }
 
@@ -99,15 +138,11 @@ public record NodeOptions(
         nodeName,
         nodeIp,
         nodeName,
-        Map.of(),
-        List.of(),
-        DEFAULT_MAX_PODS,
+        Registration.NONE,
+        new Capacity(DEFAULT_MAX_PODS, rootDir),
         DEFAULT_KUBELET_PORT,
-        rootDir,
         DEFAULT_KUBELET_VERSION,
-        DEFAULT_STATUS_UPDATE_FREQUENCY,
-        DEFAULT_STATUS_REPORT_FREQUENCY,
-        DEFAULT_LEASE_DURATION_SECONDS);
+        Heartbeat.DEFAULT);
   }
 
   /** A copy with other update and report frequencies. */
@@ -116,15 +151,11 @@ public record NodeOptions(
         nodeName,
         nodeIp,
         hostname,
-        extraLabels,
-        registerWithTaints,
-        maxPods,
+        registration,
+        capacity,
         kubeletPort,
-        rootDir,
         kubeletVersion,
-        update,
-        report,
-        leaseDurationSeconds);
+        new Heartbeat(update, report, heartbeat.leaseDurationSeconds()));
   }
 
   /** A copy with other extra labels and taints. */
@@ -133,15 +164,11 @@ public record NodeOptions(
         nodeName,
         nodeIp,
         hostname,
-        labels,
-        taints,
-        maxPods,
+        new Registration(labels, taints),
+        capacity,
         kubeletPort,
-        rootDir,
         kubeletVersion,
-        statusUpdateFrequency,
-        statusReportFrequency,
-        leaseDurationSeconds);
+        heartbeat);
   }
 
   private static Map<String, String> copyLabels(Map<String, String> labels) {

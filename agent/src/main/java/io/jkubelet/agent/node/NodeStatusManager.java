@@ -7,6 +7,7 @@ import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Time;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -32,11 +33,8 @@ public interface NodeStatusManager extends Lifecycle {
   Optional<Node> lastReported();
 
   /**
-   * A manager that starts nothing until {@link #start()}.
+   * What the Node's status is computed from.
    *
-   * @param client a client for heartbeats only, e.g. from {@link HeartbeatClient#create}, so that a
-   *     busy main client never delays them; the caller closes it
-   * @param time the clock for the status times and the schedulers for the heartbeat thread
    * @param machine the host, from {@link HostFacts}
    * @param runtimeVersion e.g. {@code docker://20.10.24}; may throw while the runtime is down, and
    *     the last known version is then kept
@@ -44,43 +42,37 @@ public interface NodeStatusManager extends Lifecycle {
    *     down, and the last known list is then kept
    * @param readiness the health of the runtime, PLEG and sync loop; not OK makes the node Ready
    *     False with its message
+   * @param resources allocatable's reservation and the pressure conditions; {@link
+   *     NodeResources#NONE} for none
+   */
+  record Sources(
+      NodeInfo machine,
+      Supplier<String> runtimeVersion,
+      Supplier<List<ImageSummary>> images,
+      Supplier<Health> readiness,
+      NodeResources resources) {
+    public Sources {
+      Objects.requireNonNull(machine, "machine");
+      Objects.requireNonNull(runtimeVersion, "runtimeVersion");
+      Objects.requireNonNull(images, "images");
+      Objects.requireNonNull(readiness, "readiness");
+      Objects.requireNonNull(resources, "resources");
+    }
+  }
+
+  /**
+   * A manager that starts nothing until {@link #start()}.
+   *
+   * @param client a client for heartbeats only, e.g. from {@link HeartbeatClient#create}, so that a
+   *     busy main client never delays them; the caller closes it
    * @param recorder receives the node events (NodeReady, NodeHasSufficientMemory, ...)
    */
   static NodeStatusManager create(
       NodeOptions options,
       KubernetesClient client,
       Time time,
-      NodeInfo machine,
-      Supplier<String> runtimeVersion,
-      Supplier<List<ImageSummary>> images,
-      Supplier<Health> readiness,
+      Sources sources,
       EventRecorder recorder) {
-    return create(
-        options,
-        client,
-        time,
-        machine,
-        runtimeVersion,
-        images,
-        readiness,
-        recorder,
-        NodeResources.NONE);
-  }
-
-  /**
-   * As above, with allocatable's reservation and the pressure conditions from {@code resources}.
-   */
-  static NodeStatusManager create(
-      NodeOptions options,
-      KubernetesClient client,
-      Time time,
-      NodeInfo machine,
-      Supplier<String> runtimeVersion,
-      Supplier<List<ImageSummary>> images,
-      Supplier<Health> readiness,
-      EventRecorder recorder,
-      NodeResources resources) {
-    return new ApiNodeStatusManager(
-        options, client, time, machine, runtimeVersion, images, readiness, recorder, resources);
+    return new ApiNodeStatusManager(options, client, time, sources, recorder);
   }
 }

@@ -81,30 +81,15 @@ final class NodeStatusSync {
   NodeStatusSync(
       NodeOptions options,
       KubernetesClient client,
-      NodeInfo machine,
-      Supplier<String> runtimeVersion,
-      Supplier<List<ImageSummary>> images,
-      Supplier<Health> readiness,
+      NodeStatusManager.Sources sources,
       EventRecorder recorder) {
-    this(options, client, machine, runtimeVersion, images, readiness, recorder, NodeResources.NONE);
-  }
-
-  NodeStatusSync(
-      NodeOptions options,
-      KubernetesClient client,
-      NodeInfo machine,
-      Supplier<String> runtimeVersion,
-      Supplier<List<ImageSummary>> images,
-      Supplier<Health> readiness,
-      EventRecorder recorder,
-      NodeResources resources) {
-    this.resources = Objects.requireNonNull(resources, "resources");
+    this.resources = sources.resources();
     this.options = Objects.requireNonNull(options, "options");
     this.client = Objects.requireNonNull(client, "client");
-    this.machine = Objects.requireNonNull(machine, "machine");
-    this.runtimeVersion = Objects.requireNonNull(runtimeVersion, "runtimeVersion");
-    this.images = Objects.requireNonNull(images, "images");
-    this.readiness = Objects.requireNonNull(readiness, "readiness");
+    this.machine = sources.machine();
+    this.runtimeVersion = sources.runtimeVersion();
+    this.images = sources.images();
+    this.readiness = sources.readiness();
     this.recorder = Objects.requireNonNull(recorder, "recorder");
     this.name = options.nodeName();
   }
@@ -188,7 +173,8 @@ final class NodeStatusSync {
     boolean changed = NodeStatuses.changed(onServer, desired.status()) || !stale.isEmpty();
     String uid = current.getMetadata().getUid();
     Result synced = new Result.Synced(uid);
-    if (!NodeStatuses.shouldReport(changed, lastReportTime, now, options.statusReportFrequency())) {
+    if (!NodeStatuses.shouldReport(
+        changed, lastReportTime, now, options.heartbeat().statusReportFrequency())) {
       return ok(synced);
     }
     Node patched;
@@ -246,7 +232,9 @@ final class NodeStatusSync {
     String error = Errors.describeApi(e);
     String message =
         "NodeStatus: cannot sync the status of node {} ({} failed in a row): {}; retrying in {}";
-    Object[] args = {name, failures, error, Durations.format(options.statusUpdateFrequency())};
+    Object[] args = {
+      name, failures, error, Durations.format(options.heartbeat().statusUpdateFrequency())
+    };
     if (Errors.isRefused(e)) {
       log.error(message, args); // retrying will not help until someone fixes it
     } else {

@@ -60,12 +60,12 @@ final class NodeStatuses {
   /** The default labels, then the extra ones, which override them as upstream. */
   static Map<String, String> labels(NodeOptions o, NodeInfo m) {
     Map<String, String> labels = new LinkedHashMap<>();
-    labels.put("beta.kubernetes.io/arch", m.architecture());
-    labels.put("beta.kubernetes.io/os", m.operatingSystem());
-    labels.put("kubernetes.io/arch", m.architecture());
+    labels.put("beta.kubernetes.io/arch", m.system().architecture());
+    labels.put("beta.kubernetes.io/os", m.system().operatingSystem());
+    labels.put("kubernetes.io/arch", m.system().architecture());
     labels.put("kubernetes.io/hostname", o.hostname());
-    labels.put("kubernetes.io/os", m.operatingSystem());
-    labels.putAll(o.extraLabels());
+    labels.put("kubernetes.io/os", m.system().operatingSystem());
+    labels.putAll(o.registration().extraLabels());
     return labels;
   }
 
@@ -80,7 +80,7 @@ final class NodeStatuses {
         .withAnnotations(Map.of(CONTROLLER_MANAGED_ATTACH_DETACH, "true"))
         .endMetadata()
         .withNewSpec()
-        .withTaints(o.registerWithTaints().isEmpty() ? null : o.registerWithTaints())
+        .withTaints(o.registration().taints().isEmpty() ? null : o.registration().taints())
         .endSpec()
         .withStatus(status)
         .build();
@@ -164,7 +164,7 @@ final class NodeStatuses {
     capacity.put("cpu", new Quantity(Integer.toString(m.cpus())));
     capacity.put("ephemeral-storage", new Quantity(Quantities.binarySi(m.ephemeralStorageBytes())));
     capacity.put("memory", new Quantity(Quantities.binarySi(m.memoryBytes())));
-    capacity.put("pods", new Quantity(Integer.toString(o.maxPods())));
+    capacity.put("pods", new Quantity(Integer.toString(o.capacity().maxPods())));
     m.hugePages()
         .forEach(
             (size, bytes) ->
@@ -174,16 +174,16 @@ final class NodeStatuses {
 
   private static NodeSystemInfo nodeInfo(NodeOptions o, NodeInfo m, String runtimeVersion) {
     return new NodeSystemInfoBuilder()
-        .withMachineID(m.machineId())
-        .withSystemUUID(m.systemUuid())
-        .withBootID(m.bootId())
-        .withKernelVersion(m.kernelVersion())
-        .withOsImage(m.osImage())
+        .withMachineID(m.system().machineId())
+        .withSystemUUID(m.system().systemUuid())
+        .withBootID(m.system().bootId())
+        .withKernelVersion(m.system().kernelVersion())
+        .withOsImage(m.system().osImage())
         .withContainerRuntimeVersion(runtimeVersion)
         .withKubeletVersion(o.kubeletVersion())
         .withKubeProxyVersion(o.kubeletVersion())
-        .withOperatingSystem(m.operatingSystem())
-        .withArchitecture(m.architecture())
+        .withOperatingSystem(m.system().operatingSystem())
+        .withArchitecture(m.system().architecture())
         .build();
   }
 

@@ -99,19 +99,8 @@ public final class GenericPleg implements Pleg {
    * @param schedulers makes the scheduler the relists run on
    * @param sink receives events; returns false when it had no room, and the event is logged as
    *     dropped (the periodic resync recovers from it)
+   * @param listener told of every relist; {@link RelistListener#NONE} for none
    */
-  public GenericPleg(
-      Runtime runtime,
-      PodCache cache,
-      Clock clock,
-      Schedulers schedulers,
-      Duration period,
-      Duration healthThreshold,
-      Predicate<PodLifecycleEvent> sink) {
-    this(runtime, cache, clock, schedulers, period, healthThreshold, sink, RelistListener.NONE);
-  }
-
-  /** With a listener told of every relist. */
   public GenericPleg(
       Runtime runtime,
       PodCache cache,

@@ -5,163 +5,175 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * What a pod sandbox is made of. The container name and labels are computed by {@link Labels}.
+ * What a pod sandbox is made of, as the CRI's {@code PodSandboxConfig}. The container name and
+ * labels are computed by {@link Labels}. Built by {@link #builder}, whose defaults are the
+ * runtime's.
  *
  * @param pod the pod
  * @param attempt the sandbox attempt (0 for the first, +1 for each re-creation)
  * @param image the pause image
  * @param hostname the hostname inside the pod, or "" for host networking
- * @param hostNetwork whether the pod shares the node's network namespace
- * @param ports the host port mappings of all containers of the pod
- * @param oomScoreAdj the OOM score adjustment asked for; implementations fall back to 0 with a
- *     warning when the host refuses a negative value
  * @param labels the container labels
- * @param cpuShares CPU shares for the sandbox (2 is Docker's minimum), or 0 for the default
- * @param security the pod-level user, groups, namespaces and sysctls
- * @param dns the sandbox's resolv.conf, shared by its containers; null keeps the runtime's
  * @param annotations the pod's annotations (a network plugin reads its bandwidth from them)
- * @param pluginNetwork whether a network plugin gives the sandbox its network: the runtime then
- *     creates it with none of its own (no bridge, no port bindings), as dockershim with CNI
- * @param cgroupParent the cgroup the sandbox goes under (the pod's cgroup, Docker's {@code
- *     HostConfig.CgroupParent}), or "" for the runtime's default
+ * @param network the sandbox's network
+ * @param linux its cgroup, resources and security
  */
 public record SandboxConfig(
     PodRef pod,
     int attempt,
     String image,
     String hostname,
-    boolean hostNetwork,
-    List<PortMapping> ports,
-    int oomScoreAdj,
     Map<String, String> labels,
-    long cpuShares,
-    Security security,
-    Dns dns,
     Map<String, String> annotations,
-    boolean pluginNetwork,
-    String cgroupParent) {
-
-  /** A sandbox in the runtime's default cgroup parent. */
-  public SandboxConfig(
-      PodRef pod,
-      int attempt,
-      String image,
-      String hostname,
-      boolean hostNetwork,
-      List<PortMapping> ports,
-      int oomScoreAdj,
-      Map<String, String> labels,
-      long cpuShares,
-      Security security,
-      Dns dns,
-      Map<String, String> annotations,
-      boolean pluginNetwork) {
-    this(
-        pod,
-        attempt,
-        image,
-        hostname,
-        hostNetwork,
-        ports,
-        oomScoreAdj,
-        labels,
-        cpuShares,
-        security,
-        dns,
-        annotations,
-        pluginNetwork,
-        "");
-  }
-
-  /** A sandbox on the runtime's own network, without annotations. */
-  public SandboxConfig(
-      PodRef pod,
-      int attempt,
-      String image,
-      String hostname,
-      boolean hostNetwork,
-      List<PortMapping> ports,
-      int oomScoreAdj,
-      Map<String, String> labels,
-      long cpuShares,
-      Security security,
-      Dns dns) {
-    this(
-        pod,
-        attempt,
-        image,
-        hostname,
-        hostNetwork,
-        ports,
-        oomScoreAdj,
-        labels,
-        cpuShares,
-        security,
-        dns,
-        Map.of(),
-        false);
-  }
-
-  /** A sandbox with the runtime's resolv.conf. */
-  public SandboxConfig(
-      PodRef pod,
-      int attempt,
-      String image,
-      String hostname,
-      boolean hostNetwork,
-      List<PortMapping> ports,
-      int oomScoreAdj,
-      Map<String, String> labels,
-      long cpuShares,
-      Security security) {
-    this(
-        pod,
-        attempt,
-        image,
-        hostname,
-        hostNetwork,
-        ports,
-        oomScoreAdj,
-        labels,
-        cpuShares,
-        security,
-        null);
-  }
-
-  /** A sandbox with the default security: see {@link Security#DEFAULT}. */
-  public SandboxConfig(
-      PodRef pod,
-      int attempt,
-      String image,
-      String hostname,
-      boolean hostNetwork,
-      List<PortMapping> ports,
-      int oomScoreAdj,
-      Map<String, String> labels,
-      long cpuShares) {
-    this(
-        pod,
-        attempt,
-        image,
-        hostname,
-        hostNetwork,
-        ports,
-        oomScoreAdj,
-        labels,
-        cpuShares,
-        Security.DEFAULT);
-  }
+    Network network,
+    Linux linux) {
 
   public SandboxConfig {
     Objects.requireNonNull(pod, "pod");
     Objects.requireNonNull(image, "image");
-    ports = List.copyOf(ports);
     labels = Map.copyOf(labels);
     annotations = Map.copyOf(annotations);
-    Objects.requireNonNull(security, "security");
-    cgroupParent = cgroupParent == null ? "" : cgroupParent;
+    Objects.requireNonNull(network, "network");
+    Objects.requireNonNull(linux, "linux");
     if (attempt < 0) {
       throw new IllegalArgumentException("attempt must be >= 0, got " + attempt);
+    }
+  }
+
+  /**
+   * The sandbox's network.
+   *
+   * @param hostNetwork whether the pod shares the node's network namespace
+   * @param ports the host port mappings of all containers of the pod
+   * @param dns the sandbox's resolv.conf, shared by its containers; null keeps the runtime's
+   * @param pluginNetwork whether a network plugin gives the sandbox its network: the runtime then
+   *     creates it with none of its own (no bridge, no port bindings), as dockershim with CNI
+   */
+  public record Network(
+      boolean hostNetwork, List<PortMapping> ports, Dns dns, boolean pluginNetwork) {
+    public Network {
+      ports = List.copyOf(ports);
+    }
+  }
+
+  /**
+   * The sandbox's Linux settings, as the CRI's {@code LinuxPodSandboxConfig}.
+   *
+   * @param cgroupParent the cgroup the sandbox goes under (the pod's cgroup, Docker's {@code
+   *     HostConfig.CgroupParent}), or "" for the runtime's default
+   * @param cpuShares CPU shares for the sandbox (2 is Docker's minimum), or 0 for the default
+   * @param oomScoreAdj the OOM score adjustment asked for; implementations fall back to 0 with a
+   *     warning when the host refuses a negative value
+   * @param security the pod-level user, groups, namespaces and sysctls
+   */
+  public record Linux(String cgroupParent, long cpuShares, int oomScoreAdj, Security security) {
+    public Linux {
+      cgroupParent = cgroupParent == null ? "" : cgroupParent;
+      Objects.requireNonNull(security, "security");
+    }
+  }
+
+  /**
+   * A sandbox of {@code pod} from {@code image}: the first attempt, no hostname, on the runtime's
+   * own network with no ports, the runtime's resolv.conf and cgroup parent, no labels or
+   * annotations, default CPU shares and OOM score, {@link Security#DEFAULT}.
+   */
+  public static Builder builder(PodRef pod, String image) {
+    return new Builder(pod, image);
+  }
+
+  /** Builds a {@link SandboxConfig}; each setter replaces a default. Not thread-safe. */
+  public static final class Builder {
+    private final PodRef pod;
+    private final String image;
+    private int attempt;
+    private String hostname = "";
+    private boolean hostNetwork;
+    private List<PortMapping> ports = List.of();
+    private int oomScoreAdj;
+    private Map<String, String> labels = Map.of();
+    private long cpuShares;
+    private Security security = Security.DEFAULT;
+    private Dns dns;
+    private Map<String, String> annotations = Map.of();
+    private boolean pluginNetwork;
+    private String cgroupParent = "";
+
+    private Builder(PodRef pod, String image) {
+      this.pod = pod;
+      this.image = image;
+    }
+
+    public Builder attempt(int attempt) {
+      this.attempt = attempt;
+      return this;
+    }
+
+    public Builder hostname(String hostname) {
+      this.hostname = hostname;
+      return this;
+    }
+
+    public Builder hostNetwork(boolean hostNetwork) {
+      this.hostNetwork = hostNetwork;
+      return this;
+    }
+
+    public Builder ports(List<PortMapping> ports) {
+      this.ports = ports;
+      return this;
+    }
+
+    public Builder oomScoreAdj(int oomScoreAdj) {
+      this.oomScoreAdj = oomScoreAdj;
+      return this;
+    }
+
+    public Builder labels(Map<String, String> labels) {
+      this.labels = labels;
+      return this;
+    }
+
+    public Builder cpuShares(long cpuShares) {
+      this.cpuShares = cpuShares;
+      return this;
+    }
+
+    public Builder security(Security security) {
+      this.security = security;
+      return this;
+    }
+
+    public Builder dns(Dns dns) {
+      this.dns = dns;
+      return this;
+    }
+
+    public Builder annotations(Map<String, String> annotations) {
+      this.annotations = annotations;
+      return this;
+    }
+
+    public Builder pluginNetwork(boolean pluginNetwork) {
+      this.pluginNetwork = pluginNetwork;
+      return this;
+    }
+
+    public Builder cgroupParent(String cgroupParent) {
+      this.cgroupParent = cgroupParent;
+      return this;
+    }
+
+    public SandboxConfig build() {
+      return new SandboxConfig(
+          pod,
+          attempt,
+          image,
+          hostname,
+          labels,
+          annotations,
+          new Network(hostNetwork, ports, dns, pluginNetwork),
+          new Linux(cgroupParent, cpuShares, oomScoreAdj, security));
     }
   }
 
@@ -195,23 +207,17 @@ public record SandboxConfig(
    * sandbox stays on the host's.
    */
   public SandboxConfig onPluginNetwork() {
-    return hostNetwork
+    return network.hostNetwork()
         ? this
         : new SandboxConfig(
             pod,
             attempt,
             image,
             hostname,
-            false,
-            ports,
-            oomScoreAdj,
             labels,
-            cpuShares,
-            security,
-            dns,
             annotations,
-            true,
-            cgroupParent);
+            new Network(false, network.ports(), network.dns(), true),
+            linux);
   }
 
   /** This sandbox under {@code parent}, a cgroup parent as Docker's {@code CgroupParent}. */
@@ -221,16 +227,10 @@ public record SandboxConfig(
         attempt,
         image,
         hostname,
-        hostNetwork,
-        ports,
-        oomScoreAdj,
         labels,
-        cpuShares,
-        security,
-        dns,
         annotations,
-        pluginNetwork,
-        parent);
+        network,
+        new Linux(parent, linux.cpuShares(), linux.oomScoreAdj(), linux.security()));
   }
 
   /** The Docker container name, {@code k8s_POD_<pod>_<ns>_<uid>_<attempt>}. */

@@ -95,8 +95,8 @@ final class CgroupSummaryProvider implements SummaryProvider {
     this.node = node;
     this.pods = pods;
     this.clock = clock;
-    this.cgroups = new Cgroups(options.cgroupRoot(), options.podCgroups());
-    this.proc = new ProcFs(options.procRoot());
+    this.cgroups = new Cgroups(options.host().cgroupRoot(), options.podCgroups().byUid());
+    this.proc = new ProcFs(options.host().procRoot());
     this.storage = new PodStorage(options, clock, VOLUME_TTL);
   }
 
@@ -160,7 +160,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
     String time = time(now);
     Long cpuNanos = cpuNanos("").filter(n -> n > 0).or(proc::cpuNanos).orElse(null);
     CpuStats cpu = cpuNanos == null ? null : cpu(NODE, cpuNanos, now, next);
-    String podsCgroup = options.podCgroupRoot();
+    String podsCgroup = options.podCgroups().root();
     CpuStats podsCpu =
         podsCgroup == null
             ? null

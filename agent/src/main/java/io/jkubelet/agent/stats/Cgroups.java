@@ -54,10 +54,6 @@ final class Cgroups {
   private final Map<String, String> relByContainer = new ConcurrentHashMap<>();
   private final java.util.function.Function<String, List<String>> podCgroups;
 
-  Cgroups(Path root) {
-    this(root, uid -> List.of());
-  }
-
   /**
    * @param podCgroups by pod uid, the paths below a hierarchy where the pod's cgroup may be
    */

@@ -56,9 +56,9 @@ final class HostNodeReader implements NodeReader {
   HostNodeReader(StatsOptions options, Clock clock) {
     this.options = options;
     this.clock = clock;
-    this.cgroups = new Cgroups(options.cgroupRoot());
-    this.proc = new ProcFs(options.procRoot());
-    String root = options.podCgroupRoot();
+    this.cgroups = new Cgroups(options.host().cgroupRoot(), StatsOptions.PodCgroups.NONE.byUid());
+    this.proc = new ProcFs(options.host().procRoot());
+    String root = options.podCgroups().root();
     this.pods = root == null ? null : root.startsWith("/") ? root.substring(1) : root;
     this.engineRoot = new EngineRoot(options.imageFsDir(), clock);
   }

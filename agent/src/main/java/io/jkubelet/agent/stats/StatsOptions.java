@@ -18,16 +18,10 @@ import java.util.function.Supplier;
  *     {@code runtime.imageFs}; asked until it answers, and while it answers null the root
  *     directory's is used
  * @param podLogs where containers' log files are, for each container's {@code logs}; null for none
- * @param cgroupRoot where the cgroup hierarchy is mounted
- * @param procRoot where proc is mounted
+ * @param host where the host's cgroup hierarchy and proc are mounted
  * @param ttl how long a computed summary is served again: scrapes that come together share one
  *     reading of the files
- * @param podCgroups by pod uid, where below each hierarchy the pod's cgroup may be (e.g. {@code
- *     kubepods/burstable/pod<uid>}): its containers are looked for in there as well as where Docker
- *     puts them by default
- * @param podCgroupRoot where below each hierarchy {@code kubepods} is (e.g. {@code /kubepods}), the
- *     {@code pods} system container and the {@code allocatableMemory.available} signal; null
- *     without {@code cgroupsPerQOS}
+ * @param podCgroups where the pods' cgroups are, with {@code cgroupsPerQOS}
  */
 public record StatsOptions(
     String nodeName,
@@ -35,56 +29,55 @@ public record StatsOptions(
     Path rootDir,
     Supplier<Path> imageFsDir,
     PodLogPaths podLogs,
-    Path cgroupRoot,
-    Path procRoot,
+    Host host,
     Duration ttl,
-    Function<String, List<String>> podCgroups,
-    String podCgroupRoot) {
+    PodCgroups podCgroups) {
 
-  /** Containers only where Docker puts them by default; no {@code kubepods}. */
-  public StatsOptions(
-      String nodeName,
-      long memoryCapacityBytes,
-      Path rootDir,
-      Path imageFsDir,
-      PodLogPaths podLogs,
-      Path cgroupRoot,
-      Path procRoot,
-      Duration ttl) {
-    this(
-        nodeName,
-        memoryCapacityBytes,
-        rootDir,
-        imageFsDir,
-        podLogs,
-        cgroupRoot,
-        procRoot,
-        ttl,
-        uid -> List.of());
+  public StatsOptions {
+    Objects.requireNonNull(nodeName, "nodeName");
+    Objects.requireNonNull(rootDir, "rootDir");
+    Objects.requireNonNull(imageFsDir, "imageFsDir");
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(ttl, "ttl");
+    Objects.requireNonNull(podCgroups, "podCgroups");
+    if (memoryCapacityBytes < 0 || ttl.isNegative()) {
+      throw new IllegalArgumentException("negative memory capacity or TTL");
+    }
   }
 
-  /** A known engine root directory (or null); no {@code kubepods}. */
-  public StatsOptions(
-      String nodeName,
-      long memoryCapacityBytes,
-      Path rootDir,
-      Path imageFsDir,
-      PodLogPaths podLogs,
-      Path cgroupRoot,
-      Path procRoot,
-      Duration ttl,
-      Function<String, List<String>> podCgroups) {
-    this(
-        nodeName,
-        memoryCapacityBytes,
-        rootDir,
-        () -> imageFsDir,
-        podLogs,
-        cgroupRoot,
-        procRoot,
-        ttl,
-        podCgroups,
-        null);
+  /**
+   * Where the host's files are; tests point these at fixtures.
+   *
+   * @param cgroupRoot where the cgroup hierarchy is mounted
+   * @param procRoot where proc is mounted
+   */
+  public record Host(Path cgroupRoot, Path procRoot) {
+    /** This host's: cgroups at {@code /sys/fs/cgroup}, proc at {@code /proc}. */
+    public static final Host THIS = new Host(Path.of("/sys/fs/cgroup"), Path.of("/proc"));
+
+    public Host {
+      Objects.requireNonNull(cgroupRoot, "cgroupRoot");
+      Objects.requireNonNull(procRoot, "procRoot");
+    }
+  }
+
+  /**
+   * Where the pods' cgroups are.
+   *
+   * @param byUid by pod uid, where below each hierarchy the pod's cgroup may be (e.g. {@code
+   *     kubepods/burstable/pod<uid>}): its containers are looked for in there as well as where
+   *     Docker puts them by default
+   * @param root where below each hierarchy {@code kubepods} is (e.g. {@code /kubepods}), the {@code
+   *     pods} system container and the {@code allocatableMemory.available} signal; null without
+   *     {@code cgroupsPerQOS}
+   */
+  public record PodCgroups(Function<String, List<String>> byUid, String root) {
+    /** Containers only where Docker puts them by default; no {@code kubepods}. */
+    public static final PodCgroups NONE = new PodCgroups(uid -> List.of(), null);
+
+    public PodCgroups {
+      Objects.requireNonNull(byUid, "byUid");
+    }
   }
 
   /** The default TTL: shorter than any scrape interval worth having. */
@@ -96,19 +89,6 @@ public record StatsOptions(
    * thresholds), a summary reads.
    */
   public static final Duration NODE_READING_MAX_AGE = Duration.ofSeconds(2);
-
-  public StatsOptions {
-    Objects.requireNonNull(nodeName, "nodeName");
-    Objects.requireNonNull(rootDir, "rootDir");
-    Objects.requireNonNull(imageFsDir, "imageFsDir");
-    Objects.requireNonNull(cgroupRoot, "cgroupRoot");
-    Objects.requireNonNull(procRoot, "procRoot");
-    Objects.requireNonNull(ttl, "ttl");
-    Objects.requireNonNull(podCgroups, "podCgroups");
-    if (memoryCapacityBytes < 0 || ttl.isNegative()) {
-      throw new IllegalArgumentException("negative memory capacity or TTL");
-    }
-  }
 
   /** This host's: cgroups at {@code /sys/fs/cgroup}, proc at {@code /proc}, the default TTL. */
   public static StatsOptions host(
@@ -125,10 +105,8 @@ public record StatsOptions(
         rootDir,
         imageFsDir,
         podLogs,
-        Path.of("/sys/fs/cgroup"),
-        Path.of("/proc"),
+        Host.THIS,
         DEFAULT_TTL,
-        podCgroups,
-        podCgroupRoot);
+        new PodCgroups(podCgroups, podCgroupRoot));
   }
 }

@@ -33,6 +33,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -93,76 +94,76 @@ public final class PodSync implements PodSyncFn {
   }
 
   /**
-   * @param health what the probes say of a pod's containers, by pod UID
-   * @param failedProbes which probe a running container failed, so that it is restarted
-   * @param networkError why the pods' network is not ready, if it is not: pods on it then wait
+   * The collaborators.
+   *
+   * @param runtime the runtime, to re-inspect the pod after acting
+   * @param manager acts on the pod's containers
+   * @param cache the runtime's pod statuses, written after a re-inspect
+   * @param reasons why containers last failed to start, for their waiting reasons
    */
-  public PodSync(
+  public record Deps(
       Runtime runtime,
       RuntimeManager manager,
       PodCache cache,
       StatusManager statuses,
       ReasonCache reasons,
-      Clock clock,
-      Supplier<String> hostIp,
-      Predicate<Pod> rejected,
       OomEvents oomEvents,
       EventRecorder recorder,
-      Function<String, ContainerHealth> health,
-      Actions.FailedProbes failedProbes,
-      Supplier<Optional<String>> networkError) {
-    this(
-        runtime,
-        manager,
-        cache,
-        statuses,
-        reasons,
-        clock,
-        hostIp,
-        rejected,
-        oomEvents,
-        recorder,
-        health,
-        failedProbes,
-        networkError,
-        Cgroups.NONE);
+      Clock clock) {
+    public Deps {
+      Objects.requireNonNull(runtime, "runtime");
+      Objects.requireNonNull(manager, "manager");
+      Objects.requireNonNull(cache, "cache");
+      Objects.requireNonNull(statuses, "statuses");
+      Objects.requireNonNull(reasons, "reasons");
+      Objects.requireNonNull(oomEvents, "oomEvents");
+      Objects.requireNonNull(recorder, "recorder");
+      Objects.requireNonNull(clock, "clock");
+    }
   }
 
   /**
+   * What a sync reads of the other subsystems.
+   *
+   * @param hostIp the node's IP, the status's {@code hostIP}
+   * @param rejected whether admission rejected the pod: it is then never run
    * @param health what the probes say of a pod's containers, by pod UID
    * @param failedProbes which probe a running container failed, so that it is restarted
    * @param networkError why the pods' network is not ready, if it is not: pods on it then wait
-   * @param cgroups the pods' cgroups
    */
-  public PodSync(
-      Runtime runtime,
-      RuntimeManager manager,
-      PodCache cache,
-      StatusManager statuses,
-      ReasonCache reasons,
-      Clock clock,
+  public record Inputs(
       Supplier<String> hostIp,
       Predicate<Pod> rejected,
-      OomEvents oomEvents,
-      EventRecorder recorder,
       Function<String, ContainerHealth> health,
       Actions.FailedProbes failedProbes,
-      Supplier<Optional<String>> networkError,
-      Cgroups cgroups) {
-    this.cgroups = cgroups;
-    this.networkError = networkError;
-    this.health = health;
-    this.failedProbes = failedProbes;
-    this.oomEvents = oomEvents;
-    this.recorder = recorder;
-    this.runtime = runtime;
-    this.manager = manager;
-    this.cache = cache;
-    this.statuses = statuses;
-    this.reasons = reasons;
-    this.clock = clock;
-    this.hostIp = hostIp;
-    this.rejected = rejected;
+      Supplier<Optional<String>> networkError) {
+    public Inputs {
+      Objects.requireNonNull(hostIp, "hostIp");
+      Objects.requireNonNull(rejected, "rejected");
+      Objects.requireNonNull(health, "health");
+      Objects.requireNonNull(failedProbes, "failedProbes");
+      Objects.requireNonNull(networkError, "networkError");
+    }
+  }
+
+  /**
+   * @param cgroups the pods' cgroups; {@link Cgroups#NONE} without {@code cgroupsPerQOS}
+   */
+  public PodSync(Deps deps, Inputs inputs, Cgroups cgroups) {
+    this.cgroups = Objects.requireNonNull(cgroups, "cgroups");
+    this.networkError = inputs.networkError();
+    this.health = inputs.health();
+    this.failedProbes = inputs.failedProbes();
+    this.oomEvents = deps.oomEvents();
+    this.recorder = deps.recorder();
+    this.runtime = deps.runtime();
+    this.manager = deps.manager();
+    this.cache = deps.cache();
+    this.statuses = deps.statuses();
+    this.reasons = deps.reasons();
+    this.clock = deps.clock();
+    this.hostIp = inputs.hostIp();
+    this.rejected = inputs.rejected();
   }
 
   @Override

@@ -112,11 +112,11 @@ public class MetricsScrapeBench {
                 "node-1",
                 8L << 30,
                 dir,
+                () -> null,
                 null,
-                null,
-                dir.resolve("cgroup"),
-                dir.resolve("proc"),
-                Duration.ZERO),
+                new StatsOptions.Host(dir.resolve("cgroup"), dir.resolve("proc")),
+                Duration.ZERO,
+                StatsOptions.PodCgroups.NONE),
             () -> pods,
             clock);
     metrics.registerResource(new ResourceCollector(summary::summary));

@@ -297,7 +297,7 @@ class ApiSigningRequestsApiTest extends SigningRequestsContract {
     }
 
     var manager =
-        new RotatingCertificateManager(
+        RotatingCertificateManager.client(
             options, nodeName, clients, Time.system(), events, () -> 0.0);
     manager.start();
     try {

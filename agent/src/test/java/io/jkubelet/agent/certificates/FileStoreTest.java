@@ -110,7 +110,7 @@ class FileStoreTest {
     Files.writeString(tmp.resolve("kubelet-client-updated.pem"), "x");
 
     assertThatThrownBy(() -> open(tmp))
-        .isInstanceOf(CertificateStore.StoreException.class)
+        .isInstanceOf(StoreException.class)
         .hasMessageContaining(tmp.resolve("kubelet-client-updated.pem").toString())
         .hasMessageContaining("to be a symlink");
   }
@@ -122,7 +122,7 @@ class FileStoreTest {
     Files.createSymbolicLink(tmp.resolve("kubelet-client-current.pem"), file);
 
     assertThatThrownBy(() -> open(tmp).current())
-        .isInstanceOf(CertificateStore.StoreException.class)
+        .isInstanceOf(StoreException.class)
         .hasMessageContaining("kubelet-client-current.pem");
   }
 

@@ -33,7 +33,7 @@ class RotatingCertificateManagerTest {
 
   private RotatingCertificateManager manager(DoubleSupplier random) {
     var m =
-        new RotatingCertificateManager(
+        RotatingCertificateManager.client(
             new CertificateOptions(
                 certDir.resolve("kubelet.conf"), bootstrap, certDir, true, false),
             "n1",

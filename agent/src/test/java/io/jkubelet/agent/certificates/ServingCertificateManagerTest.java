@@ -41,7 +41,7 @@ class ServingCertificateManagerTest {
       new AtomicReference<>(Optional.of(FIRST));
 
   private CertificateManager manager() {
-    return CertificateManager.serving(
+    return RotatingCertificateManager.serving(
         new CertificateOptions(certDir.resolve("kubelet.conf"), null, certDir, false, true),
         "node-a",
         addresses::get,

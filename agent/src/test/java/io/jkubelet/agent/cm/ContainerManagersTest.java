@@ -19,7 +19,11 @@ class ContainerManagersTest {
 
   private static final NodeInfo MACHINE =
       new NodeInfo(
-          2, 4L << 30, 100L << 30, "6.1.0", "Debian", "linux", "amd64", "m", "u", "b", Map.of());
+          2,
+          4L << 30,
+          100L << 30,
+          Map.of(),
+          new NodeInfo.SystemInfo("6.1.0", "Debian", "linux", "amd64", "m", "u", "b"));
 
   @Test
   void aDriverOtherThanDockersIsRefusedWithUpstreamsMessage() {

@@ -102,7 +102,11 @@ class NodeAllocatableTest {
 
   private static NodeInfo machine(Map<String, Long> hugePages) {
     return new NodeInfo(
-        4, 16 * GI, 100 * GI, "k", "os", "linux", "amd64", "m", "u", "b", hugePages);
+        4,
+        16 * GI,
+        100 * GI,
+        hugePages,
+        new NodeInfo.SystemInfo("k", "os", "linux", "amd64", "m", "u", "b"));
   }
 
   private static final ReservationSettings RESERVED =
@@ -163,7 +167,12 @@ class NodeAllocatableTest {
         .isCloseTo(10 * GI, org.assertj.core.data.Offset.offset(1000L));
     var starved =
         NodeAllocatable.of(
-            new NodeInfo(1, GI, GI, "k", "os", "linux", "amd64", "m", "u", "b", Map.of("1Gi", GI)),
+            new NodeInfo(
+                1,
+                GI,
+                GI,
+                Map.of("1Gi", GI),
+                new NodeInfo.SystemInfo("k", "os", "linux", "amd64", "m", "u", "b")),
             0,
             new ReservationSettings(Map.of("cpu", "2"), Map.of()),
             evictionHard(Map.of("memory.available", "100Mi")));

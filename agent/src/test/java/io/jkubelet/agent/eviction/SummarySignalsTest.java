@@ -87,11 +87,9 @@ class SummarySignalsTest {
             dir,
             () -> null,
             null,
-            dir.resolve("cg"),
-            dir.resolve("proc"),
+            new StatsOptions.Host(dir.resolve("cg"), dir.resolve("proc")),
             StatsOptions.DEFAULT_TTL,
-            uid -> List.of(),
-            "/kubepods");
+            new StatsOptions.PodCgroups(uid -> List.of(), "/kubepods"));
     NodeReader node = NodeReader.create(options, clock);
     SummaryProvider summary = SummaryProvider.create(options, node, List::of, clock);
     Fakes.Killer killer = new Fakes.Killer();

@@ -106,7 +106,7 @@ class ContainerGcDockerIT {
                     .filter(c -> !c.sandbox())
                     .allMatch(c -> c.state() == ContainerState.EXITED));
     ContainerGc gc =
-        new ContainerGc(
+        new RealContainerGc(
             runtime,
             null,
             new ContainerGcPolicy(Duration.ZERO, 2, -1),

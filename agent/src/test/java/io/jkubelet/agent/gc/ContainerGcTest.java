@@ -59,7 +59,7 @@ class ContainerGcTest {
   }
 
   private ContainerGc gc(int perContainer, int max, Duration minAge) {
-    return new ContainerGc(
+    return new RealContainerGc(
         runtime,
         null,
         new ContainerGcPolicy(minAge, perContainer, max),

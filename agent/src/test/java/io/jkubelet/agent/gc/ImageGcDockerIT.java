@@ -150,15 +150,16 @@ class ImageGcDockerIT {
     int percent = (int) (100 - usage.availableBytes() * 100 / usage.capacityBytes());
     assertThat(percent).as("the data root's usage, for the high threshold").isGreaterThan(11);
     ImageGcManager gc =
-        new ImageGcManager(
+        new RealImageGcManager(
+            new ImageGcManager.Options(
+                new ImageGcPolicy(percent - 10, 0, Duration.ofHours(1)),
+                tag("pause"),
+                Refs.node("imagegc-" + run),
+                ImageGcManager.PERIOD),
             images,
-            new ImageGcPolicy(percent - 10, 0, Duration.ofHours(1)),
-            tag("pause"),
             recorder,
-            Refs.node("imagegc-" + run),
             clock,
-            schedulers,
-            ImageGcManager.PERIOD);
+            schedulers);
     gc.start();
     try {
       schedulers.runDue(); // the first detection: the disk shown empty, nothing deleted

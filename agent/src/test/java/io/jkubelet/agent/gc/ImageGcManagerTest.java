@@ -34,15 +34,13 @@ class ImageGcManagerTest {
       };
 
   private ImageGcManager manager(int high, int low, Duration minAge) {
-    return new ImageGcManager(
+    return new RealImageGcManager(
+        new ImageGcManager.Options(
+            new ImageGcPolicy(high, low, minAge), PAUSE, Refs.node("n1"), PERIOD),
         images,
-        new ImageGcPolicy(high, low, minAge),
-        PAUSE,
         recorder,
-        Refs.node("n1"),
         clock,
-        schedulers,
-        PERIOD);
+        schedulers);
   }
 
   @Test

@@ -19,18 +19,19 @@ class ConfigsCgroupParentTest {
   void theSandboxGoesUnderThePodsCgroupAlsoOnAPluginsNetwork() {
     SandboxConfig sandbox = Configs.sandbox(POD, 0, "jkubelet/pause:3.2", 0, null, "p", PARENT);
 
-    assertThat(sandbox.cgroupParent()).isEqualTo(PARENT);
-    assertThat(sandbox.onPluginNetwork().cgroupParent()).isEqualTo(PARENT);
-    assertThat(sandbox.onPluginNetwork().pluginNetwork()).isTrue();
+    assertThat(sandbox.linux().cgroupParent()).isEqualTo(PARENT);
+    assertThat(sandbox.onPluginNetwork().linux().cgroupParent()).isEqualTo(PARENT);
+    assertThat(sandbox.onPluginNetwork().network().pluginNetwork()).isTrue();
   }
 
   @Test
   void withoutAParentTheSandboxAndContainersKeepTheRuntimesDefault() throws Exception {
-    assertThat(Configs.sandbox(POD, 0, "jkubelet/pause:3.2", 0, null, "p").cgroupParent())
+    assertThat(Configs.sandbox(POD, 0, "jkubelet/pause:3.2", 0, null, "p").linux().cgroupParent())
         .isEmpty();
     assertThat(
             Configs.container(
                     POD, POD.getSpec().getContainers().get(0), false, "sb", 0, Map.of(), List.of())
+                .linux()
                 .cgroupParent())
         .isEmpty();
   }
@@ -50,6 +51,6 @@ class ConfigsCgroupParentTest {
             List.of(),
             PARENT);
 
-    assertThat(c.cgroupParent()).isEqualTo(PARENT);
+    assertThat(c.linux().cgroupParent()).isEqualTo(PARENT);
   }
 }

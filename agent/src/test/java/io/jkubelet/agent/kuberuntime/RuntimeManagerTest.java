@@ -55,31 +55,33 @@ class RuntimeManagerTest {
   private RuntimeManager manager() {
     Backoff pull = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     return new RuntimeManager(
-        runtime,
-        new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
-        VolumeManager.create(
-            new VolumeManager.Options(
+        new RuntimeManager.Deps(
+            runtime,
+            new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
+            VolumeManager.create(
+                new VolumeManager.Options(
+                    root,
+                    objects,
+                    TokenSource.NONE,
+                    new FakeMounter(),
+                    recorder,
+                    clock,
+                    new NodeAllocatable(2000, 1L << 30, 1L << 34))),
+            hooks,
+            PodObjects.NONE,
+            new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
+            recorder,
+            clock),
+        new RuntimeManager.Options(
+            "jkubelet/pause:3.2",
+            0,
+            new NodeContext(
+                new NodeAllocatable(4000, 8L << 30, 100L << 30),
                 root,
-                objects,
-                TokenSource.NONE,
-                new FakeMounter(),
-                recorder,
-                clock,
-                new NodeAllocatable(2000, 1L << 30, 1L << 34))),
-        recorder,
-        clock,
-        new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
-        "jkubelet/pause:3.2",
-        0,
-        () -> "10.1.1.1",
-        PodObjects.NONE,
-        pool,
-        hooks,
-        new NodeContext(
-            new NodeAllocatable(4000, 8L << 30, 100L << 30),
-            root,
-            new PodDns(
-                List.of("10.0.0.10"), "cluster.local", "", () -> "10.1.1.1", "n", recorder)));
+                new PodDns(
+                    List.of("10.0.0.10"), "cluster.local", "", () -> "10.1.1.1", "n", recorder)),
+            () -> "10.1.1.1"),
+        pool);
   }
 
   @AfterEach
@@ -270,8 +272,8 @@ class RuntimeManagerTest {
                         new StartFailure(WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR, message)));
     assertThat(events).contains("Failed: Error: " + message);
     var started = runtime.named("u1", "named").get(0).config;
-    assertThat(started.security().user()).isEqualTo("1000");
-    assertThat(started.security().supplementalGroups()).containsExactly(42L);
+    assertThat(started.linux().security().user()).isEqualTo("1000");
+    assertThat(started.linux().security().supplementalGroups()).containsExactly(42L);
     assertThat(started.mounts())
         .filteredOn(m -> m.containerPath().equals("/dev/termination-log"))
         .singleElement()
@@ -539,8 +541,11 @@ class RuntimeManagerTest {
 
     // Burstable: 1000 - 1000 * 1 GiB / 8 GiB; a container without a request in a Burstable pod
     // gets the same formula with 0, which stops at 999.
-    assertThat(runtime.named("u9", "b").get(0).config.resources().oomScoreAdj()).isEqualTo(875);
-    assertThat(runtime.named("u9", "e").get(0).config.resources().oomScoreAdj()).isEqualTo(999);
-    assertThat(runtime.named("u10", "g").get(0).config.resources().oomScoreAdj()).isEqualTo(-997);
+    assertThat(runtime.named("u9", "b").get(0).config.linux().resources().oomScoreAdj())
+        .isEqualTo(875);
+    assertThat(runtime.named("u9", "e").get(0).config.linux().resources().oomScoreAdj())
+        .isEqualTo(999);
+    assertThat(runtime.named("u10", "g").get(0).config.linux().resources().oomScoreAdj())
+        .isEqualTo(-997);
   }
 }

@@ -55,11 +55,11 @@ class SecurityContextsTest {
     assertThat(s.supplementalGroups()).containsExactly(3000L, 4000L, 5000L);
     assertThat(s.readOnlyRootfs()).isTrue();
     assertThat(s.noNewPrivileges()).isTrue();
-    assertThat(s.addCapabilities()).containsExactly("NET_ADMIN");
-    assertThat(s.dropCapabilities()).containsExactly("ALL");
+    assertThat(s.capabilities().add()).containsExactly("NET_ADMIN");
+    assertThat(s.capabilities().drop()).containsExactly("ALL");
     assertThat(s.privileged()).isFalse();
     assertThat(s.seccompProfile()).isEmpty(); // dockershim: unconfined
-    assertThat(s.pid()).isEqualTo(ContainerConfig.NamespaceMode.CONTAINER);
+    assertThat(s.namespaces().pid()).isEqualTo(ContainerConfig.NamespaceMode.CONTAINER);
   }
 
   @Test
@@ -183,11 +183,13 @@ class SecurityContextsTest {
     assertThat(sandbox.hostIpc()).isTrue();
     assertThat(sandbox.hostPid()).isFalse();
     assertThat(sandbox.sysctls()).containsExactly(Map.entry("net.ipv4.tcp_syncookies", "1"));
-    assertThat(container(pod, ROOT_IMAGE).pid()).isEqualTo(ContainerConfig.NamespaceMode.POD);
+    assertThat(container(pod, ROOT_IMAGE).namespaces().pid())
+        .isEqualTo(ContainerConfig.NamespaceMode.POD);
 
     pod.getSpec().setHostPID(true);
     assertThat(SecurityContexts.sandbox(pod).hostPid()).isTrue();
-    assertThat(container(pod, ROOT_IMAGE).pid()).isEqualTo(ContainerConfig.NamespaceMode.NODE);
+    assertThat(container(pod, ROOT_IMAGE).namespaces().pid())
+        .isEqualTo(ContainerConfig.NamespaceMode.NODE);
   }
 
   @Test

@@ -69,32 +69,30 @@ class LogCollectorTest {
     }
     String sandbox =
         runtime.runPodSandbox(
-            new SandboxConfig(
-                pod,
-                0,
-                "pause",
-                pod.name(),
-                false,
-                List.of(),
-                0,
-                Labels.podLabels(pod, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX),
-                2));
+            SandboxConfig.builder(pod, "pause")
+                .attempt(0)
+                .hostname(pod.name())
+                .hostNetwork(false)
+                .ports(List.of())
+                .oomScoreAdj(0)
+                .labels(Labels.podLabels(pod, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX))
+                .cpuShares(2)
+                .build());
     Map<String, String> labels = new HashMap<>(Labels.podLabels(pod, name, Labels.TYPE_CONTAINER));
     labels.put(Labels.RESTART_COUNT, Integer.toString(restartCount));
     String id =
         runtime.createContainer(
             sandbox,
-            new ContainerConfig(
-                Labels.containerName(pod, name, restartCount),
-                "img",
-                List.of("sh"),
-                List.of(),
-                List.of(),
-                "",
-                List.of(),
-                ContainerConfig.Resources.NONE,
-                labels,
-                ContainerConfig.Stdio.NONE));
+            ContainerConfig.builder(Labels.containerName(pod, name, restartCount), "img")
+                .entrypoint(List.of("sh"))
+                .cmd(List.of())
+                .env(List.of())
+                .workingDir("")
+                .mounts(List.of())
+                .resources(ContainerConfig.Resources.NONE)
+                .labels(labels)
+                .stdio(ContainerConfig.Stdio.NONE)
+                .build());
     runtime.startContainer(id);
     return id;
   }

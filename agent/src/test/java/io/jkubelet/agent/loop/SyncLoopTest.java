@@ -75,15 +75,15 @@ class SyncLoopTest {
   private final SyncLoop loop =
       new SyncLoop(
           handler,
-          uid -> Optional.ofNullable(desired.get(uid)),
-          () -> due,
-          sourcesReady::get,
+          new SyncLoop.Pods(
+              uid -> Optional.ofNullable(desired.get(uid)), () -> due, sourcesReady::get),
           select,
-          select.channel("sync", 1, LoopInput.SyncTick::new),
-          select.channel("hk", 1, LoopInput.HousekeepingTick::new),
+          new SyncLoop.Ticks(
+              select.channel("sync", 1, LoopInput.SyncTick::new),
+              select.channel("hk", 1, LoopInput.HousekeepingTick::new),
+              Duration.ofSeconds(1),
+              Duration.ofSeconds(2)),
           clock,
-          Duration.ofSeconds(1),
-          Duration.ofSeconds(2),
           schedulers);
 
   @Test

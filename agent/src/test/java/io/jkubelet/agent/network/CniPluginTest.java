@@ -262,20 +262,19 @@ class CniPluginTest {
 
   private static SandboxConfig sandbox(
       PodRef pod, List<SandboxConfig.PortMapping> ports, Map<String, String> annotations) {
-    return new SandboxConfig(
-        pod,
-        0,
-        "jkubelet/pause:3.2",
-        pod.name(),
-        false,
-        ports,
-        0,
-        Labels.podLabels(pod, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX),
-        2,
-        SandboxConfig.Security.DEFAULT,
-        null,
-        annotations,
-        false);
+    return SandboxConfig.builder(pod, "jkubelet/pause:3.2")
+        .attempt(0)
+        .hostname(pod.name())
+        .hostNetwork(false)
+        .ports(ports)
+        .oomScoreAdj(0)
+        .labels(Labels.podLabels(pod, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX))
+        .cpuShares(2)
+        .security(SandboxConfig.Security.DEFAULT)
+        .dns(null)
+        .annotations(annotations)
+        .pluginNetwork(false)
+        .build();
   }
 
   private static String cniArgs(PodRef pod, String sandboxId) {

@@ -54,13 +54,13 @@ class NodeInfoTest {
 
     assertThat(info.cpus()).isEqualTo(3);
     assertThat(info.memoryBytes()).isEqualTo(16374784L * 1024);
-    assertThat(info.kernelVersion()).isEqualTo("6.1.0-18-amd64");
-    assertThat(info.osImage()).isEqualTo("Debian GNU/Linux 12 (bookworm)");
-    assertThat(info.operatingSystem()).isEqualTo("linux");
-    assertThat(info.architecture()).isEqualTo("amd64");
-    assertThat(info.machineId()).isEqualTo("3c1e9d0c5f0a4e7b9d2f6a8b1c3d5e7f");
-    assertThat(info.systemUuid()).isEqualTo("ec2d4f6a-0000-1111-2222-333344445555");
-    assertThat(info.bootId()).isEqualTo("0f6a3f5e-1b9e-4bb4-9d3b-1d5e9e0a1c2b");
+    assertThat(info.system().kernelVersion()).isEqualTo("6.1.0-18-amd64");
+    assertThat(info.system().osImage()).isEqualTo("Debian GNU/Linux 12 (bookworm)");
+    assertThat(info.system().operatingSystem()).isEqualTo("linux");
+    assertThat(info.system().architecture()).isEqualTo("amd64");
+    assertThat(info.system().machineId()).isEqualTo("3c1e9d0c5f0a4e7b9d2f6a8b1c3d5e7f");
+    assertThat(info.system().systemUuid()).isEqualTo("ec2d4f6a-0000-1111-2222-333344445555");
+    assertThat(info.system().bootId()).isEqualTo("0f6a3f5e-1b9e-4bb4-9d3b-1d5e9e0a1c2b");
   }
 
   @Test
@@ -93,21 +93,22 @@ class NodeInfoTest {
   @Test
   void systemUuidFallsBackToTheMachineIdAndOptionalFilesMayBeMissing() throws IOException {
     Files.delete(dir.resolve("sys/class/dmi/id/product_uuid"));
-    assertThat(NodeInfo.read(paths, dir, "amd64").systemUuid())
+    assertThat(NodeInfo.read(paths, dir, "amd64").system().systemUuid())
         .isEqualTo("3c1e9d0c5f0a4e7b9d2f6a8b1c3d5e7f");
 
     Files.delete(dir.resolve("etc/machine-id"));
     Files.delete(dir.resolve("etc/os-release"));
     NodeInfo info = NodeInfo.read(paths, dir, "amd64");
-    assertThat(info.machineId()).isEmpty();
-    assertThat(info.systemUuid()).isEmpty();
-    assertThat(info.osImage()).isEqualTo("Linux");
+    assertThat(info.system().machineId()).isEmpty();
+    assertThat(info.system().systemUuid()).isEmpty();
+    assertThat(info.system().osImage()).isEqualTo("Linux");
   }
 
   @Test
   void unquotedPrettyNameIsReadAsIs() throws IOException {
     write("etc/os-release", "NAME=Alpine\nPRETTY_NAME=Alpine Linux v3.19\n");
-    assertThat(NodeInfo.read(paths, dir, "amd64").osImage()).isEqualTo("Alpine Linux v3.19");
+    assertThat(NodeInfo.read(paths, dir, "amd64").system().osImage())
+        .isEqualTo("Alpine Linux v3.19");
   }
 
   @Test
@@ -143,8 +144,8 @@ class NodeInfoTest {
     NodeInfo info = NodeInfo.read(dir);
     assertThat(info.cpus()).isPositive();
     assertThat(info.memoryBytes()).isPositive();
-    assertThat(info.kernelVersion()).isNotEmpty();
-    assertThat(info.bootId()).isNotEmpty();
-    assertThat(info.architecture()).isIn("amd64", "arm64");
+    assertThat(info.system().kernelVersion()).isNotEmpty();
+    assertThat(info.system().bootId()).isNotEmpty();
+    assertThat(info.system().architecture()).isIn("amd64", "arm64");
   }
 }

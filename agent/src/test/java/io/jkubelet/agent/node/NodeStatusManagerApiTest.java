@@ -135,12 +135,9 @@ class NodeStatusManagerApiTest {
             options,
             heartbeat,
             time,
-            machine,
-            runtimeVersion,
-            images::get,
-            readiness,
-            recorder,
-            resources);
+            new NodeStatusManager.Sources(
+                machine, runtimeVersion, images::get, readiness, resources),
+            recorder);
     managers.add(m);
     return m;
   }
@@ -187,15 +184,13 @@ class NodeStatusManagerApiTest {
             nodeName,
             "10.1.2.3",
             "host-x",
-            NodeFlags.parseLabels("node.kubernetes.io/pool=blue,example.com/team=a"),
-            NodeFlags.parseTaints("dedicated=gpu:NoSchedule,spot:PreferNoSchedule"),
-            42,
+            new NodeOptions.Registration(
+                NodeFlags.parseLabels("node.kubernetes.io/pool=blue,example.com/team=a"),
+                NodeFlags.parseTaints("dedicated=gpu:NoSchedule,spot:PreferNoSchedule")),
+            new NodeOptions.Capacity(42, rootDir),
             10250,
-            rootDir,
             "v1.20.2",
-            FAST,
-            Duration.ofMinutes(5),
-            40);
+            new NodeOptions.Heartbeat(FAST, Duration.ofMinutes(5), 40));
     ApiNodeStatusManager m = started(options, () -> Health.OK);
 
     Node node = awaitReady("True");
@@ -203,9 +198,9 @@ class NodeStatusManagerApiTest {
     assertThat(node.getMetadata().getLabels())
         .containsEntry("kubernetes.io/hostname", "host-x")
         .containsEntry("kubernetes.io/os", "linux")
-        .containsEntry("kubernetes.io/arch", machine.architecture())
+        .containsEntry("kubernetes.io/arch", machine.system().architecture())
         .containsEntry("beta.kubernetes.io/os", "linux")
-        .containsEntry("beta.kubernetes.io/arch", machine.architecture())
+        .containsEntry("beta.kubernetes.io/arch", machine.system().architecture())
         .containsEntry("node.kubernetes.io/pool", "blue")
         .containsEntry("example.com/team", "a");
     // The TaintNodesByCondition admission plugin adds node.kubernetes.io/not-ready on create.
@@ -240,16 +235,16 @@ class NodeStatusManagerApiTest {
         .extracting(a -> a.getType() + "=" + a.getAddress())
         .containsExactly("InternalIP=10.1.2.3", "Hostname=host-x");
     var info = status.getNodeInfo();
-    assertThat(info.getKernelVersion()).isEqualTo(machine.kernelVersion());
-    assertThat(info.getOsImage()).isEqualTo(machine.osImage());
+    assertThat(info.getKernelVersion()).isEqualTo(machine.system().kernelVersion());
+    assertThat(info.getOsImage()).isEqualTo(machine.system().osImage());
     assertThat(info.getContainerRuntimeVersion()).isEqualTo("docker://20.10.24");
     assertThat(info.getKubeletVersion()).isEqualTo("v1.20.2");
     assertThat(info.getKubeProxyVersion()).isEqualTo("v1.20.2");
     assertThat(info.getOperatingSystem()).isEqualTo("linux");
-    assertThat(info.getArchitecture()).isEqualTo(machine.architecture());
-    assertThat(info.getMachineID()).isEqualTo(machine.machineId());
-    assertThat(info.getSystemUUID()).isEqualTo(machine.systemUuid());
-    assertThat(info.getBootID()).isEqualTo(machine.bootId());
+    assertThat(info.getArchitecture()).isEqualTo(machine.system().architecture());
+    assertThat(info.getMachineID()).isEqualTo(machine.system().machineId());
+    assertThat(info.getSystemUUID()).isEqualTo(machine.system().systemUuid());
+    assertThat(info.getBootID()).isEqualTo(machine.system().bootId());
     assertThat(status.getDaemonEndpoints().getKubeletEndpoint().getPort()).isEqualTo(10250);
 
     NodeCondition ready = condition(node, "Ready");
@@ -505,10 +500,12 @@ class NodeStatusManagerApiTest {
             options(),
             heartbeat,
             Time.system(),
-            machine,
-            () -> "docker://20.10.24",
-            images::get,
-            () -> Health.OK,
+            new NodeStatusManager.Sources(
+                machine,
+                () -> "docker://20.10.24",
+                images::get,
+                () -> Health.OK,
+                NodeResources.NONE),
             recorder);
     managers.add(again);
     again.start();

@@ -67,10 +67,12 @@ class NodeStatusManagerUnreachableTest {
             options,
             client,
             new Time(clock, new RecordingSleeper(clock), schedulers),
-            NodeStatusesTest.MACHINE,
-            () -> "docker://20.10.24",
-            List::of,
-            () -> Health.OK,
+            new NodeStatusManager.Sources(
+                NodeStatusesTest.MACHINE,
+                () -> "docker://20.10.24",
+                List::of,
+                () -> Health.OK,
+                NodeResources.NONE),
             EventRecorder.NOOP);
   }
 

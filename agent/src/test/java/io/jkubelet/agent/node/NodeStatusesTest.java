@@ -34,14 +34,15 @@ class NodeStatusesTest {
           4,
           16374784L * 1024,
           100L * 1024 * 1024 * 1024,
-          "6.1.0-18-amd64",
-          "Debian GNU/Linux 12 (bookworm)",
-          "linux",
-          "amd64",
-          "machine-1",
-          "uuid-1",
-          "boot-1",
-          Map.of("2Mi", 4L * 2 * 1024 * 1024, "1Gi", 0L));
+          Map.of("2Mi", 4L * 2 * 1024 * 1024, "1Gi", 0L),
+          new NodeInfo.SystemInfo(
+              "6.1.0-18-amd64",
+              "Debian GNU/Linux 12 (bookworm)",
+              "linux",
+              "amd64",
+              "machine-1",
+              "uuid-1",
+              "boot-1"));
   static final NodeOptions OPTIONS =
       NodeOptions.defaults("node-a", "10.0.0.7", Path.of("/var/lib/jkubelet"));
   static final String DOCKER = "docker://20.10.24";

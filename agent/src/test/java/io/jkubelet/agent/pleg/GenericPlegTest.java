@@ -32,21 +32,21 @@ class GenericPlegTest {
           schedulers,
           Duration.ofSeconds(1),
           Duration.ofMinutes(3),
-          events::add);
+          events::add,
+          GenericPleg.RelistListener.NONE);
   private final PodRef pod = new PodRef("u1", "p", "default");
 
   private String sandbox() {
     return runtime.runPodSandbox(
-        new SandboxConfig(
-            pod,
-            0,
-            "pause",
-            "p",
-            false,
-            List.of(),
-            0,
-            Labels.podLabels(pod, "POD", Labels.TYPE_SANDBOX),
-            0));
+        SandboxConfig.builder(pod, "pause")
+            .attempt(0)
+            .hostname("p")
+            .hostNetwork(false)
+            .ports(List.of())
+            .oomScoreAdj(0)
+            .labels(Labels.podLabels(pod, "POD", Labels.TYPE_SANDBOX))
+            .cpuShares(0)
+            .build());
   }
 
   @Test
@@ -57,16 +57,15 @@ class GenericPlegTest {
       PodRef p = new PodRef("u" + i, "p" + i, "default");
       pods.add(p);
       runtime.runPodSandbox(
-          new SandboxConfig(
-              p,
-              0,
-              "pause",
-              p.name(),
-              false,
-              List.of(),
-              0,
-              Labels.podLabels(p, "POD", Labels.TYPE_SANDBOX),
-              0));
+          SandboxConfig.builder(p, "pause")
+              .attempt(0)
+              .hostname(p.name())
+              .hostNetwork(false)
+              .ports(List.of())
+              .oomScoreAdj(0)
+              .labels(Labels.podLabels(p, "POD", Labels.TYPE_SANDBOX))
+              .cpuShares(0)
+              .build());
     }
     AtomicInteger inFlight = new AtomicInteger();
     AtomicInteger most = new AtomicInteger();
@@ -97,7 +96,8 @@ class GenericPlegTest {
             schedulers,
             Duration.ofSeconds(1),
             Duration.ofMinutes(3),
-            events::add);
+            events::add,
+            GenericPleg.RelistListener.NONE);
 
     parallel.relist();
 

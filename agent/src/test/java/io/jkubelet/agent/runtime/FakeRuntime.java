@@ -232,7 +232,9 @@ public final class FakeRuntime implements Runtime {
                 f.id,
                 Labels.trailingNumber(f.name),
                 ready,
-                ready && !f.sandboxConfig.hostNetwork() && !f.sandboxConfig.pluginNetwork()
+                ready
+                        && !f.sandboxConfig.network().hostNetwork()
+                        && !f.sandboxConfig.network().pluginNetwork()
                     ? "10.0.0." + (Integer.parseInt(f.id.substring(56), 16) % 250 + 2)
                     : "",
                 f.createdAt,

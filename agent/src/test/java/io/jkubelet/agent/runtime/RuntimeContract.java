@@ -229,7 +229,8 @@ public abstract class RuntimeContract {
     PodRef pod = newPod();
     String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
     String id =
-        start(sandboxId, app(pod, "hog", 0).resources(new Resources(0, 0, 0, OOM_LIMIT)).build());
+        start(
+            sandboxId, app(pod, "hog", 0).resources(new Resources(0, 0, 0, OOM_LIMIT, 0)).build());
 
     exceedMemory(id);
 
@@ -689,16 +690,15 @@ public abstract class RuntimeContract {
   }
 
   protected SandboxConfig sandbox(PodRef pod, int attempt, boolean hostNetwork) {
-    return new SandboxConfig(
-        pod,
-        attempt,
-        SANDBOX_IMAGE,
-        hostNetwork ? "" : pod.name(),
-        hostNetwork,
-        List.of(),
-        0,
-        labels(pod, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX),
-        2);
+    return SandboxConfig.builder(pod, SANDBOX_IMAGE)
+        .attempt(attempt)
+        .hostname(hostNetwork ? "" : pod.name())
+        .hostNetwork(hostNetwork)
+        .ports(List.of())
+        .oomScoreAdj(0)
+        .labels(labels(pod, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX))
+        .cpuShares(2)
+        .build();
   }
 
   private String start(String sandboxId, ContainerConfig config) {
@@ -751,17 +751,16 @@ public abstract class RuntimeContract {
 
     ContainerConfig build() {
       List<String> main = mainProcess();
-      return new ContainerConfig(
-          Labels.containerName(pod, name, restartCount),
-          image,
-          main.subList(0, 1),
-          main.subList(1, main.size()),
-          List.of(),
-          "",
-          List.of(),
-          resources,
-          labels,
-          ContainerConfig.Stdio.NONE);
+      return ContainerConfig.builder(Labels.containerName(pod, name, restartCount), image)
+          .entrypoint(main.subList(0, 1))
+          .cmd(main.subList(1, main.size()))
+          .env(List.of())
+          .workingDir("")
+          .mounts(List.of())
+          .resources(resources)
+          .labels(labels)
+          .stdio(ContainerConfig.Stdio.NONE)
+          .build();
     }
   }
 }

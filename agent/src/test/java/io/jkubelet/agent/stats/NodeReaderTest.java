@@ -35,11 +35,9 @@ class NodeReaderTest {
             dir,
             imageFs,
             null,
-            host.cgroup,
-            host.proc,
+            new StatsOptions.Host(host.cgroup, host.proc),
             Duration.ofSeconds(1),
-            uid -> List.of(),
-            kubepods),
+            new StatsOptions.PodCgroups(uid -> List.of(), kubepods)),
         clock);
   }
 

@@ -45,11 +45,11 @@ class SummaryProviderTest {
             "node-1",
             8_000_000_000L,
             dir,
-            engine,
+            () -> engine,
             new PodLogPaths(dir.resolve("log/pods"), dir.resolve("log/containers")),
-            host.cgroup,
-            host.proc,
-            ttl),
+            new StatsOptions.Host(host.cgroup, host.proc),
+            ttl,
+            StatsOptions.PodCgroups.NONE),
         () -> List.copyOf(pods),
         clock);
   }
@@ -99,16 +99,17 @@ class SummaryProviderTest {
                 "node-1",
                 8_000_000_000L,
                 dir,
+                () -> null,
                 null,
-                null,
-                host.cgroup,
-                host.proc,
+                new StatsOptions.Host(host.cgroup, host.proc),
                 Duration.ZERO,
-                uid ->
-                    List.of(
-                        "/kubepods/pod" + uid,
-                        "/kubepods/burstable/pod" + uid,
-                        "/kubepods/besteffort/pod" + uid)),
+                new StatsOptions.PodCgroups(
+                    uid ->
+                        List.of(
+                            "/kubepods/pod" + uid,
+                            "/kubepods/burstable/pod" + uid,
+                            "/kubepods/besteffort/pod" + uid),
+                    null)),
             () -> List.copyOf(pods),
             clock);
 
@@ -141,12 +142,12 @@ class SummaryProviderTest {
                 "node-1",
                 8_000_000_000L,
                 dir,
+                () -> null,
                 null,
-                null,
-                host.cgroup,
-                host.proc,
+                new StatsOptions.Host(host.cgroup, host.proc),
                 Duration.ZERO,
-                uid -> List.of("/kubepods/pod" + uid, "/kubepods/burstable/pod" + uid)),
+                new StatsOptions.PodCgroups(
+                    uid -> List.of("/kubepods/pod" + uid, "/kubepods/burstable/pod" + uid), null)),
             () -> List.copyOf(pods),
             clock);
 
@@ -273,11 +274,9 @@ class SummaryProviderTest {
             dir,
             () -> null,
             null,
-            host.cgroup,
-            host.proc,
+            new StatsOptions.Host(host.cgroup, host.proc),
             Duration.ofSeconds(1),
-            uid -> List.of(),
-            "/kubepods");
+            new StatsOptions.PodCgroups(uid -> List.of(), "/kubepods"));
     NodeReader node = NodeReader.create(options, clock);
     SummaryProvider provider =
         SummaryProvider.create(options, node, () -> List.copyOf(pods), clock);

@@ -225,24 +225,30 @@ class StreamingKubectlApiTest {
     sandboxLabels.put(Labels.NODE, node);
     String sandbox =
         runtime.runPodSandbox(
-            new SandboxConfig(
-                ref, 0, "jkubelet/pause:3.2", name, false, List.of(), 0, sandboxLabels, 2));
+            SandboxConfig.builder(ref, "jkubelet/pause:3.2")
+                .attempt(0)
+                .hostname(name)
+                .hostNetwork(false)
+                .ports(List.of())
+                .oomScoreAdj(0)
+                .labels(sandboxLabels)
+                .cpuShares(2)
+                .build());
     Map<String, String> labels = Labels.podLabels(ref, "c", Labels.TYPE_CONTAINER);
     labels.put(Labels.NODE, node);
     String c =
         runtime.createContainer(
             sandbox,
-            new ContainerConfig(
-                Labels.containerName(ref, "c", 0),
-                IMAGE,
-                command,
-                List.of(),
-                List.of(),
-                "",
-                List.of(),
-                ContainerConfig.Resources.NONE,
-                labels,
-                new ContainerConfig.Stdio(false, stdin, false)));
+            ContainerConfig.builder(Labels.containerName(ref, "c", 0), IMAGE)
+                .entrypoint(command)
+                .cmd(List.of())
+                .env(List.of())
+                .workingDir("")
+                .mounts(List.of())
+                .resources(ContainerConfig.Resources.NONE)
+                .labels(labels)
+                .stdio(new ContainerConfig.Stdio(false, stdin, false))
+                .build());
     runtime.startContainer(c);
     pods.add(pod);
     admin

@@ -46,30 +46,28 @@ final class TestStreamingServer implements AutoCloseable {
     pods.add(TestPods.builder("default", "web", UID).build());
     sandboxId =
         runtime.runPodSandbox(
-            new SandboxConfig(
-                ref,
-                0,
-                "pause",
-                "web",
-                false,
-                List.of(),
-                0,
-                Labels.podLabels(ref, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX),
-                2));
+            SandboxConfig.builder(ref, "pause")
+                .attempt(0)
+                .hostname("web")
+                .hostNetwork(false)
+                .ports(List.of())
+                .oomScoreAdj(0)
+                .labels(Labels.podLabels(ref, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX))
+                .cpuShares(2)
+                .build());
     containerId =
         runtime.createContainer(
             sandboxId,
-            new ContainerConfig(
-                Labels.containerName(ref, "app", 0),
-                "img",
-                null,
-                null,
-                List.of(),
-                "",
-                List.of(),
-                ContainerConfig.Resources.NONE,
-                Labels.podLabels(ref, "app", Labels.TYPE_CONTAINER),
-                ContainerConfig.Stdio.NONE));
+            ContainerConfig.builder(Labels.containerName(ref, "app", 0), "img")
+                .entrypoint(null)
+                .cmd(null)
+                .env(List.of())
+                .workingDir("")
+                .mounts(List.of())
+                .resources(ContainerConfig.Resources.NONE)
+                .labels(Labels.podLabels(ref, "app", Labels.TYPE_CONTAINER))
+                .stdio(ContainerConfig.Stdio.NONE)
+                .build());
     runtime.startContainer(containerId);
     StreamingRoutes routes =
         new StreamingRoutes(

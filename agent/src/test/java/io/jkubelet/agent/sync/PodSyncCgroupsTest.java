@@ -71,49 +71,53 @@ class PodSyncCgroupsTest {
   private RuntimeManager manager(java.util.function.Function<Pod, String> cgroupParent) {
     Backoff pull = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     return new RuntimeManager(
-        runtime,
-        new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
-        VolumeManager.create(
-            new VolumeManager.Options(
+        new RuntimeManager.Deps(
+            runtime,
+            new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
+            VolumeManager.create(
+                new VolumeManager.Options(
+                    root,
+                    PodObjects.NONE,
+                    TokenSource.NONE,
+                    new FakeMounter(),
+                    recorder,
+                    clock,
+                    new NodeAllocatable(2000, 1L << 30, 1L << 34))),
+            new HookRunner(runtime::exec, () -> null, new RecordingSleeper(clock)),
+            PodObjects.NONE,
+            new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
+            recorder,
+            clock),
+        new RuntimeManager.Options(
+            "jkubelet/pause:3.2",
+            0,
+            new NodeContext(
+                new NodeAllocatable(4000, 8L << 30, 100L << 30),
                 root,
-                PodObjects.NONE,
-                TokenSource.NONE,
-                new FakeMounter(),
-                recorder,
-                clock,
-                new NodeAllocatable(2000, 1L << 30, 1L << 34))),
-        recorder,
-        clock,
-        new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
-        "jkubelet/pause:3.2",
-        0,
-        () -> "10.1.1.1",
-        PodObjects.NONE,
-        pool,
-        new HookRunner(runtime::exec, () -> null, new RecordingSleeper(clock)),
-        new NodeContext(
-            new NodeAllocatable(4000, 8L << 30, 100L << 30),
-            root,
-            new PodDns(List.of(), "cluster.local", "", () -> "10.1.1.1", "n", recorder),
-            cgroupParent));
+                new PodDns(List.of(), "cluster.local", "", () -> "10.1.1.1", "n", recorder),
+                cgroupParent),
+            () -> "10.1.1.1"),
+        pool);
   }
 
   /** The pod sync with cgroups, or with none ({@code cgroupsPerQOS: false}). */
   private PodSync podSync(boolean withCgroups) {
     return new PodSync(
-        runtime,
-        manager(withCgroups ? cgroups::cgroupParent : p -> ""),
-        cache,
-        new LocalStatusManager(),
-        new ReasonCache(),
-        clock,
-        () -> "10.1.1.1",
-        p -> false,
-        new OomEvents(recorder, clock.instant()),
-        recorder,
-        uid -> ContainerHealth.NO_PROBES,
-        Actions.FailedProbes.NONE,
-        Optional::empty,
+        new PodSync.Deps(
+            runtime,
+            manager(withCgroups ? cgroups::cgroupParent : p -> ""),
+            cache,
+            new LocalStatusManager(),
+            new ReasonCache(),
+            new OomEvents(recorder, clock.instant()),
+            recorder,
+            clock),
+        new PodSync.Inputs(
+            () -> "10.1.1.1",
+            p -> false,
+            uid -> ContainerHealth.NO_PROBES,
+            Actions.FailedProbes.NONE,
+            Optional::empty),
         withCgroups
             ? new PodSync.Cgroups(cgroups, () -> List.of(pod("other", "Always")))
             : PodSync.Cgroups.NONE);
@@ -142,7 +146,7 @@ class PodSyncCgroupsTest {
   }
 
   private static String parent(FakeRuntime.Fake f) {
-    return f.sandbox ? f.sandboxConfig.cgroupParent() : f.config.cgroupParent();
+    return f.sandbox ? f.sandboxConfig.linux().cgroupParent() : f.config.linux().cgroupParent();
   }
 
   @Test

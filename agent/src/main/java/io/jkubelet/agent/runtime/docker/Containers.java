@@ -49,8 +49,10 @@ final class Containers {
   String create(String sandboxId, ContainerConfig config) {
     Objects.requireNonNull(sandboxId, "sandboxId");
     List<String> entrypoint =
-        config.entrypoint() == null || config.entrypoint().isEmpty() ? null : config.entrypoint();
-    List<String> args = config.cmd();
+        config.process().entrypoint() == null || config.process().entrypoint().isEmpty()
+            ? null
+            : config.process().entrypoint();
+    List<String> args = config.process().cmd();
     if (args != null && args.isEmpty() && entrypoint == null) {
       // The engine fills an empty Cmd from the image whenever the Entrypoint is empty too, so an
       // empty args list would not clear the image's CMD. Naming the image's entrypoint explicitly
@@ -59,26 +61,26 @@ final class Containers {
       entrypoint = images.entrypoint(config.image());
     }
     HostConfig host = hostConfig(sandboxId, config);
-    int oomScoreAdj = negativeOom.effective(config.resources().oomScoreAdj());
+    int oomScoreAdj = negativeOom.effective(config.linux().resources().oomScoreAdj());
     host.withOomScoreAdj(oomScoreAdj);
     CreateContainerCmd cmd =
         api.createContainerCmd(config.image())
             .withName(config.name())
             .withLabels(labels(sandboxId, config))
-            .withEnv(config.env())
+            .withEnv(config.process().env())
             .withTty(config.stdio().tty())
             .withStdinOpen(config.stdio().stdin())
             .withStdInOnce(config.stdio().stdinOnce())
             .withHostConfig(host);
-    SecurityOptions.container(config.security(), sandboxId, cmd, host);
+    SecurityOptions.container(config.linux().security(), sandboxId, cmd, host);
     if (entrypoint != null) {
       cmd.withEntrypoint(entrypoint);
     }
     if (args != null) {
       cmd.withCmd(args); // docker-java sends "Cmd": [] for an empty list
     }
-    if (!config.workingDir().isEmpty()) {
-      cmd.withWorkingDir(config.workingDir());
+    if (!config.process().workingDir().isEmpty()) {
+      cmd.withWorkingDir(config.process().workingDir());
     }
     try {
       String id = cmd.exec().getId();
@@ -128,7 +130,7 @@ final class Containers {
                           propagation(m.propagation())))
               .toList());
     }
-    ContainerConfig.Resources res = config.resources();
+    ContainerConfig.Resources res = config.linux().resources();
     if (res.memoryLimitBytes() > 0) {
       host.withMemory(res.memoryLimitBytes()).withMemorySwap(res.memoryLimitBytes());
     }
@@ -139,8 +141,8 @@ final class Containers {
     if (res.cpuShares() > 0) {
       host.withCpuShares(clampToInt(res.cpuShares()));
     }
-    if (!config.cgroupParent().isEmpty()) {
-      host.withCgroupParent(config.cgroupParent()); // the pod's cgroup, beside its sandbox
+    if (!config.linux().cgroupParent().isEmpty()) {
+      host.withCgroupParent(config.linux().cgroupParent()); // the pod's cgroup, beside its sandbox
     }
     return host;
   }

@@ -45,9 +45,9 @@ final class Sandboxes {
    */
   String run(SandboxConfig config) {
     String id = createAndStart(config);
-    if (config.dns() != null && !config.dns().render().isEmpty()) {
+    if (config.network().dns() != null && !config.network().dns().render().isEmpty()) {
       try {
-        rewriteResolvConf(id, config.dns());
+        rewriteResolvConf(id, config.network().dns());
       } catch (IOException | RuntimeException e) {
         containers.removeQuietly(id);
         throw new RuntimeError(
@@ -74,7 +74,7 @@ final class Sandboxes {
   }
 
   private String createAndStart(SandboxConfig config) {
-    int oomScoreAdj = containers.negativeOom.effective(config.oomScoreAdj());
+    int oomScoreAdj = containers.negativeOom.effective(config.linux().oomScoreAdj());
     String id = create(config, oomScoreAdj);
     RuntimeError failure;
     try {
@@ -152,27 +152,27 @@ final class Sandboxes {
 
   private CreateContainerCmd command(SandboxConfig config, int oomScoreAdj) {
     HostConfig host = HostConfig.newHostConfig().withOomScoreAdj(oomScoreAdj);
-    if (config.cpuShares() > 0) {
-      host.withCpuShares(Containers.clampToInt(config.cpuShares()));
+    if (config.linux().cpuShares() > 0) {
+      host.withCpuShares(Containers.clampToInt(config.linux().cpuShares()));
     }
-    if (!config.cgroupParent().isEmpty()) {
-      host.withCgroupParent(config.cgroupParent()); // the pod's cgroup, as dockershim's
+    if (!config.linux().cgroupParent().isEmpty()) {
+      host.withCgroupParent(config.linux().cgroupParent()); // the pod's cgroup, as dockershim's
     }
     CreateContainerCmd cmd =
         api.createContainerCmd(config.image())
             .withName(config.containerName())
             .withLabels(new HashMap<>(config.labels()));
-    SecurityOptions.sandbox(config.security(), cmd, host);
-    if (config.hostNetwork()) {
+    SecurityOptions.sandbox(config.linux().security(), cmd, host);
+    if (config.network().hostNetwork()) {
       host.withNetworkMode("host"); // port mappings are meaningless on the host's network
     } else {
       if (config.hostname() != null && !config.hostname().isEmpty()) {
         cmd.withHostName(config.hostname());
       }
-      if (config.pluginNetwork()) {
+      if (config.network().pluginNetwork()) {
         host.withNetworkMode("none"); // the network plugin attaches it, host ports included
       } else {
-        bindPorts(config.ports(), cmd, host);
+        bindPorts(config.network().ports(), cmd, host);
       }
     }
     return cmd.withHostConfig(host);

@@ -39,11 +39,11 @@ final class SecurityOptions {
       host.withGroupAdd(sc.supplementalGroups().stream().map(String::valueOf).toList());
     }
     host.withPrivileged(sc.privileged()).withReadonlyRootfs(sc.readOnlyRootfs());
-    if (!sc.addCapabilities().isEmpty()) {
-      host.withCapAdd(capabilities("CapAdd", sc.addCapabilities()));
+    if (!sc.capabilities().add().isEmpty()) {
+      host.withCapAdd(capabilities("CapAdd", sc.capabilities().add()));
     }
-    if (!sc.dropCapabilities().isEmpty()) {
-      host.withCapDrop(capabilities("CapDrop", sc.dropCapabilities()));
+    if (!sc.capabilities().drop().isEmpty()) {
+      host.withCapDrop(capabilities("CapDrop", sc.capabilities().drop()));
     }
     List<String> opts = new ArrayList<>(seccomp(sc.seccompProfile()));
     if (sc.noNewPrivileges()) {
@@ -52,14 +52,14 @@ final class SecurityOptions {
     if (!opts.isEmpty()) {
       host.withSecurityOpts(opts);
     }
-    switch (sc.pid()) {
+    switch (sc.namespaces().pid()) {
       case NODE -> host.withPidMode("host");
       case POD -> host.withPidMode("container:" + sandboxId);
       case CONTAINER -> {
         // its own
       }
     }
-    if (sc.hostNetwork()) {
+    if (sc.namespaces().hostNetwork()) {
       host.withUtSMode("host");
     }
   }

@@ -194,17 +194,17 @@ class DockerRuntimeContractTest extends RuntimeContract {
     String id =
         runtime.createContainer(
             sandboxId,
-            new io.jkubelet.agent.runtime.ContainerConfig(
-                Labels.containerName(pod, name, 0),
-                IMAGE,
-                List.of("sh", "-c", script),
-                List.of(),
-                List.of(),
-                "",
-                List.of(),
-                io.jkubelet.agent.runtime.ContainerConfig.Resources.NONE,
-                labels,
-                stdio));
+            io.jkubelet.agent.runtime.ContainerConfig.builder(
+                    Labels.containerName(pod, name, 0), IMAGE)
+                .entrypoint(List.of("sh", "-c", script))
+                .cmd(List.of())
+                .env(List.of())
+                .workingDir("")
+                .mounts(List.of())
+                .resources(io.jkubelet.agent.runtime.ContainerConfig.Resources.NONE)
+                .labels(labels)
+                .stdio(stdio)
+                .build());
     runtime.startContainer(id);
     pods.put(id, pod);
     return id;

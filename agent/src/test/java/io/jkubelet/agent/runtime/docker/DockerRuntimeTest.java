@@ -129,7 +129,10 @@ class DockerRuntimeTest {
     String appId =
         runtime.createContainer(
             sandboxId,
-            shell(pod, "app", script).mounts(new Mount(out.toString(), "/out", false)).build());
+            shell(pod, "app", script)
+                .mounts(
+                    new Mount(out.toString(), "/out", false, ContainerConfig.Propagation.PRIVATE))
+                .build());
     runtime.startContainer(appId);
     awaitExited(appId);
 
@@ -157,8 +160,15 @@ class DockerRuntimeTest {
   void hostNetworkSandboxHasNoPodIp() {
     PodRef pod = newPod();
     SandboxConfig config =
-        new SandboxConfig(
-            pod, 0, PAUSE, "", true, List.of(), 0, labels(pod, Labels.POD_CONTAINER_NAME, true), 0);
+        SandboxConfig.builder(pod, PAUSE)
+            .attempt(0)
+            .hostname("")
+            .hostNetwork(true)
+            .ports(List.of())
+            .oomScoreAdj(0)
+            .labels(labels(pod, Labels.POD_CONTAINER_NAME, true))
+            .cpuShares(0)
+            .build();
     String sandboxId = runtime.runPodSandbox(config);
 
     assertThat(docker.inspectContainerCmd(sandboxId).exec().getHostConfig().getNetworkMode())
@@ -210,7 +220,7 @@ class DockerRuntimeTest {
             // started, and Docker never learns of an OOM kill in the first milliseconds (it then
             // reports exit 137 with OOMKilled=false, and emits no oom event).
             shell(pod, "oom", "sleep 1; dd if=/dev/zero of=/dev/null bs=64M count=1")
-                .resources(new Resources(0, 0, 0, 16L << 20))
+                .resources(new Resources(0, 0, 0, 16L << 20, 0))
                 .build());
     String running =
         start(sandboxId, shell(pod, "running", "while true; do sleep 1; done").build());
@@ -296,7 +306,9 @@ class DockerRuntimeTest {
             .cmd(List.of(script, "first", "second arg"))
             .env(List.of("GREETING=hello world", "SECOND=2"))
             .workingDir("/tmp")
-            .mounts(new Mount(out.toString(), "/out", false), new Mount(ro.toString(), "/ro", true))
+            .mounts(
+                new Mount(out.toString(), "/out", false, ContainerConfig.Propagation.PRIVATE),
+                new Mount(ro.toString(), "/ro", true, ContainerConfig.Propagation.PRIVATE))
             .build();
     String id = start(sandboxId, config);
     awaitExited(id);
@@ -312,17 +324,16 @@ class DockerRuntimeTest {
     PodRef pod = newPod();
     String sandboxId = runtime.runPodSandbox(sandbox(pod, 0));
     ContainerConfig config =
-        new ContainerConfig(
-            Labels.containerName(pod, "noargs", 0),
-            PAUSE,
-            null,
-            List.of(),
-            List.of(),
-            "",
-            List.of(),
-            Resources.NONE,
-            labels(pod, "noargs", false),
-            ContainerConfig.Stdio.NONE);
+        ContainerConfig.builder(Labels.containerName(pod, "noargs", 0), PAUSE)
+            .entrypoint(null)
+            .cmd(List.of())
+            .env(List.of())
+            .workingDir("")
+            .mounts(List.of())
+            .resources(Resources.NONE)
+            .labels(labels(pod, "noargs", false))
+            .stdio(ContainerConfig.Stdio.NONE)
+            .build();
 
     String id = runtime.createContainer(sandboxId, config);
 
@@ -340,7 +351,7 @@ class DockerRuntimeTest {
         runtime.createContainer(
             sandboxId,
             app(pod, "limited")
-                .resources(new Resources(512, 50_000, 100_000, 64L << 20))
+                .resources(new Resources(512, 50_000, 100_000, 64L << 20, 0))
                 .tty(true)
                 .build());
 
@@ -398,7 +409,7 @@ class DockerRuntimeTest {
   void stopGivesTheContainerItsGracePeriodThenKillsIt(@TempDir Path out) {
     PodRef pod = newPod();
     String sandboxId = runtime.runPodSandbox(sandbox(pod, 0));
-    Mount mount = new Mount(out.toString(), "/out", false);
+    Mount mount = new Mount(out.toString(), "/out", false, ContainerConfig.Propagation.PRIVATE);
     String polite =
         start(
             sandboxId,
@@ -734,16 +745,15 @@ class DockerRuntimeTest {
 
   private static SandboxConfig sandbox(
       PodRef pod, int attempt, String hostname, List<PortMapping> ports, int oomScoreAdj) {
-    return new SandboxConfig(
-        pod,
-        attempt,
-        PAUSE,
-        hostname,
-        false,
-        ports,
-        oomScoreAdj,
-        labels(pod, Labels.POD_CONTAINER_NAME, true),
-        2);
+    return SandboxConfig.builder(pod, PAUSE)
+        .attempt(attempt)
+        .hostname(hostname)
+        .hostNetwork(false)
+        .ports(ports)
+        .oomScoreAdj(oomScoreAdj)
+        .labels(labels(pod, Labels.POD_CONTAINER_NAME, true))
+        .cpuShares(2)
+        .build();
   }
 
   private static AppBuilder app(PodRef pod, String name) {
@@ -914,17 +924,16 @@ class DockerRuntimeTest {
     }
 
     ContainerConfig build() {
-      return new ContainerConfig(
-          Labels.containerName(pod, name, 0),
-          image,
-          entrypoint,
-          cmd,
-          env,
-          workingDir,
-          mounts,
-          resources,
-          labels,
-          new ContainerConfig.Stdio(tty, false, false));
+      return ContainerConfig.builder(Labels.containerName(pod, name, 0), image)
+          .entrypoint(entrypoint)
+          .cmd(cmd)
+          .env(env)
+          .workingDir(workingDir)
+          .mounts(mounts)
+          .resources(resources)
+          .labels(labels)
+          .stdio(new ContainerConfig.Stdio(tty, false, false))
+          .build();
     }
   }
 }

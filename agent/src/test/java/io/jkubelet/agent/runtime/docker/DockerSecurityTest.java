@@ -77,13 +77,11 @@ class DockerSecurityTest {
             "1234:5678",
             List.of(1000L, 2000L),
             false,
-            List.of("NET_ADMIN"),
-            List.of("ALL"),
+            new ContainerConfig.Capabilities(List.of("NET_ADMIN"), List.of("ALL")),
             true,
             true,
             "",
-            NamespaceMode.CONTAINER,
-            false);
+            new ContainerConfig.Namespaces(NamespaceMode.CONTAINER, false));
     String id = start(sandbox, app(pod, "app", security));
 
     assertThat(exec(id, "id").output().strip())
@@ -110,7 +108,14 @@ class DockerSecurityTest {
     // Created only: hosts whose engine runs without every capability cannot start it.
     var privileged =
         new ContainerConfig.Security(
-            "", List.of(), true, List.of(), List.of(), false, false, "", NamespaceMode.NODE, true);
+            "",
+            List.of(),
+            true,
+            new ContainerConfig.Capabilities(List.of(), List.of()),
+            false,
+            false,
+            "",
+            new ContainerConfig.Namespaces(NamespaceMode.NODE, true));
     String p = runtime.createContainer(sandbox, app(pod, "privileged", privileged));
     var host = docker.inspectContainerCmd(p).exec().getHostConfig();
     assertThat(host.getPrivileged()).isTrue();
@@ -153,7 +158,14 @@ class DockerSecurityTest {
     String sandbox = runtime.runPodSandbox(sandbox(pod, podSecurity));
     var shared =
         new ContainerConfig.Security(
-            "", List.of(), false, List.of(), List.of(), false, false, "", NamespaceMode.POD, false);
+            "",
+            List.of(),
+            false,
+            new ContainerConfig.Capabilities(List.of(), List.of()),
+            false,
+            false,
+            "",
+            new ContainerConfig.Namespaces(NamespaceMode.POD, false));
     String id = start(sandbox, app(pod, "app", shared));
 
     assertThat(exec(id, "cat /proc/1/cmdline").output()).doesNotContain("sleep");
@@ -250,17 +262,16 @@ class DockerSecurityTest {
   }
 
   private SandboxConfig sandbox(PodRef pod, SandboxConfig.Security security) {
-    return new SandboxConfig(
-        pod,
-        0,
-        PAUSE,
-        pod.name(),
-        false,
-        List.of(),
-        0,
-        labels(pod, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX),
-        2,
-        security);
+    return SandboxConfig.builder(pod, PAUSE)
+        .attempt(0)
+        .hostname(pod.name())
+        .hostNetwork(false)
+        .ports(List.of())
+        .oomScoreAdj(0)
+        .labels(labels(pod, Labels.POD_CONTAINER_NAME, Labels.TYPE_SANDBOX))
+        .cpuShares(2)
+        .security(security)
+        .build();
   }
 
   private static ContainerConfig.Security seccomp(String profile) {
@@ -268,28 +279,25 @@ class DockerSecurityTest {
         "",
         List.of(),
         false,
-        List.of(),
-        List.of(),
+        new ContainerConfig.Capabilities(List.of(), List.of()),
         false,
         false,
         profile,
-        NamespaceMode.CONTAINER,
-        false);
+        new ContainerConfig.Namespaces(NamespaceMode.CONTAINER, false));
   }
 
   private ContainerConfig app(PodRef pod, String name, ContainerConfig.Security security) {
-    return new ContainerConfig(
-        Labels.containerName(pod, name, 0),
-        BUSYBOX,
-        List.of("sleep"),
-        List.of("3600"),
-        List.of(),
-        "",
-        List.of(),
-        ContainerConfig.Resources.NONE,
-        labels(pod, name, Labels.TYPE_CONTAINER),
-        ContainerConfig.Stdio.NONE,
-        security);
+    return ContainerConfig.builder(Labels.containerName(pod, name, 0), BUSYBOX)
+        .entrypoint(List.of("sleep"))
+        .cmd(List.of("3600"))
+        .env(List.of())
+        .workingDir("")
+        .mounts(List.of())
+        .resources(ContainerConfig.Resources.NONE)
+        .labels(labels(pod, name, Labels.TYPE_CONTAINER))
+        .stdio(ContainerConfig.Stdio.NONE)
+        .security(security)
+        .build();
   }
 
   private ContainerConfig terminating(
@@ -297,19 +305,24 @@ class DockerSecurityTest {
     Map<String, String> labels = labels(pod, name, Labels.TYPE_CONTAINER);
     labels.put(Labels.TERMINATION_MESSAGE_PATH, "/dev/termination-log");
     labels.put(Labels.TERMINATION_MESSAGE_POLICY, policy);
-    return new ContainerConfig(
-        Labels.containerName(pod, name, 0),
-        BUSYBOX,
-        List.of("sh", "-c"),
-        List.of(script),
-        List.of(),
-        "",
-        file == null
-            ? List.of()
-            : List.of(new ContainerConfig.Mount(file.toString(), "/dev/termination-log", false)),
-        ContainerConfig.Resources.NONE,
-        labels,
-        ContainerConfig.Stdio.NONE,
-        ContainerConfig.Security.DEFAULT);
+    return ContainerConfig.builder(Labels.containerName(pod, name, 0), BUSYBOX)
+        .entrypoint(List.of("sh", "-c"))
+        .cmd(List.of(script))
+        .env(List.of())
+        .workingDir("")
+        .mounts(
+            file == null
+                ? List.of()
+                : List.of(
+                    new ContainerConfig.Mount(
+                        file.toString(),
+                        "/dev/termination-log",
+                        false,
+                        ContainerConfig.Propagation.PRIVATE)))
+        .resources(ContainerConfig.Resources.NONE)
+        .labels(labels)
+        .stdio(ContainerConfig.Stdio.NONE)
+        .security(ContainerConfig.Security.DEFAULT)
+        .build();
   }
 }
