@@ -25,8 +25,8 @@ mark() { # KIND TEXT...
   local kind=$1
   shift
   local line="@@GB $BOOT $(up) $kind $*"
-  echo "$line" >/dev/ttyS1 2>/dev/null || true
   echo "$line" >>"$OUT/markers"
+  echo "$line" >/dev/ttyS1 2>/dev/null || true
   echo "$line"
 }
 step() { mark STEP "$@"; }
@@ -36,9 +36,15 @@ result() { # CHECK PASS|FAIL DETAIL...
   shift 2
   mark RESULT "$SCENARIO $check $verdict $*"
 }
+# finish: the shared disk is remounted read-only (its journal flushed, so that the host reads it
+# whole even if it stops QEMU before the power-off ends), then DONE, then power off.
 finish() {
-  mark DONE "$SCENARIO"
+  local line
+  line="@@GB $BOOT $(up) DONE $SCENARIO"
+  echo "$line" >>"$OUT/markers"
   sync
+  mount -o remount,ro "$GB" || echo "guestbed: remount read-only failed"
+  echo "$line" >/dev/ttyS1 2>/dev/null || true
   systemctl --no-block poweroff
   exit 0
 }

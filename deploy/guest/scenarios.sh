@@ -45,7 +45,8 @@ pods() { curl -sf --max-time 10 "$READ_ONLY/pods"; }
 answering_or_dead() {
   pods >/dev/null && return 0
   case $(unit_state "$UNIT") in failed | inactive) return 0 ;; esac
-  return 1
+  # A unit with Restart=always (the package's) is never failed: it restarts.
+  [ "$(systemctl show -p NRestarts --value "$UNIT" 2>/dev/null)" -gt 0 ] 2>/dev/null
 }
 manifest_count() { ls /etc/jkubelet/manifests | wc -l; }
 all_running() {
@@ -131,7 +132,7 @@ read_limits() {
   kp=$(kubepods_dir) || { result "$label:kubepods" FAIL "no kubepods cgroup under /sys/fs/cgroup"; return; }
   find "$kp" \( -name memory.max -o -name cpu.max -o -name pids.max -o -name cpu.weight \) \
     -exec grep -H . {} + >"$OUT/boot$BOOT-cgroups-$label" 2>&1
-  memtotal=$(awk '/^MemTotal:/ {print $2 * 1024}' /proc/meminfo)
+  memtotal=$(awk '/^MemTotal:/ {printf "%.0f\n", $2 * 1024}' /proc/meminfo)
   v=$(cg "$kp/memory.max")
   [ "$v" != max ] && [ "$v" != missing ] && verdict=PASS || verdict=FAIL
   result "$label:node:memory.max" $verdict "$kp/memory.max=$v (MemTotal $memtotal)"
@@ -210,10 +211,78 @@ scenario_stock_host() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# reboot: kubelet.service from the package, enabled, in standalone mode on a CNI bridge
+# (host-local IPAM, so the addresses are files in /var/lib/cni/networks/bed/), then
+# $JKUBELET_GUEST_REBOOTS reboots (default 5) of the same overlay while the pods run. At every boot after
+# the first: the time from boot until the pods are Running again through the unit, and the
+# addresses in the IP store that no running pod holds (leaked). Passes when none leaked after the
+# last reboot.
+REBOOT_NET=/var/lib/cni/networks/bed
+write_standalone_unit() {
+  mkdir -p /etc/jkubelet/manifests /etc/cni/net.d /etc/systemd/system/kubelet.service.d
+  cp "$GB"/manifests/* /etc/jkubelet/manifests/
+  cat >/etc/cni/net.d/10-bed.conflist <<'CNI'
+{"cniVersion": "0.4.0", "name": "bed", "plugins": [
+  {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": true,
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.244.0.0/24"}]],
+            "routes": [{"dst": "0.0.0.0/0"}]}},
+  {"type": "portmap", "capabilities": {"portMappings": true}}]}
+CNI
+  # The package's unit runs kubeadm's command line; an operator without a cluster replaces it.
+  cat >/etc/systemd/system/kubelet.service.d/20-standalone.conf <<UNIT
+[Service]
+ExecStart=
+ExecStart=/usr/bin/kubelet --pod-manifest-path=/etc/jkubelet/manifests --root-dir=/var/lib/jkubelet --read-only-port=10255 --pod-infra-container-image=jkubelet/pause:3.2 --network-plugin=cni --cni-bin-dir=/usr/lib/cni --cni-conf-dir=/etc/cni/net.d ${JKUBELET_GUEST_FLAGS:-}
+UNIT
+  systemctl daemon-reload
+}
+# leaked_ips: addresses in the IP store that no pod of /pods holds.
+leaked_ips() {
+  local held
+  held=$(pods | jq -r '.items[].status.podIP // empty')
+  find "$REBOOT_NET" -maxdepth 1 -type f -name '[0-9]*' -printf '%f\n' 2>/dev/null | grep -vxF -f <(echo "${held:-none}") || true
+}
+scenario_reboot() {
+  local reboots=${JKUBELET_GUEST_REBOOTS:-5} leaked
+  UNIT=kubelet
+  if [ "$BOOT" -eq 1 ]; then
+    install_package || finish
+    write_standalone_unit
+    JK_START=$(date +%s)
+    systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
+    step "systemctl enable --now kubelet ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
+    wait_for_standalone || finish
+    wait_for_pods || finish
+    figure "boot-to-pods-running (guest uptime) $(up) s"
+    save ips bash -c "ls $REBOOT_NET"
+    reboot_guest
+  fi
+  # Boot 2 and later: the unit brings jkubelet back; the clock starts at the kernel's.
+  local uptime
+  uptime=$(up)
+  JK_START=$(($(date +%s) - ${uptime%.*}))
+  if wait_until 900 "pods Running after reboot $((BOOT - 1))" all_running; then
+    figure "reboot-$((BOOT - 1))-boot-to-pods-running (guest uptime) $(up) s"
+  else
+    result "reboot-$((BOOT - 1)):pods-running" FAIL "$(pods | jq -c '[.items[] | {n: .metadata.name, p: .status.phase}]' 2>/dev/null)"
+    save journal journalctl -u kubelet -b -o short-monotonic --no-pager
+    finish
+  fi
+  wait_until 300 "every container started" all_started || true
+  leaked=$(leaked_ips)
+  save ips bash -c "ls $REBOOT_NET; echo; curl -s $READ_ONLY/pods | jq -r '.items[] | .metadata.name + \" \" + (.status.podIP // \"\")'"
+  result "reboot-$((BOOT - 1)):leaked-ips" INFO "$(echo "$leaked" | grep -c . || true) leaked: $(echo $leaked)"
+  if [ $((BOOT - 1)) -lt "$reboots" ]; then
+    reboot_guest
+  fi
+  [ -z "$leaked" ] && verdict=PASS || verdict=FAIL
+  result leaked-ips-after-reboots $verdict "$(echo "$leaked" | grep -c . || true) addresses in $REBOOT_NET held by no pod after $reboots reboots"
+  read_limits after-reboots
+  save journal journalctl -u kubelet -b -o short-monotonic --no-pager
+}
+
+# ---------------------------------------------------------------------------------------------
 # Planned scenarios (issue 38). Each is a function here plus a line in guest-scenarios.sh's list:
-# - reboot: kubelet.service from the package, 5 reboots of the same overlay (reboot_guest; $BOOT
-#   counts), at each boot the time until the pods are Running again and the files in
-#   /var/lib/cni/networks/*/ against the running pods' IPs (leaked IPs).
 # - graceful-shutdown: systemctl poweroff with pods running; the markers of the pods' final status.
 # - kubeadm-cluster: two guests on a -netdev socket link (guest-lib.sh: GUEST_LINK), kubeadm init
 #   and join with the package's defaults.
