@@ -81,7 +81,7 @@ wait_for_standalone() {
   [ "${end:-0}" -gt 0 ] 2>/dev/null && figure "jkubelet-start-to-exit $(((end - start) / 1000000)) s"
   journalctl -u "$UNIT" -o short-monotonic --no-pager >"$OUT/jkubelet.journal" 2>&1
   result jkubelet-starts FAIL "state $(unit_state "$UNIT"), exit status $code:" \
-    "$(grep -iE 'misconfig|error|exception' "$OUT/jkubelet.journal" | head -n 2 | sed 's/^\[[ 0-9.]*\] [^ ]* //' | tr '\n' ' ')"
+    "$(grep -iE 'misconfig|error|exception' "$OUT/jkubelet.journal" | head -n 2 | sed 's/^\[[ 0-9.]*\] [^ ]* [^ ]*: //' | tr '\n' ' ')"
   return 1
 }
 
