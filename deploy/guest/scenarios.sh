@@ -80,7 +80,8 @@ wait_for_standalone() {
   end=$(systemctl show -p ExecMainExitTimestampMonotonic --value "$UNIT")
   [ "${end:-0}" -gt 0 ] 2>/dev/null && figure "jkubelet-start-to-exit $(((end - start) / 1000000)) s"
   journalctl -u "$UNIT" -o short-monotonic --no-pager >"$OUT/jkubelet.journal" 2>&1
-  result jkubelet-starts FAIL "state $(unit_state "$UNIT"), exit status $code:" \
+  result jkubelet-starts FAIL "state $(unit_state "$UNIT"), exit status $code," \
+    "restarts $(systemctl show -p NRestarts --value "$UNIT"):" \
     "$(grep -iE 'misconfig|error|exception' "$OUT/jkubelet.journal" | head -n 2 | sed 's/^\[[ 0-9.]*\] [^ ]* [^ ]*: //' | tr '\n' ' ')"
   return 1
 }
@@ -229,10 +230,14 @@ write_standalone_unit() {
   {"type": "portmap", "capabilities": {"portMappings": true}}]}
 CNI
   # The package's unit runs kubeadm's command line; an operator without a cluster replaces it.
+  # --hostname-override=%H (systemd's specifier for the host name): without it jkubelet exits at
+  # once on a stock host, whose name does not resolve (28 November: "--hostname-override: cannot
+  # read this host's name (... Temporary failure in name resolution)"); upstream takes the
+  # kernel's host name as it is.
   cat >/etc/systemd/system/kubelet.service.d/20-standalone.conf <<UNIT
 [Service]
 ExecStart=
-ExecStart=/usr/bin/kubelet --pod-manifest-path=/etc/jkubelet/manifests --root-dir=/var/lib/jkubelet --read-only-port=10255 --pod-infra-container-image=jkubelet/pause:3.2 --network-plugin=cni --cni-bin-dir=/usr/lib/cni --cni-conf-dir=/etc/cni/net.d ${JKUBELET_GUEST_FLAGS:-}
+ExecStart=/usr/bin/kubelet --hostname-override=%H --pod-manifest-path=/etc/jkubelet/manifests --root-dir=/var/lib/jkubelet --read-only-port=10255 --pod-infra-container-image=jkubelet/pause:3.2 --network-plugin=cni --cni-bin-dir=/usr/lib/cni --cni-conf-dir=/etc/cni/net.d ${JKUBELET_GUEST_FLAGS:-}
 UNIT
   systemctl daemon-reload
 }
@@ -288,5 +293,7 @@ scenario_reboot() {
 #   and join with the package's defaults.
 # - service: systemctl stop/restart kubelet, kill -9 and Restart=always, the journal.
 # - memory-pressure: a BestEffort pod past the eviction threshold on cgroup v2.
-# - upstream-side-by-side: the same scenarios with the reference kubelet of
-#   deploy/scripts/k8s-up.sh's cache copied onto the shared disk.
+# - upstream-side-by-side: stock-host, reboot and the limits with the upstream kubelet v1.20.2 that
+#   deploy/scripts/kubelet-ref.sh builds into the k8s cache (bin/kubelet-ref), copied onto the
+#   shared disk by guest-scenarios.sh and run with the same flags (a static Go binary: it needs no
+#   package in the image), so that each figure has upstream's beside it.
