@@ -3,6 +3,7 @@
 # real Docker Engine and a real kube-apiserver with etcd (both started here when missing; the API
 # server is built once per machine from Debian's source package), then a subset of upstream's node
 # conformance suite (deploy/conformance/ci-focus.txt). Extra arguments go to Maven.
+# JKUBELET_GUEST=1 adds the operator's-machine test bed (deploy/scripts/guest-scenarios.sh).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$root/deploy/scripts/build-env.sh"
@@ -43,5 +44,11 @@ elif [ $status -ne 0 ]; then
   echo "test: conformance subset not run: the project's own tests failed" >&2
 else
   "$root/deploy/scripts/conformance.sh" "$root/deploy/conformance/ci-focus.txt" || status=$?
+fi
+# The operator's-machine test bed (docs/testing.md): jkubelet's .deb on Debian 12 guests under
+# QEMU, far longer than the rest. Opt-in: JKUBELET_GUEST=1; JKUBELET_GUEST_SCENARIOS names them.
+if [ "${JKUBELET_GUEST:-0}" = 1 ]; then
+  # shellcheck disable=SC2086 # the scenario names are words
+  "$root/deploy/scripts/guest-scenarios.sh" ${JKUBELET_GUEST_SCENARIOS:-stock-host} || status=$?
 fi
 exit $status

@@ -1,0 +1,299 @@
+# The test bed's scenarios, sourced by run.sh inside the guest at every boot. Each scenario_NAME
+# reads $BOOT (1 on a fresh overlay) and ends the boot with finish or reboot_guest; it reports with
+# step, figure and result (run.sh). $GB is the shared disk, $OUT its out/ directory, and
+# config.env sets SCENARIO and JKUBELET_GUEST_FLAGS (extra flags for jkubelet, empty by default).
+# shellcheck shell=bash
+
+READ_ONLY=http://127.0.0.1:10255
+UNIT=jkubelet-standalone
+
+# install_package: dpkg -i of the project's .deb, as an operator installs it.
+install_package() {
+  local deb
+  deb=$(ls "$GB"/deb/*.deb 2>/dev/null | head -n 1)
+  if [ -z "$deb" ]; then
+    result package-installs FAIL "no .deb on the shared disk"
+    return 1
+  fi
+  if dpkg -i "$deb" >"$OUT/dpkg.log" 2>&1; then
+    result package-installs PASS "$(dpkg-query -W -f '${Package} ${Version}' jkubelet)"
+  else
+    result package-installs FAIL "$(tail -n 3 "$OUT/dpkg.log" | tr '\n' ' ')"
+    return 1
+  fi
+}
+
+# start_standalone: the README's first command (deploy/scripts/run-standalone.sh) on this host,
+# with the installed package's launcher: its flags and nothing else, plus $JKUBELET_GUEST_FLAGS.
+# Run as a transient unit, so that it sits in system.slice as a service would and its output is in
+# the journal.
+start_standalone() {
+  mkdir -p /etc/jkubelet/manifests
+  cp "$GB"/manifests/* /etc/jkubelet/manifests/
+  JK_START=$(date +%s)
+  # shellcheck disable=SC2086 # the extra flags are words
+  systemd-run --unit="$UNIT" --description="jkubelet standalone (README's command)" \
+    /usr/bin/jkubelet run --pod-manifest-path /etc/jkubelet/manifests \
+    --hostname-override "$(hostname | tr '[:upper:]' '[:lower:]')" --root-dir /var/lib/jkubelet \
+    --read-only-port 10255 --pod-infra-container-image jkubelet/pause:3.2 \
+    ${JKUBELET_GUEST_FLAGS:-} >>"$OUT/systemd-run.log" 2>&1
+  step "started: jkubelet run ... ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
+}
+
+unit_state() { systemctl show -p ActiveState --value "$1" 2>/dev/null; }
+pods() { curl -sf --max-time 10 "$READ_ONLY/pods"; }
+answering_or_dead() {
+  pods >/dev/null && return 0
+  case $(unit_state "$UNIT") in failed | inactive) return 0 ;; esac
+  # A unit with Restart=always (the package's) is never failed: it restarts.
+  [ "$(systemctl show -p NRestarts --value "$UNIT" 2>/dev/null)" -gt 0 ] 2>/dev/null
+}
+manifest_count() { ls /etc/jkubelet/manifests | wc -l; }
+all_running() {
+  pods | jq -e --argjson n "$(manifest_count)" \
+    '(.items | length) >= $n and all(.items[]; .status.phase == "Running")' >/dev/null
+}
+# Every container of every pod has started at least once (running now, or terminated since).
+all_started() {
+  pods | jq -e --argjson n "$(manifest_count)" '(.items | length) >= $n and all(.items[];
+    (.status.containerStatuses // []) as $c | ($c | length) == (.spec.containers | length)
+    and all($c[]; .state.running or .state.terminated or .lastState.terminated))' >/dev/null
+}
+restarts() { # total container restarts of all pods
+  pods | jq '[.items[].status.containerStatuses[]?.restartCount] | add // 0'
+}
+since() { echo $(($(date +%s) - $1)); }
+
+# wait_for_standalone: waits for the read-only port or for jkubelet to exit; reports which.
+# Returns 1 when jkubelet is not running.
+wait_for_standalone() {
+  # A JVM under TCG on a busy machine takes minutes to start: a generous deadline.
+  wait_until 900 "jkubelet's /pods or its exit" answering_or_dead
+  if pods >/dev/null; then
+    figure "jkubelet-start-to-pods-answering $(since "$JK_START") s"
+    result jkubelet-starts PASS "answering on the read-only port"
+    return 0
+  fi
+  local code start end
+  code=$(systemctl show -p ExecMainStatus --value "$UNIT")
+  start=$(systemctl show -p ExecMainStartTimestampMonotonic --value "$UNIT")
+  end=$(systemctl show -p ExecMainExitTimestampMonotonic --value "$UNIT")
+  [ "${end:-0}" -gt 0 ] 2>/dev/null && figure "jkubelet-start-to-exit $(((end - start) / 1000000)) s"
+  journalctl -u "$UNIT" -o short-monotonic --no-pager >"$OUT/jkubelet.journal" 2>&1
+  result jkubelet-starts FAIL "state $(unit_state "$UNIT"), exit status $code," \
+    "restarts $(systemctl show -p NRestarts --value "$UNIT"):" \
+    "$(grep -iE 'misconfig|error|exception' "$OUT/jkubelet.journal" | head -n 2 | sed 's/^\[[ 0-9.]*\] [^ ]* [^ ]*: //' | tr '\n' ' ')"
+  return 1
+}
+
+# wait_for_pods: pods Running, then every container started; figures from jkubelet's start and
+# from boot (guest uptime).
+wait_for_pods() {
+  if wait_until 900 "all pods Running" all_running; then
+    figure "jkubelet-start-to-pods-running $(since "$JK_START") s (guest uptime $(up) s)"
+  else
+    result pods-running FAIL "$(pods | jq -c '[.items[] | {n: .metadata.name, p: .status.phase}]')"
+    return 1
+  fi
+  if wait_until 300 "every container started" all_started; then
+    figure "jkubelet-start-to-all-containers-started $(since "$JK_START") s"
+    result pods-running PASS "$(pods | jq -r '[.items[] | .metadata.name + "=" + .status.phase] | join(" ")')"
+  else
+    result pods-running FAIL "not every container started"
+    return 1
+  fi
+}
+
+# Quantities of the manifests' limits: bytes of a memory quantity, millicores of a cpu quantity.
+qty_bytes() {
+  awk -v q="$1" 'BEGIN { n = q + 0; u = q; sub(/^[0-9.]+/, "", u)
+    m["Ki"] = 1024; m["Mi"] = 1048576; m["Gi"] = 1073741824; m["Ti"] = 1099511627776
+    m["k"] = 1e3; m["K"] = 1e3; m["M"] = 1e6; m["G"] = 1e9; m["T"] = 1e12; m[""] = 1
+    printf "%.0f\n", n * m[u] }'
+}
+qty_milli() { awk -v q="$1" 'BEGIN { if (q ~ /m$/) printf "%.0f\n", q + 0; else printf "%.0f\n", q * 1000 }'; }
+
+# kubepods_dir: the node-level cgroup jkubelet made (systemd driver: kubepods.slice).
+kubepods_dir() {
+  local d
+  for d in /sys/fs/cgroup/kubepods.slice /sys/fs/cgroup/kubepods; do
+    [ -d "$d" ] && { echo "$d"; return 0; }
+  done
+  return 1
+}
+cg() { cat "$1" 2>/dev/null || echo missing; }
+# unit_of DIR: the systemd unit of a cgroup directory (a slice's name), or empty.
+unit_of() { case $(basename "$1") in *.slice | *.scope) basename "$1" ;; esac; }
+show() { systemctl show "$1" -p "$2" --value 2>/dev/null; }
+
+# read_limits LABEL: every node and pod limit from /sys/fs/cgroup and from systemctl show, each a
+# result line; LABEL says when (e.g. after-start).
+read_limits() {
+  local label=$1 kp v unit memtotal
+  kp=$(kubepods_dir) || { result "$label:kubepods" FAIL "no kubepods cgroup under /sys/fs/cgroup"; return; }
+  find "$kp" \( -name memory.max -o -name cpu.max -o -name pids.max -o -name cpu.weight \) \
+    -exec grep -H . {} + >"$OUT/boot$BOOT-cgroups-$label" 2>&1
+  memtotal=$(awk '/^MemTotal:/ {printf "%.0f\n", $2 * 1024}' /proc/meminfo)
+  v=$(cg "$kp/memory.max")
+  [ "$v" != max ] && [ "$v" != missing ] && verdict=PASS || verdict=FAIL
+  result "$label:node:memory.max" $verdict "$kp/memory.max=$v (MemTotal $memtotal)"
+  v=$(cg "$kp/pids.max")
+  [ "$v" != max ] && [ "$v" != missing ] && verdict=PASS || verdict=FAIL
+  result "$label:node:pids.max" $verdict "$kp/pids.max=$v"
+  unit=$(unit_of "$kp")
+  if [ -n "$unit" ]; then
+    v="MemoryMax=$(show "$unit" MemoryMax) TasksMax=$(show "$unit" TasksMax)"
+    case $v in *MemoryMax=infinity*) verdict=FAIL ;; *) verdict=PASS ;; esac
+    result "$label:node:systemctl" $verdict "$unit $v"
+  fi
+  local json uid name dir mem cpu exp_mem exp_cpu
+  json=$(pods)
+  while IFS=$'\t' read -r uid name mem cpu; do
+    dir=$(find "$kp" -maxdepth 2 -type d \( -name "*pod$uid*" -o -name "*pod${uid//-/_}*" \) | head -n 1)
+    if [ -z "$dir" ]; then
+      result "$label:pod:$name" FAIL "no cgroup for pod $uid under $kp"
+      continue
+    fi
+    exp_mem=max exp_cpu="max 100000"
+    [ "$mem" != - ] && exp_mem=$(qty_bytes "$mem")
+    [ "$cpu" != - ] && exp_cpu="$(($(qty_milli "$cpu") * 100)) 100000"
+    v=$(cg "$dir/memory.max")
+    [ "$v" = "$exp_mem" ] && verdict=PASS || verdict=FAIL
+    result "$label:pod:$name:memory.max" $verdict "$v (expected $exp_mem) in ${dir#/sys/fs/cgroup}"
+    v=$(cg "$dir/cpu.max")
+    [ "$v" = "$exp_cpu" ] && verdict=PASS || verdict=FAIL
+    result "$label:pod:$name:cpu.max" $verdict "$v (expected $exp_cpu)"
+    unit=$(unit_of "$dir")
+    if [ -n "$unit" ]; then
+      v="MemoryMax=$(show "$unit" MemoryMax) CPUQuotaPerSecUSec=$(show "$unit" CPUQuotaPerSecUSec)"
+      if [ "$exp_mem" = max ]; then
+        verdict=INFO
+      else
+        case $v in "MemoryMax=$exp_mem "*) verdict=PASS ;; *) verdict=FAIL ;; esac
+      fi
+      result "$label:pod:$name:systemctl" $verdict "$unit $v"
+    fi
+    local scopes
+    scopes=$(for s in "$dir"/*.scope; do [ -d "$s" ] && echo "$(basename "$s" | cut -c1-19)=$(cg "$s/memory.max")"; done | tr '\n' ' ')
+    result "$label:pod:$name:containers" INFO "${scopes:-no container scopes}"
+  done < <(echo "$json" | jq -r '.items[] | [.metadata.uid, .metadata.name,
+    (if all(.spec.containers[]; .resources.limits.memory) then
+      ([.spec.containers[].resources.limits.memory] | join("+")) else "-" end),
+    (if all(.spec.containers[]; .resources.limits.cpu) then
+      ([.spec.containers[].resources.limits.cpu] | join("+")) else "-" end)] | @tsv' |
+    while IFS=$'\t' read -r u n m c; do
+      # Sums of several containers' limits: added here, in the units the kernel uses.
+      if [ "$m" != - ]; then m=$(IFS=+; t=0; for q in $m; do t=$((t + $(qty_bytes "$q"))); done; echo $t); fi
+      if [ "$c" != - ]; then c=$(IFS=+; t=0; for q in $c; do t=$((t + $(qty_milli "$q"))); done; echo "${t}m"); fi
+      printf '%s\t%s\t%s\t%s\n' "$u" "$n" "$m" "$c"
+    done)
+}
+
+# ---------------------------------------------------------------------------------------------
+# stock-host: the package installed on a stock Debian 12 host, then the README's standalone
+# command with no extra flag. Passes when the pods run and every node and pod limit read from
+# /sys/fs/cgroup (and from systemctl show) is still in place after all containers started, and
+# again after the crash-looping pod's container was started anew.
+scenario_stock_host() {
+  install_package || finish
+  start_standalone
+  wait_for_standalone || finish
+  wait_for_pods || { save journal journalctl -u "$UNIT" -o short-monotonic --no-pager; finish; }
+  figure "boot-to-pods-running (guest uptime) $(up) s"
+  read_limits after-start
+  local before
+  before=$(restarts)
+  restarted() { [ "$(restarts)" -gt "$before" ]; }
+  if wait_until 180 "a container restart (crashloop)" restarted; then
+    read_limits after-restart
+  fi
+  save journal journalctl -u "$UNIT" -o short-monotonic --no-pager
+  save pods pods
+}
+
+# ---------------------------------------------------------------------------------------------
+# reboot: kubelet.service from the package, enabled, in standalone mode on a CNI bridge
+# (host-local IPAM, so the addresses are files in /var/lib/cni/networks/bed/), then
+# $JKUBELET_GUEST_REBOOTS reboots (default 5) of the same overlay while the pods run. At every boot after
+# the first: the time from boot until the pods are Running again through the unit, and the
+# addresses in the IP store that no running pod holds (leaked). Passes when none leaked after the
+# last reboot.
+REBOOT_NET=/var/lib/cni/networks/bed
+write_standalone_unit() {
+  mkdir -p /etc/jkubelet/manifests /etc/cni/net.d /etc/systemd/system/kubelet.service.d
+  cp "$GB"/manifests/* /etc/jkubelet/manifests/
+  cat >/etc/cni/net.d/10-bed.conflist <<'CNI'
+{"cniVersion": "0.4.0", "name": "bed", "plugins": [
+  {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": true,
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.244.0.0/24"}]],
+            "routes": [{"dst": "0.0.0.0/0"}]}},
+  {"type": "portmap", "capabilities": {"portMappings": true}}]}
+CNI
+  # The package's unit runs kubeadm's command line; an operator without a cluster replaces it.
+  # --hostname-override=%H (systemd's specifier for the host name): without it jkubelet exits at
+  # once on a stock host, whose name does not resolve (28 November: "--hostname-override: cannot
+  # read this host's name (... Temporary failure in name resolution)"); upstream takes the
+  # kernel's host name as it is.
+  cat >/etc/systemd/system/kubelet.service.d/20-standalone.conf <<UNIT
+[Service]
+ExecStart=
+ExecStart=/usr/bin/kubelet --hostname-override=%H --pod-manifest-path=/etc/jkubelet/manifests --root-dir=/var/lib/jkubelet --read-only-port=10255 --pod-infra-container-image=jkubelet/pause:3.2 --network-plugin=cni --cni-bin-dir=/usr/lib/cni --cni-conf-dir=/etc/cni/net.d ${JKUBELET_GUEST_FLAGS:-}
+UNIT
+  systemctl daemon-reload
+}
+# leaked_ips: addresses in the IP store that no pod of /pods holds.
+leaked_ips() {
+  local held
+  held=$(pods | jq -r '.items[].status.podIP // empty')
+  find "$REBOOT_NET" -maxdepth 1 -type f -name '[0-9]*' -printf '%f\n' 2>/dev/null | grep -vxF -f <(echo "${held:-none}") || true
+}
+scenario_reboot() {
+  local reboots=${JKUBELET_GUEST_REBOOTS:-5} leaked
+  UNIT=kubelet
+  if [ "$BOOT" -eq 1 ]; then
+    install_package || finish
+    write_standalone_unit
+    JK_START=$(date +%s)
+    systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
+    step "systemctl enable --now kubelet ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
+    wait_for_standalone || finish
+    wait_for_pods || finish
+    figure "boot-to-pods-running (guest uptime) $(up) s"
+    save ips bash -c "ls $REBOOT_NET"
+    reboot_guest
+  fi
+  # Boot 2 and later: the unit brings jkubelet back; the clock starts at the kernel's.
+  local uptime
+  uptime=$(up)
+  JK_START=$(($(date +%s) - ${uptime%.*}))
+  if wait_until 900 "pods Running after reboot $((BOOT - 1))" all_running; then
+    figure "reboot-$((BOOT - 1))-boot-to-pods-running (guest uptime) $(up) s"
+  else
+    result "reboot-$((BOOT - 1)):pods-running" FAIL "$(pods | jq -c '[.items[] | {n: .metadata.name, p: .status.phase}]' 2>/dev/null)"
+    save journal journalctl -u kubelet -b -o short-monotonic --no-pager
+    finish
+  fi
+  wait_until 300 "every container started" all_started || true
+  leaked=$(leaked_ips)
+  save ips bash -c "ls $REBOOT_NET; echo; curl -s $READ_ONLY/pods | jq -r '.items[] | .metadata.name + \" \" + (.status.podIP // \"\")'"
+  result "reboot-$((BOOT - 1)):leaked-ips" INFO "$(echo "$leaked" | grep -c . || true) leaked: $(echo $leaked)"
+  if [ $((BOOT - 1)) -lt "$reboots" ]; then
+    reboot_guest
+  fi
+  [ -z "$leaked" ] && verdict=PASS || verdict=FAIL
+  result leaked-ips-after-reboots $verdict "$(echo "$leaked" | grep -c . || true) addresses in $REBOOT_NET held by no pod after $reboots reboots"
+  read_limits after-reboots
+  save journal journalctl -u kubelet -b -o short-monotonic --no-pager
+}
+
+# ---------------------------------------------------------------------------------------------
+# Planned scenarios (issue 38). Each is a function here plus a line in guest-scenarios.sh's list:
+# - graceful-shutdown: systemctl poweroff with pods running; the markers of the pods' final status.
+# - kubeadm-cluster: two guests on a -netdev socket link (guest-lib.sh: GUEST_LINK), kubeadm init
+#   and join with the package's defaults.
+# - service: systemctl stop/restart kubelet, kill -9 and Restart=always, the journal.
+# - memory-pressure: a BestEffort pod past the eviction threshold on cgroup v2.
+# - upstream-side-by-side: stock-host, reboot and the limits with the upstream kubelet v1.20.2 that
+#   deploy/scripts/kubelet-ref.sh builds into the k8s cache (bin/kubelet-ref), copied onto the
+#   shared disk by guest-scenarios.sh and run with the same flags (a static Go binary: it needs no
+#   package in the image), so that each figure has upstream's beside it.

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The operator's-machine test bed: jkubelet installed from its own .deb on stock Debian 12 guests
+# (systemd as PID 1, cgroup v2, Docker with the systemd cgroup driver), booted under QEMU on this
+# machine, one scenario per fresh copy-on-write overlay of a cached image. docs/testing.md, "The
+# operator's-machine test bed", says what each scenario checks.
+#
+# Usage: deploy/scripts/guest-scenarios.sh [SCENARIO...]   (default: stock-host)
+#   stock-host   dpkg -i, then the README's standalone command with no extra flag; the pods run and
+#                every node and pod limit in /sys/fs/cgroup holds after all containers started
+#   reboot       kubelet.service from the package (standalone, CNI bridge), rebooted
+#                JKUBELET_GUEST_REBOOTS times (default 5): boot to pods Running after each, and the
+#                addresses in the CNI IP store that no running pod holds (none may leak)
+#   planned (reported SKIP, no guest booted): graceful-shutdown, kubeadm-cluster, service,
+#                memory-pressure, upstream-side-by-side
+#
+# Environment:
+#   JKUBELET_GUEST_FLAGS    extra flags for jkubelet in the guest (e.g. --cgroup-driver=systemd)
+#   JKUBELET_GUEST_RESULTS  where each scenario's results go (default target/guestbed/SCENARIO)
+#   JKUBELET_GUEST_TIMEOUT  seconds a guest boot may take from QEMU's start to its last marker
+#                           (default 1800: TCG on 2 busy cores)
+#   JKUBELET_GUEST_IMAGES   the local Docker images loaded into the guest (default the examples')
+#   and guest-image.sh's and guest-lib.sh's variables (cache, acceleration, memory, CPUs, keep).
+# Exit status: 0 when every check passed, 1 when one failed, 2 when the bed itself failed.
+set -euo pipefail
+# All of it is in main, read whole before it runs: editing this file while a run is under way
+# (they are long) cannot change what that run does.
+main() {
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+here=$root/deploy/scripts
+# shellcheck source=deploy/scripts/guest-lib.sh
+source "$here/guest-lib.sh"
+
+scenarios=("$@")
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(stock-host)
+RESULTS=${JKUBELET_GUEST_RESULTS:-$root/target/guestbed}
+TIMEOUT=${JKUBELET_GUEST_TIMEOUT:-1800}
+IMAGES=${JKUBELET_GUEST_IMAGES:-jkubelet/busybox:1.35 jkubelet/pause:3.2}
+
+need=()
+command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+command -v qemu-img >/dev/null || need+=(qemu-utils)
+command -v debugfs >/dev/null || need+=(e2fsprogs)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "guest: installing ${need[*]}" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/jkubelet-guestbed.XXXXXX")
+cleanup() {
+  guest_cleanup
+  [ "${JKUBELET_GUEST_KEEP:-0}" = 1 ] && echo "guest: kept $work" >&2 || rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 2' INT TERM
+
+t=$(date +%s)
+"$here/guest-image.sh" >/dev/null
+echo "guest: image ready in $GUEST_CACHE ($(($(date +%s) - t)) s here; built in $(cat "$GUEST_CACHE/build-seconds" 2>/dev/null || echo ?) s)" >&2
+
+# The package, as an operator gets it: the project's own package-deb.sh on a fresh build.
+source "$here/build-env.sh"
+launcher=$root/agent/target/jkubelet/bin/jkubelet
+if [ ! -x "$launcher" ] || [ -n "$(find "$root/agent/src" "$root/config/src" -newer "$launcher" -print -quit)" ]; then
+  echo "guest: building jkubelet (mvn -pl config,agent -DskipTests package)" >&2
+  (cd "$root" && mvn -B -ntp -q -pl config,agent -DskipTests package) >&2
+fi
+mkdir -p "$work/shared/deb" "$work/shared/images"
+"$here/package-deb.sh" "$work/shared/deb" >/dev/null
+# shellcheck disable=SC2086 # the image names are words
+docker save -o "$work/shared/images/bed.tar" $IMAGES
+cp -r "$root/deploy/guest" "$work/shared/guest"
+cp -r "$root/deploy/examples/manifests" "$work/shared/manifests"
+
+status=0
+# run_guest_scenario NAME: one fresh guest (overlay) for NAME, booted again after each REBOOT
+# marker until DONE; prints its results and figures.
+run_guest_scenario() {
+  local name=$1 dir=$work/$1 src=$work/src-$1 out=$RESULTS/$1 boot=0 rc
+  rm -rf "$src" "$out"
+  cp -a "$work/shared" "$src"
+  {
+    echo "SCENARIO=$name"
+    printf 'JKUBELET_GUEST_FLAGS=%q\n' "${JKUBELET_GUEST_FLAGS:-}"
+    printf 'JKUBELET_GUEST_REBOOTS=%q\n' "${JKUBELET_GUEST_REBOOTS:-5}"
+  } >"$src/config.env"
+  guest_new "$dir" "$src"
+  while :; do
+    boot=$((boot + 1))
+    guest_start "$dir"
+    rc=0
+    guest_wait "$dir" "$GUEST_PID" '@@GB [0-9]+ [0-9.]+ BOOT ' 600 || rc=$?
+    if [ $rc -ne 0 ]; then
+      echo "guest: $name: boot $boot gave no BOOT marker ($([ $rc = 1 ] && echo timeout || echo QEMU ended)); console:" >&2
+      tail -n 30 "$dir/console.log" >&2
+      guest_stop "$GUEST_PID"
+      status=2
+      break
+    fi
+    rc=0
+    guest_wait "$dir" "$GUEST_PID" '@@GB [0-9]+ [0-9.]+ (DONE|REBOOT) ' "$TIMEOUT" || rc=$?
+    if [ $rc -ne 0 ]; then
+      echo "guest: $name: no DONE or REBOOT marker ($([ $rc = 1 ] && echo "timeout, $TIMEOUT s" || echo QEMU ended)); console:" >&2
+      tail -n 30 "$dir/console.log" >&2
+      guest_stop "$GUEST_PID"
+      status=2
+      break
+    fi
+    if tail -n 1 "$dir/timed.log" | grep -q ' REBOOT '; then
+      guest_wait_exit "$GUEST_PID" 300 || { echo "guest: $name: did not reboot; stopping QEMU" >&2; guest_stop "$GUEST_PID"; }
+    else
+      # DONE: the shared disk is read-only by now. A power-off with pods running waits up to 90 s
+      # for containers that ignore SIGTERM (systemd's default): not this scenario's business.
+      guest_wait_exit "$GUEST_PID" 30 || guest_stop "$GUEST_PID"
+    fi
+    echo "guest: $name: boot $boot ended after $(($(date +%s) - GUEST_T0)) s (QEMU exited)" >&2
+    tail -n 1 "$dir/timed.log" | grep -q ' REBOOT ' || break
+  done
+  guest_results "$dir" "$out"
+  echo "== $name: results (also in $out)"
+  grep -E ' (FIGURE|RESULT) ' "$dir/timed.log" | sed -E 's/^\[host \+([0-9]+)s\] @@GB ([0-9]+) ([0-9.]+) /host +\1 s, boot \2, uptime \3 s: /' || true
+  if grep -q ' RESULT [^ ]* [^ ]* FAIL ' "$dir/timed.log"; then
+    [ $status -ne 0 ] || status=1
+  fi
+  local pass fail
+  pass=$(grep -c ' RESULT [^ ]* [^ ]* PASS ' "$dir/timed.log" || true)
+  fail=$(grep -c ' RESULT [^ ]* [^ ]* FAIL ' "$dir/timed.log" || true)
+  echo "guest: $name: ${pass} passed, ${fail} failed" >&2
+}
+
+for s in "${scenarios[@]}"; do
+  case $s in
+    stock-host | reboot) run_guest_scenario "$s" ;;
+    graceful-shutdown | kubeadm-cluster | service | memory-pressure | upstream-side-by-side)
+      echo "== $s: SKIP (planned: deploy/guest/scenarios.sh says what it will check)" ;;
+    *)
+      echo "guest: unknown scenario $s" >&2
+      status=2
+      ;;
+  esac
+done
+exit $status
+}
+main "$@"
