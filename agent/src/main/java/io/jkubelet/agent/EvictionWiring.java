@@ -134,23 +134,23 @@ public final class EvictionWiring {
             setup.options().nodeName(),
             new SummarySignals(a.node()),
             new SummaryPodUsage(a.summary()),
-            a.activePods(),
-            pod ->
-                a.cache()
-                    .get(pod.getMetadata().getUid())
-                    .map(e -> !e.status().anyRunning())
-                    .orElse(true),
-            pod -> a.statuses().getPodStatus(pod.getMetadata().getUid()),
-            (pod, failed, grace) -> {
-              a.statuses().setPodStatus(pod, failed);
-              a.workers()
-                  .update(
-                      new UpdatePodOptions(
-                          pod, WorkType.KILL, new KillPodOptions(grace, false, "evicted")));
-            },
-            a.containerGc(),
-            a.imageGc(),
             () -> dedicatedImageFs(setup.options().rootDir(), a.imageFsDir().get()),
+            new EvictionManager.Pods(
+                a.activePods(),
+                pod ->
+                    a.cache()
+                        .get(pod.getMetadata().getUid())
+                        .map(e -> !e.status().anyRunning())
+                        .orElse(true),
+                pod -> a.statuses().getPodStatus(pod.getMetadata().getUid()),
+                (pod, failed, grace) -> {
+                  a.statuses().setPodStatus(pod, failed);
+                  a.workers()
+                      .update(
+                          new UpdatePodOptions(
+                              pod, WorkType.KILL, new KillPodOptions(grace, false, "evicted")));
+                }),
+            new EvictionManager.Reclaim(a.containerGc(), a.imageGc()),
             setup.recorder(),
             a.listener());
     return EvictionManager.create(options, parts, setup.time());
