@@ -148,7 +148,9 @@ public final class EvictionWiring {
                   a.workers()
                       .update(
                           new UpdatePodOptions(
-                              pod, WorkType.KILL, new KillPodOptions(grace, false, "evicted")));
+                              pod,
+                              WorkType.KILL,
+                              new KillPodOptions(grace, false, "evicted", false)));
                 }),
             new EvictionManager.Reclaim(a.containerGc(), a.imageGc()),
             setup.recorder(),
