@@ -388,22 +388,22 @@ final class AgentParts {
             in.options().nodeName(),
             new SummarySignals(nodeReader),
             new SummaryPodUsage(summary),
-            activePods()::get,
-            pod ->
-                cache
-                    .get(pod.getMetadata().getUid())
-                    .map(e -> !e.status().anyRunning())
-                    .orElse(true),
-            pod -> in.statuses().getPodStatus(pod.getMetadata().getUid()),
-            (pod, failed, grace) -> {
-              in.statuses().setPodStatus(pod, failed);
-              workers.update(
-                  new UpdatePodOptions(
-                      pod, WorkType.KILL, new KillPodOptions(grace, false, "evicted")));
-            },
-            containerGc,
-            in.imageGc(),
             new DedicatedImageFs(in.options().rootDir(), engineRoot),
+            new EvictionManager.Pods(
+                activePods()::get,
+                pod ->
+                    cache
+                        .get(pod.getMetadata().getUid())
+                        .map(e -> !e.status().anyRunning())
+                        .orElse(true),
+                pod -> in.statuses().getPodStatus(pod.getMetadata().getUid()),
+                (pod, failed, grace) -> {
+                  in.statuses().setPodStatus(pod, failed);
+                  workers.update(
+                      new UpdatePodOptions(
+                          pod, WorkType.KILL, new KillPodOptions(grace, false, "evicted", false)));
+                }),
+            new EvictionManager.Reclaim(containerGc, in.imageGc()),
             in.events().recorder(),
             listener);
     return EvictionManager.create(

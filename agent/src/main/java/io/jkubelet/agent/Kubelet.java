@@ -123,7 +123,7 @@ public final class Kubelet implements SyncHandler {
       p.workers()
           .update(
               new UpdatePodOptions(
-                  pod, WorkType.KILL, new KillPodOptions(null, true, "pod removed")));
+                  pod, WorkType.KILL, new KillPodOptions(null, true, "pod removed", false)));
     }
   }
 

@@ -159,7 +159,7 @@ final class DefaultEvictionManager implements EvictionManager {
     }
     localStorage.check(
         now,
-        parts.activePods(),
+        parts.pods().activePods(),
         () -> readUsage(PodUsageReader.ANY_DISK_AGE),
         parts.dedicatedImageFs(),
         (pod, exceeded) -> {
@@ -257,7 +257,7 @@ final class DefaultEvictionManager implements EvictionManager {
       log.info("Eviction manager: able to reduce {} pressure without evicting pods", resource);
       return Optional.empty();
     }
-    List<Pod> active = parts.activePods().get();
+    List<Pod> active = parts.pods().activePods().get();
     if (active.isEmpty()) {
       log.error("Eviction manager: eviction thresholds have been met, but no pods are active");
       quietUntil = now.plus(QUIET_AFTER_FAILURE);
@@ -309,7 +309,7 @@ final class DefaultEvictionManager implements EvictionManager {
       return false;
     }
     String name = pending.getMetadata().getName();
-    if (parts.cleanedUp().test(pending)) {
+    if (parts.pods().cleanedUp().test(pending)) {
       log.info("Eviction manager: pod {} successfully cleaned up", name);
       pending = null;
       return false;
@@ -333,13 +333,13 @@ final class DefaultEvictionManager implements EvictionManager {
     }
     boolean imageFs = s == Signal.IMAGEFS_AVAILABLE || s == Signal.IMAGEFS_INODES_FREE;
     try {
-      parts.containerGc().deleteAllUnusedContainers();
+      parts.reclaim().containerGc().deleteAllUnusedContainers();
     } catch (Exception e) {
       log.warn("Eviction manager: removing dead containers failed: {}", e.toString());
     }
     if (imageFs || !parts.dedicatedImageFs().getAsBoolean()) {
       try {
-        long freed = parts.imageGc().deleteUnusedImages();
+        long freed = parts.reclaim().imageGc().deleteUnusedImages();
         log.info("Eviction manager: unused images removed, {} bytes freed", freed);
       } catch (Exception e) {
         log.warn("Eviction manager: removing unused images failed: {}", e.toString());
@@ -385,7 +385,7 @@ final class DefaultEvictionManager implements EvictionManager {
   private Map<String, PodUsage> rankingUsage(List<Pod> active, Duration diskMaxAge) {
     Map<String, PodUsage> usage = new java.util.HashMap<>(readUsage(diskMaxAge));
     for (Pod p : active) {
-      if (!usage.containsKey(Ranking.uid(p)) && parts.cleanedUp().test(p)) {
+      if (!usage.containsKey(Ranking.uid(p)) && parts.pods().cleanedUp().test(p)) {
         usage.put(Ranking.uid(p), PodUsage.NONE);
       }
     }

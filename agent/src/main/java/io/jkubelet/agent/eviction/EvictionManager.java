@@ -68,26 +68,40 @@ public interface EvictionManager extends Lifecycle {
   /**
    * What the manager works with.
    *
-   * @param activePods the pods that have not finished
-   * @param cleanedUp whether a pod runs nothing (no ready sandbox, no running container): an
-   *     evicted pod has stopped; an active one uses nothing
-   * @param status the pod's current status, to keep its container statuses when it fails
+   * @param signals reads the node's signals
+   * @param usage reads the pods' usage, for ranking
    * @param dedicatedImageFs whether the engine's images and layers are on another file system than
    *     the root dir, asked at each decision (the engine's root may be learnt late)
+   * @param pods the pods it ranks and evicts
+   * @param reclaim what disk is freed through before a pod is evicted
    */
   record Parts(
       String nodeName,
       Readers.SignalReader signals,
       Readers.PodUsageReader usage,
+      java.util.function.BooleanSupplier dedicatedImageFs,
+      Pods pods,
+      Reclaim reclaim,
+      EventRecorder recorder,
+      Listener listener) {}
+
+  /**
+   * The pods the manager ranks and evicts.
+   *
+   * @param activePods the pods that have not finished
+   * @param cleanedUp whether a pod runs nothing (no ready sandbox, no running container): an
+   *     evicted pod has stopped; an active one uses nothing
+   * @param status the pod's current status, to keep its container statuses when it fails
+   * @param killer kills an evicted pod
+   */
+  record Pods(
       Supplier<List<Pod>> activePods,
       Predicate<Pod> cleanedUp,
       java.util.function.Function<Pod, Optional<PodStatus>> status,
-      PodKiller killer,
-      ContainerGarbageCollector containerGc,
-      ImageGarbageCollector imageGc,
-      java.util.function.BooleanSupplier dedicatedImageFs,
-      EventRecorder recorder,
-      Listener listener) {}
+      PodKiller killer) {}
+
+  /** The garbage collectors disk is reclaimed through, dead containers first, then images. */
+  record Reclaim(ContainerGarbageCollector containerGc, ImageGarbageCollector imageGc) {}
 
   /** A manager that starts nothing until {@link #start()}. */
   static EvictionManager create(EvictionOptions options, Parts parts, Time time) {

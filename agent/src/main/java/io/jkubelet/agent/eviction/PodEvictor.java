@@ -62,7 +62,7 @@ final class PodEvictor {
             EventType.Warning,
             DefaultEvictionManager.REASON,
             message);
-    PodStatus current = parts.status().apply(pod).orElse(null);
+    PodStatus current = parts.pods().status().apply(pod).orElse(null);
     PodStatus failed =
         (current == null ? new PodStatusBuilder() : new PodStatusBuilder(current))
             .withPhase("Failed")
@@ -70,7 +70,7 @@ final class PodEvictor {
             .withMessage(message)
             .build();
     try {
-      parts.killer().kill(pod, failed, Duration.ofSeconds(grace));
+      parts.pods().killer().kill(pod, failed, Duration.ofSeconds(grace));
     } catch (RuntimeException e) {
       log.error(
           "Eviction manager: killing pod {} failed: {}", pod.getMetadata().getName(), e.toString());

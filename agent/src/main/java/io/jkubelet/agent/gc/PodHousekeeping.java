@@ -130,7 +130,7 @@ final class PodHousekeeping implements Housekeeping {
           log.info("Housekeeping: pod {} is not desired; killing and removing its containers", ref);
           workers.update(
               new UpdatePodOptions(
-                  orphan(ref), WorkType.KILL, new KillPodOptions(null, true, "orphaned")));
+                  orphan(ref), WorkType.KILL, new KillPodOptions(null, true, "orphaned", false)));
         });
 
     // Forget what belongs to pods that are gone from both the config and the runtime.

@@ -59,11 +59,6 @@ public final class ImagePuller {
 
   /** A puller without credentials: every pull is anonymous. */
   public ImagePuller(
-      Runtime runtime, EventRecorder recorder, Clock clock, Backoff backoff, Duration pullTimeout) {
-    this(runtime, recorder, clock, backoff, pullTimeout, PullCredentials.NONE);
-  }
-
-  public ImagePuller(
       Runtime runtime,
       EventRecorder recorder,
       Clock clock,

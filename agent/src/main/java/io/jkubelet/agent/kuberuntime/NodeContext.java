@@ -25,10 +25,8 @@ public record NodeContext(
     Objects.requireNonNull(cgroupParent, "cgroupParent");
   }
 
-  /** Pods in the runtime's default cgroup parent. */
-  public NodeContext(NodeAllocatable allocatable, Path rootDir, PodDns dns) {
-    this(allocatable, rootDir, dns, pod -> "");
-  }
+  /** Pods in the runtime's default cgroup parent, "". */
+  public static final Function<Pod, String> DEFAULT_CGROUP_PARENT = pod -> "";
 
   /** {@code <root-dir>/pods/<uid>}, upstream's {@code getPodDir}. */
   public Path podDir(String podUid) {

@@ -44,16 +44,13 @@ public record UpdatePodOptions(Pod pod, WorkType type, KillPodOptions kill) {
    */
   public record KillPodOptions(
       Duration gracePeriodOverride, boolean removeContainers, String reason, boolean deletion) {
-    public static final KillPodOptions DEFAULT = new KillPodOptions(null, true, "pod removed");
+    public static final KillPodOptions DEFAULT =
+        new KillPodOptions(null, true, "pod removed", false);
 
     public KillPodOptions {
       if (gracePeriodOverride != null && gracePeriodOverride.isNegative()) {
         throw new IllegalArgumentException("negative grace period " + gracePeriodOverride);
       }
-    }
-
-    public KillPodOptions(Duration gracePeriodOverride, boolean removeContainers, String reason) {
-      this(gracePeriodOverride, removeContainers, reason, false);
     }
 
     /** For a pod being deleted: within the deletion's grace period when it has one. */

@@ -59,13 +59,13 @@ class DefaultEvictionManagerTest {
               usageReads.add(freshDisk);
               return Map.copyOf(usage);
             },
-            () -> List.copyOf(active),
-            p -> stopped.contains(p.getMetadata().getUid()),
-            p -> Optional.empty(),
-            killer,
-            gc,
-            gc,
             () -> dedicatedImageFs,
+            new EvictionManager.Pods(
+                () -> List.copyOf(active),
+                p -> stopped.contains(p.getMetadata().getUid()),
+                p -> Optional.empty(),
+                killer),
+            new EvictionManager.Reclaim(gc, gc),
             recorder,
             listener),
         clock,

@@ -25,7 +25,8 @@ class ImagePullerTest {
           (o, t, reason, msg) -> events.add(reason + ": " + msg),
           clock,
           new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
-          Duration.ofMinutes(1));
+          Duration.ofMinutes(1),
+          PullCredentials.NONE);
   private final Pod pod = TestPods.simple("u1", "p", "c");
 
   private Container container(String image, String policy) {

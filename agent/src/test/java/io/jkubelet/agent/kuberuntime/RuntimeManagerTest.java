@@ -57,7 +57,8 @@ class RuntimeManagerTest {
     return new RuntimeManager(
         new RuntimeManager.Deps(
             runtime,
-            new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
+            new ImagePuller(
+                runtime, recorder, clock, pull, Duration.ofMinutes(1), PullCredentials.NONE),
             VolumeManager.create(
                 new VolumeManager.Options(
                     root,
@@ -79,7 +80,8 @@ class RuntimeManagerTest {
                 new NodeAllocatable(4000, 8L << 30, 100L << 30),
                 root,
                 new PodDns(
-                    List.of("10.0.0.10"), "cluster.local", "", () -> "10.1.1.1", "n", recorder)),
+                    List.of("10.0.0.10"), "cluster.local", "", () -> "10.1.1.1", "n", recorder),
+                NodeContext.DEFAULT_CGROUP_PARENT),
             () -> "10.1.1.1"),
         pool);
   }

@@ -73,7 +73,13 @@ class PodSyncCgroupsTest {
     return new RuntimeManager(
         new RuntimeManager.Deps(
             runtime,
-            new ImagePuller(runtime, recorder, clock, pull, Duration.ofMinutes(1)),
+            new ImagePuller(
+                runtime,
+                recorder,
+                clock,
+                pull,
+                Duration.ofMinutes(1),
+                io.jkubelet.agent.kuberuntime.PullCredentials.NONE),
             VolumeManager.create(
                 new VolumeManager.Options(
                     root,
@@ -247,7 +253,7 @@ class PodSyncCgroupsTest {
     cache.set(ref, runtime.podStatus(ref), null, clock.instant());
     sync.sync(
         new UpdatePodOptions(
-            pod, WorkType.KILL, new UpdatePodOptions.KillPodOptions(null, false, "test")),
+            pod, WorkType.KILL, new UpdatePodOptions.KillPodOptions(null, false, "test", false)),
         clock.instant().minusMillis(1));
 
     assertThat(running("u1")).isEmpty();
