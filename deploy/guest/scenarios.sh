@@ -49,27 +49,34 @@ answering_or_dead() {
   [ "$(systemctl show -p NRestarts --value "$UNIT" 2>/dev/null)" -gt 0 ] 2>/dev/null
 }
 manifest_count() { ls /etc/jkubelet/manifests | wc -l; }
+# pods_check JQ_ARGS...: jq -e over /pods; false when jkubelet does not answer (bookworm's jq 1.6
+# exits 0 with -e on no input at all).
+pods_check() {
+  local json
+  json=$(pods) && [ -n "$json" ] || return 1
+  jq -e "$@" <<<"$json" >/dev/null
+}
 all_running() {
-  pods | jq -e --argjson n "$(manifest_count)" \
-    '(.items | length) >= $n and all(.items[]; .status.phase == "Running")' >/dev/null
+  pods_check --argjson n "$(manifest_count)" \
+    '(.items | length) >= $n and all(.items[]; .status.phase == "Running")'
 }
 # Every container of every pod has started at least once (running now, or terminated since).
 all_started() {
-  pods | jq -e --argjson n "$(manifest_count)" '(.items | length) >= $n and all(.items[];
+  pods_check --argjson n "$(manifest_count)" '(.items | length) >= $n and all(.items[];
     (.status.containerStatuses // []) as $c | ($c | length) == (.spec.containers | length)
-    and all($c[]; .state.running or .state.terminated or .lastState.terminated))' >/dev/null
+    and all($c[]; .state.running or .state.terminated or .lastState.terminated))'
 }
 # all_back: every pod has an IP and every container started during this boot. (Phase Running is no
 # proof after a reboot: with restartPolicy Always a pod whose containers all exited is Running.)
 all_back() {
   local booted
   booted=$(($(date +%s) - $(cut -d. -f1 /proc/uptime)))
-  pods | jq -e --argjson n "$(manifest_count)" --argjson b "$booted" '(.items | length) >= $n and
+  pods_check --argjson n "$(manifest_count)" --argjson b "$booted" '(.items | length) >= $n and
     all(.items[]; (.status.podIP // "") != "" and
       ((.status.containerStatuses // []) as $c | ($c | length) == (.spec.containers | length) and
         all($c[]; ([.state.running.startedAt, .state.terminated.startedAt,
           .lastState.terminated.startedAt] | map(select(. != null) | sub("\\.[0-9]+"; "")
-          | fromdateiso8601) | max // 0) >= $b)))' >/dev/null
+          | fromdateiso8601) | max // 0) >= $b)))'
 }
 restarts() { # total container restarts of all pods
   pods | jq '[.items[].status.containerStatuses[]?.restartCount] | add // 0'
@@ -255,8 +262,9 @@ UNIT
 }
 # leaked_ips: addresses in the IP store that no pod of /pods holds.
 leaked_ips() {
-  local held
-  held=$(pods | jq -r '.items[].status.podIP // empty')
+  local json held
+  json=$(pods) && [ -n "$json" ] || { echo "unknown: jkubelet does not answer"; return; }
+  held=$(jq -r '.items[].status.podIP // empty' <<<"$json")
   find "$REBOOT_NET" -maxdepth 1 -type f -name '[0-9]*' -printf '%f\n' 2>/dev/null | grep -vxF -f <(echo "${held:-none}") || true
 }
 scenario_reboot() {
@@ -285,6 +293,10 @@ scenario_reboot() {
     save journal journalctl -u kubelet -b -o short-monotonic --no-pager
     finish
   fi
+  # Dead sandboxes' addresses may be released by jkubelet's housekeeping a little later: up to 3
+  # minutes for the store to hold only the running pods' addresses.
+  no_leak() { [ -z "$(leaked_ips)" ]; }
+  wait_until 180 "the IP store to hold only running pods' addresses" no_leak || true
   leaked=$(leaked_ips)
   save ips bash -c "ls $REBOOT_NET; echo; curl -s $READ_ONLY/pods | jq -r '.items[] | .metadata.name + \" \" + (.status.podIP // \"\")'"
   result "reboot-$((BOOT - 1)):leaked-ips" INFO "$(echo "$leaked" | grep -c . || true) leaked: $(echo $leaked)"
