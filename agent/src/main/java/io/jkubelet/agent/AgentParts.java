@@ -163,7 +163,6 @@ final class AgentParts {
     // Asking the engine for its root is a call to it: asked once, then kept.
     Supplier<Path> engineRoot =
         new EngineRoot(() -> in.engine().engine().rootDir().get().orElse(null), clock);
-    var cgroups = in.options().subsystems().cgroups();
     StatsOptions stats =
         StatsOptions.host(
             in.options().nodeName(),
@@ -172,7 +171,7 @@ final class AgentParts {
             engineRoot,
             in.options().podLogPaths(),
             in.containerManager()::podCgroupPaths,
-            cgroups.cgroupsPerQOS() ? cgroups.driver().path(cgroups.kubepods()) : null);
+            in.containerManager().podCgroupRoot());
     // One reader of the node's memory, disks and processes: the eviction manager reads through
     // it, and the summary reports its latest reading.
     nodeReader = NodeReader.create(stats, clock);

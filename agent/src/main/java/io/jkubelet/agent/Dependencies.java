@@ -83,7 +83,7 @@ public record Dependencies(
                     .scopedTo(Map.of(Labels.NODE, options.nodeName())),
             r -> Thread.ofVirtual().name("docker-connect").start(r));
     // Host facts are read here, once, so that building the agent does no I/O.
-    HostFacts host = HostFacts.read(options.nodeIp(), options.rootDir());
+    HostFacts host = HostFacts.read(options.nodeIp(), options.nodeName(), options.rootDir());
     Supplier<Engine> engine =
         () -> {
           DockerRuntime d = connected(docker);

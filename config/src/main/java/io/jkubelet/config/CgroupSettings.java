@@ -24,10 +24,11 @@ public record CgroupSettings(
     @Field(
             flag = "--cgroup-driver",
             label = "DRIVER",
-            value = "cgroupfs",
             oneOf = {"cgroupfs", "systemd"},
             zeroIsUnset = true,
-            doc = "cgroupfs or systemd; must match Docker's")
+            doc =
+                "cgroupfs or systemd; must match Docker's. None: Docker's own (docker info), as"
+                    + " upstream v1.28+ takes the runtime's")
         String cgroupDriver,
     @Field(flag = "--cpu-cfs-quota", value = "true", doc = "Whether cpu limits are CFS quotas")
         boolean cpuCFSQuota,

@@ -238,7 +238,9 @@ public final class Setting {
                 : "must be between " + field.min() + " and " + field.max() + ", got " + x);
       }
     }
-    if (field.oneOf().length > 0 && !Arrays.asList(field.oneOf()).contains(v)) {
+    // A string whose default is none may be left empty: it is then unset.
+    boolean unset = "".equals(v) && field.value().isEmpty();
+    if (field.oneOf().length > 0 && !unset && !Arrays.asList(field.oneOf()).contains(v)) {
       throw new ConfigException(name, "must be " + either(field.oneOf()) + ", got \"" + v + "\"");
     }
     for (Check c : checks) {

@@ -204,7 +204,15 @@ class ConfigLoaderTest {
         .isEqualTo(defaults.server().authorization().cacheUnauthorizedTTL());
     assertThat(c.staticPods().staticPodPath()).isEqualTo("/etc/kubernetes/manifests");
     assertThat(c.server().healthzBindAddress()).isEqualTo("127.0.0.1");
-    assertThat(c.cgroups()).isEqualTo(CgroupSettings.DEFAULTS);
+    assertThat(c.cgroups().cgroupDriver()).as("kubeadm's, given").isEqualTo("cgroupfs");
+    assertThat(c.cgroups())
+        .isEqualTo(
+            Settings.build(
+                CgroupSettings.class,
+                s ->
+                    s.name().equals("cgroupDriver")
+                        ? "cgroupfs"
+                        : Settings.read(CgroupSettings.DEFAULTS, s)));
     assertThat(c.eviction()).isEqualTo(EvictionSettings.DEFAULTS);
     assertThat(c.gc()).as("imageMinimumGCAge: 0s is the default").isEqualTo(GcSettings.DEFAULTS);
     assertThat(loaded.warnings()).isEmpty();
@@ -255,15 +263,14 @@ class ConfigLoaderTest {
     assertThat(ConfigLoader.load(write(HEADER)).config().cgroups())
         .isEqualTo(CgroupSettings.DEFAULTS)
         .isEqualTo(
-            new CgroupSettings(
-                true, "", "cgroupfs", true, Duration.ofMillis(100), -1, List.of("pods")));
+            new CgroupSettings(true, "", "", true, Duration.ofMillis(100), -1, List.of("pods")));
 
     CgroupSettings zero =
         ConfigLoader.load(
                 write(HEADER + "cgroupDriver: \"\"\ncpuCFSQuotaPeriod: 0s\npodPidsLimit: 0\n"))
             .config()
             .cgroups();
-    assertThat(zero.cgroupDriver()).as("\"\" is the default").isEqualTo("cgroupfs");
+    assertThat(zero.cgroupDriver()).as("\"\" is the default: Docker's").isEmpty();
     assertThat(zero.cpuCFSQuotaPeriod()).as("0s is the default").isEqualTo(Duration.ofMillis(100));
     assertThat(zero.podPidsLimit()).as("0 is a value").isZero();
 

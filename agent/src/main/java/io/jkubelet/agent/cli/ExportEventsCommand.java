@@ -9,13 +9,13 @@ import io.jkubelet.agent.client.ApiHttpClients;
 import io.jkubelet.agent.client.Kubeconfig;
 import io.jkubelet.agent.export.ClusterEventExporter;
 import io.jkubelet.agent.export.Exporter;
+import io.jkubelet.agent.node.NodeName;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.EventExport;
 import io.jkubelet.config.KubeletConfiguration;
 import io.jkubelet.config.KubeletConfigurationBuilder;
 import io.jkubelet.config.Settings;
-import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -139,7 +139,7 @@ public final class ExportEventsCommand implements Callable<Integer> {
       stopped.await();
       return 0;
     }
-    String identity = InetAddress.getLocalHost().getHostName() + "_" + UUID.randomUUID();
+    String identity = NodeName.kernelHostname() + "_" + UUID.randomUUID();
     var elector =
         client
             .leaderElector()

@@ -76,7 +76,7 @@ public final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--root-dir",
       paramLabel = "DIR",
-      defaultValue = "/var/lib/jkubelet",
+      defaultValue = "/var/lib/kubelet",
       description = "Where pod directories and volumes live (default: ${DEFAULT-VALUE}).")
   Path rootDir;
 

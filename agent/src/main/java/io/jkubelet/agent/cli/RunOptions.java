@@ -9,6 +9,7 @@ import io.jkubelet.agent.logs.PodLogPaths;
 import io.jkubelet.agent.logs.RotatingLogWriter;
 import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.agent.node.NodeFlags;
+import io.jkubelet.agent.node.NodeName;
 import io.jkubelet.config.CertificateSettings;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigLoader;
@@ -18,14 +19,11 @@ import io.jkubelet.config.KubeletConfigurationBuilder;
 import io.jkubelet.config.NetworkSettings;
 import io.jkubelet.config.Setting;
 import io.jkubelet.config.Settings;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -199,19 +197,18 @@ final class RunOptions {
     }
   }
 
+  /**
+   * The node's name: {@code --hostname-override}, else the kernel's host name, lower-cased, as
+   * upstream's (no name resolution; {@link NodeName}).
+   */
   private static String nodeName(String hostnameOverride) {
+    boolean overridden = hostnameOverride != null && !hostnameOverride.isEmpty();
+    String flag = overridden ? "--hostname-override" : "hostname";
     String name;
-    String flag = "--hostname-override";
-    if (hostnameOverride != null) {
-      name = hostnameOverride.trim().toLowerCase(Locale.ROOT);
-    } else {
-      flag = "hostname";
-      try {
-        name = InetAddress.getLocalHost().getHostName().toLowerCase(Locale.ROOT);
-      } catch (UnknownHostException e) {
-        throw new ConfigException(
-            "--hostname-override", "cannot read this host's name (" + e.getMessage() + "); set it");
-      }
+    try {
+      name = NodeName.of(hostnameOverride);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("--hostname-override", e.getMessage() + "; set it");
     }
     if (name.isEmpty() || name.length() > 253 || !NODE_NAME.matcher(name).matches()) {
       throw new ConfigException(

@@ -47,9 +47,21 @@ public record CgroupOptions(CgroupSettings settings, Path cgroupFs) {
     return settings.cgroupRoot().isEmpty() ? "/" : settings.cgroupRoot();
   }
 
-  /** {@code cgroupfs} (default) or {@code systemd}. */
+  /**
+   * {@code cgroupfs} or {@code systemd} as configured; "" when not given, which {@link
+   * ContainerManagers} resolves from the engine ({@link #withDriver}).
+   */
   public String cgroupDriver() {
     return settings.cgroupDriver();
+  }
+
+  /** These options with {@code driver}, as the settings' {@code cgroupDriver}. */
+  public CgroupOptions withDriver(CgroupDriver driver) {
+    return new CgroupOptions(
+        Settings.build(
+            CgroupSettings.class,
+            s -> s.name().equals("cgroupDriver") ? driver.flagValue() : Settings.read(settings, s)),
+        cgroupFs);
   }
 
   /** Whether cpu limits become CFS quotas (default true). */
@@ -72,9 +84,15 @@ public record CgroupOptions(CgroupSettings settings, Path cgroupFs) {
     return settings.enforceNodeAllocatable();
   }
 
-  /** The driver. */
+  /**
+   * The driver. NOTE: one not given reads as {@code cgroupfs}, upstream v1.20's default, until
+   * {@link ContainerManagers} has taken the engine's ({@link #withDriver}); the container manager
+   * is built with the resolved options.
+   */
   public CgroupDriver driver() {
-    return CgroupDriver.of(settings.cgroupDriver());
+    return settings.cgroupDriver().isEmpty()
+        ? CgroupDriver.CGROUPFS
+        : CgroupDriver.of(settings.cgroupDriver());
   }
 
   /** Whether {@code kubepods} is limited to node allocatable ({@code pods} is enforced). */

@@ -57,6 +57,14 @@ public interface ContainerManager extends Lifecycle {
   List<String> podCgroupPaths(String uid);
 
   /**
+   * The cgroup of all pods ({@code kubepods}) below each hierarchy's mount, in the manager's driver
+   * (upstream's {@code GetPodCgroupRoot}); null for {@link #NONE}, which makes none.
+   */
+  default String podCgroupRoot() {
+    return null;
+  }
+
+  /**
    * Makes the pod's cgroup with its limits, unless it exists.
    *
    * @throws CgroupException naming the cgroup and the reason when it cannot be made

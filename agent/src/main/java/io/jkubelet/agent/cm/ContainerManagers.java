@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Builds the pods' container manager for {@code run}: node allocatable from the host's capacity
  * ({@code kernel.pid_max} as its pids, less {@code kubeReserved} and {@code systemReserved}), and,
- * with {@code cgroupsPerQOS}, the check upstream's dockershim makes that Docker uses the same
- * cgroup driver. Builds only: the agent starts the manager.
+ * with {@code cgroupsPerQOS}, the cgroup driver: Docker's when none is given, else the check
+ * upstream's dockershim makes that Docker uses the same. Builds only: the agent starts the manager.
  */
 public final class ContainerManagers {
   private static final Logger log = LoggerFactory.getLogger(ContainerManagers.class);
@@ -29,7 +29,8 @@ public final class ContainerManagers {
    * The container manager for {@code options} on this machine.
    *
    * @param engineDriver Docker's cgroup driver, asked only with {@code cgroupsPerQOS}
-   * @throws ConfigException naming {@code --cgroup-driver} when Docker's driver is another
+   * @throws ConfigException naming {@code --cgroup-driver} when the driver given is not Docker's,
+   *     or when none is given and Docker's is one jkubelet does not know
    */
   static ContainerManager create(
       CgroupOptions options, NodeInfo machine, Supplier<Optional<String>> engineDriver) {
@@ -45,36 +46,65 @@ public final class ContainerManagers {
     if (!options.cgroupsPerQOS()) {
       return ContainerManager.NONE;
     }
-    checkDriver(options.driver().flagValue(), engineDriver);
     return ContainerManager.create(
-        options,
+        withDriver(options, engineDriver),
         NodeAllocatable.of(machine, pidMax(PID_MAX), config.reservations(), config.eviction()));
   }
 
   /**
-   * Refuses a driver other than Docker's, with upstream's message. An engine that does not answer
-   * is not checked: the agent starts without it and its pods wait for it.
+   * The options with their cgroup driver settled, and logged with where it came from. A driver
+   * given (flag or file) must be Docker's: another is refused with upstream v1.20's message. None
+   * given takes Docker's own, as upstream v1.28+ takes the runtime's (KubeletCgroupDriverFromCRI).
+   * An engine that does not answer is not checked: the agent starts without it and its pods wait
+   * for it; the driver is then the one given, else upstream's default, {@code cgroupfs}.
    */
-  static void checkDriver(String driver, Supplier<Optional<String>> engineDriver) {
+  static CgroupOptions withDriver(CgroupOptions options, Supplier<Optional<String>> engineDriver) {
+    String given = options.cgroupDriver();
     Optional<String> engine;
     try {
       engine = engineDriver.get();
     } catch (RuntimeError e) {
+      CgroupDriver assumed = options.driver();
       log.warn(
-          "ContainerManager: cannot ask Docker for its cgroup driver ({}); assuming {}",
+          "ContainerManager: cannot ask Docker for its cgroup driver ({}); using {}{}",
           e.getMessage(),
-          driver);
-      return;
+          assumed.flagValue(),
+          given.isEmpty() ? ", upstream's default" : ", as given");
+      return options.withDriver(assumed);
     }
-    if (engine.isPresent() && !engine.get().equals(driver)) {
+    if (!given.isEmpty()) {
+      if (engine.isPresent() && !engine.get().equals(given)) {
+        throw new ConfigException(
+            "--cgroup-driver",
+            "misconfiguration: kubelet cgroup driver: \""
+                + given
+                + "\" is different from docker cgroup driver: \""
+                + engine.get()
+                + "\"");
+      }
+      log.info("ContainerManager: cgroup driver {}, as given (Docker's is the same)", given);
+      return options;
+    }
+    if (engine.isEmpty()) {
+      log.warn(
+          "ContainerManager: Docker does not say its cgroup driver; using cgroupfs, upstream's"
+              + " default (set --cgroup-driver to choose)");
+      return options.withDriver(CgroupDriver.CGROUPFS);
+    }
+    CgroupDriver driver;
+    try {
+      driver = CgroupDriver.of(engine.get());
+    } catch (ConfigException e) {
       throw new ConfigException(
           "--cgroup-driver",
-          "misconfiguration: kubelet cgroup driver: \""
-              + driver
-              + "\" is different from docker cgroup driver: \""
+          "docker cgroup driver: \""
               + engine.get()
-              + "\"");
+              + "\" is not supported: jkubelet needs cgroupfs or systemd");
     }
+    log.info(
+        "ContainerManager: cgroup driver {}, Docker's (docker info; --cgroup-driver not given)",
+        driver.flagValue());
+    return options.withDriver(driver);
   }
 
   /**

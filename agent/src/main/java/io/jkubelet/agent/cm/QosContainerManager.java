@@ -106,6 +106,11 @@ final class QosContainerManager implements ContainerManager {
   }
 
   @Override
+  public String podCgroupRoot() {
+    return options.driver().path(options.kubepods());
+  }
+
+  @Override
   public List<String> podCgroupPaths(String uid) {
     QosCgroups tiers = new QosCgroups(null, options.kubepods());
     List<String> out = new java.util.ArrayList<>();

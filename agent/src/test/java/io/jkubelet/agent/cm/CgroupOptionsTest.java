@@ -23,8 +23,7 @@ class CgroupOptionsTest {
       Duration period,
       long pids,
       List<String> enforce) {
-    static final Raw DEFAULTS =
-        new Raw(true, "", "cgroupfs", Duration.ofMillis(100), -1, List.of("pods"));
+    static final Raw DEFAULTS = new Raw(true, "", "", Duration.ofMillis(100), -1, List.of("pods"));
 
     CgroupOptions options() {
       return new CgroupOptions(
@@ -38,7 +37,9 @@ class CgroupOptionsTest {
     CgroupOptions o = Raw.DEFAULTS.options();
     assertThat(o).isEqualTo(CgroupOptions.DEFAULTS);
     assertThat(o.cgroupRoot()).as("\"\" is the root").isEqualTo("/");
-    assertThat(o.driver()).isEqualTo(CgroupDriver.CGROUPFS);
+    assertThat(o.cgroupDriver()).as("not given: Docker's, once asked").isEmpty();
+    assertThat(o.driver()).as("until then, upstream v1.20's").isEqualTo(CgroupDriver.CGROUPFS);
+    assertThat(o.withDriver(CgroupDriver.SYSTEMD).cgroupDriver()).isEqualTo("systemd");
     assertThat(o.cpuPeriodMicros()).isEqualTo(100_000);
     assertThat(o.enforcesPods()).isTrue();
     assertThat(o.kubepods().toCgroupfs()).isEqualTo("/kubepods");

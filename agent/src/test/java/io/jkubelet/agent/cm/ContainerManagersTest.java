@@ -3,6 +3,9 @@ package io.jkubelet.agent.cm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.config.CgroupSettings;
@@ -11,8 +14,12 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 class ContainerManagersTest {
   @TempDir Path tmp;
@@ -25,33 +32,103 @@ class ContainerManagersTest {
           Map.of(),
           new NodeInfo.SystemInfo("6.1.0", "Debian", "linux", "amd64", "m", "u", "b"));
 
+  private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+  private final Logger cmLog = (Logger) LoggerFactory.getLogger(ContainerManagers.class);
+
+  @BeforeEach
+  void captureLogs() {
+    logs.start();
+    cmLog.addAppender(logs);
+  }
+
+  @AfterEach
+  void releaseLogs() {
+    cmLog.detachAppender(logs);
+  }
+
+  private List<String> logged() {
+    return logs.list.stream().map(e -> e.getLevel() + " " + e.getFormattedMessage()).toList();
+  }
+
+  private static CgroupOptions given(String driver) {
+    return new CgroupOptions(
+        new CgroupSettings(
+            true, "", driver, true, CgroupOptions.DEFAULT_CFS_PERIOD, -1, List.of("pods")),
+        CgroupOptions.DEFAULT_CGROUP_FS);
+  }
+
+  private static Supplier<Optional<String>> docker(String driver) {
+    return () -> Optional.of(driver);
+  }
+
+  private static final Supplier<Optional<String>> NOT_ANSWERING =
+      () -> {
+        throw new RuntimeError(RuntimeError.Kind.OTHER, "connection refused");
+      };
+
   @Test
-  void aDriverOtherThanDockersIsRefusedWithUpstreamsMessage() {
+  void aDriverGivenOtherThanDockersIsRefusedWithUpstreamsMessage() {
     assertThatThrownBy(
-            () ->
-                ContainerManagers.create(
-                    CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("systemd")))
+            () -> ContainerManagers.create(given("cgroupfs"), MACHINE, docker("systemd")))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("--cgroup-driver")
-        .hasMessageContaining(
-            "misconfiguration: kubelet cgroup driver: \"cgroupfs\" is different from docker"
-                + " cgroup driver: \"systemd\"");
+        .hasMessage(
+            "--cgroup-driver: misconfiguration: kubelet cgroup driver: \"cgroupfs\" is different"
+                + " from docker cgroup driver: \"systemd\"");
+    assertThatThrownBy(
+            () -> ContainerManagers.create(given("systemd"), MACHINE, docker("cgroupfs")))
+        .hasMessageContaining("kubelet cgroup driver: \"systemd\" is different");
   }
 
   @Test
-  void theSameDriverOrAnEngineThatDoesNotAnswerGivesTheManager() {
-    assertThat(
-            ContainerManagers.create(
-                CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("cgroupfs")))
-        .isNotSameAs(ContainerManager.NONE);
-    assertThat(
-            ContainerManagers.create(
-                CgroupOptions.DEFAULTS,
-                MACHINE,
-                () -> {
-                  throw new RuntimeError(RuntimeError.Kind.OTHER, "connection refused");
-                }))
-        .isNotSameAs(ContainerManager.NONE);
+  void noDriverGivenTakesDockersAndSaysSo() {
+    assertThat(CgroupOptions.DEFAULTS.cgroupDriver()).as("not given by default").isEmpty();
+
+    ContainerManager systemd =
+        ContainerManagers.create(CgroupOptions.DEFAULTS, MACHINE, docker("systemd"));
+    assertThat(systemd.podCgroupRoot()).isEqualTo("/kubepods.slice");
+    ContainerManager cgroupfs =
+        ContainerManagers.create(CgroupOptions.DEFAULTS, MACHINE, docker("cgroupfs"));
+    assertThat(cgroupfs.podCgroupRoot()).isEqualTo("/kubepods");
+    assertThat(logged())
+        .containsExactly(
+            "INFO ContainerManager: cgroup driver systemd, Docker's (docker info; --cgroup-driver"
+                + " not given)",
+            "INFO ContainerManager: cgroup driver cgroupfs, Docker's (docker info; --cgroup-driver"
+                + " not given)");
+  }
+
+  @Test
+  void aDriverGivenThatIsDockersIsKeptAndSaysSo() {
+    ContainerManager cm = ContainerManagers.create(given("systemd"), MACHINE, docker("systemd"));
+    assertThat(cm.podCgroupRoot()).isEqualTo("/kubepods.slice");
+    assertThat(logged())
+        .containsExactly(
+            "INFO ContainerManager: cgroup driver systemd, as given (Docker's is the same)");
+  }
+
+  @Test
+  void anEngineThatDoesNotAnswerLeavesTheDriverGivenOrUpstreamsDefault() {
+    assertThat(ContainerManagers.create(given("systemd"), MACHINE, NOT_ANSWERING).podCgroupRoot())
+        .isEqualTo("/kubepods.slice");
+    assertThat(ContainerManagers.withDriver(CgroupOptions.DEFAULTS, NOT_ANSWERING).cgroupDriver())
+        .isEqualTo("cgroupfs");
+    assertThat(ContainerManagers.withDriver(CgroupOptions.DEFAULTS, Optional::empty).cgroupDriver())
+        .as("Docker does not say")
+        .isEqualTo("cgroupfs");
+    assertThat(logged())
+        .allMatch(l -> l.startsWith("WARN "))
+        .anyMatch(l -> l.contains("connection refused") && l.endsWith("using systemd, as given"))
+        .anyMatch(l -> l.endsWith("using cgroupfs, upstream's default"));
+  }
+
+  @Test
+  void noDriverGivenAndADockerDriverJkubeletDoesNotKnowIsRefused() {
+    assertThatThrownBy(
+            () -> ContainerManagers.create(CgroupOptions.DEFAULTS, MACHINE, docker("none")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "--cgroup-driver: docker cgroup driver: \"none\" is not supported: jkubelet needs"
+                + " cgroupfs or systemd");
   }
 
   @Test
