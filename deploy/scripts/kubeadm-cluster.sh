@@ -15,15 +15,17 @@
 # kubelet is the packaged bin/kubelet (the link the Debian package installs as /usr/bin/kubelet).
 # Unlike the unit's Restart=always, a jkubelet that exits is not started again: the script reports it.
 # A `docker` on kubeadm's PATH lists only the node's own containers, so that `kubeadm reset` removes
-# only those from this machine's shared engine.
+# only those from this machine's shared engine, and talks to the worker's own engine on the worker.
 #
-# The worker runs in a mount namespace of its own, where its own directories are bind-mounted over
-# /etc/kubernetes and /var/lib/kubelet, so kubeadm and jkubelet there find the worker's files at
-# the usual paths. Its root dir (--root-dir) is the path of its /var/lib/kubelet in the host's
-# namespace, a shared mount, since Docker resolves a pod's bind mounts in the host's namespace and
-# must see the tmpfs volumes jkubelet mounts there.
+# Both kubelets run with the package's paths: no --root-dir, so /var/lib/kubelet, and the
+# certificates in /var/lib/kubelet/pki. The worker runs in a mount namespace of its own, where its
+# own directories are bind-mounted over /etc/kubernetes and /var/lib/kubelet, so kubeadm and
+# jkubelet there find the worker's files at the usual paths. It has a Docker engine of its own
+# (bench-engine.sh), started in that namespace, as a second machine would: Docker resolves a pod's
+# bind mounts (its volumes, the tmpfs ones jkubelet mounts among them) in its own mount namespace,
+# so the worker's /var/lib/kubelet must be the one its engine sees.
 #
-# Both nodes share the host's network namespace, Docker and cgroup tree, so the worker's kubelet
+# Both nodes share the host's network namespace and cgroup tree, so the worker's kubelet
 # listens on ports of its own, each node has its own cgroup root, pod log dirs and CNI network
 # (bridge + host-local over the node's spec.podCIDR, Debian's plugins, in a conf dir of its own),
 # and each node has an address of its own on a bridge without ports (NODE_NET .11 and .12).
@@ -38,7 +40,8 @@
 #              (first three octets, 10.253.0), JKUBELET_KUBEADM_POD_CIDR (10.247.0.0/16),
 #              JKUBELET_KUBEADM_CP_PORTS ("10250 10248": the control-plane kubelet's port and
 #              healthz port; kubeadm's defaults), JKUBELET_KUBEADM_WORKER_PORTS ("10350 10348"),
-#              JKUBELET_KUBEADM_BRIDGE (bridge name prefix, jkadm).
+#              JKUBELET_KUBEADM_BRIDGE (bridge name prefix, jkadm), JKUBELET_KUBEADM_ENGINE_NET
+#              (the worker engine's default bridge network, first three octets, 10.252.0).
 # Owns, while up: /etc/kubernetes, /var/lib/kubelet, etcd's ports 2379, 2380 and 2381 (metrics),
 # 10257 and 10259 (controller manager, scheduler), the API port and the kubelets' ports.
 set -euo pipefail
@@ -55,6 +58,7 @@ POD_CIDR=${JKUBELET_KUBEADM_POD_CIDR:-10.247.0.0/16}
 read -r CP_PORT CP_HEALTHZ <<<"${JKUBELET_KUBEADM_CP_PORTS:-10250 10248}"
 read -r WORKER_PORT WORKER_HEALTHZ <<<"${JKUBELET_KUBEADM_WORKER_PORTS:-10350 10348}"
 BRIDGE=${JKUBELET_KUBEADM_BRIDGE:-jkadm}
+ENGINE_NET=${JKUBELET_KUBEADM_ENGINE_NET:-10.252.0}
 CNI_BIN=${JKUBELET_CNI_BIN:-/usr/lib/cni}
 DROPIN=$root/deploy/debian/10-kubeadm.conf
 KUBELET=$root/agent/target/jkubelet/bin/kubelet
@@ -155,13 +159,15 @@ systemctl_command() {
   esac
 }
 
-# docker, as kubeadm calls it, for the node whose directory is in JKUBELET_KUBEADM_NODE_DIR: as it
-# is, except that `docker ps` lists only this node's containers. kubeadm reset removes every
-# container `docker ps -a --filter name=k8s_` lists, which on this shared engine would be every
-# kubelet's; jkubelet labels each container with its node (io.jkubelet.node).
+# docker, as kubeadm calls it, for the node whose directory is in JKUBELET_KUBEADM_NODE_DIR: the
+# node's engine (the worker's own, the machine's for the control plane), and `docker ps` lists only
+# this node's containers. kubeadm reset removes every container `docker ps -a --filter name=k8s_`
+# lists, which on a shared engine would be every kubelet's; jkubelet labels each container with its
+# node (io.jkubelet.node).
 docker_command() {
   local dir=${JKUBELET_KUBEADM_NODE_DIR:?the docker of kubeadm-cluster.sh runs for a node}
   local docker=${JKUBELET_KUBEADM_DOCKER:?the docker program}
+  [ ! -S "$dir/engine/docker.sock" ] || export DOCKER_HOST="unix://$dir/engine/docker.sock"
   if [ "${1:-}" = ps ]; then
     shift
     exec "$docker" ps --filter "label=io.jkubelet.node=$(basename "$dir")" "$@"
@@ -212,21 +218,22 @@ conflist() {
 EOF
 }
 
-# node_prepare DIR INDEX PORT HEALTHZ_PORT ROOT_DIR: the node's own directories, network, cgroup
-# root and KUBELET_EXTRA_ARGS.
+# node_prepare DIR INDEX PORT HEALTHZ_PORT [ENGINE]: the node's own directories, network, cgroup
+# root and KUBELET_EXTRA_ARGS; ENGINE, the endpoint of the node's own Docker engine.
 node_prepare() {
-  local dir=$1 i=$2 port=$3 healthz=$4 rootdir=$5 name
+  local dir=$1 i=$2 port=$3 healthz=$4 engine=${5:-} name
   name=$(basename "$dir")
   mkdir -p "$dir/net.d" "$dir/logs/pods" "$dir/logs/containers"
   conflist "$BRIDGE$i" "$dir/ipam" >"$dir/net.d/10-$name.conflist"
   cgroup_root_make "$name"
-  # What an operator puts into /etc/default/kubelet. The node's address, ports and root dir (the
-  # worker's differ from the defaults, as it shares the host's network with the control plane),
-  # and what the two nodes of one machine must not share: the CNI conf and cache dirs, the cgroup
-  # root and the pod log dirs (jkubelet's flags; the upstream kubelet has no such flags). No image
-  # GC: the engine, and its images, are the whole machine's and its tests'.
+  # What an operator puts into /etc/default/kubelet. The node's address and ports (the worker's
+  # differ from the defaults, as it shares the host's network with the control plane), its engine
+  # (the worker's own), and what the two nodes of one machine must not share: the CNI conf and
+  # cache dirs, the cgroup root and the pod log dirs (jkubelet's flags; the upstream kubelet has no
+  # such flags). No --root-dir: the package's. No image GC: the machine's engine, and its images,
+  # are the whole machine's and its tests'.
   cat >"$dir/default-kubelet" <<EOF
-KUBELET_EXTRA_ARGS="--node-ip=$NODE_NET.$((10 + i)) --address=$NODE_NET.$((10 + i)) --port=$port --healthz-port=$healthz --read-only-port=0 --root-dir=$rootdir --cni-conf-dir=$dir/net.d --cni-bin-dir=$CNI_BIN --cni-cache-dir=$dir/cni-cache --cgroup-root=/$name --pod-logs-dir=$dir/logs/pods --container-logs-dir=$dir/logs/containers --image-gc-high-threshold=100"
+KUBELET_EXTRA_ARGS="--node-ip=$NODE_NET.$((10 + i)) --address=$NODE_NET.$((10 + i)) --port=$port --healthz-port=$healthz --read-only-port=0${engine:+ --docker-endpoint=$engine} --cni-conf-dir=$dir/net.d --cni-bin-dir=$CNI_BIN --cni-cache-dir=$dir/cni-cache --cgroup-root=/$name --pod-logs-dir=$dir/logs/pods --container-logs-dir=$dir/logs/containers --image-gc-high-threshold=100"
 EOF
 }
 
@@ -255,17 +262,12 @@ NS_SETUP='
   cover_shared() { cover /var/lib/cni; cover /var/lib/dockershim; cover /var/run/kubernetes; }
 '
 
-# The worker's mount namespace, held by a `sleep` whose PID is in WORKER_DIR/ns.pid: made from the
-# host's with its propagation unchanged, so that the worker's root dir (a shared mount, bound onto
-# itself before) stays a peer of the host's and jkubelet's tmpfs volumes there reach Docker.
+# The worker's mount namespace, held by a `sleep` whose PID is in WORKER_DIR/ns.pid, made from the
+# host's with its propagation unchanged; its engine runs in it.
 worker_namespace() {
   local dir=$1
   if running "$dir/ns.pid"; then return 0; fi
   mkdir -p "$dir/etc-kubernetes" "$dir/var-lib-kubelet"
-  if [ "$(findmnt -n -o PROPAGATION --mountpoint "$dir/var-lib-kubelet" 2>/dev/null)" != shared ]; then
-    mount --bind "$dir/var-lib-kubelet" "$dir/var-lib-kubelet"
-    mount --make-shared "$dir/var-lib-kubelet"
-  fi
   mkdir -p /etc/kubernetes /var/lib/kubelet
   rm -f "$dir/ns.ready"
   setsid unshare --mount --propagation unchanged bash -c "$NS_SETUP"'
@@ -277,6 +279,17 @@ worker_namespace() {
   echo $! >"$dir/ns.pid"
   for _ in $(seq 1 50); do [ -f "$dir/ns.ready" ] && break; sleep 0.1; done
   [ -f "$dir/ns.ready" ] || { say "the worker's mount namespace did not come up: $(cat "$dir/ns.log")"; exit 1; }
+}
+
+# worker_engine DIR: the worker's own Docker engine, in its mount namespace (bench-engine.sh, with
+# the test pods' images), with the sandbox image under the name kubeadm gives the kubelet
+# (--pod-infra-container-image in kubeadm-flags.env). Prints its endpoint.
+worker_engine() {
+  local dir=$1 endpoint
+  endpoint=$(nsenter --target "$(cat "$dir/ns.pid")" --mount env BENCH_ENGINE_BRIDGE="${BRIDGE}e" \
+    BENCH_ENGINE_NET="$ENGINE_NET" "$scripts/bench-engine.sh" "$dir/engine")
+  docker -H "$endpoint" tag jkubelet/pause:3.2 k8s.gcr.io/pause:3.2
+  echo "$endpoint"
 }
 
 kubectl() { "$BIN/kubectl" --kubeconfig "$STATE/admin.conf" "$@"; }
@@ -320,7 +333,7 @@ up() {
   sysctl -qw net.ipv4.ip_forward=1
 
   local cp=$STATE/$CP worker=$STATE/$WORKER
-  node_prepare "$cp" 1 "$CP_PORT" "$CP_HEALTHZ" /var/lib/kubelet
+  node_prepare "$cp" 1 "$CP_PORT" "$CP_HEALTHZ"
   # Preflight errors, each ignored for its reason:
   #   ImagePull: kubeadm pulls every image of the version, kube-proxy's and CoreDNS's too, although
   #     their addon phases are skipped; they are not available here. The others exist (built by
@@ -345,7 +358,8 @@ up() {
   #   Port-10250: the control-plane kubelet's port, in the network namespace both nodes share;
   #     the worker's kubelet listens on its own.
   worker_namespace "$worker"
-  node_prepare "$worker" 2 "$WORKER_PORT" "$WORKER_HEALTHZ" "$worker/var-lib-kubelet"
+  say "the worker's engine (log: $worker/engine/dockerd.log)"
+  node_prepare "$worker" 2 "$WORKER_PORT" "$WORKER_HEALTHZ" "$(worker_engine "$worker")"
   read -ra join < <("$BIN/kubeadm" token create --print-join-command --kubeconfig "$STATE/admin.conf")
   say "${join[*]:0:4} ... (log: $STATE/kubeadm-join.log)"
   t1=$(date +%s.%N)
@@ -364,7 +378,7 @@ up() {
 
 # down: what kubeadm reset does on each node (it stops the kubelet through systemctl, removes the
 # Kubernetes containers, unmounts and empties /var/lib/kubelet, removes /etc/kubernetes' files and
-# etcd's data), then what it leaves: the kubelets' pid files, the worker's namespace and root dir,
+# etcd's data), then what it leaves: the kubelets' pid files, the worker's engine, namespace and root dir,
 # the cgroup roots, the bridges and addresses, the CNI state.
 down() {
   local cp=$STATE/$CP worker=$STATE/$WORKER ns
@@ -374,8 +388,9 @@ down() {
       kubeadm_on "$worker" "$ns" reset -f >"$STATE/kubeadm-reset-worker.log" 2>&1 || say "kubeadm reset on the worker failed; see $STATE/kubeadm-reset-worker.log"
     fi
     JKUBELET_KUBEADM_NODE_DIR=$worker systemctl_command stop kubelet
-    ids=$(docker ps -aq --filter "label=io.jkubelet.node=$WORKER")
-    [ -z "$ids" ] || docker rm -f $ids >/dev/null 2>&1 || true
+    if [ -d "$worker/engine" ]; then
+      BENCH_ENGINE_BRIDGE="${BRIDGE}e" "$scripts/bench-engine.sh" --down "$worker/engine" || say "the worker's engine did not go down"
+    fi
     [ -f "$worker/ns.pid" ] && running "$worker/ns.pid" && kill "$(cat "$worker/ns.pid")" 2>/dev/null
     rm -f "$worker/ns.pid" "$worker/ns.ready"
     findmnt -rn -o TARGET | awk -v r="$worker/" 'index($1, r) == 1' | sort -r | while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done

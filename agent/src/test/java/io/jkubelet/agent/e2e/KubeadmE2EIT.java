@@ -29,9 +29,11 @@ import org.junit.jupiter.api.Timeout;
  * control-plane node's jkubelet from the manifests kubeadm wrote, the worker joins with a bootstrap
  * token and gets its client certificate from the CSR API, both nodes are Ready, and a Deployment's
  * pods run on the worker (with their service account token, a tmpfs volume mounted in the worker's
- * own mount namespace). Needs root, kubeadm and the control plane's binaries in the build cache
- * (deploy/scripts/k8s-up.sh builds them); skipped without kubeadm. Takes over /etc/kubernetes and
- * /var/lib/kubelet on this machine, and cleans them with {@code kubeadm reset} at the end.
+ * own mount namespace, where its own engine runs). Both jkubelets run with the package's own paths:
+ * no {@code --root-dir}, so {@code /var/lib/kubelet} and its {@code pki}. Needs root, kubeadm and
+ * the control plane's binaries in the build cache (deploy/scripts/k8s-up.sh builds them); skipped
+ * without kubeadm. Takes over /etc/kubernetes and /var/lib/kubelet on this machine, and cleans them
+ * with {@code kubeadm reset} at the end.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -151,8 +153,15 @@ class KubeadmE2EIT {
           .contains("io.jkubelet.agent.cli.Main")
           .contains("--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf")
           .contains("--config=/var/lib/kubelet/config.yaml")
-          .contains("--network-plugin=cni");
+          .contains("--network-plugin=cni")
+          .doesNotContain("--root-dir")
+          .doesNotContain("--cert-dir");
     }
+    // The package's paths: each node's client certificate in its /var/lib/kubelet/pki (the
+    // worker's /var/lib/kubelet is its own directory, bound there in its mount namespace).
+    assertThat(Path.of("/var/lib/kubelet/pki/kubelet-client-current.pem")).exists();
+    assertThat(state.resolve(WORKER).resolve("var-lib-kubelet/pki/kubelet-client-current.pem"))
+        .exists();
 
     // The control plane: the mirror pods of the static pods kubeadm wrote, on the first node.
     Map<String, String> controlPlane = new TreeMap<>();
