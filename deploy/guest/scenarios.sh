@@ -34,7 +34,6 @@ start_standalone() {
   # shellcheck disable=SC2086 # the extra flags are words
   systemd-run --unit="$UNIT" --description="jkubelet standalone (README's command)" \
     /usr/bin/jkubelet run --pod-manifest-path /etc/jkubelet/manifests \
-    --hostname-override "$(hostname | tr '[:upper:]' '[:lower:]')" --root-dir /var/lib/jkubelet \
     --read-only-port 10255 --pod-infra-container-image jkubelet/pause:3.2 \
     ${JKUBELET_GUEST_FLAGS:-} >>"$OUT/systemd-run.log" 2>&1
   step "started: jkubelet run ... ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
@@ -249,14 +248,13 @@ write_standalone_unit() {
   {"type": "portmap", "capabilities": {"portMappings": true}}]}
 CNI
   # The package's unit runs kubeadm's command line; an operator without a cluster replaces it.
-  # --hostname-override=%H (systemd's specifier for the host name): without it jkubelet exits at
-  # once on a stock host, whose name does not resolve (28 November: "--hostname-override: cannot
-  # read this host's name (... Temporary failure in name resolution)"); upstream takes the
-  # kernel's host name as it is.
+  # The node's name and root dir are the package's defaults: the kernel's host name, which needs no
+  # resolution (on 28 November jkubelet resolved it and exited at once on a stock host, whose name
+  # does not resolve), and /var/lib/kubelet.
   cat >/etc/systemd/system/kubelet.service.d/20-standalone.conf <<UNIT
 [Service]
 ExecStart=
-ExecStart=/usr/bin/kubelet --hostname-override=%H --pod-manifest-path=/etc/jkubelet/manifests --root-dir=/var/lib/jkubelet --read-only-port=10255 --pod-infra-container-image=jkubelet/pause:3.2 --network-plugin=cni --cni-bin-dir=/usr/lib/cni --cni-conf-dir=/etc/cni/net.d ${JKUBELET_GUEST_FLAGS:-}
+ExecStart=/usr/bin/kubelet --pod-manifest-path=/etc/jkubelet/manifests --read-only-port=10255 --pod-infra-container-image=jkubelet/pause:3.2 --network-plugin=cni --cni-bin-dir=/usr/lib/cni --cni-conf-dir=/etc/cni/net.d ${JKUBELET_GUEST_FLAGS:-}
 UNIT
   systemctl daemon-reload
 }

@@ -70,14 +70,18 @@ public final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--hostname-override",
       paramLabel = "NAME",
-      description = "The node's name, instead of the hostname.")
+      description =
+          "The node's name, instead of the kernel's host name (uname -n, lower-cased; no name"
+              + " resolution).")
   String hostnameOverride;
 
   @Option(
       names = "--root-dir",
       paramLabel = "DIR",
       defaultValue = "/var/lib/kubelet",
-      description = "Where pod directories and volumes live (default: ${DEFAULT-VALUE}).")
+      description =
+          "Where pod directories and volumes live, and the certificates (--cert-dir's default,"
+              + " <root-dir>/pki); upstream's default (default: ${DEFAULT-VALUE}).")
   Path rootDir;
 
   @Option(
@@ -90,7 +94,9 @@ public final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--node-ip",
       paramLabel = "IP",
-      description = "The node's IP, reported as hostIP (default: detected).")
+      description =
+          "The node's IP, reported as hostIP (default: the node's name's address on this host,"
+              + " else an interface's).")
   String nodeIp;
 
   @Option(
