@@ -158,6 +158,12 @@ class CgroupsE2EIT {
     start(withCgroups());
 
     Pod guaranteed = running("guaranteed");
+    // No --cgroup-driver: Docker's own, as upstream v1.28+ takes the runtime's.
+    assertThat(jkubelet.log())
+        .contains(
+            "ContainerManager: cgroup driver "
+                + docker.infoCmd().exec().getCGroupDriver()
+                + ", Docker's (docker info; --cgroup-driver not given)");
     Pod burstableA = running("burstable-a");
     Pod burstableB = running("burstable-b");
     Pod bestEffort = running("besteffort");
