@@ -158,10 +158,14 @@ class KubeadmE2EIT {
           .doesNotContain("--cert-dir");
     }
     // The package's paths: each node's client certificate in its /var/lib/kubelet/pki (the
-    // worker's /var/lib/kubelet is its own directory, bound there in its mount namespace).
+    // worker's /var/lib/kubelet is its own directory, bound there in its mount namespace; its
+    // link names the certificate by that path, so it is not followed from here).
     assertThat(Path.of("/var/lib/kubelet/pki/kubelet-client-current.pem")).exists();
-    assertThat(state.resolve(WORKER).resolve("var-lib-kubelet/pki/kubelet-client-current.pem"))
-        .exists();
+    Path workerLink =
+        state.resolve(WORKER).resolve("var-lib-kubelet/pki/kubelet-client-current.pem");
+    assertThat(workerLink).isSymbolicLink();
+    assertThat(Files.readSymbolicLink(workerLink).toString())
+        .startsWith("/var/lib/kubelet/pki/kubelet-client-");
 
     // The control plane: the mirror pods of the static pods kubeadm wrote, on the first node.
     Map<String, String> controlPlane = new TreeMap<>();

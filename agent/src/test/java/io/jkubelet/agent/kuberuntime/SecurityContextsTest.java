@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class SecurityContextsTest {
-  private static final Path ROOT = Path.of("/var/lib/jkubelet/seccomp");
+  private static final Path ROOT = Path.of("/var/lib/kubelet/seccomp");
   private static final SecurityContexts.ImageUser ROOT_IMAGE = SecurityContexts.ImageUser.parse("");
 
   private static Pod pod(String podSecurity, String containerSecurity) {

@@ -44,7 +44,7 @@ class NodeStatusesTest {
               "uuid-1",
               "boot-1"));
   static final NodeOptions OPTIONS =
-      NodeOptions.defaults("node-a", "10.0.0.7", Path.of("/var/lib/jkubelet"));
+      NodeOptions.defaults("node-a", "10.0.0.7", Path.of("/var/lib/kubelet"));
   static final String DOCKER = "docker://20.10.24";
 
   private final FakeClock clock = new FakeClock(Instant.parse("2026-01-01T00:00:00.750Z"));
