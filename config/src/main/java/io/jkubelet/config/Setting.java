@@ -168,7 +168,7 @@ public final class Setting {
    */
   public String description() {
     if (isIgnored()) {
-      return doc + (inFile ? " (" + name + ")." : "");
+      return doc + " (" + (inFile ? name : "flag only") + ").";
     }
     String d = doc.endsWith(".") ? doc.substring(0, doc.length() - 1) : doc;
     StringBuilder meta = new StringBuilder(inFile ? name : "flag only");

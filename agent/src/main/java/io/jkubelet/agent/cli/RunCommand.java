@@ -44,7 +44,8 @@ public final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--config",
       paramLabel = "FILE",
-      description = "A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file (YAML or JSON).")
+      description =
+          "A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file (YAML or JSON) (flag only).")
   Path configFile;
 
   @Option(
@@ -52,59 +53,61 @@ public final class RunCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description =
           "A kubeconfig of the API server: runs in cluster mode (registers the Node, runs the pods"
-              + " bound to it). Without it, jkubelet runs standalone.")
+              + " bound to it). Without it, jkubelet runs standalone (flag only).")
   Path kubeconfig;
 
   @Option(
       names = "--node-labels",
       paramLabel = "k=v,...",
-      description = "Labels added to the Node when it registers.")
+      description = "Labels added to the Node when it registers (flag only).")
   String nodeLabels;
 
   @Option(
       names = "--register-with-taints",
       paramLabel = "k=v:Effect,...",
-      description = "Taints the Node registers with (NoSchedule, PreferNoSchedule, NoExecute).")
+      description =
+          "Taints the Node registers with: NoSchedule, PreferNoSchedule, NoExecute (flag only).")
   String registerWithTaints;
 
   @Option(
       names = "--hostname-override",
       paramLabel = "NAME",
-      description = "The node's name, instead of the hostname.")
+      description = "The node's name, instead of the hostname (flag only).")
   String hostnameOverride;
 
   @Option(
       names = "--root-dir",
       paramLabel = "DIR",
       defaultValue = "/var/lib/jkubelet",
-      description = "Where pod directories and volumes live (default: ${DEFAULT-VALUE}).")
+      description = "Where pod directories and volumes live (flag only, default ${DEFAULT-VALUE}).")
   Path rootDir;
 
   @Option(
       names = "--pod-infra-container-image",
       paramLabel = "IMAGE",
       defaultValue = "jkubelet/pause:3.2",
-      description = "The image of every pod's sandbox container (default: ${DEFAULT-VALUE}).")
+      description =
+          "The image of every pod's sandbox container (flag only, default ${DEFAULT-VALUE}).")
   String podInfraContainerImage;
 
   @Option(
       names = "--node-ip",
       paramLabel = "IP",
-      description = "The node's IP, reported as hostIP (default: detected).")
+      description = "The node's IP, reported as hostIP (flag only, default detected).")
   String nodeIp;
 
   @Option(
       names = "--docker-endpoint",
       paramLabel = "URL",
       defaultValue = DockerRuntime.DEFAULT_HOST,
-      description = "The Docker Engine endpoint (default: ${DEFAULT-VALUE}).")
+      description = "The Docker Engine endpoint (flag only, default ${DEFAULT-VALUE}).")
   String dockerEndpoint;
 
   @Option(
       names = {"-v", "--v"},
       paramLabel = "LEVEL",
       defaultValue = "0",
-      description = "Log verbosity: 0 info, 1-3 debug, 4+ trace.")
+      description = "Log verbosity: 0 info, 1-3 debug, 4+ trace (flag only).")
   int verbosity;
 
   @Override

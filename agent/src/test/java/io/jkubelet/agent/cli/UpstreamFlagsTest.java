@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.jkubelet.agent.KubeletOptions;
+import io.jkubelet.config.FeatureGates;
 import io.jkubelet.config.Setting;
 import io.jkubelet.config.Settings;
 import java.io.IOException;
@@ -152,6 +153,23 @@ class UpstreamFlagsTest {
   }
 
   @Test
+  void theFeatureGatesAreTheReferenceKubeletsWithItsDefaultsAndStages() throws IOException {
+    Matcher m =
+        Pattern.compile(
+                "^\\s+(\\w+)=true\\|false \\((\\w+) - default=(\\w+)\\)$", Pattern.MULTILINE)
+            .matcher(resource("kubelet-v1.20.2-help.txt"));
+    int n = 0;
+    while (m.find()) {
+      n++;
+      FeatureGates.Gate g = FeatureGates.KNOWN.get(m.group(1));
+      assertThat(g).as(m.group(1)).isNotNull();
+      assertThat(g.stage()).as(m.group(1)).isEqualTo(m.group(2));
+      assertThat(g.defaultValue()).as(m.group(1)).isEqualTo(Boolean.parseBoolean(m.group(3)));
+    }
+    assertThat(n).as("the help lists the alpha and beta gates").isEqualTo(87);
+  }
+
+  @Test
   void everyUpstreamFlagIsAcceptedAndEachWithoutEffectIsLoggedOnce() throws IOException {
     List<String> args = new ArrayList<>();
     List<String> ignored = new ArrayList<>();
@@ -222,5 +240,46 @@ class UpstreamFlagsTest {
           .filteredOn(e -> e.getFormattedMessage().contains(": " + field + " is accepted without"))
           .hasSize(1);
     }
+  }
+
+  /**
+   * docs/configuration.md's table of upstream's flags: each of the reference help's, and what
+   * jkubelet makes of it, from the declarations ({@code Setting}) and {@code run}'s own options.
+   * {@code -Djkubelet.docs.update=true} writes it anew.
+   */
+  @Test
+  void theDocsTableOfUpstreamsFlagsIsTheDeclarations() throws IOException {
+    CommandLine.Model.CommandSpec spec = new CommandLine(new RunCommand()).getCommandSpec();
+    StringBuilder table =
+        new StringBuilder("| upstream's flag | field | in jkubelet |\n|---|---|---|\n");
+    for (UpstreamFlag f : upstreamFlags()) {
+      String flag = "--" + f.name();
+      Setting s = Settings.ofFlag(flag).orElse(null);
+      String field = s != null && s.inFile() ? "`" + s.name() + "`" : "";
+      String status;
+      if (s != null && s.isIgnored()) {
+        status = "accepted without effect: " + s.reason();
+      } else if (s != null || spec.findOption(flag) != null) {
+        status = "implemented";
+      } else {
+        status = "**refused**";
+      }
+      table.append("| `").append(flag).append("` | ").append(field).append(" | ");
+      table.append(status.replace("|", "\\|")).append(" |\n");
+    }
+    Path doc = Path.of("..", "docs", "configuration.md");
+    String text = Files.readString(doc);
+    String begin = "<!-- upstream-flags: UpstreamFlagsTest writes this table -->\n";
+    int start = text.indexOf(begin) + begin.length();
+    int end = text.indexOf("<!-- end of upstream-flags -->", start);
+    assertThat(start).as(doc + " has the table's markers").isGreaterThanOrEqualTo(begin.length());
+    if (Boolean.getBoolean("jkubelet.docs.update")) {
+      Files.writeString(doc, text.substring(0, start) + table + text.substring(end));
+      return;
+    }
+    assertThat(text.substring(start, end))
+        .as(doc + " lists upstream's flags; -Djkubelet.docs.update=true writes it anew")
+        .isEqualTo(table.toString());
+    assertThat(table.toString()).doesNotContain("**refused**");
   }
 }
