@@ -52,7 +52,7 @@ class CliTest {
       }
       assertThat(String.join(" ", o.description()))
           .as(o.longestName() + " names its field, or says it is a flag only")
-          .matches("(?s).*\\((flag only|[a-zA-Z.]+)[,;)].*");
+          .matches("(?s).*\\((flag only|[a-zA-Z0-9.]+)[,;)].*");
     }
   }
 
