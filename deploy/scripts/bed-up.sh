@@ -157,7 +157,7 @@ for i in $(seq 1 "$NODES"); do
   # No QoS cgroups on the bed, for either kubelet: its nodes share one host's cgroup tree. No
   # image GC either: the engine's images are the tests' (upstream's kubelet runs without it too).
   run=(run --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers"
-    --cgroups-per-qos=false --enforce-node-allocatable= --image-gc-high-threshold=100)
+    --cgroups-per-qos=false --enforce-node-allocatable= --image-gc-high-threshold=100 --fail-swap-on=false)
   if [ "$KUBELET" = upstream ]; then
     engine=$(node_engine "$dir" "$i")
     run=(--container-runtime=docker --docker-endpoint="$engine" --cgroup-driver=cgroupfs

@@ -82,7 +82,7 @@ bench_cluster_up() {
   "$bench_root/agent/target/jkubelet/bin/jkubelet" run --kubeconfig "$node_kubeconfig" --hostname-override "$node" \
     --node-ip 127.0.0.1 --pod-manifest-path "$work/manifests" --root-dir "$root_dir" \
     --read-only-port 0 --port "$kubelet_port" --healthz-port 0 --max-pods 200 \
-    --pod-infra-container-image jkubelet/pause:3.2 "$@" > "$work/jkubelet.log" 2>&1 &
+    --pod-infra-container-image jkubelet/pause:3.2 --fail-swap-on=false "$@" > "$work/jkubelet.log" 2>&1 &
   bench_jk=$!
   local deadline=$((SECONDS + 120))
   until kubectl_ get node "$node" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null | grep -q True; do
@@ -118,7 +118,8 @@ bench_agent_argv() {
   case $kind in
     jkubelet)
       bench_argv=("$bench_root/agent/target/jkubelet/bin/jkubelet" run --docker-endpoint "$engine" --cgroups-per-qos=false
-        --enforce-node-allocatable= --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers") ;;
+        --enforce-node-allocatable= --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers"
+        --fail-swap-on=false) ;;
     kubelet)
       bench_argv=("$bench_root/deploy/scripts/kubelet-ref-ns.sh" "$dir" "$("$bench_root/deploy/scripts/kubelet-ref.sh")"
         --container-runtime=docker --docker-endpoint="$engine"

@@ -215,7 +215,7 @@ else
     --pod-manifest-path "$STATE/jkubelet/manifests" --root-dir "$STATE/jkubelet/root" \
     --read-only-port 0 --pod-infra-container-image k8s.gcr.io/pause:3.2 \
     --client-ca-file "$STATE/pki/ca.crt" --anonymous-auth=false --authentication-token-webhook \
-    --authorization-mode Webhook --cluster-domain cluster.local \
+    --authorization-mode Webhook --cluster-domain cluster.local --fail-swap-on=false \
     >"$REPORT/jkubelet.log" 2>&1 </dev/null &
   jkubelet_pid=$!
   for _ in $(seq 1 60); do

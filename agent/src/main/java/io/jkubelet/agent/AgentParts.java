@@ -19,6 +19,7 @@ import io.jkubelet.agent.kuberuntime.ImagePuller;
 import io.jkubelet.agent.kuberuntime.NodeContext;
 import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.PullCredentials;
+import io.jkubelet.agent.kuberuntime.PullLimits;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.logs.LogCollector;
@@ -216,7 +217,12 @@ final class AgentParts {
             new RuntimeManager.Deps(
                 runtime,
                 new ImagePuller(
-                    runtime,
+                    PullLimits.of(
+                        runtime,
+                        clock,
+                        config.runtime().registryPullQPS(),
+                        config.runtime().registryBurst(),
+                        config.runtime().serializeImagePulls()),
                     recorder,
                     clock,
                     pullBackoff,

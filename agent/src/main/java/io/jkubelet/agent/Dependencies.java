@@ -8,6 +8,7 @@ import io.jkubelet.agent.runtime.ImageService;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
+import io.jkubelet.agent.util.Rlimit;
 import io.jkubelet.agent.util.Time;
 import java.nio.file.Path;
 import java.util.Map;
@@ -79,9 +80,13 @@ public record Dependencies(
     CompletableFuture<DockerRuntime> docker =
         CompletableFuture.supplyAsync(
             () ->
-                DockerRuntime.connect(options.engine().dockerHost(), time)
+                DockerRuntime.connect(
+                        options.engine().dockerHost(),
+                        time,
+                        options.config().runtime().runtimeRequestTimeout())
                     .scopedTo(Map.of(Labels.NODE, options.nodeName())),
             r -> Thread.ofVirtual().name("docker-connect").start(r));
+    Rlimit.setOpenFiles(options.config().maxOpenFiles());
     // Host facts are read here, once, so that building the agent does no I/O.
     HostFacts host = HostFacts.read(options.nodeIp(), options.nodeName(), options.rootDir());
     Supplier<Engine> engine =

@@ -20,7 +20,7 @@ public record CertificateSettings(
         boolean serverTLSBootstrap,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--bootstrap-kubeconfig",
+            flag = {"--bootstrap-kubeconfig", "--experimental-bootstrap-kubeconfig"},
             label = "FILE",
             doc =
                 "A kubeconfig to request a client certificate with when --kubeconfig has no valid"

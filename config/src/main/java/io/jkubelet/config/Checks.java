@@ -36,6 +36,80 @@ public final class Checks {
     }
   }
 
+  /** An integer of zero or more, with upstream's message. */
+  public static final class NotNegativeNumber implements Check {
+    @Override
+    public void check(String field, Object value) {
+      if (((Number) value).longValue() < 0) {
+        throw new ConfigException(field, value + " must not be a negative number");
+      }
+    }
+  }
+
+  /** Only the docker runtime: jkubelet runs pods on the Docker Engine. */
+  public static final class ContainerRuntime implements Check {
+    @Override
+    public void check(String field, Object value) {
+      if (!"docker".equals(value)) {
+        throw new ConfigException(
+            field,
+            "\""
+                + value
+                + "\" is not supported: jkubelet runs pods on Docker only (docker); for a CRI"
+                + " runtime such as containerd (remote), run upstream's kubelet");
+      }
+    }
+  }
+
+  /** No cloud provider ({@code ""}) or an external one: jkubelet has no in-tree providers. */
+  public static final class CloudProvider implements Check {
+    @Override
+    public void check(String field, Object value) {
+      if (!"".equals(value) && !"external".equals(value)) {
+        throw new ConfigException(
+            field,
+            "cloud provider \""
+                + value
+                + "\" is not supported: jkubelet has no in-tree cloud providers; use \"\" (none)"
+                + " or \"external\" (a cloud controller manager)");
+      }
+    }
+  }
+
+  /** Upstream's feature gates: each known, a locked one at its default ({@link FeatureGates}). */
+  public static final class KnownFeatureGates implements Check {
+    @Override
+    @SuppressWarnings("unchecked")
+    public void check(String field, Object value) {
+      FeatureGates.check(field, (java.util.Map<String, Boolean>) value);
+    }
+  }
+
+  /** An integer from {@code min} to {@code max}, with upstream's message. */
+  static Check range(long min, long max) {
+    return (field, value) -> {
+      long v = ((Number) value).longValue();
+      if (v < min || v > max) {
+        throw new ConfigException(
+            field, v + " must be between " + min + " and " + max + ", inclusive");
+      }
+    };
+  }
+
+  /** An integer of zero or more, with upstream's message. */
+  static Check notNegative() {
+    return new NotNegativeNumber();
+  }
+
+  /** One of {@code values}, with upstream's message {@code non-allowable value: x}. */
+  static Check allowable(String... values) {
+    return (field, value) -> {
+      if (!List.of(values).contains(value)) {
+        throw new ConfigException(field, "non-allowable value: " + value);
+      }
+    };
+  }
+
   /** A duration of zero or more. */
   public static final class NotNegative implements Check {
     @Override

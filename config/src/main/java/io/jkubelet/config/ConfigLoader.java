@@ -117,7 +117,7 @@ public final class ConfigLoader {
       if (s.isIgnored()) {
         unimplemented.add(name);
         if (!value.isNull()) {
-          s.fromJson(value);
+          s.check(s.fromJson(value));
         }
       } else if (!s.unset(value)) {
         builder.set(s, s.fromJson(value));

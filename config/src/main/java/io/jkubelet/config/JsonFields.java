@@ -80,6 +80,18 @@ final class JsonFields {
     return out;
   }
 
+  /** Reads a mapping of strings to booleans (upstream's {@code map[string]bool}). */
+  static Map<String, Boolean> boolMap(String field, JsonNode value) {
+    if (!value.isObject()) {
+      throw new ConfigException(field, "expected a mapping of booleans, got " + describe(value));
+    }
+    Map<String, Boolean> out = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> e : value.properties()) {
+      out.put(e.getKey(), asBool(field + "." + e.getKey(), e.getValue()));
+    }
+    return out;
+  }
+
   /** Reads a list of strings. */
   static List<String> strings(String field, JsonNode value) {
     if (!value.isArray()) {

@@ -2,6 +2,7 @@ package io.jkubelet.config;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -23,8 +24,9 @@ import java.util.Objects;
  * <p>Each subsystem's settings are a record of their own: {@link StaticPodSettings}, {@link
  * ServerSettings} (the kubelet API), {@link ContainerLogSettings}, {@link EventExport}, {@link
  * NetworkSettings}, {@link CgroupSettings}, {@link CertificateSettings}, {@link
- * ReservationSettings}, {@link EvictionSettings} and {@link GcSettings}. The settings left here are
- * the node's own; a new subsystem adds a record rather than settings here.
+ * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings} and {@link RuntimeSettings}
+ * (the engine). The settings left here are the node's own; a new subsystem adds a record rather
+ * than settings here.
  */
 public record KubeletConfiguration(
     StaticPodSettings staticPods,
@@ -126,6 +128,39 @@ public record KubeletConfiguration(
             zeroIsUnset = true,
             doc = "The resolver file Default pods copy; \"\" gives them none")
         String resolvConf,
+    @Field(
+            flag = "--fail-swap-on",
+            value = "true",
+            doc = "Refuse to start when the host has swap on, as upstream's container manager does")
+        boolean failSwapOn,
+    @Field(
+            flag = "--feature-gates",
+            check = Checks.KnownFeatureGates.class,
+            doc =
+                "Upstream v1.20's feature gates; an unknown one is refused; those jkubelet does not"
+                    + " honour are logged once at start (docs/configuration.md lists them)")
+        Map<String, Boolean> featureGates,
+    @Field(
+            file = Field.FLAG_ONLY,
+            flag = "--cloud-provider",
+            label = "PROVIDER",
+            check = Checks.CloudProvider.class,
+            doc = "\"\" (none) or external (a cloud controller manager); no in-tree provider")
+        String cloudProvider,
+    @Field(
+            file = "providerID",
+            flag = "--provider-id",
+            label = "ID",
+            doc = "The Node's spec.providerID, set when the Node registers")
+        String providerID,
+    @Field(
+            flag = "--max-open-files",
+            value = "1000000",
+            zeroIsUnset = true,
+            check = Checks.NotNegativeNumber.class,
+            doc = "The agent's limit of open files (RLIMIT_NOFILE), set at start")
+        long maxOpenFiles,
+    RuntimeSettings runtime,
     ServerSettings server,
     ContainerLogSettings containerLogs,
     EventExport eventExport,
@@ -150,6 +185,10 @@ public record KubeletConfiguration(
     clusterDNS = List.copyOf(clusterDNS);
     Objects.requireNonNull(clusterDomain, "clusterDomain");
     Objects.requireNonNull(resolvConf, "resolvConf");
+    featureGates = Map.copyOf(featureGates);
+    Objects.requireNonNull(cloudProvider, "cloudProvider");
+    Objects.requireNonNull(providerID, "providerID");
+    Objects.requireNonNull(runtime, "runtime");
     Objects.requireNonNull(server, "server");
     Objects.requireNonNull(containerLogs, "containerLogs");
     Objects.requireNonNull(eventExport, "eventExport");

@@ -61,7 +61,7 @@ public final class Setting {
     this.reason = null;
   }
 
-  private Setting(String name, List<String> flags, Type type, String reason) {
+  private Setting(String name, List<String> flags, Type type, String reason, List<Check> checks) {
     this.path = List.of();
     this.field = null;
     this.inFile = name != null;
@@ -74,7 +74,7 @@ public final class Setting {
     this.defaultValue = null;
     this.fileDefault = null;
     this.doc = "Accepted for upstream's sake, without effect: " + reason;
-    this.checks = List.of();
+    this.checks = List.copyOf(checks);
     this.reason = Objects.requireNonNull(reason, "reason");
   }
 
@@ -85,12 +85,15 @@ public final class Setting {
    * @param file the file's field, or null if upstream has only the flag
    * @param flag the flag, or null if upstream has only the field
    * @param reason why it has no effect here, e.g. "jkubelet serves no profiling handler"
+   * @param checks upstream's checks of the value, which a value must pass though it is unused
    */
-  public static Setting ignored(String file, String flag, Type type, String reason) {
+  public static Setting ignored(
+      String file, String flag, Type type, String reason, Check... checks) {
     if (file == null && flag == null) {
       throw new IllegalArgumentException("an ignored setting needs a field or a flag");
     }
-    return new Setting(file, flag == null ? List.of() : List.of(flag), type, reason);
+    return new Setting(
+        file, flag == null ? List.of() : List.of(flag), type, reason, List.of(checks));
   }
 
   private Object parseDefault(String text) {
@@ -165,7 +168,7 @@ public final class Setting {
    */
   public String description() {
     if (isIgnored()) {
-      return doc + (inFile ? " (" + name + ")." : "");
+      return doc + " (" + (inFile ? name : "flag only") + ").";
     }
     String d = doc.endsWith(".") ? doc.substring(0, doc.length() - 1) : doc;
     StringBuilder meta = new StringBuilder(inFile ? name : "flag only");
@@ -226,6 +229,9 @@ public final class Setting {
    */
   public void check(Object v) {
     if (field == null) {
+      for (Check c : checks) {
+        c.check(name, v);
+      }
       return;
     }
     if (v instanceof Number n && (field.min() != Long.MIN_VALUE || field.max() != Long.MAX_VALUE)) {

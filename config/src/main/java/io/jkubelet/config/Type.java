@@ -63,6 +63,27 @@ public final class Type {
               throw new ConfigException(f, "expected an integer, got \"" + g.getLast() + "\"");
             }
           });
+
+  /** A floating-point number, as upstream's {@code float32} and {@code float64} flags. */
+  public static final Type FLOAT =
+      new Type(
+          "NUMBER",
+          Shape.SCALAR,
+          Double.class,
+          (field, v) -> {
+            if (!v.isNumber()) {
+              throw new ConfigException(field, "expected a number, got " + JsonFields.describe(v));
+            }
+            return v.doubleValue();
+          },
+          (f, g) -> {
+            try {
+              return Double.parseDouble(g.getLast().strip());
+            } catch (NumberFormatException e) {
+              throw new ConfigException(f, "expected a number, got \"" + g.getLast() + "\"");
+            }
+          });
+
   public static final Type STRING =
       new Type("VALUE", Shape.SCALAR, String.class, JsonFields::asString, (f, g) -> g.getLast());
   public static final Type DURATION =
@@ -95,6 +116,13 @@ public final class Type {
 
   /** A mapping written {@code k<v,...}, as upstream's LangleSeparatedMapStringString. */
   public static final Type LANGLE_MAP = map('<');
+
+  /**
+   * A mapping of names to booleans written {@code k=true,...}, repeatable, as upstream's {@code
+   * mapStringBool} and its feature gates' flag (whose messages it keeps).
+   */
+  public static final Type BOOL_MAP =
+      new Type("NAME=BOOL,...", Shape.LIST, Map.class, JsonFields::boolMap, Type::boolPairs);
 
   private final String label;
   private final Shape shape;
@@ -139,6 +167,9 @@ public final class Type {
     } else if (t == Map.class
         && typeArgs(c).equals("[class java.lang.String, class java.lang.String]")) {
       return f.separator() == '<' ? LANGLE_MAP : MAP;
+    } else if (t == Map.class
+        && typeArgs(c).equals("[class java.lang.String, class java.lang.Boolean]")) {
+      return BOOL_MAP;
     } else if (t == Map.class
         && typeArgs(c).equals("[class java.lang.String, java.util.List<java.lang.String>]")) {
       return HEADERS;
@@ -188,6 +219,10 @@ public final class Type {
   }
 
   private static Boolean bool(String flag, String s) {
+    Boolean b = goBool(s.strip());
+    if (b != null) {
+      return b;
+    }
     return switch (s.strip().toLowerCase(Locale.ROOT)) {
       case "true" -> true;
       case "false" -> false;
@@ -224,6 +259,50 @@ public final class Type {
           .add(pair.substring(colon + 1).strip());
     }
     return out;
+  }
+
+  /**
+   * {@code k=bool} pairs of every occurrence, as component-base's {@code featureGate.Set}: Go's
+   * {@code strconv.ParseBool} values, a later pair winning.
+   */
+  private static Map<String, Boolean> boolPairs(String flag, List<String> given) {
+    Map<String, Boolean> out = new LinkedHashMap<>();
+    for (String g : given) {
+      for (String s : g.split(",")) {
+        if (s.isEmpty()) {
+          continue;
+        }
+        int i = s.indexOf('=');
+        String k = (i < 0 ? s : s.substring(0, i)).strip();
+        if (i < 0) {
+          throw new ConfigException(flag, "missing bool value for " + k);
+        }
+        String v = s.substring(i + 1).strip();
+        Boolean b = goBool(v);
+        if (b == null) {
+          throw new ConfigException(
+              flag,
+              "invalid value of "
+                  + k
+                  + "="
+                  + v
+                  + ", err: strconv.ParseBool: parsing \""
+                  + v
+                  + "\": invalid syntax");
+        }
+        out.put(k, b);
+      }
+    }
+    return out;
+  }
+
+  /** Go's {@code strconv.ParseBool}; null for anything else. */
+  static Boolean goBool(String v) {
+    return switch (v) {
+      case "1", "t", "T", "TRUE", "true", "True" -> true;
+      case "0", "f", "F", "FALSE", "false", "False" -> false;
+      default -> null;
+    };
   }
 
   /** Comma-separated pairs {@code k<separator>v}; "" is the empty map. */

@@ -51,6 +51,7 @@ final class Samples {
     return KubeletConfiguration.fileBuilder()
         .set("staticPodPath", "/etc/kubernetes/manifests")
         .set("fileCheckFrequency", Duration.ofMillis(500))
+        .set("serializeImagePulls", false)
         .set("httpCheckFrequency", Duration.ofHours(1))
         .set("staticPodURL", "https://pods.example.com/manifests")
         .set(

@@ -44,7 +44,8 @@ public final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--config",
       paramLabel = "FILE",
-      description = "A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file (YAML or JSON).")
+      description =
+          "A kubelet.config.k8s.io/v1beta1 KubeletConfiguration file (YAML or JSON) (flag only).")
   Path configFile;
 
   @Option(
@@ -52,19 +53,20 @@ public final class RunCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description =
           "A kubeconfig of the API server: runs in cluster mode (registers the Node, runs the pods"
-              + " bound to it). Without it, jkubelet runs standalone.")
+              + " bound to it). Without it, jkubelet runs standalone (flag only).")
   Path kubeconfig;
 
   @Option(
       names = "--node-labels",
       paramLabel = "k=v,...",
-      description = "Labels added to the Node when it registers.")
+      description = "Labels added to the Node when it registers (flag only).")
   String nodeLabels;
 
   @Option(
       names = "--register-with-taints",
       paramLabel = "k=v:Effect,...",
-      description = "Taints the Node registers with (NoSchedule, PreferNoSchedule, NoExecute).")
+      description =
+          "Taints the Node registers with: NoSchedule, PreferNoSchedule, NoExecute (flag only).")
   String registerWithTaints;
 
   @Option(
@@ -72,7 +74,7 @@ public final class RunCommand implements Callable<Integer> {
       paramLabel = "NAME",
       description =
           "The node's name, instead of the kernel's host name (uname -n, lower-cased; no name"
-              + " resolution).")
+              + " resolution; flag only).")
   String hostnameOverride;
 
   @Option(
@@ -81,14 +83,15 @@ public final class RunCommand implements Callable<Integer> {
       defaultValue = "/var/lib/kubelet",
       description =
           "Where pod directories and volumes live, and the certificates (--cert-dir's default,"
-              + " <root-dir>/pki); upstream's default (default: ${DEFAULT-VALUE}).")
+              + " <root-dir>/pki) (flag only, default ${DEFAULT-VALUE}, upstream's).")
   Path rootDir;
 
   @Option(
       names = "--pod-infra-container-image",
       paramLabel = "IMAGE",
       defaultValue = "jkubelet/pause:3.2",
-      description = "The image of every pod's sandbox container (default: ${DEFAULT-VALUE}).")
+      description =
+          "The image of every pod's sandbox container (flag only, default ${DEFAULT-VALUE}).")
   String podInfraContainerImage;
 
   @Option(
@@ -96,21 +99,21 @@ public final class RunCommand implements Callable<Integer> {
       paramLabel = "IP",
       description =
           "The node's IP, reported as hostIP (default: the node's name's address on this host,"
-              + " else an interface's).")
+              + " else an interface's; flag only).")
   String nodeIp;
 
   @Option(
       names = "--docker-endpoint",
       paramLabel = "URL",
       defaultValue = DockerRuntime.DEFAULT_HOST,
-      description = "The Docker Engine endpoint (default: ${DEFAULT-VALUE}).")
+      description = "The Docker Engine endpoint (flag only, default ${DEFAULT-VALUE}).")
   String dockerEndpoint;
 
   @Option(
       names = {"-v", "--v"},
       paramLabel = "LEVEL",
       defaultValue = "0",
-      description = "Log verbosity: 0 info, 1-3 debug, 4+ trace.")
+      description = "Log verbosity: 0 info, 1-3 debug, 4+ trace (flag only).")
   int verbosity;
 
   @Override

@@ -10,10 +10,12 @@ import io.jkubelet.agent.logs.RotatingLogWriter;
 import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.agent.node.NodeFlags;
 import io.jkubelet.agent.node.NodeName;
+import io.jkubelet.agent.runtime.docker.DockerRuntime;
 import io.jkubelet.config.CertificateSettings;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigLoader;
 import io.jkubelet.config.ConfigValidator;
+import io.jkubelet.config.FeatureGates;
 import io.jkubelet.config.KubeletConfiguration;
 import io.jkubelet.config.KubeletConfigurationBuilder;
 import io.jkubelet.config.NetworkSettings;
@@ -73,10 +75,14 @@ final class RunOptions {
     KubeletConfiguration config;
     KubeletOptions.Subsystems subsystems;
     CertificateOptions certificates;
+    String dockerEndpoint;
     try {
       run.settingFlags.overlay(b, flagOf).forEach(log::info);
       config = b.build();
       ConfigValidator.validate(config);
+      FeatureGates.validate(config);
+      dockerEndpoint =
+          config.runtime().engineEndpoint(run.dockerEndpoint, DockerRuntime.DEFAULT_HOST);
       checkSysctls(config);
       requireClientForWebhooks(config, run.kubeconfig != null);
       checkLogMaxSize(config);
@@ -89,6 +95,7 @@ final class RunOptions {
     } catch (ConfigException e) {
       throw SettingFlags.named(e, flagOf);
     }
+    FeatureGates.notices(config.featureGates()).forEach(log::warn);
     String nodeName = nodeName(run.hostnameOverride);
     if (run.podInfraContainerImage.isBlank()) {
       throw new ConfigException("--pod-infra-container-image", "must not be empty");
@@ -115,7 +122,7 @@ final class RunOptions {
                 config.containerLogs().containerLogsDir().toAbsolutePath().normalize()),
             config.server().nodeLogDir().toAbsolutePath().normalize()),
         new KubeletOptions.Engine(
-            run.dockerEndpoint, run.podInfraContainerImage, config.gc().imageGcPeriod()),
+            dockerEndpoint, run.podInfraContainerImage, config.gc().imageGcPeriod()),
         subsystems);
   }
 

@@ -5,6 +5,7 @@ import io.jkubelet.config.EventExport;
 import io.jkubelet.config.KubeletConfigurationBuilder;
 import io.jkubelet.config.Setting;
 import io.jkubelet.config.Settings;
+import io.jkubelet.config.Type;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -79,8 +80,19 @@ final class SettingFlags {
           v instanceof List<?> l ? l.stream().map(String::valueOf).toList() : List.of(v.toString());
       Object value = s.type().fromFlag(flag, given);
       if (s.isIgnored()) {
+        try {
+          s.check(value);
+        } catch (ConfigException x) {
+          throw new ConfigException(flag, x.problem(), x);
+        }
         ignored.add(s.ignoredNotice(flag));
         continue;
+      }
+      if (s.type() == Type.BOOL_MAP && b.get(s.name()) instanceof Map<?, ?> file) {
+        // As upstream's feature gates: the flag's gates over the file's, not instead of them.
+        Map<Object, Object> merged = new LinkedHashMap<>(file);
+        merged.putAll((Map<?, ?>) value);
+        value = merged;
       }
       b.set(s, value);
       flagOf.put(s.name(), flag);

@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * Builds the pods' container manager for {@code run}: node allocatable from the host's capacity
  * ({@code kernel.pid_max} as its pids, less {@code kubeReserved} and {@code systemReserved}), and,
  * with {@code cgroupsPerQOS}, the cgroup driver: Docker's when none is given, else the check
- * upstream's dockershim makes that Docker uses the same. Builds only: the agent starts the manager.
+ * upstream's dockershim makes that Docker uses the same; before them, upstream's swap check
+ * ({@code failSwapOn}). Builds only: the agent starts the manager.
  */
 public final class ContainerManagers {
   private static final Logger log = LoggerFactory.getLogger(ContainerManagers.class);
@@ -26,7 +27,8 @@ public final class ContainerManagers {
   private ContainerManagers() {}
 
   /**
-   * The container manager for {@code options} on this machine.
+   * The container manager for {@code options} on this machine, with the configuration's defaults
+   * but for the swap check, which is not made.
    *
    * @param engineDriver Docker's cgroup driver, asked only with {@code cgroupsPerQOS}
    * @throws ConfigException naming {@code --cgroup-driver} when the driver given is not Docker's,
@@ -34,15 +36,27 @@ public final class ContainerManagers {
    */
   static ContainerManager create(
       CgroupOptions options, NodeInfo machine, Supplier<Optional<String>> engineDriver) {
-    return create(options, machine, engineDriver, KubeletConfiguration.builder().build());
+    return create(
+        options,
+        machine,
+        engineDriver,
+        KubeletConfiguration.builder().set("failSwapOn", false).build());
   }
 
-  /** As above, with {@code config}'s reservations held back from {@code kubepods}. */
+  /**
+   * As above, with {@code config}'s reservations held back from {@code kubepods}; first, with
+   * {@code failSwapOn}, upstream's swap check.
+   *
+   * @throws SwapOnException when the host has swap on and {@code failSwapOn} is true
+   */
   public static ContainerManager create(
       CgroupOptions options,
       NodeInfo machine,
       Supplier<Optional<String>> engineDriver,
       KubeletConfiguration config) {
+    if (config.failSwapOn()) {
+      Swap.check(Swap.PROC_SWAPS);
+    }
     if (!options.cgroupsPerQOS()) {
       return ContainerManager.NONE;
     }

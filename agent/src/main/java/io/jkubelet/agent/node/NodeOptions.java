@@ -76,8 +76,11 @@ public record NodeOptions(
    *
    * @param extraLabels {@code --node-labels}; they override the default labels, as upstream
    * @param taints {@code --register-with-taints}; set only when the Node is created
+   * @param providerId {@code --provider-id}, the Node's {@code spec.providerID} when it is created;
+   *     "" for none
    */
-  public record Registration(Map<String, String> extraLabels, List<Taint> taints) {
+  public record Registration(
+      Map<String, String> extraLabels, List<Taint> taints, String providerId) {
     public static final Registration NONE = new Registration(Map.of(), List.of());
 
     public Registration {
@@ -86,6 +89,12 @@ public record NodeOptions(
           taints == null
               ? List.of()
               : taints.stream().map(t -> new TaintBuilder(t).build()).toList();
+      providerId = providerId == null ? "" : providerId;
+    }
+
+    /** Without a provider ID. */
+    public Registration(Map<String, String> extraLabels, List<Taint> taints) {
+      this(extraLabels, taints, "");
     }
   }
 

@@ -69,7 +69,9 @@ final class NodeStatuses {
     return labels;
   }
 
-  /** The Node to create: name, labels, the taints to register with, and the status. */
+  /**
+   * The Node to create: name, labels, the taints to register with, the provider ID, and the status.
+   */
   static Node initialNode(NodeOptions o, NodeInfo m, NodeStatus status) {
     return new NodeBuilder()
         .withNewMetadata()
@@ -81,6 +83,8 @@ final class NodeStatuses {
         .endMetadata()
         .withNewSpec()
         .withTaints(o.registration().taints().isEmpty() ? null : o.registration().taints())
+        .withProviderID(
+            o.registration().providerId().isEmpty() ? null : o.registration().providerId())
         .endSpec()
         .withStatus(status)
         .build();

@@ -46,6 +46,14 @@ class CliTest {
         .as("a % in a description is printed as it is")
         .contains("nodefs.available<10%");
     assertThat(err.toString()).as("picocli formats every description").doesNotContain("WARN");
+    for (var o : new CommandLine(new RunCommand()).getCommandSpec().options()) {
+      if (o.usageHelp() || o.versionHelp()) {
+        continue;
+      }
+      assertThat(String.join(" ", o.description()))
+          .as(o.longestName() + " names its field, or says it is a flag only")
+          .matches("(?s).*\\((flag only|[a-zA-Z0-9.]+)[,;)].*");
+    }
   }
 
   /**
@@ -78,6 +86,42 @@ class CliTest {
         .as("its value is still checked")
         .isEqualTo(2);
     assertThat(err.toString()).contains("--contention-profiling").contains("maybe");
+  }
+
+  @Test
+  void upstreamsRuntimeCloudAndGateFlagsRefuseWhatJkubeletCannotDo() {
+    assertThat(Main.execute("run", "--hostname-override", "n", "--cloud-provider", "aws"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--cloud-provider: cloud provider \"aws\" is not supported")
+        .contains("\"external\"");
+    assertThat(Main.execute("run", "--hostname-override", "n", "--container-runtime=remote"))
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--container-runtime: \"remote\" is not supported: jkubelet runs pods on Docker");
+    assertThat(Main.execute("run", "--hostname-override", "n", "--feature-gates=Foo=true"))
+        .isEqualTo(2);
+    assertThat(err.toString()).contains("--feature-gates: unrecognized feature gate: Foo");
+
+    RunCommand run = new RunCommand();
+    new CommandLine(run)
+        .parseArgs(
+            "--hostname-override",
+            "n",
+            "--cloud-provider=external",
+            "--container-runtime=docker",
+            "--container-runtime-endpoint=/run/docker.sock",
+            "--fail-swap-on=false",
+            "--provider-id=external://n");
+    var options = run.options();
+    assertThat(options.engine().dockerHost()).isEqualTo("unix:///run/docker.sock");
+    assertThat(options.config().failSwapOn()).isFalse();
+    assertThat(options.config().providerID()).isEqualTo("external://n");
+    new CommandLine(run).parseArgs("--hostname-override", "n");
+    assertThat(run.options().engine().dockerHost())
+        .as("upstream's default endpoint is dockershim's: the engine is --docker-endpoint's")
+        .isEqualTo("unix:///var/run/docker.sock");
+    assertThat(run.options().config().failSwapOn()).as("upstream's default").isTrue();
   }
 
   @Test
@@ -301,6 +345,7 @@ class CliTest {
             "--cgroup-root=/jk",
             "--cpu-cfs-quota=false",
             "--cpu-cfs-quota-period=50ms",
+            "--feature-gates=CustomCPUCFSQuotaPeriod=true",
             "--pod-max-pids=4096");
     var cg = run.options().subsystems().cgroups();
     assertThat(cg.cgroupDriver()).as("from the file").isEqualTo("systemd");
@@ -329,9 +374,21 @@ class CliTest {
         .contains(
             "enforceNodeAllocatable: is not supported unless cgroupsPerQOS is true: with"
                 + " --cgroups-per-qos=false, give --enforce-node-allocatable= (an empty list) too");
-    assertThat(Main.execute("run", "--hostname-override", "n", "--cpu-cfs-quota-period", "2s"))
+    assertThat(
+            Main.execute(
+                "run",
+                "--hostname-override",
+                "n",
+                "--cpu-cfs-quota-period",
+                "2s",
+                "--feature-gates=CustomCPUCFSQuotaPeriod=true"))
         .isEqualTo(2);
     assertThat(err.toString()).contains("--cpu-cfs-quota-period: must be between 1µs and 1s");
+    assertThat(Main.execute("run", "--hostname-override", "n", "--cpu-cfs-quota-period", "50ms"))
+        .as("upstream: another period needs the CustomCPUCFSQuotaPeriod gate")
+        .isEqualTo(2);
+    assertThat(err.toString())
+        .contains("--cpu-cfs-quota-period: 50ms requires feature gate CustomCPUCFSQuotaPeriod");
   }
 
   @Test

@@ -38,11 +38,19 @@ record DockerClients(DockerClient api, DockerClient longCalls, boolean owned) {
    * docker-java does not negotiate one, and unversioned paths get the engine's own.
    */
   static DockerClients connect(String host) {
+    return connect(host, RESPONSE_TIMEOUT);
+  }
+
+  /**
+   * As above, {@code api}'s response timeout {@code requestTimeout} ({@code
+   * runtimeRequestTimeout}).
+   */
+  static DockerClients connect(String host, Duration requestTimeout) {
     DockerClientConfig config =
         DefaultDockerClientConfig.createDefaultConfigBuilder().withDockerHost(host).build();
     log.debug("DockerRuntime: connecting to {}", host);
     return new DockerClients(
-        client(config, RESPONSE_TIMEOUT), client(config, LONG_RESPONSE_TIMEOUT), true);
+        client(config, requestTimeout), client(config, LONG_RESPONSE_TIMEOUT), true);
   }
 
   private static DockerClient client(DockerClientConfig config, Duration responseTimeout) {

@@ -44,8 +44,8 @@ import java.util.Map;
  * socket read timeout and cannot be set per call. A single client with a response timeout longer
  * than any grace period would let a hung engine block every other call (a list, an inspect) for as
  * long, so {@link #connect} builds two clients on the same engine ({@link DockerClients}): a short
- * one ({@value DockerClients#RESPONSE_TIMEOUT_SECONDS} s) for everything that the engine answers at
- * once, and a long one (one hour) for the calls whose answer legitimately takes long: stop (grace
+ * one (--runtime-request-timeout, upstream's 2 min) for everything that the engine answers at once,
+ * and a long one (one hour) for the calls whose answer legitimately takes long: stop (grace
  * periods), pull (a silent layer extraction), exec and events (streams). A stop whose grace exceeds
  * the long timeout fails with {@code UNAVAILABLE} on the client side while the engine carries on
  * with it; the caller's retry then finds the container stopped.
@@ -137,8 +137,16 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
    * runtime owns its clients and closes them in {@link #close}.
    */
   public static DockerRuntime connect(String dockerHost, Time time) {
+    return connect(dockerHost, time, DockerClients.RESPONSE_TIMEOUT);
+  }
+
+  /**
+   * As above, with {@code requestTimeout} (upstream's {@code runtimeRequestTimeout}) as the short
+   * client's response timeout, instead of {@value DockerClients#RESPONSE_TIMEOUT_SECONDS} s.
+   */
+  public static DockerRuntime connect(String dockerHost, Time time, Duration requestTimeout) {
     String host = dockerHost == null || dockerHost.isBlank() ? DEFAULT_HOST : dockerHost.trim();
-    return new DockerRuntime(DockerClients.connect(host), host, time);
+    return new DockerRuntime(DockerClients.connect(host, requestTimeout), host, time);
   }
 
   /**
