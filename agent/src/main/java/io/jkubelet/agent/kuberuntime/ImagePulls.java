@@ -207,11 +207,11 @@ public final class ImagePulls implements Lifecycle {
       pull.cancel(why);
       return;
     }
-    String text = s.describe(now);
-    if (text.equals(pull.lastReport)) {
-      return;
+    if (s.lastProgress().equals(pull.lastReported)) {
+      return; // nothing new since the last report
     }
-    pull.lastReport = text;
+    pull.lastReported = s.lastProgress();
+    String text = s.describe(now);
     log.info("ImagePulls: pulling {}: {}", pull.image, text);
     String pulling = "Pulling image \"" + pull.image + "\"";
     for (Waiter w : pull.waiters) {
@@ -277,7 +277,7 @@ public final class ImagePulls implements Lifecycle {
     private final PullTally tally; // guarded by this
     private Consumer<String> cancel; // guarded by this
     volatile String cancelledWhy;
-    volatile String lastReport; // the reports' thread only
+    volatile Instant lastReported; // the reports' thread only
 
     Pull(String image, Instant started) {
       this.image = image;

@@ -27,10 +27,13 @@ final class PullTally {
     boolean done;
   }
 
+  /** The latest progress before any, in dockershim's words. */
+  static final String NO_PROGRESS = "No progress";
+
   private final Map<String, Layer> layers = new LinkedHashMap<>();
   private final Instant start;
   private Instant lastProgress;
-  private String latest = "No progress";
+  private String latest = NO_PROGRESS;
   private long bytes;
 
   PullTally(Instant start) {
@@ -150,7 +153,7 @@ final class PullTally {
      */
     String describe(Instant now) {
       if (layers == 0) {
-        return "waiting for the registry, " + latest;
+        return latest.equals(NO_PROGRESS) ? "no progress yet" : "no layer yet (" + latest + ")";
       }
       StringBuilder b = new StringBuilder(96);
       b.append(humanSize(bytes)).append(totalKnown ? " of " : " of at least ");
