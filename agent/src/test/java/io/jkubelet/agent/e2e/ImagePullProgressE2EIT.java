@@ -65,6 +65,8 @@ class ImagePullProgressE2EIT {
     // Pushed straight to the registry, pulled through the proxy.
     registry.push(big, registry.image("jkubelet-test/big-" + id, "slow"));
     registry.push(other, registry.image("jkubelet-test/big-" + id, "stalled"));
+    untag(big); // the engine forgets their layers: only the registry has them now
+    untag(other);
     slow = proxy.hostPort() + "/jkubelet-test/big-" + id + ":slow";
     stalled = proxy.hostPort() + "/jkubelet-test/big-" + id + ":stalled";
     localImages.addAll(List.of(slow, stalled));
