@@ -155,6 +155,16 @@ public final class EventCorrelator {
    * next duplicate patches the right object.
    */
   public void updateState(Event written) {
+    updateState(written, written);
+  }
+
+  /**
+   * {@link #updateState(Event)} where what the server answered may lack the annotations of what was
+   * sent (a patch's answer is the stored object): the key is {@code sent}'s, so that a progress
+   * report ({@link #PROGRESS_OF}) stays filed under the event it reports on.
+   */
+  public void updateState(Event sent, Event written) {
+    Objects.requireNonNull(sent, "sent");
     Objects.requireNonNull(written, "written");
     ObjectReference ref =
         Objects.requireNonNullElseGet(written.getInvolvedObject(), ObjectReference::new);
@@ -162,7 +172,7 @@ public final class EventCorrelator {
     var similar =
         new EventAggregator.AggregateKey(
             SpamFilter.SpamKey.of(source, ref), written.getType(), written.getReason());
-    String progressOf = progressOf(written);
+    String progressOf = progressOf(sent);
     String message = progressOf != null ? progressOf : written.getMessage();
     boolean aggregate =
         progressOf == null && message != null && message.startsWith(AGGREGATE_PREFIX);

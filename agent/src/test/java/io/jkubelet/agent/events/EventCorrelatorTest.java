@@ -78,8 +78,13 @@ class EventCorrelatorTest {
     // the spam filter's burst of 25.
     for (int i = 1; i <= 40; i++) {
       clock.step(Duration.ofSeconds(10));
-      Correlation c = correlator.correlate(progress("p", pulling, pulling + ": " + i + "MB"));
+      Event sent = progress("p", pulling, pulling + ": " + i + "MB");
+      Correlation c = correlator.correlate(sent);
       assertThat(c).isInstanceOf(Correlation.Update.class);
+      // The server answers a patch with the stored object, which has no such annotation.
+      Event answer =
+          new EventBuilder(c.event()).editMetadata().withAnnotations(null).endMetadata().build();
+      correlator.updateState(sent, answer);
       assertThat(c.event().getMetadata().getName()).isEqualTo(name);
       assertThat(c.event().getCount()).isEqualTo(i + 1);
       assertThat(((Correlation.Update) c).patch())
@@ -87,6 +92,11 @@ class EventCorrelatorTest {
           .contains("\"message\":\"Pulling image \\\"big:1\\\": " + i + "MB\"");
     }
     assertThat(correlator.stats().byCause()).doesNotContainKeys(AGGREGATED, DROPPED_SPAM_FILTER);
+    assertThat(correlator.caches())
+        .filteredOn(cache -> cache.name().equals("logger"))
+        .singleElement()
+        .as("the reports are filed under the Pulling event's key, not one each")
+        .satisfies(cache -> assertThat(cache.entries()).isEqualTo(1));
 
     // The next pull of the image patches the same event back to its own words.
     Correlation again = correlator.correlate(normal("p", "Pulling", pulling));
