@@ -179,6 +179,7 @@ public final class Agent implements Lifecycle {
     order.add(in.statuses());
     order.add(in.network());
     order.add(parts.probes);
+    order.add(parts.imagePulls);
     order.add(servers.servingIdentity());
     order.add(servers.starting());
     order.add(parts.pleg);

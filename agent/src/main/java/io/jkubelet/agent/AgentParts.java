@@ -16,6 +16,7 @@ import io.jkubelet.agent.gc.ContainerGc;
 import io.jkubelet.agent.gc.ContainerGcPolicy;
 import io.jkubelet.agent.gc.Housekeeping;
 import io.jkubelet.agent.kuberuntime.ImagePuller;
+import io.jkubelet.agent.kuberuntime.ImagePulls;
 import io.jkubelet.agent.kuberuntime.NodeContext;
 import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.PullCredentials;
@@ -29,6 +30,7 @@ import io.jkubelet.agent.metrics.AgentDocuments;
 import io.jkubelet.agent.metrics.CacheBounds;
 import io.jkubelet.agent.metrics.ContainerGcCollector;
 import io.jkubelet.agent.metrics.EvictionMetrics;
+import io.jkubelet.agent.metrics.ImagePullMetrics;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
 import io.jkubelet.agent.metrics.PlegMetrics;
 import io.jkubelet.agent.pleg.GenericPleg;
@@ -105,6 +107,7 @@ final class AgentParts {
   final VolumeManager volumes;
   final Backoff crashBackoff;
   final Backoff pullBackoff;
+  final ImagePulls imagePulls;
   final RuntimeManager runtimeManager;
   final WorkQueue workQueue;
   final OomEvents oomEvents;
@@ -212,6 +215,13 @@ final class AgentParts {
                 capacity));
     crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
     pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
+    imagePulls =
+        new ImagePulls(
+            runtime,
+            recorder,
+            time,
+            config.images().imagePullProgressDeadline(),
+            new ImagePullMetrics(in.metrics()));
     runtimeManager =
         new RuntimeManager(
             new RuntimeManager.Deps(
@@ -226,8 +236,9 @@ final class AgentParts {
                     recorder,
                     clock,
                     pullBackoff,
-                    Duration.ofMinutes(5),
-                    PullCredentials.forNode(in.options().rootDir(), in.objects(), clock)),
+                    null, // no limit, as upstream: the progress deadline stops a stalled pull
+                    PullCredentials.forNode(in.options().rootDir(), in.objects(), clock),
+                    imagePulls),
                 volumes,
                 new HookRunner(runtime::exec, probes::httpClient, time.sleeper()),
                 in.objects(),
@@ -449,10 +460,21 @@ final class AgentParts {
         });
   }
 
+  /**
+   * The pulls a pod waits on, as {@code /pods} shows them on the pod: the JSON of {@link
+   * ImagePulls#forPod}, or empty when it waits on none.
+   */
+  java.util.Optional<String> imagePullsAnnotation(String podUid) {
+    var pulls = imagePulls.forPod(podUid);
+    return pulls.isEmpty()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(io.jkubelet.agent.util.ApiSerialization.SHARED.asJson(pulls));
+  }
+
   /** The desired pods, each with the status jkubelet computed for it. */
   List<Pod> podsWithStatus() {
     return new io.jkubelet.agent.server.PodsWithStatus(
-            podManager::pods, in.statuses()::getPodStatus)
+            podManager::pods, in.statuses()::getPodStatus, this::imagePullsAnnotation)
         .get();
   }
 }

@@ -52,7 +52,10 @@ final class AgentServers {
                 new ReadOnlyServer(
                     config.server().address(),
                     config.server().readOnlyPort(),
-                    new PodsWithStatus(parts.podManager::pods, in.statuses()::getPodStatus),
+                    new PodsWithStatus(
+                        parts.podManager::pods,
+                        in.statuses()::getPodStatus,
+                        parts::imagePullsAnnotation),
                     checks,
                     in.events().store() == null
                         ? (namespace, pod, uid) -> List.of()

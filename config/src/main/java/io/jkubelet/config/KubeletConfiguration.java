@@ -24,9 +24,9 @@ import java.util.Objects;
  * <p>Each subsystem's settings are a record of their own: {@link StaticPodSettings}, {@link
  * ServerSettings} (the kubelet API), {@link ContainerLogSettings}, {@link EventExport}, {@link
  * NetworkSettings}, {@link CgroupSettings}, {@link CertificateSettings}, {@link
- * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings} and {@link RuntimeSettings}
- * (the engine). The settings left here are the node's own; a new subsystem adds a record rather
- * than settings here.
+ * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings}, {@link RuntimeSettings}
+ * (the engine) and {@link ImageSettings} (image pulls). The settings left here are the node's own;
+ * a new subsystem adds a record rather than settings here.
  */
 public record KubeletConfiguration(
     StaticPodSettings staticPods,
@@ -169,7 +169,8 @@ public record KubeletConfiguration(
     CertificateSettings certificates,
     ReservationSettings reservations,
     EvictionSettings eviction,
-    GcSettings gc) {
+    GcSettings gc,
+    ImageSettings images) {
 
   /**
    * Copies the lists into unmodifiable ones.
@@ -198,6 +199,7 @@ public record KubeletConfiguration(
     Objects.requireNonNull(reservations, "reservations");
     Objects.requireNonNull(eviction, "eviction");
     Objects.requireNonNull(gc, "gc");
+    Objects.requireNonNull(images, "images");
   }
 
   /** The configuration with every setting at its default, as declared. */

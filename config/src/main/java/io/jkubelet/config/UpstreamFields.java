@@ -462,7 +462,6 @@ final class UpstreamFields {
         Setting.ignored(null, "--event-burst", Type.INT, pending, Checks.notNegative()),
         Setting.ignored(null, "--node-status-update-frequency", Type.DURATION, pending),
         Setting.ignored("tlsCipherSuites", "--tls-cipher-suites", Type.STRINGS, pending),
-        Setting.ignored("tlsMinVersion", "--tls-min-version", Type.STRING, pending),
-        Setting.ignored(null, "--image-pull-progress-deadline", Type.DURATION, pending));
+        Setting.ignored("tlsMinVersion", "--tls-min-version", Type.STRING, pending));
   }
 }

@@ -219,7 +219,7 @@ public final class ApiEventSink implements Consumer<Event>, EventBroadcaster.Rem
       return failed(event, e, failedSoFar);
     }
     count(w.op());
-    correlator.updateState(w.event() != null ? w.event() : event);
+    correlator.updateState(event, w.event() != null ? w.event() : event);
     return WriteResult.WRITTEN;
   }
 

@@ -12,6 +12,11 @@ interface Correlator {
 
   void updateState(Event written);
 
+  /** After a write whose answer may lack what was sent's annotations. */
+  default void updateState(Event sent, Event written) {
+    updateState(written);
+  }
+
   CorrelatorStats stats();
 
   /** Forgets what it holds about the object with this UID; nothing for a scripted correlator. */
@@ -32,6 +37,11 @@ interface Correlator {
       @Override
       public void updateState(Event written) {
         c.updateState(written);
+      }
+
+      @Override
+      public void updateState(Event sent, Event written) {
+        c.updateState(sent, written);
       }
 
       @Override

@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Dedup.</b> An event identical to one seen before (same key including fieldPath and
  *       message, or the same aggregate) becomes an {@link Correlation.Update} of the stored object:
  *       same name and firstTimestamp, count + 1, lastTimestamp now.
+ *   <li><b>Progress.</b> An event annotated {@link #PROGRESS_OF} skips aggregation and the spam
+ *       filter and patches the event it reports on (jkubelet's own).
  *   <li><b>Spam filter.</b> A token bucket per (source, involved object without fieldPath), burst
  *       {@code burst}, refilled at {@code refillPerSecond}. With {@code protectWarnings}
  *       (jkubelet's default) a Warning and the first occurrence of a reason for an object neither
@@ -60,6 +62,16 @@ import org.slf4j.LoggerFactory;
 public final class EventCorrelator {
   /** client-go's {@code EventAggregatorByReasonMessageFunc} prefix. */
   public static final String AGGREGATE_PREFIX = "(combined from similar events): ";
+
+  /**
+   * jkubelet's annotation of an event that reports the progress of an earlier one: its value is
+   * that event's message. Such an event is filed under the earlier one's key, so that it patches
+   * that object's count, lastTimestamp and message rather than creating one of its own (an image
+   * pull's progress updates the pod's {@code Pulling} event). It is never aggregated, and it
+   * neither spends a token of the spam filter nor is dropped by it: its producer sends at most one
+   * per object every few seconds ({@code kuberuntime.ImagePulls}: 10 s).
+   */
+  public static final String PROGRESS_OF = "jkubelet.io/progress-of";
 
   private static final Logger log = LoggerFactory.getLogger(EventCorrelator.class);
   private static final Duration SUMMARY_PERIOD = Duration.ofMinutes(1);
@@ -94,8 +106,19 @@ public final class EventCorrelator {
     var similar = new EventAggregator.AggregateKey(spamKey, event.getType(), event.getReason());
     String reason = String.valueOf(event.getReason());
 
+    String progressOf = progressOf(event);
     synchronized (this) {
       Instant now = clock.instant();
+      if (progressOf != null) {
+        Object key = EventLogger.keyOf(similar, false, ref.getFieldPath(), progressOf);
+        EventLogger.Observation observation = logger.observe(key, event);
+        logger.record(observation);
+        if (!observation.duplicate()) {
+          return new Correlation.Create(event);
+        }
+        counter.count(reason, Cause.DEDUPLICATED);
+        return EventLogger.update(event, observation.next(), format(now));
+      }
       // 1. EventAggregator.EventAggregate
       boolean aggregated = aggregator.aggregate(similar, event.getMessage(), now);
       Event candidate = aggregated ? EventAggregator.aggregateOf(event, now, format(now)) : event;
@@ -132,6 +155,16 @@ public final class EventCorrelator {
    * next duplicate patches the right object.
    */
   public void updateState(Event written) {
+    updateState(written, written);
+  }
+
+  /**
+   * {@link #updateState(Event)} where what the server answered may lack the annotations of what was
+   * sent (a patch's answer is the stored object): the key is {@code sent}'s, so that a progress
+   * report ({@link #PROGRESS_OF}) stays filed under the event it reports on.
+   */
+  public void updateState(Event sent, Event written) {
+    Objects.requireNonNull(sent, "sent");
     Objects.requireNonNull(written, "written");
     ObjectReference ref =
         Objects.requireNonNullElseGet(written.getInvolvedObject(), ObjectReference::new);
@@ -139,12 +172,21 @@ public final class EventCorrelator {
     var similar =
         new EventAggregator.AggregateKey(
             SpamFilter.SpamKey.of(source, ref), written.getType(), written.getReason());
-    String message = written.getMessage();
-    boolean aggregate = message != null && message.startsWith(AGGREGATE_PREFIX);
+    String progressOf = progressOf(sent);
+    String message = progressOf != null ? progressOf : written.getMessage();
+    boolean aggregate =
+        progressOf == null && message != null && message.startsWith(AGGREGATE_PREFIX);
     Object key = EventLogger.keyOf(similar, aggregate, ref.getFieldPath(), message);
     synchronized (this) {
       logger.updateState(key, written);
     }
+  }
+
+  /** The message of the event that this one reports the progress of, or null. */
+  private static String progressOf(Event event) {
+    var meta = event.getMetadata();
+    var annotations = meta == null ? null : meta.getAnnotations();
+    return annotations == null ? null : annotations.get(PROGRESS_OF);
   }
 
   /**

@@ -83,7 +83,7 @@ public final class EventStore implements Consumer<Event>, EventBroadcaster.Remem
         };
     if (stored != null) {
       events.put(key(stored), stored);
-      correlator.updateState(stored);
+      correlator.updateState(c.event(), stored);
     }
   }
 

@@ -8,6 +8,7 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.pod.WaitingReasons;
+import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
@@ -29,6 +30,9 @@ import org.slf4j.LoggerFactory;
  * tries each credential {@link PullCredentials} finds in turn, as upstream's {@code PullImage}, or
  * goes anonymously when none matches.
  *
+ * <p>The pull itself goes through {@link ImagePulls}: one engine pull per image however many pods
+ * wait on it, its progress in their {@code Pulling} events, and the progress deadline.
+ *
  * <p>A failure reads as the kubelet reads the runtime's over the CRI: {@code rpc error: code =
  * Unknown desc = <the engine's error>}, several joined as upstream's aggregate error ({@code [a,
  * b]}).
@@ -42,6 +46,7 @@ public final class ImagePuller {
   private final Backoff backoff;
   private final Duration pullTimeout;
   private final PullCredentials credentials;
+  private final ImagePulls pulls;
 
   /** How the CRI's gRPC status reads a runtime's plain error. */
   static final String RPC_UNKNOWN = "rpc error: code = Unknown desc = ";
@@ -57,20 +62,26 @@ public final class ImagePuller {
 
   private static final Duration PRESENT_TTL = Duration.ofSeconds(5);
 
-  /** A puller without credentials: every pull is anonymous. */
+  /**
+   * @param pullTimeout the most a pod's pull may take in all, or null for no limit (upstream's: its
+   *     progress deadline, in {@code pulls}, stops a pull that stalls)
+   * @param pulls the pulls in flight, shared by the pods that wait on one image
+   */
   public ImagePuller(
       Runtime runtime,
       EventRecorder recorder,
       Clock clock,
       Backoff backoff,
       Duration pullTimeout,
-      PullCredentials credentials) {
+      PullCredentials credentials,
+      ImagePulls pulls) {
     this.runtime = runtime;
     this.recorder = recorder;
     this.clock = clock;
     this.backoff = backoff;
     this.pullTimeout = pullTimeout;
     this.credentials = credentials;
+    this.pulls = pulls;
   }
 
   /** Ensures the image; throws a {@link StartException} with the waiting reason when it cannot. */
@@ -107,7 +118,8 @@ public final class ImagePuller {
     }
     recorder.eventf(ref, EventType.Normal, Reasons.PULLING, "Pulling image \"%s\"", image);
     Instant start = clock.instant();
-    String failure = pull(pod, image);
+    String failure =
+        pull(pod, image, new ImagePulls.Waiter(pod.getMetadata().getUid(), c.getName(), ref));
     if (failure != null) {
       backoff.next(key, clock.instant());
       recorder.eventf(
@@ -128,8 +140,11 @@ public final class ImagePuller {
         Durations.format(Duration.between(start, clock.instant())));
   }
 
-  /** Pulls with each credential in turn, or anonymously; null on success, else why not. */
-  private String pull(Pod pod, String image) {
+  /**
+   * Pulls with each credential in turn, or anonymously, or waits on the same pull in flight; null
+   * on success, else why not.
+   */
+  private String pull(Pod pod, String image, ImagePulls.Waiter waiter) {
     List<RegistryAuth> auths;
     try {
       auths = credentials.forImage(pod, image, recorder);
@@ -140,17 +155,11 @@ public final class ImagePuller {
       log.debug("ImagePuller: pulling image {} without credentials", image);
       auths = List.of(RegistryAuth.NONE);
     }
-    List<String> errors = new ArrayList<>();
-    for (RegistryAuth auth : auths) {
-      try {
-        runtime.pullImage(image, auth, pullTimeout);
-        seenPresent.put(image, clock.instant());
-        return null;
-      } catch (RuntimeError e) {
-        errors.add(RPC_UNKNOWN + e.getMessage());
-      }
+    String failure = pulls.pull(image, auths, pullTimeout, waiter);
+    if (failure == null) {
+      seenPresent.put(image, clock.instant());
     }
-    return aggregate(errors);
+    return failure;
   }
 
   /**
@@ -161,7 +170,7 @@ public final class ImagePuller {
     List<RegistryAuth> auths = credentials.forNode(image);
     if (auths.isEmpty()) {
       try {
-        runtime.pullImage(image, RegistryAuth.NONE, timeout);
+        runtime.pullImage(image, RegistryAuth.NONE, timeout, PullObserver.NONE);
         return;
       } catch (RuntimeError e) {
         throw new RuntimeError(
@@ -173,7 +182,7 @@ public final class ImagePuller {
     List<String> errors = new ArrayList<>();
     for (RegistryAuth auth : auths) {
       try {
-        runtime.pullImage(image, auth, timeout);
+        runtime.pullImage(image, auth, timeout, PullObserver.NONE);
         return;
       } catch (RuntimeError e) {
         errors.add(e.getMessage());

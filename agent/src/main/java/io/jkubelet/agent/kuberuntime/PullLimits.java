@@ -1,6 +1,7 @@
 package io.jkubelet.agent.kuberuntime;
 
 import io.jkubelet.agent.runtime.ForwardingRuntime;
+import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
@@ -40,17 +41,18 @@ public final class PullLimits extends ForwardingRuntime {
   }
 
   @Override
-  public void pullImage(String image, RegistryAuth auth, Duration timeout) {
+  public void pullImage(
+      String image, RegistryAuth auth, Duration timeout, PullObserver observer) {
     if (bucket != null && !bucket.tryAcquire().isZero()) {
       throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, QPS_EXCEEDED);
     }
     if (serial == null) {
-      delegate.pullImage(image, auth, timeout);
+      delegate.pullImage(image, auth, timeout, observer);
       return;
     }
     serial.lock();
     try {
-      delegate.pullImage(image, auth, timeout);
+      delegate.pullImage(image, auth, timeout, observer);
     } finally {
       serial.unlock();
     }

@@ -8,6 +8,7 @@ import io.jkubelet.agent.runtime.LogRequest;
 import io.jkubelet.agent.runtime.LogSink;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.SandboxConfig;
@@ -152,8 +153,8 @@ public final class InstrumentedRuntime implements Runtime {
   }
 
   @Override
-  public void pullImage(String image, RegistryAuth auth, Duration timeout) {
-    run("pull_image", () -> delegate.pullImage(image, auth, timeout));
+  public void pullImage(String image, RegistryAuth auth, Duration timeout, PullObserver observer) {
+    run("pull_image", () -> delegate.pullImage(image, auth, timeout, observer));
   }
 
   @Override

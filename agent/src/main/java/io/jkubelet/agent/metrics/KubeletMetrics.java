@@ -36,6 +36,11 @@ public final class KubeletMetrics {
   /** component-base's {@code DefBuckets} (the Prometheus Go client's). */
   static final double[] DEF_BUCKETS = {.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10};
 
+  /** The image pull histogram's buckets, newer upstream kubelets' (v1.30). */
+  static final double[] IMAGE_PULL_BUCKETS = {
+    1, 5, 10, 20, 30, 60, 120, 300, 600, 900, 1200, 1800, 2700, 3600
+  };
+
   /** The path each registry is served on. */
   public enum Endpoint {
     METRICS("/metrics"),
@@ -68,6 +73,9 @@ public final class KubeletMetrics {
   final Gauge runningPods;
   final Gauge runningContainers;
   final Counter restClientRequests;
+  final Histogram imagePullDuration;
+  final Counter imagePullBytes;
+  final Gauge imagePullsInFlight;
   private final CacheCollector caches = new CacheCollector();
 
   /** The metrics of the agent of node {@code nodeName}. */
@@ -134,6 +142,22 @@ public final class KubeletMetrics {
             .name("rest_client_requests_total")
             .help("Number of HTTP requests, partitioned by status code, method, and host.")
             .labelNames("code", "method", "host")
+            .register(main);
+    imagePullDuration =
+        histogram(
+                "kubelet_image_pull_duration_seconds",
+                "Duration in seconds of the engine's image pulls, whether they succeeded or not.")
+            .classicUpperBounds(IMAGE_PULL_BUCKETS)
+            .register(main);
+    imagePullBytes =
+        Counter.builder()
+            .name("kubelet_image_pull_bytes")
+            .help("Bytes the engine's image pulls downloaded, from its progress stream.")
+            .register(main);
+    imagePullsInFlight =
+        Gauge.builder()
+            .name("kubelet_image_pull_in_flight")
+            .help("Image pulls running on the engine; pods waiting on the same image share one.")
             .register(main);
     main.register(caches);
   }

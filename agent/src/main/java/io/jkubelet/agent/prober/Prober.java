@@ -47,7 +47,8 @@ public sealed interface Prober
 
   /**
    * An HTTP GET: status 200–399 succeeds; anything else, or no response, fails. HTTPS does not
-   * verify certificates, as upstream.
+   * verify certificates, as upstream. A failure's output is upstream's, followed by the first bytes
+   * of the body ({@link FailureDetail#httpStatus}).
    *
    * <p>NOTE: redirects are not followed (upstream follows same-host ones); a 3xx answer counts as
    * success, as upstream counts a redirect it does not follow.
@@ -98,7 +99,7 @@ public sealed interface Prober
         if (status >= 200 && status < 400) {
           return ProbeOutcome.success(resp.body());
         }
-        return ProbeOutcome.failure("HTTP probe failed with statuscode: " + status);
+        return ProbeOutcome.failure(FailureDetail.httpStatus(status, resp.body()));
       } catch (ProbeHttp.Failure e) {
         return ProbeOutcome.failure("Get \"" + uri + "\": " + e.getMessage());
       } catch (InterruptedException e) {
@@ -111,7 +112,9 @@ public sealed interface Prober
   }
 
   /**
-   * A TCP connect: succeeds when the connection opens within the timeout.
+   * A TCP connect: succeeds when the connection opens within the timeout. A failure's output is the
+   * error as Go's dialer words it ({@code dial tcp 10.1.0.5:80: connect: connection refused}), as
+   * upstream's.
    *
    * @param host the host to connect to, or null for the pod IP
    */
@@ -138,7 +141,10 @@ public sealed interface Prober
     }
   }
 
-  /** A command run in the container: exit code 0 succeeds. */
+  /**
+   * A command run in the container: exit code 0 succeeds. A failure's output is the last lines of
+   * the command's output and its exit code ({@link FailureDetail#exec}).
+   */
   record ExecProber(List<String> command, ExecRunner runner) implements Prober {
     public ExecProber {
       command = List.copyOf(command);
@@ -157,12 +163,10 @@ public sealed interface Prober
         return ProbeOutcome.unknown(
             "exec probe: cannot run " + command + ": " + ProbeErrors.describe(e));
       }
-      if (r.timedOut()) {
-        return ProbeOutcome.failure("command timed out");
+      if (!r.timedOut() && r.exitCode() == 0) {
+        return ProbeOutcome.success(r.output());
       }
-      return r.exitCode() == 0
-          ? ProbeOutcome.success(r.output())
-          : ProbeOutcome.failure(r.output());
+      return ProbeOutcome.failure(FailureDetail.exec(r));
     }
   }
 }

@@ -120,8 +120,8 @@ public abstract class ForwardingRuntime implements Runtime {
   }
 
   @Override
-  public void pullImage(String image, RegistryAuth auth, Duration timeout) {
-    delegate.pullImage(image, auth, timeout);
+  public void pullImage(String image, RegistryAuth auth, Duration timeout, PullObserver observer) {
+    delegate.pullImage(image, auth, timeout, observer);
   }
 
   @Override

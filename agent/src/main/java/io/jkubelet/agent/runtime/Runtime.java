@@ -120,9 +120,11 @@ public interface Runtime {
   /**
    * Pulls an image presenting {@code auth} to the registry ({@link RegistryAuth#NONE}: anonymously,
    * not with any credential of the runtime's own); throws {@link RuntimeError} with kind {@code
-   * IMAGE_PULL} when it fails, its message the engine's (no credential in it).
+   * IMAGE_PULL} when it fails, its message the engine's (no credential in it). The engine's
+   * progress goes to {@code observer}, which may also cancel the pull ({@link PullObserver#NONE}:
+   * nobody follows it).
    */
-  void pullImage(String image, RegistryAuth auth, Duration timeout);
+  void pullImage(String image, RegistryAuth auth, Duration timeout, PullObserver observer);
 
   /**
    * Calls {@code onChange} soon after any listed container starts, dies or goes away, as a fast

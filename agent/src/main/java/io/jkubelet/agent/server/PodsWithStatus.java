@@ -1,6 +1,8 @@
 package io.jkubelet.agent.server;
 
 import io.fabric8.kubernetes.api.model.ListMeta;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
 import io.fabric8.kubernetes.api.model.PodStatus;
@@ -14,17 +16,28 @@ import java.util.function.Supplier;
 
 /**
  * What {@code /pods} serves: the desired pods, each a copy carrying the status jkubelet computed
- * for it, or phase Pending when it has none yet.
+ * for it, or phase Pending when it has none yet. A pod waiting on image pulls carries their
+ * progress as the annotation {@value #IMAGE_PULLS} (a JSON list, one entry per pull), on the copy
+ * only: it is never written to the API server.
  */
 public final class PodsWithStatus implements Supplier<List<Pod>> {
+  /** The annotation of a pod in {@code /pods} that holds the progress of the pulls it waits on. */
+  public static final String IMAGE_PULLS = "jkubelet.io/image-pulls";
+
   private final Supplier<? extends Collection<Pod>> desired;
   private final Function<String, Optional<PodStatus>> statusByUid;
+  private final Function<String, Optional<String>> pullsByUid;
 
+  /**
+   * @param pullsByUid the JSON of the pulls a pod waits on, by its UID; empty for none
+   */
   public PodsWithStatus(
       Supplier<? extends Collection<Pod>> desired,
-      Function<String, Optional<PodStatus>> statusByUid) {
+      Function<String, Optional<PodStatus>> statusByUid,
+      Function<String, Optional<String>> pullsByUid) {
     this.desired = desired;
     this.statusByUid = statusByUid;
+    this.pullsByUid = pullsByUid;
   }
 
   @Override
@@ -38,7 +51,12 @@ public final class PodsWithStatus implements Supplier<List<Pod>> {
       // A new Pod around the desired one's metadata and spec, which it shares: they are only
       // read (serialized). A deep copy of each pod made a cold /pods at 110 pods take tenths of
       // a second.
-      out.add(new Pod(p.getApiVersion(), p.getKind(), p.getMetadata(), p.getSpec(), status));
+      ObjectMeta meta = p.getMetadata();
+      Optional<String> pulls = pullsByUid.apply(meta.getUid());
+      if (pulls.isPresent()) { // rare: only this pod's metadata is copied
+        meta = new ObjectMetaBuilder(meta).addToAnnotations(IMAGE_PULLS, pulls.get()).build();
+      }
+      out.add(new Pod(p.getApiVersion(), p.getKind(), meta, p.getSpec(), status));
     }
     return out;
   }

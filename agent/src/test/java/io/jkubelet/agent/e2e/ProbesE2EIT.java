@@ -132,7 +132,8 @@ class ProbesE2EIT {
                 assertThat(describe("live"))
                     .containsPattern(
                         "Warning\\s+Unhealthy\\s+.*kubelet\\s+Liveness probe failed: HTTP probe"
-                            + " failed with statuscode: 404")
+                            + " failed with statuscode: 404, body: \"<HTML><HEAD><TITLE>404 Not"
+                            + " Found")
                     .containsPattern(
                         "Normal\\s+Killing\\s+.*kubelet\\s+Container web failed liveness probe,"
                             + " will be restarted"));
@@ -207,7 +208,9 @@ class ProbesE2EIT {
     assertThat(condition(get("ready"), "Ready").path("status").asText()).isEqualTo("False");
     assertThat(container(get("ready")).path("restartCount").asInt()).isZero();
     assertThat(describe("ready"))
-        .containsPattern("Warning\\s+Unhealthy\\s+.*kubelet\\s+Readiness probe failed");
+        .containsPattern(
+            "Warning\\s+Unhealthy\\s+.*kubelet\\s+Readiness probe failed: command exited with"
+                + " code 1");
   }
 
   @Test

@@ -62,6 +62,7 @@ final class TestRegistry implements AutoCloseable {
   private final Path certsDir;
   private final String caPem;
   private final List<String> images = new ArrayList<>();
+  private final List<Path> trusted = new ArrayList<>();
 
   private TestRegistry(
       DockerClient docker,
@@ -110,6 +111,23 @@ final class TestRegistry implements AutoCloseable {
     Files.createDirectories(r.certsDir);
     Files.writeString(r.certsDir.resolve("ca.crt"), r.caPem);
     return r;
+  }
+
+  /**
+   * Makes the engine trust the registry's CA at another address of this host too ({@code ip:port},
+   * e.g. a proxy in front of it on the same IP, which the certificate names); undone by {@link
+   * #close}.
+   */
+  void trust(String hostPort) throws IOException {
+    Path dir = Path.of("/etc/docker/certs.d", hostPort);
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve("ca.crt"), caPem);
+    trusted.add(dir);
+  }
+
+  /** The IP the registry listens on, the Docker bridge's gateway. */
+  String ip() {
+    return host.substring(0, host.lastIndexOf(':'));
   }
 
   /** host:port, as image names and Docker configs name the registry. */
@@ -198,6 +216,10 @@ final class TestRegistry implements AutoCloseable {
       } finally {
         Files.deleteIfExists(certsDir.resolve("ca.crt"));
         Files.deleteIfExists(certsDir);
+        for (Path dir : trusted) {
+          Files.deleteIfExists(dir.resolve("ca.crt"));
+          Files.deleteIfExists(dir);
+        }
       }
     }
   }

@@ -59,6 +59,60 @@ class EventCorrelatorTest {
     return event(pod, "c", "Normal", reason, message);
   }
 
+  /** A progress report of the event whose message is {@code of}. */
+  private Event progress(String pod, String of, String message) {
+    Event e = normal(pod, "Pulling", message);
+    e.getMetadata().setAnnotations(java.util.Map.of(EventCorrelator.PROGRESS_OF, of));
+    return e;
+  }
+
+  @Test
+  void progressPatchesTheEventItReportsOnWithoutAggregationOrSpamFilter() {
+    String pulling = "Pulling image \"big:1\"";
+    Correlation first = correlator.correlate(normal("p", "Pulling", pulling));
+    assertThat(first).isInstanceOf(Correlation.Create.class);
+    String name = first.event().getMetadata().getName();
+    correlator.updateState(first.event());
+
+    // 40 reports, each with its own message: more than the aggregator's 10 distinct messages and
+    // the spam filter's burst of 25.
+    for (int i = 1; i <= 40; i++) {
+      clock.step(Duration.ofSeconds(10));
+      Event sent = progress("p", pulling, pulling + ": " + i + "MB");
+      Correlation c = correlator.correlate(sent);
+      assertThat(c).isInstanceOf(Correlation.Update.class);
+      // The server answers a patch with the stored object, which has no such annotation.
+      Event answer =
+          new EventBuilder(c.event()).editMetadata().withAnnotations(null).endMetadata().build();
+      correlator.updateState(sent, answer);
+      assertThat(c.event().getMetadata().getName()).isEqualTo(name);
+      assertThat(c.event().getCount()).isEqualTo(i + 1);
+      assertThat(((Correlation.Update) c).patch())
+          .contains("\"count\":" + (i + 1))
+          .contains("\"message\":\"Pulling image \\\"big:1\\\": " + i + "MB\"");
+    }
+    assertThat(correlator.stats().byCause()).doesNotContainKeys(AGGREGATED, DROPPED_SPAM_FILTER);
+    assertThat(correlator.caches())
+        .filteredOn(cache -> cache.name().equals("logger"))
+        .singleElement()
+        .as("the reports are filed under the Pulling event's key, not one each")
+        .satisfies(cache -> assertThat(cache.entries()).isEqualTo(1));
+
+    // The next pull of the image patches the same event back to its own words.
+    Correlation again = correlator.correlate(normal("p", "Pulling", pulling));
+    assertThat(again).isInstanceOf(Correlation.Update.class);
+    assertThat(again.event().getMetadata().getName()).isEqualTo(name);
+    assertThat(again.event().getMessage()).isEqualTo(pulling);
+  }
+
+  @Test
+  void progressOfAnEventNeverSeenCreatesOne() {
+    Correlation c =
+        correlator.correlate(progress("p", "Pulling image \"x\"", "Pulling image \"x\": 1MB"));
+    assertThat(c).isInstanceOf(Correlation.Create.class);
+    assertThat(c.event().getMessage()).isEqualTo("Pulling image \"x\": 1MB");
+  }
+
   @Test
   void tenthDistinctMessageWithinTheWindowBecomesTheAggregate() {
     for (int i = 1; i <= 9; i++) {

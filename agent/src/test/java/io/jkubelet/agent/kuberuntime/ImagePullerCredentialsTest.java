@@ -11,6 +11,7 @@ import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.credentials.AuthConfig;
 import io.jkubelet.agent.credentials.Keyring;
 import io.jkubelet.agent.credentials.PullSecrets;
+import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.objects.FakePodObjects;
 import io.jkubelet.agent.runtime.FakeRuntime;
@@ -41,7 +42,8 @@ class ImagePullerCredentialsTest {
           clock,
           new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
           Duration.ofMinutes(1),
-          new PullCredentials(objects, repository -> List.copyOf(nodeCreds)));
+          new PullCredentials(objects, repository -> List.copyOf(nodeCreds)),
+          TestImagePulls.unstarted(runtime, EventRecorder.NOOP, clock));
 
   private Pod pod(String... pullSecrets) {
     Pod pod = TestPods.simple("u1", "p", "c");

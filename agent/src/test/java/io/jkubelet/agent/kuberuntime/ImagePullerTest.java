@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
+import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.util.Backoff;
@@ -26,7 +27,8 @@ class ImagePullerTest {
           clock,
           new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
           Duration.ofMinutes(1),
-          PullCredentials.NONE);
+          PullCredentials.NONE,
+          TestImagePulls.unstarted(runtime, EventRecorder.NOOP, clock));
   private final Pod pod = TestPods.simple("u1", "p", "c");
 
   private Container container(String image, String policy) {

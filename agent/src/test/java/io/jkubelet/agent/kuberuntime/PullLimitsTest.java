@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
@@ -19,13 +20,13 @@ class PullLimitsTest {
   void pullsBeyondTheQpsAndBurstFailWithUpstreamsMessageUntilTheBucketRefills() {
     fake.addRegistryImage("busybox", RegistryAuth.NONE);
     Runtime limited = PullLimits.of(fake, clock, 1, 2, false);
-    limited.pullImage("busybox", RegistryAuth.NONE, Duration.ofMinutes(1));
-    limited.pullImage("busybox", RegistryAuth.NONE, Duration.ofMinutes(1));
-    assertThatThrownBy(() -> limited.pullImage("busybox", RegistryAuth.NONE, Duration.ofMinutes(1)))
+    limited.pullImage("busybox", RegistryAuth.NONE, Duration.ofMinutes(1), PullObserver.NONE);
+    limited.pullImage("busybox", RegistryAuth.NONE, Duration.ofMinutes(1), PullObserver.NONE);
+    assertThatThrownBy(() -> limited.pullImage("busybox", RegistryAuth.NONE, Duration.ofMinutes(1), PullObserver.NONE))
         .isInstanceOf(RuntimeError.class)
         .hasMessage("pull QPS exceeded");
     clock.step(Duration.ofSeconds(1));
-    limited.pullImage("busybox", RegistryAuth.NONE, Duration.ofMinutes(1));
+    limited.pullImage("busybox", RegistryAuth.NONE, Duration.ofMinutes(1), PullObserver.NONE);
     assertThat(fake.calls()).filteredOn(c -> c.startsWith("pullImage")).hasSize(3);
   }
 

@@ -58,7 +58,13 @@ class RuntimeManagerTest {
         new RuntimeManager.Deps(
             runtime,
             new ImagePuller(
-                runtime, recorder, clock, pull, Duration.ofMinutes(1), PullCredentials.NONE),
+                runtime,
+                recorder,
+                clock,
+                pull,
+                Duration.ofMinutes(1),
+                PullCredentials.NONE,
+                TestImagePulls.unstarted(runtime, recorder, clock)),
             VolumeManager.create(
                 new VolumeManager.Options(
                     root,

@@ -330,6 +330,28 @@ class KubeletMetricsTest {
   }
 
   @Test
+  void imagePullsAreCountedTimedAndShownInFlight() {
+    ImagePullMetrics pulls = new ImagePullMetrics(metrics);
+    assertThat(scrape(KubeletMetrics.Endpoint.METRICS))
+        .contains("kubelet_image_pull_in_flight 0.0");
+    pulls.started();
+    pulls.started();
+    pulls.downloaded(1_000_000);
+    pulls.downloaded(500);
+    assertThat(scrape(KubeletMetrics.Endpoint.METRICS))
+        .contains("kubelet_image_pull_in_flight 2.0")
+        .contains("kubelet_image_pull_bytes_total 1000500.0");
+    pulls.finished(java.time.Duration.ofSeconds(7), true);
+    pulls.finished(java.time.Duration.ofSeconds(90), false);
+    assertThat(scrape(KubeletMetrics.Endpoint.METRICS))
+        .contains("kubelet_image_pull_in_flight 0.0")
+        .contains("kubelet_image_pull_duration_seconds_bucket{le=\"5.0\"} 0")
+        .contains("kubelet_image_pull_duration_seconds_bucket{le=\"10.0\"} 1")
+        .contains("kubelet_image_pull_duration_seconds_bucket{le=\"120.0\"} 2")
+        .contains("kubelet_image_pull_duration_seconds_count 2");
+  }
+
+  @Test
   void everyEndpointPassesPromtool() throws Exception {
     // Every metric with samples: the cases above, run on one set of registries.
     theRuntimeDecoratorCountsAndTimesEveryCallAndItsErrors();
@@ -338,6 +360,7 @@ class KubeletMetricsTest {
     probeResultsCarryUpstreamsLabelsAndLeaveOutPodsThatAreGone();
     jkubeletsOwnCountersAreReadAtScrapeTime();
     resourceMetricsAreWhatMetricsServerReadsWithTheirSampleTimes();
+    imagePullsAreCountedTimedAndShownInFlight();
     metrics.restClientRequests.labelValues("200", "GET", "10.0.0.1:6443").inc();
     for (KubeletMetrics.Endpoint e : KubeletMetrics.Endpoint.values()) {
       Promtool.check(metrics.scrape(e));

@@ -201,9 +201,9 @@ class ProbeManagerTest {
     assertThat(events)
         .containsExactly(
             "spec.containers{app} Warning Unhealthy: Liveness probe failed: cat: can't open"
-                + " '/alive': No such file",
+                + " '/alive': No such file (exit code 1)",
             "spec.containers{app} Warning Unhealthy: Liveness probe failed: cat: can't open"
-                + " '/alive': No such file");
+                + " '/alive': No such file (exit code 1)");
     assertThat(published)
         .containsExactly(
             new ProberEvent.ResultChange(

@@ -117,7 +117,7 @@ class ProbeWorkerTest {
     assertThat(events.get(1))
         .isEqualTo(
             new ProberEvent.ResultChange(POD, "app", CID, ProbeType.LIVENESS, ProbeResult.FAILURE));
-    assertThat(w.lastOutcome()).contains(ProbeOutcome.failure("boom"));
+    assertThat(w.lastOutcome()).contains(ProbeOutcome.failure("boom (exit code 1)"));
   }
 
   @Test

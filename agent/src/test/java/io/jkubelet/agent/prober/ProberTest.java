@@ -44,6 +44,9 @@ class ProberTest {
     server.createContext("/ok", ex -> respond(ex, 200, "fine"));
     server.createContext("/moved", ex -> respond(ex, 302, ""));
     server.createContext("/broken", ex -> respond(ex, 500, "oops"));
+    server.createContext("/empty-error", ex -> respond(ex, 503, ""));
+    server.createContext(
+        "/long-error", ex -> respond(ex, 500, "{\"error\": \"db down\"}\n" + "é".repeat(400)));
     server.createContext("/big", ex -> respond(ex, 200, "x".repeat(50 * 1024)));
     server.createContext(
         "/stall",
@@ -103,9 +106,23 @@ class ProberTest {
   }
 
   @Test
-  void http500IsFailureWithTheStatusCode() {
+  void http500IsFailureWithTheStatusCodeAndTheBody() {
     assertThat(get("/broken", List.of()).probe(TARGET))
-        .isEqualTo(ProbeOutcome.failure("HTTP probe failed with statuscode: 500"));
+        .isEqualTo(ProbeOutcome.failure("HTTP probe failed with statuscode: 500, body: \"oops\""));
+    assertThat(get("/empty-error", List.of()).probe(TARGET))
+        .isEqualTo(ProbeOutcome.failure("HTTP probe failed with statuscode: 503"));
+  }
+
+  @Test
+  void aFailuresBodyIsCutAfter256BytesWithoutSplittingACharacter() {
+    String output = get("/long-error", List.of()).probe(TARGET).output();
+    // 20 bytes of JSON and a newline, then 117 two-byte characters: 255 bytes; the 118th would
+    // not fit.
+    assertThat(output)
+        .isEqualTo(
+            "HTTP probe failed with statuscode: 500, body: \"{\\\"error\\\": \\\"db down\\\"}\\n"
+                + "é".repeat(117)
+                + "\"...");
   }
 
   @Test
@@ -216,6 +233,19 @@ class ProberTest {
   }
 
   @Test
+  void anExecFailureKeepsTheLastFiveLinesOfItsOutput() {
+    FakeExecRunner runner = new FakeExecRunner();
+    Prober.ExecProber exec = new Prober.ExecProber(List.of("check"), runner);
+    runner.setResult(
+        new ExecResult(2, "line1\nline2\nline3\nline4\nline5\nline6\nline7\n\n", false));
+    assertThat(exec.probe(TARGET))
+        .isEqualTo(ProbeOutcome.failure("...line3\nline4\nline5\nline6\nline7 (exit code 2)"));
+    runner.setResult(new ExecResult(1, "x".repeat(5000), false));
+    assertThat(exec.probe(TARGET).output())
+        .isEqualTo("..." + "x".repeat(FailureDetail.EXEC_CHARS) + " (exit code 1)");
+  }
+
+  @Test
   void execFollowsTheExitCodeAndTimeout() {
     FakeExecRunner runner = new FakeExecRunner();
     Prober.ExecProber exec = new Prober.ExecProber(List.of("cat", "/tmp/healthy"), runner);
@@ -223,9 +253,14 @@ class ProberTest {
     runner.setResult(new ExecResult(0, "healthy", false));
     assertThat(exec.probe(TARGET)).isEqualTo(ProbeOutcome.success("healthy"));
     runner.setResult(new ExecResult(1, "no such file", false));
-    assertThat(exec.probe(TARGET)).isEqualTo(ProbeOutcome.failure("no such file"));
+    assertThat(exec.probe(TARGET)).isEqualTo(ProbeOutcome.failure("no such file (exit code 1)"));
+    runner.setResult(new ExecResult(3, "", false));
+    assertThat(exec.probe(TARGET)).isEqualTo(ProbeOutcome.failure("command exited with code 3"));
     runner.setResult(new ExecResult(-1, "", true));
     assertThat(exec.probe(TARGET)).isEqualTo(ProbeOutcome.failure("command timed out"));
+    runner.setResult(new ExecResult(-1, "waiting for db\n", true));
+    assertThat(exec.probe(TARGET))
+        .isEqualTo(ProbeOutcome.failure("command timed out: waiting for db"));
     runner.setError(new IllegalStateException("no such container"));
     assertThat(exec.probe(TARGET).result()).isEqualTo(ProbeResult.UNKNOWN);
 

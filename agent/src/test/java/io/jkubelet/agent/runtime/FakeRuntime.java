@@ -713,7 +713,8 @@ public final class FakeRuntime implements Runtime {
 
   /** Records {@code pullImage <image> as <user or "anonymous">}; never the password. */
   @Override
-  public synchronized void pullImage(String image, RegistryAuth auth, Duration timeout) {
+  public synchronized void pullImage(
+      String image, RegistryAuth auth, Duration timeout, PullObserver observer) {
     call("pullImage", image + " as " + (auth.anonymous() ? "anonymous" : auth.username()));
     RegistryAuth required = registry.get(image);
     if (required == null) {

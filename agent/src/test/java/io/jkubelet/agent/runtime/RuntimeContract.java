@@ -642,11 +642,15 @@ public abstract class RuntimeContract {
     String missing = missingImage();
     assertThat(runtime().imagePresent(missing)).isFalse();
     assertThatThrownBy(
-            () -> runtime().pullImage(missing, RegistryAuth.NONE, Duration.ofSeconds(30)))
+            () ->
+                runtime()
+                    .pullImage(
+                        missing, RegistryAuth.NONE, Duration.ofSeconds(30), PullObserver.NONE))
         .isInstanceOfSatisfying(
             RuntimeError.class, e -> assertThat(e.kind()).isEqualTo(RuntimeError.Kind.IMAGE_PULL));
     RegistryAuth auth = RegistryAuth.basic("someone", "not-a-real-password");
-    assertThatThrownBy(() -> runtime().pullImage(missing, auth, Duration.ofSeconds(30)))
+    assertThatThrownBy(
+            () -> runtime().pullImage(missing, auth, Duration.ofSeconds(30), PullObserver.NONE))
         .isInstanceOfSatisfying(
             RuntimeError.class,
             e -> {

@@ -79,7 +79,8 @@ class PodSyncCgroupsTest {
                 clock,
                 pull,
                 Duration.ofMinutes(1),
-                io.jkubelet.agent.kuberuntime.PullCredentials.NONE),
+                io.jkubelet.agent.kuberuntime.PullCredentials.NONE,
+                io.jkubelet.agent.kuberuntime.TestImagePulls.unstarted(runtime, recorder, clock)),
             VolumeManager.create(
                 new VolumeManager.Options(
                     root,

@@ -10,6 +10,7 @@ import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.SandboxConfig;
@@ -308,8 +309,8 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   }
 
   @Override
-  public void pullImage(String image, RegistryAuth auth, Duration timeout) {
-    images.pull(image, auth, timeout);
+  public void pullImage(String image, RegistryAuth auth, Duration timeout, PullObserver observer) {
+    images.pull(image, auth, timeout, observer);
   }
 
   /**

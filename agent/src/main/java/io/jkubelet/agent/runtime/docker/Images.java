@@ -7,7 +7,10 @@ import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.model.AuthConfig;
 import com.github.dockerjava.api.model.Image;
 import com.github.dockerjava.api.model.PullResponseItem;
+import com.github.dockerjava.api.model.ResponseItem;
 import io.jkubelet.agent.runtime.ImageSummary;
+import io.jkubelet.agent.runtime.PullObserver;
+import io.jkubelet.agent.runtime.PullProgress;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
@@ -80,16 +83,21 @@ final class Images {
    *
    * <p>NOTE: the credential is always set, an empty one for an anonymous pull as dockershim sends:
    * left unset, docker-java would send one of its own from the Docker config of the agent's user.
+   *
+   * <p>Each message of the engine's progress stream goes to {@code observer}; its cancel closes the
+   * stream, which makes the engine drop the pull (unless another client waits on the same pull),
+   * and the pull then fails with the cancel's message.
    */
-  void pull(String image, RegistryAuth auth, Duration timeout) {
+  void pull(String image, RegistryAuth auth, Duration timeout, PullObserver observer) {
     String[] repoTag = repositoryAndTag(image);
-    PullCallback callback = new PullCallback();
+    PullCallback callback = new PullCallback(observer);
     try {
       longCalls
           .pullImageCmd(repoTag[0])
           .withTag(repoTag[1])
           .withAuthConfig(authConfig(auth))
           .exec(callback);
+      observer.started(callback::cancel);
       long millis = timeout == null ? Long.MAX_VALUE : Math.max(1, timeout.toMillis());
       if (!callback.awaitCompletion(millis, TimeUnit.MILLISECONDS)) {
         throw new RuntimeError(
@@ -190,12 +198,24 @@ final class Images {
    * stack trace, although the caller is told and decides how loud to be.
    */
   private static final class PullCallback extends ResultCallback.Adapter<PullResponseItem> {
+    private final PullObserver observer;
     private volatile String error;
     private volatile Throwable failure;
+    private volatile String cancelled;
+
+    PullCallback(PullObserver observer) {
+      this.observer = observer;
+    }
+
+    /** Stops the pull: the stream is closed, and the pull fails with {@code why}. */
+    void cancel(String why) {
+      cancelled = why;
+      DockerClients.closeQuietly(this);
+    }
 
     @Override
     public void onError(Throwable throwable) {
-      if (failure == null) {
+      if (failure == null && cancelled == null) {
         failure = throwable;
       }
       DockerClients.closeQuietly(this); // completes the callback: awaitCompletion returns
@@ -204,6 +224,15 @@ final class Images {
     @Override
     @SuppressWarnings("deprecation") // getError: older engines send only the plain "error"
     public void onNext(PullResponseItem item) {
+      if (item != null && !item.isErrorIndicated() && cancelled == null) {
+        ResponseItem.ProgressDetail d = item.getProgressDetail();
+        observer.progress(
+            new PullProgress(
+                item.getId(),
+                item.getStatus(),
+                d == null || d.getCurrent() == null ? 0 : d.getCurrent(),
+                d == null || d.getTotal() == null ? 0 : d.getTotal()));
+      }
       if (error == null && item != null && item.isErrorIndicated()) {
         error =
             item.getErrorDetail() != null && item.getErrorDetail().getMessage() != null
@@ -214,6 +243,11 @@ final class Images {
 
     /** Throws {@code IMAGE_PULL} with the first error, if there was one. */
     void throwIfFailed(String image) {
+      String c = cancelled;
+      if (c != null) {
+        log.debug("DockerRuntime: pulling {} cancelled: {}", image, c);
+        throw new RuntimeError(Kind.IMAGE_PULL, c);
+      }
       Throwable f = failure;
       if (f != null) {
         String message = pullFailure(f);

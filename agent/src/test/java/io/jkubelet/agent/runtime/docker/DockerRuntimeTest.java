@@ -24,6 +24,7 @@ import io.jkubelet.agent.runtime.LogEntrySink;
 import io.jkubelet.agent.runtime.LogRequest;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxConfig;
@@ -520,7 +521,10 @@ class DockerRuntimeTest {
     assertThat(runtime.imagePresent(BUSYBOX)).isTrue();
     assertThat(runtime.imagePresent(missing)).isFalse();
 
-    assertThatThrownBy(() -> runtime.pullImage(missing, RegistryAuth.NONE, Duration.ofSeconds(30)))
+    assertThatThrownBy(
+            () ->
+                runtime.pullImage(
+                    missing, RegistryAuth.NONE, Duration.ofSeconds(30), PullObserver.NONE))
         .isInstanceOfSatisfying(
             RuntimeError.class,
             e -> {
