@@ -360,7 +360,8 @@ public final class Agent implements Lifecycle {
             options.nodeName(),
             deps.host().nodeIp(),
             options.nodeName(),
-            new NodeOptions.Registration(options.node().labels(), options.node().taints()),
+            new NodeOptions.Registration(
+                options.node().labels(), options.node().taints(), config.registerNode()),
             new NodeOptions.Capacity(config.maxPods(), options.rootDir()),
             config.server().port(),
             NodeOptions.DEFAULT_KUBELET_VERSION,

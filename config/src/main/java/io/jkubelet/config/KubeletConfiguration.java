@@ -86,7 +86,13 @@ public record KubeletConfiguration(
             zeroIsUnset = true,
             doc = "The burst allowance for API server requests")
         int kubeAPIBurst,
-    @Field(value = "true", doc = "Whether the agent registers its Node object with the API server")
+    @Field(
+            flag = "--register-node",
+            value = "true",
+            doc =
+                "Whether the agent creates its Node in the API server. With false it waits for"
+                    + " someone to create it, then writes its status and Lease, never its labels"
+                    + " or taints (in a file: upstream's field since v1.22)")
         boolean registerNode,
     @Field(
             flag = "--pod-infra-oom-score-adj",

@@ -64,7 +64,9 @@ public final class RunCommand implements Callable<Integer> {
   @Option(
       names = "--register-with-taints",
       paramLabel = "k=v:Effect,...",
-      description = "Taints the Node registers with (NoSchedule, PreferNoSchedule, NoExecute).")
+      description =
+          "Taints the Node is created with (NoSchedule, PreferNoSchedule, NoExecute); a Node that"
+              + " exists keeps its own, and with --register-node=false none are set.")
   String registerWithTaints;
 
   @Option(

@@ -3,6 +3,7 @@ package io.jkubelet.agent.node;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
@@ -20,12 +21,12 @@ import org.slf4j.LoggerFactory;
  * {@link NodeLease} and {@link NodeStatusSync}.
  *
  * <p>One scheduler, {@code node-status}, runs {@link #syncOnce()} again and again: it registers the
- * Node until that succeeds (with {@link NodeRegistration#BACKOFF}), then, every {@code
- * statusUpdateFrequency}, renews the Lease first (it is the cheaper heartbeat and the one the node
- * lifecycle controller reads) and syncs the status; a pressure condition that changes, or a
- * NotReady node that becomes ready, brings the next round forward (within {@link #CONDITION_POLL}).
- * A Node found deleted is registered again at once; a Node with a new uid makes the Lease take it
- * as its owner.
+ * Node (with {@code registerNode: false}, waits for someone else to create it) until that succeeds
+ * (with {@link NodeRegistration#BACKOFF}), then, every {@code statusUpdateFrequency}, renews the
+ * Lease first (it is the cheaper heartbeat and the one the node lifecycle controller reads) and
+ * syncs the status; a pressure condition that changes, or a NotReady node that becomes ready,
+ * brings the next round forward (within {@link #CONDITION_POLL}). A Node found deleted is
+ * registered again at once; a Node with a new uid makes the Lease take it as its owner.
  *
  * <p>Threading: the fields under "sync state", and the three parts, are confined to the thread that
  * runs {@link #syncOnce()}: the scheduler's, or a test's thread when the manager is not started.
@@ -51,9 +52,11 @@ final class ApiNodeStatusManager implements NodeStatusManager {
   private final NodeStatusSync status;
   private final NodeRegistration registration;
   private final NodeLease lease;
+  private final KubernetesClient client;
 
   // Sync state.
   private boolean registered;
+  private boolean waitingLogged;
   private String nodeUid;
 
   // Read by any thread.
@@ -84,6 +87,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     this.time = Objects.requireNonNull(time, "time");
     this.clock = time.clock();
     this.name = options.nodeName();
+    this.client = Objects.requireNonNull(client, "client");
     this.status = new NodeStatusSync(options, client, sources, recorder);
     this.registration = new NodeRegistration(options, client, sources.machine(), status);
     this.lease = new NodeLease(client, name, options.heartbeat().leaseDurationSeconds());
@@ -204,6 +208,9 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     if (!registered && startingUp()) {
       return STARTUP_POLL;
     }
+    if (!registered && !options.registration().register()) {
+      return awaitNode();
+    }
     if (!registered) {
       switch (registration.register(clock.instant())) {
         case NodeRegistration.Result.Registered r -> {
@@ -225,6 +232,49 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     renewLease();
     // A Node found deleted is registered again at once.
     return syncStatus(null) ? period() : Duration.ZERO;
+  }
+
+  /**
+   * With {@code registerNode: false}, while no Node of this name is known: reads it, and once
+   * someone has created it, takes it up as upstream does, by writing its status (no labels, no
+   * taints, no annotation) and then the Lease, whose owner it is. Until then no Lease is written
+   * either: upstream's Lease controller creates none without its Node to own it. A read that finds
+   * no Node counts as a successful round for {@link #healthy()}: the API server answered.
+   */
+  private Duration awaitNode() {
+    Instant now = clock.instant();
+    Node current;
+    try {
+      current = client.nodes().withName(name).get();
+    } catch (RuntimeException e) {
+      lastError = Errors.describeApi(e);
+      log.warn(
+          "NodeStatus: cannot read node {}: {}; retrying in {}",
+          name,
+          lastError,
+          Durations.format(period()));
+      return period();
+    }
+    if (current == null) {
+      if (!waitingLogged) {
+        log.info(
+            "NodeStatus: registerNode is false and node {} does not exist: its status and Lease"
+                + " are written once it is created",
+            name);
+        waitingLogged = true;
+      }
+      lastStatusOk = now;
+      return period();
+    }
+    waitingLogged = false;
+    String uid = current.getMetadata().getUid();
+    log.info("NodeStatus: node {} exists (uid {}); reporting its status", name, uid);
+    registered(uid);
+    boolean still = syncStatus(current);
+    if (still) {
+      renewLease();
+    }
+    return period();
   }
 
   /**

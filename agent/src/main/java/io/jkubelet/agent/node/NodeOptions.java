@@ -72,12 +72,16 @@ public record NodeOptions(
   }
 
   /**
-   * What the Node is registered with.
+   * Whether and with what the Node is registered.
    *
    * @param extraLabels {@code --node-labels}; they override the default labels, as upstream
    * @param taints {@code --register-with-taints}; set only when the Node is created
+   * @param register {@code registerNode}: false leaves the Node's creation to someone else, as
+   *     upstream's {@code --register-node=false}; the status and Lease are then written once a Node
+   *     of this name exists, and neither labels nor taints are ever set
    */
-  public record Registration(Map<String, String> extraLabels, List<Taint> taints) {
+  public record Registration(
+      Map<String, String> extraLabels, List<Taint> taints, boolean register) {
     public static final Registration NONE = new Registration(Map.of(), List.of());
 
     public Registration {
@@ -86,6 +90,11 @@ public record NodeOptions(
           taints == null
               ? List.of()
               : taints.stream().map(t -> new TaintBuilder(t).build()).toList();
+    }
+
+    /** Registering the Node, as upstream's default {@code --register-node}. */
+    public Registration(Map<String, String> extraLabels, List<Taint> taints) {
+      this(extraLabels, taints, true);
     }
   }
 
@@ -158,13 +167,26 @@ public record NodeOptions(
         new Heartbeat(update, report, heartbeat.leaseDurationSeconds()));
   }
 
+  /** A copy that does not register the Node ({@code registerNode: false}). */
+  public NodeOptions withoutRegistration() {
+    return new NodeOptions(
+        nodeName,
+        nodeIp,
+        hostname,
+        new Registration(registration.extraLabels(), registration.taints(), false),
+        capacity,
+        kubeletPort,
+        kubeletVersion,
+        heartbeat);
+  }
+
   /** A copy with other extra labels and taints. */
   public NodeOptions withLabelsAndTaints(Map<String, String> labels, List<Taint> taints) {
     return new NodeOptions(
         nodeName,
         nodeIp,
         hostname,
-        new Registration(labels, taints),
+        new Registration(labels, taints, registration.register()),
         capacity,
         kubeletPort,
         kubeletVersion,

@@ -517,6 +517,71 @@ class NodeStatusManagerApiTest {
     assertThat(round.subList(0, 2)).containsExactly("GET " + node, "PATCH " + node + "/status");
   }
 
+  /**
+   * {@code --register-node=false}: no Node and no Lease while nobody creates the Node, the agent
+   * healthy all along; once an admin creates it, its status and then its Lease are written at the
+   * next round, and neither the agent's labels nor its taints are set.
+   */
+  @Test
+  void withoutRegistrationNoNodeIsCreatedAndOneMadeByAnAdminIsTakenUp() {
+    FakeClock clock = new FakeClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    FakeSchedulers schedulers = new FakeSchedulers(clock);
+    NodeOptions options =
+        NodeOptions.defaults(nodeName, "10.1.2.3", rootDir)
+            .withLabelsAndTaints(
+                Map.of("node.kubernetes.io/pool", "blue"),
+                NodeFlags.parseTaints("new=t:NoSchedule"))
+            .withoutRegistration();
+    ApiNodeStatusManager m =
+        manager(
+            options,
+            new Time(clock, new RecordingSleeper(clock), schedulers),
+            () -> "docker://20.10.24",
+            () -> Health.OK);
+
+    m.start();
+    schedulers.runDue();
+    for (int i = 0; i < 6; i++) {
+      schedulers.advance(Duration.ofSeconds(10));
+    }
+    assertThat(node()).as("no Node is created").isNull();
+    assertThat(lease()).as("no Lease without its Node").isNull();
+    assertThat(m.lastReported()).isEmpty();
+    assertThat(m.healthy().ok()).as(m.healthy().toString()).isTrue();
+
+    admin
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(nodeName)
+                .withLabels(Map.of("made-by", "admin"))
+                .endMetadata()
+                .build())
+        .create();
+    schedulers.advance(Duration.ofSeconds(10));
+
+    Node node = node();
+    assertThat(condition(node, "Ready").getStatus()).isEqualTo("True");
+    assertThat(node.getStatus().getNodeInfo().getContainerRuntimeVersion())
+        .isEqualTo("docker://20.10.24");
+    assertThat(node.getMetadata().getLabels()).containsExactlyEntriesOf(Map.of("made-by", "admin"));
+    assertThat(node.getSpec().getTaints()).isNullOrEmpty();
+    assertThat(lease().getMetadata().getOwnerReferences())
+        .singleElement()
+        .extracting(OwnerReference::getUid)
+        .isEqualTo(node.getMetadata().getUid());
+    assertThat(lease().getSpec().getRenewTime().toInstant()).isEqualTo(clock.instant());
+
+    // Deleted again: not registered again; the Lease is left to the garbage collector.
+    admin.nodes().withName(nodeName).delete();
+    await().atMost(WAIT).until(() -> node() == null);
+    for (int i = 0; i < 3; i++) {
+      schedulers.advance(Duration.ofSeconds(10));
+    }
+    assertThat(node()).isNull();
+  }
+
   @Test
   void anExistingNodeIsTakenOverWithoutRemovingLabelsOrAddingTaints() {
     admin
