@@ -42,9 +42,12 @@ public record KubeletConfiguration(
             doc = "The most pods this node runs")
         int maxPods,
     @Field(
+            flag = "--node-status-update-frequency",
             value = "10s",
             check = Checks.Positive.class,
-            doc = "How often the node status is computed and posted if it changed")
+            doc =
+                "How often the node status is computed and posted if it changed, and the Lease"
+                    + " renewed")
         Duration nodeStatusUpdateFrequency,
     @Field(
             value = "5m",

@@ -22,10 +22,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>One scheduler, {@code node-status}, runs {@link #syncOnce()} again and again: it registers the
  * Node (with {@code registerNode: false}, waits for someone else to create it) until that succeeds
- * (with {@link NodeRegistration#BACKOFF}), then, every {@code statusUpdateFrequency}, renews the
- * Lease first (it is the cheaper heartbeat and the one the node lifecycle controller reads) and
- * syncs the status; a pressure condition that changes, or a NotReady node that becomes ready,
- * brings the next round forward (within {@link #CONDITION_POLL}). A Node found deleted is
+ * (with {@link NodeRegistration#BACKOFF}); then it syncs the status every {@code
+ * statusUpdateFrequency} (a PATCH only when it changed or {@code statusReportFrequency} passed) and
+ * renews the Lease every quarter of its {@code leaseDurationSeconds}, as upstream's Lease
+ * controller, the Lease first when both are due (it is the cheaper heartbeat and the one the node
+ * lifecycle controller reads); a pressure condition that changes, or a NotReady node that becomes
+ * ready, brings the next round forward (within {@link #CONDITION_POLL}). A Node found deleted is
  * registered again at once; a Node with a new uid makes the Lease take it as its owner.
  *
  * <p>Threading: the fields under "sync state", and the three parts, are confined to the thread that
@@ -57,6 +59,8 @@ final class ApiNodeStatusManager implements NodeStatusManager {
   // Sync state.
   private boolean registered;
   private boolean waitingLogged;
+  private Instant statusDue;
+  private Instant leaseDue;
   private String nodeUid;
 
   // Read by any thread.
@@ -185,9 +189,12 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     if (stopped) {
       return;
     }
-    if (!clock.instant().isBefore(due)
-        || status.pressureChanged()
-        || (notReady && status.health().ok())) {
+    if (!clock.instant().isBefore(due)) {
+      loop();
+      return;
+    }
+    if (status.pressureChanged() || (notReady && status.health().ok())) {
+      statusDue = null; // the status now, not at its next turn
       loop();
       return;
     }
@@ -218,9 +225,11 @@ final class ApiNodeStatusManager implements NodeStatusManager {
           if (r.takenOver() != null) {
             // A restart: the Node as just read is current, and its Ready heartbeat is what the
             // cluster waits for, so the status goes first, without reading the Node again.
+            Instant now = clock.instant();
             boolean still = syncStatus(r.takenOver());
-            renewLease();
-            return still ? period() : Duration.ZERO;
+            statusDue = now.plus(period());
+            renewLeaseIfDue(now);
+            return still ? untilNext(now) : Duration.ZERO;
           }
         }
         case NodeRegistration.Result.Failed f -> {
@@ -229,9 +238,14 @@ final class ApiNodeStatusManager implements NodeStatusManager {
         }
       }
     }
-    renewLease();
+    Instant now = clock.instant();
+    renewLeaseIfDue(now);
+    if (statusDue != null && now.isBefore(statusDue)) {
+      return untilNext(now); // a round for the Lease only
+    }
+    statusDue = now.plus(period());
     // A Node found deleted is registered again at once.
-    return syncStatus(null) ? period() : Duration.ZERO;
+    return syncStatus(null) ? untilNext(now) : Duration.ZERO;
   }
 
   /**
@@ -271,10 +285,11 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     log.info("NodeStatus: node {} exists (uid {}); reporting its status", name, uid);
     registered(uid);
     boolean still = syncStatus(current);
+    statusDue = now.plus(period());
     if (still) {
-      renewLease();
+      renewLeaseIfDue(now);
     }
-    return period();
+    return still ? untilNext(now) : period();
   }
 
   /**
@@ -295,14 +310,38 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     return !status.health().ok();
   }
 
-  private void renewLease() {
-    Instant now = clock.instant();
-    Optional<String> error = lease.heartbeat(now, nodeUid, period());
+  /**
+   * Renews the Lease when its renewal is due: every quarter of {@code nodeLeaseDurationSeconds}, as
+   * upstream's Lease controller ({@code nodeLeaseRenewIntervalFraction}), whatever the status's
+   * frequency. A failed renewal is tried again after the shorter of that interval and {@code
+   * nodeStatusUpdateFrequency}.
+   */
+  private void renewLeaseIfDue(Instant now) {
+    if (leaseDue != null && now.isBefore(leaseDue)) {
+      return;
+    }
+    Duration interval = leaseRenewInterval();
+    Duration retry = interval.compareTo(period()) < 0 ? interval : period();
+    Optional<String> error = lease.heartbeat(now, nodeUid, retry);
     if (error.isPresent()) {
       lastError = error.get();
+      leaseDue = now.plus(retry);
     } else {
       lastLeaseOk = now;
+      leaseDue = now.plus(interval);
     }
+  }
+
+  /** Upstream's Lease renewal interval: a quarter of the Lease's duration. */
+  Duration leaseRenewInterval() {
+    return Duration.ofSeconds(options.heartbeat().leaseDurationSeconds()).dividedBy(4);
+  }
+
+  /** How long from {@code now} until the status or the Lease is due, whichever comes first. */
+  private Duration untilNext(Instant now) {
+    Instant next = leaseDue != null && leaseDue.isBefore(statusDue) ? leaseDue : statusDue;
+    Duration d = Duration.between(now, next);
+    return d.isNegative() ? Duration.ZERO : d;
   }
 
   /**
@@ -333,6 +372,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     everRegistered = true;
     nodeUid = uid;
     lease.reset(); // its owner must become this Node
+    leaseDue = null;
   }
 
   /** The Node was read with this uid: a new one (it was recreated) becomes the Lease's owner. */
@@ -341,6 +381,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
       log.info("NodeStatus: node {} has a new uid {} (was {})", name, uid, nodeUid);
       nodeUid = uid;
       lease.reset();
+      leaseDue = null;
     }
   }
 
