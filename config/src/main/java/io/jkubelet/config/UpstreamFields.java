@@ -13,7 +13,7 @@ import java.util.Set;
  * the fields declared {@link Field#zeroIsUnset()}. kubeadm writes every duration as {@code 0s}, so
  * without this its {@code config.yaml} was refused. Of the fields not implemented yet, these
  * default from zero too: {@code registryBurst}, {@code maxOpenFiles} (0); {@code cpuManagerPolicy},
- * {@code topologyManagerPolicy}, {@code topologyManagerScope}, {@code contentType}, {@code
+ * {@code topologyManagerPolicy}, {@code topologyManagerScope}, {@code
  * configMapAndSecretChangeDetectionStrategy}, {@code volumePluginDir} ("").
  */
 final class UpstreamFields {

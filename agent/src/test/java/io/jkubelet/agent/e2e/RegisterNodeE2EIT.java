@@ -96,7 +96,8 @@ class RegisterNodeE2EIT {
   private boolean staticContainerRunning() {
     return TestDocker.withLabels(
             docker,
-            Map.of(Labels.NODE, node, Labels.CONTAINER_NAME, "c", Labels.POD_NAME, "static"))
+            Map.of(
+                Labels.NODE, node, Labels.CONTAINER_NAME, "c", Labels.POD_NAME, "static-" + node))
         .stream()
         .anyMatch(c -> "running".equals(c.getState()));
   }
