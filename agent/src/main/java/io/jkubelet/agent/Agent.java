@@ -5,6 +5,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.client.ApiClients;
 import io.jkubelet.agent.client.ClientCertificates;
+import io.jkubelet.agent.client.ContentType;
+import io.jkubelet.agent.client.RateLimit;
 import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.cm.NodeAllocatable;
 import io.jkubelet.agent.events.ApiEventSink;
@@ -310,13 +312,16 @@ public final class Agent implements Lifecycle {
       ApiClients clients) {
     KubeletConfiguration config = options.config();
     var clock = deps.time().clock();
-    KubernetesClient pods = clients.newClient();
+    RateLimit limit = RateLimit.kubeApi(config.kubeAPIQPS(), config.kubeAPIBurst());
+    ApiClients kube = clients.limited("kube-api", limit, deps.time());
+    ContentType.logUsed(config.contentType());
+    KubernetesClient pods = kube.newClient();
     ApiStatusManager statuses =
         new ApiStatusManager(
-            clients.newClient(),
+            kube.newClient(),
             clock,
-            config.kubeAPIQPS(),
-            config.kubeAPIBurst(),
+            (int) limit.qps(),
+            limit.burst(),
             pod -> parts.reclaimed.test(pod),
             uid -> parts.podManager.apiObject(uid),
             STATUS_SYNC_PERIOD);
@@ -326,7 +331,10 @@ public final class Agent implements Lifecycle {
             clients.newClient(),
             clock,
             deps.time().sleeper(),
-            CorrelatorOptions.defaults().withRate(config.eventRecordQPS(), config.eventBurst()));
+            CorrelatorOptions.defaults()
+                .withSpamFilter(config.eventSpamRefillPeriod(), config.eventSpamBurst()),
+            config.eventRecordQPS(),
+            config.eventBurst());
     EventBroadcaster broadcaster = events.broadcaster();
     broadcaster.addWatcher("api", sink);
     events
@@ -344,7 +352,7 @@ public final class Agent implements Lifecycle {
         pods,
         statuses,
         new MirrorClient(pods, options.nodeName(), this::nodeUid),
-        new WatchPodObjects(clients.newClient()));
+        new WatchPodObjects(kube.newClient()));
   }
 
   /** The Node's UID once it is registered, for mirror pods' owner reference; else "". */
@@ -362,7 +370,10 @@ public final class Agent implements Lifecycle {
             deps.host().nodeIp(),
             options.nodeName(),
             new NodeOptions.Registration(
-                options.node().labels(), options.node().taints(), config.providerID()),
+                options.node().labels(),
+                options.node().taints(),
+                config.providerID(),
+                config.registerNode()),
             new NodeOptions.Capacity(config.maxPods(), options.rootDir()),
             config.server().port(),
             NodeOptions.DEFAULT_KUBELET_VERSION,

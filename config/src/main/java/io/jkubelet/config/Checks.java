@@ -209,6 +209,29 @@ public final class Checks {
     }
   }
 
+  /** Cipher suites by upstream's names ({@link TlsNames}), with upstream's message. */
+  public static final class TlsCipherSuites implements Check {
+    @Override
+    public void check(String field, Object value) {
+      for (Object o : (List<?>) value) {
+        if (!TlsNames.knownCipher((String) o)) {
+          throw new ConfigException(field, "Cipher suite " + o + " not supported or doesn't exist");
+        }
+      }
+    }
+  }
+
+  /** A TLS version by upstream's name, or "" for its default, with upstream's message. */
+  public static final class TlsVersion implements Check {
+    @Override
+    public void check(String field, Object value) {
+      String v = (String) value;
+      if (!v.isEmpty() && !TlsNames.VERSIONS.containsKey(v)) {
+        throw new ConfigException(field, "unknown tls version \"" + v + "\"");
+      }
+    }
+  }
+
   /** An Elasticsearch index name (prefix). */
   public static final class IndexName implements Check {
     @Override

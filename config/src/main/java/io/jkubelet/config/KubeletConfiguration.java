@@ -24,9 +24,9 @@ import java.util.Objects;
  * <p>Each subsystem's settings are a record of their own: {@link StaticPodSettings}, {@link
  * ServerSettings} (the kubelet API), {@link ContainerLogSettings}, {@link EventExport}, {@link
  * NetworkSettings}, {@link CgroupSettings}, {@link CertificateSettings}, {@link
- * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings}, {@link RuntimeSettings}
- * (the engine) and {@link ImageSettings} (image pulls). The settings left here are the node's own;
- * a new subsystem adds a record rather than settings here.
+ * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings}, {@link RuntimeSettings} (the
+ * engine) and {@link ImageSettings} (image pulls). The settings left here are the node's own; a new
+ * subsystem adds a record rather than settings here.
  */
 public record KubeletConfiguration(
     StaticPodSettings staticPods,
@@ -44,9 +44,12 @@ public record KubeletConfiguration(
             doc = "The most pods this node runs")
         int maxPods,
     @Field(
+            flag = "--node-status-update-frequency",
             value = "10s",
             check = Checks.Positive.class,
-            doc = "How often the node status is computed and posted if it changed")
+            doc =
+                "How often the node status is computed, and posted if it changed (the Lease is"
+                    + " renewed every quarter of nodeLeaseDurationSeconds, as upstream's)")
         Duration nodeStatusUpdateFrequency,
     @Field(
             value = "5m",
@@ -59,36 +62,75 @@ public record KubeletConfiguration(
             value = "40",
             min = 1,
             zeroIsUnset = true,
-            doc = "The duration of the node's heartbeat Lease, in seconds")
+            doc =
+                "The duration of the node's heartbeat Lease, in seconds; it is renewed every"
+                    + " quarter of it")
         int nodeLeaseDurationSeconds,
     @Field(
-            value = "0",
+            flag = "--event-qps",
+            value = "5",
             min = 0,
             doc =
-                "The refill rate, per second, of the event spam filter's token bucket per involved"
-                    + " object; 0: upstream's one token per 300 s")
+                "Events written to the API server per second at most (the event client's rate"
+                    + " limit); 0: unlimited")
         int eventRecordQPS,
     @Field(
-            value = "0",
+            flag = "--event-burst",
+            value = "10",
             min = 0,
             zeroIsUnset = true,
-            doc = "The size of that bucket; 0: upstream's 25")
+            doc = "Events written at once beyond --event-qps; only with --event-qps above 0")
         int eventBurst,
     @Field(
-            value = "50",
+            flag = "--event-spam-burst",
+            value = "25",
+            min = 1,
+            zeroIsUnset = true,
+            doc =
+                "jkubelet's own: the size of the event spam filter's bucket per (source, object),"
+                    + " as client-go's correlator (25); Warnings and each reason's first event do"
+                    + " not spend it")
+        int eventSpamBurst,
+    @Field(
+            flag = "--event-spam-refill-period",
+            value = "5m",
+            check = Checks.Positive.class,
+            doc =
+                "jkubelet's own: how long the spam filter takes to give an object one token back,"
+                    + " as client-go's correlator (one per 5m)")
+        Duration eventSpamRefillPeriod,
+    @Field(
+            flag = "--kube-api-qps",
+            value = "5",
             min = 0,
             doc =
-                "Requests per second to the API server for pod status (as kubelets since 1.27;"
-                    + " v1.20 used 5, which makes 30 pods started at once wait seconds for their"
-                    + " status)")
+                "Requests per second to the API server, shared by the clients of pods, pod"
+                    + " status, mirror pods and the objects pods use (not events nor the node's"
+                    + " heartbeat, as upstream); 0: client-go's 5")
         int kubeAPIQPS,
     @Field(
-            value = "100",
+            flag = "--kube-api-burst",
+            value = "10",
             min = 0,
             zeroIsUnset = true,
-            doc = "The burst allowance for API server requests")
+            doc = "Requests at once beyond --kube-api-qps")
         int kubeAPIBurst,
-    @Field(value = "true", doc = "Whether the agent registers its Node object with the API server")
+    @Field(
+            flag = "--kube-api-content-type",
+            label = "TYPE",
+            value = "application/vnd.kubernetes.protobuf",
+            zeroIsUnset = true,
+            doc =
+                "The content type of requests to the API server. Accepted, but the clients speak"
+                    + " JSON whatever it says (fabric8 reads no protobuf), which start-up logs")
+        String contentType,
+    @Field(
+            flag = "--register-node",
+            value = "true",
+            doc =
+                "Whether the agent creates its Node in the API server. With false it waits for"
+                    + " someone to create it, then writes its status and Lease, never its labels"
+                    + " or taints (in a file: upstream's field since v1.22)")
         boolean registerNode,
     @Field(
             flag = "--pod-infra-oom-score-adj",
@@ -182,6 +224,8 @@ public record KubeletConfiguration(
     Objects.requireNonNull(syncFrequency, "syncFrequency");
     Objects.requireNonNull(nodeStatusUpdateFrequency, "nodeStatusUpdateFrequency");
     Objects.requireNonNull(nodeStatusReportFrequency, "nodeStatusReportFrequency");
+    Objects.requireNonNull(eventSpamRefillPeriod, "eventSpamRefillPeriod");
+    Objects.requireNonNull(contentType, "contentType");
     allowedUnsafeSysctls = List.copyOf(allowedUnsafeSysctls);
     clusterDNS = List.copyOf(clusterDNS);
     Objects.requireNonNull(clusterDomain, "clusterDomain");

@@ -1,6 +1,7 @@
 package io.jkubelet.config;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -46,6 +47,23 @@ public record ServerSettings(
             label = "FILE",
             doc = "The serving certificate's key, PEM")
         String tlsPrivateKeyFile,
+    @Field(
+            flag = "--tls-cipher-suites",
+            label = "NAME,...",
+            check = Checks.TlsCipherSuites.class,
+            doc =
+                "The kubelet API's cipher suites up to TLS 1.2, by Go's names as upstream's"
+                    + " (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, ...); none: the TLS engine's"
+                    + " defaults. TLS 1.3 always has its own three")
+        List<String> tlsCipherSuites,
+    @Field(
+            flag = "--tls-min-version",
+            label = "VERSION",
+            check = Checks.TlsVersion.class,
+            doc =
+                "The kubelet API's lowest TLS version: VersionTLS10, VersionTLS11, VersionTLS12 or"
+                    + " VersionTLS13; none: VersionTLS12, as upstream's")
+        String tlsMinVersion,
     Authentication authentication,
     Authorization authorization,
     @Field(
@@ -98,6 +116,8 @@ public record ServerSettings(
     Objects.requireNonNull(address, "address");
     Objects.requireNonNull(tlsCertFile, "tlsCertFile");
     Objects.requireNonNull(tlsPrivateKeyFile, "tlsPrivateKeyFile");
+    tlsCipherSuites = List.copyOf(tlsCipherSuites);
+    Objects.requireNonNull(tlsMinVersion, "tlsMinVersion");
     Objects.requireNonNull(authentication, "authentication");
     Objects.requireNonNull(authorization, "authorization");
     Objects.requireNonNull(healthzBindAddress, "healthzBindAddress");

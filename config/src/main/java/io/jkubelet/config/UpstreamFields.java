@@ -14,8 +14,8 @@ import java.util.stream.Stream;
  * the fields declared {@link Field#zeroIsUnset()}. kubeadm writes every duration as {@code 0s}, so
  * without this its {@code config.yaml} was refused. Of the fields accepted without effect, these
  * default from zero too: {@code cpuManagerPolicy}, {@code topologyManagerPolicy}, {@code
- * topologyManagerScope}, {@code contentType}, {@code configMapAndSecretChangeDetectionStrategy},
- * {@code volumePluginDir} ("").
+ * topologyManagerScope}, {@code configMapAndSecretChangeDetectionStrategy}, {@code volumePluginDir}
+ * ("").
  */
 final class UpstreamFields {
   private UpstreamFields() {}
@@ -127,7 +127,7 @@ final class UpstreamFields {
    * of upstream v1.20's {@code kubelet --help} and every v1beta1 field ({@code UpstreamFlagsTest}).
    */
   static final List<Setting> IGNORED =
-      Stream.of(kubelet(), klog(), cadvisor(), elsewhere()).flatMap(List::stream).toList();
+      Stream.of(kubelet(), klog(), cadvisor()).flatMap(List::stream).toList();
 
   private static final String CPU_MANAGER =
       "jkubelet has no CPU manager: pods share the node's CPUs, as upstream's none policy";
@@ -445,23 +445,5 @@ final class UpstreamFields {
         Setting.ignored(null, "--storage-driver-secure", Type.BOOL, CADVISOR),
         Setting.ignored(null, "--storage-driver-table", Type.STRING, CADVISOR),
         Setting.ignored(null, "--storage-driver-user", Type.STRING, CADVISOR));
-  }
-
-  /**
-   * NOTE: temporary. Settings that other branches implement (the API client's and the node's
-   * registration, TLS, image pulls); accepted here until they are merged, when each line goes.
-   */
-  private static List<Setting> elsewhere() {
-    String pending = "not implemented yet";
-    return List.of(
-        Setting.ignored(null, "--register-node", Type.BOOL, pending),
-        Setting.ignored(null, "--kube-api-qps", Type.INT, pending, Checks.notNegative()),
-        Setting.ignored(null, "--kube-api-burst", Type.INT, pending, Checks.notNegative()),
-        Setting.ignored("contentType", "--kube-api-content-type", Type.STRING, pending),
-        Setting.ignored(null, "--event-qps", Type.INT, pending, Checks.notNegative()),
-        Setting.ignored(null, "--event-burst", Type.INT, pending, Checks.notNegative()),
-        Setting.ignored(null, "--node-status-update-frequency", Type.DURATION, pending),
-        Setting.ignored("tlsCipherSuites", "--tls-cipher-suites", Type.STRINGS, pending),
-        Setting.ignored("tlsMinVersion", "--tls-min-version", Type.STRING, pending));
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.params.provider.Arguments.argumentSet;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,17 @@ class ConfigValidatorTest {
         argumentSet("highest read-only port", change(b -> b.set("readOnlyPort", 65535))),
         argumentSet("one pod", change(b -> b.set("maxPods", 1))),
         argumentSet("one-second lease", change(b -> b.set("nodeLeaseDurationSeconds", 1))),
+        argumentSet(
+            "upstream's TLS names",
+            change(
+                b ->
+                    b.set("tlsMinVersion", "VersionTLS13")
+                        .set(
+                            "tlsCipherSuites",
+                            List.of(
+                                "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305",
+                                "TLS_RSA_WITH_RC4_128_SHA",
+                                "TLS_AES_128_GCM_SHA256")))),
         argumentSet(
             "one-nanosecond frequency", change(b -> b.set("syncFrequency", Duration.ofNanos(1)))),
         argumentSet(
@@ -132,6 +144,29 @@ class ConfigValidatorTest {
             change(b -> b.set("kubeAPIBurst", -1)),
             "kubeAPIBurst",
             "kubeAPIBurst: must be at least 0, got -1"),
+        argumentSet(
+            "unknown cipher suite",
+            change(
+                b ->
+                    b.set(
+                        "tlsCipherSuites",
+                        List.of("TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_NULL_WITH_NULL"))),
+            "tlsCipherSuites",
+            "tlsCipherSuites: Cipher suite TLS_NULL_WITH_NULL not supported or doesn't exist"),
+        argumentSet(
+            "Java's name of a ChaCha20 suite",
+            change(
+                b ->
+                    b.set(
+                        "tlsCipherSuites", List.of("TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"))),
+            "tlsCipherSuites",
+            "tlsCipherSuites: Cipher suite TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256 not supported"
+                + " or doesn't exist"),
+        argumentSet(
+            "unknown TLS version",
+            change(b -> b.set("tlsMinVersion", "TLSv1.2")),
+            "tlsMinVersion",
+            "tlsMinVersion: unknown tls version \"TLSv1.2\""),
         argumentSet(
             "oom_score_adj too low",
             change(b -> b.set("podInfraOomScoreAdj", -1001)),

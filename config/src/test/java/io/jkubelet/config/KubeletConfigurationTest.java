@@ -33,10 +33,15 @@ class KubeletConfigurationTest {
     assertThat(d.nodeStatusUpdateFrequency()).isEqualTo(Duration.ofSeconds(10));
     assertThat(d.nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(5));
     assertThat(d.nodeLeaseDurationSeconds()).isEqualTo(40);
-    assertThat(d.eventRecordQPS()).isZero();
-    assertThat(d.eventBurst()).isZero();
-    assertThat(d.kubeAPIQPS()).isEqualTo(50);
-    assertThat(d.kubeAPIBurst()).isEqualTo(100);
+    assertThat(d.eventRecordQPS()).isEqualTo(5);
+    assertThat(d.eventBurst()).isEqualTo(10);
+    assertThat(d.eventSpamBurst()).isEqualTo(25);
+    assertThat(d.eventSpamRefillPeriod()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(d.kubeAPIQPS()).isEqualTo(5);
+    assertThat(d.kubeAPIBurst()).isEqualTo(10);
+    assertThat(d.contentType()).isEqualTo("application/vnd.kubernetes.protobuf");
+    assertThat(d.server().tlsCipherSuites()).isEmpty();
+    assertThat(d.server().tlsMinVersion()).isEmpty();
     assertThat(d.registerNode()).isTrue();
     assertThat(d.podInfraOomScoreAdj()).isZero();
   }

@@ -66,7 +66,8 @@ public final class RunCommand implements Callable<Integer> {
       names = "--register-with-taints",
       paramLabel = "k=v:Effect,...",
       description =
-          "Taints the Node registers with: NoSchedule, PreferNoSchedule, NoExecute (flag only).")
+          "Taints the Node is created with (NoSchedule, PreferNoSchedule, NoExecute); a Node that"
+              + " exists keeps its own, and with --register-node=false none are set (flag only).")
   String registerWithTaints;
 
   @Option(

@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
  * Builds the pods' container manager for {@code run}: node allocatable from the host's capacity
  * ({@code kernel.pid_max} as its pids, less {@code kubeReserved} and {@code systemReserved}), and,
  * with {@code cgroupsPerQOS}, the cgroup driver: Docker's when none is given, else the check
- * upstream's dockershim makes that Docker uses the same; before them, upstream's swap check
- * ({@code failSwapOn}). Builds only: the agent starts the manager.
+ * upstream's dockershim makes that Docker uses the same; before them, upstream's swap check ({@code
+ * failSwapOn}). Builds only: the agent starts the manager.
  */
 public final class ContainerManagers {
   private static final Logger log = LoggerFactory.getLogger(ContainerManagers.class);

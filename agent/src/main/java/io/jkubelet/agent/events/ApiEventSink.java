@@ -36,9 +36,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Unlike upstream, which gives up on any answer from the server, only a 4xx answer (400, 403,
  * 404 on create, 409 AlreadyExists, 422; not 429) gives up at once, logged at WARN with the
- * server's reason; a 5xx, a 429 or no answer at all is retried. Every event spends a token of the
- * sink's own rate budget before each request, so an event storm waits here, on the watcher's
- * thread, and never delays node heartbeats or pod status, which have budgets of their own.
+ * server's reason; a 5xx, a 429 or no answer at all is retried. Every request spends a token of the
+ * sink's own rate budget first, upstream's event client's rate limit ({@code eventRecordQPS},
+ * {@code eventBurst}; none with a rate of 0), so an event storm waits here, on the watcher's
+ * thread, and never delays node heartbeats or pod status, which have clients of their own.
  *
  * <p>NOTE: {@link #accept} blocks for as long as the retries take (up to about 110 s per event when
  * the server is down). That is by design: it runs on the broadcaster's thread for this watcher,
@@ -55,10 +56,10 @@ public final class ApiEventSink implements Consumer<Event>, EventBroadcaster.Rem
   /** Upstream's {@code defaultSleepDuration}. */
   public static final Duration SLEEP = Duration.ofSeconds(10);
 
-  /** The default budget: newer kubelets' eventRecordQPS / eventBurst. */
-  public static final int DEFAULT_QPS = 50;
+  /** Upstream's default budget: eventRecordQPS 5, eventBurst 10. */
+  public static final int DEFAULT_QPS = 5;
 
-  public static final int DEFAULT_BURST = 100;
+  public static final int DEFAULT_BURST = 10;
 
   private final EventWriter writer;
   private final Correlator correlator;
@@ -73,8 +74,8 @@ public final class ApiEventSink implements Consumer<Event>, EventBroadcaster.Rem
    * @param clock the rate budget's clock
    * @param sleeper waits between tries and for the budget
    * @param random the first retry's jitter
-   * @param qps the rate budget's refill, in requests per second (eventRecordQPS)
-   * @param burst the rate budget's size (eventBurst)
+   * @param qps the rate budget's refill, in requests per second (eventRecordQPS); 0: no budget
+   * @param burst the rate budget's size (eventBurst), at least 1 with a budget
    */
   public ApiEventSink(
       EventWriter writer,
@@ -100,26 +101,31 @@ public final class ApiEventSink implements Consumer<Event>, EventBroadcaster.Rem
     this.correlator = Objects.requireNonNull(correlator);
     this.sleeper = Objects.requireNonNull(sleeper);
     this.random = Objects.requireNonNull(random);
-    this.budget = new TokenBucket(clock, qps, burst);
+    this.budget = qps > 0 ? new TokenBucket(clock, qps, Math.max(burst, 1)) : null;
   }
 
   /**
    * The production sink: its own client (give it one of its own, so its requests do not queue
    * behind or ahead of the heartbeat's), a correlator with the given spam-filter options, and the
-   * default write budget ({@link #DEFAULT_QPS}, {@link #DEFAULT_BURST}).
+   * event client's rate limit.
    *
    * @param sleeper waits between tries and for the budget: the injected time's
    */
   public static ApiEventSink create(
-      KubernetesClient client, Clock clock, Sleeper sleeper, CorrelatorOptions correlation) {
+      KubernetesClient client,
+      Clock clock,
+      Sleeper sleeper,
+      CorrelatorOptions correlation,
+      int qps,
+      int burst) {
     return new ApiEventSink(
         EventWriter.of(client),
         new EventCorrelator(clock, correlation),
         clock,
         sleeper,
         RandomGenerator.getDefault(),
-        DEFAULT_QPS,
-        DEFAULT_BURST);
+        qps,
+        burst);
   }
 
   /** What came of a try, and of an event. */
@@ -282,7 +288,7 @@ public final class ApiEventSink implements Consumer<Event>, EventBroadcaster.Rem
 
   /** Takes a token of the events' rate budget, waiting for one. */
   private void takeToken() throws InterruptedException {
-    while (true) {
+    while (budget != null) {
       Duration wait = budget.tryAcquire();
       if (wait.isZero()) {
         return;

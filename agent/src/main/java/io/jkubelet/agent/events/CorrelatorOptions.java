@@ -61,16 +61,21 @@ public record CorrelatorOptions(
   }
 
   /**
-   * From KubeletConfiguration's eventRecordQPS / eventBurst (qps&gt;0 replaces the refill rate,
-   * burst&gt;0 the burst).
+   * The spam filter's bucket from jkubelet's {@code eventSpamRefillPeriod} (one token back per
+   * period; client-go's 5 minutes) and {@code eventSpamBurst} (client-go's 25). Upstream's {@code
+   * eventRecordQPS} and {@code eventBurst} are the event client's rate limit instead ({@link
+   * ApiEventSink}), as upstream's.
    */
-  public CorrelatorOptions withRate(int eventRecordQPS, int eventBurst) {
+  public CorrelatorOptions withSpamFilter(Duration refillPeriod, int spamBurst) {
+    if (refillPeriod.isNegative() || refillPeriod.isZero()) {
+      throw new IllegalArgumentException("the refill period must be positive: " + refillPeriod);
+    }
     return new CorrelatorOptions(
         lruSize,
         maxSimilarEvents,
         aggregateWindow,
-        eventRecordQPS > 0 ? eventRecordQPS : refillPerSecond,
-        eventBurst > 0 ? eventBurst : burst,
+        1e9 / refillPeriod.toNanos(),
+        spamBurst,
         protectWarnings);
   }
 

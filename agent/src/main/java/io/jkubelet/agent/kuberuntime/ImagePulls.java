@@ -198,7 +198,9 @@ public final class ImagePulls implements Lifecycle {
   private void tick(Pull pull) {
     Instant now = clock.instant();
     PullTally.Snapshot s = pull.snapshot();
-    if (!deadline.isZero() && pull.begun() && Duration.between(s.lastProgress(), now).compareTo(deadline) >= 0) {
+    if (!deadline.isZero()
+        && pull.begun()
+        && Duration.between(s.lastProgress(), now).compareTo(deadline) >= 0) {
       String why =
           String.format(
               "Cancel pulling image \"%s\" because of no progress for %s, latest progress: \"%s\"",

@@ -3,6 +3,7 @@ package io.jkubelet.agent.node;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.events.EventRecorder;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
@@ -20,12 +21,14 @@ import org.slf4j.LoggerFactory;
  * {@link NodeLease} and {@link NodeStatusSync}.
  *
  * <p>One scheduler, {@code node-status}, runs {@link #syncOnce()} again and again: it registers the
- * Node until that succeeds (with {@link NodeRegistration#BACKOFF}), then, every {@code
- * statusUpdateFrequency}, renews the Lease first (it is the cheaper heartbeat and the one the node
- * lifecycle controller reads) and syncs the status; a pressure condition that changes, or a
- * NotReady node that becomes ready, brings the next round forward (within {@link #CONDITION_POLL}).
- * A Node found deleted is registered again at once; a Node with a new uid makes the Lease take it
- * as its owner.
+ * Node (with {@code registerNode: false}, waits for someone else to create it) until that succeeds
+ * (with {@link NodeRegistration#BACKOFF}); then it syncs the status every {@code
+ * statusUpdateFrequency} (a PATCH only when it changed or {@code statusReportFrequency} passed) and
+ * renews the Lease every quarter of its {@code leaseDurationSeconds}, as upstream's Lease
+ * controller, the Lease first when both are due (it is the cheaper heartbeat and the one the node
+ * lifecycle controller reads); a pressure condition that changes, or a NotReady node that becomes
+ * ready, brings the next round forward (within {@link #CONDITION_POLL}). A Node found deleted is
+ * registered again at once; a Node with a new uid makes the Lease take it as its owner.
  *
  * <p>Threading: the fields under "sync state", and the three parts, are confined to the thread that
  * runs {@link #syncOnce()}: the scheduler's, or a test's thread when the manager is not started.
@@ -51,9 +54,13 @@ final class ApiNodeStatusManager implements NodeStatusManager {
   private final NodeStatusSync status;
   private final NodeRegistration registration;
   private final NodeLease lease;
+  private final KubernetesClient client;
 
   // Sync state.
   private boolean registered;
+  private boolean waitingLogged;
+  private Instant statusDue;
+  private Instant leaseDue;
   private String nodeUid;
 
   // Read by any thread.
@@ -84,6 +91,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     this.time = Objects.requireNonNull(time, "time");
     this.clock = time.clock();
     this.name = options.nodeName();
+    this.client = Objects.requireNonNull(client, "client");
     this.status = new NodeStatusSync(options, client, sources, recorder);
     this.registration = new NodeRegistration(options, client, sources.machine(), status);
     this.lease = new NodeLease(client, name, options.heartbeat().leaseDurationSeconds());
@@ -181,9 +189,12 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     if (stopped) {
       return;
     }
-    if (!clock.instant().isBefore(due)
-        || status.pressureChanged()
-        || (notReady && status.health().ok())) {
+    if (!clock.instant().isBefore(due)) {
+      loop();
+      return;
+    }
+    if (status.pressureChanged() || (notReady && status.health().ok())) {
+      statusDue = null; // the status now, not at its next turn
       loop();
       return;
     }
@@ -204,6 +215,9 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     if (!registered && startingUp()) {
       return STARTUP_POLL;
     }
+    if (!registered && !options.registration().register()) {
+      return awaitNode();
+    }
     if (!registered) {
       switch (registration.register(clock.instant())) {
         case NodeRegistration.Result.Registered r -> {
@@ -211,9 +225,11 @@ final class ApiNodeStatusManager implements NodeStatusManager {
           if (r.takenOver() != null) {
             // A restart: the Node as just read is current, and its Ready heartbeat is what the
             // cluster waits for, so the status goes first, without reading the Node again.
+            Instant now = clock.instant();
             boolean still = syncStatus(r.takenOver());
-            renewLease();
-            return still ? period() : Duration.ZERO;
+            statusDue = now.plus(period());
+            renewLeaseIfDue(now);
+            return still ? untilNext(now) : Duration.ZERO;
           }
         }
         case NodeRegistration.Result.Failed f -> {
@@ -222,9 +238,58 @@ final class ApiNodeStatusManager implements NodeStatusManager {
         }
       }
     }
-    renewLease();
+    Instant now = clock.instant();
+    renewLeaseIfDue(now);
+    if (statusDue != null && now.isBefore(statusDue)) {
+      return untilNext(now); // a round for the Lease only
+    }
+    statusDue = now.plus(period());
     // A Node found deleted is registered again at once.
-    return syncStatus(null) ? period() : Duration.ZERO;
+    return syncStatus(null) ? untilNext(now) : Duration.ZERO;
+  }
+
+  /**
+   * With {@code registerNode: false}, while no Node of this name is known: reads it, and once
+   * someone has created it, takes it up as upstream does, by writing its status (no labels, no
+   * taints, no annotation) and then the Lease, whose owner it is. Until then no Lease is written
+   * either: upstream's Lease controller creates none without its Node to own it. A read that finds
+   * no Node counts as a successful round for {@link #healthy()}: the API server answered.
+   */
+  private Duration awaitNode() {
+    Instant now = clock.instant();
+    Node current;
+    try {
+      current = client.nodes().withName(name).get();
+    } catch (RuntimeException e) {
+      lastError = Errors.describeApi(e);
+      log.warn(
+          "NodeStatus: cannot read node {}: {}; retrying in {}",
+          name,
+          lastError,
+          Durations.format(period()));
+      return period();
+    }
+    if (current == null) {
+      if (!waitingLogged) {
+        log.info(
+            "NodeStatus: registerNode is false and node {} does not exist: its status and Lease"
+                + " are written once it is created",
+            name);
+        waitingLogged = true;
+      }
+      lastStatusOk = now;
+      return period();
+    }
+    waitingLogged = false;
+    String uid = current.getMetadata().getUid();
+    log.info("NodeStatus: node {} exists (uid {}); reporting its status", name, uid);
+    registered(uid);
+    boolean still = syncStatus(current);
+    statusDue = now.plus(period());
+    if (still) {
+      renewLeaseIfDue(now);
+    }
+    return still ? untilNext(now) : period();
   }
 
   /**
@@ -245,14 +310,38 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     return !status.health().ok();
   }
 
-  private void renewLease() {
-    Instant now = clock.instant();
-    Optional<String> error = lease.heartbeat(now, nodeUid, period());
+  /**
+   * Renews the Lease when its renewal is due: every quarter of {@code nodeLeaseDurationSeconds}, as
+   * upstream's Lease controller ({@code nodeLeaseRenewIntervalFraction}), whatever the status's
+   * frequency. A failed renewal is tried again after the shorter of that interval and {@code
+   * nodeStatusUpdateFrequency}.
+   */
+  private void renewLeaseIfDue(Instant now) {
+    if (leaseDue != null && now.isBefore(leaseDue)) {
+      return;
+    }
+    Duration interval = leaseRenewInterval();
+    Duration retry = interval.compareTo(period()) < 0 ? interval : period();
+    Optional<String> error = lease.heartbeat(now, nodeUid, retry);
     if (error.isPresent()) {
       lastError = error.get();
+      leaseDue = now.plus(retry);
     } else {
       lastLeaseOk = now;
+      leaseDue = now.plus(interval);
     }
+  }
+
+  /** Upstream's Lease renewal interval: a quarter of the Lease's duration. */
+  Duration leaseRenewInterval() {
+    return Duration.ofSeconds(options.heartbeat().leaseDurationSeconds()).dividedBy(4);
+  }
+
+  /** How long from {@code now} until the status or the Lease is due, whichever comes first. */
+  private Duration untilNext(Instant now) {
+    Instant next = leaseDue != null && leaseDue.isBefore(statusDue) ? leaseDue : statusDue;
+    Duration d = Duration.between(now, next);
+    return d.isNegative() ? Duration.ZERO : d;
   }
 
   /**
@@ -283,6 +372,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
     everRegistered = true;
     nodeUid = uid;
     lease.reset(); // its owner must become this Node
+    leaseDue = null;
   }
 
   /** The Node was read with this uid: a new one (it was recreated) becomes the Lease's owner. */
@@ -291,6 +381,7 @@ final class ApiNodeStatusManager implements NodeStatusManager {
       log.info("NodeStatus: node {} has a new uid {} (was {})", name, uid, nodeUid);
       nodeUid = uid;
       lease.reset();
+      leaseDue = null;
     }
   }
 

@@ -72,16 +72,19 @@ public record NodeOptions(
   }
 
   /**
-   * What the Node is registered with.
+   * Whether and with what the Node is registered.
    *
    * @param extraLabels {@code --node-labels}; they override the default labels, as upstream
    * @param taints {@code --register-with-taints}; set only when the Node is created
    * @param providerId {@code --provider-id}, the Node's {@code spec.providerID} when it is created;
    *     "" for none
+   * @param register {@code registerNode}: false leaves the Node's creation to someone else, as
+   *     upstream's {@code --register-node=false}; the status and Lease are then written once a Node
+   *     of this name exists, and neither labels nor taints are ever set
    */
   public record Registration(
-      Map<String, String> extraLabels, List<Taint> taints, String providerId) {
-    public static final Registration NONE = new Registration(Map.of(), List.of());
+      Map<String, String> extraLabels, List<Taint> taints, String providerId, boolean register) {
+    public static final Registration NONE = of(Map.of(), List.of());
 
     public Registration {
       extraLabels = extraLabels == null ? Map.of() : copyLabels(extraLabels);
@@ -92,9 +95,9 @@ public record NodeOptions(
       providerId = providerId == null ? "" : providerId;
     }
 
-    /** Without a provider ID. */
-    public Registration(Map<String, String> extraLabels, List<Taint> taints) {
-      this(extraLabels, taints, "");
+    /** Registering the Node with these labels and taints, no provider ID: upstream's defaults. */
+    public static Registration of(Map<String, String> extraLabels, List<Taint> taints) {
+      return new Registration(extraLabels, taints, "", true);
     }
   }
 
@@ -167,13 +170,27 @@ public record NodeOptions(
         new Heartbeat(update, report, heartbeat.leaseDurationSeconds()));
   }
 
+  /** A copy that does not register the Node ({@code registerNode: false}). */
+  public NodeOptions withoutRegistration() {
+    return new NodeOptions(
+        nodeName,
+        nodeIp,
+        hostname,
+        new Registration(
+            registration.extraLabels(), registration.taints(), registration.providerId(), false),
+        capacity,
+        kubeletPort,
+        kubeletVersion,
+        heartbeat);
+  }
+
   /** A copy with other extra labels and taints. */
   public NodeOptions withLabelsAndTaints(Map<String, String> labels, List<Taint> taints) {
     return new NodeOptions(
         nodeName,
         nodeIp,
         hostname,
-        new Registration(labels, taints),
+        new Registration(labels, taints, registration.providerId(), registration.register()),
         capacity,
         kubeletPort,
         kubeletVersion,

@@ -222,7 +222,12 @@ final class NodeStatusSync {
   }
 
   private Result gone() {
-    log.warn("NodeStatus: node {} is gone from the API server; registering it again", name);
+    log.warn(
+        options.registration().register()
+            ? "NodeStatus: node {} is gone from the API server; registering it again"
+            : "NodeStatus: node {} is gone from the API server; registerNode is false: waiting for"
+                + " it to be created again",
+        name);
     lastReportTime = null;
     return new Result.Gone();
   }

@@ -67,8 +67,21 @@ public final class MirrorClient {
     return b.build();
   }
 
-  /** Creates the mirror pod; returns whether it exists now. */
+  /**
+   * Creates the mirror pod; returns whether it exists now. None is created while the Node is not
+   * known (not registered yet, or with {@code registerNode: false} not created by anyone): as
+   * upstream's {@code CreateMirrorPod} ("failed to get node UID"), since the mirror must be owned
+   * by its Node, which the NodeRestriction admission plugin enforces.
+   */
   public boolean create(Pod staticPod) {
+    String uid = nodeUid.get();
+    if (uid == null || uid.isEmpty()) {
+      log.debug(
+          "Mirror pods: the mirror of {} waits for node {} to exist",
+          PodConfig.fullName(staticPod),
+          nodeName);
+      return false;
+    }
     try {
       client
           .pods()

@@ -28,6 +28,8 @@ import java.util.Optional;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The kubelet API as the agent runs it: the HTTPS server on {@code port} with its certificate,
@@ -36,6 +38,7 @@ import java.util.function.Supplier;
  * {@code healthzPort}. Reading certificates is I/O, so it happens in {@link #start()}.
  */
 public final class KubeletApi implements Lifecycle {
+  private static final Logger log = LoggerFactory.getLogger(KubeletApi.class);
   private final Options options;
   private final Healthz healthz;
   private final Supplier<List<Pod>> pods;
@@ -125,7 +128,8 @@ public final class KubeletApi implements Lifecycle {
                 null,
                 clientCAs(config),
                 options.nodeName(),
-                identity.keyManager()),
+                identity.keyManager(),
+                tls(config)),
             authenticator(config),
             authorizer(config),
             routes);
@@ -144,6 +148,13 @@ public final class KubeletApi implements Lifecycle {
               List.of(new CoreRoutes(healthz, null, null)));
       healthzServer.start();
     }
+  }
+
+  /** The kubelet API's TLS, from {@code tlsMinVersion} and {@code tlsCipherSuites}. */
+  private static TlsPolicy tls(KubeletConfiguration config) {
+    List<String> ciphers = config.server().tlsCipherSuites();
+    TlsPolicy.warnInsecure(ciphers, log);
+    return TlsPolicy.of(config.server().tlsMinVersion(), ciphers);
   }
 
   /**

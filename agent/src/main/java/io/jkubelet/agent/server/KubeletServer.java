@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -125,7 +126,21 @@ public final class KubeletServer implements Lifecycle {
         b.trustManager(options.clientCAs().toArray(X509Certificate[]::new))
             .clientAuth(ClientAuth.OPTIONAL);
       }
-      return b.sslProvider(NativeTls.provider(log, "kubelet server")).build();
+      TlsPolicy tls = options.tls();
+      b.protocols(tls.protocols());
+      if (!tls.ciphers().isEmpty()) {
+        // Suites this engine lacks are left out (BoringSSL has no RC4 or 3DES, for one).
+        b.ciphers(tls.ciphers(), SupportedCipherSuiteFilter.INSTANCE);
+      }
+      SslContext ctx = b.sslProvider(NativeTls.provider(log, "kubelet server")).build();
+      if (!tls.ciphers().isEmpty()) {
+        List<String> left =
+            tls.ciphers().stream().filter(c -> !ctx.cipherSuites().contains(c)).toList();
+        if (!left.isEmpty()) {
+          log.info("kubelet server: the TLS engine does not offer the cipher suites {}", left);
+        }
+      }
+      return ctx;
     } catch (SSLException e) {
       throw new IllegalStateException("kubelet server: TLS setup failed: " + e.getMessage(), e);
     }

@@ -20,6 +20,7 @@ import javax.net.ssl.X509ExtendedKeyManager;
  * @param keys what each TLS handshake presents (a certificate that changes while the server runs,
  *     {@link ServingIdentity#keyManager}); null: plain HTTP. Made from {@code certs} when not
  *     given.
+ * @param tls the TLS versions and cipher suites ({@code tlsMinVersion}, {@code tlsCipherSuites})
  */
 public record ServerOptions(
     String address,
@@ -27,9 +28,11 @@ public record ServerOptions(
     ServingCerts certs,
     List<X509Certificate> clientCAs,
     String nodeName,
-    X509ExtendedKeyManager keys) {
+    X509ExtendedKeyManager keys,
+    TlsPolicy tls) {
   public ServerOptions {
     Objects.requireNonNull(address, "address");
+    Objects.requireNonNull(tls, "tls");
     Objects.requireNonNull(nodeName, "nodeName");
     clientCAs = List.copyOf(clientCAs);
     if (port < 0 || port > 65535) {
@@ -41,6 +44,17 @@ public record ServerOptions(
     }
   }
 
+  /** With upstream's default TLS versions and suites. */
+  public ServerOptions(
+      String address,
+      int port,
+      ServingCerts certs,
+      List<X509Certificate> clientCAs,
+      String nodeName,
+      X509ExtendedKeyManager keys) {
+    this(address, port, certs, clientCAs, nodeName, keys, TlsPolicy.DEFAULT);
+  }
+
   /** A server with a fixed certificate ({@code certs}), or plain HTTP without one. */
   public ServerOptions(
       String address,
@@ -48,6 +62,6 @@ public record ServerOptions(
       ServingCerts certs,
       List<X509Certificate> clientCAs,
       String nodeName) {
-    this(address, port, certs, clientCAs, nodeName, null);
+    this(address, port, certs, clientCAs, nodeName, null, TlsPolicy.DEFAULT);
   }
 }

@@ -47,6 +47,21 @@ public final class TokenBucket {
     return Duration.ZERO;
   }
 
+  /**
+   * Takes a token whether or not one is available, and returns how long the caller must wait before
+   * its request: zero while the bucket holds a token, else until the token it took is due. As
+   * client-go's {@code Accept} (golang.org/x/time/rate's {@code Reserve}): a caller that waits this
+   * long keeps the rate; one that cannot wait has still spent its token, so those after it wait for
+   * it.
+   */
+  public synchronized Duration reserve() {
+    Instant now = clock.instant();
+    Instant next = (tat.isAfter(now) ? tat : now).plusNanos(intervalNanos);
+    long ahead = Duration.between(now, next).toNanos();
+    tat = next;
+    return ahead > toleranceNanos ? Duration.ofNanos(ahead - toleranceNanos) : Duration.ZERO;
+  }
+
   /** The tokens available now, for tests and logs. */
   public synchronized double available() {
     Instant now = clock.instant();

@@ -382,7 +382,7 @@ class EventCorrelatorTest {
 
   @Test
   void aDroppedRepeatStillCountsTowardsTheNextPatch() {
-    var options = CorrelatorOptions.upstream().withRate(0, 1);
+    var options = CorrelatorOptions.upstream().withSpamFilter(Duration.ofMinutes(5), 1);
     var correlator = new EventCorrelator(clock, options);
     correlator.correlate(normal("p", "Pulled", "m"));
     assertThat(correlator.correlate(normal("p", "Pulled", "m")))
@@ -393,7 +393,9 @@ class EventCorrelatorTest {
 
   @Test
   void aDroppedFirstEventIsCreatedWhenItComesAgain() {
-    var correlator = new EventCorrelator(clock, CorrelatorOptions.upstream().withRate(0, 1));
+    var correlator =
+        new EventCorrelator(
+            clock, CorrelatorOptions.upstream().withSpamFilter(Duration.ofMinutes(5), 1));
     correlator.correlate(normal("p", "Pulled", "m1"));
     assertThat(correlator.correlate(normal("p", "Pulled", "m2")))
         .isInstanceOf(Correlation.Drop.class);
@@ -499,20 +501,19 @@ class EventCorrelatorTest {
   }
 
   @Test
-  void withRateOverridesOnlyPositiveValues() {
+  void theSpamFilterSettingsGiveTheBucketAndTheirDefaultsAreClientGos() {
     CorrelatorOptions d = CorrelatorOptions.defaults();
-    assertThat(d.withRate(5, 10).refillPerSecond()).isEqualTo(5.0);
-    assertThat(d.withRate(5, 10).burst()).isEqualTo(10);
-    assertThat(d.withRate(0, 10).refillPerSecond()).isEqualTo(1.0 / 300);
-    assertThat(d.withRate(0, 10).burst()).isEqualTo(10);
-    assertThat(d.withRate(50, 0).burst()).isEqualTo(25);
-    assertThat(d.withRate(50, 0).refillPerSecond()).isEqualTo(50.0);
-    assertThat(d.withRate(5, 10).protectWarnings()).isTrue();
+    assertThat(d.withSpamFilter(Duration.ofMinutes(5), 25)).isEqualTo(d);
+    assertThat(d.withSpamFilter(Duration.ofSeconds(2), 3).refillPerSecond()).isEqualTo(0.5);
+    assertThat(d.withSpamFilter(Duration.ofSeconds(2), 3).burst()).isEqualTo(3);
+    assertThat(d.withSpamFilter(Duration.ofSeconds(2), 3).protectWarnings()).isTrue();
   }
 
   @Test
-  void withRateTakesEffect() {
-    var correlator = new EventCorrelator(clock, CorrelatorOptions.upstream().withRate(5, 10));
+  void theSpamFilterSettingsTakeEffect() {
+    var correlator =
+        new EventCorrelator(
+            clock, CorrelatorOptions.upstream().withSpamFilter(Duration.ofMillis(200), 10));
     int passed = 0;
     for (int i = 0; i < 30; i++) {
       if (!(correlator.correlate(normal("p", "Pulled", "m")) instanceof Correlation.Drop)) {

@@ -20,7 +20,10 @@ class SpamFilterTest {
   @Test
   void aFractionalRateRefillsOneTokenPerIntervalUpToTheBurst() {
     SpamFilter filter =
-        new SpamFilter(clock, CorrelatorOptions.upstream().withRate(0, 2)); // 1/300 per second
+        new SpamFilter(
+            clock,
+            CorrelatorOptions.upstream()
+                .withSpamFilter(Duration.ofMinutes(5), 2)); // 1/300 per second
     assertThat(filter.filter(key, event("Normal", "Pulled"))).isFalse();
     assertThat(filter.filter(key, event("Normal", "Pulled"))).isFalse();
     assertThat(filter.filter(key, event("Normal", "Pulled"))).isTrue();
@@ -33,7 +36,9 @@ class SpamFilterTest {
 
   @Test
   void protectedEventsSpendNothing() {
-    SpamFilter filter = new SpamFilter(clock, CorrelatorOptions.defaults().withRate(0, 1));
+    SpamFilter filter =
+        new SpamFilter(
+            clock, CorrelatorOptions.defaults().withSpamFilter(Duration.ofMinutes(5), 1));
     assertThat(filter.filter(key, event("Normal", "Pulled"))).as("first of its reason").isFalse();
     assertThat(filter.filter(key, event("Normal", "Created"))).as("first of its reason").isFalse();
     for (int i = 0; i < 5; i++) {

@@ -22,7 +22,10 @@ class PullLimitsTest {
     Runtime limited = PullLimits.of(fake, clock, 1, 2, false);
     limited.pullImage("busybox", RegistryAuth.NONE, Duration.ofMinutes(1), PullObserver.NONE);
     limited.pullImage("busybox", RegistryAuth.NONE, Duration.ofMinutes(1), PullObserver.NONE);
-    assertThatThrownBy(() -> limited.pullImage("busybox", RegistryAuth.NONE, Duration.ofMinutes(1), PullObserver.NONE))
+    assertThatThrownBy(
+            () ->
+                limited.pullImage(
+                    "busybox", RegistryAuth.NONE, Duration.ofMinutes(1), PullObserver.NONE))
         .isInstanceOf(RuntimeError.class)
         .hasMessage("pull QPS exceeded");
     clock.step(Duration.ofSeconds(1));

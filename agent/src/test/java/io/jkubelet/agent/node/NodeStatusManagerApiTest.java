@@ -184,7 +184,7 @@ class NodeStatusManagerApiTest {
             nodeName,
             "10.1.2.3",
             "host-x",
-            new NodeOptions.Registration(
+            NodeOptions.Registration.of(
                 NodeFlags.parseLabels("node.kubernetes.io/pool=blue,example.com/team=a"),
                 NodeFlags.parseTaints("dedicated=gpu:NoSchedule,spot:PreferNoSchedule")),
             new NodeOptions.Capacity(42, rootDir),
@@ -517,6 +517,71 @@ class NodeStatusManagerApiTest {
     assertThat(round.subList(0, 2)).containsExactly("GET " + node, "PATCH " + node + "/status");
   }
 
+  /**
+   * {@code --register-node=false}: no Node and no Lease while nobody creates the Node, the agent
+   * healthy all along; once an admin creates it, its status and then its Lease are written at the
+   * next round, and neither the agent's labels nor its taints are set.
+   */
+  @Test
+  void withoutRegistrationNoNodeIsCreatedAndOneMadeByAnAdminIsTakenUp() {
+    FakeClock clock = new FakeClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    FakeSchedulers schedulers = new FakeSchedulers(clock);
+    NodeOptions options =
+        NodeOptions.defaults(nodeName, "10.1.2.3", rootDir)
+            .withLabelsAndTaints(
+                Map.of("node.kubernetes.io/pool", "blue"),
+                NodeFlags.parseTaints("new=t:NoSchedule"))
+            .withoutRegistration();
+    ApiNodeStatusManager m =
+        manager(
+            options,
+            new Time(clock, new RecordingSleeper(clock), schedulers),
+            () -> "docker://20.10.24",
+            () -> Health.OK);
+
+    m.start();
+    schedulers.runDue();
+    for (int i = 0; i < 6; i++) {
+      schedulers.advance(Duration.ofSeconds(10));
+    }
+    assertThat(node()).as("no Node is created").isNull();
+    assertThat(lease()).as("no Lease without its Node").isNull();
+    assertThat(m.lastReported()).isEmpty();
+    assertThat(m.healthy().ok()).as(m.healthy().toString()).isTrue();
+
+    admin
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(nodeName)
+                .withLabels(Map.of("made-by", "admin"))
+                .endMetadata()
+                .build())
+        .create();
+    schedulers.advance(Duration.ofSeconds(10));
+
+    Node node = node();
+    assertThat(condition(node, "Ready").getStatus()).isEqualTo("True");
+    assertThat(node.getStatus().getNodeInfo().getContainerRuntimeVersion())
+        .isEqualTo("docker://20.10.24");
+    assertThat(node.getMetadata().getLabels()).containsExactlyEntriesOf(Map.of("made-by", "admin"));
+    assertThat(node.getSpec().getTaints()).isNullOrEmpty();
+    assertThat(lease().getMetadata().getOwnerReferences())
+        .singleElement()
+        .extracting(OwnerReference::getUid)
+        .isEqualTo(node.getMetadata().getUid());
+    assertThat(lease().getSpec().getRenewTime().toInstant()).isEqualTo(clock.instant());
+
+    // Deleted again: not registered again; the Lease is left to the garbage collector.
+    admin.nodes().withName(nodeName).delete();
+    await().atMost(WAIT).until(() -> node() == null);
+    for (int i = 0; i < 3; i++) {
+      schedulers.advance(Duration.ofSeconds(10));
+    }
+    assertThat(node()).isNull();
+  }
+
   @Test
   void anExistingNodeIsTakenOverWithoutRemovingLabelsOrAddingTaints() {
     admin
@@ -562,6 +627,67 @@ class NodeStatusManagerApiTest {
             "NodeHasNoDiskPressure",
             "NodeHasSufficientPID",
             "NodeReady");
+  }
+
+  /**
+   * {@code nodeStatusUpdateFrequency} 3 s, {@code nodeStatusReportFrequency} 30 s and {@code
+   * nodeLeaseDurationSeconds} 20: the status is computed every 3 s and written when it changes or
+   * 30 s after the last report; the Lease says 20 s and is renewed every 5 s (a quarter of it, as
+   * upstream's Lease controller), whatever the status's frequency.
+   */
+  @Test
+  void theFrequenciesAndTheLeaseDurationAreHonoured() {
+    FakeClock clock = new FakeClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    FakeSchedulers schedulers = new FakeSchedulers(clock);
+    AtomicReference<String> version = new AtomicReference<>("docker://20.10.24");
+    NodeOptions d = NodeOptions.defaults(nodeName, "10.1.2.3", rootDir);
+    NodeOptions options =
+        new NodeOptions(
+            d.nodeName(),
+            d.nodeIp(),
+            d.hostname(),
+            d.registration(),
+            d.capacity(),
+            d.kubeletPort(),
+            d.kubeletVersion(),
+            new NodeOptions.Heartbeat(Duration.ofSeconds(3), Duration.ofSeconds(30), 20));
+    ApiNodeStatusManager m =
+        manager(
+            options,
+            new Time(clock, new RecordingSleeper(clock), schedulers),
+            version::get,
+            () -> Health.OK);
+    assertThat(m.leaseRenewInterval()).isEqualTo(Duration.ofSeconds(5));
+    Instant t0 = clock.instant();
+
+    m.start();
+    schedulers.runDue();
+    assertThat(lease().getSpec().getLeaseDurationSeconds()).isEqualTo(20);
+    assertThat(lease().getSpec().getRenewTime().toInstant()).isEqualTo(t0);
+    String rv = node().getMetadata().getResourceVersion();
+
+    schedulers.advance(Duration.ofSeconds(3));
+    assertThat(lease().getSpec().getRenewTime().toInstant()).as("not due at 3s").isEqualTo(t0);
+    schedulers.advance(Duration.ofSeconds(2));
+    assertThat(lease().getSpec().getRenewTime().toInstant()).isEqualTo(t0.plusSeconds(5));
+    assertThat(node().getMetadata().getResourceVersion()).as("unchanged").isEqualTo(rv);
+
+    version.set("docker://20.10.25");
+    schedulers.advance(Duration.ofSeconds(1)); // 6s: a status round
+    Node changed = node();
+    assertThat(changed.getStatus().getNodeInfo().getContainerRuntimeVersion())
+        .isEqualTo("docker://20.10.25");
+    rv = changed.getMetadata().getResourceVersion();
+
+    schedulers.advance(Duration.ofSeconds(27)); // 33s: 27s after the last report
+    assertThat(node().getMetadata().getResourceVersion()).isEqualTo(rv);
+    assertThat(lease().getSpec().getRenewTime().toInstant()).isEqualTo(t0.plusSeconds(30));
+    schedulers.advance(Duration.ofSeconds(3)); // 36s: 30s after it
+    Node reported = node();
+    assertThat(reported.getMetadata().getResourceVersion()).isNotEqualTo(rv);
+    assertThat(condition(reported, "Ready").getLastHeartbeatTime())
+        .isEqualTo(NodeStatuses.time(t0.plusSeconds(36)));
+    assertThat(lease().getSpec().getRenewTime().toInstant()).isEqualTo(t0.plusSeconds(35));
   }
 
   @Test
