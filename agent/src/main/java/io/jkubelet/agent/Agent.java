@@ -41,6 +41,8 @@ import io.jkubelet.agent.objects.WatchPodObjects;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
 import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.setup.Dependencies;
+import io.jkubelet.agent.setup.KubeletOptions;
 import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.ApiStatusManager;
 import io.jkubelet.agent.status.LocalStatusManager;

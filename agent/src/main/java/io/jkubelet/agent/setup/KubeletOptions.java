@@ -1,4 +1,4 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.setup;
 
 import io.fabric8.kubernetes.api.model.Taint;
 import io.jkubelet.agent.certificates.CertificateOptions;
@@ -15,7 +15,7 @@ import java.util.Objects;
 /**
  * Everything the agent is built from, as the command line and the {@code --config} file gave it
  * (upstream's {@code KubeletFlags} and {@code KubeletConfiguration} together): parsed and checked
- * by {@code cli}, read by the composition root ({@link Agent}) and nowhere else.
+ * by {@code cli}, read by the composition root ({@code io.jkubelet.agent.Agent}) and nowhere else.
  *
  * @param nodeName the node's name (lowercase), from {@code --hostname-override} or the kernel's
  * @param config the KubeletConfiguration, flags overlaid
@@ -43,21 +43,6 @@ public record KubeletOptions(
     if (nodeName.isBlank()) {
       throw new IllegalArgumentException("node name must not be empty");
     }
-  }
-
-  /**
-   * Standalone options with every default but these: for an agent embedded in a test, whose log
-   * directories stay under {@code rootDir}.
-   */
-  public static KubeletOptions standalone(
-      String nodeName, Path rootDir, String nodeIp, KubeletConfiguration config) {
-    return new KubeletOptions(
-        nodeName,
-        config,
-        new Node(nodeIp, Map.of(), List.of()),
-        Paths.under(rootDir),
-        new Engine("unused", "jkubelet/pause:3.2", Duration.ofMinutes(5)),
-        new Subsystems(NetworkOptions.NONE, CgroupOptions.DEFAULTS, null));
   }
 
   /** The same options with other subsystem options. */
