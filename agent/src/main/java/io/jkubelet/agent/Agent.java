@@ -8,15 +8,12 @@ import io.jkubelet.agent.client.ClientCertificates;
 import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.cm.NodeAllocatable;
 import io.jkubelet.agent.events.ApiEventSink;
-import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.CorrelatorOptions;
 import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventStore;
-import io.jkubelet.agent.events.LogSink;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.export.ExportSink;
-import io.jkubelet.agent.export.Exporters;
+import io.jkubelet.agent.export.EventPipeline;
 import io.jkubelet.agent.gc.ContainerGarbageCollector;
 import io.jkubelet.agent.gc.ImageGarbageCollector;
 import io.jkubelet.agent.gc.ImageGcManager;
@@ -125,12 +122,23 @@ public final class Agent implements Lifecycle {
       Optional<ImageGcManager> imageGc) {}
 
   /** The event pipeline and the metrics, built before anything that records. */
-  record Events(
-      KubeletMetrics metrics,
-      EventBroadcaster broadcaster,
-      EventStore store,
-      EventRecorder recorder,
-      Lifecycle lifecycle) {}
+  record Events(KubeletMetrics metrics, EventPipeline pipeline) {
+    EventRecorder recorder() {
+      return pipeline.recorder();
+    }
+
+    EventBroadcaster broadcaster() {
+      return pipeline.broadcaster();
+    }
+
+    EventStore store() {
+      return pipeline.store();
+    }
+
+    Lifecycle lifecycle() {
+      return pipeline.lifecycle();
+    }
+  }
 
   private final KubeletOptions options;
   private final AgentParts parts;
@@ -244,34 +252,19 @@ public final class Agent implements Lifecycle {
     return agent;
   }
 
-  /**
-   * The event pipeline: one line per event in the log, the newest events for /events (kept only
-   * where the read-only port serves them), Elasticsearch/OpenSearch and a JSON-lines file when
-   * configured, and (added with the API's parts) the API server.
-   */
+  /** The event pipeline (see {@link EventPipeline}) and the metrics, which count its exports. */
   private static Events events(KubeletOptions options, Dependencies deps) {
-    var clock = deps.time().clock();
     KubeletMetrics metrics = new KubeletMetrics(options.nodeName());
-    EventBroadcaster broadcaster = new EventBroadcaster();
-    broadcaster.addWatcher("log", new LogSink());
-    EventStore store = options.config().server().readOnlyPort() == 0 ? null : new EventStore(clock);
-    if (store != null) {
-      broadcaster.addWatcher("store", store);
-    }
-    Optional<ExportSink> export =
-        Exporters.sink(options.config().eventExport(), options.rootDir(), deps.time());
-    export.ifPresent(
-        e -> {
-          broadcaster.addWatcher("export", e);
-          metrics.register(new ExportCollector(e.exporters()));
-        });
-    deps.eventWatchers().forEach(broadcaster::addWatcher);
-    return new Events(
-        metrics,
-        broadcaster,
-        store,
-        new BroadcastRecorder(clock, options.nodeName(), broadcaster),
-        export.<Lifecycle>map(e -> e.around(broadcaster)).orElse(broadcaster));
+    EventPipeline pipeline =
+        EventPipeline.create(
+            options.nodeName(),
+            options.config().eventExport(),
+            options.rootDir(),
+            options.config().server().readOnlyPort() != 0,
+            deps.eventWatchers(),
+            deps.time());
+    pipeline.export().ifPresent(e -> metrics.register(new ExportCollector(e.exporters())));
+    return new Events(metrics, pipeline);
   }
 
   /**
