@@ -32,6 +32,18 @@ public interface NodeStatusManager extends Lifecycle {
    */
   Optional<Node> lastReported();
 
+  /** The Node's {@code spec.podCIDRs} (or its one {@code podCIDR}) as last reported; or none. */
+  default List<String> podCidrs() {
+    return lastReported()
+        .map(Node::getSpec)
+        .map(
+            spec ->
+                spec.getPodCIDRs() != null && !spec.getPodCIDRs().isEmpty()
+                    ? spec.getPodCIDRs()
+                    : spec.getPodCIDR() == null ? List.<String>of() : List.of(spec.getPodCIDR()))
+        .orElse(List.of());
+  }
+
   /**
    * What the Node's status is computed from.
    *
