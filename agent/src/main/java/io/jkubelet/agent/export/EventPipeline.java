@@ -15,17 +15,17 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * The node's event pipeline, built before anything that records: one line per event in the log,
- * the newest events for {@code /events} (kept only where the read-only port serves them), the
- * configured export (Elasticsearch/OpenSearch, a JSON-lines file), and the watchers given; the
- * API server's sink is added to the broadcaster in cluster mode, before the start.
+ * The node's event pipeline, built before anything that records: one line per event in the log, the
+ * newest events for {@code /events} (kept only where the read-only port serves them), the
+ * configured export (Elasticsearch/OpenSearch, a JSON-lines file), and the watchers given; the API
+ * server's sink is added to the broadcaster in cluster mode, before the start.
  *
  * @param broadcaster the broadcaster every watcher hangs on
  * @param store the newest events for {@code /events}; null where the read-only port is off
  * @param recorder the node's recorder, onto the broadcaster
  * @param export the export's sink; empty when the configuration exports nowhere
- * @param lifecycle the broadcaster, with the export's exporters started before it and stopped
- *     after it
+ * @param lifecycle the broadcaster, with the export's exporters started before it and stopped after
+ *     it
  */
 public record EventPipeline(
     EventBroadcaster broadcaster,
