@@ -35,8 +35,8 @@ interface RequestOpener {
     }
     LoggerFactory.getLogger(RotatingCertificateManager.class)
         .info(
-        "Certificate rotation: no valid client certificate; using the bootstrap credentials of {}",
-        bootstrap);
+            "Certificate rotation: no valid client certificate; using the bootstrap credentials of {}",
+            bootstrap);
     try {
       return clients.withBootstrapCredentials(bootstrap);
     } catch (RuntimeException e) {

@@ -172,7 +172,7 @@ final class RotatingCertificateManager implements ClientCertificateManager {
       return;
     }
     ClientCertificate c = cert;
-    if (c != null && satisfiesTemplate(c, wanted.get())) {
+    if (c != null && RotationDeadline.isFor(c, nodeName, wanted.get())) {
       return;
     }
     log.info(
