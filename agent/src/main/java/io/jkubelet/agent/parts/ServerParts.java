@@ -64,7 +64,7 @@ public final class ServerParts {
                     new PodsWithStatus(parts.podManager::pods, in.statuses()::getPodStatus),
                     checks,
                     in.events().store() == null
-                        ? (namespace, pod, uid) -> List.of()
+                        ? ReadOnlyServer.Events.NONE
                         : in.events().store()::list,
                     parts.probes::stats));
     api =
