@@ -6,6 +6,7 @@ import io.jkubelet.agent.cm.CgroupOptions;
 import io.jkubelet.agent.logs.PodLogPaths;
 import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.Records;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -34,12 +35,7 @@ public record KubeletOptions(
     KubeletOptions.Subsystems subsystems) {
 
   public KubeletOptions {
-    Objects.requireNonNull(nodeName, "nodeName");
-    Objects.requireNonNull(config, "config");
-    Objects.requireNonNull(node, "node");
-    Objects.requireNonNull(paths, "paths");
-    Objects.requireNonNull(engine, "engine");
-    Objects.requireNonNull(subsystems, "subsystems");
+    Records.requireNonNull(KubeletOptions.class, nodeName, config, node, paths, engine, subsystems);
     if (nodeName.isBlank()) {
       throw new IllegalArgumentException("node name must not be empty");
     }
