@@ -26,17 +26,12 @@ public final class ContainerManagers {
   private ContainerManagers() {}
 
   /**
-   * The container manager for {@code options} on this machine.
+   * The container manager for {@code options} on this machine, {@code config}'s reservations held
+   * back from {@code kubepods}.
    *
    * @param engineDriver Docker's cgroup driver, asked only with {@code cgroupsPerQOS}
    * @throws ConfigException naming {@code --cgroup-driver} when Docker's driver is another
    */
-  static ContainerManager create(
-      CgroupOptions options, NodeInfo machine, Supplier<Optional<String>> engineDriver) {
-    return create(options, machine, engineDriver, KubeletConfiguration.builder().build());
-  }
-
-  /** As above, with {@code config}'s reservations held back from {@code kubepods}. */
   public static ContainerManager create(
       CgroupOptions options,
       NodeInfo machine,

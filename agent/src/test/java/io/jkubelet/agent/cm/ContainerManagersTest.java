@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import io.jkubelet.config.KubeletConfiguration;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,7 +31,7 @@ class ContainerManagersTest {
   void aDriverOtherThanDockersIsRefusedWithUpstreamsMessage() {
     assertThatThrownBy(
             () ->
-                ContainerManagers.create(
+                create(
                     CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("systemd")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--cgroup-driver")
@@ -41,11 +43,11 @@ class ContainerManagersTest {
   @Test
   void theSameDriverOrAnEngineThatDoesNotAnswerGivesTheManager() {
     assertThat(
-            ContainerManagers.create(
+            create(
                 CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("cgroupfs")))
         .isNotSameAs(ContainerManager.NONE);
     assertThat(
-            ContainerManagers.create(
+            create(
                 CgroupOptions.DEFAULTS,
                 MACHINE,
                 () -> {
@@ -62,7 +64,7 @@ class ContainerManagersTest {
                 false, "/", "cgroupfs", true, CgroupOptions.DEFAULT_CFS_PERIOD, -1, List.of()),
             CgroupOptions.DEFAULT_CGROUP_FS);
     assertThat(
-            ContainerManagers.create(
+            create(
                 off,
                 MACHINE,
                 () -> {
@@ -80,5 +82,12 @@ class ContainerManagersTest {
   void thisHostsPidMaxIsReadWhole() {
     // The kernel's least pid_max is 301; a file read as its first character only gave 3.
     assertThat(ContainerManagers.pidMax(ContainerManagers.PID_MAX)).isGreaterThanOrEqualTo(301);
+  }
+
+  /** The manager for the default configuration (no reservations). */
+  private static ContainerManager create(
+      CgroupOptions options, NodeInfo machine, Supplier<Optional<String>> engineDriver) {
+    return ContainerManagers.create(
+        options, machine, engineDriver, KubeletConfiguration.builder().build());
   }
 }
