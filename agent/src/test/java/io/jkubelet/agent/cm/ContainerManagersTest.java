@@ -7,11 +7,11 @@ import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.config.CgroupSettings;
 import io.jkubelet.config.ConfigException;
+import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import io.jkubelet.config.KubeletConfiguration;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,10 +29,7 @@ class ContainerManagersTest {
 
   @Test
   void aDriverOtherThanDockersIsRefusedWithUpstreamsMessage() {
-    assertThatThrownBy(
-            () ->
-                create(
-                    CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("systemd")))
+    assertThatThrownBy(() -> create(CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("systemd")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("--cgroup-driver")
         .hasMessageContaining(
@@ -42,9 +39,7 @@ class ContainerManagersTest {
 
   @Test
   void theSameDriverOrAnEngineThatDoesNotAnswerGivesTheManager() {
-    assertThat(
-            create(
-                CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("cgroupfs")))
+    assertThat(create(CgroupOptions.DEFAULTS, MACHINE, () -> Optional.of("cgroupfs")))
         .isNotSameAs(ContainerManager.NONE);
     assertThat(
             create(
