@@ -1,29 +1,23 @@
 package io.jkubelet.agent;
 
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.jkubelet.agent.certificates.CertificateManager;
 import io.jkubelet.agent.client.ApiClients;
 import io.jkubelet.agent.client.ClientCertificates;
 import io.jkubelet.agent.client.ContentType;
 import io.jkubelet.agent.client.RateLimit;
-import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.cm.NodeAllocatable;
 import io.jkubelet.agent.events.ApiEventSink;
-import io.jkubelet.agent.events.BroadcastRecorder;
 import io.jkubelet.agent.events.CorrelatorOptions;
 import io.jkubelet.agent.events.EventBroadcaster;
-import io.jkubelet.agent.events.EventRecorder;
-import io.jkubelet.agent.events.EventStore;
-import io.jkubelet.agent.events.LogSink;
+import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.export.ExportSink;
-import io.jkubelet.agent.export.Exporters;
-import io.jkubelet.agent.gc.ContainerGarbageCollector;
-import io.jkubelet.agent.gc.ImageGarbageCollector;
+import io.jkubelet.agent.export.EventPipeline;
 import io.jkubelet.agent.gc.ImageGcManager;
 import io.jkubelet.agent.gc.ImageGcPolicy;
 import io.jkubelet.agent.jvm.HeapKeeper;
+import io.jkubelet.agent.loop.SyncLoop;
 import io.jkubelet.agent.metrics.EventCaches;
 import io.jkubelet.agent.metrics.EventCollector;
 import io.jkubelet.agent.metrics.ExportCollector;
@@ -38,33 +32,38 @@ import io.jkubelet.agent.node.HeartbeatClient;
 import io.jkubelet.agent.node.NodeOptions;
 import io.jkubelet.agent.node.NodeResources;
 import io.jkubelet.agent.node.NodeStatusManager;
-import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.objects.WatchPodObjects;
+import io.jkubelet.agent.parts.Inputs;
+import io.jkubelet.agent.parts.PodEngine;
+import io.jkubelet.agent.parts.PodParts;
+import io.jkubelet.agent.parts.ServerParts;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
 import io.jkubelet.agent.runtime.Runtime;
-import io.jkubelet.agent.stats.SummaryProvider;
+import io.jkubelet.agent.setup.Dependencies;
+import io.jkubelet.agent.setup.KubeletOptions;
 import io.jkubelet.agent.status.ApiStatusManager;
 import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.util.Lifecycle;
-import io.jkubelet.agent.workers.PodWorkers;
-import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.agent.util.Memo;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The composition root, as upstream's {@code NewMainKubelet} and {@code Kubelet.Run}: {@link
  * #create} builds every subsystem from the {@link KubeletOptions} and the {@link Dependencies} (the
- * parts that run pods in {@link AgentParts}, the API's and the servers' here), and the agent owns
- * the one ordered list of their lifecycles ({@link #lifecycles}), started in order and stopped in
- * reverse. The {@link Kubelet} it builds is the sync loop's handler.
+ * event pipeline, the API's parts and the node's status here; the parts that run pods and the
+ * servers by {@code parts}), and the agent owns the one ordered list of their lifecycles, started
+ * in order and stopped in reverse. The {@link Kubelet} it builds is the sync loop's handler.
  *
  * <p>Building does no I/O but the node's client certificate (TLS bootstrap, which upstream also
  * does before it builds the kubelet) and starts nothing; {@link #start()} does. Stopping leaves
@@ -78,93 +77,81 @@ public final class Agent implements Lifecycle {
   /** The pod status sync's re-check period, as upstream. */
   static final Duration STATUS_SYNC_PERIOD = Duration.ofSeconds(10);
 
-  /**
-   * What {@link AgentParts} is built from.
-   *
-   * @param apiClient the client of the API pod source, volumes' tokens and mirror pods; null
-   *     standalone
-   * @param statuses the status manager: local standalone, the API's in cluster mode
-   * @param mirrors mirror pods; null standalone
-   */
-  record Inputs(
-      KubeletOptions options,
-      Dependencies deps,
-      PodEngine engine,
-      Events events,
-      KubernetesClient apiClient,
-      StatusManager statuses,
-      MirrorClient mirrors,
-      PodObjects objects) {
-    Runtime runtime() {
-      return engine.runtime();
-    }
-
-    ContainerManager containerManager() {
-      return engine.cgroups();
-    }
-
-    PodNetwork network() {
-      return engine.network();
-    }
-
-    KubeletMetrics metrics() {
-      return events.metrics();
-    }
-
-    ImageGarbageCollector imageGc() {
-      return engine.imageGc().<ImageGarbageCollector>map(g -> g).orElse(ImageGarbageCollector.NONE);
-    }
-  }
-
-  /** The engine as the pods use it: wrapped by the network and the metrics, with its cgroups. */
-  record PodEngine(
-      Dependencies.Engine engine,
-      Runtime runtime,
-      ContainerManager cgroups,
-      PodNetwork network,
-      Optional<ImageGcManager> imageGc) {}
-
-  /** The event pipeline and the metrics, built before anything that records. */
-  record Events(
-      KubeletMetrics metrics,
-      EventBroadcaster broadcaster,
-      EventStore store,
-      EventRecorder recorder,
-      Lifecycle lifecycle) {}
+  static final Duration RUNTIME_CHECK_TTL = Duration.ofSeconds(5);
 
   private final KubeletOptions options;
-  private final AgentParts parts;
-  private final AgentServers servers;
+  private final Inputs in;
+  private final PodParts parts;
   private final NodeStatusManager node;
+  private final SyncLoop loop;
+  private final ServerParts servers;
   private final List<Lifecycle> lifecycles;
   private final AtomicBoolean started = new AtomicBoolean();
 
   private Agent(
       KubeletOptions options,
       Dependencies deps,
-      Events events,
+      KubeletMetrics metrics,
+      EventPipeline events,
       PodEngine engine,
       ClientCertificates certificates,
       ApiClients clients) {
     this.options = options;
-    Inputs in =
-        clients == null
-            ? new Inputs(
-                options,
-                deps,
-                engine,
-                events,
-                null,
-                new LocalStatusManager(),
-                null,
-                PodObjects.NONE)
-            : clusterInputs(options, deps, engine, events, clients);
-    this.parts = new AgentParts(in);
-    this.node = clients == null ? null : nodeStatus(in, clients);
-    if (node != null) {
-      in.network().podCidrsFrom(() -> podCidrs(node));
+    var config = options.config();
+    StatusManager statuses = new LocalStatusManager();
+    Inputs.Cluster cluster = Inputs.Cluster.NONE;
+    if (clients != null) {
+      // The pods', statuses', mirror pods' and objects' requests share upstream's kube-api limit;
+      // the events and the heartbeat have their own.
+      RateLimit limit = RateLimit.kubeApi(config.kubeAPIQPS(), config.kubeAPIBurst());
+      ApiClients kube = clients.limited("kube-api", limit, deps.time());
+      ContentType.logUsed(config.contentType());
+      KubernetesClient pods = kube.newClient();
+      ApiStatusManager api = apiStatuses(kube, limit, deps);
+      statuses = api;
+      metrics.register(apiEvents(clients, deps, events.broadcaster(), metrics));
+      metrics.register(new StatusCollector(api::stats));
+      cluster =
+          new Inputs.Cluster(
+              pods,
+              new MirrorClient(pods, options.nodeName(), this::nodeUid),
+              new WatchPodObjects(kube.newClient()));
+    } else {
+      metrics.register(
+          new EventCollector(
+              events.broadcaster()::recorded, events.broadcaster()::dropped, null, null));
     }
-    this.servers = new AgentServers(parts, certificates, node);
+    this.in =
+        new Inputs(
+            options,
+            deps,
+            engine,
+            metrics,
+            events,
+            statuses,
+            NodeAllocatable.of(deps.host().machine(), 0, config.reservations(), config.eviction()),
+            cluster);
+    this.parts = new PodParts(in);
+    this.node = clients == null ? null : nodeStatus(clients);
+    if (node != null) {
+      in.network().podCidrsFrom(node::podCidrs);
+    }
+    this.loop = Kubelet.loop(parts, deps.time());
+    CertificateManager serving =
+        certificates == null || node == null ? null : certificates.serving(in.apiClient(), node);
+    Map<String, Supplier<Health>> clusterChecks = new LinkedHashMap<>();
+    if (node != null) {
+      clusterChecks.put("node", node::healthy);
+      clusterChecks.put("client-certificate", certificates::healthy);
+    }
+    this.servers =
+        new ServerParts(
+            parts,
+            new ServerParts.Checks(
+                loop::healthy,
+                new Memo<>(RUNTIME_CHECK_TTL, deps.time().clock(), this::runtimeHealth),
+                clusterChecks),
+            serving);
     // The one order. The pods' cgroups first: a failure refuses the start with nothing to stop.
     // The event pipeline next, so no event of the start or the stop is lost. The pod sources
     // early: the API source's first list is the longest wait of a start, and what they deliver
@@ -175,10 +162,10 @@ public final class Agent implements Lifecycle {
       order.add(certificates);
     }
     order.add(in.containerManager());
-    order.add(in.events().lifecycle());
+    order.add(events.lifecycle());
     order.addAll(parts.sources);
     order.add(Lifecycle.of("runtime check", this::logRuntime, () -> {}));
-    order.add(in.statuses());
+    order.add(statuses);
     order.add(in.network());
     order.add(parts.probes);
     order.add(parts.imagePulls);
@@ -188,13 +175,13 @@ public final class Agent implements Lifecycle {
     order.add(parts.logCollector);
     order.add(in.objects());
     order.add(parts.executors());
-    order.add(parts.loop);
+    order.add(loop);
     order.add(servers.started());
     order.add(parts.eviction);
     if (node != null) {
       order.add(node);
     }
-    in.engine().imageGc().ifPresent(order::add);
+    engine.imageGc().ifPresent(order::add);
     if (deps.ownsJvm()) {
       HeapKeeper.forThisJvm(deps.time().clock(), deps.time().schedulers()).ifPresent(order::add);
     }
@@ -205,11 +192,21 @@ public final class Agent implements Lifecycle {
    * Builds the agent. In cluster mode the node's client certificate comes first (TLS bootstrap,
    * retried until it succeeds: this blocks), then the API clients; then the engine is waited for.
    *
-   * @throws io.jkubelet.config.ConfigException for a kubeconfig or certificate that cannot be used
+   * @throws io.jkubelet.config.ConfigException for a kubeconfig, certificate or export target that
+   *     cannot be used
    */
   public static Agent create(KubeletOptions options, Dependencies deps)
       throws InterruptedException {
-    Events events = events(options, deps);
+    KubeletMetrics metrics = new KubeletMetrics(options.nodeName());
+    EventPipeline events =
+        EventPipeline.create(
+            options.nodeName(),
+            options.config().eventExport(),
+            options.rootDir(),
+            options.config().server().readOnlyPort() != 0,
+            deps.eventWatchers(),
+            deps.time());
+    events.export().ifPresent(e -> metrics.register(new ExportCollector(e.exporters())));
     ClientCertificates certificates = null;
     ApiClients clients = null;
     if (options.clusterMode()) {
@@ -220,139 +217,65 @@ public final class Agent implements Lifecycle {
               deps.time(),
               events.recorder());
       certificates.load();
-      clients = certificates.clients(new RestClientMetrics(events.metrics())::installOn);
+      clients = certificates.clients(new RestClientMetrics(metrics)::installOn);
     }
     Dependencies.Engine engine = deps.engine().get();
     PodNetwork network =
         PluginNetwork.create(options.subsystems().network(), deps.time(), events.recorder());
-    PodEngine pods =
-        new PodEngine(
-            engine,
-            new InstrumentedRuntime(
-                network.wrap(engine.runtime()), events.metrics(), deps.time().clock()),
-            deps.containerManager().apply(engine),
-            network,
-            imageGc(options, deps, engine, events));
-    if (clients == null) {
-      events
-          .metrics()
-          .register(
-              new EventCollector(
-                  events.broadcaster()::recorded, events.broadcaster()::dropped, null, null));
-    }
-    Agent agent = new Agent(options, deps, events, pods, certificates, clients);
-    EventCaches.register(events.metrics().caches(), events.broadcaster(), events.store());
-    return agent;
-  }
-
-  /**
-   * The event pipeline: one line per event in the log, the newest events for /events (kept only
-   * where the read-only port serves them), Elasticsearch/OpenSearch and a JSON-lines file when
-   * configured, and (added with the API's parts) the API server.
-   */
-  private static Events events(KubeletOptions options, Dependencies deps) {
-    var clock = deps.time().clock();
-    KubeletMetrics metrics = new KubeletMetrics(options.nodeName());
-    EventBroadcaster broadcaster = new EventBroadcaster();
-    broadcaster.addWatcher("log", new LogSink());
-    EventStore store = options.config().server().readOnlyPort() == 0 ? null : new EventStore(clock);
-    if (store != null) {
-      broadcaster.addWatcher("store", store);
-    }
-    Optional<ExportSink> export =
-        Exporters.sink(options.config().eventExport(), options.rootDir(), deps.time());
-    export.ifPresent(
-        e -> {
-          broadcaster.addWatcher("export", e);
-          metrics.register(new ExportCollector(e.exporters()));
-        });
-    deps.eventWatchers().forEach(broadcaster::addWatcher);
-    return new Events(
-        metrics,
-        broadcaster,
-        store,
-        new BroadcastRecorder(clock, options.nodeName(), broadcaster),
-        export.<Lifecycle>map(e -> e.around(broadcaster)).orElse(broadcaster));
-  }
-
-  /**
-   * The image GC, run every {@code --image-gc-period} over the engine's images (every container of
-   * the engine counts as a user, not only the node's); none at a high threshold of 100, which
-   * disables it as upstream.
-   */
-  private static Optional<ImageGcManager> imageGc(
-      KubeletOptions options, Dependencies deps, Dependencies.Engine engine, Events events) {
-    var s = options.config().gc();
-    ImageGcPolicy policy =
-        new ImageGcPolicy(
-            s.imageGCHighThresholdPercent(), s.imageGCLowThresholdPercent(), s.imageMinimumGCAge());
-    Optional<ImageGcManager> gc =
+    // The image GC, every --image-gc-period, over all the engine's images: every container of the
+    // engine counts as a user, not only the node's.
+    Optional<ImageGcManager> imageGc =
         ImageGcManager.create(
             new ImageGcManager.Options(
-                policy,
+                ImageGcPolicy.of(options.config().gc()),
                 options.podInfraImage(),
                 Refs.node(options.nodeName()),
                 options.engine().imageGcPeriod()),
             engine.images(),
             events.recorder(),
             deps.time());
-    gc.ifPresent(g -> events.metrics().register(new ImageGcCollector(g::stats)));
-    return gc;
+    PodEngine pods =
+        new PodEngine(
+            engine,
+            new InstrumentedRuntime(network.wrap(engine.runtime()), metrics, deps.time().clock()),
+            deps.containerManager().apply(engine),
+            network,
+            imageGc);
+    pods.imageGc().ifPresent(g -> metrics.register(new ImageGcCollector(g::stats)));
+    Agent agent = new Agent(options, deps, metrics, events, pods, certificates, clients);
+    EventCaches.register(metrics.caches(), events.broadcaster(), events.store());
+    return agent;
   }
 
-  /**
-   * The API's parts: the pods' client, the status manager, mirror pods, the objects' watches, and
-   * the events' sink, each on a client of its own.
-   */
-  private Inputs clusterInputs(
-      KubeletOptions options,
-      Dependencies deps,
-      PodEngine engine,
-      Events events,
-      ApiClients clients) {
-    KubeletConfiguration config = options.config();
-    var clock = deps.time().clock();
-    RateLimit limit = RateLimit.kubeApi(config.kubeAPIQPS(), config.kubeAPIBurst());
-    ApiClients kube = clients.limited("kube-api", limit, deps.time());
-    ContentType.logUsed(config.contentType());
-    KubernetesClient pods = kube.newClient();
-    ApiStatusManager statuses =
-        new ApiStatusManager(
-            kube.newClient(),
-            clock,
-            (int) limit.qps(),
-            limit.burst(),
-            pod -> parts.reclaimed.test(pod),
-            uid -> parts.podManager.apiObject(uid),
-            STATUS_SYNC_PERIOD);
-    // Events go to the API server on a client and budget of their own.
+  /** The pods' status manager on a client of its own. */
+  private ApiStatusManager apiStatuses(ApiClients clients, RateLimit limit, Dependencies deps) {
+    return new ApiStatusManager(
+        clients.newClient(),
+        deps.time().clock(),
+        (int) limit.qps(),
+        limit.burst(),
+        pod -> parts.reclaimed.test(pod),
+        uid -> parts.podManager.apiObject(uid),
+        STATUS_SYNC_PERIOD);
+  }
+
+  /** Events to the API server, on a client and budget of their own; what the events count. */
+  private EventCollector apiEvents(
+      ApiClients clients, Dependencies deps, EventBroadcaster broadcaster, KubeletMetrics metrics) {
+    var config = options.config();
     ApiEventSink sink =
         ApiEventSink.create(
             clients.newClient(),
-            clock,
+            deps.time().clock(),
             deps.time().sleeper(),
             CorrelatorOptions.defaults()
                 .withSpamFilter(config.eventSpamRefillPeriod(), config.eventSpamBurst()),
             config.eventRecordQPS(),
             config.eventBurst());
-    EventBroadcaster broadcaster = events.broadcaster();
     broadcaster.addWatcher("api", sink);
-    events
-        .metrics()
-        .register(
-            new EventCollector(
-                broadcaster::recorded, broadcaster::dropped, sink::correlatorStats, sink::counts));
-    events.metrics().register(new StatusCollector(statuses::stats));
-    events.metrics().caches().addCorrelator("api", sink::correlatorCaches);
-    return new Inputs(
-        options,
-        deps,
-        engine,
-        events,
-        pods,
-        statuses,
-        new MirrorClient(pods, options.nodeName(), this::nodeUid),
-        new WatchPodObjects(kube.newClient()));
+    metrics.caches().addCorrelator("api", sink::correlatorCaches);
+    return new EventCollector(
+        broadcaster::recorded, broadcaster::dropped, sink::correlatorStats, sink::counts);
   }
 
   /** The Node's UID once it is registered, for mirror pods' owner reference; else "". */
@@ -361,26 +284,19 @@ public final class Agent implements Lifecycle {
   }
 
   /** Registration, node status and Lease, on a client of its own. */
-  private NodeStatusManager nodeStatus(Inputs in, ApiClients clients) {
-    var config = options.config();
+  private NodeStatusManager nodeStatus(ApiClients clients) {
     var deps = in.deps();
     NodeOptions nodeOptions =
-        new NodeOptions(
+        NodeOptions.of(
+            options.config(),
             options.nodeName(),
             deps.host().nodeIp(),
-            options.nodeName(),
             new NodeOptions.Registration(
                 options.node().labels(),
                 options.node().taints(),
-                config.providerID(),
-                config.registerNode()),
-            new NodeOptions.Capacity(config.maxPods(), options.rootDir()),
-            config.server().port(),
-            NodeOptions.DEFAULT_KUBELET_VERSION,
-            new NodeOptions.Heartbeat(
-                config.nodeStatusUpdateFrequency(),
-                config.nodeStatusReportFrequency(),
-                config.nodeLeaseDurationSeconds()));
+                options.config().providerID(),
+                options.config().registerNode()),
+            options.rootDir());
     Runtime runtime = in.runtime();
     return NodeStatusManager.create(
         nodeOptions,
@@ -392,42 +308,21 @@ public final class Agent implements Lifecycle {
             runtime::listImages,
             this::readiness,
             new NodeResources(
-                NodeAllocatable.of(
-                        deps.host().machine(), 0, config.reservations(), config.eviction())
-                    .reservationByResource(),
-                parts.eviction::nodeConditions)),
+                in.allocatable().reservationByResource(), parts.eviction::nodeConditions)),
         in.events().recorder());
   }
 
-  /** The Node's {@code spec.podCIDRs} (or its one {@code podCIDR}) as last reported; or none. */
-  static List<String> podCidrs(NodeStatusManager node) {
-    return node.lastReported()
-        .map(Node::getSpec)
-        .map(
-            spec ->
-                spec.getPodCIDRs() != null && !spec.getPodCIDRs().isEmpty()
-                    ? spec.getPodCIDRs()
-                    : spec.getPodCIDR() == null ? List.<String>of() : List.of(spec.getPodCIDR()))
-        .orElse(List.of());
-  }
-
   private void logRuntime() {
-    Runtime runtime = parts.in.runtime();
+    Runtime runtime = in.runtime();
     try {
       log.info("Container runtime: {} {}", runtime.type(), runtime.version());
     } catch (RuntimeException e) {
       log.error(
           "Container runtime is not answering ({}); pods will start once it does", e.getMessage());
     }
-    parts
-        .in
-        .events()
+    in.events()
         .recorder()
-        .event(
-            Refs.node(options.nodeName()),
-            io.jkubelet.agent.events.EventType.Normal,
-            "Starting",
-            "Starting kubelet.");
+        .event(Refs.node(options.nodeName()), EventType.Normal, "Starting", "Starting kubelet.");
   }
 
   /** Starts every subsystem in order; a failure stops those started and is thrown. */
@@ -476,11 +371,6 @@ public final class Agent implements Lifecycle {
     }
   }
 
-  /** The subsystems' lifecycles in their start order. */
-  List<Lifecycle> lifecycles() {
-    return lifecycles;
-  }
-
   /**
    * The node's readiness: the loop, the PLEG, the runtime, and the pods' network (upstream's {@code
    * runtime network not ready}).
@@ -491,47 +381,24 @@ public final class Agent implements Lifecycle {
   }
 
   private Health readiness() {
-    if (parts == null || servers == null) {
+    if (loop == null) {
       return Health.failing("jkubelet is starting");
     }
-    for (Health h : List.of(parts.loop.healthy(), parts.pleg.healthy(), servers.runtimeHealth())) {
+    for (Health h : List.of(loop.healthy(), parts.pleg.healthy(), runtimeHealth())) {
       if (!h.ok()) {
         return h;
       }
     }
-    return parts.in.network().networkError().map(Health::failing).orElse(Health.OK);
+    return in.network().networkError().map(Health::failing).orElse(Health.OK);
   }
 
-  /**
-   * The metrics that {@code /metrics}, {@code /metrics/probes} and {@code /metrics/resource} serve.
-   */
-  public KubeletMetrics metrics() {
-    return parts.in.metrics();
-  }
-
-  /** The node's and pods' resource usage, for {@code /stats/summary}. */
-  public SummaryProvider summary() {
-    return parts.summary;
-  }
-
-  /** The port the kubelet API listens on (0 before start). */
-  public int apiPort() {
-    return servers.api().port();
-  }
-
-  /** The port the read-only server listens on (0 when it is off). */
-  public int readOnlyPort() {
-    return servers.readOnly() == null ? 0 : servers.readOnly().port();
-  }
-
-  /** Dead containers and sandboxes, for whoever must free disk at once (eviction). */
-  public ContainerGarbageCollector containerGarbageCollector() {
-    return parts.containerGc;
-  }
-
-  /** The desired pods, each with the status jkubelet computed for it: {@code /pods}. */
-  List<Pod> podsWithStatus() {
-    return parts.podsWithStatus();
+  private Health runtimeHealth() {
+    try {
+      in.runtime().version();
+      return Health.OK;
+    } catch (RuntimeException e) {
+      return Health.failing("container runtime is down: " + e.getMessage());
+    }
   }
 
   // For tests.
@@ -539,15 +406,11 @@ public final class Agent implements Lifecycle {
     return parts.podManager;
   }
 
-  PodWorkers workers() {
-    return parts.workers;
+  List<Pod> podsWithStatus() {
+    return parts.podsWithStatus();
   }
 
-  PodObjects objects() {
-    return parts.in.objects();
-  }
-
-  Predicate<Pod> reclaimed() {
-    return parts.reclaimed;
+  KubeletMetrics metrics() {
+    return in.metrics();
   }
 }

@@ -4,17 +4,21 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.gc.Housekeeping;
 import io.jkubelet.agent.loop.SyncHandler;
+import io.jkubelet.agent.loop.SyncLoop;
 import io.jkubelet.agent.objects.PodObjects;
+import io.jkubelet.agent.parts.PodParts;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
 import io.jkubelet.agent.podconfig.Annotations;
 import io.jkubelet.agent.prober.ProbeManager;
+import io.jkubelet.agent.util.Time;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.agent.workers.WorkType;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -51,11 +55,40 @@ public final class Kubelet implements SyncHandler {
       Housekeeping housekeeping,
       ExecutorService background) {}
 
+  static final Duration SYNC_TICK = Duration.ofSeconds(1);
+  static final Duration HOUSEKEEPING_TICK = Duration.ofSeconds(2);
+
   private final Parts p;
   private final AtomicBoolean housekeepingRunning = new AtomicBoolean();
 
   Kubelet(Parts parts) {
     this.p = parts;
+  }
+
+  /**
+   * The sync loop over a handler on {@code parts}: a sync tick each second, housekeeping each 2.
+   */
+  static SyncLoop loop(PodParts parts, Time time) {
+    var in = parts.in;
+    Kubelet kubelet =
+        new Kubelet(
+            new Parts(
+                new Pods(parts.podManager, parts.cache, in.objects(), in.mirrors()),
+                parts.workQueue,
+                parts.workers,
+                parts.probes,
+                parts.admitter,
+                parts.housekeeping,
+                parts.background));
+    return new SyncLoop(
+        kubelet,
+        new SyncLoop.Pods(
+            parts.podManager::byUid, kubelet::podsToSync, parts.podConfig::seenAllSources),
+        parts.channels.select(),
+        new SyncLoop.Ticks(
+            parts.channels.sync(), parts.channels.housekeeping(), SYNC_TICK, HOUSEKEEPING_TICK),
+        time.clock(),
+        time.schedulers());
   }
 
   @Override

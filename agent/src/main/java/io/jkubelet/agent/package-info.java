@@ -1,6 +1,6 @@
 /**
- * The node agent assembled: {@link io.jkubelet.agent.Agent} builds every subsystem from a {@link
- * io.jkubelet.agent.Setup} and runs them; {@link io.jkubelet.agent.Kubelet} is the sync loop's
- * handler.
+ * The node agent assembled: {@link io.jkubelet.agent.Agent} builds every subsystem from the parsed
+ * options and the dependencies ({@code setup}) and runs them in one order; {@link
+ * io.jkubelet.agent.Kubelet} is the sync loop's handler.
  */
 package io.jkubelet.agent;

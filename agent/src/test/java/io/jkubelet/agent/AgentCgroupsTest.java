@@ -47,7 +47,7 @@ class AgentCgroupsTest {
             .build();
     agent =
         Agent.create(
-            KubeletOptions.standalone("node1", tmp.resolve("root"), "10.1.1.1", config),
+            TestAgents.standalone("node1", tmp.resolve("root"), "10.1.1.1", config),
             TestAgents.dependencies(clock, runtime, cgroups, new TestAgents.Recorded()));
     return agent;
   }

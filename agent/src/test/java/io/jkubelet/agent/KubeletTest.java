@@ -66,7 +66,7 @@ class KubeletTest {
             .build();
     kubelet =
         Agent.create(
-            KubeletOptions.standalone("node1", tmp.resolve("root"), "10.1.1.1", config),
+            TestAgents.standalone("node1", tmp.resolve("root"), "10.1.1.1", config),
             TestAgents.dependencies(clock, runtime, ContainerManager.NONE, recorded));
     kubelet.start();
   }

@@ -46,6 +46,18 @@ class PackageDependenciesTest {
   }
 
   /**
+   * The root package holds the composition root and the loop's handler, not wiring helpers: the
+   * parts it builds from are in packages of their own.
+   */
+  @Test
+  void theRootPackageHoldsOnlyTheCompositionRootAndTheHandler() throws IOException {
+    try (Stream<Path> files = Files.list(MAIN)) {
+      assertThat(files.filter(Files::isRegularFile).map(f -> f.getFileName().toString()))
+          .containsExactlyInAnyOrder("Agent.java", "Kubelet.java", "package-info.java");
+    }
+  }
+
+  /**
    * What a pod's spec says (its containers, requests, restart rule, waiting reasons) is read from
    * {@code pod}, one definition for all: the status and admission do not reach into the runtime
    * manager for it.

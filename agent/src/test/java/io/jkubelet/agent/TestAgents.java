@@ -1,16 +1,23 @@
 package io.jkubelet.agent;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.jkubelet.agent.cm.CgroupOptions;
 import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.events.EventBroadcaster;
+import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.FakeImageService;
 import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.setup.Dependencies;
+import io.jkubelet.agent.setup.KubeletOptions;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.RecordingSleeper;
 import io.jkubelet.agent.util.Schedulers;
 import io.jkubelet.agent.util.Time;
+import io.jkubelet.config.KubeletConfiguration;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -46,6 +53,21 @@ final class TestAgents {
     public void forget(String uid) {
       forgotten.add(uid);
     }
+  }
+
+  /**
+   * Standalone options with every default but these, whose log directories stay under {@code
+   * rootDir}.
+   */
+  static KubeletOptions standalone(
+      String nodeName, Path rootDir, String nodeIp, KubeletConfiguration config) {
+    return new KubeletOptions(
+        nodeName,
+        config,
+        new KubeletOptions.Node(nodeIp, Map.of(), List.of()),
+        KubeletOptions.Paths.under(rootDir),
+        new KubeletOptions.Engine("unused", "jkubelet/pause:3.2", Duration.ofMinutes(5)),
+        new KubeletOptions.Subsystems(NetworkOptions.NONE, CgroupOptions.DEFAULTS, null));
   }
 
   /** Dependencies on {@code runtime}, with {@code cgroups} as the pods' container manager. */

@@ -1,7 +1,6 @@
 package io.jkubelet.config;
 
 import java.nio.file.Path;
-import java.util.Objects;
 
 /**
  * The container log settings of upstream's KubeletConfiguration: when a container's log file is
@@ -43,8 +42,7 @@ public record ContainerLogSettings(
       Settings.defaults(ContainerLogSettings.class, false);
 
   public ContainerLogSettings {
-    Objects.requireNonNull(containerLogMaxSize, "containerLogMaxSize");
-    Objects.requireNonNull(podLogsDir, "podLogsDir");
-    Objects.requireNonNull(containerLogsDir, "containerLogsDir");
+    Records.requireNonNull(
+        ContainerLogSettings.class, containerLogMaxSize, podLogsDir, containerLogsDir);
   }
 }

@@ -147,10 +147,7 @@ public record EvictionSettings(
   public record Threshold(
       Signal signal, Value value, Duration gracePeriod, Optional<Value> minReclaim) {
     public Threshold {
-      Objects.requireNonNull(signal, "signal");
-      Objects.requireNonNull(value, "value");
-      Objects.requireNonNull(gracePeriod, "gracePeriod");
-      Objects.requireNonNull(minReclaim, "minReclaim");
+      Records.requireNonNull(Threshold.class, signal, value, gracePeriod, minReclaim);
     }
 
     /** Upstream's {@code isHardEvictionThreshold}: no grace period. */

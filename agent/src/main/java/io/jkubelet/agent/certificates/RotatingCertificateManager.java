@@ -3,23 +3,16 @@ package io.jkubelet.agent.certificates;
 import io.jkubelet.agent.util.Jitter;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
-import java.nio.file.Path;
 import java.security.KeyPair;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
-import javax.naming.InvalidNameException;
-import javax.naming.ldap.LdapName;
-import javax.naming.ldap.Rdn;
-import javax.security.auth.x500.X500Principal;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,20 +44,11 @@ final class RotatingCertificateManager implements ClientCertificateManager {
   /** How often the template is compared with the certificate and the last request. */
   static final Duration TEMPLATE_CHECK = Duration.ofSeconds(2);
 
-  /** Opens the client a request is sent with. */
-  @FunctionalInterface
-  interface Opener {
-    /**
-     * @param current the manager's current certificate, if valid
-     */
-    SigningRequests open(Optional<ClientCertificate> current) throws RequestException;
-  }
-
   private final CertificateKind kind;
   private final CertificateOptions options;
   private final String nodeName;
   private final Supplier<Optional<Sans>> template;
-  private final Opener opener;
+  private final RequestOpener opener;
   private final Time time;
   private final CertificateEvent.Listener events;
   private final DoubleSupplier random;
@@ -97,7 +81,7 @@ final class RotatingCertificateManager implements ClientCertificateManager {
         options,
         nodeName,
         () -> Optional.of(Sans.NONE),
-        current -> clientFor(options, clients, current),
+        RequestOpener.forClient(options, clients),
         time,
         events,
         random);
@@ -131,7 +115,7 @@ final class RotatingCertificateManager implements ClientCertificateManager {
       CertificateOptions options,
       String nodeName,
       Supplier<Optional<Sans>> template,
-      Opener opener,
+      RequestOpener opener,
       Time time,
       CertificateEvent.Listener events,
       DoubleSupplier random) {
@@ -188,7 +172,7 @@ final class RotatingCertificateManager implements ClientCertificateManager {
       return;
     }
     ClientCertificate c = cert;
-    if (c != null && satisfiesTemplate(c, wanted.get())) {
+    if (c != null && RotationDeadline.isFor(c, nodeName, wanted.get())) {
       return;
     }
     log.info(
@@ -251,52 +235,16 @@ final class RotatingCertificateManager implements ClientCertificateManager {
     ClientCertificate c = cert;
     Instant now = time.clock().instant();
     Optional<Sans> wanted = template.get();
-    if (c == null || (wanted.isPresent() && !satisfiesTemplate(c, wanted.get()))) {
+    if (c == null || (wanted.isPresent() && !RotationDeadline.isFor(c, nodeName, wanted.get()))) {
       return wanted.isPresent() ? Optional.of(now) : Optional.empty();
     }
-    Instant deadline = deadline(c, random);
+    Instant deadline = RotationDeadline.at(c, random);
     log.info(
         "Certificate rotation: {} certificate expiration is {}, rotation deadline is {}",
         kind.what(),
         c.notAfter(),
         deadline);
     return Optional.of(deadline);
-  }
-
-  /** {@code notBefore} plus a uniformly random 70 to 90 % of the lifetime. */
-  static Instant deadline(ClientCertificate c, DoubleSupplier random) {
-    Duration total = c.lifetime();
-    Duration jittered =
-        Jitter.jitter(total, 0.2, random).minus(total.multipliedBy(3).dividedBy(10));
-    return c.notBefore().plus(jittered);
-  }
-
-  private boolean satisfiesTemplate(ClientCertificate c, Sans wanted) {
-    String name = c.leaf().getSubjectX500Principal().getName(X500Principal.RFC2253);
-    Set<String> cns = new HashSet<>();
-    Set<String> orgs = new HashSet<>();
-    try {
-      for (Rdn rdn : new LdapName(name).getRdns()) {
-        if (rdn.getType().equalsIgnoreCase("CN")) {
-          cns.add(String.valueOf(rdn.getValue()));
-        } else if (rdn.getType().equalsIgnoreCase("O")) {
-          orgs.add(String.valueOf(rdn.getValue()));
-        }
-      }
-    } catch (InvalidNameException e) {
-      return false;
-    }
-    boolean ok = cns.contains(NodeCsr.commonName(nodeName)) && orgs.contains(NodeCsr.ORGANIZATION);
-    if (!ok) {
-      log.info(
-          "Certificate rotation: current certificate subject {} is not CN={}, O={}; rotating now",
-          name,
-          NodeCsr.commonName(nodeName),
-          NodeCsr.ORGANIZATION);
-      return false;
-    }
-    // The names, where there are any to want (upstream compares them for the serving certificate).
-    return wanted.isEmpty() || Sans.of(c.leaf()).equals(wanted);
   }
 
   private synchronized void scheduleAt(Instant at) {
@@ -373,35 +321,6 @@ final class RotatingCertificateManager implements ClientCertificateManager {
     NodeCsr csr = NodeCsr.create(kind, nodeName, names, pendingKey);
     try (SigningRequests api = opener.open(current())) {
       return requester.request(api, csr, options.rotationWait(), () -> stale(names));
-    }
-  }
-
-  /**
-   * The client certificate's requests: as the node while its certificate is good; else with the
-   * bootstrap credentials, if any.
-   */
-  private static SigningRequests clientFor(
-      CertificateOptions options, SigningClients clients, Optional<ClientCertificate> current)
-      throws RequestException {
-    if (current.isPresent()) {
-      return clients.asNode(current.get());
-    }
-    Path bootstrap = options.bootstrapKubeconfig();
-    if (bootstrap == null) {
-      throw new RequestException(
-          RequestException.Reason.API,
-          "no valid client certificate to request a new one with, and no --bootstrap-kubeconfig");
-    }
-    log.info(
-        "Certificate rotation: no valid client certificate; using the bootstrap credentials of {}",
-        bootstrap);
-    try {
-      return clients.withBootstrapCredentials(bootstrap);
-    } catch (RuntimeException e) {
-      throw new RequestException(
-          RequestException.Reason.API,
-          "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(),
-          e);
     }
   }
 

@@ -1,9 +1,9 @@
 package io.jkubelet.agent.cli;
 
 import io.jkubelet.agent.Agent;
-import io.jkubelet.agent.Dependencies;
-import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
+import io.jkubelet.agent.setup.Dependencies;
+import io.jkubelet.agent.setup.KubeletOptions;
 import io.jkubelet.agent.util.NativeTls;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -1,7 +1,6 @@
 package io.jkubelet.agent.cli;
 
 import io.fabric8.kubernetes.api.model.Taint;
-import io.jkubelet.agent.KubeletOptions;
 import io.jkubelet.agent.admission.Sysctls;
 import io.jkubelet.agent.certificates.CertificateOptions;
 import io.jkubelet.agent.cm.CgroupOptions;
@@ -11,6 +10,7 @@ import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.agent.node.NodeFlags;
 import io.jkubelet.agent.node.NodeName;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
+import io.jkubelet.agent.setup.KubeletOptions;
 import io.jkubelet.config.CertificateSettings;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigLoader;

@@ -27,26 +27,12 @@ public final class ContainerManagers {
   private ContainerManagers() {}
 
   /**
-   * The container manager for {@code options} on this machine, with the configuration's defaults
-   * but for the swap check, which is not made.
+   * The container manager for {@code options} on this machine, {@code config}'s reservations held
+   * back from {@code kubepods}; first, with {@code failSwapOn}, upstream's swap check.
    *
    * @param engineDriver Docker's cgroup driver, asked only with {@code cgroupsPerQOS}
    * @throws ConfigException naming {@code --cgroup-driver} when the driver given is not Docker's,
    *     or when none is given and Docker's is one jkubelet does not know
-   */
-  static ContainerManager create(
-      CgroupOptions options, NodeInfo machine, Supplier<Optional<String>> engineDriver) {
-    return create(
-        options,
-        machine,
-        engineDriver,
-        KubeletConfiguration.builder().set("failSwapOn", false).build());
-  }
-
-  /**
-   * As above, with {@code config}'s reservations held back from {@code kubepods}; first, with
-   * {@code failSwapOn}, upstream's swap check.
-   *
    * @throws SwapOnException when the host has swap on and {@code failSwapOn} is true
    */
   public static ContainerManager create(

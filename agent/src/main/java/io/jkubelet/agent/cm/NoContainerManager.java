@@ -1,23 +1,13 @@
 package io.jkubelet.agent.cm;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.util.Lifecycle;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 
 /** {@link ContainerManager#NONE}: no cgroups, as upstream's noop managers. Stateless. */
-final class NoContainerManager implements ContainerManager {
-  @Override
-  public void start() {}
-
-  @Override
-  public void stop() {}
-
-  @Override
-  public Health healthy() {
-    return Health.OK;
-  }
-
+final class NoContainerManager implements ContainerManager, Lifecycle.Idle {
   @Override
   public String cgroupParent(Pod pod) {
     return "";

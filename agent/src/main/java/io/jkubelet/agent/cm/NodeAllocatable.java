@@ -2,10 +2,10 @@ package io.jkubelet.agent.cm;
 
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.config.EvictionSettings;
+import io.jkubelet.config.Records;
 import io.jkubelet.config.ReservationSettings;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The node's capacity and what is held back from pods, as upstream's node allocatable ({@code
@@ -74,10 +74,8 @@ public record NodeAllocatable(
   }
 
   public NodeAllocatable {
-    Objects.requireNonNull(capacity, "capacity");
-    Objects.requireNonNull(kubeReserved, "kubeReserved");
-    Objects.requireNonNull(systemReserved, "systemReserved");
-    Objects.requireNonNull(evictionHard, "evictionHard");
+    Records.requireNonNull(
+        NodeAllocatable.class, capacity, kubeReserved, systemReserved, evictionHard);
     if (hugePagesBytes < 0) {
       throw new IllegalArgumentException("hugePagesBytes must not be negative");
     }

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.pod.PodRequests;
 import io.jkubelet.agent.pod.PodSpecs;
-import java.util.Objects;
+import io.jkubelet.config.Records;
 import java.util.OptionalLong;
 
 /**
@@ -34,11 +34,8 @@ public record ResourceConfig(
           OptionalLong.empty());
 
   public ResourceConfig {
-    Objects.requireNonNull(cpuShares, "cpuShares");
-    Objects.requireNonNull(cpuQuota, "cpuQuota");
-    Objects.requireNonNull(cpuPeriod, "cpuPeriod");
-    Objects.requireNonNull(memoryLimit, "memoryLimit");
-    Objects.requireNonNull(pidsLimit, "pidsLimit");
+    Records.requireNonNull(
+        ResourceConfig.class, cpuShares, cpuQuota, cpuPeriod, memoryLimit, pidsLimit);
   }
 
   /** Only cpu shares. */

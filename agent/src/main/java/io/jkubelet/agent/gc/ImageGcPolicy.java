@@ -1,5 +1,6 @@
 package io.jkubelet.agent.gc;
 
+import io.jkubelet.config.GcSettings;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -32,6 +33,14 @@ public record ImageGcPolicy(int highThresholdPercent, int lowThresholdPercent, D
     if (minAge.isNegative()) {
       throw new IllegalArgumentException("invalid minimum image age " + minAge);
     }
+  }
+
+  /** The policy {@code settings} declare. */
+  public static ImageGcPolicy of(GcSettings settings) {
+    return new ImageGcPolicy(
+        settings.imageGCHighThresholdPercent(),
+        settings.imageGCLowThresholdPercent(),
+        settings.imageMinimumGCAge());
   }
 
   /** Whether image GC runs at all: upstream stubs it out at a high threshold of 100. */

@@ -3,8 +3,8 @@ package io.jkubelet.agent.kuberuntime;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.dns.PodDns;
 import io.jkubelet.agent.env.NodeAllocatable;
+import io.jkubelet.config.Records;
 import java.nio.file.Path;
-import java.util.Objects;
 import java.util.function.Function;
 
 /**
@@ -19,10 +19,7 @@ import java.util.function.Function;
 public record NodeContext(
     NodeAllocatable allocatable, Path rootDir, PodDns dns, Function<Pod, String> cgroupParent) {
   public NodeContext {
-    Objects.requireNonNull(allocatable, "allocatable");
-    Objects.requireNonNull(rootDir, "rootDir");
-    Objects.requireNonNull(dns, "dns");
-    Objects.requireNonNull(cgroupParent, "cgroupParent");
+    Records.requireNonNull(NodeContext.class, allocatable, rootDir, dns, cgroupParent);
   }
 
   /** Pods in the runtime's default cgroup parent, "". */

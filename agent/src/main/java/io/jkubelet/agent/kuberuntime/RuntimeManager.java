@@ -20,6 +20,7 @@ import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.volume.MountFailure;
 import io.jkubelet.agent.volume.VolumeManager;
+import io.jkubelet.config.Records;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -82,14 +83,8 @@ public final class RuntimeManager {
       EventRecorder recorder,
       Clock clock) {
     public Deps {
-      Objects.requireNonNull(runtime, "runtime");
-      Objects.requireNonNull(images, "images");
-      Objects.requireNonNull(volumes, "volumes");
-      Objects.requireNonNull(hooks, "hooks");
-      Objects.requireNonNull(objects, "objects");
-      Objects.requireNonNull(crashBackoff, "crashBackoff");
-      Objects.requireNonNull(recorder, "recorder");
-      Objects.requireNonNull(clock, "clock");
+      Records.requireNonNull(
+          Deps.class, runtime, images, volumes, hooks, objects, crashBackoff, recorder, clock);
     }
   }
 

@@ -8,6 +8,7 @@ import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Schedulers;
+import io.jkubelet.config.Records;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -67,9 +68,7 @@ public final class SyncLoop implements Lifecycle {
       Supplier<List<Pod>> toSync,
       BooleanSupplier sourcesReady) {
     public Pods {
-      Objects.requireNonNull(byUid, "byUid");
-      Objects.requireNonNull(toSync, "toSync");
-      Objects.requireNonNull(sourcesReady, "sourcesReady");
+      Records.requireNonNull(Pods.class, byUid, toSync, sourcesReady);
     }
   }
 

@@ -16,32 +16,7 @@ import java.util.Optional;
 public interface PodNetwork extends Lifecycle {
 
   /** Docker's own bridge, as an empty {@code --network-plugin}: always ready. */
-  PodNetwork NONE =
-      new PodNetwork() {
-        @Override
-        public Runtime wrap(Runtime runtime) {
-          return runtime;
-        }
-
-        @Override
-        public Optional<String> networkError() {
-          return Optional.empty();
-        }
-
-        @Override
-        public void podCidrsFrom(java.util.function.Supplier<java.util.List<String>> node) {}
-
-        @Override
-        public void start() {}
-
-        @Override
-        public void stop() {}
-
-        @Override
-        public Health healthy() {
-          return Health.OK;
-        }
-      };
+  PodNetwork NONE = new NoNetwork();
 
   /**
    * Where the Node's {@code spec.podCIDRs} are read (cluster mode); until they are known, the

@@ -2,6 +2,7 @@ package io.jkubelet.agent.node;
 
 import io.jkubelet.agent.util.StatFs;
 import io.jkubelet.config.Quantities;
+import io.jkubelet.config.Records;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
@@ -61,13 +62,15 @@ public record NodeInfo(
       String systemUuid,
       String bootId) {
     public SystemInfo {
-      Objects.requireNonNull(kernelVersion, "kernelVersion");
-      Objects.requireNonNull(osImage, "osImage");
-      Objects.requireNonNull(operatingSystem, "operatingSystem");
-      Objects.requireNonNull(architecture, "architecture");
-      Objects.requireNonNull(machineId, "machineId");
-      Objects.requireNonNull(systemUuid, "systemUuid");
-      Objects.requireNonNull(bootId, "bootId");
+      Records.requireNonNull(
+          SystemInfo.class,
+          kernelVersion,
+          osImage,
+          operatingSystem,
+          architecture,
+          machineId,
+          systemUuid,
+          bootId);
     }
   }
 

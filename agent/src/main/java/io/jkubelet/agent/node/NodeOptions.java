@@ -2,6 +2,7 @@ package io.jkubelet.agent.node;
 
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
@@ -155,6 +156,30 @@ public record NodeOptions(
         DEFAULT_KUBELET_PORT,
         DEFAULT_KUBELET_VERSION,
         Heartbeat.DEFAULT);
+  }
+
+  /**
+   * The options of a node named {@code nodeName} (its hostname too) as {@code config} says: its
+   * pods, the kubelet API's port, its heartbeat.
+   */
+  public static NodeOptions of(
+      KubeletConfiguration config,
+      String nodeName,
+      String nodeIp,
+      Registration registration,
+      Path rootDir) {
+    return new NodeOptions(
+        nodeName,
+        nodeIp,
+        nodeName,
+        registration,
+        new Capacity(config.maxPods(), rootDir),
+        config.server().port(),
+        DEFAULT_KUBELET_VERSION,
+        new Heartbeat(
+            config.nodeStatusUpdateFrequency(),
+            config.nodeStatusReportFrequency(),
+            config.nodeLeaseDurationSeconds()));
   }
 
   /** A copy with other update and report frequencies. */

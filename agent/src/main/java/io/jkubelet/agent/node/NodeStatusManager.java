@@ -6,8 +6,8 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Time;
+import io.jkubelet.config.Records;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -32,6 +32,18 @@ public interface NodeStatusManager extends Lifecycle {
    */
   Optional<Node> lastReported();
 
+  /** The Node's {@code spec.podCIDRs} (or its one {@code podCIDR}) as last reported; or none. */
+  default List<String> podCidrs() {
+    return lastReported()
+        .map(Node::getSpec)
+        .map(
+            spec ->
+                spec.getPodCIDRs() != null && !spec.getPodCIDRs().isEmpty()
+                    ? spec.getPodCIDRs()
+                    : spec.getPodCIDR() == null ? List.<String>of() : List.of(spec.getPodCIDR()))
+        .orElse(List.of());
+  }
+
   /**
    * What the Node's status is computed from.
    *
@@ -52,11 +64,7 @@ public interface NodeStatusManager extends Lifecycle {
       Supplier<Health> readiness,
       NodeResources resources) {
     public Sources {
-      Objects.requireNonNull(machine, "machine");
-      Objects.requireNonNull(runtimeVersion, "runtimeVersion");
-      Objects.requireNonNull(images, "images");
-      Objects.requireNonNull(readiness, "readiness");
-      Objects.requireNonNull(resources, "resources");
+      Records.requireNonNull(Sources.class, machine, runtimeVersion, images, readiness, resources);
     }
   }
 

@@ -53,38 +53,5 @@ public interface PodObjects extends Lifecycle {
   }
 
   /** Standalone mode: there is no API server to read from. */
-  PodObjects NONE =
-      new PodObjects() {
-        @Override
-        public Optional<Secret> secret(String namespace, String name) throws Unavailable {
-          throw new Unavailable("no API server: jkubelet runs standalone", null);
-        }
-
-        @Override
-        public Optional<ConfigMap> configMap(String namespace, String name) throws Unavailable {
-          throw new Unavailable("no API server: jkubelet runs standalone", null);
-        }
-
-        @Override
-        public List<Service> services() {
-          return List.of();
-        }
-
-        @Override
-        public void register(Pod pod) {}
-
-        @Override
-        public void unregister(Pod pod) {}
-
-        @Override
-        public void start() {}
-
-        @Override
-        public void stop() {}
-
-        @Override
-        public Health healthy() {
-          return Health.OK;
-        }
-      };
+  PodObjects NONE = new NoPodObjects();
 }

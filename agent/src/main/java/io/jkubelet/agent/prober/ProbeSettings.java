@@ -1,8 +1,8 @@
 package io.jkubelet.agent.prober;
 
 import io.fabric8.kubernetes.api.model.Probe;
+import io.jkubelet.config.Records;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * The timing and thresholds of a probe, with upstream defaults applied (period 10s, timeout 1s,
@@ -20,9 +20,7 @@ public record ProbeSettings(
       new ProbeSettings(Duration.ZERO, Duration.ofSeconds(10), Duration.ofSeconds(1), 1, 3);
 
   public ProbeSettings {
-    Objects.requireNonNull(initialDelay, "initialDelay");
-    Objects.requireNonNull(period, "period");
-    Objects.requireNonNull(timeout, "timeout");
+    Records.requireNonNull(ProbeSettings.class, initialDelay, period, timeout);
     if (initialDelay.isNegative()) {
       throw new IllegalArgumentException("initialDelay must not be negative: " + initialDelay);
     }

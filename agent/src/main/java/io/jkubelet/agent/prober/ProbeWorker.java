@@ -2,6 +2,7 @@ package io.jkubelet.agent.prober;
 
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.config.Records;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;
@@ -37,9 +38,7 @@ public final class ProbeWorker implements Lifecycle {
   /** Identifies a worker: one per (pod UID, container name, probe type). */
   public record Key(String podUid, String containerName, ProbeType type) {
     public Key {
-      Objects.requireNonNull(podUid, "podUid");
-      Objects.requireNonNull(containerName, "containerName");
-      Objects.requireNonNull(type, "type");
+      Records.requireNonNull(Key.class, podUid, containerName, type);
     }
 
     @Override

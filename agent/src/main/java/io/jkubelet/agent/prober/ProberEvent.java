@@ -1,6 +1,6 @@
 package io.jkubelet.agent.prober;
 
-import java.util.Objects;
+import io.jkubelet.config.Records;
 
 /** What the prober tells the sync loop. */
 public sealed interface ProberEvent permits ProberEvent.ResultChange {
@@ -10,11 +10,7 @@ public sealed interface ProberEvent permits ProberEvent.ResultChange {
       String podUid, String containerName, String containerId, ProbeType type, ProbeResult result)
       implements ProberEvent {
     public ResultChange {
-      Objects.requireNonNull(podUid, "podUid");
-      Objects.requireNonNull(containerName, "containerName");
-      Objects.requireNonNull(containerId, "containerId");
-      Objects.requireNonNull(type, "type");
-      Objects.requireNonNull(result, "result");
+      Records.requireNonNull(ResultChange.class, podUid, containerName, containerId, type, result);
     }
   }
 }

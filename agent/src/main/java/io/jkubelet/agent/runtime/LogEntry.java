@@ -1,7 +1,7 @@
 package io.jkubelet.agent.runtime;
 
+import io.jkubelet.config.Records;
 import java.time.Instant;
-import java.util.Objects;
 
 /**
  * One message of a container's output as the runtime recorded it: a line with its newline, or the
@@ -16,9 +16,7 @@ public record LogEntry(Instant time, String stream, byte[] content) {
   public static final String STDERR = "stderr";
 
   public LogEntry {
-    Objects.requireNonNull(time, "time");
-    Objects.requireNonNull(stream, "stream");
-    Objects.requireNonNull(content, "content");
+    Records.requireNonNull(LogEntry.class, time, stream, content);
   }
 
   /** Whether it ends with a newline (a full line, or the last part of one). */

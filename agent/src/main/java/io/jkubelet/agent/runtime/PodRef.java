@@ -1,13 +1,11 @@
 package io.jkubelet.agent.runtime;
 
-import java.util.Objects;
+import io.jkubelet.config.Records;
 
 /** Identifies a pod to the runtime: its UID, and the name and namespace used in container names. */
 public record PodRef(String uid, String name, String namespace) {
   public PodRef {
-    Objects.requireNonNull(uid, "uid");
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(namespace, "namespace");
+    Records.requireNonNull(PodRef.class, uid, name, namespace);
   }
 
   @Override

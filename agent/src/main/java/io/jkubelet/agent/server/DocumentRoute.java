@@ -1,11 +1,11 @@
 package io.jkubelet.agent.server;
 
 import io.jkubelet.agent.server.auth.Subject;
+import io.jkubelet.config.Records;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,9 +23,7 @@ public record DocumentRoute(String path, ReadOnlyServer.Resource document, Execu
   private static final Logger log = LoggerFactory.getLogger(DocumentRoute.class);
 
   public DocumentRoute {
-    Objects.requireNonNull(path, "path");
-    Objects.requireNonNull(document, "document");
-    Objects.requireNonNull(executor, "executor");
+    Records.requireNonNull(DocumentRoute.class, path, document, executor);
   }
 
   @Override

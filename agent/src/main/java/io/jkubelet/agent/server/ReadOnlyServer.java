@@ -63,30 +63,8 @@ public final class ReadOnlyServer implements Lifecycle {
   /**
    * @param pods the pods with their current status
    * @param checks named health checks, in the order /healthz reports them
-   */
-  public ReadOnlyServer(
-      String address, int port, Supplier<List<Pod>> pods, Map<String, Supplier<Health>> checks) {
-    this(address, port, pods, checks, (namespace, pod, uid) -> List.of());
-  }
-
-  /**
-   * @param pods the pods with their current status
-   * @param checks named health checks, in the order /healthz reports them
-   * @param events the events kept locally, for {@code /events} (e.g. {@code EventStore::list})
-   */
-  public ReadOnlyServer(
-      String address,
-      int port,
-      Supplier<List<Pod>> pods,
-      Map<String, Supplier<Health>> checks,
-      Events events) {
-    this(address, port, pods, checks, events, List::of);
-  }
-
-  /**
-   * @param pods the pods with their current status
-   * @param checks named health checks, in the order /healthz reports them
-   * @param events the events kept locally, for {@code /events} (e.g. {@code EventStore::list})
+   * @param events the events kept locally, for {@code /events} (e.g. {@code EventStore::list});
+   *     {@link Events#NONE} for none
    * @param probes how regularly each probe ran, for {@code /probes}
    */
   public ReadOnlyServer(
@@ -107,6 +85,9 @@ public final class ReadOnlyServer implements Lifecycle {
   /** The events the read-only port serves, filtered by namespace, pod name and pod UID. */
   @FunctionalInterface
   public interface Events {
+    /** No events kept: {@code /events} lists none. */
+    Events NONE = (namespace, pod, uid) -> List.of();
+
     List<Event> list(Optional<String> namespace, Optional<String> podName, Optional<String> podUid);
   }
 

@@ -2,6 +2,7 @@ package io.jkubelet.agent.status;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
+import io.jkubelet.agent.util.Lifecycle;
 import java.util.Optional;
 import java.util.Set;
 
@@ -11,7 +12,7 @@ import java.util.Set;
  * (a terminal phase is kept, a terminated container never comes back, the start time never
  * changes), so both modes report the same status for the same pod. Thread-safe, as the cache.
  */
-public final class LocalStatusManager implements StatusManager {
+public final class LocalStatusManager implements StatusManager, Lifecycle.Idle {
   private final StatusCache cache = new StatusCache();
 
   @Override
@@ -32,16 +33,5 @@ public final class LocalStatusManager implements StatusManager {
   @Override
   public void removeOrphanedStatuses(Set<String> keep) {
     cache.retainAll(keep);
-  }
-
-  @Override
-  public void start() {}
-
-  @Override
-  public void stop() {}
-
-  @Override
-  public Health healthy() {
-    return Health.OK;
   }
 }

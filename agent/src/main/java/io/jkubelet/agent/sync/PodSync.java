@@ -29,6 +29,7 @@ import io.jkubelet.agent.workers.SyncResult;
 import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkType;
+import io.jkubelet.config.Records;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -111,14 +112,8 @@ public final class PodSync implements PodSyncFn {
       EventRecorder recorder,
       Clock clock) {
     public Deps {
-      Objects.requireNonNull(runtime, "runtime");
-      Objects.requireNonNull(manager, "manager");
-      Objects.requireNonNull(cache, "cache");
-      Objects.requireNonNull(statuses, "statuses");
-      Objects.requireNonNull(reasons, "reasons");
-      Objects.requireNonNull(oomEvents, "oomEvents");
-      Objects.requireNonNull(recorder, "recorder");
-      Objects.requireNonNull(clock, "clock");
+      Records.requireNonNull(
+          Deps.class, runtime, manager, cache, statuses, reasons, oomEvents, recorder, clock);
     }
   }
 

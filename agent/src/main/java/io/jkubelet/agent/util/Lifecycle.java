@@ -40,6 +40,23 @@ public interface Lifecycle {
     };
   }
 
+  /**
+   * A part with nothing to start or stop and nothing that can fail: the {@code NONE} of a subsystem
+   * that is off, the in-memory status manager.
+   */
+  interface Idle extends Lifecycle {
+    @Override
+    default void start() {}
+
+    @Override
+    default void stop() {}
+
+    @Override
+    default Health healthy() {
+      return Health.OK;
+    }
+  }
+
   /** A health report: ok, or what is wrong. */
   record Health(boolean ok, String message) {
     public static final Health OK = new Health(true, "ok");

@@ -5,11 +5,11 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.objects.PodObjects;
+import io.jkubelet.config.Records;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * Sets up a pod's volumes on the host, as upstream's volume manager with its plugins, and says
@@ -59,13 +59,8 @@ public interface VolumeManager {
       Clock clock,
       NodeAllocatable allocatable) {
     public Options {
-      Objects.requireNonNull(rootDir, "rootDir");
-      Objects.requireNonNull(objects, "objects");
-      Objects.requireNonNull(tokens, "tokens");
-      Objects.requireNonNull(mounter, "mounter");
-      Objects.requireNonNull(recorder, "recorder");
-      Objects.requireNonNull(clock, "clock");
-      Objects.requireNonNull(allocatable, "allocatable");
+      Records.requireNonNull(
+          Options.class, rootDir, objects, tokens, mounter, recorder, clock, allocatable);
     }
   }
 

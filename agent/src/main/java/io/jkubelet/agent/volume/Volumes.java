@@ -10,6 +10,7 @@ import io.jkubelet.agent.events.Refs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,14 +40,11 @@ final class Volumes implements VolumeManager {
     this.tokens = new TokenManager(o.tokens(), o.clock());
     Sources sources = new Sources(o.objects(), tokens, o.allocatable());
     Projector projector = new Projector(o.mounter(), o.recorder(), o.clock());
-    this.plugins =
-        List.of(
-            new EmptyDirPlugin(o.mounter()),
-            new HostPathPlugin(),
-            new SecretPlugin(sources, projector),
-            new ConfigMapPlugin(sources, projector),
-            new DownwardApiPlugin(sources, projector),
-            new ProjectedPlugin(sources, projector));
+    List<VolumePlugin> all = new ArrayList<>();
+    all.add(new EmptyDirPlugin(o.mounter()));
+    all.add(new HostPathPlugin());
+    all.addAll(ProjectingPlugin.all(sources, projector));
+    this.plugins = List.copyOf(all);
   }
 
   @Override

@@ -63,14 +63,14 @@ class RotatingCertificateManagerTest {
   @Test
   void theDeadlineIsUniformlyBetween70And90PercentOfTheLifetime() {
     ClientCertificate c = ca.node("n1", clock.instant(), clock.instant().plus(LIFETIME));
-    assertThat(RotatingCertificateManager.deadline(c, () -> 0.0))
+    assertThat(RotationDeadline.at(c, () -> 0.0))
         .isEqualTo(c.notBefore().plus(Duration.ofHours(70)));
-    assertThat(RotatingCertificateManager.deadline(c, () -> 1.0))
+    assertThat(RotationDeadline.at(c, () -> 1.0))
         .isEqualTo(c.notBefore().plus(Duration.ofHours(90)));
     Random random = new Random(42);
     List<Double> fractions = new ArrayList<>();
     for (int i = 0; i < 2000; i++) {
-      Instant d = RotatingCertificateManager.deadline(c, random::nextDouble);
+      Instant d = RotationDeadline.at(c, random::nextDouble);
       fractions.add(Duration.between(c.notBefore(), d).toSeconds() / (double) LIFETIME.toSeconds());
     }
     assertThat(fractions).allSatisfy(f -> assertThat(f).isBetween(0.7, 0.9));

@@ -8,7 +8,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.jkubelet.agent.KubeletOptions;
+import io.jkubelet.agent.setup.KubeletOptions;
 import io.jkubelet.config.FeatureGates;
 import io.jkubelet.config.Setting;
 import io.jkubelet.config.Settings;

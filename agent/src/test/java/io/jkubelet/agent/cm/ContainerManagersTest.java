@@ -10,6 +10,7 @@ import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.config.CgroupSettings;
 import io.jkubelet.config.ConfigException;
+import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -68,14 +69,12 @@ class ContainerManagersTest {
 
   @Test
   void aDriverGivenOtherThanDockersIsRefusedWithUpstreamsMessage() {
-    assertThatThrownBy(
-            () -> ContainerManagers.create(given("cgroupfs"), MACHINE, docker("systemd")))
+    assertThatThrownBy(() -> create(given("cgroupfs"), MACHINE, docker("systemd")))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "--cgroup-driver: misconfiguration: kubelet cgroup driver: \"cgroupfs\" is different"
                 + " from docker cgroup driver: \"systemd\"");
-    assertThatThrownBy(
-            () -> ContainerManagers.create(given("systemd"), MACHINE, docker("cgroupfs")))
+    assertThatThrownBy(() -> create(given("systemd"), MACHINE, docker("cgroupfs")))
         .hasMessageContaining("kubelet cgroup driver: \"systemd\" is different");
   }
 
@@ -83,11 +82,9 @@ class ContainerManagersTest {
   void noDriverGivenTakesDockersAndSaysSo() {
     assertThat(CgroupOptions.DEFAULTS.cgroupDriver()).as("not given by default").isEmpty();
 
-    ContainerManager systemd =
-        ContainerManagers.create(CgroupOptions.DEFAULTS, MACHINE, docker("systemd"));
+    ContainerManager systemd = create(CgroupOptions.DEFAULTS, MACHINE, docker("systemd"));
     assertThat(systemd.podCgroupRoot()).isEqualTo("/kubepods.slice");
-    ContainerManager cgroupfs =
-        ContainerManagers.create(CgroupOptions.DEFAULTS, MACHINE, docker("cgroupfs"));
+    ContainerManager cgroupfs = create(CgroupOptions.DEFAULTS, MACHINE, docker("cgroupfs"));
     assertThat(cgroupfs.podCgroupRoot()).isEqualTo("/kubepods");
     assertThat(logged())
         .containsExactly(
@@ -99,7 +96,7 @@ class ContainerManagersTest {
 
   @Test
   void aDriverGivenThatIsDockersIsKeptAndSaysSo() {
-    ContainerManager cm = ContainerManagers.create(given("systemd"), MACHINE, docker("systemd"));
+    ContainerManager cm = create(given("systemd"), MACHINE, docker("systemd"));
     assertThat(cm.podCgroupRoot()).isEqualTo("/kubepods.slice");
     assertThat(logged())
         .containsExactly(
@@ -108,7 +105,7 @@ class ContainerManagersTest {
 
   @Test
   void anEngineThatDoesNotAnswerLeavesTheDriverGivenOrUpstreamsDefault() {
-    assertThat(ContainerManagers.create(given("systemd"), MACHINE, NOT_ANSWERING).podCgroupRoot())
+    assertThat(create(given("systemd"), MACHINE, NOT_ANSWERING).podCgroupRoot())
         .isEqualTo("/kubepods.slice");
     assertThat(ContainerManagers.withDriver(CgroupOptions.DEFAULTS, NOT_ANSWERING).cgroupDriver())
         .isEqualTo("cgroupfs");
@@ -123,8 +120,7 @@ class ContainerManagersTest {
 
   @Test
   void noDriverGivenAndADockerDriverJkubeletDoesNotKnowIsRefused() {
-    assertThatThrownBy(
-            () -> ContainerManagers.create(CgroupOptions.DEFAULTS, MACHINE, docker("none")))
+    assertThatThrownBy(() -> create(CgroupOptions.DEFAULTS, MACHINE, docker("none")))
         .isInstanceOf(ConfigException.class)
         .hasMessage(
             "--cgroup-driver: docker cgroup driver: \"none\" is not supported: jkubelet needs"
@@ -139,7 +135,7 @@ class ContainerManagersTest {
                 false, "/", "cgroupfs", true, CgroupOptions.DEFAULT_CFS_PERIOD, -1, List.of()),
             CgroupOptions.DEFAULT_CGROUP_FS);
     assertThat(
-            ContainerManagers.create(
+            create(
                 off,
                 MACHINE,
                 () -> {
@@ -157,5 +153,15 @@ class ContainerManagersTest {
   void thisHostsPidMaxIsReadWhole() {
     // The kernel's least pid_max is 301; a file read as its first character only gave 3.
     assertThat(ContainerManagers.pidMax(ContainerManagers.PID_MAX)).isGreaterThanOrEqualTo(301);
+  }
+
+  /** The manager for the default configuration (no reservations). */
+  private static ContainerManager create(
+      CgroupOptions options, NodeInfo machine, Supplier<Optional<String>> engineDriver) {
+    return ContainerManagers.create(
+        options,
+        machine,
+        engineDriver,
+        KubeletConfiguration.builder().set("failSwapOn", false).build());
   }
 }

@@ -44,7 +44,7 @@ class EventsEndpointTest {
   @BeforeEach
   void start() {
     broadcaster.start();
-    server = new ReadOnlyServer("127.0.0.1", 0, List::of, Map.of(), store::list);
+    server = new ReadOnlyServer("127.0.0.1", 0, List::of, Map.of(), store::list, List::of);
     server.start();
     Pod web = pod("ns1", "web", "uid-1");
     recorder.event(Refs.pod(web), EventType.Normal, "Scheduled", "first");
@@ -117,7 +117,9 @@ class EventsEndpointTest {
 
   @Test
   void theOldConstructorServesAnEmptyList() throws Exception {
-    ReadOnlyServer plain = new ReadOnlyServer("127.0.0.1", 0, List::of, Map.of());
+    ReadOnlyServer plain =
+        new ReadOnlyServer(
+            "127.0.0.1", 0, List::of, Map.of(), ReadOnlyServer.Events.NONE, List::of);
     plain.start();
     try {
       HttpResponse<String> r =

@@ -35,7 +35,13 @@ class ReadOnlyServerTest {
     checks.put("syncloop", () -> Health.OK);
     checks.put("pleg", pleg::get);
     server =
-        new ReadOnlyServer("127.0.0.1", 0, () -> List.of(TestPods.simple("u1", "p", "c")), checks);
+        new ReadOnlyServer(
+            "127.0.0.1",
+            0,
+            () -> List.of(TestPods.simple("u1", "p", "c")),
+            checks,
+            ReadOnlyServer.Events.NONE,
+            List::of);
     server.start();
   }
 
@@ -72,7 +78,7 @@ class ReadOnlyServerTest {
   void servedDocumentsAnswerGetOnTheirExactPathOnly() throws Exception {
     checks.put("syncloop", () -> Health.OK);
     server =
-        new ReadOnlyServer("127.0.0.1", 0, List::of, checks)
+        new ReadOnlyServer("127.0.0.1", 0, List::of, checks, ReadOnlyServer.Events.NONE, List::of)
             .serve(
                 "/metrics",
                 new ReadOnlyServer.Resource(

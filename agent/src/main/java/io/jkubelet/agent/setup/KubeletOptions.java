@@ -1,4 +1,4 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.setup;
 
 import io.fabric8.kubernetes.api.model.Taint;
 import io.jkubelet.agent.certificates.CertificateOptions;
@@ -6,6 +6,7 @@ import io.jkubelet.agent.cm.CgroupOptions;
 import io.jkubelet.agent.logs.PodLogPaths;
 import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.Records;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -15,7 +16,7 @@ import java.util.Objects;
 /**
  * Everything the agent is built from, as the command line and the {@code --config} file gave it
  * (upstream's {@code KubeletFlags} and {@code KubeletConfiguration} together): parsed and checked
- * by {@code cli}, read by the composition root ({@link Agent}) and nowhere else.
+ * by {@code cli}, read by the composition root ({@code io.jkubelet.agent.Agent}) and nowhere else.
  *
  * @param nodeName the node's name (lowercase), from {@code --hostname-override} or the kernel's
  * @param config the KubeletConfiguration, flags overlaid
@@ -34,30 +35,10 @@ public record KubeletOptions(
     KubeletOptions.Subsystems subsystems) {
 
   public KubeletOptions {
-    Objects.requireNonNull(nodeName, "nodeName");
-    Objects.requireNonNull(config, "config");
-    Objects.requireNonNull(node, "node");
-    Objects.requireNonNull(paths, "paths");
-    Objects.requireNonNull(engine, "engine");
-    Objects.requireNonNull(subsystems, "subsystems");
+    Records.requireNonNull(KubeletOptions.class, nodeName, config, node, paths, engine, subsystems);
     if (nodeName.isBlank()) {
       throw new IllegalArgumentException("node name must not be empty");
     }
-  }
-
-  /**
-   * Standalone options with every default but these: for an agent embedded in a test, whose log
-   * directories stay under {@code rootDir}.
-   */
-  public static KubeletOptions standalone(
-      String nodeName, Path rootDir, String nodeIp, KubeletConfiguration config) {
-    return new KubeletOptions(
-        nodeName,
-        config,
-        new Node(nodeIp, Map.of(), List.of()),
-        Paths.under(rootDir),
-        new Engine("unused", "jkubelet/pause:3.2", Duration.ofMinutes(5)),
-        new Subsystems(NetworkOptions.NONE, CgroupOptions.DEFAULTS, null));
   }
 
   /** The same options with other subsystem options. */

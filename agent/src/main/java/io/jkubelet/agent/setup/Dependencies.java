@@ -1,4 +1,4 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.setup;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.jkubelet.agent.cm.ContainerManager;

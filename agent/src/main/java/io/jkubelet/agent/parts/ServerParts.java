@@ -1,9 +1,8 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.parts;
 
-import io.jkubelet.agent.client.ClientCertificates;
+import io.jkubelet.agent.certificates.CertificateManager;
 import io.jkubelet.agent.logs.ContainerLogsRoute;
 import io.jkubelet.agent.logs.SystemLogRoute;
-import io.jkubelet.agent.node.NodeStatusManager;
 import io.jkubelet.agent.server.Healthz;
 import io.jkubelet.agent.server.KubeletApi;
 import io.jkubelet.agent.server.PodsWithStatus;
@@ -12,9 +11,7 @@ import io.jkubelet.agent.server.Route;
 import io.jkubelet.agent.streaming.StreamingRoutes;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Lifecycle.Health;
-import io.jkubelet.agent.util.Memo;
 import io.jkubelet.config.KubeletConfiguration;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,25 +23,37 @@ import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
 /**
- * The servers' half of the composition root: the kubelet API with its routes (logs, streaming,
- * metrics and stats, and {@code serverTLSBootstrap}'s certificate), the read-only server, and the
- * named checks of every {@code /healthz}. Builds only; {@link Agent} starts them, beside the first
- * relist ({@link #starting()}) and waited for before the node registers ({@link #started()}).
+ * The node's servers: the kubelet API with its routes (logs, streaming, metrics and stats, and
+ * {@code serverTLSBootstrap}'s certificate) and the read-only server, both answering {@code
+ * /healthz} with the root's named checks. Builds only; the root starts them, beside the first
+ * relist ({@link #starting()}), and waits for them before the node registers ({@link #started()}).
  */
-final class AgentServers {
-  static final Duration RUNTIME_CHECK_TTL = Duration.ofSeconds(5);
-
-  private final AgentParts parts;
+public final class ServerParts {
+  private final PodParts parts;
   private final KubeletApi api;
   private final ReadOnlyServer readOnly;
   private final ExecutorService logReaders = Executors.newVirtualThreadPerTaskExecutor();
   private volatile CompletableFuture<Void> starting;
 
-  AgentServers(AgentParts parts, ClientCertificates certificates, NodeStatusManager node) {
+  /**
+   * The checks of every {@code /healthz} that are not the pods' parts'.
+   *
+   * @param loop the sync loop's
+   * @param runtime the runtime's, as upstream's runtime state: refreshed every few seconds rather
+   *     than on every request
+   * @param cluster the node's status and the client certificate's in cluster mode, in this order
+   */
+  public record Checks(
+      Supplier<Health> loop, Supplier<Health> runtime, Map<String, Supplier<Health>> cluster) {}
+
+  /**
+   * @param serving the serving certificate's manager with {@code serverTLSBootstrap}; else null
+   */
+  public ServerParts(PodParts parts, Checks more, CertificateManager serving) {
     this.parts = parts;
     var in = parts.in;
     KubeletConfiguration config = in.options().config();
-    Map<String, Supplier<Health>> checks = healthChecks(certificates, node);
+    Map<String, Supplier<Health>> checks = healthChecks(more);
     readOnly =
         config.server().readOnlyPort() == 0
             ? null
@@ -58,7 +67,7 @@ final class AgentServers {
                         parts::imagePullsAnnotation),
                     checks,
                     in.events().store() == null
-                        ? (namespace, pod, uid) -> List.of()
+                        ? ReadOnlyServer.Events.NONE
                         : in.events().store()::list,
                     parts.probes::stats));
     api =
@@ -69,9 +78,7 @@ final class AgentServers {
                 in.options().certDir(),
                 config,
                 in.apiClient(),
-                certificates == null || node == null
-                    ? null
-                    : certificates.serving(in.apiClient(), node),
+                serving,
                 in.deps().time()),
             new Healthz(checks),
             parts::podsWithStatus,
@@ -102,40 +109,24 @@ final class AgentServers {
     return routes;
   }
 
-  /** The named checks of every {@code /healthz}. */
-  private Map<String, Supplier<Health>> healthChecks(
-      ClientCertificates certificates, NodeStatusManager node) {
-    var in = parts.in;
+  /** The named checks of every {@code /healthz}, in the order it reports them. */
+  private Map<String, Supplier<Health>> healthChecks(Checks more) {
     Map<String, Supplier<Health>> checks = new LinkedHashMap<>();
-    checks.put("syncloop", parts.loop::healthy);
+    checks.put("syncloop", more.loop());
     checks.put("pleg", parts.pleg::healthy);
     checks.put("prober", parts.probes::healthy);
-    // As upstream's runtime state, refreshed every 5 s rather than on every request.
-    checks.put(
-        "runtime", new Memo<>(RUNTIME_CHECK_TTL, in.deps().time().clock(), this::runtimeHealth));
-    checks.put("events", in.events().lifecycle()::healthy);
+    checks.put("runtime", more.runtime());
+    checks.put("events", parts.in.events().lifecycle()::healthy);
     checks.put("eviction", parts.eviction::healthy);
     for (Lifecycle source : parts.sources) {
       checks.put(source.getClass().getSimpleName(), source::healthy);
     }
-    if (node != null) {
-      checks.put("node", node::healthy);
-      checks.put("client-certificate", certificates::healthy);
-    }
+    checks.putAll(more.cluster());
     return checks;
   }
 
-  Health runtimeHealth() {
-    try {
-      parts.in.runtime().version();
-      return Health.OK;
-    } catch (RuntimeException e) {
-      return Health.failing("container runtime is down: " + e.getMessage());
-    }
-  }
-
   /** The kubelet API's certificate: started before the servers, stopped after them. */
-  Lifecycle servingIdentity() {
+  public Lifecycle servingIdentity() {
     return api.servingIdentity();
   }
 
@@ -145,7 +136,7 @@ final class AgentServers {
    * takes a second or more on a busy node, and runs beside the first relist and the pod sources'
    * first lists, which every pod's first sync waits for. Stopping stops both.
    */
-  Lifecycle starting() {
+  public Lifecycle starting() {
     return Lifecycle.of(
         "servers",
         () ->
@@ -168,7 +159,7 @@ final class AgentServers {
   }
 
   /** Waits for {@link #starting()}'s servers: the node registers only once the API listens. */
-  Lifecycle started() {
+  public Lifecycle started() {
     return Lifecycle.of(
         "servers started",
         () -> {
@@ -181,11 +172,11 @@ final class AgentServers {
         () -> {});
   }
 
-  KubeletApi api() {
+  public KubeletApi api() {
     return api;
   }
 
-  ReadOnlyServer readOnly() {
+  public ReadOnlyServer readOnly() {
     return readOnly;
   }
 }

@@ -1,17 +1,11 @@
-package io.jkubelet.agent;
+package io.jkubelet.agent.parts;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
-import io.jkubelet.agent.admission.Sysctls;
 import io.jkubelet.agent.dns.PodDns;
 import io.jkubelet.agent.env.NodeAllocatable;
-import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.eviction.DedicatedImageFs;
 import io.jkubelet.agent.eviction.EvictionManager;
-import io.jkubelet.agent.eviction.EvictionOptions;
-import io.jkubelet.agent.eviction.SummaryPodUsage;
-import io.jkubelet.agent.eviction.SummarySignals;
 import io.jkubelet.agent.gc.ContainerGc;
 import io.jkubelet.agent.gc.ContainerGcPolicy;
 import io.jkubelet.agent.gc.Housekeeping;
@@ -25,11 +19,9 @@ import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.logs.LogCollector;
 import io.jkubelet.agent.loop.LoopChannels;
-import io.jkubelet.agent.loop.SyncLoop;
 import io.jkubelet.agent.metrics.AgentDocuments;
 import io.jkubelet.agent.metrics.CacheBounds;
 import io.jkubelet.agent.metrics.ContainerGcCollector;
-import io.jkubelet.agent.metrics.EvictionMetrics;
 import io.jkubelet.agent.metrics.ImagePullMetrics;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
 import io.jkubelet.agent.metrics.PlegMetrics;
@@ -40,9 +32,6 @@ import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.podconfig.PodSources;
 import io.jkubelet.agent.prober.ProbeManager;
 import io.jkubelet.agent.prober.ResultsManager;
-import io.jkubelet.agent.stats.EngineRoot;
-import io.jkubelet.agent.stats.NodeReader;
-import io.jkubelet.agent.stats.StatsOptions;
 import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.ActivePods;
 import io.jkubelet.agent.status.ReasonCache;
@@ -58,7 +47,6 @@ import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.agent.workers.WorkType;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -68,59 +56,56 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntSupplier;
-import java.util.function.Supplier;
+import java.util.function.Predicate;
 
 /**
- * The pod half of the composition root: the parts that run pods, each built from the options and
- * the inputs {@link Agent#create} made before (no constructor here or below does I/O). What reaches
- * the API server and the servers are built by {@link Agent}'s {@code Edges}; this class only
- * builds, and {@link Agent} starts and stops.
+ * The parts that run pods, each built from the {@link Inputs} the composition root made before (no
+ * constructor here or below does I/O): the pod sources, the PLEG, the probes, the log collector,
+ * the volumes, the runtime manager, the pod workers, housekeeping, and (through {@link
+ * PressureParts}) the node's readings, admission and eviction. The fields are the parts, final and
+ * set by the constructor. This class only builds; the root starts and stops, and builds the sync
+ * loop's handler on these parts.
  */
-final class AgentParts {
-  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Agent.class);
+public final class PodParts {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PodParts.class);
 
-  static final Duration SYNC_TICK = Duration.ofSeconds(1);
-  static final Duration HOUSEKEEPING_TICK = Duration.ofSeconds(2);
   static final Duration RELIST_PERIOD = Duration.ofSeconds(1);
   static final Duration PLEG_HEALTH_THRESHOLD = Duration.ofMinutes(3);
   static final Duration WORKER_ERROR_BACKOFF = Duration.ofSeconds(10);
   static final Duration CONTAINER_GC_PERIOD = Duration.ofMinutes(1);
 
-  final Agent.Inputs in;
-  final LoopChannels channels = LoopChannels.create();
-  final PodManager podManager = new PodManager();
-  final PodCache cache = new PodCache();
-  final ReasonCache reasons = new ReasonCache();
-  final ExecutorService workerExecutor = Executors.newVirtualThreadPerTaskExecutor();
-  final ExecutorService background =
+  public final Inputs in;
+  public final LoopChannels channels = LoopChannels.create();
+  public final PodManager podManager = new PodManager();
+  public final PodCache cache = new PodCache();
+  private final ReasonCache reasons = new ReasonCache();
+  private final ExecutorService workerExecutor = Executors.newVirtualThreadPerTaskExecutor();
+  public final ExecutorService background =
       Executors.newSingleThreadExecutor(
           r -> Thread.ofPlatform().name("housekeeping").daemon(true).unstarted(r));
-  final PodConfig podConfig;
-  final List<Lifecycle> sources;
-  final GenericPleg pleg;
-  final ProbeManager probes;
-  final LogCollector logCollector;
-  final NodeReader nodeReader;
-  final SummaryProvider summary;
-  final AgentDocuments documents;
-  final PodAdmitter admitter;
-  final VolumeManager volumes;
-  final Backoff crashBackoff;
-  final Backoff pullBackoff;
-  final ImagePulls imagePulls;
-  final RuntimeManager runtimeManager;
-  final WorkQueue workQueue;
-  final OomEvents oomEvents;
-  final PodWorkers workers;
-  final ContainerGc containerGc;
-  final Housekeeping housekeeping;
-  final Kubelet kubelet;
-  final EvictionManager eviction;
-  final SyncLoop loop;
-  final java.util.function.Predicate<Pod> reclaimed;
+  public final PodConfig podConfig;
+  public final List<Lifecycle> sources;
+  public final GenericPleg pleg;
+  public final ProbeManager probes;
+  public final LogCollector logCollector;
+  public final SummaryProvider summary;
+  public final AgentDocuments documents;
+  public final PodAdmitter admitter;
+  private final VolumeManager volumes;
+  private final Backoff crashBackoff;
+  private final Backoff pullBackoff;
+  public final ImagePulls imagePulls;
+  private final RuntimeManager runtimeManager;
+  public final WorkQueue workQueue;
+  private final OomEvents oomEvents;
+  public final PodWorkers workers;
+  public final ContainerGc containerGc;
+  public final Housekeeping housekeeping;
+  public final EvictionManager eviction;
+  public final Predicate<Pod> reclaimed;
 
   /** Builds every part that runs pods; starts nothing. */
-  AgentParts(Agent.Inputs in) {
+  public PodParts(Inputs in) {
     this.in = in;
     var time = in.deps().time();
     var clock = time.clock();
@@ -164,42 +149,10 @@ final class AgentParts {
             time.schedulers(),
             () -> ThreadLocalRandom.current().nextDouble());
     logCollector = logCollector();
-    // Asking the engine for its root is a call to it: asked once, then kept.
-    Supplier<Path> engineRoot =
-        new EngineRoot(() -> in.engine().engine().rootDir().get().orElse(null), clock);
-    StatsOptions stats =
-        StatsOptions.host(
-            in.options().nodeName(),
-            machine.memoryBytes(),
-            in.options().rootDir(),
-            engineRoot,
-            in.options().podLogPaths(),
-            in.containerManager()::podCgroupPaths,
-            in.containerManager().podCgroupRoot());
-    // One reader of the node's memory, disks and processes: the eviction manager reads through
-    // it, and the summary reports its latest reading.
-    nodeReader = NodeReader.create(stats, clock);
-    summary =
-        SummaryProvider.create(
-            stats,
-            nodeReader,
-            () -> cache.snapshot().values().stream().map(PodCache.Entry::status).toList(),
-            clock);
+    PressureParts pressure = new PressureParts(in, cache);
+    summary = pressure.summary;
+    admitter = pressure.admitter;
     documents = new AgentDocuments(in.metrics(), summary, probes, podManager);
-    var allocatable =
-        io.jkubelet.agent.cm.NodeAllocatable.of(
-                machine, 0, config.reservations(), config.eviction())
-            .allocatable();
-    admitter =
-        new PodAdmitter(
-            allocatable.milliCpu(),
-            allocatable.memoryBytes(),
-            config.maxPods(),
-            in.statuses(),
-            recorder,
-            clock,
-            Sysctls.allowing(config.allowedUnsafeSysctls()),
-            this::evictionAdmit);
     NodeAllocatable capacity =
         new NodeAllocatable(
             machine.cpus() * 1000L, machine.memoryBytes(), machine.ephemeralStorageBytes());
@@ -275,33 +228,9 @@ final class AgentParts {
     housekeeping = housekeeping();
     containerGc = housekeeping.containerGc();
     in.metrics().register(new ContainerGcCollector(containerGc::stats));
-    kubelet =
-        new Kubelet(
-            new Kubelet.Parts(
-                new Kubelet.Pods(podManager, cache, in.objects(), in.mirrors()),
-                workQueue,
-                workers,
-                probes,
-                admitter,
-                housekeeping,
-                background));
-    eviction = evictionManager(engineRoot);
-    loop =
-        new SyncLoop(
-            kubelet,
-            new SyncLoop.Pods(podManager::byUid, kubelet::podsToSync, podConfig::seenAllSources),
-            channels.select(),
-            new SyncLoop.Ticks(
-                channels.sync(), channels.housekeeping(), SYNC_TICK, HOUSEKEEPING_TICK),
-            clock,
-            time.schedulers());
+    eviction = pressure.evictionManager(evictionPods(), containerGc);
     reclaimed = Housekeeping.reclaimed(workers, runtime);
     registerCaches(config.maxPods());
-  }
-
-  /** The eviction manager's admit handler: pods refused under node pressure. */
-  private java.util.Optional<PodAdmitter.Refusal> evictionAdmit(Pod pod) {
-    return eviction.admit(pod).map(m -> new PodAdmitter.Refusal(Reasons.EVICTED, m));
   }
 
   /**
@@ -389,46 +318,21 @@ final class AgentParts {
   }
 
   /**
-   * The eviction manager: signals from the node's reader that the stats summary reports (so the
-   * summary shows what eviction decided on), the pods' usage from the summary, evictions through
-   * the status manager and a KILL to the pod's worker.
+   * The pods as the eviction manager sees them: the active pods, whether one still runs anything
+   * (the PLEG's cache), its status, and its eviction: the failed status, then a KILL to its worker.
    */
-  private EvictionManager evictionManager(Supplier<Path> engineRoot) {
-    var config = in.options().config();
-    var cg = config.cgroups();
-    boolean enforcePods = cg.cgroupsPerQOS() && cg.enforceNodeAllocatable().contains("pods");
-    EvictionMetrics listener = new EvictionMetrics();
-    in.metrics().register(listener);
-    var parts =
-        new EvictionManager.Parts(
-            in.options().nodeName(),
-            new SummarySignals(nodeReader),
-            new SummaryPodUsage(summary),
-            new DedicatedImageFs(in.options().rootDir(), engineRoot),
-            new EvictionManager.Pods(
-                activePods()::get,
-                pod ->
-                    cache
-                        .get(pod.getMetadata().getUid())
-                        .map(e -> !e.status().anyRunning())
-                        .orElse(true),
-                pod -> in.statuses().getPodStatus(pod.getMetadata().getUid()),
-                (pod, failed, grace) -> {
-                  in.statuses().setPodStatus(pod, failed);
-                  workers.update(
-                      new UpdatePodOptions(
-                          pod, WorkType.KILL, new KillPodOptions(grace, false, "evicted", false)));
-                }),
-            new EvictionManager.Reclaim(containerGc, in.imageGc()),
-            in.events().recorder(),
-            listener);
-    return EvictionManager.create(
-        EvictionOptions.of(
-            config.eviction().thresholds(enforcePods),
-            config.eviction().evictionPressureTransitionPeriod(),
-            config.eviction().evictionMaxPodGracePeriod()),
-        parts,
-        in.deps().time());
+  private EvictionManager.Pods evictionPods() {
+    return new EvictionManager.Pods(
+        activePods()::get,
+        pod ->
+            cache.get(pod.getMetadata().getUid()).map(e -> !e.status().anyRunning()).orElse(true),
+        pod -> in.statuses().getPodStatus(pod.getMetadata().getUid()),
+        (pod, failed, grace) -> {
+          in.statuses().setPodStatus(pod, failed);
+          workers.update(
+              new UpdatePodOptions(
+                  pod, WorkType.KILL, new KillPodOptions(grace, false, "evicted", false)));
+        });
   }
 
   /** The bounds of the loop's channels and of the state kept per pod, on {@code /metrics}. */
@@ -445,12 +349,12 @@ final class AgentParts {
     CacheBounds.register(in.metrics().caches(), channels, maxPods, perPod, reasons);
   }
 
-  ActivePods activePods() {
+  private ActivePods activePods() {
     return new ActivePods(podManager, in.statuses());
   }
 
   /** The workers' and housekeeping's executors, as a lifecycle: nothing to start, shut at stop. */
-  Lifecycle executors() {
+  public Lifecycle executors() {
     return Lifecycle.of(
         "pod workers",
         () -> {},
@@ -464,7 +368,7 @@ final class AgentParts {
    * The pulls a pod waits on, as {@code /pods} shows them on the pod: the JSON of {@link
    * ImagePulls#forPod}, or empty when it waits on none.
    */
-  java.util.Optional<String> imagePullsAnnotation(String podUid) {
+  public java.util.Optional<String> imagePullsAnnotation(String podUid) {
     var pulls = imagePulls.forPod(podUid);
     return pulls.isEmpty()
         ? java.util.Optional.empty()
@@ -472,7 +376,7 @@ final class AgentParts {
   }
 
   /** The desired pods, each with the status jkubelet computed for it. */
-  List<Pod> podsWithStatus() {
+  public List<Pod> podsWithStatus() {
     return new io.jkubelet.agent.server.PodsWithStatus(
             podManager::pods, in.statuses()::getPodStatus, this::imagePullsAnnotation)
         .get();

@@ -1,0 +1,32 @@
+package io.jkubelet.agent.parts;
+
+import io.jkubelet.agent.cm.ContainerManager;
+import io.jkubelet.agent.gc.ImageGarbageCollector;
+import io.jkubelet.agent.gc.ImageGcManager;
+import io.jkubelet.agent.network.PodNetwork;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.setup.Dependencies;
+import java.util.Optional;
+
+/**
+ * The engine as the pods use it: wrapped by the network and the metrics, with its cgroups and its
+ * image GC.
+ *
+ * @param engine the engine as the dependencies gave it
+ * @param runtime the runtime the pods' parts call: the engine's, wrapped
+ * @param cgroups the pods' cgroups
+ * @param network the pods' network
+ * @param imageGc the image GC; empty when it is off
+ */
+public record PodEngine(
+    Dependencies.Engine engine,
+    Runtime runtime,
+    ContainerManager cgroups,
+    PodNetwork network,
+    Optional<ImageGcManager> imageGc) {
+
+  /** The image GC as the eviction manager reclaims through it; {@code NONE} when it is off. */
+  public ImageGarbageCollector imageGarbageCollector() {
+    return imageGc.<ImageGarbageCollector>map(g -> g).orElse(ImageGarbageCollector.NONE);
+  }
+}
