@@ -74,8 +74,8 @@ public final class RunCommand implements Callable<Integer> {
       names = "--hostname-override",
       paramLabel = "NAME",
       description =
-          "The node's name, instead of the kernel's host name (uname -n, lower-cased; no name"
-              + " resolution; flag only).")
+          "The node's name, instead of the kernel's host name (flag only; default: uname -n,"
+              + " lower-cased, with no name resolution).")
   String hostnameOverride;
 
   @Option(
@@ -99,8 +99,8 @@ public final class RunCommand implements Callable<Integer> {
       names = "--node-ip",
       paramLabel = "IP",
       description =
-          "The node's IP, reported as hostIP (default: the node's name's address on this host,"
-              + " else an interface's; flag only).")
+          "The node's IP, reported as hostIP (flag only; default: the node's name's address on"
+              + " this host, else an interface's).")
   String nodeIp;
 
   @Option(

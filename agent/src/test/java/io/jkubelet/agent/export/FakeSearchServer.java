@@ -128,22 +128,25 @@ final class FakeSearchServer implements AutoCloseable {
       answer(ex, 200, "{\"acknowledged\":true}");
     } else if (path.equals("/_bulk")) {
       maxBulkInFlight.accumulateAndGet(bulkInFlight.incrementAndGet(), Math::max);
+      int status;
+      String answer;
       try {
         CountDownLatch gate = bulkGate;
         gate.countDown();
         gate.await(10, TimeUnit.SECONDS);
         String text = new String(body, StandardCharsets.UTF_8);
-        int status = requestStatus.apply(text);
-        if (status != 0) {
-          answer(ex, status, "{\"error\":\"scripted\",\"status\":" + status + "}");
-        } else {
-          answer(ex, 200, bulk(text));
-        }
+        status = requestStatus.apply(text);
+        answer =
+            status != 0 ? "{\"error\":\"scripted\",\"status\":" + status + "}" : bulk(text);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        return;
       } finally {
+        // Before the answer is written: once it is, the client may send its next request, which
+        // must not find this one still counted in flight.
         bulkInFlight.decrementAndGet();
       }
+      answer(ex, status == 0 ? 200 : status, answer);
     } else {
       answer(ex, 404, "{}");
     }
