@@ -218,9 +218,27 @@ final class DbusSystemd implements Systemd {
     try {
       return call.get();
     } catch (DBusExecutionException e) {
-      String name = e.getType() == null ? SystemdException.FAILED : e.getType();
+      String name = errorName(e);
       throw new SystemdException(name, what + ": " + name + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The D-Bus error's name. NOTE: dbus-java keeps it only as the class of the exception it throws
+   * (a class of that name, or its own {@code org.freedesktop.dbus.errors} for the bus's errors);
+   * for others it throws a bare {@link DBusExecutionException}: {@link SystemdException#FAILED}.
+   */
+  static String errorName(DBusExecutionException e) {
+    return switch (e) {
+      case org.freedesktop.systemd1.UnitExists x -> SystemdException.UNIT_EXISTS;
+      case org.freedesktop.systemd1.NoSuchUnit x -> SystemdException.NO_SUCH_UNIT;
+      default ->
+          e.getClass() == DBusExecutionException.class
+              ? SystemdException.FAILED
+              : e.getClass()
+                  .getName()
+                  .replace("org.freedesktop.dbus.errors.", "org.freedesktop.DBus.Error.");
+    };
   }
 
   private static List<ManagerBus.Property> toBus(List<UnitProperty> props) {
