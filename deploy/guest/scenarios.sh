@@ -210,8 +210,9 @@ read_limits() {
 # ---------------------------------------------------------------------------------------------
 # stock-host: the package installed on a stock Debian 12 host, then the README's standalone
 # command with no extra flag. Passes when the pods run and every node and pod limit read from
-# /sys/fs/cgroup (and from systemctl show) is still in place after all containers started, and
-# again after the crash-looping pod's container was started anew.
+# /sys/fs/cgroup (and from systemctl show) is still in place after all containers started, again
+# after the crash-looping pod's container was started anew, after `systemctl daemon-reload`, and
+# after jkubelet's unit was restarted (it adopts its slices and pods: no pod is started anew).
 scenario_stock_host() {
   install_package || finish
   start_standalone
@@ -224,6 +225,24 @@ scenario_stock_host() {
   restarted() { [ "$(restarts)" -gt "$before" ]; }
   if wait_until 180 "a container restart (crashloop)" restarted; then
     read_limits after-restart
+  fi
+  systemctl daemon-reload
+  step "systemctl daemon-reload"
+  read_limits after-daemon-reload
+  local sandboxes
+  sandboxes=$(docker ps -q --filter label=io.kubernetes.docker.type=podsandbox | sort | tr '\n' ' ')
+  JK_START=$(date +%s)
+  systemctl restart "$UNIT" >>"$OUT/systemctl.log" 2>&1
+  step "systemctl restart $UNIT"
+  if wait_for_standalone && wait_until 600 "all pods Running after the restart" all_running; then
+    figure "restart-to-pods-running $(since "$JK_START") s"
+    local now
+    now=$(docker ps -q --filter label=io.kubernetes.docker.type=podsandbox | sort | tr '\n' ' ')
+    [ "$now" = "$sandboxes" ] && verdict=PASS || verdict=FAIL
+    result after-kubelet-restart:sandboxes-adopted $verdict "before: $sandboxes; after: $now"
+    read_limits after-kubelet-restart
+  else
+    result after-kubelet-restart:pods-running FAIL "$(pods | jq -c '[.items[] | {n: .metadata.name, p: .status.phase}]' 2>/dev/null)"
   fi
   save journal journalctl -u "$UNIT" -o short-monotonic --no-pager
   save pods pods

@@ -17,7 +17,7 @@
 #   JKUBELET_GUEST_FLAGS    extra flags for jkubelet in the guest (e.g. --cgroup-driver=systemd)
 #   JKUBELET_GUEST_RESULTS  where each scenario's results go (default target/guestbed/SCENARIO)
 #   JKUBELET_GUEST_TIMEOUT  seconds a guest boot may take from QEMU's start to its last marker
-#                           (default 1800: TCG on 2 busy cores)
+#                           (default 3600: TCG on 2 busy cores; stock-host restarts jkubelet too)
 #   JKUBELET_GUEST_IMAGES   the local Docker images loaded into the guest (default the examples')
 #   and guest-image.sh's and guest-lib.sh's variables (cache, acceleration, memory, CPUs, keep).
 # Exit status: 0 when every check passed, 1 when one failed, 2 when the bed itself failed.
@@ -33,7 +33,7 @@ source "$here/guest-lib.sh"
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(stock-host)
 RESULTS=${JKUBELET_GUEST_RESULTS:-$root/target/guestbed}
-TIMEOUT=${JKUBELET_GUEST_TIMEOUT:-1800}
+TIMEOUT=${JKUBELET_GUEST_TIMEOUT:-3600}
 IMAGES=${JKUBELET_GUEST_IMAGES:-jkubelet/busybox:1.35 jkubelet/pause:3.2}
 
 need=()

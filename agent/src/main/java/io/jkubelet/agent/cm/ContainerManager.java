@@ -1,6 +1,7 @@
 package io.jkubelet.agent.cm;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.systemd.Systemd;
 import io.jkubelet.agent.util.Lifecycle;
 import java.util.Collection;
 import java.util.List;
@@ -30,7 +31,7 @@ public interface ContainerManager extends Lifecycle {
    */
   static ContainerManager create(CgroupOptions options, NodeAllocatable node) {
     return options.cgroupsPerQOS()
-        ? new QosContainerManager(options, node, CgroupFiles.Rmdir.KERNEL)
+        ? new QosContainerManager(options, node, CgroupFiles.Rmdir.KERNEL, Systemd::connect)
         : NONE;
   }
 

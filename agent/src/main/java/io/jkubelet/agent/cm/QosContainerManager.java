@@ -1,16 +1,21 @@
 package io.jkubelet.agent.cm;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.systemd.Systemd;
+import io.jkubelet.agent.systemd.SystemdException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@link ContainerManager} with {@code cgroupsPerQOS}. {@link #start()} finds the cgroup version,
  * checks that {@code cgroupRoot} exists (upstream refuses to start otherwise), makes or updates
- * {@code kubepods} with node allocatable's limits and makes the QoS tiers.
+ * {@code kubepods} with node allocatable's limits and makes the QoS tiers. With the systemd driver
+ * it connects to systemd first and makes every cgroup a slice unit ({@link SystemdCgroups}); {@link
+ * #stop()} closes that connection.
  *
  * <p>Thread-safe: {@code started} is volatile and set once {@link #start()} succeeded; the parts it
  * holds are thread-safe.
@@ -21,16 +26,25 @@ final class QosContainerManager implements ContainerManager {
   private final CgroupOptions options;
   private final NodeAllocatable node;
   private final CgroupFiles.Rmdir rmdir;
+  private final Supplier<Systemd> systemd;
   private volatile Started started;
   private volatile Health health = Health.failing("not started");
 
-  /** What {@link #start()} made. */
-  private record Started(CgroupManager cgroups, QosCgroups qos, PodCgroups pods) {}
+  /** What {@link #start()} made; {@code systemd} is null with the cgroupfs driver. */
+  private record Started(CgroupManager cgroups, QosCgroups qos, PodCgroups pods, Systemd systemd) {}
 
-  QosContainerManager(CgroupOptions options, NodeAllocatable node, CgroupFiles.Rmdir rmdir) {
+  /**
+   * @param systemd connects to systemd, asked in {@link #start()} only with the systemd driver
+   */
+  QosContainerManager(
+      CgroupOptions options,
+      NodeAllocatable node,
+      CgroupFiles.Rmdir rmdir,
+      Supplier<Systemd> systemd) {
     this.options = options;
     this.node = node;
     this.rmdir = rmdir;
+    this.systemd = systemd;
   }
 
   /**
@@ -40,8 +54,13 @@ final class QosContainerManager implements ContainerManager {
   @Override
   public void start() {
     CgroupDriver driver = options.driver();
+    Systemd connected = null;
     try {
       CgroupManager cgroups = CgroupManager.detect(options.cgroupFs(), driver, rmdir);
+      if (driver == CgroupDriver.SYSTEMD) {
+        connected = connectSystemd();
+        cgroups = new SystemdCgroups(cgroups, connected, connected.version());
+      }
       CgroupName root = CgroupName.parseCgroupfs(options.cgroupRoot());
       if (!cgroups.exists(root)) {
         throw new CgroupException(driver.path(root), "cgroupRoot does not exist");
@@ -63,7 +82,7 @@ final class QosContainerManager implements ContainerManager {
               options.cpuCFSQuota(),
               options.cpuPeriodMicros(),
               options.podPidsLimit());
-      started = new Started(cgroups, qos, pods);
+      started = new Started(cgroups, qos, pods, connected);
       health = Health.OK;
       log.info(
           "ContainerManager: cgroup {} with the {} driver; {} limited to {}",
@@ -71,15 +90,33 @@ final class QosContainerManager implements ContainerManager {
           driver.flagValue(),
           driver.path(kubepods),
           limits);
-    } catch (CgroupException e) {
+    } catch (CgroupException | SystemdException e) {
+      if (connected != null) {
+        connected.close();
+      }
       health = Health.failing(e.getMessage());
-      throw e;
+      throw e instanceof CgroupException c
+          ? c
+          : new CgroupException("/", "cannot use systemd: " + e.getMessage(), e);
+    }
+  }
+
+  private Systemd connectSystemd() {
+    try {
+      return systemd.get();
+    } catch (SystemdException e) {
+      throw new CgroupException(
+          "/", "the systemd cgroup driver needs systemd's D-Bus API: " + e.getMessage(), e);
     }
   }
 
   @Override
   public void stop() {
     health = Health.failing("stopped");
+    Started s = started;
+    if (s != null && s.systemd() != null) {
+      s.systemd().close();
+    }
   }
 
   @Override

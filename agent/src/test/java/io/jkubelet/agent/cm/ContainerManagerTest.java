@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.cm.NodeAllocatable.Amounts;
+import io.jkubelet.agent.systemd.FakeSystemd;
 import io.jkubelet.config.CgroupSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,8 +47,12 @@ class ContainerManagerTest {
   }
 
   private ContainerManager manager(Path fs, String driver) {
+    return manager(fs, driver, new FakeSystemd(fs, 252));
+  }
+
+  private static ContainerManager manager(Path fs, String driver, FakeSystemd systemd) {
     return new QosContainerManager(
-        options(fs, driver, 512, List.of("pods")), NODE, CgroupTrees.RMDIR);
+        options(fs, driver, 512, List.of("pods")), NODE, CgroupTrees.RMDIR, () -> systemd);
   }
 
   @Test
@@ -73,7 +78,8 @@ class ContainerManagerTest {
   @Test
   void withoutPodsEnforcedKubepodsGetsTheCapacity() throws Exception {
     Path fs = CgroupTrees.v1(tmp.resolve("cgroup"));
-    new QosContainerManager(options(fs, "cgroupfs", -1, List.of()), NODE, CgroupTrees.RMDIR)
+    new QosContainerManager(
+            options(fs, "cgroupfs", -1, List.of()), NODE, CgroupTrees.RMDIR, FakeSystemd::new)
         .start();
     assertThat(read(fs.resolve("cpu/kubepods/cpu.shares"))).isEqualTo("4096");
     assertThat(read(fs.resolve("memory/kubepods/memory.limit_in_bytes")))
@@ -213,7 +219,8 @@ class ContainerManagerTest {
                     List.of("pods")),
                 fs),
             NODE,
-            CgroupTrees.RMDIR);
+            CgroupTrees.RMDIR,
+            FakeSystemd::new);
     assertThatThrownBy(() -> cm.ensurePod(burstable))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage("ContainerManager is not started");
