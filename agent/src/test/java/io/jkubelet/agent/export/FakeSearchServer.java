@@ -136,8 +136,7 @@ final class FakeSearchServer implements AutoCloseable {
         gate.await(10, TimeUnit.SECONDS);
         String text = new String(body, StandardCharsets.UTF_8);
         status = requestStatus.apply(text);
-        answer =
-            status != 0 ? "{\"error\":\"scripted\",\"status\":" + status + "}" : bulk(text);
+        answer = status != 0 ? "{\"error\":\"scripted\",\"status\":" + status + "}" : bulk(text);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return;
