@@ -261,12 +261,12 @@ public record KubeletConfiguration(
    * readOnlyPort} 0, no anonymous requests, the token webhook on and authorization mode Webhook.
    */
   public static KubeletConfigurationBuilder fileBuilder() {
-    return new KubeletConfigurationBuilder(true);
+    return KubeletConfigurationBuilder.defaults(true);
   }
 
   /** A builder starting from {@link #defaults()}. */
   public static KubeletConfigurationBuilder builder() {
-    return new KubeletConfigurationBuilder(false);
+    return KubeletConfigurationBuilder.defaults(false);
   }
 
   /**
@@ -274,6 +274,6 @@ public record KubeletConfiguration(
    * from a file: set only what the flags give, then {@link KubeletConfigurationBuilder#build()}.
    */
   public KubeletConfigurationBuilder toBuilder() {
-    return new KubeletConfigurationBuilder(this);
+    return KubeletConfigurationBuilder.of(this);
   }
 }

@@ -42,25 +42,4 @@ public record ServerOptions(
       keys = CertificateKeyManager.fixed(fixed);
     }
   }
-
-  /** With upstream's default TLS versions and suites. */
-  public ServerOptions(
-      String address,
-      int port,
-      ServingCerts certs,
-      List<X509Certificate> clientCAs,
-      String nodeName,
-      X509ExtendedKeyManager keys) {
-    this(address, port, certs, clientCAs, nodeName, keys, TlsPolicy.DEFAULT);
-  }
-
-  /** A server with a fixed certificate ({@code certs}), or plain HTTP without one. */
-  public ServerOptions(
-      String address,
-      int port,
-      ServingCerts certs,
-      List<X509Certificate> clientCAs,
-      String nodeName) {
-    this(address, port, certs, clientCAs, nodeName, null, TlsPolicy.DEFAULT);
-  }
 }

@@ -38,12 +38,8 @@ final class ContainerInspect {
   private final DockerHttpClient http;
   private final DockerClient api;
 
-  /** Reads on {@code http}. */
-  ContainerInspect(DockerHttpClient http) {
-    this(http, null);
-  }
-
-  private ContainerInspect(DockerHttpClient http, DockerClient api) {
+  /** Reads on {@code http} when it is not null, else through {@code api}. */
+  ContainerInspect(DockerHttpClient http, DockerClient api) {
     this.http = http;
     this.api = api;
   }
@@ -54,7 +50,7 @@ final class ContainerInspect {
    */
   static ContainerInspect of(DockerClient api) {
     return DockerClients.transportOf(api)
-        .map(ContainerInspect::new)
+        .map(http -> new ContainerInspect(http, null))
         .orElseGet(() -> new ContainerInspect(null, api));
   }
 

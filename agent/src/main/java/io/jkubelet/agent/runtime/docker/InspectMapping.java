@@ -82,7 +82,7 @@ final class InspectMapping {
   static SandboxStatus sandboxStatus(Inspected r) {
     boolean running = r.state() != null && r.state().running();
     boolean hostNetwork = "host".equals(r.networkMode());
-    return new SandboxStatus(
+    return SandboxStatus.of(
         r.id(),
         Labels.trailingNumber(r.name() == null ? "" : r.name()),
         running,

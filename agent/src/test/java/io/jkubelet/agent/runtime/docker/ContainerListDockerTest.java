@@ -115,7 +115,7 @@ class ContainerListDockerTest {
         .atMost(Duration.ofSeconds(30))
         .until(() -> !docker.inspectContainerCmd(exited).exec().getState().getRunning());
     ContainerInspect streamed =
-        new ContainerInspect(DockerClients.transportOf(docker).orElseThrow());
+        new ContainerInspect(DockerClients.transportOf(docker).orElseThrow(), null);
 
     for (String id : List.of(sandbox, exited, created)) {
       assertThat(streamed.inspect(id))
