@@ -126,7 +126,7 @@ class ContainerListDockerTest {
     assertThat(app.state().finishedAt()).isNotNull();
     assertThat(app.mounts())
         .contains(new Inspected.Mount(dir.resolve("log").toString(), "/dev/termination-log"));
-    assertThat(streamed.inspect(sandbox).networkIps().get("bridge")).isNotEmpty();
+    assertThat(streamed.inspect(sandbox).network().ips().get("bridge")).isNotEmpty();
     assertThatThrownBy(() -> streamed.inspect("no-such-container-" + RUN_ID))
         .isInstanceOf(NotFoundException.class);
   }
