@@ -115,7 +115,7 @@ public final class Agent implements Lifecycle {
           new Inputs.Cluster(
               pods,
               new MirrorClient(pods, options.nodeName(), this::nodeUid),
-              new WatchPodObjects(kube.newClient()));
+              WatchPodObjects.create(kube.newClient()));
     } else {
       metrics.register(
           new EventCollector(

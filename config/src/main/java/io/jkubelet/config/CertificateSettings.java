@@ -41,7 +41,6 @@ public record CertificateSettings(
       Settings.defaults(CertificateSettings.class, false);
 
   public CertificateSettings {
-    java.util.Objects.requireNonNull(bootstrapKubeconfig, "bootstrapKubeconfig");
-    java.util.Objects.requireNonNull(certDir, "certDir");
+    Records.requireNonNull(CertificateSettings.class, bootstrapKubeconfig, certDir);
   }
 }

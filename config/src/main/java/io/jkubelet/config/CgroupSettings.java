@@ -2,7 +2,6 @@ package io.jkubelet.config;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The container manager's settings of upstream's KubeletConfiguration: the pods' cgroups. Checked
@@ -60,9 +59,8 @@ public record CgroupSettings(
   public static final CgroupSettings DEFAULTS = Settings.defaults(CgroupSettings.class, false);
 
   public CgroupSettings {
-    Objects.requireNonNull(cgroupRoot, "cgroupRoot");
-    Objects.requireNonNull(cgroupDriver, "cgroupDriver");
-    Objects.requireNonNull(cpuCFSQuotaPeriod, "cpuCFSQuotaPeriod");
+    Records.requireNonNull(
+        CgroupSettings.class, cgroupRoot, cgroupDriver, cpuCFSQuotaPeriod, enforceNodeAllocatable);
     enforceNodeAllocatable = List.copyOf(enforceNodeAllocatable);
   }
 

@@ -156,7 +156,7 @@ public final class Checks {
       try {
         uri = new URI(s);
       } catch (URISyntaxException e) {
-        throw new ConfigException(field, problem + " (" + e.getMessage() + ")", e);
+        throw ConfigException.causedBy(field, problem + " (" + e.getMessage() + ")", e);
       }
       if (!httpWithHost(uri)) {
         throw new ConfigException(field, problem);
@@ -176,7 +176,7 @@ public final class Checks {
       try {
         uri = new URI(s);
       } catch (URISyntaxException x) {
-        throw new ConfigException(field, "must be an http:// or https:// URL", x);
+        throw ConfigException.causedBy(field, "must be an http:// or https:// URL", x);
       }
       if (!httpWithHost(uri)) {
         throw new ConfigException(field, "must be an http:// or https:// URL with a host");

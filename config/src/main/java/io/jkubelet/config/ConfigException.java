@@ -21,20 +21,21 @@ public final class ConfigException extends RuntimeException {
    * @param problem what is wrong, phrased to follow {@code "<field>: "}; not null
    */
   public ConfigException(String field, String problem) {
-    this(field, problem, null);
+    super(
+        Objects.requireNonNull(field, "field") + ": " + Objects.requireNonNull(problem, "problem"));
+    this.field = field;
+    this.problem = problem;
   }
 
   /**
-   * @param field the field, flag or {@code config} the problem is about; not null
-   * @param problem what is wrong, phrased to follow {@code "<field>: "}; not null
+   * The problem, caused by an underlying failure.
+   *
    * @param cause the underlying failure, or null
    */
-  public ConfigException(String field, String problem, Throwable cause) {
-    super(
-        Objects.requireNonNull(field, "field") + ": " + Objects.requireNonNull(problem, "problem"),
-        cause);
-    this.field = field;
-    this.problem = problem;
+  public static ConfigException causedBy(String field, String problem, Throwable cause) {
+    ConfigException e = new ConfigException(field, problem);
+    e.initCause(cause);
+    return e;
   }
 
   /** The field, flag or {@code config} (the file itself) that the problem is about. */

@@ -160,11 +160,11 @@ public final class ConfigLoader {
     try {
       return Files.readAllBytes(file);
     } catch (NoSuchFileException e) {
-      throw new ConfigException(FILE_FIELD, "file " + file + " does not exist", e);
+      throw ConfigException.causedBy(FILE_FIELD, "file " + file + " does not exist", e);
     } catch (AccessDeniedException e) {
-      throw new ConfigException(FILE_FIELD, "cannot read " + file + ": permission denied", e);
+      throw ConfigException.causedBy(FILE_FIELD, "cannot read " + file + ": permission denied", e);
     } catch (IOException e) {
-      throw new ConfigException(FILE_FIELD, "cannot read " + file + ": " + e.getMessage(), e);
+      throw ConfigException.causedBy(FILE_FIELD, "cannot read " + file + ": " + e.getMessage(), e);
     }
   }
 
@@ -189,12 +189,12 @@ public final class ConfigLoader {
       JsonLocation at = e.getLocation();
       String where =
           at == null ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-      throw new ConfigException(
+      throw ConfigException.causedBy(
           FILE_FIELD,
           file + " is not valid YAML" + where + ": " + e.getOriginalMessage().strip(),
           e);
     } catch (IOException e) {
-      throw new ConfigException(FILE_FIELD, "cannot read " + file + ": " + e.getMessage(), e);
+      throw ConfigException.causedBy(FILE_FIELD, "cannot read " + file + ": " + e.getMessage(), e);
     }
   }
 

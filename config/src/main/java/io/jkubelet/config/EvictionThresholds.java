@@ -36,7 +36,7 @@ final class EvictionThresholds {
           try {
             d = Durations.parse(v);
           } catch (IllegalArgumentException e) {
-            throw new ConfigException("evictionSoftGracePeriod." + k, e.getMessage(), e);
+            throw ConfigException.causedBy("evictionSoftGracePeriod." + k, e.getMessage(), e);
           }
           if (d.isNegative()) {
             throw new ConfigException(
@@ -150,7 +150,7 @@ final class EvictionThresholds {
     try {
       return Float.parseFloat(v.substring(0, v.length() - 1).strip()) / 100;
     } catch (NumberFormatException e) {
-      throw new ConfigException(field, "invalid percentage \"" + v + "\"", e);
+      throw ConfigException.causedBy(field, "invalid percentage \"" + v + "\"", e);
     }
   }
 
@@ -158,7 +158,7 @@ final class EvictionThresholds {
     try {
       return Quantities.parse(v);
     } catch (IllegalArgumentException e) {
-      throw new ConfigException(field + "." + name, e.getMessage(), e);
+      throw ConfigException.causedBy(field + "." + name, e.getMessage(), e);
     }
   }
 }

@@ -1,7 +1,6 @@
 package io.jkubelet.config;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * The garbage collectors' policy: upstream's image GC settings of KubeletConfiguration and its
@@ -65,9 +64,7 @@ public record GcSettings(
   public static final GcSettings DEFAULTS = Settings.defaults(GcSettings.class, false);
 
   public GcSettings {
-    Objects.requireNonNull(imageMinimumGCAge, "imageMinimumGCAge");
-    Objects.requireNonNull(minimumContainerTtl, "minimumContainerTtl");
-    Objects.requireNonNull(imageGcPeriod, "imageGcPeriod");
+    Records.requireNonNull(GcSettings.class, imageMinimumGCAge, minimumContainerTtl, imageGcPeriod);
   }
 
   /** Upstream's rule: the low threshold below the high one. */

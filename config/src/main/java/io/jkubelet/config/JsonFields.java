@@ -30,7 +30,7 @@ final class JsonFields {
     try {
       return Durations.parse(v.textValue());
     } catch (IllegalArgumentException e) {
-      throw new ConfigException(field, e.getMessage(), e);
+      throw ConfigException.causedBy(field, e.getMessage(), e);
     }
   }
 

@@ -3,7 +3,6 @@ package io.jkubelet.config;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The node agent's configuration: the subset of {@code kubelet.config.k8s.io/v1beta1}
@@ -220,30 +219,35 @@ public record KubeletConfiguration(
    * @throws NullPointerException if any reference component is null
    */
   public KubeletConfiguration {
-    Objects.requireNonNull(staticPods, "staticPods");
-    Objects.requireNonNull(syncFrequency, "syncFrequency");
-    Objects.requireNonNull(nodeStatusUpdateFrequency, "nodeStatusUpdateFrequency");
-    Objects.requireNonNull(nodeStatusReportFrequency, "nodeStatusReportFrequency");
-    Objects.requireNonNull(eventSpamRefillPeriod, "eventSpamRefillPeriod");
-    Objects.requireNonNull(contentType, "contentType");
+    Records.requireNonNull(
+        KubeletConfiguration.class,
+        staticPods,
+        syncFrequency,
+        nodeStatusUpdateFrequency,
+        nodeStatusReportFrequency,
+        eventSpamRefillPeriod,
+        contentType,
+        allowedUnsafeSysctls,
+        clusterDNS,
+        clusterDomain,
+        resolvConf,
+        featureGates,
+        cloudProvider,
+        providerID,
+        runtime,
+        server,
+        containerLogs,
+        eventExport,
+        network,
+        cgroups,
+        certificates,
+        reservations,
+        eviction,
+        gc,
+        images);
     allowedUnsafeSysctls = List.copyOf(allowedUnsafeSysctls);
     clusterDNS = List.copyOf(clusterDNS);
-    Objects.requireNonNull(clusterDomain, "clusterDomain");
-    Objects.requireNonNull(resolvConf, "resolvConf");
     featureGates = Map.copyOf(featureGates);
-    Objects.requireNonNull(cloudProvider, "cloudProvider");
-    Objects.requireNonNull(providerID, "providerID");
-    Objects.requireNonNull(runtime, "runtime");
-    Objects.requireNonNull(server, "server");
-    Objects.requireNonNull(containerLogs, "containerLogs");
-    Objects.requireNonNull(eventExport, "eventExport");
-    Objects.requireNonNull(network, "network");
-    Objects.requireNonNull(cgroups, "cgroups");
-    Objects.requireNonNull(certificates, "certificates");
-    Objects.requireNonNull(reservations, "reservations");
-    Objects.requireNonNull(eviction, "eviction");
-    Objects.requireNonNull(gc, "gc");
-    Objects.requireNonNull(images, "images");
   }
 
   /** The configuration with every setting at its default, as declared. */
@@ -257,12 +261,12 @@ public record KubeletConfiguration(
    * readOnlyPort} 0, no anonymous requests, the token webhook on and authorization mode Webhook.
    */
   public static KubeletConfigurationBuilder fileBuilder() {
-    return new KubeletConfigurationBuilder(true);
+    return KubeletConfigurationBuilder.defaults(true);
   }
 
   /** A builder starting from {@link #defaults()}. */
   public static KubeletConfigurationBuilder builder() {
-    return new KubeletConfigurationBuilder(false);
+    return KubeletConfigurationBuilder.defaults(false);
   }
 
   /**
@@ -270,6 +274,6 @@ public record KubeletConfiguration(
    * from a file: set only what the flags give, then {@link KubeletConfigurationBuilder#build()}.
    */
   public KubeletConfigurationBuilder toBuilder() {
-    return new KubeletConfigurationBuilder(this);
+    return KubeletConfigurationBuilder.of(this);
   }
 }

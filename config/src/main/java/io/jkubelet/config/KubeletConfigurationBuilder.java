@@ -2,6 +2,7 @@ package io.jkubelet.config;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Mutable builder of {@link KubeletConfiguration}, by setting: each {@link #set} replaces one
@@ -13,17 +14,20 @@ import java.util.Map;
 public final class KubeletConfigurationBuilder {
   private final Map<Setting, Object> values = new HashMap<>();
 
-  /** Every setting at its default; with {@code file}, a configuration file's. */
-  KubeletConfigurationBuilder(boolean file) {
+  private KubeletConfigurationBuilder(Function<Setting, Object> value) {
     for (Setting s : declared()) {
-      values.put(s, s.defaultValue(file));
+      values.put(s, value.apply(s));
     }
   }
 
-  KubeletConfigurationBuilder(KubeletConfiguration c) {
-    for (Setting s : declared()) {
-      values.put(s, Settings.read(c, s));
-    }
+  /** Every setting at its default; with {@code file}, a configuration file's. */
+  static KubeletConfigurationBuilder defaults(boolean file) {
+    return new KubeletConfigurationBuilder(s -> s.defaultValue(file));
+  }
+
+  /** Every setting as {@code c} has it. */
+  static KubeletConfigurationBuilder of(KubeletConfiguration c) {
+    return new KubeletConfigurationBuilder(s -> Settings.read(c, s));
   }
 
   private static Iterable<Setting> declared() {

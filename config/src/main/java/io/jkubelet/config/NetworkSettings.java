@@ -3,7 +3,6 @@ package io.jkubelet.config;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The pods' network: the two settings that upstream's KubeletConfiguration carries ({@code
@@ -83,13 +82,16 @@ public record NetworkSettings(
   public static final NetworkSettings DEFAULTS = Settings.defaults(NetworkSettings.class, false);
 
   public NetworkSettings {
-    Objects.requireNonNull(hairpinMode, "hairpinMode");
-    Objects.requireNonNull(podCIDR, "podCIDR");
-    Objects.requireNonNull(networkPlugin, "networkPlugin");
-    Objects.requireNonNull(cniConfDir, "cniConfDir");
+    Records.requireNonNull(
+        NetworkSettings.class,
+        hairpinMode,
+        podCIDR,
+        networkPlugin,
+        cniConfDir,
+        cniBinDir,
+        cniCacheDir,
+        nonMasqueradeCIDR,
+        cniExecTimeout);
     cniBinDir = List.copyOf(cniBinDir);
-    Objects.requireNonNull(cniCacheDir, "cniCacheDir");
-    Objects.requireNonNull(nonMasqueradeCIDR, "nonMasqueradeCIDR");
-    Objects.requireNonNull(cniExecTimeout, "cniExecTimeout");
   }
 }

@@ -3,7 +3,10 @@ package io.jkubelet.config;
 import java.lang.reflect.RecordComponent;
 import java.util.Arrays;
 
-/** The one null check of a record's references, for every record of jkubelet that wants one. */
+/**
+ * The one null check of a record's references, for every record of jkubelet that wants one. A
+ * component marked {@link Nullable} is not a reference it checks.
+ */
 public final class Records {
   private static final ClassValue<String[]> REFERENCES =
       new ClassValue<>() {
@@ -11,6 +14,7 @@ public final class Records {
         protected String[] computeValue(Class<?> type) {
           return Arrays.stream(type.getRecordComponents())
               .filter(c -> !c.getType().isPrimitive())
+              .filter(c -> !c.isAnnotationPresent(Nullable.class))
               .map(RecordComponent::getName)
               .toArray(String[]::new);
         }
@@ -22,7 +26,8 @@ public final class Records {
    * Checks that none of a record's reference components is null, from its compact constructor.
    *
    * @param type the record
-   * @param references the values of its reference (non-primitive) components, in their order
+   * @param references the values of its reference (non-primitive) components that are not {@link
+   *     Nullable}, in their order
    * @throws NullPointerException naming the first component that is null
    * @throws IllegalArgumentException if {@code references} are not as many as those components
    */

@@ -48,7 +48,7 @@ public record ReservationSettings(
           try {
             q = Quantities.parse(v);
           } catch (IllegalArgumentException e) {
-            throw new ConfigException(field + "." + k, e.getMessage(), e);
+            throw ConfigException.causedBy(field + "." + k, e.getMessage(), e);
           }
           if (q.signum() < 0) {
             throw new ConfigException(

@@ -1,7 +1,6 @@
 package io.jkubelet.config;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * The container engine's settings: upstream's container runtime flags (docker only) and the
@@ -55,9 +54,8 @@ public record RuntimeSettings(
   public static final String DOCKERSHIM_ENDPOINT = "unix:///var/run/dockershim.sock";
 
   public RuntimeSettings {
-    Objects.requireNonNull(containerRuntime, "containerRuntime");
-    Objects.requireNonNull(containerRuntimeEndpoint, "containerRuntimeEndpoint");
-    Objects.requireNonNull(runtimeRequestTimeout, "runtimeRequestTimeout");
+    Records.requireNonNull(
+        RuntimeSettings.class, containerRuntime, containerRuntimeEndpoint, runtimeRequestTimeout);
   }
 
   /**

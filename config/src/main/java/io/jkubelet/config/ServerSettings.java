@@ -2,7 +2,6 @@ package io.jkubelet.config;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The kubelet API's settings of upstream's KubeletConfiguration: where its servers listen, its
@@ -113,14 +112,17 @@ public record ServerSettings(
   public static final ServerSettings FILE_DEFAULTS = Settings.defaults(ServerSettings.class, true);
 
   public ServerSettings {
-    Objects.requireNonNull(address, "address");
-    Objects.requireNonNull(tlsCertFile, "tlsCertFile");
-    Objects.requireNonNull(tlsPrivateKeyFile, "tlsPrivateKeyFile");
+    Records.requireNonNull(
+        ServerSettings.class,
+        address,
+        tlsCertFile,
+        tlsPrivateKeyFile,
+        tlsCipherSuites,
+        tlsMinVersion,
+        authentication,
+        authorization,
+        healthzBindAddress,
+        nodeLogDir);
     tlsCipherSuites = List.copyOf(tlsCipherSuites);
-    Objects.requireNonNull(tlsMinVersion, "tlsMinVersion");
-    Objects.requireNonNull(authentication, "authentication");
-    Objects.requireNonNull(authorization, "authorization");
-    Objects.requireNonNull(healthzBindAddress, "healthzBindAddress");
-    Objects.requireNonNull(nodeLogDir, "nodeLogDir");
   }
 }

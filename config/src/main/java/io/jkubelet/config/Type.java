@@ -96,7 +96,7 @@ public final class Type {
             try {
               return Durations.parse(g.getLast());
             } catch (IllegalArgumentException e) {
-              throw new ConfigException(f, e.getMessage(), e);
+              throw ConfigException.causedBy(f, e.getMessage(), e);
             }
           });
   public static final Type PATH =

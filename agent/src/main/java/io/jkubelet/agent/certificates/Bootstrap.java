@@ -112,7 +112,9 @@ final class Bootstrap {
         delay = CertificateOptions.RETRY.next(delay);
         Duration wait = Jitter.jitter(delay, 0.1, () -> ThreadLocalRandom.current().nextDouble());
         log.warn("Bootstrap: {} (retrying in {})", e.getMessage(), wait);
-        events.on(new CertificateEvent.RequestFailed(e.getMessage(), wait));
+        events.on(
+            new CertificateEvent.RequestFailed(
+                e.getMessage(), wait, CertificateKind.CLIENT.what()));
         time.sleeper().sleep(wait);
       }
     }

@@ -43,10 +43,6 @@ public sealed interface CertificateEvent {
    * @param what "client" or "serving"
    */
   record Requested(String csr, boolean reused, String what) implements CertificateEvent {
-    public Requested(String csr, boolean reused) {
-      this(csr, reused, CertificateKind.CLIENT.what());
-    }
-
     public String reason() {
       return REQUESTED;
     }
@@ -94,10 +90,6 @@ public sealed interface CertificateEvent {
 
   /** Approved, but no certificate yet: nothing signs for the kubelet's signer (kubeadm#2091). */
   record ApprovedNotIssued(String csr, String signer) implements CertificateEvent {
-    public ApprovedNotIssued(String csr) {
-      this(csr, NodeCsr.SIGNER);
-    }
-
     public String reason() {
       return APPROVED_NOT_ISSUED;
     }
@@ -190,10 +182,6 @@ public sealed interface CertificateEvent {
   /** A request ended without a certificate; it is retried after {@code retryIn}. */
   record RequestFailed(String problem, java.time.Duration retryIn, String what)
       implements CertificateEvent {
-    public RequestFailed(String problem, java.time.Duration retryIn) {
-      this(problem, retryIn, CertificateKind.CLIENT.what());
-    }
-
     public String reason() {
       return REQUEST_FAILED;
     }
@@ -209,10 +197,6 @@ public sealed interface CertificateEvent {
 
   /** A new certificate is current. */
   record Rotated(String certificate, String what) implements CertificateEvent {
-    public Rotated(String certificate) {
-      this(certificate, CertificateKind.CLIENT.what());
-    }
-
     public String reason() {
       return ROTATED;
     }

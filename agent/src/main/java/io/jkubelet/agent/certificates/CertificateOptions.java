@@ -69,13 +69,13 @@ public record CertificateOptions(
   }
 
   /** The options with upstream's waits. */
-  public CertificateOptions(
+  public static CertificateOptions of(
       Path kubeconfig,
       Path bootstrapKubeconfig,
       Path certDir,
       boolean rotateCertificates,
       boolean rotateServerCertificates) {
-    this(
+    return new CertificateOptions(
         kubeconfig,
         bootstrapKubeconfig,
         certDir,

@@ -100,7 +100,8 @@ final class CertificateRequester {
                   () ->
                       new RequestException(
                           Reason.DELETED,
-                          "certificate signing request " + csr.name() + " was deleted"));
+                          "certificate signing request " + csr.name() + " was deleted",
+                          null));
     } catch (ApiException e) {
       throw new RequestException(
           Reason.API, "cannot retrieve certificate signing request: " + e.getMessage(), e);
@@ -109,7 +110,8 @@ final class CertificateRequester {
     if (problem.isPresent()) {
       throw new RequestException(
           Reason.INCOMPATIBLE,
-          "retrieved csr " + csr.name() + " is not compatible: " + problem.get());
+          "retrieved csr " + csr.name() + " is not compatible: " + problem.get(),
+          null);
     }
     log.info("Certificate request: csr {} for this node is still valid", csr.name());
     events.on(new CertificateEvent.Requested(csr.name(), true, csr.kind().what()));
@@ -129,13 +131,15 @@ final class CertificateRequester {
         current =
             api.get(name)
                 .orElseThrow(
-                    () -> new RequestException(Reason.DELETED, "csr \"" + name + "\" was deleted"));
+                    () ->
+                        new RequestException(
+                            Reason.DELETED, "csr \"" + name + "\" was deleted", null));
       } catch (ApiException e) {
         throw new RequestException(
             Reason.API, "cannot watch on the certificate signing request: " + e.getMessage(), e);
       }
       if (uid != null && current.uid() != null && !uid.equals(current.uid())) {
-        throw new RequestException(Reason.DELETED, "csr \"" + name + "\" changed UIDs");
+        throw new RequestException(Reason.DELETED, "csr \"" + name + "\" changed UIDs", null);
       }
       Optional<Condition> denied = current.condition(Condition.DENIED);
       if (denied.isPresent()) {
@@ -153,7 +157,8 @@ final class CertificateRequester {
                 + " is denied, reason: "
                 + c.reason()
                 + ", message: "
-                + c.message());
+                + c.message(),
+            null);
       }
       Optional<Condition> failed = current.condition(Condition.FAILED);
       if (failed.isPresent()) {
@@ -171,7 +176,8 @@ final class CertificateRequester {
                 + " failed, reason: "
                 + c.reason()
                 + ", message: "
-                + c.message());
+                + c.message(),
+            null);
       }
       if (current.condition(Condition.APPROVED).isPresent()) {
         if (!current.certificatePem().isEmpty()) {
@@ -199,7 +205,8 @@ final class CertificateRequester {
             Reason.CANCELLED,
             "stopped waiting for certificate signing request "
                 + name
-                + ": the certificate it asks for is no longer wanted");
+                + ": the certificate it asks for is no longer wanted",
+            null);
       }
       Duration left = Duration.between(clock.instant(), deadline);
       if (left.isNegative() || left.isZero()) {
@@ -209,7 +216,8 @@ final class CertificateRequester {
                 + timeout
                 + " waiting for certificate signing request "
                 + name
-                + (approvedLogged ? " to be issued (it is approved)" : " to be approved"));
+                + (approvedLogged ? " to be issued (it is approved)" : " to be approved"),
+            null);
       }
       api.awaitChange(name, current.resourceVersion(), left.compareTo(POLL) < 0 ? left : POLL);
     }
@@ -260,6 +268,6 @@ final class CertificateRequester {
     CertificateEvent.Unusable e = new CertificateEvent.Unusable(csr, why);
     log.warn("Certificate request: {}", e.message());
     events.on(e);
-    return new RequestException(Reason.UNUSABLE, e.message());
+    return new RequestException(Reason.UNUSABLE, e.message(), null);
   }
 }

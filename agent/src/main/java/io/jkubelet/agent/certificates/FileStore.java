@@ -71,7 +71,7 @@ final class FileStore implements CertificateStore {
       Path probe = Files.createTempFile(dir, ".write-check", ".tmp");
       Files.delete(probe);
     } catch (IOException e) {
-      throw new ConfigException(
+      throw ConfigException.causedBy(
           "--cert-dir", "cannot create or write the certificate directory " + dir + ": " + e, e);
     }
   }
@@ -83,7 +83,7 @@ final class FileStore implements CertificateStore {
       return;
     }
     if (!Files.isSymbolicLink(updated)) {
-      throw new StoreException("expected " + updated + " to be a symlink but it is a file");
+      throw new StoreException("expected " + updated + " to be a symlink but it is a file", null);
     }
     try {
       if (!Files.exists(updated)) {
@@ -156,12 +156,13 @@ final class FileStore implements CertificateStore {
     Path current = currentPath();
     Path updated = updatedPath();
     if (Files.exists(current, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(current)) {
-      throw new StoreException("expected " + current + " to be a symlink but it is a file");
+      throw new StoreException("expected " + current + " to be a symlink but it is a file", null);
     }
     try {
       if (Files.exists(updated, LinkOption.NOFOLLOW_LINKS)) {
         if (!Files.isSymbolicLink(updated)) {
-          throw new StoreException("expected " + updated + " to be a symlink but it is a file");
+          throw new StoreException(
+              "expected " + updated + " to be a symlink but it is a file", null);
         }
         Files.delete(updated);
       }

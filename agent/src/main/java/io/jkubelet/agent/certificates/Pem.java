@@ -33,10 +33,6 @@ final class Pem {
 
   /** Thrown for PEM that holds no usable certificate or key. */
   static final class PemException extends Exception {
-    PemException(String message) {
-      super(message);
-    }
-
     PemException(String message, Throwable cause) {
       super(message, cause);
     }
@@ -58,7 +54,7 @@ final class Pem {
       throw new PemException("invalid certificate data: " + e.getMessage(), e);
     }
     if (out.isEmpty()) {
-      throw new PemException("no CERTIFICATE block found");
+      throw new PemException("no CERTIFICATE block found", null);
     }
     return out;
   }
@@ -82,7 +78,7 @@ final class Pem {
         throw new PemException("invalid " + type + " block: " + e.getMessage(), e);
       }
     }
-    throw new PemException("no private key block found");
+    throw new PemException("no private key block found", null);
   }
 
   /** The first {@code PUBLIC KEY} block (PKIX). */
@@ -98,10 +94,10 @@ final class Pem {
             // the next algorithm
           }
         }
-        throw new PemException("invalid PUBLIC KEY block");
+        throw new PemException("invalid PUBLIC KEY block", null);
       }
     }
-    throw new PemException("no PUBLIC KEY block found");
+    throw new PemException("no PUBLIC KEY block found", null);
   }
 
   /** A certificate chain and its key, as upstream's {@code tls.X509KeyPair}: they must match. */
@@ -109,7 +105,7 @@ final class Pem {
     List<X509Certificate> chain = certificates(certPem);
     PrivateKey key = privateKey(keyPem);
     if (!matches(chain.get(0).getPublicKey(), key)) {
-      throw new PemException("the private key does not match the certificate's public key");
+      throw new PemException("the private key does not match the certificate's public key", null);
     }
     return new ClientCertificate(chain, key);
   }

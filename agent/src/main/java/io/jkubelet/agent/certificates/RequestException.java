@@ -46,10 +46,6 @@ final class RequestException extends Exception {
     this.reason = reason;
   }
 
-  public RequestException(Reason reason, String message) {
-    this(reason, message, null);
-  }
-
   public Reason reason() {
     return reason;
   }

@@ -31,7 +31,8 @@ interface RequestOpener {
     if (bootstrap == null) {
       throw new RequestException(
           RequestException.Reason.API,
-          "no valid client certificate to request a new one with, and no --bootstrap-kubeconfig");
+          "no valid client certificate to request a new one with, and no --bootstrap-kubeconfig",
+          null);
     }
     LoggerFactory.getLogger(RotatingCertificateManager.class)
         .info(

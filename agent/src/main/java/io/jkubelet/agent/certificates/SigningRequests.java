@@ -96,10 +96,6 @@ public interface SigningRequests extends AutoCloseable {
       this.code = code;
     }
 
-    public ApiException(int code, String message) {
-      this(code, message, null);
-    }
-
     /** The HTTP status code; 0 when the server was not reached. */
     public int code() {
       return code;

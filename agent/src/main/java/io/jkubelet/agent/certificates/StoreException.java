@@ -8,8 +8,4 @@ public final class StoreException extends RuntimeException {
   public StoreException(String message, Throwable cause) {
     super(message, cause);
   }
-
-  public StoreException(String message) {
-    super(message);
-  }
 }

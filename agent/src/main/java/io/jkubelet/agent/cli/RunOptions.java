@@ -143,14 +143,15 @@ final class RunOptions {
     String cidrs = n.podCIDR();
     return new NetworkOptions(
         n.networkPlugin().strip(),
-        n.cniConfDir().toAbsolutePath(),
-        n.cniBinDir().stream().map(Path::of).toList(),
-        n.cniCacheDir().toAbsolutePath(),
+        new NetworkOptions.Cni(
+            n.cniConfDir().toAbsolutePath(),
+            n.cniBinDir().stream().map(Path::of).toList(),
+            n.cniCacheDir().toAbsolutePath(),
+            n.cniExecTimeout()),
         n.networkPluginMtu(),
         n.hairpinMode(),
         n.nonMasqueradeCIDR(),
-        cidrs.isBlank() ? List.of() : Arrays.stream(cidrs.split(",")).map(String::strip).toList(),
-        n.cniExecTimeout());
+        cidrs.isBlank() ? List.of() : Arrays.stream(cidrs.split(",")).map(String::strip).toList());
   }
 
   /**
@@ -159,7 +160,7 @@ final class RunOptions {
    */
   private static CertificateOptions certificates(
       CertificateSettings c, Path kubeconfig, Path rootDir) {
-    return new CertificateOptions(
+    return CertificateOptions.of(
         kubeconfig,
         c.bootstrapKubeconfig().isEmpty() ? null : Path.of(c.bootstrapKubeconfig()),
         (c.certDir().isEmpty() ? rootDir.resolve("pki") : Path.of(c.certDir())).toAbsolutePath(),

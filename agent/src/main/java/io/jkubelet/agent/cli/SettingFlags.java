@@ -83,7 +83,7 @@ final class SettingFlags {
         try {
           s.check(value);
         } catch (ConfigException x) {
-          throw new ConfigException(flag, x.problem(), x);
+          throw ConfigException.causedBy(flag, x.problem(), x);
         }
         ignored.add(s.ignoredNotice(flag));
         continue;
@@ -109,7 +109,7 @@ final class SettingFlags {
     while (true) {
       String flag = flagOf.get(field);
       if (flag != null) {
-        return new ConfigException(flag, e.problem(), e);
+        return ConfigException.causedBy(flag, e.problem(), e);
       }
       int i = Math.max(field.lastIndexOf('.'), field.lastIndexOf('['));
       if (i <= 0) {

@@ -1,11 +1,11 @@
 package io.jkubelet.agent.cm;
 
 import io.jkubelet.config.CgroupSettings;
+import io.jkubelet.config.Records;
 import io.jkubelet.config.Settings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The container manager's settings: the configuration's {@link CgroupSettings} ({@code
@@ -32,8 +32,7 @@ public record CgroupOptions(CgroupSettings settings, Path cgroupFs) {
    * @throws io.jkubelet.config.ConfigException naming the field of a setting out of its range
    */
   public CgroupOptions {
-    Objects.requireNonNull(settings, "settings");
-    Objects.requireNonNull(cgroupFs, "cgroupFs");
+    Records.requireNonNull(CgroupOptions.class, settings, cgroupFs);
     Settings.validate(settings);
   }
 

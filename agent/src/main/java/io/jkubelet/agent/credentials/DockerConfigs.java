@@ -29,11 +29,11 @@ public final class DockerConfigs {
       return Map.of();
     }
     if (!root.isObject()) {
-      throw new InvalidDockerConfig("a Docker config.json must be a JSON object");
+      throw new InvalidDockerConfig("a Docker config.json must be a JSON object", null);
     }
     JsonNode headers = field(root, "HttpHeaders");
     if (headers != null && !headers.isNull() && !headers.isObject()) {
-      throw new InvalidDockerConfig("HttpHeaders must be a JSON object");
+      throw new InvalidDockerConfig("HttpHeaders must be a JSON object", null);
     }
     JsonNode auths = field(root, "auths");
     return auths == null ? Map.of() : entries(auths);
@@ -48,7 +48,7 @@ public final class DockerConfigs {
     try {
       JsonNode node = JSON.readTree(json);
       if (node == null || node.isMissingNode()) {
-        throw new InvalidDockerConfig("unexpected end of JSON input");
+        throw new InvalidDockerConfig("unexpected end of JSON input", null);
       }
       return node;
     } catch (JsonProcessingException e) {
@@ -63,7 +63,7 @@ public final class DockerConfigs {
       return Map.of();
     }
     if (!map.isObject()) {
-      throw new InvalidDockerConfig("the registry credentials must be a JSON object");
+      throw new InvalidDockerConfig("the registry credentials must be a JSON object", null);
     }
     Map<String, AuthConfig> out = new LinkedHashMap<>();
     Iterator<Map.Entry<String, JsonNode>> it = map.fields();
@@ -79,7 +79,8 @@ public final class DockerConfigs {
       return new AuthConfig("", "", "");
     }
     if (!node.isObject()) {
-      throw new InvalidDockerConfig("the entry for \"" + location + "\" must be a JSON object");
+      throw new InvalidDockerConfig(
+          "the entry for \"" + location + "\" must be a JSON object", null);
     }
     String username = string(node, "username", location);
     String password = string(node, "password", location);
@@ -107,7 +108,7 @@ public final class DockerConfigs {
     int colon = decoded.indexOf(':');
     if (colon < 0) {
       throw new InvalidDockerConfig(
-          "unable to parse auth field, must be formatted as base64(username:password)");
+          "unable to parse auth field, must be formatted as base64(username:password)", null);
     }
     return new String[] {decoded.substring(0, colon), decoded.substring(colon + 1)};
   }
@@ -120,7 +121,7 @@ public final class DockerConfigs {
     }
     if (!v.isTextual()) {
       throw new InvalidDockerConfig(
-          "the " + name + " of \"" + location + "\" must be a JSON string");
+          "the " + name + " of \"" + location + "\" must be a JSON string", null);
     }
     return v.textValue();
   }

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.ObjectFieldSelector;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceFieldSelector;
+import io.jkubelet.agent.util.GoQuote;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
@@ -89,7 +90,7 @@ public final class DownwardApi {
   /** {@code k="v"} lines in key order, as upstream's {@code fieldpath.FormatMap}. */
   public static String formatMap(Map<String, String> m) {
     List<String> lines = new ArrayList<>();
-    new TreeMap<>(orEmpty(m)).forEach((k, v) -> lines.add(k + "=" + goQuote(v)));
+    new TreeMap<>(orEmpty(m)).forEach((k, v) -> lines.add(k + "=" + GoQuote.quote(v)));
     return String.join("\n", lines);
   }
 
@@ -177,34 +178,6 @@ public final class DownwardApi {
       }
     }
     throw new EnvException("container " + name + " not found");
-  }
-
-  /** Go's {@code %q} for the strings labels and annotations hold. */
-  static String goQuote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    String t = s == null ? "" : s;
-    for (int i = 0; i < t.length(); i++) {
-      char c = t.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\t' -> b.append("\\t");
-        case '\r' -> b.append("\\r");
-        case 7 -> b.append("\\a");
-        case '\b' -> b.append("\\b");
-        case '\f' -> b.append("\\f");
-        case 11 -> b.append("\\v");
-        default -> {
-          if (c < 0x20 || c == 0x7f) {
-            b.append(String.format("\\x%02x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"').toString();
   }
 
   private static Map<String, String> orEmpty(Map<String, String> m) {

@@ -77,18 +77,6 @@ public final class ApiEventSink implements Consumer<Event>, EventBroadcaster.Rem
    * @param qps the rate budget's refill, in requests per second (eventRecordQPS); 0: no budget
    * @param burst the rate budget's size (eventBurst), at least 1 with a budget
    */
-  public ApiEventSink(
-      EventWriter writer,
-      EventCorrelator correlator,
-      Clock clock,
-      Sleeper sleeper,
-      RandomGenerator random,
-      int qps,
-      int burst) {
-    this(writer, Correlator.of(correlator), clock, sleeper, random, qps, burst);
-  }
-
-  /** With any correlator: tests script its answers. */
   ApiEventSink(
       EventWriter writer,
       Correlator correlator,
@@ -120,7 +108,7 @@ public final class ApiEventSink implements Consumer<Event>, EventBroadcaster.Rem
       int burst) {
     return new ApiEventSink(
         EventWriter.of(client),
-        new EventCorrelator(clock, correlation),
+        Correlator.of(new EventCorrelator(clock, correlation)),
         clock,
         sleeper,
         RandomGenerator.getDefault(),

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.events;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.jkubelet.config.Records;
 import java.util.Objects;
 
 /**
@@ -29,8 +30,7 @@ public sealed interface Correlation {
    */
   record Update(Event event, String patch) implements Correlation {
     public Update {
-      Objects.requireNonNull(event, "event");
-      Objects.requireNonNull(patch, "patch");
+      Records.requireNonNull(Update.class, event, patch);
     }
   }
 

@@ -38,7 +38,7 @@ final class EventAggregator {
   EventAggregator(CorrelatorOptions options) {
     this.maxSimilarEvents = options.maxSimilarEvents();
     this.windowNanos = saturatedNanos(options.aggregateWindow());
-    this.records = new Lru<>(options.lruSize());
+    this.records = Lru.counting(options.lruSize());
   }
 
   Lru<?, ?> cache() {

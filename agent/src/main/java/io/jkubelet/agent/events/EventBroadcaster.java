@@ -49,8 +49,9 @@ public final class EventBroadcaster implements Lifecycle {
   private volatile boolean started;
   private volatile boolean stopped;
 
-  public EventBroadcaster() {
-    this(DEFAULT_QUEUE_LENGTH);
+  /** A broadcaster whose watchers' queues hold {@code DEFAULT_QUEUE_LENGTH} events. */
+  public static EventBroadcaster create() {
+    return new EventBroadcaster(DEFAULT_QUEUE_LENGTH);
   }
 
   public EventBroadcaster(int queueLength) {

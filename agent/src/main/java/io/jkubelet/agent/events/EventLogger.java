@@ -37,7 +37,7 @@ final class EventLogger {
   private final Lru<Object, EventLog> observations;
 
   EventLogger(int lruSize) {
-    this.observations = new Lru<>(lruSize);
+    this.observations = Lru.counting(lruSize);
   }
 
   Lru<?, ?> cache() {

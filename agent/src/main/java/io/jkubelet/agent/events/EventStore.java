@@ -41,12 +41,10 @@ public final class EventStore implements Consumer<Event>, EventBroadcaster.Remem
   /** Guarded by {@code this}; access order, so a patched event counts as recent. */
   private final Lru<String, Event> events;
 
-  public EventStore(Clock clock) {
-    this(new EventCorrelator(clock, CorrelatorOptions.defaults()), DEFAULT_CAPACITY);
-  }
-
-  public EventStore(EventCorrelator correlator, int capacity) {
-    this(Correlator.of(correlator), capacity);
+  /** A store of {@link #DEFAULT_CAPACITY} events with upstream's default correlation. */
+  public static EventStore create(Clock clock) {
+    return new EventStore(
+        Correlator.of(new EventCorrelator(clock, CorrelatorOptions.defaults())), DEFAULT_CAPACITY);
   }
 
   /** With any correlator: tests script its answers. */

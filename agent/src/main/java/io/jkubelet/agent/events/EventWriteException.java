@@ -9,10 +9,6 @@ public final class EventWriteException extends Exception {
     this.code = code;
   }
 
-  public EventWriteException(int code, String message) {
-    this(code, message, null);
-  }
-
   public int code() {
     return code;
   }

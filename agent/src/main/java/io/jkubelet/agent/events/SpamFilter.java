@@ -47,7 +47,7 @@ final class SpamFilter {
   SpamFilter(Clock clock, CorrelatorOptions options) {
     this.clock = clock;
     this.options = options;
-    this.records = new Lru<>(options.lruSize());
+    this.records = Lru.counting(options.lruSize());
   }
 
   Lru<?, ?> cache() {

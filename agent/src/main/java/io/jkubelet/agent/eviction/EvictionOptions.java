@@ -1,9 +1,9 @@
 package io.jkubelet.agent.eviction;
 
 import io.jkubelet.config.EvictionSettings.Threshold;
+import io.jkubelet.config.Records;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The eviction manager's settings.
@@ -31,11 +31,14 @@ public record EvictionOptions(
   public static final Duration CLEANUP_TIMEOUT = Duration.ofSeconds(30);
 
   public EvictionOptions {
+    Records.requireNonNull(
+        EvictionOptions.class,
+        thresholds,
+        pressureTransitionPeriod,
+        memoryPeriod,
+        fullPeriod,
+        cleanupTimeout);
     thresholds = List.copyOf(thresholds);
-    Objects.requireNonNull(pressureTransitionPeriod, "pressureTransitionPeriod");
-    Objects.requireNonNull(memoryPeriod, "memoryPeriod");
-    Objects.requireNonNull(fullPeriod, "fullPeriod");
-    Objects.requireNonNull(cleanupTimeout, "cleanupTimeout");
     if (maxPodGracePeriodSeconds < 0) {
       throw new IllegalArgumentException("maxPodGracePeriodSeconds must not be negative");
     }

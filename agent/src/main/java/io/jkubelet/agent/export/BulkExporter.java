@@ -71,15 +71,19 @@ public final class BulkExporter implements Exporter {
     }
   }
 
-  public BulkExporter(ExportTarget target, ExportOptions options, Time time) {
+  /** An exporter that makes its client when it starts. */
+  public static BulkExporter create(ExportTarget target, ExportOptions options, Time time) {
+    return new BulkExporter(target, options, time, null);
+  }
+
+  /**
+   * @param client a client of its own (tests point it at a local server with short timeouts), or
+   *     null to make one when it starts
+   */
+  BulkExporter(ExportTarget target, ExportOptions options, Time time, BulkClient client) {
     this.target = Objects.requireNonNull(target);
     this.options = Objects.requireNonNull(options);
     this.time = Objects.requireNonNull(time);
-  }
-
-  /** With a client of its own: tests point it at a local server with short timeouts. */
-  BulkExporter(ExportTarget target, ExportOptions options, Time time, BulkClient client) {
-    this(target, options, time);
     this.client = client;
   }
 

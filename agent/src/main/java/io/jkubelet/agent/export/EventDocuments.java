@@ -54,19 +54,14 @@ public final class EventDocuments {
             id,
             meta.getNamespace(),
             meta.getName(),
-            e.getType(),
-            e.getReason(),
-            e.getMessage(),
-            count,
-            first,
-            last,
-            eventTime,
+            new What(e.getType(), e.getReason(), e.getMessage(), e.getAction()),
+            new Times(count, first, last, eventTime),
             e.getInvolvedObject(),
-            source.getComponent(),
-            source.getHost(),
-            e.getReportingComponent(),
-            e.getReportingInstance(),
-            e.getAction());
+            new Origin(
+                source.getComponent(),
+                source.getHost(),
+                e.getReportingComponent(),
+                e.getReportingInstance()));
     return document(fields);
   }
 
@@ -75,35 +70,39 @@ public final class EventDocuments {
       String id,
       String namespace,
       String name,
-      String type,
-      String reason,
-      String message,
-      long count,
-      String firstTimestamp,
-      String lastTimestamp,
-      String eventTime,
+      What what,
+      Times times,
       ObjectReference involved,
+      Origin origin) {}
+
+  /** What happened: the event's type, reason, message and action. */
+  record What(String type, String reason, String message, String action) {}
+
+  /** How often and when. */
+  record Times(long count, String firstTimestamp, String lastTimestamp, String eventTime) {}
+
+  /** Who reported it: the source and the reporting controller. */
+  record Origin(
       String sourceComponent,
       String sourceHost,
       String reportingComponent,
-      String reportingInstance,
-      String action) {}
+      String reportingInstance) {}
 
   static ExportDocument document(Fields f) {
     StringWriter out = new StringWriter(512);
     try (JsonGenerator g = JSON.createGenerator(out)) {
       g.writeStartObject();
       g.writeStringField("uid", f.id());
-      string(g, "@timestamp", f.lastTimestamp());
+      string(g, "@timestamp", f.times().lastTimestamp());
       string(g, "namespace", f.namespace());
       string(g, "name", f.name());
-      string(g, "type", f.type());
-      string(g, "reason", f.reason());
-      string(g, "message", f.message());
-      g.writeNumberField("count", f.count());
-      string(g, "firstTimestamp", f.firstTimestamp());
-      string(g, "lastTimestamp", f.lastTimestamp());
-      string(g, "eventTime", f.eventTime());
+      string(g, "type", f.what().type());
+      string(g, "reason", f.what().reason());
+      string(g, "message", f.what().message());
+      g.writeNumberField("count", f.times().count());
+      string(g, "firstTimestamp", f.times().firstTimestamp());
+      string(g, "lastTimestamp", f.times().lastTimestamp());
+      string(g, "eventTime", f.times().eventTime());
       ObjectReference ref = f.involved();
       if (ref != null) {
         g.writeObjectFieldStart("involvedObject");
@@ -115,25 +114,25 @@ public final class EventDocuments {
         string(g, "fieldPath", ref.getFieldPath());
         g.writeEndObject();
       }
-      if (f.sourceComponent() != null || f.sourceHost() != null) {
+      if (f.origin().sourceComponent() != null || f.origin().sourceHost() != null) {
         g.writeObjectFieldStart("source");
-        string(g, "component", f.sourceComponent());
-        string(g, "host", f.sourceHost());
+        string(g, "component", f.origin().sourceComponent());
+        string(g, "host", f.origin().sourceHost());
         g.writeEndObject();
       }
-      string(g, "reportingComponent", f.reportingComponent());
-      string(g, "reportingInstance", f.reportingInstance());
-      string(g, "action", f.action());
+      string(g, "reportingComponent", f.origin().reportingComponent());
+      string(g, "reportingInstance", f.origin().reportingInstance());
+      string(g, "action", f.what().action());
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a StringWriter does not fail
     }
     return new ExportDocument(
         f.id(),
-        f.count(),
-        dayOf(f.firstTimestamp()),
-        "Warning".equals(f.type()),
-        f.reason(),
+        f.times().count(),
+        dayOf(f.times().firstTimestamp()),
+        "Warning".equals(f.what().type()),
+        f.what().reason(),
         out.toString());
   }
 

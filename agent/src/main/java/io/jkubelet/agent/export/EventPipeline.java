@@ -49,9 +49,9 @@ public record EventPipeline(
       boolean keepStore,
       Map<String, Consumer<Event>> watchers,
       Time time) {
-    EventBroadcaster broadcaster = new EventBroadcaster();
+    EventBroadcaster broadcaster = EventBroadcaster.create();
     broadcaster.addWatcher("log", new LogSink());
-    EventStore store = keepStore ? new EventStore(time.clock()) : null;
+    EventStore store = keepStore ? EventStore.create(time.clock()) : null;
     if (store != null) {
       broadcaster.addWatcher("store", store);
     }

@@ -35,18 +35,13 @@ public final class EventV1Documents {
             EventDocuments.idOf(meta, source.getHost()),
             meta.getNamespace(),
             meta.getName(),
-            e.getType(),
-            e.getReason(),
-            e.getNote(),
-            Math.max(1, count),
-            first,
-            last,
-            eventTime,
+            new EventDocuments.What(e.getType(), e.getReason(), e.getNote(), e.getAction()),
+            new EventDocuments.Times(Math.max(1, count), first, last, eventTime),
             e.getRegarding(),
-            source.getComponent(),
-            source.getHost(),
-            e.getReportingController(),
-            e.getReportingInstance(),
-            e.getAction()));
+            new EventDocuments.Origin(
+                source.getComponent(),
+                source.getHost(),
+                e.getReportingController(),
+                e.getReportingInstance())));
   }
 }

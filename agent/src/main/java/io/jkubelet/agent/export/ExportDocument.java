@@ -1,11 +1,12 @@
 package io.jkubelet.agent.export;
 
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * One version of one event, as it is exported: the document id (derived from the event's UID, so
@@ -22,11 +23,15 @@ import java.util.Objects;
  * @param json the document, compact JSON on one line
  */
 public record ExportDocument(
-    String id, long version, LocalDate day, boolean warning, String reason, String json) {
+    @Nullable String id,
+    long version,
+    LocalDate day,
+    boolean warning,
+    @Nullable String reason,
+    String json) {
 
   public ExportDocument {
-    Objects.requireNonNull(day, "day");
-    Objects.requireNonNull(json, "json");
+    Records.requireNonNull(ExportDocument.class, day, json);
     if (!isId(id)) {
       throw new IllegalArgumentException("not a document id: " + id);
     }

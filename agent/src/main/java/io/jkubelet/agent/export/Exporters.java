@@ -43,7 +43,7 @@ public final class Exporters {
       }
       long max = ConfigValidator.bytes("eventExport.spoolMax", e.spoolMax());
       out.add(
-          new BulkExporter(
+          BulkExporter.create(
               target, ExportOptions.defaults(rootDir.resolve("events-spool"), max), time));
     }
     if (!e.file().isEmpty()) {

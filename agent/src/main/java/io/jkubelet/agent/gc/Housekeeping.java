@@ -15,11 +15,12 @@ import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.agent.workers.PodWorkers;
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -53,14 +54,9 @@ public interface Housekeeping {
       StatusManager statuses,
       Supplier<Collection<Pod>> activePods,
       BooleanSupplier sourcesReady,
-      MirrorClient mirrors) {
+      @Nullable MirrorClient mirrors) {
     public Pods {
-      Objects.requireNonNull(pods, "pods");
-      Objects.requireNonNull(workers, "workers");
-      Objects.requireNonNull(cache, "cache");
-      Objects.requireNonNull(statuses, "statuses");
-      Objects.requireNonNull(activePods, "activePods");
-      Objects.requireNonNull(sourcesReady, "sourcesReady");
+      Records.requireNonNull(Pods.class, pods, workers, cache, statuses, activePods, sourcesReady);
     }
   }
 
@@ -76,9 +72,7 @@ public interface Housekeeping {
       Consumer<Predicate<String>> podLogs,
       List<Backoff> backoffs) {
     public Forgetting {
-      Objects.requireNonNull(reasons, "reasons");
-      Objects.requireNonNull(probes, "probes");
-      Objects.requireNonNull(podLogs, "podLogs");
+      Records.requireNonNull(Forgetting.class, reasons, probes, podLogs, backoffs);
       backoffs = List.copyOf(backoffs);
     }
   }
@@ -91,7 +85,7 @@ public interface Housekeeping {
    */
   record Deps(
       Runtime runtime,
-      RuntimeManager manager,
+      @Nullable RuntimeManager manager,
       VolumeManager volumes,
       ContainerManager cgroups,
       Pods pods,
@@ -99,13 +93,8 @@ public interface Housekeeping {
       EventRecorder recorder,
       Clock clock) {
     public Deps {
-      Objects.requireNonNull(runtime, "runtime");
-      Objects.requireNonNull(volumes, "volumes");
-      Objects.requireNonNull(cgroups, "cgroups");
-      Objects.requireNonNull(pods, "pods");
-      Objects.requireNonNull(forgetting, "forgetting");
-      Objects.requireNonNull(recorder, "recorder");
-      Objects.requireNonNull(clock, "clock");
+      Records.requireNonNull(
+          Deps.class, runtime, volumes, cgroups, pods, forgetting, recorder, clock);
     }
   }
 
@@ -119,11 +108,10 @@ public interface Housekeeping {
   record Options(
       Duration containerGcPeriod, ContainerGcPolicy containerGcPolicy, ObjectReference node) {
     public Options {
-      if (containerGcPeriod == null || containerGcPeriod.isNegative()) {
+      Records.requireNonNull(Options.class, containerGcPeriod, containerGcPolicy, node);
+      if (containerGcPeriod.isNegative()) {
         throw new IllegalArgumentException("invalid container GC period: " + containerGcPeriod);
       }
-      Objects.requireNonNull(containerGcPolicy, "containerGcPolicy");
-      Objects.requireNonNull(node, "node");
     }
   }
 

@@ -5,8 +5,9 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.runtime.ImageService;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Time;
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -39,11 +40,11 @@ public interface ImageGcManager extends ImageGarbageCollector, Lifecycle {
    * @param node the Node its events are about
    * @param period how often it runs: {@link #PERIOD} but in tests
    */
-  record Options(ImageGcPolicy policy, String sandboxImage, ObjectReference node, Duration period) {
+  record Options(
+      ImageGcPolicy policy, @Nullable String sandboxImage, ObjectReference node, Duration period) {
     public Options {
-      Objects.requireNonNull(policy, "policy");
-      Objects.requireNonNull(node, "node");
-      if (period == null || !period.isPositive()) {
+      Records.requireNonNull(Options.class, policy, node, period);
+      if (!period.isPositive()) {
         throw new IllegalArgumentException("the image GC period must be positive, got " + period);
       }
     }

@@ -15,6 +15,7 @@ import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.config.Records;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,31 +33,21 @@ import java.util.concurrent.Future;
  *
  * <p>Thread-safe: it keeps no state; pod workers call it for different pods at once.
  */
-final class ContainerKiller {
+record ContainerKiller(
+    Runtime runtime,
+    EventRecorder recorder,
+    Clock clock,
+    ExecutorService parallel,
+    HookRunner hooks) {
+  public ContainerKiller {
+    Records.requireNonNull(ContainerKiller.class, runtime, recorder, clock, parallel, hooks);
+  }
+
   /** The pause container exits on SIGTERM; this only bounds a broken one. */
   private static final Duration SANDBOX_GRACE = Duration.ofSeconds(10);
 
   /** How much longer than the grace period a stop may take before it counts as exceeded. */
   static final Duration EXCEEDED_GRACE_SLACK = Duration.ofSeconds(5);
-
-  private final Runtime runtime;
-  private final EventRecorder recorder;
-  private final Clock clock;
-  private final ExecutorService parallel;
-  private final HookRunner hooks;
-
-  ContainerKiller(
-      Runtime runtime,
-      EventRecorder recorder,
-      Clock clock,
-      ExecutorService parallel,
-      HookRunner hooks) {
-    this.runtime = runtime;
-    this.recorder = recorder;
-    this.clock = clock;
-    this.parallel = parallel;
-    this.hooks = hooks;
-  }
 
   /** A container to kill: its name, runtime id, kind, and its pod's IP (for an HTTP preStop). */
   record Target(String name, String id, boolean init, String podIp) {

@@ -188,7 +188,7 @@ public final class ImagePuller {
         errors.add(e.getMessage());
       }
     }
-    throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, aggregate(errors));
+    throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, aggregate(errors), null);
   }
 
   /**

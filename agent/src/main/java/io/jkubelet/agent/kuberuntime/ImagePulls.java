@@ -14,6 +14,8 @@ import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -73,10 +75,9 @@ public final class ImagePulls implements Lifecycle {
   }
 
   /** A pod waiting on a pull, and the object its events are about (the container). */
-  public record Waiter(String podUid, String container, ObjectReference ref) {
+  public record Waiter(String podUid, @Nullable String container, ObjectReference ref) {
     public Waiter {
-      Objects.requireNonNull(podUid, "podUid");
-      Objects.requireNonNull(ref, "ref");
+      Records.requireNonNull(Waiter.class, podUid, ref);
     }
   }
 

@@ -29,7 +29,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Supplier;
@@ -98,9 +97,7 @@ public final class RuntimeManager {
   public record Options(
       String infraImage, int oomScoreAdj, NodeContext node, Supplier<String> hostIp) {
     public Options {
-      Objects.requireNonNull(infraImage, "infraImage");
-      Objects.requireNonNull(node, "node");
-      Objects.requireNonNull(hostIp, "hostIp");
+      Records.requireNonNull(Options.class, infraImage, node, hostIp);
     }
   }
 

@@ -10,6 +10,7 @@ import io.jkubelet.agent.prober.ProbeResult;
 import io.jkubelet.agent.prober.ProbeTarget;
 import io.jkubelet.agent.prober.Probers;
 import io.jkubelet.agent.runtime.ExecResult;
+import io.jkubelet.agent.util.GoQuote;
 import io.jkubelet.agent.util.Sleeper;
 import io.jkubelet.config.Durations;
 import java.time.Duration;
@@ -76,8 +77,8 @@ public final class HookRunner {
     return Optional.of(
         String.format(
             "Lifecycle hook for Container %s in Pod %s failed - error: %s",
-            quote(container.getName()),
-            quote(podName(pod)),
+            GoQuote.quote(container.getName()),
+            GoQuote.quote(podName(pod)),
             hook.getTcpSocket() != null
                 ? "tcpSocket is not supported as a lifecycle hook"
                 : "no hook handler (exec, httpGet or sleep) given"));
@@ -114,10 +115,10 @@ public final class HookRunner {
         String.format(
             "Exec lifecycle hook (%s) for Container %s in Pod %s failed - error: %s, message: %s",
             "[" + String.join(" ", command) + "]",
-            quote(c.getName()),
-            quote(podName(pod)),
+            GoQuote.quote(c.getName()),
+            GoQuote.quote(podName(pod)),
             error,
-            quote(output));
+            GoQuote.quote(output));
     log.info("{}", msg);
     return Optional.of(msg);
   }
@@ -145,10 +146,10 @@ public final class HookRunner {
         String.format(
             "Http lifecycle hook (%s) for Container %s in Pod %s failed - error: %s, message: %s",
             hook.getHttpGet().getPath() == null ? "" : hook.getHttpGet().getPath(),
-            quote(c.getName()),
-            quote(podName(pod)),
+            GoQuote.quote(c.getName()),
+            GoQuote.quote(podName(pod)),
             error,
-            quote(""));
+            GoQuote.quote(""));
     log.info("{}", msg);
     return Optional.of(msg);
   }
@@ -160,8 +161,8 @@ public final class HookRunner {
           String.format(
               "Sleep lifecycle hook (%s) for Container %s in Pod %s failed - error: %s",
               seconds,
-              quote(c.getName()),
-              quote(podName(pod)),
+              GoQuote.quote(c.getName()),
+              GoQuote.quote(podName(pod)),
               "sleep.seconds must be a non-negative number"));
     }
     Duration d = Duration.ofSeconds(seconds);
@@ -173,7 +174,7 @@ public final class HookRunner {
       return Optional.of(
           String.format(
               "Sleep lifecycle hook (%d) for Container %s in Pod %s failed - error: interrupted",
-              seconds, quote(c.getName()), quote(podName(pod))));
+              seconds, GoQuote.quote(c.getName()), GoQuote.quote(podName(pod))));
     }
   }
 
@@ -185,27 +186,5 @@ public final class HookRunner {
         + "("
         + pod.getMetadata().getUid()
         + ")";
-  }
-
-  /** Go's {@code %q} for the strings that appear here: quotes, backslashes and control bytes. */
-  static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    for (char ch : (s == null ? "" : s).toCharArray()) {
-      switch (ch) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (ch < 0x20) {
-            b.append(String.format("\\x%02x", (int) ch));
-          } else {
-            b.append(ch);
-          }
-        }
-      }
-    }
-    return b.append('"').toString();
   }
 }

@@ -8,6 +8,7 @@ import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.server.Responses;
 import io.jkubelet.agent.server.Route;
 import io.jkubelet.agent.server.auth.Subject;
+import io.jkubelet.config.Records;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpMethod;
@@ -26,33 +27,23 @@ import java.util.stream.Stream;
  * checks and messages, then the container's output as a chunked {@code text/plain} body, read
  * through {@link Runtime#containerLogs} on an executor thread (never the event loop). A client that
  * goes away closes the runtime's stream.
+ *
+ * @param pods the node's pods (static pods under their own names)
+ * @param statuses a pod's status by UID, as jkubelet computed it
+ * @param executor where reads are opened (virtual threads)
  */
-public final class ContainerLogsRoute implements Route {
-  private static final String PREFIX = "/containerLogs/";
-
-  private final Supplier<List<Pod>> pods;
-  private final Function<String, Optional<PodStatus>> statuses;
-  private final Runtime runtime;
-  private final Clock clock;
-  private final Executor executor;
-
-  /**
-   * @param pods the node's pods (static pods under their own names)
-   * @param statuses a pod's status by UID, as jkubelet computed it
-   * @param executor where reads are opened (virtual threads)
-   */
-  public ContainerLogsRoute(
-      Supplier<List<Pod>> pods,
-      Function<String, Optional<PodStatus>> statuses,
-      Runtime runtime,
-      Clock clock,
-      Executor executor) {
-    this.pods = pods;
-    this.statuses = statuses;
-    this.runtime = runtime;
-    this.clock = clock;
-    this.executor = executor;
+public record ContainerLogsRoute(
+    Supplier<List<Pod>> pods,
+    Function<String, Optional<PodStatus>> statuses,
+    Runtime runtime,
+    Clock clock,
+    Executor executor)
+    implements Route {
+  public ContainerLogsRoute {
+    Records.requireNonNull(ContainerLogsRoute.class, pods, statuses, runtime, clock, executor);
   }
+
+  private static final String PREFIX = "/containerLogs/";
 
   @Override
   public boolean matches(String path) {

@@ -4,9 +4,9 @@ import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Time;
+import io.jkubelet.config.Records;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.Objects;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -50,10 +50,7 @@ public interface LogCollector extends Lifecycle {
       Time time,
       Duration period) {
     public Options {
-      Objects.requireNonNull(paths, "paths");
-      Objects.requireNonNull(runtime, "runtime");
-      Objects.requireNonNull(pods, "pods");
-      Objects.requireNonNull(time, "time");
+      Records.requireNonNull(Options.class, paths, runtime, pods, time, period);
       if (maxFiles < 2) {
         throw new IllegalArgumentException("maxFiles must be at least 2, got " + maxFiles);
       }

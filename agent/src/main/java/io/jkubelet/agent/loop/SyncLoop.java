@@ -13,7 +13,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -81,12 +80,11 @@ public final class SyncLoop implements Lifecycle {
       Duration syncPeriod,
       Duration housekeepingPeriod) {
     public Ticks {
-      Objects.requireNonNull(sync, "sync");
-      Objects.requireNonNull(housekeeping, "housekeeping");
-      if (syncPeriod == null || !syncPeriod.isPositive()) {
+      Records.requireNonNull(Ticks.class, sync, housekeeping, syncPeriod, housekeepingPeriod);
+      if (!syncPeriod.isPositive()) {
         throw new IllegalArgumentException("the sync period must be positive, got " + syncPeriod);
       }
-      if (housekeepingPeriod == null || !housekeepingPeriod.isPositive()) {
+      if (!housekeepingPeriod.isPositive()) {
         throw new IllegalArgumentException(
             "the housekeeping period must be positive, got " + housekeepingPeriod);
       }

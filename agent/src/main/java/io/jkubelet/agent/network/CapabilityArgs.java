@@ -75,15 +75,18 @@ final class CapabilityArgs {
               + annotation
               + " \""
               + value
-              + "\" is not a quantity");
+              + "\" is not a quantity",
+          null);
     }
     if (bits.compareTo(MIN) < 0) {
       throw new CniException(
-          "failed to get pod bandwidth from annotations: resource is unreasonably small (< 1kbit)");
+          "failed to get pod bandwidth from annotations: resource is unreasonably small (< 1kbit)",
+          null);
     }
     if (bits.compareTo(MAX) > 0) {
       throw new CniException(
-          "failed to get pod bandwidth from annotations: resource is unreasonably large (> 1Pbit)");
+          "failed to get pod bandwidth from annotations: resource is unreasonably large (> 1Pbit)",
+          null);
     }
     return bits.longValue();
   }

@@ -53,7 +53,7 @@ final class CniExec {
   /** The plugin's binary, from the first directory of the path that has it. */
   Path find(String type) throws CniException {
     if (type == null || type.isEmpty() || type.contains("/")) {
-      throw new CniException("invalid plugin type \"" + type + "\"");
+      throw new CniException("invalid plugin type \"" + type + "\"", null);
     }
     for (Path dir : binDirs) {
       Path p = dir.resolve(type);
@@ -66,7 +66,8 @@ final class CniExec {
             + type
             + "\" in path ["
             + binDirs.stream().map(Path::toString).collect(Collectors.joining(" "))
-            + "]");
+            + "]",
+        null);
   }
 
   /** The spec versions the plugin supports, from its answer to {@code VERSION}. */
@@ -134,11 +135,12 @@ final class CniExec {
                 + " timed out after "
                 + timeout.toSeconds()
                 + "s on "
-                + call.command());
+                + call.command(),
+            null);
       }
       String stdout = out.text();
       if (p.exitValue() != 0) {
-        throw new CniException(errorOf(bin, p.exitValue(), stdout, err.text()));
+        throw new CniException(errorOf(bin, p.exitValue(), stdout, err.text()), null);
       }
       if (stdout.isBlank()) {
         return JSON.createObjectNode();
@@ -147,7 +149,8 @@ final class CniExec {
         return JSON.readTree(stdout);
       } catch (IOException e) {
         throw new CniException(
-            "plugin " + bin.getFileName() + " answered with malformed JSON: " + abbreviate(stdout));
+            "plugin " + bin.getFileName() + " answered with malformed JSON: " + abbreviate(stdout),
+            null);
       }
     } catch (InterruptedException e) {
       p.destroyForcibly();

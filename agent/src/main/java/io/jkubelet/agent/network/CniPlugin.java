@@ -187,11 +187,11 @@ final class CniPlugin {
   List<String> setUp(SandboxConfig config, String sandboxId, String netns) throws CniException {
     Optional<String> notReady = status();
     if (notReady.isPresent()) {
-      throw new CniException(notReady.get());
+      throw new CniException(notReady.get(), null);
     }
     NetworkList network = choice.network(); // read once: a rescan may replace it meanwhile
     if (network == null) {
-      throw new CniException(source.uninitialized());
+      throw new CniException(source.uninitialized(), null);
     }
     synchronized (lock(sandboxId)) {
       Attachments.Attachment a =
@@ -219,7 +219,7 @@ final class CniPlugin {
       }
       List<String> ips = a.ips();
       if (ips.isEmpty()) {
-        throw new CniException("network " + network.name() + " gave the pod no IP address");
+        throw new CniException("network " + network.name() + " gave the pod no IP address", null);
       }
       log.info(
           "Network: attached sandbox {} of pod {}/{} to {} in {} ms ({} ms in plugins): {}",

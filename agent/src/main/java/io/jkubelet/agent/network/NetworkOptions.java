@@ -5,6 +5,7 @@ import io.jkubelet.config.NetworkSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -12,26 +13,20 @@ import java.util.Set;
  * fields ({@code hairpinMode}, {@code podCIDR}). Validated in the constructor.
  *
  * @param plugin {@code cni}, {@code kubenet}, or "" for Docker's own bridge
- * @param confDir the CNI configuration directory
- * @param binDirs where CNI plugin binaries are looked for, in order
- * @param cacheDir libcni's cache: the pods' attachments
+ * @param cni where the CNI plugins, their configuration and their cache are, and their timeout
  * @param mtu kubenet's MTU; 0 picks one from the host
  * @param hairpinMode {@code promiscuous-bridge}, {@code hairpin-veth} or {@code none}
  * @param nonMasqueradeCidr kubenet masquerades traffic leaving this range
  * @param podCidr a standalone node's pod CIDRs (comma-separated in the flag); a Node's {@code
  *     spec.podCIDRs} win
- * @param execTimeout how long one plugin call may take (upstream: 220 s)
  */
 public record NetworkOptions(
     String plugin,
-    Path confDir,
-    List<Path> binDirs,
-    Path cacheDir,
+    Cni cni,
     int mtu,
     String hairpinMode,
     String nonMasqueradeCidr,
-    List<String> podCidr,
-    Duration execTimeout) {
+    List<String> podCidr) {
 
   public static final String CNI = "cni";
   public static final String KUBENET = "kubenet";
@@ -41,17 +36,39 @@ public record NetworkOptions(
   public static final NetworkOptions NONE =
       new NetworkOptions(
           "",
-          Path.of("/etc/cni/net.d"),
-          List.of(Path.of("/opt/cni/bin")),
-          Path.of("/var/lib/cni/cache"),
+          new Cni(
+              Path.of("/etc/cni/net.d"),
+              List.of(Path.of("/opt/cni/bin")),
+              Path.of("/var/lib/cni/cache"),
+              DEFAULT_EXEC_TIMEOUT),
           0,
           NetworkSettings.PROMISCUOUS_BRIDGE,
           "10.0.0.0/8",
-          List.of(),
-          DEFAULT_EXEC_TIMEOUT);
+          List.of());
+
+  /**
+   * Where CNI's parts are.
+   *
+   * @param confDir the CNI configuration directory
+   * @param binDirs where CNI plugin binaries are looked for, in order
+   * @param cacheDir libcni's cache: the pods' attachments
+   * @param execTimeout how long one plugin call may take (upstream: 220 s)
+   */
+  public record Cni(Path confDir, List<Path> binDirs, Path cacheDir, Duration execTimeout) {
+    public Cni {
+      binDirs = List.copyOf(binDirs);
+      if (binDirs.isEmpty()) {
+        throw new ConfigException("--cni-bin-dir", "must name at least one directory");
+      }
+      if (execTimeout.isNegative() || execTimeout.isZero()) {
+        throw new ConfigException(
+            "--cni-exec-timeout", "must be greater than 0, got " + execTimeout);
+      }
+    }
+  }
 
   public NetworkOptions {
-    binDirs = List.copyOf(binDirs);
+    Objects.requireNonNull(cni, "cni");
     podCidr = List.copyOf(podCidr);
     if (!Set.of("", CNI, KUBENET).contains(plugin)) {
       throw new ConfigException("--network-plugin", "network plugin \"" + plugin + "\" not found");
@@ -71,12 +88,6 @@ public record NetworkOptions(
     cidr("--non-masquerade-cidr", nonMasqueradeCidr);
     for (String c : podCidr) {
       cidr("podCIDR", c);
-    }
-    if (binDirs.isEmpty()) {
-      throw new ConfigException("--cni-bin-dir", "must name at least one directory");
-    }
-    if (execTimeout.isNegative() || execTimeout.isZero()) {
-      throw new ConfigException("--cni-exec-timeout", "must be greater than 0, got " + execTimeout);
     }
   }
 

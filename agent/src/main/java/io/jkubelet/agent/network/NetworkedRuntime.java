@@ -61,7 +61,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
     try {
       netns = delegate.sandboxNetNs(id);
       if (netns.isEmpty()) {
-        throw new CniException("the sandbox exited before its network was set up");
+        throw new CniException("the sandbox exited before its network was set up", null);
       }
       plugin.setUp(config, id, netns);
       return id;

@@ -29,7 +29,7 @@ public final class PluginNetwork implements PodNetwork {
         new CniPlugin(
             source,
             exec,
-            new Attachments(options.cacheDir()),
+            new Attachments(options.cni().cacheDir()),
             this::podCidrs,
             time.clock(),
             time.schedulers());
@@ -43,11 +43,11 @@ public final class PluginNetwork implements PodNetwork {
     if (!options.enabled()) {
       return NONE;
     }
-    CniExec exec = new CniExec(options.binDirs(), options.execTimeout());
+    CniExec exec = new CniExec(options.cni().binDirs(), options.cni().execTimeout());
     NetworkSource source =
         options.plugin().equals(NetworkOptions.KUBENET)
             ? new Kubenet(exec, options.mtu(), options.hairpinMode(), options.nonMasqueradeCidr())
-            : NetworkSource.confDir(options.confDir(), exec);
+            : NetworkSource.confDir(options.cni().confDir(), exec);
     return new PluginNetwork(options, source, exec, time, recorder);
   }
 

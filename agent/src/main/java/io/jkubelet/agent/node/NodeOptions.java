@@ -3,6 +3,7 @@ package io.jkubelet.agent.node;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.Records;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
@@ -47,12 +48,15 @@ public record NodeOptions(
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   public NodeOptions {
-    Objects.requireNonNull(nodeName, "nodeName");
-    Objects.requireNonNull(nodeIp, "nodeIp");
-    Objects.requireNonNull(registration, "registration");
-    Objects.requireNonNull(capacity, "capacity");
-    Objects.requireNonNull(kubeletVersion, "kubeletVersion");
-    Objects.requireNonNull(heartbeat, "heartbeat");
+    Records.requireNonNull(
+        NodeOptions.class,
+        nodeName,
+        nodeIp,
+        hostname,
+        registration,
+        capacity,
+        kubeletVersion,
+        heartbeat);
     if (nodeName.length() > 253 || !DNS_SUBDOMAIN.matcher(nodeName).matches()) {
       throw new IllegalArgumentException(
           "node name must be a lowercase DNS subdomain (a-z, 0-9, '-' and '.'), got \""
@@ -62,7 +66,7 @@ public record NodeOptions(
     if (nodeIp.isBlank()) {
       throw new IllegalArgumentException("node IP must not be empty");
     }
-    hostname = hostname == null || hostname.isBlank() ? nodeName : hostname;
+    hostname = hostname.isBlank() ? nodeName : hostname;
     if (kubeletPort < 1 || kubeletPort > 65535) {
       throw new IllegalArgumentException(
           "kubelet port must be between 1 and 65535, got " + kubeletPort);
@@ -134,8 +138,7 @@ public record NodeOptions(
             DEFAULT_LEASE_DURATION_SECONDS);
 
     public Heartbeat {
-      Objects.requireNonNull(statusUpdateFrequency, "statusUpdateFrequency");
-      Objects.requireNonNull(statusReportFrequency, "statusReportFrequency");
+      Records.requireNonNull(Heartbeat.class, statusUpdateFrequency, statusReportFrequency);
       positive("statusUpdateFrequency", statusUpdateFrequency);
       positive("statusReportFrequency", statusReportFrequency);
       if (leaseDurationSeconds <= 0) {

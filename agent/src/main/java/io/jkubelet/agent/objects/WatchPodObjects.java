@@ -56,8 +56,9 @@ public final class WatchPodObjects implements PodObjects {
     ObjectWatches.Watch watch;
   }
 
-  public WatchPodObjects(KubernetesClient client) {
-    this(client, ObjectWatches.fabric8(client), new ApiPodObjects(client));
+  /** Watches and reads through {@code client}. */
+  public static WatchPodObjects create(KubernetesClient client) {
+    return new WatchPodObjects(client, ObjectWatches.fabric8(client), new ApiPodObjects(client));
   }
 
   WatchPodObjects(KubernetesClient client, ObjectWatches watches, PodObjects gets) {

@@ -78,7 +78,7 @@ public final class PodParts {
   public final LoopChannels channels = LoopChannels.create();
   public final PodManager podManager = new PodManager();
   public final PodCache cache = new PodCache();
-  private final ReasonCache reasons = new ReasonCache();
+  private final ReasonCache reasons = ReasonCache.create();
   private final ExecutorService workerExecutor = Executors.newVirtualThreadPerTaskExecutor();
   public final ExecutorService background =
       Executors.newSingleThreadExecutor(

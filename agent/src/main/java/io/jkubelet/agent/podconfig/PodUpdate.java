@@ -1,8 +1,8 @@
 package io.jkubelet.agent.podconfig;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.config.Records;
 import java.util.List;
-import java.util.Objects;
 
 /** A change to the desired pods of one source. */
 public record PodUpdate(Op op, List<Pod> pods, Source source) {
@@ -22,8 +22,7 @@ public record PodUpdate(Op op, List<Pod> pods, Source source) {
   }
 
   public PodUpdate {
-    Objects.requireNonNull(op, "op");
-    Objects.requireNonNull(source, "source");
+    Records.requireNonNull(PodUpdate.class, op, pods, source);
     pods = List.copyOf(pods);
   }
 }

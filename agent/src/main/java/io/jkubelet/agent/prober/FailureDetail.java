@@ -1,6 +1,7 @@
 package io.jkubelet.agent.prober;
 
 import io.jkubelet.agent.runtime.ExecResult;
+import io.jkubelet.agent.util.GoQuote;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -38,9 +39,9 @@ final class FailureDetail {
     }
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     if (bytes.length <= BODY_BYTES) {
-      return failure + ", body: " + quote(body);
+      return failure + ", body: " + GoQuote.quote(body);
     }
-    return failure + ", body: " + quote(utf8Prefix(bytes, BODY_BYTES)) + "...";
+    return failure + ", body: " + GoQuote.quote(utf8Prefix(bytes, BODY_BYTES)) + "...";
   }
 
   /**
@@ -87,30 +88,5 @@ final class FailureDetail {
       end--; // a continuation byte: the character began before
     }
     return new String(bytes, 0, end, StandardCharsets.UTF_8);
-  }
-
-  /**
-   * {@code s} in double quotes with Go's {@code %q} escapes for quotes, backslashes and controls.
-   */
-  static String quote(String s) {
-    StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20 || c == 0x7f) {
-            b.append(String.format("\\x%02x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"').toString();
   }
 }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.prober;
 
+import io.jkubelet.config.Records;
 import java.util.Objects;
 
 /** What {@link Probers#of} makes of a probe definition: a prober, or why there is none. */
@@ -9,8 +10,7 @@ public sealed interface ProbeDefinition
   /** A valid definition: the prober and the timing taken from the probe. */
   record Valid(Prober prober, ProbeSettings settings) implements ProbeDefinition {
     public Valid {
-      Objects.requireNonNull(prober, "prober");
-      Objects.requireNonNull(settings, "settings");
+      Records.requireNonNull(Valid.class, prober, settings);
     }
   }
 

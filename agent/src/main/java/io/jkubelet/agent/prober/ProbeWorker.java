@@ -70,12 +70,7 @@ public final class ProbeWorker implements Lifecycle {
       Executor attempts,
       DoubleSupplier random) {
     public Shared {
-      Objects.requireNonNull(results, "results");
-      Objects.requireNonNull(listener, "listener");
-      Objects.requireNonNull(clock, "clock");
-      Objects.requireNonNull(timer, "timer");
-      Objects.requireNonNull(attempts, "attempts");
-      Objects.requireNonNull(random, "random");
+      Records.requireNonNull(Shared.class, results, listener, clock, timer, attempts, random);
     }
   }
 

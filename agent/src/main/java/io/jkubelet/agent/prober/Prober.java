@@ -2,6 +2,8 @@ package io.jkubelet.agent.prober;
 
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.util.HostPort;
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -60,12 +62,16 @@ public sealed interface Prober
    * @param host the host to connect to, or null for the pod IP
    */
   record HttpGetProber(
-      Scheme scheme, String host, int port, String path, List<Header> headers, ProbeHttp client)
+      Scheme scheme,
+      @Nullable String host,
+      int port,
+      String path,
+      @Nullable List<Header> headers,
+      ProbeHttp client)
       implements Prober {
     public HttpGetProber {
-      Objects.requireNonNull(scheme, "scheme");
-      Objects.requireNonNull(client, "client");
-      path = path == null || path.isEmpty() ? "/" : path.startsWith("/") ? path : "/" + path;
+      Records.requireNonNull(HttpGetProber.class, scheme, path, client);
+      path = path.isEmpty() ? "/" : path.startsWith("/") ? path : "/" + path;
       headers = List.copyOf(headers == null ? List.of() : headers);
     }
 

@@ -1,5 +1,7 @@
 package io.jkubelet.agent.runtime;
 
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -27,13 +29,10 @@ public record ContainerConfig(
     Linux linux) {
 
   public ContainerConfig {
-    Objects.requireNonNull(name, "name");
-    Objects.requireNonNull(image, "image");
-    Objects.requireNonNull(process, "process");
+    Records.requireNonNull(
+        ContainerConfig.class, name, image, process, mounts, labels, stdio, linux);
     mounts = List.copyOf(mounts);
     labels = Map.copyOf(labels);
-    Objects.requireNonNull(stdio, "stdio");
-    Objects.requireNonNull(linux, "linux");
   }
 
   /**
@@ -63,10 +62,9 @@ public record ContainerConfig(
    * @param cgroupParent the cgroup the container goes under (its pod's cgroup, Docker's {@code
    *     HostConfig.CgroupParent}), or "" for the runtime's default
    */
-  public record Linux(Resources resources, Security security, String cgroupParent) {
+  public record Linux(Resources resources, Security security, @Nullable String cgroupParent) {
     public Linux {
-      Objects.requireNonNull(resources, "resources");
-      Objects.requireNonNull(security, "security");
+      Records.requireNonNull(Linux.class, resources, security);
       cgroupParent = cgroupParent == null ? "" : cgroupParent;
     }
   }
@@ -247,24 +245,23 @@ public record ContainerConfig(
    * @param namespaces the namespaces it shares
    */
   public record Security(
-      String user,
+      @Nullable String user,
       List<Long> supplementalGroups,
       boolean privileged,
       Capabilities capabilities,
       boolean readOnlyRootfs,
       boolean noNewPrivileges,
-      String seccompProfile,
+      @Nullable String seccompProfile,
       Namespaces namespaces) {
     /** The image's user, no extra groups or capabilities, own PID namespace, engine defaults. */
     public static final Security DEFAULT =
         new Security("", List.of(), false, Capabilities.NONE, false, false, "", Namespaces.DEFAULT);
 
     public Security {
+      Records.requireNonNull(Security.class, supplementalGroups, capabilities, namespaces);
       user = user == null ? "" : user;
       supplementalGroups = List.copyOf(supplementalGroups);
-      Objects.requireNonNull(capabilities, "capabilities");
       seccompProfile = seccompProfile == null ? "" : seccompProfile;
-      Objects.requireNonNull(namespaces, "namespaces");
     }
   }
 

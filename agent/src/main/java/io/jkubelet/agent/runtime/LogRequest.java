@@ -1,7 +1,7 @@
 package io.jkubelet.agent.runtime;
 
+import io.jkubelet.config.Records;
 import java.time.Instant;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -16,7 +16,6 @@ import java.util.OptionalLong;
 public record LogRequest(
     boolean follow, OptionalLong tailLines, Optional<Instant> since, boolean timestamps) {
   public LogRequest {
-    Objects.requireNonNull(tailLines, "tailLines");
-    Objects.requireNonNull(since, "since");
+    Records.requireNonNull(LogRequest.class, tailLines, since);
   }
 }

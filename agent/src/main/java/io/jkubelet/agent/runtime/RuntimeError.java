@@ -26,10 +26,6 @@ public final class RuntimeError extends RuntimeException {
     this.kind = kind;
   }
 
-  public RuntimeError(Kind kind, String message) {
-    this(kind, message, null);
-  }
-
   public Kind kind() {
     return kind;
   }

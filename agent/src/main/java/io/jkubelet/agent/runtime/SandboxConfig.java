@@ -1,5 +1,7 @@
 package io.jkubelet.agent.runtime;
 
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,19 +24,16 @@ public record SandboxConfig(
     PodRef pod,
     int attempt,
     String image,
-    String hostname,
+    @Nullable String hostname,
     Map<String, String> labels,
     Map<String, String> annotations,
     Network network,
     Linux linux) {
 
   public SandboxConfig {
-    Objects.requireNonNull(pod, "pod");
-    Objects.requireNonNull(image, "image");
+    Records.requireNonNull(SandboxConfig.class, pod, image, labels, annotations, network, linux);
     labels = Map.copyOf(labels);
     annotations = Map.copyOf(annotations);
-    Objects.requireNonNull(network, "network");
-    Objects.requireNonNull(linux, "linux");
     if (attempt < 0) {
       throw new IllegalArgumentException("attempt must be >= 0, got " + attempt);
     }

@@ -28,14 +28,15 @@ public record SandboxStatus(
   }
 
   /** A sandbox with one IP, or none when {@code ip} is "". */
-  public SandboxStatus(
+  public static SandboxStatus of(
       String id,
       int attempt,
       boolean ready,
       String ip,
       Instant createdAt,
       Map<String, String> labels) {
-    this(id, attempt, ready, ip.isEmpty() ? List.of() : List.of(ip), createdAt, labels);
+    return new SandboxStatus(
+        id, attempt, ready, ip.isEmpty() ? List.of() : List.of(ip), createdAt, labels);
   }
 
   /** The primary IP, or "". */

@@ -142,7 +142,9 @@ public final class KubeletApi implements Lifecycle {
                   config.server().healthzPort(),
                   null,
                   List.of(),
-                  options.nodeName()),
+                  options.nodeName(),
+                  null,
+                  TlsPolicy.DEFAULT),
               new Authenticator(true, Optional.empty()),
               Authorizer.ALWAYS_ALLOW,
               List.of(new CoreRoutes(healthz, null, null)));

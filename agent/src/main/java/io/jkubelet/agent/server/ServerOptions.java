@@ -2,9 +2,10 @@ package io.jkubelet.agent.server;
 
 import io.jkubelet.agent.certificates.CertificateKeyManager;
 import io.jkubelet.agent.certificates.ClientCertificate;
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.security.cert.X509Certificate;
 import java.util.List;
-import java.util.Objects;
 import javax.net.ssl.X509ExtendedKeyManager;
 
 /**
@@ -25,15 +26,13 @@ import javax.net.ssl.X509ExtendedKeyManager;
 public record ServerOptions(
     String address,
     int port,
-    ServingCerts certs,
+    @Nullable ServingCerts certs,
     List<X509Certificate> clientCAs,
     String nodeName,
-    X509ExtendedKeyManager keys,
+    @Nullable X509ExtendedKeyManager keys,
     TlsPolicy tls) {
   public ServerOptions {
-    Objects.requireNonNull(address, "address");
-    Objects.requireNonNull(tls, "tls");
-    Objects.requireNonNull(nodeName, "nodeName");
+    Records.requireNonNull(ServerOptions.class, address, clientCAs, nodeName, tls);
     clientCAs = List.copyOf(clientCAs);
     if (port < 0 || port > 65535) {
       throw new IllegalArgumentException("port " + port + " out of range");
@@ -42,26 +41,5 @@ public record ServerOptions(
       ClientCertificate fixed = new ClientCertificate(certs.chain(), certs.key());
       keys = CertificateKeyManager.fixed(fixed);
     }
-  }
-
-  /** With upstream's default TLS versions and suites. */
-  public ServerOptions(
-      String address,
-      int port,
-      ServingCerts certs,
-      List<X509Certificate> clientCAs,
-      String nodeName,
-      X509ExtendedKeyManager keys) {
-    this(address, port, certs, clientCAs, nodeName, keys, TlsPolicy.DEFAULT);
-  }
-
-  /** A server with a fixed certificate ({@code certs}), or plain HTTP without one. */
-  public ServerOptions(
-      String address,
-      int port,
-      ServingCerts certs,
-      List<X509Certificate> clientCAs,
-      String nodeName) {
-    this(address, port, certs, clientCAs, nodeName, null, TlsPolicy.DEFAULT);
   }
 }

@@ -10,9 +10,9 @@ import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
 import io.jkubelet.agent.util.Rlimit;
 import io.jkubelet.agent.util.Time;
+import io.jkubelet.config.Records;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -44,10 +44,7 @@ public record Dependencies(
     boolean ownsJvm) {
 
   public Dependencies {
-    Objects.requireNonNull(time, "time");
-    Objects.requireNonNull(host, "host");
-    Objects.requireNonNull(engine, "engine");
-    Objects.requireNonNull(containerManager, "containerManager");
+    Records.requireNonNull(Dependencies.class, time, host, engine, containerManager, eventWatchers);
     eventWatchers = Map.copyOf(eventWatchers);
   }
 

@@ -6,12 +6,12 @@ import io.jkubelet.agent.cm.CgroupOptions;
 import io.jkubelet.agent.logs.PodLogPaths;
 import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.config.KubeletConfiguration;
+import io.jkubelet.config.Nullable;
 import io.jkubelet.config.Records;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * Everything the agent is built from, as the command line and the {@code --config} file gave it
@@ -97,10 +97,7 @@ public record KubeletOptions(
    */
   public record Paths(Path rootDir, Path certDir, PodLogPaths podLogs, Path nodeLogDir) {
     public Paths {
-      Objects.requireNonNull(rootDir, "rootDir");
-      Objects.requireNonNull(certDir, "certDir");
-      Objects.requireNonNull(podLogs, "podLogs");
-      Objects.requireNonNull(nodeLogDir, "nodeLogDir");
+      Records.requireNonNull(Paths.class, rootDir, certDir, podLogs, nodeLogDir);
     }
 
     /**
@@ -123,9 +120,7 @@ public record KubeletOptions(
    */
   public record Engine(String dockerHost, String podInfraImage, Duration imageGcPeriod) {
     public Engine {
-      Objects.requireNonNull(dockerHost, "dockerHost");
-      Objects.requireNonNull(podInfraImage, "podInfraImage");
-      Objects.requireNonNull(imageGcPeriod, "imageGcPeriod");
+      Records.requireNonNull(Engine.class, dockerHost, podInfraImage, imageGcPeriod);
     }
   }
 
@@ -136,10 +131,9 @@ public record KubeletOptions(
    *     standalone
    */
   public record Subsystems(
-      NetworkOptions network, CgroupOptions cgroups, CertificateOptions certificates) {
+      NetworkOptions network, CgroupOptions cgroups, @Nullable CertificateOptions certificates) {
     public Subsystems {
-      Objects.requireNonNull(network, "network");
-      Objects.requireNonNull(cgroups, "cgroups");
+      Records.requireNonNull(Subsystems.class, network, cgroups);
     }
   }
 }

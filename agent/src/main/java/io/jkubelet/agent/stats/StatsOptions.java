@@ -1,6 +1,8 @@
 package io.jkubelet.agent.stats;
 
 import io.jkubelet.agent.logs.PodLogPaths;
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -28,18 +30,14 @@ public record StatsOptions(
     long memoryCapacityBytes,
     Path rootDir,
     Supplier<Path> imageFsDir,
-    PodLogPaths podLogs,
+    @Nullable PodLogPaths podLogs,
     Host host,
     Duration ttl,
     PodCgroups podCgroups) {
 
   public StatsOptions {
-    Objects.requireNonNull(nodeName, "nodeName");
-    Objects.requireNonNull(rootDir, "rootDir");
-    Objects.requireNonNull(imageFsDir, "imageFsDir");
-    Objects.requireNonNull(host, "host");
-    Objects.requireNonNull(ttl, "ttl");
-    Objects.requireNonNull(podCgroups, "podCgroups");
+    Records.requireNonNull(
+        StatsOptions.class, nodeName, rootDir, imageFsDir, host, ttl, podCgroups);
     if (memoryCapacityBytes < 0 || ttl.isNegative()) {
       throw new IllegalArgumentException("negative memory capacity or TTL");
     }
@@ -56,8 +54,7 @@ public record StatsOptions(
     public static final Host THIS = new Host(Path.of("/sys/fs/cgroup"), Path.of("/proc"));
 
     public Host {
-      Objects.requireNonNull(cgroupRoot, "cgroupRoot");
-      Objects.requireNonNull(procRoot, "procRoot");
+      Records.requireNonNull(Host.class, cgroupRoot, procRoot);
     }
   }
 

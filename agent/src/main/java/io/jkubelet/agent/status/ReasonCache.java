@@ -29,8 +29,9 @@ public final class ReasonCache {
   /** Access order: a read makes an entry recent, as golang-lru's Get. */
   private final Lru<String, Reason> reasons;
 
-  public ReasonCache() {
-    this(MAX_ENTRIES);
+  /** A cache of upstream's {@link #MAX_ENTRIES}. */
+  public static ReasonCache create() {
+    return new ReasonCache(MAX_ENTRIES);
   }
 
   ReasonCache(int capacity) {

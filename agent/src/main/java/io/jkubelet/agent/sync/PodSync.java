@@ -133,11 +133,7 @@ public final class PodSync implements PodSyncFn {
       Actions.FailedProbes failedProbes,
       Supplier<Optional<String>> networkError) {
     public Inputs {
-      Objects.requireNonNull(hostIp, "hostIp");
-      Objects.requireNonNull(rejected, "rejected");
-      Objects.requireNonNull(health, "health");
-      Objects.requireNonNull(failedProbes, "failedProbes");
-      Objects.requireNonNull(networkError, "networkError");
+      Records.requireNonNull(Inputs.class, hostIp, rejected, health, failedProbes, networkError);
     }
   }
 

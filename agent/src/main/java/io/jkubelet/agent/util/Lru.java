@@ -14,10 +14,6 @@ public final class Lru<K, V> extends LinkedHashMap<K, V> {
   private final transient BiConsumer<K, V> onEvict;
   private long evictions;
 
-  public Lru(int max) {
-    this(max, (k, v) -> {});
-  }
-
   /**
    * @param onEvict told of each entry evicted because the map was full (after it is counted)
    */
@@ -28,6 +24,11 @@ public final class Lru<K, V> extends LinkedHashMap<K, V> {
     }
     this.max = max;
     this.onEvict = onEvict;
+  }
+
+  /** An LRU map that counts its evictions and does nothing else on them. */
+  public static <K, V> Lru<K, V> counting(int max) {
+    return new Lru<>(max, (k, v) -> {});
   }
 
   @Override

@@ -55,7 +55,8 @@ final class EmptyDirPlugin implements VolumePlugin {
         Ownership.apply(dir, fsGroup, false, Volumes.fsGroupChangePolicy(pod));
       }
     } catch (IOException e) {
-      throw new MountFailure(v.getName(), "cannot set the mode of " + dir + ": " + e.getMessage());
+      throw new MountFailure(
+          v.getName(), "cannot set the mode of " + dir + ": " + e.getMessage(), null);
     }
     return dir;
   }

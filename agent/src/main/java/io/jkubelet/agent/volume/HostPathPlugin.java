@@ -35,7 +35,7 @@ final class HostPathPlugin implements VolumePlugin {
           }
         }
         default ->
-            throw new MountFailure(v.getName(), "unsupported hostPath type \"" + type + "\"");
+            throw new MountFailure(v.getName(), "unsupported hostPath type \"" + type + "\"", null);
       }
     } catch (IOException e) {
       throw new MountFailure(
@@ -49,17 +49,19 @@ final class HostPathPlugin implements VolumePlugin {
       case "Directory" -> {
         if (!Files.isDirectory(p)) {
           throw new MountFailure(
-              volume, "hostPath type check failed: " + p + " is not a directory");
+              volume, "hostPath type check failed: " + p + " is not a directory", null);
         }
       }
       case "File" -> {
         if (!Files.isRegularFile(p)) {
-          throw new MountFailure(volume, "hostPath type check failed: " + p + " is not a file");
+          throw new MountFailure(
+              volume, "hostPath type check failed: " + p + " is not a file", null);
         }
       }
       case "Socket", "CharDevice", "BlockDevice" -> {
         if (!Files.exists(p)) {
-          throw new MountFailure(volume, "hostPath type check failed: " + p + " does not exist");
+          throw new MountFailure(
+              volume, "hostPath type check failed: " + p + " does not exist", null);
         }
       }
       default -> {

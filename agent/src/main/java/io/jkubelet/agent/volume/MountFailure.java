@@ -7,11 +7,6 @@ package io.jkubelet.agent.volume;
 public final class MountFailure extends Exception {
   private final String volume;
 
-  public MountFailure(String volume, String message) {
-    super(message);
-    this.volume = volume;
-  }
-
   public MountFailure(String volume, String message, Throwable cause) {
     super(message, cause);
     this.volume = volume;

@@ -132,7 +132,7 @@ final class ProjectingPlugin implements VolumePlugin {
       }
     }
     if (!errors.isEmpty()) {
-      throw new MountFailure(volume, DownwardApi.aggregate(errors));
+      throw new MountFailure(volume, DownwardApi.aggregate(errors), null);
     }
     return payload;
   }

@@ -75,7 +75,7 @@ final class Projector {
     try {
       changed = new AtomicWriter(dir, clock, context).write(files);
     } catch (AtomicWriter.InvalidPath e) {
-      throw new MountFailure(v.getName(), e.getMessage());
+      throw new MountFailure(v.getName(), e.getMessage(), null);
     } catch (IOException e) {
       throw new MountFailure(v.getName(), "error writing payload to dir: " + e.getMessage(), e);
     }

@@ -91,7 +91,7 @@ final class Volumes implements VolumeManager {
       }
     }
     throw new MountFailure(
-        v.getName(), "volume type \"" + type(v) + "\" is not supported by jkubelet");
+        v.getName(), "volume type \"" + type(v) + "\" is not supported by jkubelet", null);
   }
 
   /**

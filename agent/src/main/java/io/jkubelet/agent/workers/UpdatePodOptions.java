@@ -1,8 +1,9 @@
 package io.jkubelet.agent.workers;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * One unit of work for a pod worker.
@@ -11,10 +12,9 @@ import java.util.Objects;
  * @param type why
  * @param kill how to kill, for {@link WorkType#KILL}; null otherwise
  */
-public record UpdatePodOptions(Pod pod, WorkType type, KillPodOptions kill) {
+public record UpdatePodOptions(Pod pod, WorkType type, @Nullable KillPodOptions kill) {
   public UpdatePodOptions {
-    Objects.requireNonNull(pod, "pod");
-    Objects.requireNonNull(type, "type");
+    Records.requireNonNull(UpdatePodOptions.class, pod, type);
     if (type == WorkType.KILL && kill == null) {
       kill = KillPodOptions.DEFAULT;
     }

@@ -178,9 +178,7 @@ public class MetricsScrapeBench {
         dir.resolve("proc/" + (1000 + i) + "/net/dev"),
         "h\nh\n  eth0: 1 2 0 0 0 0 0 0 3 4 0 0 0 0 0 0\n");
     return new PodStatus(
-        ref,
-        List.of(new SandboxStatus(sandbox, 0, true, "10.0.0." + i, now, Map.of())),
-        containers);
+        ref, List.of(SandboxStatus.of(sandbox, 0, true, "10.0.0." + i, now, Map.of())), containers);
   }
 
   private void container(String id, long pid) throws IOException {

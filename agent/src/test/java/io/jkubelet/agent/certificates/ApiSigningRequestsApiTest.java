@@ -269,7 +269,7 @@ class ApiSigningRequestsApiTest extends SigningRequestsContract {
     Path bootstrap = bootstrapKubeconfig(bootstrapToken());
     String nodeName = "jkubelet-csr-" + id;
     var options =
-        new CertificateOptions(
+        CertificateOptions.of(
             tmp.resolve("kubelet.conf"), bootstrap, tmp.resolve("pki"), true, false);
 
     Bootstrap.Result result =
@@ -330,7 +330,7 @@ class ApiSigningRequestsApiTest extends SigningRequestsContract {
   void aRefusedBootstrapTokenIsAnErrorNamingTheFile() throws Exception {
     Path bootstrap = bootstrapKubeconfig("abcdef.0123456789abcdef");
     var options =
-        new CertificateOptions(
+        CertificateOptions.of(
             tmp.resolve("kubelet.conf"), bootstrap, tmp.resolve("pki"), false, false);
 
     assertThatThrownBy(

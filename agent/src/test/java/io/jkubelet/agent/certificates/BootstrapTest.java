@@ -79,7 +79,7 @@ class BootstrapTest {
 
   private Bootstrap bootstrap(boolean rotate) {
     return new Bootstrap(
-        new CertificateOptions(kubeconfig, bootstrapKubeconfig, certDir, rotate, false),
+        CertificateOptions.of(kubeconfig, bootstrapKubeconfig, certDir, rotate, false),
         "n1",
         clients,
         time,
@@ -252,7 +252,7 @@ class BootstrapTest {
 
   @Test
   void aRefusedBootstrapTokenIsAnErrorNamingTheFile() {
-    api.failCreate(new ApiException(401, "Unauthorized"));
+    api.failCreate(new ApiException(401, "Unauthorized", null));
 
     assertThatThrownBy(() -> bootstrap(false).load())
         .isInstanceOf(BootstrapException.class)

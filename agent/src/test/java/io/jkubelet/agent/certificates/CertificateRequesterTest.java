@@ -141,7 +141,8 @@ class CertificateRequesterTest {
     requester.request(api, csr, TIMEOUT);
 
     assertThat(api.all()).hasSize(1);
-    assertThat(events.events.get(0)).isEqualTo(new CertificateEvent.Requested(csr.name(), true));
+    assertThat(events.events.get(0))
+        .isEqualTo(new CertificateEvent.Requested(csr.name(), true, CertificateKind.CLIENT.what()));
   }
 
   @Test
@@ -180,7 +181,7 @@ class CertificateRequesterTest {
 
   @Test
   void aRefusedCreateIsAnApiErrorWithItsCode() {
-    api.failCreate(new ApiException(401, "Unauthorized"));
+    api.failCreate(new ApiException(401, "Unauthorized", null));
 
     assertThatThrownBy(() -> requester.request(api, csr, TIMEOUT))
         .isInstanceOfSatisfying(

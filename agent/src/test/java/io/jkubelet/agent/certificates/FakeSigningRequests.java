@@ -146,7 +146,8 @@ final class FakeSigningRequests implements SigningRequests {
         throw createError;
       }
       if (csrs.containsKey(name)) {
-        throw new ApiException(409, "certificatesigningrequests \"" + name + "\" already exists");
+        throw new ApiException(
+            409, "certificatesigningrequests \"" + name + "\" already exists", null);
       }
       put(
           new Csr(

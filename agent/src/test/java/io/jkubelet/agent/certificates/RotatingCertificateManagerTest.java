@@ -34,8 +34,7 @@ class RotatingCertificateManagerTest {
   private RotatingCertificateManager manager(DoubleSupplier random) {
     var m =
         RotatingCertificateManager.client(
-            new CertificateOptions(
-                certDir.resolve("kubelet.conf"), bootstrap, certDir, true, false),
+            CertificateOptions.of(certDir.resolve("kubelet.conf"), bootstrap, certDir, true, false),
             "n1",
             clients,
             time,
@@ -141,7 +140,7 @@ class RotatingCertificateManagerTest {
   @Test
   void failuresAreRetriedWithADoublingDelay() {
     stored(clock.instant(), LIFETIME);
-    api.failCreate(new ApiException(500, "etcd is down"));
+    api.failCreate(new ApiException(500, "etcd is down", null));
     var m = manager(() -> 0.0); // no jitter: 2 s, 4 s, 8 s...
     m.start();
     schedulers.advance(Duration.ofHours(70));

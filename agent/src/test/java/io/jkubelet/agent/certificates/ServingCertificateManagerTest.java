@@ -42,7 +42,7 @@ class ServingCertificateManagerTest {
 
   private CertificateManager manager() {
     return RotatingCertificateManager.serving(
-        new CertificateOptions(certDir.resolve("kubelet.conf"), null, certDir, false, true),
+        CertificateOptions.of(certDir.resolve("kubelet.conf"), null, certDir, false, true),
         "node-a",
         addresses::get,
         api,

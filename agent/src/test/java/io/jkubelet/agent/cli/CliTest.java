@@ -303,12 +303,12 @@ class CliTest {
             "--pod-cidr=10.9.0.0/24,fd00::/64");
     var net = run.options().subsystems().network();
     assertThat(net.plugin()).isEqualTo("cni");
-    assertThat(net.binDirs()).containsExactly(Path.of("/a"), Path.of("/b"));
-    assertThat(net.confDir()).isEqualTo(Path.of("/etc/x"));
-    assertThat(net.cacheDir()).isEqualTo(Path.of("/var/c"));
+    assertThat(net.cni().binDirs()).containsExactly(Path.of("/a"), Path.of("/b"));
+    assertThat(net.cni().confDir()).isEqualTo(Path.of("/etc/x"));
+    assertThat(net.cni().cacheDir()).isEqualTo(Path.of("/var/c"));
     assertThat(net.hairpinMode()).as("from the file").isEqualTo("hairpin-veth");
     assertThat(net.podCidr()).as("the flag wins").containsExactly("10.9.0.0/24", "fd00::/64");
-    assertThat(net.execTimeout()).isEqualTo(Duration.ofSeconds(220));
+    assertThat(net.cni().execTimeout()).isEqualTo(Duration.ofSeconds(220));
 
     // kubeadm's drop-in passes --network-plugin=cni; an unknown plugin is fatal, as upstream.
     assertThat(Main.execute("run", "--hostname-override", "n", "--network-plugin", "weave"))

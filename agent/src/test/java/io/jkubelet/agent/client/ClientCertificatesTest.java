@@ -62,7 +62,7 @@ class ClientCertificatesTest {
     Path certDir = notADir.resolve("pki");
     ClientCertificates w =
         wiring(
-            new CertificateOptions(
+            CertificateOptions.of(
                 dir.resolve("kubelet.conf"),
                 tokenKubeconfig("bootstrap-kubelet.conf"),
                 certDir,
@@ -79,7 +79,7 @@ class ClientCertificatesTest {
   void aKubeconfigWithATokenIsLeftToTheClientsAndHasNoCertificateToWatch() throws Exception {
     ClientCertificates w =
         wiring(
-            new CertificateOptions(
+            CertificateOptions.of(
                 tokenKubeconfig("kubelet.conf"), null, dir.resolve("pki"), false, false));
 
     var config = w.load();
@@ -98,8 +98,9 @@ class ClientCertificatesTest {
             (ref, type, reason, message) -> recorded.add(new Recorded(ref, type, reason, message)),
             "node-a");
 
-    listener.on(new CertificateEvent.Rotated("CN=system:node:node-a"));
-    listener.on(new CertificateEvent.RequestFailed("401 Unauthorized", Duration.ofSeconds(2)));
+    listener.on(new CertificateEvent.Rotated("CN=system:node:node-a", "client"));
+    listener.on(
+        new CertificateEvent.RequestFailed("401 Unauthorized", Duration.ofSeconds(2), "client"));
 
     assertThat(recorded)
         .extracting(

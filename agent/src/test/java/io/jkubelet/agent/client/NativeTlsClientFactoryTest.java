@@ -19,6 +19,7 @@ import io.jkubelet.agent.server.Route;
 import io.jkubelet.agent.server.ServerOptions;
 import io.jkubelet.agent.server.ServingCerts;
 import io.jkubelet.agent.server.TestPki;
+import io.jkubelet.agent.server.TlsPolicy;
 import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.server.auth.Subject;
@@ -79,7 +80,8 @@ class NativeTlsClientFactoryTest {
     serving = ServingCerts.selfSigned(dir.resolve("pki"), "node-a", List.of(), Clock.systemUTC());
     server =
         new KubeletServer(
-            new ServerOptions("0.0.0.0", 0, serving, List.of(pki.ca), "node-a"),
+            new ServerOptions(
+                "0.0.0.0", 0, serving, List.of(pki.ca), "node-a", null, TlsPolicy.DEFAULT),
             new Authenticator(false, Optional.empty()),
             Authorizer.ALWAYS_ALLOW,
             List.of(hello));
@@ -251,7 +253,7 @@ class NativeTlsClientFactoryTest {
                 pemFile));
     ClientCertificates wiring =
         new ClientCertificates(
-            new CertificateOptions(kubeconfig, null, dir.resolve("pki"), false, false),
+            CertificateOptions.of(kubeconfig, null, dir.resolve("pki"), false, false),
             "node-a",
             Time.system(),
             (ref, type, reason, message) -> {});

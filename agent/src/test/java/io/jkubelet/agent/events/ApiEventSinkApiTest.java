@@ -69,7 +69,7 @@ class ApiEventSinkApiTest {
     sink =
         new ApiEventSink(
             EventWriter.of(client), correlator, clock, noRetries, new Random(), 50, 100);
-    broadcaster = new EventBroadcaster().addWatcher("api", sink);
+    broadcaster = EventBroadcaster.create().addWatcher("api", sink);
     recorder = new BroadcastRecorder(clock, "node-events", broadcaster);
     broadcaster.start();
   }

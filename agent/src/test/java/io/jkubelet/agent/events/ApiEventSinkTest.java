@@ -267,7 +267,7 @@ class ApiEventSinkTest {
     ApiEventSink sink =
         new ApiEventSink(
             writer,
-            new EventCorrelator(clock, CorrelatorOptions.defaults()),
+            Correlator.of(new EventCorrelator(clock, CorrelatorOptions.defaults())),
             clock,
             sleeper,
             fixed(0.5),

@@ -119,7 +119,7 @@ class EventBroadcasterTest {
     List<Event> a = new CopyOnWriteArrayList<>();
     List<Event> b = new CopyOnWriteArrayList<>();
     broadcaster =
-        new EventBroadcaster()
+        EventBroadcaster.create()
             .addWatcher(
                 "a",
                 e -> {
@@ -135,8 +135,8 @@ class EventBroadcasterTest {
 
   @Test
   void forgettingAPodReachesTheCorrelatorsOfTheWatchersThatRememberIt() {
-    EventStore store = new EventStore(clock);
-    broadcaster = new EventBroadcaster().addWatcher("store", store).addWatcher("log", e -> {});
+    EventStore store = EventStore.create(clock);
+    broadcaster = EventBroadcaster.create().addWatcher("store", store).addWatcher("log", e -> {});
     var recorder = new BroadcastRecorder(clock, "node1", broadcaster);
     broadcaster.start();
     recorder.event(Refs.pod(TestEvents.pod("ns", "p", "u")), EventType.Normal, "Pulled", "present");
@@ -157,7 +157,7 @@ class EventBroadcasterTest {
   void aThrowingWatcherKeepsReceiving() {
     List<String> seen = new CopyOnWriteArrayList<>();
     broadcaster =
-        new EventBroadcaster()
+        EventBroadcaster.create()
             .addWatcher(
                 "bad",
                 e -> {
@@ -175,7 +175,7 @@ class EventBroadcasterTest {
   void lifecycleIsExplicit() {
     CountDownLatch entered = new CountDownLatch(1);
     broadcaster =
-        new EventBroadcaster()
+        EventBroadcaster.create()
             .addWatcher(
                 "blocking",
                 e -> {

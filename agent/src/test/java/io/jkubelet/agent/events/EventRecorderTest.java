@@ -102,7 +102,7 @@ class EventRecorderTest {
   @Test
   void recordsThroughTheBroadcasterWithPastAndAnnotatedEvents() {
     List<Event> seen = new CopyOnWriteArrayList<>();
-    EventBroadcaster b = new EventBroadcaster().addWatcher("test", seen::add);
+    EventBroadcaster b = EventBroadcaster.create().addWatcher("test", seen::add);
     BroadcastRecorder r = new BroadcastRecorder(clock, "node1", b);
     b.start();
     try {

@@ -26,7 +26,7 @@ class EventStoreTest {
 
   @Test
   void filtersByNamespacePodNameAndUidNewestLast() {
-    EventStore store = new EventStore(clock);
+    EventStore store = EventStore.create(clock);
     store.accept(ev(web, "A"));
     clock.step(Duration.ofSeconds(1));
     store.accept(ev(db, "B"));
@@ -59,7 +59,7 @@ class EventStoreTest {
 
   @Test
   void sortsByLastTimestampNotArrival() {
-    EventStore store = new EventStore(clock);
+    EventStore store = EventStore.create(clock);
     clock.step(Duration.ofMinutes(1));
     store.accept(ev(web, "Later"));
     store.accept(
@@ -120,7 +120,7 @@ class EventStoreTest {
 
   @Test
   void listReturnsCopies() {
-    EventStore store = new EventStore(clock);
+    EventStore store = EventStore.create(clock);
     store.accept(ev(web, "A"));
     store.list(ANY, ANY, ANY).get(0).setMessage("changed");
     assertThat(store.list(ANY, ANY, ANY).get(0).getMessage()).isEqualTo("A msg");

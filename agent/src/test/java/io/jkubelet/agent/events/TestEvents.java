@@ -16,7 +16,7 @@ final class TestEvents {
 
   /** A recorder whose events only {@link BroadcastRecorder#make} builds; nothing is broadcast. */
   static BroadcastRecorder recorder(FakeClock clock) {
-    return new BroadcastRecorder(clock, "node1", new EventBroadcaster());
+    return new BroadcastRecorder(clock, "node1", EventBroadcaster.create());
   }
 
   static Event podEvent(

@@ -41,7 +41,7 @@ class BulkExporterTest {
             .withBatching(batch, Duration.ofMillis(20))
             .withRetry(new Backoff.Policy(Duration.ofMillis(10), Duration.ofMillis(50)))
             .withInFlight(inFlight);
-    exporter = new BulkExporter(target, options, Time.system());
+    exporter = BulkExporter.create(target, options, Time.system());
     exporter.start();
     return exporter;
   }
@@ -192,7 +192,7 @@ class BulkExporterTest {
   void countBumpsOfOneEventInOneBatchAreSentAsItsNewestVersionOnly() {
     ExportTarget target = ExportTarget.parse(server.url(), null, null, "jkubelet-events");
     BulkExporter x =
-        new BulkExporter(
+        BulkExporter.create(
             target, ExportOptions.defaults(dir.resolve("spool"), 1 << 20), Time.system());
     List<ExportDocument> batch =
         List.of(

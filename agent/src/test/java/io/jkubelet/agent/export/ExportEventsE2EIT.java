@@ -71,7 +71,7 @@ class ExportEventsE2EIT {
 
   private ClusterEventExporter exporter(Path spool, String index) {
     var bulk =
-        new BulkExporter(
+        BulkExporter.create(
             ExportTarget.parse(server.url, null, null, index),
             ExportOptions.defaults(spool, 64L << 20).withBatching(500, Duration.ofMillis(200)),
             Time.system());

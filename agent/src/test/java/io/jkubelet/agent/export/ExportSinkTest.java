@@ -55,7 +55,7 @@ class ExportSinkTest {
     Path file = dir.resolve("events.jsonl");
     var exporter = new JsonLinesExporter(file, 1 << 20, 2);
     var sink = new ExportSink(clock, List.of(exporter));
-    var broadcaster = new EventBroadcaster();
+    var broadcaster = EventBroadcaster.create();
     broadcaster.addWatcher("export", sink);
     var recorder = new BroadcastRecorder(clock, "node1", broadcaster);
     sink.start();

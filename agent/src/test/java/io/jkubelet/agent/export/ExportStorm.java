@@ -61,7 +61,7 @@ final class ExportStorm implements AutoCloseable {
             .withBatching(batch, flush)
             .withRetry(new Backoff.Policy(Duration.ofMillis(200), Duration.ofSeconds(5)))
             .withInFlight(inFlight);
-    bulk = new BulkExporter(ExportTarget.parse(url, null, null, index), options, time);
+    bulk = BulkExporter.create(ExportTarget.parse(url, null, null, index), options, time);
     sink = new ExportSink(time.clock(), ledger == null ? List.of(bulk) : List.of(bulk, ledger));
     broadcaster.addWatcher("export", sink);
     recorder = new BroadcastRecorder(time.clock(), "storm-node", broadcaster);

@@ -47,7 +47,7 @@ class ActionsTest {
 
   private void sandbox(boolean ready) {
     sandboxes.add(
-        new SandboxStatus(
+        SandboxStatus.of(
             "sb" + seq,
             sandboxes.size(),
             ready,

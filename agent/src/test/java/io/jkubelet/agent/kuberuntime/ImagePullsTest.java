@@ -95,7 +95,7 @@ class ImagePullsTest {
       this.observer = observer;
       String failure = mine.join();
       if (failure != null) {
-        throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, failure);
+        throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, failure, null);
       }
     }
 

@@ -320,7 +320,7 @@ class RuntimeManagerTest {
 
   @Test
   void aSandboxThatCannotBeCreatedIsASyncErrorWithAnEvent() {
-    runtime.failNext("runPodSandbox", new RuntimeError(RuntimeError.Kind.START, "no room"));
+    runtime.failNext("runPodSandbox", new RuntimeError(RuntimeError.Kind.START, "no room", null));
     Pod pod = podWithGrace(30);
     assertThatThrownBy(
             () ->
@@ -355,7 +355,8 @@ class RuntimeManagerTest {
 
   @Test
   void aCreateFailureIsReportedPerContainerAndTheOthersStillStart() throws Exception {
-    runtime.failNext("createContainer", new RuntimeError(RuntimeError.Kind.CREATE, "bad spec"));
+    runtime.failNext(
+        "createContainer", new RuntimeError(RuntimeError.Kind.CREATE, "bad spec", null));
     Pod pod = podWithGrace(30);
     PodSyncResult r =
         manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);

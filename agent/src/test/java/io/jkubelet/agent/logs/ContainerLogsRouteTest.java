@@ -13,6 +13,7 @@ import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.server.KubeletServer;
 import io.jkubelet.agent.server.ServerOptions;
 import io.jkubelet.agent.server.ServingCerts;
+import io.jkubelet.agent.server.TlsPolicy;
 import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
 import java.io.InputStream;
@@ -111,7 +112,9 @@ class ContainerLogsRouteTest {
                 0,
                 ServingCerts.selfSigned(dir, "node-a", List.of(), CLOCK),
                 List.of(),
-                "node-a"),
+                "node-a",
+                null,
+                TlsPolicy.DEFAULT),
             new Authenticator(true, Optional.empty()),
             Authorizer.ALWAYS_ALLOW,
             List.of(

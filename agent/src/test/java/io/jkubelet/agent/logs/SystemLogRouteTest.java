@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.jkubelet.agent.server.KubeletServer;
 import io.jkubelet.agent.server.ServerOptions;
 import io.jkubelet.agent.server.ServingCerts;
+import io.jkubelet.agent.server.TlsPolicy;
 import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
 import java.io.InputStream;
@@ -59,7 +60,9 @@ class SystemLogRouteTest {
                 0,
                 ServingCerts.selfSigned(dir.resolve("pki"), "node-a", List.of(), CLOCK),
                 List.of(),
-                "node-a"),
+                "node-a",
+                null,
+                TlsPolicy.DEFAULT),
             new Authenticator(true, Optional.empty()),
             Authorizer.ALWAYS_ALLOW,
             List.of(new SystemLogRoute(root, readers)));

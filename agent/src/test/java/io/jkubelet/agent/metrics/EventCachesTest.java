@@ -17,7 +17,7 @@ class EventCachesTest {
   void eachWatchersQueueTheStoreAndItsCorrelatorAreShownWithTheirDrops() {
     FakeClock clock = new FakeClock();
     EventBroadcaster broadcaster = new EventBroadcaster(2);
-    EventStore store = new EventStore(clock);
+    EventStore store = EventStore.create(clock);
     broadcaster.addWatcher("log", e -> {});
     broadcaster.addWatcher("store", store);
     KubeletMetrics metrics = new KubeletMetrics("node1");
@@ -45,7 +45,7 @@ class EventCachesTest {
 
   @Test
   void withoutAStoreOnlyTheQueuesAreShown() {
-    EventBroadcaster broadcaster = new EventBroadcaster().addWatcher("log", e -> {});
+    EventBroadcaster broadcaster = EventBroadcaster.create().addWatcher("log", e -> {});
     KubeletMetrics metrics = new KubeletMetrics("node1");
     EventCaches.register(metrics.caches(), broadcaster, null);
 

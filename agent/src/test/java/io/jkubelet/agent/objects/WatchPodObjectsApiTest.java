@@ -94,7 +94,7 @@ class WatchPodObjectsApiTest {
     Pod pod = boundPod("user", "db");
     Set<String> changed = new CopyOnWriteArraySet<>();
     try (KubernetesClient asNode = TestApiServer.nodeClient(NODE)) {
-      WatchPodObjects objects = new WatchPodObjects(asNode);
+      WatchPodObjects objects = WatchPodObjects.create(asNode);
       objects.onChange(changed::addAll);
       objects.start();
       try {

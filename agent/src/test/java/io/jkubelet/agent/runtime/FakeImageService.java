@@ -85,10 +85,11 @@ public final class FakeImageService implements ImageService {
       return;
     }
     if (failing.contains(id)) {
-      throw new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "cannot remove " + id);
+      throw new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "cannot remove " + id, null);
     }
     if (users.containsValue(id)) {
-      throw new RuntimeError(RuntimeError.Kind.OTHER, "image " + id + " is in use by a container");
+      throw new RuntimeError(
+          RuntimeError.Kind.OTHER, "image " + id + " is in use by a container", null);
     }
     images.remove(id);
     removed.add(id);

@@ -160,7 +160,7 @@ public final class FakeRuntime implements Runtime {
   private void call(String method, String arg) {
     calls.add(method + " " + arg);
     if (down) {
-      throw new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "fake runtime is down");
+      throw new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "fake runtime is down", null);
     }
     RuntimeError e = failNext.remove(method);
     if (e != null) {
@@ -228,7 +228,7 @@ public final class FakeRuntime implements Runtime {
       if (f.sandbox) {
         boolean ready = f.state == ContainerState.RUNNING;
         sandboxes.add(
-            new SandboxStatus(
+            SandboxStatus.of(
                 f.id,
                 Labels.trailingNumber(f.name),
                 ready,
@@ -313,7 +313,7 @@ public final class FakeRuntime implements Runtime {
   public synchronized String createContainer(String sandboxId, ContainerConfig config) {
     call("createContainer", config.name());
     if (!images.contains(config.image())) {
-      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + config.image());
+      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + config.image(), null);
     }
     for (Fake f : containers.values()) {
       if (f.name.equals(config.name())) {
@@ -323,7 +323,8 @@ public final class FakeRuntime implements Runtime {
                 + config.name()
                 + "\" is already in use by container \""
                 + f.id
-                + "\".");
+                + "\".",
+            null);
       }
     }
     // As Docker's runtime: the sandbox's id and the container type join the labels.
@@ -342,7 +343,8 @@ public final class FakeRuntime implements Runtime {
     call("startContainer", containerId);
     Fake f = containers.get(containerId);
     if (f == null) {
-      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+      throw new RuntimeError(
+          RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId, null);
     }
     if (f.state == ContainerState.RUNNING) {
       return; // as Docker: starting a running container changes nothing
@@ -417,7 +419,8 @@ public final class FakeRuntime implements Runtime {
       call("followLogEntries", containerId);
       Fake f = containers.get(containerId);
       if (f == null) {
-        throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+        throw new RuntimeError(
+            RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId, null);
       }
       past = List.copyOf(output.getOrDefault(containerId, List.of()));
       running = f.state == ContainerState.RUNNING;
@@ -458,11 +461,12 @@ public final class FakeRuntime implements Runtime {
       call("exec", containerId + " " + String.join(" ", command));
       c = containers.get(containerId);
       if (c == null) {
-        throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+        throw new RuntimeError(
+            RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId, null);
       }
       if (c.state != ContainerState.RUNNING) {
         throw new RuntimeError(
-            RuntimeError.Kind.OTHER, "container " + containerId + " is not running");
+            RuntimeError.Kind.OTHER, "container " + containerId + " is not running", null);
       }
       f = onExec;
     }
@@ -536,11 +540,12 @@ public final class FakeRuntime implements Runtime {
   private Fake running(String containerId) {
     Fake c = containers.get(containerId);
     if (c == null) {
-      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+      throw new RuntimeError(
+          RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId, null);
     }
     if (c.state != ContainerState.RUNNING) {
       throw new RuntimeError(
-          RuntimeError.Kind.OTHER, "container not running (" + containerId + ")");
+          RuntimeError.Kind.OTHER, "container not running (" + containerId + ")", null);
     }
     return c;
   }
@@ -595,7 +600,8 @@ public final class FakeRuntime implements Runtime {
                     "connect to 127.0.0.1:"
                         + port
                         + " in the pod's network namespace:"
-                        + " Connection refused");
+                        + " Connection refused",
+                    null);
               }
               server.serve(in, out);
               return StreamHandle.NO_EXIT_CODE;
@@ -692,7 +698,7 @@ public final class FakeRuntime implements Runtime {
   public synchronized String imageUser(String image) {
     call("imageUser", image);
     if (!images.contains(image)) {
-      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + image);
+      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + image, null);
     }
     return imageUsers.getOrDefault(image, "");
   }
@@ -718,14 +724,15 @@ public final class FakeRuntime implements Runtime {
     call("pullImage", image + " as " + (auth.anonymous() ? "anonymous" : auth.username()));
     RegistryAuth required = registry.get(image);
     if (required == null) {
-      throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, "fake registry has no " + image);
+      throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, "fake registry has no " + image, null);
     }
     if (!required.anonymous()
         && !(required.username().equals(auth.username())
             && required.password().equals(auth.password()))) {
       throw new RuntimeError(
           RuntimeError.Kind.IMAGE_PULL,
-          "Error response from daemon: unauthorized: authentication required");
+          "Error response from daemon: unauthorized: authentication required",
+          null);
     }
     images.add(image);
   }

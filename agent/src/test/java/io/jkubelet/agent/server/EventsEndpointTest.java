@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class EventsEndpointTest {
   private final FakeClock clock = new FakeClock();
-  private final EventStore store = new EventStore(clock);
-  private final EventBroadcaster broadcaster = new EventBroadcaster().addWatcher("store", store);
+  private final EventStore store = EventStore.create(clock);
+  private final EventBroadcaster broadcaster = EventBroadcaster.create().addWatcher("store", store);
   private final BroadcastRecorder recorder = new BroadcastRecorder(clock, "node1", broadcaster);
   private final HttpClient http = HttpClient.newHttpClient();
   private ReadOnlyServer server;

@@ -62,7 +62,13 @@ class KubeletServerTest {
     server =
         new KubeletServer(
             new ServerOptions(
-                "127.0.0.1", 0, certs, ca == null ? List.of() : List.of(ca.ca), "node-a"),
+                "127.0.0.1",
+                0,
+                certs,
+                ca == null ? List.of() : List.of(ca.ca),
+                "node-a",
+                null,
+                TlsPolicy.DEFAULT),
             new Authenticator(
                 anonymous,
                 Optional.of(

@@ -66,7 +66,7 @@ class MetricsOverKubeletApiTest {
     }
     server =
         new KubeletServer(
-            new ServerOptions("127.0.0.1", 0, certs, List.of(), "node-a"),
+            new ServerOptions("127.0.0.1", 0, certs, List.of(), "node-a", null, TlsPolicy.DEFAULT),
             new Authenticator(
                 false,
                 Optional.of(

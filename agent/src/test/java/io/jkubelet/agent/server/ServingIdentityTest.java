@@ -85,7 +85,14 @@ class ServingIdentityTest {
     identity.start();
     server =
         new KubeletServer(
-            new ServerOptions("127.0.0.1", 0, null, List.of(), "node-a", identity.keyManager()),
+            new ServerOptions(
+                "127.0.0.1",
+                0,
+                null,
+                List.of(),
+                "node-a",
+                identity.keyManager(),
+                TlsPolicy.DEFAULT),
             new Authenticator(true, Optional.empty()),
             Authorizer.ALWAYS_ALLOW,
             List.of());

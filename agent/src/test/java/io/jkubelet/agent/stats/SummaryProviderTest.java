@@ -58,7 +58,7 @@ class SummaryProviderTest {
     return new PodStatus(
         POD,
         List.of(
-            new SandboxStatus(SANDBOX, 0, sandboxReady, "10.0.0.5", T0.minusSeconds(60), Map.of())),
+            SandboxStatus.of(SANDBOX, 0, sandboxReady, "10.0.0.5", T0.minusSeconds(60), Map.of())),
         List.of(
             container(APP, "app", ContainerState.RUNNING, T0.minusSeconds(30)),
             container(OLD, "app", ContainerState.EXITED, T0.minusSeconds(50))));
@@ -329,7 +329,7 @@ class SummaryProviderTest {
     pods.add(
         new PodStatus(
             new PodRef("uid-2", "done", "default"),
-            List.of(new SandboxStatus("d".repeat(64), 0, false, "", T0, Map.of())),
+            List.of(SandboxStatus.of("d".repeat(64), 0, false, "", T0, Map.of())),
             List.of(container("e".repeat(64), "x", ContainerState.EXITED, T0))));
 
     Summary s = provider(host, Duration.ZERO).summary();
@@ -483,8 +483,8 @@ class SummaryProviderTest {
     PodRef ref = new PodRef("uid-" + state, state, "default");
     String sandbox = Integer.toHexString(state.hashCode()).repeat(8).substring(0, 60) + "5a4d";
     String app = Integer.toHexString(state.hashCode()).repeat(8).substring(0, 60) + "c0de";
-    SandboxStatus ready = new SandboxStatus(sandbox, 0, true, "10.0.0.9", T0, Map.of());
-    SandboxStatus stopped = new SandboxStatus(sandbox, 0, false, "", T0, Map.of());
+    SandboxStatus ready = SandboxStatus.of(sandbox, 0, true, "10.0.0.9", T0, Map.of());
+    SandboxStatus stopped = SandboxStatus.of(sandbox, 0, false, "", T0, Map.of());
     ContainerStatus running = container(app, "app", ContainerState.RUNNING, T0);
     ContainerStatus exited = container(app, "app", ContainerState.EXITED, T0);
     switch (state) {

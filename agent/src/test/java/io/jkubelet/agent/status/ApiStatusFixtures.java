@@ -64,7 +64,7 @@ final class ApiStatusFixtures {
         ip.isEmpty()
             ? List.of()
             : List.of(
-                new SandboxStatus(
+                SandboxStatus.of(
                     dockerId(pod.getMetadata().getUid() + "/sandbox"),
                     0,
                     true,
@@ -80,7 +80,7 @@ final class ApiStatusFixtures {
                 pod.getMetadata().getNamespace()),
             sandboxes,
             containers),
-        new ReasonCache(),
+        ReasonCache.create(),
         null,
         now,
         HOST_IP,

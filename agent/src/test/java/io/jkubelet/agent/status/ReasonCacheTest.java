@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class ReasonCacheTest {
   @Test
   void upstreamsBoundIsTheDefault() {
-    assertThat(new ReasonCache().capacity()).isEqualTo(1000);
+    assertThat(ReasonCache.create().capacity()).isEqualTo(1000);
   }
 
   @Test

@@ -20,10 +20,10 @@ import org.junit.jupiter.api.Test;
 
 class StatusGeneratorTest {
   private static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-  private final ReasonCache reasons = new ReasonCache();
+  private final ReasonCache reasons = ReasonCache.create();
   private final List<io.jkubelet.agent.runtime.ContainerStatus> containers = new ArrayList<>();
   private final List<SandboxStatus> sandboxes =
-      new ArrayList<>(List.of(new SandboxStatus("sb", 0, true, "10.0.0.7", T0, Map.of())));
+      new ArrayList<>(List.of(SandboxStatus.of("sb", 0, true, "10.0.0.7", T0, Map.of())));
   private int seq = 1;
 
   private final Pod pod =

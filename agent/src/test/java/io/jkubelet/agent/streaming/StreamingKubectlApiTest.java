@@ -24,6 +24,7 @@ import io.jkubelet.agent.runtime.docker.TestDockerClient;
 import io.jkubelet.agent.server.KubeletServer;
 import io.jkubelet.agent.server.ServerOptions;
 import io.jkubelet.agent.server.ServingCerts;
+import io.jkubelet.agent.server.TlsPolicy;
 import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.util.Time;
@@ -189,7 +190,9 @@ class StreamingKubectlApiTest {
                 0,
                 ServingCerts.selfSigned(tmp.resolve("pki"), node, List.of(), Clock.systemUTC()),
                 clusterCa,
-                node),
+                node,
+                null,
+                TlsPolicy.DEFAULT),
             new Authenticator(false, java.util.Optional.empty()),
             Authorizer.ALWAYS_ALLOW,
             List.of(routes));

@@ -115,7 +115,7 @@ class PodSyncCgroupsTest {
             manager(withCgroups ? cgroups::cgroupParent : p -> ""),
             cache,
             new LocalStatusManager(),
-            new ReasonCache(),
+            ReasonCache.create(),
             new OomEvents(recorder, clock.instant()),
             recorder,
             clock),

@@ -38,12 +38,8 @@ final class ContainerInspect {
   private final DockerHttpClient http;
   private final DockerClient api;
 
-  /** Reads on {@code http}. */
-  ContainerInspect(DockerHttpClient http) {
-    this(http, null);
-  }
-
-  private ContainerInspect(DockerHttpClient http, DockerClient api) {
+  /** Reads on {@code http} when it is not null, else through {@code api}. */
+  ContainerInspect(DockerHttpClient http, DockerClient api) {
     this.http = http;
     this.api = api;
   }
@@ -54,7 +50,7 @@ final class ContainerInspect {
    */
   static ContainerInspect of(DockerClient api) {
     return DockerClients.transportOf(api)
-        .map(ContainerInspect::new)
+        .map(http -> new ContainerInspect(http, null))
         .orElseGet(() -> new ContainerInspect(null, api));
   }
 
@@ -100,8 +96,8 @@ final class ContainerInspect {
       String image = null;
       Inspected.State state = null;
       String networkMode = null;
-      Network network = new Network(null, Map.of());
-      Config config = new Config(null, null, false);
+      Inspected.Network network = new Inspected.Network(null, null, Map.of());
+      Inspected.Config config = new Inspected.Config(null, null, false);
       List<Inspected.Mount> mounts = null;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String field = p.currentName();
@@ -125,19 +121,11 @@ final class ContainerInspect {
           created,
           image,
           state,
-          networkMode,
-          network.ip(),
-          network.ips(),
-          config.image(),
-          config.labels(),
-          config.tty(),
+          new Inspected.Network(networkMode, network.ipAddress(), network.ips()),
+          config,
           mounts);
     }
   }
-
-  private record Network(String ip, Map<String, String> ips) {}
-
-  private record Config(String image, Map<String, String> labels, boolean tty) {}
 
   private static Inspected.State state(JsonParser p, JsonToken value) throws IOException {
     if (value != JsonToken.START_OBJECT) {
@@ -168,12 +156,12 @@ final class ContainerInspect {
     return new Inspected.State(running, dead, oomKilled, exitCode, error, startedAt, finishedAt);
   }
 
-  private static Network network(JsonParser p, JsonToken value) throws IOException {
+  private static Inspected.Network network(JsonParser p, JsonToken value) throws IOException {
     String ip = null;
     Map<String, String> ips = new LinkedHashMap<>();
     if (value != JsonToken.START_OBJECT) {
       p.skipChildren();
-      return new Network(null, ips);
+      return new Inspected.Network(null, null, ips);
     }
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
@@ -186,16 +174,16 @@ final class ContainerInspect {
         p.skipChildren();
       }
     }
-    return new Network(ip, ips);
+    return new Inspected.Network(null, ip, ips);
   }
 
-  private static Config config(JsonParser p, JsonToken value) throws IOException {
+  private static Inspected.Config config(JsonParser p, JsonToken value) throws IOException {
     String image = null;
     Map<String, String> labels = null;
     boolean tty = false;
     if (value != JsonToken.START_OBJECT) {
       p.skipChildren();
-      return new Config(null, null, false);
+      return new Inspected.Config(null, null, false);
     }
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
@@ -210,7 +198,7 @@ final class ContainerInspect {
         p.skipChildren();
       }
     }
-    return new Config(image, labels, tty);
+    return new Inspected.Config(image, labels, tty);
   }
 
   private static List<Inspected.Mount> mounts(JsonParser p, JsonToken value) throws IOException {

@@ -112,7 +112,8 @@ final class DockerImageService implements ImageService {
     if (!users.isEmpty()) {
       throw new RuntimeError(
           Kind.OTHER,
-          "image " + id + " is in use by container " + users.get(0).getId().substring(0, 12));
+          "image " + id + " is in use by container " + users.get(0).getId().substring(0, 12),
+          null);
     }
     List<String> names = new ArrayList<>();
     if (inspected.getRepoTags() != null) {
@@ -142,7 +143,7 @@ final class DockerImageService implements ImageService {
             .orElseThrow(
                 () ->
                     new RuntimeError(
-                        Kind.UNAVAILABLE, "the engine does not say where it keeps its data"));
+                        Kind.UNAVAILABLE, "the engine does not say where it keeps its data", null));
     try {
       StatFs fs = StatFs.of(dir);
       return new FsUsage(fs.capacityBytes(), fs.availableBytes());

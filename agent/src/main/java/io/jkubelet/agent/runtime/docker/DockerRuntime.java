@@ -1,6 +1,5 @@
 package io.jkubelet.agent.runtime.docker;
 
-import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Event;
 import com.github.dockerjava.api.model.EventType;
@@ -71,23 +70,6 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
 
   private final EngineLogs logs;
   private final JsonFileLogs fileLogs;
-
-  /**
-   * A runtime on one client for every call. Its response timeout must exceed the longest grace
-   * period that {@link #stopContainer} will be asked for; see the class comment.
-   */
-  public DockerRuntime(DockerClient client, Time time) {
-    this(new DockerClients(client, client, false), DEFAULT_HOST, time);
-  }
-
-  /**
-   * A runtime on two clients of the same engine: {@code client} for the calls that the engine
-   * answers at once, {@code longCallClient} (with a long or no response timeout) for stop, pull,
-   * exec and events. The caller keeps ownership of both.
-   */
-  public DockerRuntime(DockerClient client, DockerClient longCallClient, Time time) {
-    this(new DockerClients(client, longCallClient, false), DEFAULT_HOST, time);
-  }
 
   /** {@code host} is where streams ({@link Hijack}) connect: the engine of {@code clients}. */
   private DockerRuntime(DockerClients clients, String host, Time time) {

@@ -55,7 +55,7 @@ final class DockerStreams {
   StreamHandle exec(String containerId, List<String> command, StreamIo io) {
     Objects.requireNonNull(containerId, "containerId");
     if (command == null || command.isEmpty()) {
-      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given");
+      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given", null);
     }
     String execId;
     try {
@@ -95,7 +95,7 @@ final class DockerStreams {
       throw DockerErrors.translate(e, null);
     }
     if (inspected.getState() == null || !Boolean.TRUE.equals(inspected.getState().getRunning())) {
-      throw new RuntimeError(Kind.OTHER, "container not running (" + containerId + ")");
+      throw new RuntimeError(Kind.OTHER, "container not running (" + containerId + ")", null);
     }
     boolean tty =
         inspected.getConfig() != null && Boolean.TRUE.equals(inspected.getConfig().getTty());
@@ -143,7 +143,9 @@ final class DockerStreams {
       Long code = execs.awaitExitCode(execId, clock.instant().plus(EXIT_CODE_WAIT));
       if (code == null) {
         throw new RuntimeError(
-            Kind.OTHER, "exec " + execId + " still runs " + EXIT_CODE_WAIT + " after its streams");
+            Kind.OTHER,
+            "exec " + execId + " still runs " + EXIT_CODE_WAIT + " after its streams",
+            null);
       }
       return Containers.clampToInt(code);
     } catch (InterruptedException e) {

@@ -54,7 +54,7 @@ final class EngineLogs {
     String query = "follow=1&timestamps=1" + since.map(EngineLogs::since).orElse("");
     boolean tty;
     try {
-      tty = containers.inspect(containerId).tty();
+      tty = containers.inspect(containerId).config().tty();
     } catch (RuntimeException e) {
       throw DockerErrors.translate(e, null);
     }

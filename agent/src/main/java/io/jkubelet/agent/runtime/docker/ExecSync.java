@@ -65,7 +65,7 @@ final class ExecSync {
   ExecResult exec(String containerId, List<String> command, Duration timeout) {
     Objects.requireNonNull(containerId, "containerId");
     if (command == null || command.isEmpty()) {
-      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given");
+      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given", null);
     }
     Instant deadline =
         timeout != null && timeout.isPositive() ? clock.instant().plus(timeout) : null;
@@ -162,7 +162,7 @@ final class ExecSync {
       return null;
     }
     if (ended.getExitCodeLong() == null) {
-      throw new RuntimeError(Kind.OTHER, "exec " + execId + " ended without an exit code");
+      throw new RuntimeError(Kind.OTHER, "exec " + execId + " ended without an exit code", null);
     }
     return ended.getExitCodeLong();
   }

@@ -115,7 +115,9 @@ final class Hijack implements AutoCloseable {
                 new InetSocketAddress(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 2375));
         default ->
             throw new RuntimeError(
-                Kind.OTHER, "streams need a unix:// or plain tcp:// docker host, not " + host);
+                Kind.OTHER,
+                "streams need a unix:// or plain tcp:// docker host, not " + host,
+                null);
       };
     } catch (IOException e) {
       throw new RuntimeError(Kind.UNAVAILABLE, "docker: cannot connect to " + host + ": " + e, e);
@@ -136,7 +138,8 @@ final class Hijack implements AutoCloseable {
     message = DockerErrors.messageOf(message);
     throw new RuntimeError(
         code == 404 ? Kind.NOT_FOUND : code >= 500 ? Kind.UNAVAILABLE : Kind.OTHER,
-        message.isBlank() ? "docker: " + path + ": " + statusLine : message);
+        message.isBlank() ? "docker: " + path + ": " + statusLine : message,
+        null);
   }
 
   private String readHead() throws IOException {

@@ -102,7 +102,8 @@ final class Images {
       if (!callback.awaitCompletion(millis, TimeUnit.MILLISECONDS)) {
         throw new RuntimeError(
             Kind.IMAGE_PULL,
-            "pulling " + image + " did not complete within " + timeout.toSeconds() + " s");
+            "pulling " + image + " did not complete within " + timeout.toSeconds() + " s",
+            null);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -246,7 +247,7 @@ final class Images {
       String c = cancelled;
       if (c != null) {
         log.debug("DockerRuntime: pulling {} cancelled: {}", image, c);
-        throw new RuntimeError(Kind.IMAGE_PULL, c);
+        throw new RuntimeError(Kind.IMAGE_PULL, c, null);
       }
       Throwable f = failure;
       if (f != null) {
@@ -257,7 +258,7 @@ final class Images {
       String e = error;
       if (e != null) {
         log.debug("DockerRuntime: pulling {} failed: {}", image, e);
-        throw new RuntimeError(Kind.IMAGE_PULL, e);
+        throw new RuntimeError(Kind.IMAGE_PULL, e, null);
       }
     }
   }

@@ -81,8 +81,8 @@ final class InspectMapping {
    */
   static SandboxStatus sandboxStatus(Inspected r) {
     boolean running = r.state() != null && r.state().running();
-    boolean hostNetwork = "host".equals(r.networkMode());
-    return new SandboxStatus(
+    boolean hostNetwork = "host".equals(r.network().mode());
+    return SandboxStatus.of(
         r.id(),
         Labels.trailingNumber(r.name() == null ? "" : r.name()),
         running,
@@ -111,7 +111,7 @@ final class InspectMapping {
         life.exitCode,
         life.reason,
         life.message,
-        r.configImage() == null ? "" : r.configImage(),
+        r.config().image() == null ? "" : r.config().image(),
         imageRefs.getOrDefault(imageId, imageId.isEmpty() ? "" : DOCKER_IMAGE + imageId),
         labels.getOrDefault(Labels.CONTAINER_HASH, ""),
         Labels.intLabel(labels, Labels.RESTART_COUNT, 0),
@@ -196,14 +196,14 @@ final class InspectMapping {
    * {@code IPAddress} (deprecated: engines from API 1.44 on no longer send it), else "".
    */
   static String ipOf(Inspected r) {
-    String bridge = r.networkIps().get("bridge");
+    String bridge = r.network().ips().get("bridge");
     if (bridge != null && !bridge.isEmpty()) {
       return bridge;
     }
-    return r.networkIps().values().stream()
+    return r.network().ips().values().stream()
         .filter(ip -> ip != null && !ip.isEmpty())
         .findFirst()
-        .orElse(r.ipAddress() == null ? "" : r.ipAddress());
+        .orElse(r.network().ipAddress() == null ? "" : r.network().ipAddress());
   }
 
   /** Docker's RFC 3339 (nanosecond) time, or null for its zero time or nothing. */

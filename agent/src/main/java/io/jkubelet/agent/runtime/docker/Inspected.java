@@ -18,14 +18,8 @@ import java.util.Map;
  * @param created {@code Created}, as the engine wrote it; null when absent
  * @param imageId {@code Image}: the image's id; null when absent
  * @param state {@code State}; null when absent
- * @param networkMode {@code HostConfig.NetworkMode}; null when absent
- * @param ipAddress {@code NetworkSettings.IPAddress} (deprecated by the engine); null when absent
- * @param networkIps {@code NetworkSettings.Networks}: each network's {@code IPAddress} (null when
- *     it has none), in the engine's order
- * @param configImage {@code Config.Image}: the image as the container was created with it
- * @param labels {@code Config.Labels}, never null
- * @param tty {@code Config.Tty}: whether the container has a terminal (its output then one stream,
- *     not multiplexed)
+ * @param network its network mode and addresses
+ * @param config what of {@code Config} jkubelet reads
  * @param mounts {@code Mounts}, never null
  */
 record Inspected(
@@ -34,18 +28,45 @@ record Inspected(
     String created,
     String imageId,
     State state,
-    String networkMode,
-    String ipAddress,
-    Map<String, String> networkIps,
-    String configImage,
-    Map<String, String> labels,
-    boolean tty,
+    Network network,
+    Config config,
     List<Mount> mounts) {
 
   Inspected {
-    networkIps = networkIps == null ? Map.of() : networkIps;
-    labels = labels == null ? Map.of() : labels;
     mounts = mounts == null ? List.of() : mounts;
+  }
+
+  /**
+   * The network part.
+   *
+   * @param mode {@code HostConfig.NetworkMode}; null when absent
+   * @param ipAddress {@code NetworkSettings.IPAddress} (deprecated by the engine); null when absent
+   * @param ips {@code NetworkSettings.Networks}: each network's {@code IPAddress} (null when it has
+   *     none), in the engine's order; never null
+   */
+  record Network(String mode, String ipAddress, Map<String, String> ips) {
+    Network {
+      ips = ips == null ? Map.of() : ips;
+    }
+  }
+
+  /**
+   * The {@code Config} part.
+   *
+   * @param image {@code Config.Image}: the image as the container was created with it
+   * @param labels {@code Config.Labels}, never null
+   * @param tty {@code Config.Tty}: whether the container has a terminal (its output then one
+   *     stream, not multiplexed)
+   */
+  record Config(String image, Map<String, String> labels, boolean tty) {
+    Config {
+      labels = labels == null ? Map.of() : labels;
+    }
+  }
+
+  /** {@code Config.Labels}, never null. */
+  Map<String, String> labels() {
+    return config.labels();
   }
 
   /**
@@ -103,12 +124,14 @@ record Inspected(
         r.getCreated(),
         r.getImageId(),
         state,
-        r.getHostConfig() == null ? null : r.getHostConfig().getNetworkMode(),
-        n == null ? null : deprecatedIp(n),
-        ips,
-        config == null ? null : config.getImage(),
-        config == null ? null : config.getLabels(),
-        tty(config),
+        new Network(
+            r.getHostConfig() == null ? null : r.getHostConfig().getNetworkMode(),
+            n == null ? null : deprecatedIp(n),
+            ips),
+        new Config(
+            config == null ? null : config.getImage(),
+            config == null ? null : config.getLabels(),
+            tty(config)),
         mounts);
   }
 

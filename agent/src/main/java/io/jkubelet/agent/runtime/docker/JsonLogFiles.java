@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.config.Records;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -13,7 +14,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.zip.GZIPInputStream;
 
@@ -38,8 +38,7 @@ final class JsonLogFiles implements AutoCloseable {
   /** One file: open, how much of it to read, and whether it is gzipped. */
   record Part(Path path, FileChannel channel, long size, boolean gzip) {
     Part {
-      Objects.requireNonNull(path, "path");
-      Objects.requireNonNull(channel, "channel");
+      Records.requireNonNull(Part.class, path, channel);
     }
 
     /** Its (uncompressed) bytes from {@code offset} on. */

@@ -45,7 +45,7 @@ final class PortForwarder {
 
   StreamHandle forward(String sandboxId, int port, InputStream in, OutputStream out) {
     if (port < 1 || port > 65535) {
-      throw new RuntimeError(Kind.OTHER, "invalid port " + port);
+      throw new RuntimeError(Kind.OTHER, "invalid port " + port, null);
     }
     InspectContainerResponse inspected;
     try {
@@ -55,7 +55,7 @@ final class PortForwarder {
     }
     Long pid = inspected.getState() == null ? null : inspected.getState().getPidLong();
     if (!Boolean.TRUE.equals(inspected.getState().getRunning()) || pid == null || pid <= 0) {
-      throw new RuntimeError(Kind.OTHER, "container not running (" + sandboxId + ")");
+      throw new RuntimeError(Kind.OTHER, "container not running (" + sandboxId + ")", null);
     }
     Process process;
     try {
@@ -175,7 +175,7 @@ final class PortForwarder {
       if (code != 0 && !closed.get()) {
         String message = stderr.toString(StandardCharsets.UTF_8).trim();
         throw new RuntimeError(
-            Kind.OTHER, message.isEmpty() ? "the relay exited with " + code : message);
+            Kind.OTHER, message.isEmpty() ? "the relay exited with " + code : message, null);
       }
       return NO_EXIT_CODE;
     }

@@ -103,7 +103,8 @@ final class SecurityOptions {
           Kind.CREATE,
           "failed to generate seccomp security options for container: unknown seccomp profile"
               + " option: "
-              + profile);
+              + profile,
+          null);
     }
     String file = profile.substring(LOCALHOST_PREFIX.length());
     Path path = Path.of(file);
@@ -113,7 +114,8 @@ final class SecurityOptions {
           "failed to generate seccomp security options for container: seccomp profile path must"
               + " be absolute, but got relative path \""
               + file
-              + "\"");
+              + "\"",
+          null);
     }
     try {
       return List.of("seccomp=" + JSON.readTree(Files.readString(path)).toString());
@@ -149,7 +151,8 @@ final class SecurityOptions {
                 + field
                 + ": unknown capability: \""
                 + (bare.equals("ALL") ? bare : "CAP_" + bare)
-                + "\"");
+                + "\"",
+            null);
       }
     }
     return out;

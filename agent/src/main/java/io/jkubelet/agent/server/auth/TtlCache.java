@@ -20,7 +20,7 @@ final class TtlCache<K, V> {
 
   TtlCache(Clock clock, int capacity) {
     this.clock = clock;
-    this.entries = new Lru<>(capacity);
+    this.entries = Lru.counting(capacity);
   }
 
   synchronized Optional<V> get(K key) {

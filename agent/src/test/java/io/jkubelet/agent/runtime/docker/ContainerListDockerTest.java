@@ -115,7 +115,7 @@ class ContainerListDockerTest {
         .atMost(Duration.ofSeconds(30))
         .until(() -> !docker.inspectContainerCmd(exited).exec().getState().getRunning());
     ContainerInspect streamed =
-        new ContainerInspect(DockerClients.transportOf(docker).orElseThrow());
+        new ContainerInspect(DockerClients.transportOf(docker).orElseThrow(), null);
 
     for (String id : List.of(sandbox, exited, created)) {
       assertThat(streamed.inspect(id))
@@ -126,7 +126,7 @@ class ContainerListDockerTest {
     assertThat(app.state().finishedAt()).isNotNull();
     assertThat(app.mounts())
         .contains(new Inspected.Mount(dir.resolve("log").toString(), "/dev/termination-log"));
-    assertThat(streamed.inspect(sandbox).networkIps().get("bridge")).isNotEmpty();
+    assertThat(streamed.inspect(sandbox).network().ips().get("bridge")).isNotEmpty();
     assertThatThrownBy(() -> streamed.inspect("no-such-container-" + RUN_ID))
         .isInstanceOf(NotFoundException.class);
   }

@@ -227,9 +227,9 @@ class InspectMappingTest {
 
   @Test
   void bothParsersReadWhetherTheContainerHasATerminal() {
-    assertThat(inspected("{\"Id\": \"c3\", \"Config\": {\"Tty\": true}}").tty()).isTrue();
-    assertThat(inspected("{\"Id\": \"c3\", \"Config\": {\"Tty\": false}}").tty()).isFalse();
-    assertThat(inspected("{\"Id\": \"c3\"}").tty()).isFalse();
+    assertThat(inspected("{\"Id\": \"c3\", \"Config\": {\"Tty\": true}}").config().tty()).isTrue();
+    assertThat(inspected("{\"Id\": \"c3\", \"Config\": {\"Tty\": false}}").config().tty()).isFalse();
+    assertThat(inspected("{\"Id\": \"c3\"}").config().tty()).isFalse();
   }
 
   private static Inspected sandbox(boolean running, String networkMode) {
