@@ -228,7 +228,8 @@ class InspectMappingTest {
   @Test
   void bothParsersReadWhetherTheContainerHasATerminal() {
     assertThat(inspected("{\"Id\": \"c3\", \"Config\": {\"Tty\": true}}").config().tty()).isTrue();
-    assertThat(inspected("{\"Id\": \"c3\", \"Config\": {\"Tty\": false}}").config().tty()).isFalse();
+    assertThat(inspected("{\"Id\": \"c3\", \"Config\": {\"Tty\": false}}").config().tty())
+        .isFalse();
     assertThat(inspected("{\"Id\": \"c3\"}").config().tty()).isFalse();
   }
 
