@@ -239,9 +239,11 @@ public final class Setting {
       if (x < field.min() || x > field.max()) {
         throw new ConfigException(
             name,
-            field.max() == Long.MAX_VALUE
-                ? "must be at least " + field.min() + ", got " + x
-                : "must be between " + field.min() + " and " + field.max() + ", got " + x);
+            field.max() != Long.MAX_VALUE
+                ? "must be between " + field.min() + " and " + field.max() + ", got " + x
+                : field.min() == 0
+                    ? x + " must not be a negative number" // upstream's words
+                    : "must be at least " + field.min() + ", got " + x);
       }
     }
     // A string whose default is none may be left empty: it is then unset.

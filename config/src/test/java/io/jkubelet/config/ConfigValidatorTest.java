@@ -128,22 +128,22 @@ class ConfigValidatorTest {
             "negative event QPS",
             change(b -> b.set("eventRecordQPS", -1)),
             "eventRecordQPS",
-            "eventRecordQPS: must be at least 0, got -1"),
+            "eventRecordQPS: -1 must not be a negative number"),
         argumentSet(
             "negative event burst",
             change(b -> b.set("eventBurst", -1)),
             "eventBurst",
-            "eventBurst: must be at least 0, got -1"),
+            "eventBurst: -1 must not be a negative number"),
         argumentSet(
             "negative API QPS",
             change(b -> b.set("kubeAPIQPS", -1)),
             "kubeAPIQPS",
-            "kubeAPIQPS: must be at least 0, got -1"),
+            "kubeAPIQPS: -1 must not be a negative number"),
         argumentSet(
             "negative API burst",
             change(b -> b.set("kubeAPIBurst", -1)),
             "kubeAPIBurst",
-            "kubeAPIBurst: must be at least 0, got -1"),
+            "kubeAPIBurst: -1 must not be a negative number"),
         argumentSet(
             "unknown cipher suite",
             change(
