@@ -240,7 +240,7 @@ public final class Setting {
         throw new ConfigException(
             name,
             field.max() != Long.MAX_VALUE
-                ? "must be between " + field.min() + " and " + field.max() + ", got " + x
+                ? x + " must be between " + field.min() + " and " + field.max() + ", inclusive"
                 : field.min() == 0
                     ? x + " must not be a negative number" // upstream's words
                     : "must be at least " + field.min() + ", got " + x);

@@ -73,22 +73,22 @@ class ConfigValidatorTest {
             "read-only port too high",
             change(b -> b.set("readOnlyPort", 70000)),
             "readOnlyPort",
-            "readOnlyPort: must be between 0 and 65535, got 70000"),
+            "readOnlyPort: 70000 must be between 0 and 65535, inclusive"),
         argumentSet(
             "negative read-only port",
             change(b -> b.set("readOnlyPort", -1)),
             "readOnlyPort",
-            "readOnlyPort: must be between 0 and 65535, got -1"),
+            "readOnlyPort: -1 must be between 0 and 65535, inclusive"),
         argumentSet(
             "port zero",
             change(b -> b.set("port", 0)),
             "port",
-            "port: must be between 1 and 65535, got 0"),
+            "port: 0 must be between 1 and 65535, inclusive"),
         argumentSet(
             "port too high",
             change(b -> b.set("port", 65536)),
             "port",
-            "port: must be between 1 and 65535, got 65536"),
+            "port: 65536 must be between 1 and 65535, inclusive"),
         argumentSet(
             "no pods",
             change(b -> b.set("maxPods", 0)),
@@ -171,12 +171,12 @@ class ConfigValidatorTest {
             "oom_score_adj too low",
             change(b -> b.set("podInfraOomScoreAdj", -1001)),
             "podInfraOomScoreAdj",
-            "podInfraOomScoreAdj: must be between -1000 and 1000, got -1001"),
+            "podInfraOomScoreAdj: -1001 must be between -1000 and 1000, inclusive"),
         argumentSet(
             "oom_score_adj too high",
             change(b -> b.set("podInfraOomScoreAdj", 1001)),
             "podInfraOomScoreAdj",
-            "podInfraOomScoreAdj: must be between -1000 and 1000, got 1001"),
+            "podInfraOomScoreAdj: 1001 must be between -1000 and 1000, inclusive"),
         argumentSet(
             "URL with another scheme",
             change(b -> b.set("staticPodURL", "ftp://example.com/pods")),

@@ -139,7 +139,8 @@ class CliTest {
   void badFlagsExitWithTwoAndNameTheFlag() {
     assertThat(Main.execute("run", "--read-only-port", "70000", "--hostname-override", "n"))
         .isEqualTo(2);
-    assertThat(err.toString()).contains("--read-only-port: must be between 0 and 65535, got 70000");
+    assertThat(err.toString())
+        .contains("--read-only-port: 70000 must be between 0 and 65535, inclusive");
     assertThat(Main.execute("run", "--sync-frequency", "soon")).isEqualTo(2);
     assertThat(err.toString()).contains("--sync-frequency").contains("invalid duration \"soon\"");
     assertThat(Main.execute("run", "--no-such-flag")).isEqualTo(2);
