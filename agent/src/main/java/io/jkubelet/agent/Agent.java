@@ -70,6 +70,12 @@ import org.slf4j.LoggerFactory;
  * every pod running: the next start adopts them. Parts that need the agent's later state (the
  * Node's readiness and pressure, whether a deleted pod is finished here) are given this object's
  * methods, as upstream gives its subsystems the {@code Kubelet} itself.
+ *
+ * <p>Why it is a little over 400 lines: it is the one place that shows the start order whole (the
+ * list in the constructor) beside the few parts only the root can build, because they need the
+ * agent's own later state (the API's status manager and event sink, the Node's status with its
+ * readiness). The pods' half and the servers are already in {@code parts}; the next cut, the API's
+ * wiring into a {@code parts} class of its own, waits for the work that changes those clients.
  */
 public final class Agent implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(Agent.class);
