@@ -46,6 +46,7 @@ import io.jkubelet.agent.status.ApiStatusManager;
 import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.LifecycleList;
 import io.jkubelet.agent.util.Memo;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,7 +54,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -91,8 +91,7 @@ public final class Agent implements Lifecycle {
   private final NodeStatusManager node;
   private final SyncLoop loop;
   private final ServerParts servers;
-  private final List<Lifecycle> lifecycles;
-  private final AtomicBoolean started = new AtomicBoolean();
+  private final LifecycleList lifecycles;
 
   private Agent(
       KubeletOptions options,
@@ -191,7 +190,7 @@ public final class Agent implements Lifecycle {
     if (deps.ownsJvm()) {
       HeapKeeper.forThisJvm(deps.time().clock(), deps.time().schedulers()).ifPresent(order::add);
     }
-    this.lifecycles = List.copyOf(order);
+    this.lifecycles = new LifecycleList(order);
   }
 
   /**
@@ -331,12 +330,13 @@ public final class Agent implements Lifecycle {
         .event(Refs.node(options.nodeName()), EventType.Normal, "Starting", "Starting kubelet.");
   }
 
-  /** Starts every subsystem in order; a failure stops those started and is thrown. */
+  /**
+   * Starts every subsystem in order; a failure stops those started and is thrown. A stop during the
+   * start (SIGTERM while the API source waits for its first list) stops what started, and the rest
+   * never starts.
+   */
   @Override
   public void start() {
-    if (!started.compareAndSet(false, true)) {
-      return;
-    }
     log.info(
         "Starting jkubelet on node {} ({}, static pods from {})",
         options.nodeName(),
@@ -344,37 +344,16 @@ public final class Agent implements Lifecycle {
         options.config().staticPods().staticPodPath().isEmpty()
             ? "nowhere"
             : options.config().staticPods().staticPodPath());
-    List<Lifecycle> done = new ArrayList<>();
-    try {
-      for (Lifecycle l : lifecycles) {
-        l.start();
-        done.add(l);
-      }
-    } catch (RuntimeException e) {
-      started.set(false);
-      stopAll(done);
-      throw e;
+    if (!lifecycles.start()) {
+      log.info("jkubelet was stopped before its start had finished");
     }
   }
 
   /** Stops every subsystem in reverse order; a stop that fails is logged and the rest go on. */
   @Override
   public void stop() {
-    if (!started.compareAndSet(true, false)) {
-      return;
-    }
     log.info("Stopping jkubelet; pods keep running");
-    stopAll(lifecycles);
-  }
-
-  private static void stopAll(List<Lifecycle> started) {
-    for (int i = started.size() - 1; i >= 0; i--) {
-      try {
-        started.get(i).stop();
-      } catch (RuntimeException e) {
-        log.error("Stopping {} failed: {}", started.get(i), e.toString(), e);
-      }
-    }
+    lifecycles.stop();
   }
 
   /**
