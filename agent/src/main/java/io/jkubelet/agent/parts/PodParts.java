@@ -229,7 +229,7 @@ public final class PodParts {
     containerGc = housekeeping.containerGc();
     in.metrics().register(new ContainerGcCollector(containerGc::stats));
     eviction = pressure.evictionManager(evictionPods(), containerGc);
-    reclaimed = Housekeeping.reclaimed(workers, runtime);
+    reclaimed = Housekeeping.reclaimed(workers, runtime, volumes);
     registerCaches(config.maxPods());
   }
 
