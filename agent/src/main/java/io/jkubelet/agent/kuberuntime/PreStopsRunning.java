@@ -32,18 +32,18 @@ public final class PreStopsRunning {
   private final AtomicLong ids = new AtomicLong();
   private final Map<Long, Running> running = new ConcurrentHashMap<>();
 
-  PreStopsRunning(Clock clock) {
+  public PreStopsRunning(Clock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
   /** Records a hook that begins now; {@link #end} with what this returns. */
-  long begin(String podUid, String container) {
+  public long begin(String podUid, String container) {
     long id = ids.incrementAndGet();
     running.put(id, new Running(podUid, container, clock.instant()));
     return id;
   }
 
-  void end(long id) {
+  public void end(long id) {
     running.remove(id);
   }
 
