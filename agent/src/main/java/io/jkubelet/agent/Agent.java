@@ -39,6 +39,7 @@ import io.jkubelet.agent.parts.PodParts;
 import io.jkubelet.agent.parts.ServerParts;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
+import io.jkubelet.agent.runtime.CallsInFlight;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.setup.Dependencies;
 import io.jkubelet.agent.setup.KubeletOptions;
@@ -174,6 +175,7 @@ public final class Agent implements Lifecycle {
     order.add(in.network());
     order.add(parts.probes);
     order.add(parts.imagePulls);
+    order.add(parts.terminations);
     order.add(servers.servingIdentity());
     order.add(servers.starting());
     order.add(parts.pleg);
@@ -242,7 +244,10 @@ public final class Agent implements Lifecycle {
     PodEngine pods =
         new PodEngine(
             engine,
-            new InstrumentedRuntime(network.wrap(engine.runtime()), metrics, deps.time().clock()),
+            new CallsInFlight(
+                new InstrumentedRuntime(
+                    network.wrap(engine.runtime()), metrics, deps.time().clock()),
+                deps.time().clock()),
             deps.containerManager().apply(engine),
             network,
             imageGc);

@@ -24,8 +24,9 @@ import java.util.Map;
  * ServerSettings} (the kubelet API), {@link ContainerLogSettings}, {@link EventExport}, {@link
  * NetworkSettings}, {@link CgroupSettings}, {@link CertificateSettings}, {@link
  * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings}, {@link RuntimeSettings} (the
- * engine) and {@link ImageSettings} (image pulls). The settings left here are the node's own; a new
- * subsystem adds a record rather than settings here.
+ * engine), {@link ImageSettings} (image pulls) and {@link TerminationSettings} (pods being
+ * deleted). The settings left here are the node's own; a new subsystem adds a record rather than
+ * settings here.
  */
 public record KubeletConfiguration(
     StaticPodSettings staticPods,
@@ -211,7 +212,8 @@ public record KubeletConfiguration(
     ReservationSettings reservations,
     EvictionSettings eviction,
     GcSettings gc,
-    ImageSettings images) {
+    ImageSettings images,
+    TerminationSettings terminations) {
 
   /**
    * Copies the lists into unmodifiable ones.
@@ -244,7 +246,8 @@ public record KubeletConfiguration(
         reservations,
         eviction,
         gc,
-        images);
+        images,
+        terminations);
     allowedUnsafeSysctls = List.copyOf(allowedUnsafeSysctls);
     clusterDNS = List.copyOf(clusterDNS);
     featureGates = Map.copyOf(featureGates);

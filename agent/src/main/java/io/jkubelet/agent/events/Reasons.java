@@ -13,6 +13,9 @@ public final class Reasons {
   public static final String BACK_OFF = "BackOff";
   public static final String EXCEEDED_GRACE_PERIOD = "ExceededGracePeriod";
 
+  /** jkubelet's own: a pod still not gone well after its deletion, and what holds it. */
+  public static final String TERMINATION_STUCK = "TerminationStuck";
+
   // Probe and lifecycle hook events.
   public static final String UNHEALTHY = "Unhealthy";
   public static final String FAILED_POST_START_HOOK = "FailedPostStartHook";

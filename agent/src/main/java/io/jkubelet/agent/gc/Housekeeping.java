@@ -117,11 +117,12 @@ public interface Housekeeping {
 
   /**
    * Whether a pod being deleted in the API is finished here (upstream's {@code
-   * PodResourcesAreReclaimed}): its worker is not running it and the runtime has nothing left of
-   * it. Thread-safe.
+   * PodResourcesAreReclaimed}): its worker is not running it, the runtime has nothing left of it,
+   * and its volumes are torn down (which this tears down when that is all that is left; a failure
+   * is the volume manager's {@code teardownFailure}). Thread-safe.
    */
-  static Predicate<Pod> reclaimed(PodWorkers workers, Runtime runtime) {
-    return new Reclaimed(workers, runtime);
+  static Predicate<Pod> reclaimed(PodWorkers workers, Runtime runtime, VolumeManager volumes) {
+    return new Reclaimed(workers, runtime, volumes);
   }
 
   /** Housekeeping and its container garbage collector; builds only. */

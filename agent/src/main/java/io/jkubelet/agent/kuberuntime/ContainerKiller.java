@@ -31,16 +31,19 @@ import java.util.concurrent.Future;
  * Killing event, the preStop hook within the grace period, then SIGTERM and SIGKILL; a pod's
  * containers in parallel, then its sandboxes.
  *
- * <p>Thread-safe: it keeps no state; pod workers call it for different pods at once.
+ * <p>Thread-safe: it keeps no state of its own (the preStop hooks running are in {@link
+ * PreStopsRunning}, thread-safe); pod workers call it for different pods at once.
  */
 record ContainerKiller(
     Runtime runtime,
     EventRecorder recorder,
     Clock clock,
     ExecutorService parallel,
-    HookRunner hooks) {
+    HookRunner hooks,
+    PreStopsRunning preStops) {
   public ContainerKiller {
-    Records.requireNonNull(ContainerKiller.class, runtime, recorder, clock, parallel, hooks);
+    Records.requireNonNull(
+        ContainerKiller.class, runtime, recorder, clock, parallel, hooks, preStops);
   }
 
   /** The pause container exits on SIGTERM; this only bounds a broken one. */
@@ -119,10 +122,15 @@ record ContainerKiller(
     Instant start = clock.instant();
     Container spec = spec(pod, c.name(), c.init());
     if (spec != null && spec.getLifecycle() != null && spec.getLifecycle().getPreStop() != null) {
-      hooks
-          .run(pod, spec, c.id(), c.podIp(), spec.getLifecycle().getPreStop(), grace)
-          .ifPresent(
-              msg -> recorder.event(ref, EventType.Warning, Reasons.FAILED_PRE_STOP_HOOK, msg));
+      long hook = preStops.begin(pod.getMetadata().getUid(), c.name());
+      try {
+        hooks
+            .run(pod, spec, c.id(), c.podIp(), spec.getLifecycle().getPreStop(), grace)
+            .ifPresent(
+                msg -> recorder.event(ref, EventType.Warning, Reasons.FAILED_PRE_STOP_HOOK, msg));
+      } finally {
+        preStops.end(hook);
+      }
       Duration left = grace.minus(Duration.between(start, clock.instant()));
       grace = left.compareTo(RuntimeManager.MIN_GRACE) < 0 ? RuntimeManager.MIN_GRACE : left;
       start = clock.instant();

@@ -63,6 +63,7 @@ public final class RuntimeManager {
   private final ContainerKiller killer;
   private final ContainerStarter starter;
   private final NodeContext node;
+  private final PreStopsRunning preStops;
 
   /**
    * The collaborators.
@@ -113,7 +114,9 @@ public final class RuntimeManager {
     this.crashBackoff = deps.crashBackoff();
     this.infraImage = options.infraImage();
     this.oomScoreAdj = options.oomScoreAdj();
-    this.killer = new ContainerKiller(runtime, recorder, deps.clock(), parallel, deps.hooks());
+    this.preStops = new PreStopsRunning(deps.clock());
+    this.killer =
+        new ContainerKiller(runtime, recorder, deps.clock(), parallel, deps.hooks(), preStops);
     this.starter = new ContainerStarter(deps, options, killer);
   }
 
@@ -302,6 +305,11 @@ public final class RuntimeManager {
           Refs.pod(pod), EventType.Warning, Reasons.FAILED_KILL_POD, "error killing pod: %s", msg);
       throw new SyncError("error killing pod: " + msg, null);
     }
+  }
+
+  /** The preStop hooks running now, which a pod's stop waits on. */
+  public PreStopsRunning preStopsRunning() {
+    return preStops;
   }
 
   /** Removes every init container of the pod: a new sandbox runs them all again. */

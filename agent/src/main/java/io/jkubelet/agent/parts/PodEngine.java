@@ -4,7 +4,7 @@ import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.gc.ImageGarbageCollector;
 import io.jkubelet.agent.gc.ImageGcManager;
 import io.jkubelet.agent.network.PodNetwork;
-import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.runtime.CallsInFlight;
 import io.jkubelet.agent.setup.Dependencies;
 import java.util.Optional;
 
@@ -13,14 +13,15 @@ import java.util.Optional;
  * image GC.
  *
  * @param engine the engine as the dependencies gave it
- * @param runtime the runtime the pods' parts call: the engine's, wrapped
+ * @param runtime the runtime the pods' parts call: the engine's, wrapped, with the calls in flight
+ *     tracked outermost
  * @param cgroups the pods' cgroups
  * @param network the pods' network
  * @param imageGc the image GC; empty when it is off
  */
 public record PodEngine(
     Dependencies.Engine engine,
-    Runtime runtime,
+    CallsInFlight runtime,
     ContainerManager cgroups,
     PodNetwork network,
     Optional<ImageGcManager> imageGc) {

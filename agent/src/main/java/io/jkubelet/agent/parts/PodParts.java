@@ -32,10 +32,13 @@ import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.podconfig.PodSources;
 import io.jkubelet.agent.prober.ProbeManager;
 import io.jkubelet.agent.prober.ResultsManager;
+import io.jkubelet.agent.server.PodsWithStatus;
 import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.ActivePods;
 import io.jkubelet.agent.status.ReasonCache;
 import io.jkubelet.agent.sync.PodSync;
+import io.jkubelet.agent.terminating.StuckTerminations;
+import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
@@ -103,6 +106,7 @@ public final class PodParts {
   public final Housekeeping housekeeping;
   public final EvictionManager eviction;
   public final Predicate<Pod> reclaimed;
+  public final StuckTerminations terminations;
 
   /** Builds every part that runs pods; starts nothing. */
   public PodParts(Inputs in) {
@@ -229,7 +233,18 @@ public final class PodParts {
     containerGc = housekeeping.containerGc();
     in.metrics().register(new ContainerGcCollector(containerGc::stats));
     eviction = pressure.evictionManager(evictionPods(), containerGc);
-    reclaimed = Housekeeping.reclaimed(workers, runtime);
+    reclaimed = Housekeeping.reclaimed(workers, runtime, volumes);
+    terminations =
+        StuckTerminations.create(
+            new StuckTerminations.Sources(
+                podManager::pods,
+                uid -> cache.get(uid).map(PodCache.Entry::status),
+                in.engine().runtime(),
+                runtimeManager.preStopsRunning(),
+                volumes::teardownFailure),
+            new StuckTerminations.Options(config.terminations().terminationStuckAfter()),
+            time,
+            recorder);
     registerCaches(config.maxPods());
   }
 
@@ -365,20 +380,28 @@ public final class PodParts {
   }
 
   /**
-   * The pulls a pod waits on, as {@code /pods} shows them on the pod: the JSON of {@link
-   * ImagePulls#forPod}, or empty when it waits on none.
+   * jkubelet's own annotations of a pod on {@code /pods}: the JSON of the pulls it waits on ({@link
+   * ImagePulls#forPod}), and of what holds it while it is stuck deleting ({@link
+   * StuckTerminations#report}); empty for neither.
    */
-  public java.util.Optional<String> imagePullsAnnotation(String podUid) {
+  public Map<String, String> annotations(String podUid) {
     var pulls = imagePulls.forPod(podUid);
-    return pulls.isEmpty()
-        ? java.util.Optional.empty()
-        : java.util.Optional.of(io.jkubelet.agent.util.ApiSerialization.SHARED.asJson(pulls));
+    var stuck = terminations.report(podUid);
+    if (pulls.isEmpty() && stuck.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, String> out = new LinkedHashMap<>();
+    if (!pulls.isEmpty()) {
+      out.put(PodsWithStatus.IMAGE_PULLS, ApiSerialization.SHARED.asJson(pulls));
+    }
+    stuck.ifPresent(
+        r -> out.put(PodsWithStatus.TERMINATION_STUCK, ApiSerialization.SHARED.asJson(r)));
+    return out;
   }
 
   /** The desired pods, each with the status jkubelet computed for it. */
   public List<Pod> podsWithStatus() {
-    return new io.jkubelet.agent.server.PodsWithStatus(
-            podManager::pods, in.statuses()::getPodStatus, this::imagePullsAnnotation)
+    return new PodsWithStatus(podManager::pods, in.statuses()::getPodStatus, this::annotations)
         .get();
   }
 }

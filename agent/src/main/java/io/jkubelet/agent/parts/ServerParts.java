@@ -62,9 +62,7 @@ public final class ServerParts {
                     config.server().address(),
                     config.server().readOnlyPort(),
                     new PodsWithStatus(
-                        parts.podManager::pods,
-                        in.statuses()::getPodStatus,
-                        parts::imagePullsAnnotation),
+                        parts.podManager::pods, in.statuses()::getPodStatus, parts::annotations),
                     checks,
                     in.events().store() == null
                         ? ReadOnlyServer.Events.NONE

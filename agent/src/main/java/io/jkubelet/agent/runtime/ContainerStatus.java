@@ -23,6 +23,8 @@ import java.util.Map;
  * @param hash the spec hash from its label
  * @param restartCount the restart count from its label
  * @param labels all its labels
+ * @param pid its main process on the host while it runs (Docker's {@code State.Pid}); 0 otherwise
+ *     or when the runtime does not say
  */
 public record ContainerStatus(
     String id,
@@ -39,7 +41,8 @@ public record ContainerStatus(
     String imageRef,
     String hash,
     int restartCount,
-    Map<String, String> labels) {
+    Map<String, String> labels,
+    long pid) {
 
   /** Newest first: by creation time, then by restart count (which only grows). */
   public static final java.util.Comparator<ContainerStatus> NEWEST_FIRST =
@@ -64,7 +67,8 @@ public record ContainerStatus(
         imageRef,
         hash,
         restartCount,
-        labels);
+        labels,
+        pid);
   }
 
   public boolean running() {

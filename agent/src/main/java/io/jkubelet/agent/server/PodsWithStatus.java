@@ -10,34 +10,42 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * What {@code /pods} serves: the desired pods, each a copy carrying the status jkubelet computed
- * for it, or phase Pending when it has none yet. A pod waiting on image pulls carries their
- * progress as the annotation {@value #IMAGE_PULLS} (a JSON list, one entry per pull), on the copy
- * only: it is never written to the API server.
+ * for it, or phase Pending when it has none yet. jkubelet's own annotations go on the copy only,
+ * never to the API server: a pod waiting on image pulls carries their progress as {@value
+ * #IMAGE_PULLS} (a JSON list, one entry per pull); a pod stuck Terminating carries what holds it as
+ * {@value #TERMINATION_STUCK} (a JSON object, {@code terminating.StuckTerminations.Report}).
  */
 public final class PodsWithStatus implements Supplier<List<Pod>> {
   /** The annotation of a pod in {@code /pods} that holds the progress of the pulls it waits on. */
   public static final String IMAGE_PULLS = "jkubelet.io/image-pulls";
 
+  /**
+   * The annotation of a pod in {@code /pods} that says what holds it while it is stuck deleting.
+   */
+  public static final String TERMINATION_STUCK = "jkubelet.io/termination-stuck";
+
   private final Supplier<? extends Collection<Pod>> desired;
   private final Function<String, Optional<PodStatus>> statusByUid;
-  private final Function<String, Optional<String>> pullsByUid;
+  private final Function<String, Map<String, String>> annotationsByUid;
 
   /**
-   * @param pullsByUid the JSON of the pulls a pod waits on, by its UID; empty for none
+   * @param annotationsByUid jkubelet's own annotations of a pod ({@link #IMAGE_PULLS}, {@link
+   *     #TERMINATION_STUCK}), by its UID; empty for none
    */
   public PodsWithStatus(
       Supplier<? extends Collection<Pod>> desired,
       Function<String, Optional<PodStatus>> statusByUid,
-      Function<String, Optional<String>> pullsByUid) {
+      Function<String, Map<String, String>> annotationsByUid) {
     this.desired = desired;
     this.statusByUid = statusByUid;
-    this.pullsByUid = pullsByUid;
+    this.annotationsByUid = annotationsByUid;
   }
 
   @Override
@@ -52,9 +60,9 @@ public final class PodsWithStatus implements Supplier<List<Pod>> {
       // read (serialized). A deep copy of each pod made a cold /pods at 110 pods take tenths of
       // a second.
       ObjectMeta meta = p.getMetadata();
-      Optional<String> pulls = pullsByUid.apply(meta.getUid());
-      if (pulls.isPresent()) { // rare: only this pod's metadata is copied
-        meta = new ObjectMetaBuilder(meta).addToAnnotations(IMAGE_PULLS, pulls.get()).build();
+      Map<String, String> ours = annotationsByUid.apply(meta.getUid());
+      if (!ours.isEmpty()) { // rare: only this pod's metadata is copied
+        meta = new ObjectMetaBuilder(meta).addToAnnotations(ours).build();
       }
       out.add(new Pod(p.getApiVersion(), p.getKind(), meta, p.getSpec(), status));
     }

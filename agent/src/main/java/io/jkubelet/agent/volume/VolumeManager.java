@@ -9,7 +9,9 @@ import io.jkubelet.config.Records;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Sets up a pod's volumes on the host, as upstream's volume manager with its plugins, and says
@@ -36,8 +38,32 @@ public interface VolumeManager {
   /** The pod's directory under the root dir. */
   Path podDir(String uid);
 
-  /** Unmounts the pod's tmpfs volumes, forgets its tokens and removes its directory. */
+  /**
+   * Unmounts the pod's tmpfs volumes (and whatever else is mounted below its directory), forgets
+   * its tokens and removes its directory. A failure is kept, as {@link #teardownFailure}, until a
+   * later call succeeds.
+   */
   void cleanUp(String uid) throws IOException;
+
+  /**
+   * Why the pod's volumes could not be torn down the last time {@link #cleanUp} tried; empty when
+   * it has not failed (or succeeded since).
+   */
+  Optional<TeardownFailure> teardownFailure(String uid);
+
+  /**
+   * A volume that would not tear down.
+   *
+   * @param volume the volume's name, or the path below the pod's directory that failed when it is
+   *     not inside a volume
+   * @param error the last error, as the system said it (e.g. {@code umount}'s "target is busy")
+   * @param since the first failure of this volume in a row
+   */
+  record TeardownFailure(String volume, String error, Instant since) {
+    public TeardownFailure {
+      Records.requireNonNull(TeardownFailure.class, volume, error, since);
+    }
+  }
 
   /**
    * What the volume manager is built from.

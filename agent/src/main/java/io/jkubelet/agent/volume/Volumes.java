@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,12 +33,15 @@ final class Volumes implements VolumeManager {
   private final EventRecorder recorder;
   private final TokenManager tokens;
   private final List<VolumePlugin> plugins;
+  private final java.time.Clock clock;
+  private final Map<String, TeardownFailure> teardowns = new ConcurrentHashMap<>();
   private volatile boolean rootShared;
 
   Volumes(Options o) {
     this.rootDir = o.rootDir();
     this.mounter = o.mounter();
     this.recorder = o.recorder();
+    this.clock = o.clock();
     this.tokens = new TokenManager(o.tokens(), o.clock());
     Sources sources = new Sources(o.objects(), tokens, o.allocatable());
     Projector projector = new Projector(o.mounter(), o.recorder(), o.clock());
@@ -157,11 +162,55 @@ final class Volumes implements VolumeManager {
   public void cleanUp(String uid) throws IOException {
     Path dir = podDir(uid);
     tokens.forget(uid);
-    for (Path mount : mounter.mountsUnder(dir)) {
-      mounter.unmount(mount);
-      log.debug("Volumes: unmounted {}", mount);
+    Path at = dir;
+    try {
+      for (Path mount : mounter.mountsUnder(dir)) {
+        at = mount;
+        mounter.unmount(mount);
+        log.debug("Volumes: unmounted {}", mount);
+      }
+      at = dir;
+      AtomicWriter.deleteTree(dir);
+    } catch (IOException e) {
+      String volume =
+          volumeOf(
+              dir,
+              e instanceof java.nio.file.FileSystemException f && f.getFile() != null
+                  ? Path.of(f.getFile())
+                  : at);
+      String error = e.getMessage() == null ? e.toString() : e.getMessage();
+      teardowns.compute(
+          uid,
+          (k, old) ->
+              new TeardownFailure(
+                  volume,
+                  error,
+                  old != null && old.volume().equals(volume) ? old.since() : clock.instant()));
+      throw e;
     }
-    AtomicWriter.deleteTree(dir);
+    teardowns.remove(uid);
+  }
+
+  @Override
+  public Optional<TeardownFailure> teardownFailure(String uid) {
+    return Optional.ofNullable(teardowns.get(uid));
+  }
+
+  /**
+   * The volume a path below the pod's directory belongs to ({@code volumes/<plugin>/<name>/...}),
+   * else the path relative to the pod's directory.
+   */
+  static String volumeOf(Path podDir, Path p) {
+    Path abs = p.toAbsolutePath().normalize();
+    Path base = podDir.toAbsolutePath().normalize();
+    if (!abs.startsWith(base)) {
+      return abs.toString();
+    }
+    Path rel = base.relativize(abs);
+    if (rel.getNameCount() >= 3 && rel.getName(0).toString().equals("volumes")) {
+      return rel.getName(2).toString();
+    }
+    return rel.toString().isEmpty() ? "." : rel.toString();
   }
 
   static Long fsGroup(Pod pod) {

@@ -172,7 +172,8 @@ public class MetricsScrapeBench {
               "",
               "h",
               0,
-              Map.of()));
+              Map.of(),
+              0));
     }
     write(
         dir.resolve("proc/" + (1000 + i) + "/net/dev"),

@@ -83,7 +83,8 @@ class ActionsTest {
             "",
             ContainerHash.of(spec),
             0,
-            Map.of()));
+            Map.of(),
+            0));
   }
 
   private PodActions compute(Pod pod) {

@@ -42,7 +42,8 @@ class OomEventsTest {
         "img@sha",
         "h",
         restarts,
-        Map.of());
+        Map.of(),
+        0);
   }
 
   @Test

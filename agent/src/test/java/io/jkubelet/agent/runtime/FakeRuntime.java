@@ -63,6 +63,9 @@ public final class FakeRuntime implements Runtime {
     public String reason = "";
     public Duration lastStopGrace;
 
+    /** Its main process while it runs, as {@code ContainerStatus.pid} reports it. */
+    public long pid = 4242;
+
     Fake(
         String id,
         String name,
@@ -260,7 +263,8 @@ public final class FakeRuntime implements Runtime {
                 "docker://sha256:" + Integer.toHexString(f.image.hashCode()),
                 f.labels.getOrDefault(Labels.CONTAINER_HASH, ""),
                 Labels.intLabel(f.labels, Labels.RESTART_COUNT, 0),
-                f.labels));
+                f.labels,
+                f.state == ContainerState.RUNNING ? f.pid : 0));
       }
     }
     return new PodStatus(pod, sandboxes, cs);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,7 @@ class PodsWithStatusTest {
         new PodsWithStatus(
                 () -> List.of(pulling, running),
                 uid -> Optional.empty(),
-                uid -> uid.equals("u1") ? Optional.of(progress) : Optional.empty())
+                uid -> uid.equals("u1") ? Map.of(PodsWithStatus.IMAGE_PULLS, progress) : Map.of())
             .get();
 
     assertThat(pods.get(0).getMetadata().getAnnotations())

@@ -81,7 +81,8 @@ class SummaryProviderTest {
         "",
         "h",
         0,
-        Map.of());
+        Map.of(),
+        0);
   }
 
   @ParameterizedTest(name = "cgroup v2: {0}")
@@ -564,7 +565,8 @@ class SummaryProviderTest {
                     "",
                     "h",
                     0,
-                    Map.of()))));
+                    Map.of(),
+                    0))));
     pods.add(pod(true));
 
     Summary s = provider(host, Duration.ZERO).summary();

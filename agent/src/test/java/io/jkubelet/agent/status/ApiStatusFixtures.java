@@ -48,7 +48,8 @@ final class ApiStatusFixtures {
               "docker://sha256:" + dockerId(c.getImage()),
               ContainerHash.of(c),
               restarts,
-              Map.of()));
+              Map.of(),
+              0));
     }
     return generate(pod, now, ip, containers, ready);
   }

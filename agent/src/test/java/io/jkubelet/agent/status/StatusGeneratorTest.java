@@ -57,7 +57,8 @@ class StatusGeneratorTest {
             "docker://sha256:abc",
             ContainerHash.of(pod.getSpec().getContainers().get(0)),
             restartCount,
-            Map.of()));
+            Map.of(),
+            0));
   }
 
   private ContainerHealth health = ContainerHealth.NO_PROBES;

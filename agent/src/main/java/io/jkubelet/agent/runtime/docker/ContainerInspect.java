@@ -139,6 +139,7 @@ final class ContainerInspect {
     String error = null;
     String startedAt = null;
     String finishedAt = null;
+    long pid = 0;
     while (p.nextToken() == JsonToken.FIELD_NAME) {
       String field = p.currentName();
       JsonToken v = p.nextToken();
@@ -150,10 +151,12 @@ final class ContainerInspect {
         case "Error" -> error = ContainerList.scalar(p, v);
         case "StartedAt" -> startedAt = ContainerList.scalar(p, v);
         case "FinishedAt" -> finishedAt = ContainerList.scalar(p, v);
+        case "Pid" -> pid = v.isNumeric() ? p.getValueAsLong() : 0;
         default -> p.skipChildren();
       }
     }
-    return new Inspected.State(running, dead, oomKilled, exitCode, error, startedAt, finishedAt);
+    return new Inspected.State(
+        running, dead, oomKilled, exitCode, error, startedAt, finishedAt, pid);
   }
 
   private static Inspected.Network network(JsonParser p, JsonToken value) throws IOException {

@@ -115,7 +115,8 @@ final class InspectMapping {
         imageRefs.getOrDefault(imageId, imageId.isEmpty() ? "" : DOCKER_IMAGE + imageId),
         labels.getOrDefault(Labels.CONTAINER_HASH, ""),
         Labels.intLabel(labels, Labels.RESTART_COUNT, 0),
-        Map.copyOf(labels));
+        Map.copyOf(labels),
+        r.state() == null || !r.state().running() ? 0 : r.state().pid());
   }
 
   /** The state part of a {@link ContainerStatus}. */

@@ -73,6 +73,7 @@ record Inspected(
    * {@code State}: absent booleans are false, absent texts null.
    *
    * @param exitCode {@code ExitCode}; null when absent
+   * @param pid {@code Pid}, the main process on the host; 0 when it does not run or is absent
    */
   record State(
       boolean running,
@@ -81,7 +82,8 @@ record Inspected(
       Long exitCode,
       String error,
       String startedAt,
-      String finishedAt) {}
+      String finishedAt,
+      long pid) {}
 
   /** One of {@code Mounts}: where on the host ({@code Source}) is seen where in the container. */
   record Mount(String source, String destination) {}
@@ -99,7 +101,8 @@ record Inspected(
                 s.getExitCodeLong(),
                 s.getError(),
                 s.getStartedAt(),
-                s.getFinishedAt());
+                s.getFinishedAt(),
+                s.getPidLong() == null ? 0 : s.getPidLong());
     NetworkSettings n = r.getNetworkSettings();
     Map<String, String> ips = new LinkedHashMap<>();
     if (n != null && n.getNetworks() != null) {
