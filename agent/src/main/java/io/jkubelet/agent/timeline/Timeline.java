@@ -73,12 +73,25 @@ public record Timeline(
             + (admitted
                 ? "after admission" + (restarted ? " (jkubelet restarted meanwhile)" : "")
                 : "after jkubelet restarted (earlier phases not recorded)");
+    // The network's set-up lies inside the sandbox's: it is shown with it rather than ranked.
+    String network =
+        phases.stream()
+            .filter(e -> e.phase().equals(Phase.NETWORK.label()) && e.seconds() != null)
+            .map(e -> " (network " + seconds(e.seconds()) + ")")
+            .findFirst()
+            .orElse("");
     String longest =
         phases.stream()
             .filter(e -> e.seconds() != null && e.error() == null)
+            .filter(e -> !e.phase().equals(Phase.NETWORK.label()))
             .sorted(Comparator.comparingDouble(Entry::seconds).reversed())
             .limit(3)
-            .map(e -> e.display() + " " + seconds(e.seconds()))
+            .map(
+                e ->
+                    e.display()
+                        + " "
+                        + seconds(e.seconds())
+                        + (e.phase().equals(Phase.SANDBOX.label()) ? network : ""))
             .collect(Collectors.joining(", "));
     return longest.isEmpty() ? head : head + "; longest: " + longest;
   }

@@ -66,7 +66,8 @@ final class TimelineRecorder implements PodTimelines {
         }
       }
     }
-    return span(t, Phase.ADMISSION, null);
+    // After a restart the pod is admitted again, but that is no part of its start.
+    return t.restarted() ? Span.NONE : span(t, Phase.ADMISSION, null);
   }
 
   /**
