@@ -24,6 +24,7 @@ import io.jkubelet.agent.metrics.ExportCollector;
 import io.jkubelet.agent.metrics.ImageGcCollector;
 import io.jkubelet.agent.metrics.InstrumentedRuntime;
 import io.jkubelet.agent.metrics.KubeletMetrics;
+import io.jkubelet.agent.metrics.PodStartPhaseMetrics;
 import io.jkubelet.agent.metrics.RestClientMetrics;
 import io.jkubelet.agent.metrics.StatusCollector;
 import io.jkubelet.agent.network.PluginNetwork;
@@ -46,6 +47,7 @@ import io.jkubelet.agent.setup.KubeletOptions;
 import io.jkubelet.agent.status.ApiStatusManager;
 import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.status.StatusManager;
+import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.LifecycleList;
 import io.jkubelet.agent.util.Memo;
@@ -241,16 +243,24 @@ public final class Agent implements Lifecycle {
             engine.images(),
             events.recorder(),
             deps.time());
+    PodTimelines timelines =
+        options.config().podStartTimeline()
+            ? PodTimelines.create(
+                deps.time().clock(),
+                options.rootDir().resolve("pods"),
+                new PodStartPhaseMetrics(metrics))
+            : PodTimelines.NONE;
     PodEngine pods =
         new PodEngine(
             engine,
             new CallsInFlight(
                 new InstrumentedRuntime(
-                    network.wrap(engine.runtime()), metrics, deps.time().clock()),
+                    network.wrap(engine.runtime(), timelines), metrics, deps.time().clock()),
                 deps.time().clock()),
             deps.containerManager().apply(engine),
             network,
-            imageGc);
+            imageGc,
+            timelines);
     pods.imageGc().ifPresent(g -> metrics.register(new ImageGcCollector(g::stats)));
     Agent agent = new Agent(options, deps, metrics, events, pods, certificates, clients);
     EventCaches.register(metrics.caches(), events.broadcaster(), events.store());

@@ -12,6 +12,7 @@ import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.pod.PodManager;
 import io.jkubelet.agent.podconfig.Annotations;
 import io.jkubelet.agent.prober.ProbeManager;
+import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.UpdatePodOptions;
@@ -53,7 +54,8 @@ public final class Kubelet implements SyncHandler {
       ProbeManager probes,
       PodAdmitter admitter,
       Housekeeping housekeeping,
-      ExecutorService background) {}
+      ExecutorService background,
+      PodTimelines timelines) {}
 
   static final Duration SYNC_TICK = Duration.ofSeconds(1);
   static final Duration HOUSEKEEPING_TICK = Duration.ofSeconds(2);
@@ -79,7 +81,8 @@ public final class Kubelet implements SyncHandler {
                 parts.probes,
                 parts.admitter,
                 parts.housekeeping,
-                parts.background));
+                parts.background,
+                parts.in.timelines()));
     return new SyncLoop(
         kubelet,
         new SyncLoop.Pods(
@@ -105,9 +108,12 @@ public final class Kubelet implements SyncHandler {
         killForDeletion(pod);
         continue;
       }
+      PodTimelines.Span admission = p.timelines().admission(pod);
       if (!p.admitter().admit(pod, p.pods().podManager().pods())) {
+        admission.fail("rejected by admission");
         continue;
       }
+      admission.end();
       p.pods().objects().register(pod); // its secrets and configMaps are watched from now on
       p.workers().update(UpdatePodOptions.of(pod, WorkType.CREATE));
       p.probes().addPod(pod);
@@ -151,6 +157,7 @@ public final class Kubelet implements SyncHandler {
         continue;
       }
       p.admitter().forget(pod.getMetadata().getUid());
+      p.timelines().forget(pod.getMetadata().getUid());
       p.pods().objects().unregister(pod);
       p.probes().removePod(pod.getMetadata().getUid());
       p.workers()

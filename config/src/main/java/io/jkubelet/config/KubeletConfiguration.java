@@ -100,6 +100,15 @@ public record KubeletConfiguration(
                     + " as client-go's correlator (one per 5m)")
         Duration eventSpamRefillPeriod,
     @Field(
+            flag = "--pod-start-timeline",
+            value = "true",
+            doc =
+                "jkubelet's own: record each pod's start-up timeline (a StartupTimeline event at"
+                    + " its first Ready, /pods/{namespace}/{name}/timeline on the kubelet API,"
+                    + " kubelet_pod_start_phase_duration_seconds, <root-dir>/pods/<uid>/timeline.json);"
+                    + " false: none of it")
+        boolean podStartTimeline,
+    @Field(
             flag = "--kube-api-qps",
             value = "5",
             min = 0,

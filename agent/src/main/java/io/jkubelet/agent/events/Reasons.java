@@ -69,4 +69,7 @@ public final class Reasons {
 
   // jkubelet's own.
   public static final String OOM_KILLED = "OOMKilled";
+
+  /** jkubelet's own: a pod's first Ready, with how long its start took and where the time went. */
+  public static final String STARTUP_TIMELINE = "StartupTimeline";
 }

@@ -21,6 +21,8 @@ import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.timeline.Phase;
+import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.config.Durations;
 import java.nio.file.Path;
@@ -58,6 +60,7 @@ final class ContainerStarter {
   private final NodeContext node;
   private final HookRunner hooks;
   private final ContainerKiller killer;
+  private final PodTimelines timelines;
 
   ContainerStarter(
       RuntimeManager.Deps deps, RuntimeManager.Options options, ContainerKiller killer) {
@@ -71,22 +74,37 @@ final class ContainerStarter {
     this.node = options.node();
     this.hooks = deps.hooks();
     this.killer = killer;
+    this.timelines = deps.timelines();
   }
 
   /** Where a container goes: its sandbox, the pod's status, its volumes and the pod's IP. */
   record Placement(
       String sandboxId, PodStatus status, Map<String, Path> volumePaths, Supplier<String> podIp) {}
 
-  /** Starts one container; empty on success, or why it did not start. */
+  /**
+   * Starts one container; empty on success, or why it did not start. Its start is a phase of the
+   * pod's timeline after its image is there: an app container's ends once started (with its
+   * postStart hook), an init container's when it exits ({@code sync.PodSync} sees that).
+   */
   Optional<StartFailure> start(Pod pod, Container c, boolean init, Placement at) {
     ObjectReference ref = Refs.container(pod, c.getName(), init);
+    PodTimelines.Span span = PodTimelines.Span.NONE;
     try {
       checkCrashLoop(pod, c, at.status(), ref);
       images.ensure(pod, c, ref);
+      span =
+          timelines.begin(
+              pod.getMetadata().getUid(),
+              init ? Phase.INIT_CONTAINER : Phase.CONTAINER,
+              c.getName());
       String id = createAndStart(pod, c, init, at, ref);
       runPostStart(pod, c, init, id, at.podIp(), ref);
+      if (!init) {
+        span.end();
+      }
       return Optional.empty();
     } catch (StartException f) {
+      span.fail(f.reason() + ": " + f.getMessage());
       if (isImageFailure(f.reason())) {
         recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", f.reason());
       } else if (WaitingReasons.CREATE_CONTAINER_CONFIG_ERROR.equals(f.reason())) {
@@ -100,6 +118,7 @@ final class ContainerStarter {
           f.getMessage());
       return Optional.of(f.failure());
     } catch (RuntimeError e) {
+      span.fail(e.getMessage());
       recorder.eventf(ref, EventType.Warning, Reasons.FAILED, "Error: %s", e.getMessage());
       return Optional.of(new StartFailure(WaitingReasons.RUN_CONTAINER_ERROR, e.getMessage()));
     }

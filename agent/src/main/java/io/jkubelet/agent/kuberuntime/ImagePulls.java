@@ -10,6 +10,8 @@ import io.jkubelet.agent.runtime.PullProgress;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.timeline.Phase;
+import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
@@ -108,20 +110,28 @@ public final class ImagePulls implements Lifecycle {
   private final Clock clock;
   private final Duration deadline;
   private final Listener listener;
+  private final PodTimelines timelines;
   private final Map<Key, Pull> inFlight = new ConcurrentHashMap<>();
   private volatile Scheduler scheduler;
 
   /**
    * @param deadline how long a pull may go without progress before it is cancelled; zero: no limit
+   * @param timelines where each waiting pod's pull (or wait on another pod's) is recorded
    */
   public ImagePulls(
-      Runtime runtime, EventRecorder recorder, Time time, Duration deadline, Listener listener) {
+      Runtime runtime,
+      EventRecorder recorder,
+      Time time,
+      Duration deadline,
+      Listener listener,
+      PodTimelines timelines) {
     this.runtime = Objects.requireNonNull(runtime, "runtime");
     this.recorder = Objects.requireNonNull(recorder, "recorder");
     this.time = Objects.requireNonNull(time, "time");
     this.clock = time.clock();
     this.deadline = Objects.requireNonNull(deadline, "deadline");
     this.listener = Objects.requireNonNull(listener, "listener");
+    this.timelines = Objects.requireNonNull(timelines, "timelines");
   }
 
   @Override
@@ -150,6 +160,22 @@ public final class ImagePulls implements Lifecycle {
    * try's error, as the CRI words them).
    */
   String pull(String image, List<RegistryAuth> auths, Duration timeout, Waiter waiter) {
+    PodTimelines.Span span = timelines.begin(waiter.podUid(), Phase.IMAGE_PULL, image);
+    String failure = pullOrWait(image, auths, timeout, waiter, span);
+    if (failure == null) {
+      span.end();
+    } else {
+      span.fail(failure);
+    }
+    return failure;
+  }
+
+  private String pullOrWait(
+      String image,
+      List<RegistryAuth> auths,
+      Duration timeout,
+      Waiter waiter,
+      PodTimelines.Span span) {
     Key key = new Key(image, List.copyOf(auths));
     Pull mine = new Pull(image, clock.instant());
     mine.waiters.add(waiter);
@@ -160,6 +186,7 @@ public final class ImagePulls implements Lifecycle {
       }
       if (running.join(waiter)) {
         log.info("ImagePulls: pod {} waits on the pull of {} in flight", waiter.podUid(), image);
+        span.note("waited on the pull another pod started");
         return running.await();
       }
       inFlight.remove(key, running); // it just ended: pull anew

@@ -17,6 +17,8 @@ import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.agent.timeline.Phase;
+import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.volume.MountFailure;
 import io.jkubelet.agent.volume.VolumeManager;
@@ -64,6 +66,7 @@ public final class RuntimeManager {
   private final ContainerStarter starter;
   private final NodeContext node;
   private final PreStopsRunning preStops;
+  private final PodTimelines timelines;
 
   /**
    * The collaborators.
@@ -72,6 +75,7 @@ public final class RuntimeManager {
    * @param objects the secrets and configMaps containers' environments read
    * @param crashBackoff the crash-loop backoff, keyed by pod and container
    * @param recorder the pods' events
+   * @param timelines the pods' start-up timelines: sandbox, volumes, container starts
    */
   public record Deps(
       Runtime runtime,
@@ -81,10 +85,20 @@ public final class RuntimeManager {
       PodObjects objects,
       Backoff crashBackoff,
       EventRecorder recorder,
-      Clock clock) {
+      Clock clock,
+      PodTimelines timelines) {
     public Deps {
       Records.requireNonNull(
-          Deps.class, runtime, images, volumes, hooks, objects, crashBackoff, recorder, clock);
+          Deps.class,
+          runtime,
+          images,
+          volumes,
+          hooks,
+          objects,
+          crashBackoff,
+          recorder,
+          clock,
+          timelines);
     }
   }
 
@@ -118,6 +132,7 @@ public final class RuntimeManager {
     this.killer =
         new ContainerKiller(runtime, recorder, deps.clock(), parallel, deps.hooks(), preStops);
     this.starter = new ContainerStarter(deps, options, killer);
+    this.timelines = deps.timelines();
   }
 
   /** A sync that could not get the pod going at all (sandbox, volumes): retried with backoff. */
@@ -168,9 +183,13 @@ public final class RuntimeManager {
 
   /** Sets up the pod's volumes; each failing one has had its {@code FailedMount} event. */
   private Map<String, Path> setUpVolumes(Pod pod) throws SyncError {
+    PodTimelines.Span span = timelines.begin(pod.getMetadata().getUid(), Phase.VOLUMES, null);
     try {
-      return volumes.setUp(pod);
+      Map<String, Path> paths = volumes.setUp(pod);
+      span.end();
+      return paths;
     } catch (MountFailure e) {
+      span.fail("volume " + e.volume() + ": " + e.getMessage());
       throw new SyncError("volume " + e.volume() + ": " + e.getMessage(), e);
     }
   }
@@ -260,21 +279,27 @@ public final class RuntimeManager {
   }
 
   private String createSandbox(Pod pod, int attempt) throws SyncError {
+    PodTimelines.Span span = timelines.begin(pod.getMetadata().getUid(), Phase.SANDBOX, null);
     try {
       if (!images.present(infraImage)) {
+        span.note("pulled the sandbox image " + infraImage);
         images.pullInfra(infraImage, Duration.ofMinutes(2));
       }
       String hostname = PodHostname.of(pod, node.dns().clusterDomain()).kernelHostname(pod);
-      return runtime.runPodSandbox(
-          Configs.sandbox(
-              pod,
-              attempt,
-              infraImage,
-              oomScoreAdj,
-              node.dns().forPod(pod),
-              hostname,
-              node.cgroupParent().apply(pod)));
+      String id =
+          runtime.runPodSandbox(
+              Configs.sandbox(
+                  pod,
+                  attempt,
+                  infraImage,
+                  oomScoreAdj,
+                  node.dns().forPod(pod),
+                  hostname,
+                  node.cgroupParent().apply(pod)));
+      span.end();
+      return id;
     } catch (RuntimeError | IllegalArgumentException e) {
+      span.fail(e.getMessage());
       if (e instanceof RuntimeError r && r.kind() == RuntimeError.Kind.NOT_FOUND) {
         images.forget(infraImage);
       }

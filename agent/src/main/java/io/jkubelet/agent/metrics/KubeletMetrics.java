@@ -41,6 +41,14 @@ public final class KubeletMetrics {
     1, 5, 10, 20, 30, 60, 120, 300, 600, 900, 1200, 1800, 2700, 3600
   };
 
+  /**
+   * The start-up phases' buckets: {@link #DEF_BUCKETS}, then up to 10 minutes for pulls and init
+   * containers.
+   */
+  static final double[] START_PHASE_BUCKETS = {
+    .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600
+  };
+
   /** The path each registry is served on. */
   public enum Endpoint {
     METRICS("/metrics"),
@@ -69,6 +77,7 @@ public final class KubeletMetrics {
   final Histogram runtimeDuration;
   final Histogram podWorkerDuration;
   final Histogram podStartDuration;
+  final Histogram podStartPhaseDuration;
   final Histogram plegRelistDuration;
   final Gauge runningPods;
   final Gauge runningContainers;
@@ -119,6 +128,14 @@ public final class KubeletMetrics {
                 "kubelet_pod_start_duration_seconds",
                 "Duration in seconds for a single pod to go from pending to running.")
             .classicUpperBounds(DEF_BUCKETS)
+            .register(main);
+    podStartPhaseDuration =
+        histogram(
+                "kubelet_pod_start_phase_duration_seconds",
+                "Duration in seconds of each phase of a pod's start, from its start-up timeline."
+                    + " Broken down by phase.")
+            .classicUpperBounds(START_PHASE_BUCKETS)
+            .labelNames("phase")
             .register(main);
     plegRelistDuration =
         histogram(

@@ -11,6 +11,8 @@ import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.agent.timeline.Phase;
+import io.jkubelet.agent.timeline.PodTimelines;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -38,11 +40,14 @@ final class NetworkedRuntime extends ForwardingRuntime {
 
   private final CniPlugin plugin;
   private final EventRecorder recorder;
+  private final PodTimelines timelines;
 
-  NetworkedRuntime(Runtime delegate, CniPlugin plugin, EventRecorder recorder) {
+  NetworkedRuntime(
+      Runtime delegate, CniPlugin plugin, EventRecorder recorder, PodTimelines timelines) {
     super(delegate);
     this.plugin = plugin;
     this.recorder = recorder;
+    this.timelines = timelines;
   }
 
   @Override
@@ -58,14 +63,17 @@ final class NetworkedRuntime extends ForwardingRuntime {
     warnUnmappedHostPorts(config);
     String id = delegate.runPodSandbox(config.onPluginNetwork());
     String netns = "";
+    PodTimelines.Span span = timelines.begin(config.pod().uid(), Phase.NETWORK, null);
     try {
       netns = delegate.sandboxNetNs(id);
       if (netns.isEmpty()) {
         throw new CniException("the sandbox exited before its network was set up", null);
       }
       plugin.setUp(config, id, netns);
+      span.end();
       return id;
     } catch (CniException | RuntimeException e) {
+      span.fail(e.getMessage());
       // Whatever failed, the sandbox is not left running without its network.
       String message =
           "failed to set up sandbox container \""

@@ -9,7 +9,7 @@ import java.util.function.Supplier;
 /** {@link PodNetwork#NONE}: Docker's own bridge, always ready. Stateless. */
 final class NoNetwork implements PodNetwork, Lifecycle.Idle {
   @Override
-  public Runtime wrap(Runtime runtime) {
+  public Runtime wrap(Runtime runtime, io.jkubelet.agent.timeline.PodTimelines timelines) {
     return runtime;
   }
 

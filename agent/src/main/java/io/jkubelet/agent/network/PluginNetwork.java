@@ -2,6 +2,7 @@ package io.jkubelet.agent.network;
 
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Time;
 import java.util.List;
 import java.util.Optional;
@@ -62,9 +63,9 @@ public final class PluginNetwork implements PodNetwork {
   }
 
   @Override
-  public Runtime wrap(Runtime runtime) {
+  public Runtime wrap(Runtime runtime, PodTimelines timelines) {
     plugin.runtime(runtime);
-    return new NetworkedRuntime(runtime, plugin, recorder);
+    return new NetworkedRuntime(runtime, plugin, recorder, timelines);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.network;
 
 import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Lifecycle;
 import java.util.Optional;
 
@@ -24,8 +25,13 @@ public interface PodNetwork extends Lifecycle {
    */
   void podCidrsFrom(java.util.function.Supplier<java.util.List<String>> node);
 
-  /** The runtime whose sandboxes are on this network. Call once, before {@link #start}. */
-  Runtime wrap(Runtime runtime);
+  /**
+   * The runtime whose sandboxes are on this network. Call once, before {@link #start}.
+   *
+   * @param timelines where each sandbox's network set-up is recorded, as its pod's {@code network}
+   *     phase
+   */
+  Runtime wrap(Runtime runtime, PodTimelines timelines);
 
   /**
    * Why pods cannot be put on the network now, as upstream's runtime state says it ({@code runtime

@@ -64,6 +64,10 @@ public record Inputs(
     return engine.cgroups();
   }
 
+  public io.jkubelet.agent.timeline.PodTimelines timelines() {
+    return engine.timelines();
+  }
+
   public PodNetwork network() {
     return engine.network();
   }

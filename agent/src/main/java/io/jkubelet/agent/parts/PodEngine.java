@@ -6,6 +6,7 @@ import io.jkubelet.agent.gc.ImageGcManager;
 import io.jkubelet.agent.network.PodNetwork;
 import io.jkubelet.agent.runtime.CallsInFlight;
 import io.jkubelet.agent.setup.Dependencies;
+import io.jkubelet.agent.timeline.PodTimelines;
 import java.util.Optional;
 
 /**
@@ -18,13 +19,16 @@ import java.util.Optional;
  * @param cgroups the pods' cgroups
  * @param network the pods' network
  * @param imageGc the image GC; empty when it is off
+ * @param timelines the pods' start-up timelines ({@link PodTimelines#NONE} with {@code
+ *     podStartTimeline: false}), which the network's runtime records into as well
  */
 public record PodEngine(
     Dependencies.Engine engine,
     CallsInFlight runtime,
     ContainerManager cgroups,
     PodNetwork network,
-    Optional<ImageGcManager> imageGc) {
+    Optional<ImageGcManager> imageGc,
+    PodTimelines timelines) {
 
   /** The image GC as the eviction manager reclaims through it; {@code NONE} when it is off. */
   public ImageGarbageCollector imageGarbageCollector() {

@@ -178,7 +178,8 @@ public final class PodParts {
             recorder,
             time,
             config.images().imagePullProgressDeadline(),
-            new ImagePullMetrics(in.metrics()));
+            new ImagePullMetrics(in.metrics()),
+            in.timelines());
     runtimeManager =
         new RuntimeManager(
             new RuntimeManager.Deps(
@@ -201,7 +202,8 @@ public final class PodParts {
                 in.objects(),
                 crashBackoff,
                 recorder,
-                clock),
+                clock,
+                in.timelines()),
             new RuntimeManager.Options(
                 in.options().podInfraImage(),
                 config.podInfraOomScoreAdj(),
@@ -287,7 +289,8 @@ public final class PodParts {
                 reasons,
                 oomEvents,
                 in.events().recorder(),
-                clock),
+                clock,
+                in.timelines()),
             new PodSync.Inputs(
                 () -> in.deps().host().nodeIp(),
                 admitter::isRejected,

@@ -101,6 +101,7 @@ public final class ServerParts {
       }
     }
     routes.addAll(parts.documents.routes());
+    routes.add(new io.jkubelet.agent.server.PodTimelineRoute(in.timelines()));
     if (config.server().enableDebuggingHandlers()) {
       routes.add(StreamingRoutes.forNode(in.runtime(), parts.podManager));
     }

@@ -24,6 +24,8 @@ import io.jkubelet.agent.status.ActiveDeadline;
 import io.jkubelet.agent.status.ReasonCache;
 import io.jkubelet.agent.status.StatusGenerator;
 import io.jkubelet.agent.status.StatusManager;
+import io.jkubelet.agent.timeline.Phase;
+import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.workers.PodSyncFn;
 import io.jkubelet.agent.workers.SyncResult;
 import io.jkubelet.agent.workers.UpdatePodOptions;
@@ -80,6 +82,8 @@ public final class PodSync implements PodSyncFn {
   private final Actions.FailedProbes failedProbes;
   private final Supplier<Optional<String>> networkError;
   private final Cgroups cgroups;
+  private final PodTimelines timelines;
+  private final StartupMarks marks;
 
   /**
    * The pods' cgroups for the sync.
@@ -101,6 +105,8 @@ public final class PodSync implements PodSyncFn {
    * @param manager acts on the pod's containers
    * @param cache the runtime's pod statuses, written after a re-inspect
    * @param reasons why containers last failed to start, for their waiting reasons
+   * @param timelines the pods' start-up timelines: the pod cgroup, init containers' exits, the
+   *     first Ready (with its {@code StartupTimeline} event)
    */
   public record Deps(
       Runtime runtime,
@@ -110,10 +116,20 @@ public final class PodSync implements PodSyncFn {
       ReasonCache reasons,
       OomEvents oomEvents,
       EventRecorder recorder,
-      Clock clock) {
+      Clock clock,
+      PodTimelines timelines) {
     public Deps {
       Records.requireNonNull(
-          Deps.class, runtime, manager, cache, statuses, reasons, oomEvents, recorder, clock);
+          Deps.class,
+          runtime,
+          manager,
+          cache,
+          statuses,
+          reasons,
+          oomEvents,
+          recorder,
+          clock,
+          timelines);
     }
   }
 
@@ -155,6 +171,8 @@ public final class PodSync implements PodSyncFn {
     this.clock = deps.clock();
     this.hostIp = inputs.hostIp();
     this.rejected = inputs.rejected();
+    this.timelines = deps.timelines();
+    this.marks = new StartupMarks(deps.timelines(), deps.recorder());
   }
 
   @Override
@@ -247,9 +265,12 @@ public final class PodSync implements PodSyncFn {
       }
     }
     updateQos();
+    PodTimelines.Span span = timelines.begin(ref.uid(), Phase.POD_CGROUP, null);
     try {
       cgroups.manager().ensurePod(pod);
+      span.end();
     } catch (CgroupException e) {
+      span.fail(e.getMessage());
       recorder.eventf(
           Refs.pod(pod),
           EventType.Warning,
@@ -376,6 +397,7 @@ public final class PodSync implements PodSyncFn {
           Refs.pod(pod), EventType.Normal, ActiveDeadline.REASON, ActiveDeadline.MESSAGE);
     }
     statuses.setPodStatus(pod, api);
+    marks.observe(pod, status, api);
     return api;
   }
 }

@@ -70,21 +70,7 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
   public void beforeAll(ExtensionContext context) throws Exception {
     tmp = Files.createTempDirectory("jkubelet-" + prefix);
     Kubectl.createNamespace(ns);
-    jkubelet =
-        new JkubeletProcess(
-                node,
-                Files.createDirectories(tmp.resolve("manifests")),
-                tmp.resolve("root"),
-                tmp.resolve("jkubelet.log"),
-                Stream.concat(
-                        Stream.of(
-                            "--kubeconfig",
-                            Kubectl.nodeKubeconfig(node).toString(),
-                            "--node-ip",
-                            "127.0.0.1"),
-                        flags.stream())
-                    .toList())
-            .start();
+    jkubelet = process("jkubelet.log").start();
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
@@ -93,6 +79,33 @@ final class ClusterNode implements BeforeAllCallback, AfterAllCallback, TestWatc
               String line = Kubectl.run("get", "node", node, "--no-headers").ok().out();
               return awaitReady ? line.contains(" Ready ") : line.contains(node);
             });
+  }
+
+  private JkubeletProcess process(String log) throws Exception {
+    return new JkubeletProcess(
+        node,
+        Files.createDirectories(tmp.resolve("manifests")),
+        tmp.resolve("root"),
+        tmp.resolve(log),
+        Stream.concat(
+                Stream.of(
+                    "--kubeconfig",
+                    Kubectl.nodeKubeconfig(node).toString(),
+                    "--node-ip",
+                    "127.0.0.1"),
+                flags.stream())
+            .toList());
+  }
+
+  /**
+   * Stops jkubelet (SIGTERM: its pods keep running) and starts it again as the same node on the
+   * same root directory, logging to {@code log}; returns once the new process answers {@code
+   * /healthz}.
+   */
+  JkubeletProcess restart(String log) throws Exception {
+    jkubelet.stop();
+    jkubelet = process(log).start().awaitHealthy();
+    return jkubelet;
   }
 
   @Override

@@ -16,6 +16,7 @@ import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.PullProgress;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import io.jkubelet.agent.util.Time;
@@ -42,6 +43,8 @@ class ImagePullsTest {
   private final EnginePull engine = new EnginePull(new FakeRuntime(clock));
   private final List<String> events = new CopyOnWriteArrayList<>();
   private final Counts counts = new Counts();
+  private final PodTimelines timelines =
+      PodTimelines.create(clock, null, PodTimelines.Listener.NONE);
   private final ImagePulls pulls =
       new ImagePulls(
           engine,
@@ -71,7 +74,8 @@ class ImagePullsTest {
           },
           new Time(clock, d -> {}, schedulers),
           Duration.ofMinutes(1),
-          counts);
+          counts,
+          timelines);
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
 
   /** An engine whose one pull runs until the test ends it, feeding the progress it is given. */

@@ -44,6 +44,9 @@ class RuntimeManagerTest {
   private final FakePodObjects objects = new FakePodObjects();
 
   private final RecordingSleeper sleeper = new RecordingSleeper(clock);
+  private final io.jkubelet.agent.timeline.PodTimelines timelines =
+      io.jkubelet.agent.timeline.PodTimelines.create(
+          clock, null, io.jkubelet.agent.timeline.PodTimelines.Listener.NONE);
   private final HookRunner hooks =
       new HookRunner(
           runtime::exec,
@@ -78,7 +81,8 @@ class RuntimeManagerTest {
             PodObjects.NONE,
             new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
             recorder,
-            clock),
+            clock,
+            timelines),
         new RuntimeManager.Options(
             "jkubelet/pause:3.2",
             0,

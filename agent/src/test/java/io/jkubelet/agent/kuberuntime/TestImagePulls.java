@@ -17,6 +17,7 @@ public final class TestImagePulls {
         recorder,
         new Time(clock, d -> {}, new FakeSchedulers(clock)),
         Duration.ofMinutes(1),
-        ImagePulls.Listener.NONE);
+        ImagePulls.Listener.NONE,
+        io.jkubelet.agent.timeline.PodTimelines.NONE);
   }
 }

@@ -133,6 +133,26 @@ class KubeletMetricsTest {
   }
 
   @Test
+  void eachStartPhaseThatEndedIsObservedByPhaseBesideThePodsStart() {
+    var timelines =
+        io.jkubelet.agent.timeline.PodTimelines.create(
+            clock, null, new PodStartPhaseMetrics(metrics));
+    timelines.admission(TestPods.named("default", "web", "u1")).end();
+    var pull = timelines.begin("u1", io.jkubelet.agent.timeline.Phase.IMAGE_PULL, "busybox");
+    clock.step(Duration.ofSeconds(20));
+    pull.end();
+
+    assertThat(scrape(KubeletMetrics.Endpoint.METRICS))
+        .contains("# TYPE kubelet_pod_start_phase_duration_seconds histogram")
+        .contains("kubelet_pod_start_phase_duration_seconds_count{phase=\"admission\"} 1")
+        .contains(
+            "kubelet_pod_start_phase_duration_seconds_bucket{phase=\"image_pull\",le=\"10.0\"} 0")
+        .contains(
+            "kubelet_pod_start_phase_duration_seconds_bucket{phase=\"image_pull\",le=\"30.0\"} 1")
+        .contains("kubelet_pod_start_phase_duration_seconds_sum{phase=\"image_pull\"} 20.0");
+  }
+
+  @Test
   void probeResultsCarryUpstreamsLabelsAndLeaveOutPodsThatAreGone() {
     var live = new ProbeWorker.Key("u1", "app", ProbeType.READINESS);
     var gone = new ProbeWorker.Key("u2", "app", ProbeType.LIVENESS);

@@ -16,6 +16,7 @@ import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import java.io.IOException;
@@ -383,7 +384,7 @@ class CniPluginTest {
         "{\"type\":\"bandwidth\",\"capabilities\":{\"bandwidth\":true}}");
     CniPlugin plugin = newPlugin(TIMEOUT);
     plugin.refresh();
-    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder);
+    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder, PodTimelines.NONE);
     SandboxConfig config =
         sandbox(
             WEB,
@@ -456,7 +457,7 @@ class CniPluginTest {
     bridgeAndPortmap(version);
     CniPlugin plugin = newPlugin(TIMEOUT);
     plugin.refresh();
-    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder);
+    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder, PodTimelines.NONE);
     String id = rt.runPodSandbox(sandbox(WEB));
     String netns = runtime.sandboxNetNs(id);
     JsonNode cachedResult = CniExec.JSON.readTree(cacheFile(id).toFile()).get("result");
@@ -509,7 +510,7 @@ class CniPluginTest {
     conflist("10-testnet.conflist", NET, "0.4.0", "{\"type\":\"bridge\"}");
     CniPlugin plugin = newPlugin(TIMEOUT);
     plugin.refresh();
-    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder);
+    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder, PodTimelines.NONE);
 
     assertThatThrownBy(() -> rt.runPodSandbox(sandbox(WEB)))
         .isInstanceOfSatisfying(
@@ -542,7 +543,7 @@ class CniPluginTest {
     conflist("10-testnet.conflist", NET, "0.4.0", "{\"type\":\"bridge\"}");
     CniPlugin plugin = newPlugin(Duration.ofSeconds(1));
     plugin.refresh();
-    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder);
+    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder, PodTimelines.NONE);
     PodRef slowPod = new PodRef("uid-slow", "slow", "shop");
     PodRef fastPod = new PodRef("uid-fast", "fast", "shop");
 
@@ -601,7 +602,7 @@ class CniPluginTest {
     CniPlugin plugin = newPlugin(TIMEOUT);
     plugin.refresh();
     plugin.runtime(runtime);
-    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder);
+    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder, PodTimelines.NONE);
     PodRef gonePod = new PodRef("uid-gone", "gone", "shop");
     String gone = rt.runPodSandbox(sandbox(gonePod));
     String kept = rt.runPodSandbox(sandbox(WEB));
@@ -653,7 +654,7 @@ class CniPluginTest {
         "{\"type\":\"bridge\",\"capabilities\":{\"portMappings\":" + portMappings + "}}");
     CniPlugin plugin = newPlugin(TIMEOUT);
     plugin.refresh();
-    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder);
+    NetworkedRuntime rt = new NetworkedRuntime(runtime, plugin, recorder, PodTimelines.NONE);
 
     rt.runPodSandbox(
         sandbox(WEB, List.of(new SandboxConfig.PortMapping(80, hostPort, "", "TCP")), Map.of()));
@@ -685,14 +686,16 @@ class CniPluginTest {
     bridgeAndPortmap("0.4.0");
     CniPlugin before = newPlugin(TIMEOUT);
     before.refresh();
-    String id = new NetworkedRuntime(runtime, before, recorder).runPodSandbox(sandbox(WEB));
+    String id =
+        new NetworkedRuntime(runtime, before, recorder, PodTimelines.NONE)
+            .runPodSandbox(sandbox(WEB));
     JsonNode cachedResult = CniExec.JSON.readTree(cacheFile(id).toFile()).get("result");
     clearLog();
 
     CniPlugin after = newPlugin(TIMEOUT);
     after.runtime(runtime);
     after.start();
-    NetworkedRuntime rt = new NetworkedRuntime(runtime, after, recorder);
+    NetworkedRuntime rt = new NetworkedRuntime(runtime, after, recorder, PodTimelines.NONE);
     schedulers.runDue(); // the first reconciliation: the sandbox still runs
 
     assertThat(after.attached(id)).isTrue();

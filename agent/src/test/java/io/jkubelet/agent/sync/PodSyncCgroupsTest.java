@@ -94,7 +94,8 @@ class PodSyncCgroupsTest {
             PodObjects.NONE,
             new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
             recorder,
-            clock),
+            clock,
+            io.jkubelet.agent.timeline.PodTimelines.NONE),
         new RuntimeManager.Options(
             "jkubelet/pause:3.2",
             0,
@@ -118,7 +119,8 @@ class PodSyncCgroupsTest {
             ReasonCache.create(),
             new OomEvents(recorder, clock.instant()),
             recorder,
-            clock),
+            clock,
+            io.jkubelet.agent.timeline.PodTimelines.NONE),
         new PodSync.Inputs(
             () -> "10.1.1.1",
             p -> false,
