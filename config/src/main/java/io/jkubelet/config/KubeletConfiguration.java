@@ -24,7 +24,8 @@ import java.util.Map;
  * ServerSettings} (the kubelet API), {@link ContainerLogSettings}, {@link EventExport}, {@link
  * NetworkSettings}, {@link CgroupSettings}, {@link CertificateSettings}, {@link
  * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings}, {@link RuntimeSettings} (the
- * engine) and {@link ImageSettings} (image pulls). The settings left here are the node's own; a new
+ * engine), {@link ImageSettings} (image pulls) and {@link ShutdownSettings} (graceful node
+ * shutdown). The settings left here are the node's own; a new
  * subsystem adds a record rather than settings here.
  */
 public record KubeletConfiguration(
@@ -211,7 +212,8 @@ public record KubeletConfiguration(
     ReservationSettings reservations,
     EvictionSettings eviction,
     GcSettings gc,
-    ImageSettings images) {
+    ImageSettings images,
+    ShutdownSettings shutdown) {
 
   /**
    * Copies the lists into unmodifiable ones.
@@ -244,7 +246,8 @@ public record KubeletConfiguration(
         reservations,
         eviction,
         gc,
-        images);
+        images,
+        shutdown);
     allowedUnsafeSysctls = List.copyOf(allowedUnsafeSysctls);
     clusterDNS = List.copyOf(clusterDNS);
     featureGates = Map.copyOf(featureGates);

@@ -221,8 +221,6 @@ class ConfigLoaderTest {
         .as("those accepted without effect, each logged with its reason")
         .containsExactly(
             "cpuManagerReconcilePeriod",
-            "shutdownGracePeriod",
-            "shutdownGracePeriodCriticalPods",
             "streamingConnectionIdleTimeout",
             "volumeStatsAggPeriod");
     ConfigValidator.validate(c);
