@@ -150,9 +150,9 @@ public final class FeatureGates {
 
   /**
    * Whether graceful node shutdown may run: the {@code GracefulNodeShutdown} gate as given (or
-   * {@code AllAlpha}), and on when neither is given. Upstream v1.20's gate is alpha and off; jkubelet
-   * has it on by default, as v1.21 (beta), so that setting {@code shutdownGracePeriod} is enough,
-   * and honours it when it is turned off.
+   * {@code AllAlpha}), and on when neither is given. Upstream v1.20's gate is alpha and off;
+   * jkubelet has it on by default, as v1.21 (beta), so that setting {@code shutdownGracePeriod} is
+   * enough, and honours it when it is turned off.
    */
   public static boolean gracefulNodeShutdown(Map<String, Boolean> given) {
     return !given.containsKey(GRACEFUL_NODE_SHUTDOWN) && !given.containsKey("AllAlpha")

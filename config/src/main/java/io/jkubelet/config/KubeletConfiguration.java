@@ -25,8 +25,8 @@ import java.util.Map;
  * NetworkSettings}, {@link CgroupSettings}, {@link CertificateSettings}, {@link
  * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings}, {@link RuntimeSettings} (the
  * engine), {@link ImageSettings} (image pulls) and {@link ShutdownSettings} (graceful node
- * shutdown). The settings left here are the node's own; a new
- * subsystem adds a record rather than settings here.
+ * shutdown). The settings left here are the node's own; a new subsystem adds a record rather than
+ * settings here.
  */
 public record KubeletConfiguration(
     StaticPodSettings staticPods,

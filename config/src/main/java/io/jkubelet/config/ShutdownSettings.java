@@ -6,10 +6,9 @@ import java.time.Duration;
  * Graceful node shutdown, as upstream's {@code GracefulNodeShutdown} (v1.20 alpha, v1.21 beta):
  * fields of the file only, no flags, as upstream's. A {@code shutdownGracePeriod} above zero makes
  * the agent hold a logind delay inhibitor lock and stop the pods when the host shuts down. Upstream
- * v1.20 asks for the gate too; jkubelet, as v1.21, has the gate on unless {@code
- * featureGates: {GracefulNodeShutdown: false}} turns it off ({@link
- * FeatureGates#gracefulNodeShutdown}). Checked by {@link ConfigValidator}; this record only rejects
- * nulls.
+ * v1.20 asks for the gate too; jkubelet, as v1.21, has the gate on unless {@code featureGates:
+ * {GracefulNodeShutdown: false}} turns it off ({@link FeatureGates#gracefulNodeShutdown}). Checked
+ * by {@link ConfigValidator}; this record only rejects nulls.
  */
 public record ShutdownSettings(
     @Field(

@@ -220,9 +220,7 @@ class ConfigLoaderTest {
     assertThat(loaded.unimplemented())
         .as("those accepted without effect, each logged with its reason")
         .containsExactly(
-            "cpuManagerReconcilePeriod",
-            "streamingConnectionIdleTimeout",
-            "volumeStatsAggPeriod");
+            "cpuManagerReconcilePeriod", "streamingConnectionIdleTimeout", "volumeStatsAggPeriod");
     ConfigValidator.validate(c);
   }
 

@@ -18,16 +18,14 @@ class ShutdownSettingsTest {
   private KubeletConfiguration load(String yaml) throws IOException {
     Path f = tmp.resolve("config.yaml");
     Files.writeString(
-        f,
-        "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n" + yaml + "\n");
+        f, "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n" + yaml + "\n");
     return ConfigLoader.load(f).config();
   }
 
   @Test
   void theFieldsAreReadFromTheFileAndOffByDefault() throws IOException {
     assertThat(KubeletConfiguration.defaults().shutdown().enabled()).isFalse();
-    KubeletConfiguration c =
-        load("shutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s");
+    KubeletConfiguration c = load("shutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s");
     assertThat(c.shutdown().shutdownGracePeriod()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.shutdown().nonCriticalPods()).isEqualTo(Duration.ofSeconds(20));
     assertThat(c.shutdown().enabled()).isTrue();

@@ -23,12 +23,12 @@ import org.slf4j.LoggerFactory;
  * {@link Logind} over a dbus-java connection to the system bus, as upstream's {@code
  * systemd.DBusCon} over godbus.
  *
- * <p>NOTE: the lock {@code Inhibit} returns is a file descriptor passed over the bus socket
- * ({@code SCM_RIGHTS}). dbus-java receives one only on a transport that can (junixsocket's); the
- * JDK's unix socket transport jkubelet ships cannot, and the bus then refuses logind's reply. The
- * lock is then taken by logind's own client, {@code systemd-inhibit} with the same what, who, why
- * and mode, holding it around a {@code cat} whose standard input is ours: closing that input, or
- * this process's end, lets it go, as closing the descriptor would.
+ * <p>NOTE: the lock {@code Inhibit} returns is a file descriptor passed over the bus socket ({@code
+ * SCM_RIGHTS}). dbus-java receives one only on a transport that can (junixsocket's); the JDK's unix
+ * socket transport jkubelet ships cannot, and the bus then refuses logind's reply. The lock is then
+ * taken by logind's own client, {@code systemd-inhibit} with the same what, who, why and mode,
+ * holding it around a {@code cat} whose standard input is ours: closing that input, or this
+ * process's end, lets it go, as closing the descriptor would.
  *
  * <p>Thread-safe: dbus-java's connection is; the rest is immutable.
  */
@@ -109,10 +109,7 @@ final class DbusLogind implements Logind {
   @Override
   public List<Inhibitor> inhibitors() {
     return call("ListInhibitors", login::ListInhibitors).stream()
-        .map(
-            e ->
-                new Inhibitor(
-                    e.what, e.who, e.why, e.mode, e.uid.longValue(), e.pid.longValue()))
+        .map(e -> new Inhibitor(e.what, e.who, e.why, e.mode, e.uid.longValue(), e.pid.longValue()))
         .toList();
   }
 
@@ -185,8 +182,7 @@ final class DbusLogind implements Logind {
           // Paced by the child: it ends at once when logind refuses the lock.
           if (p.waitFor(100, TimeUnit.MILLISECONDS)) {
             throw new LogindException(
-                "failed creating systemd inhibitor: systemd-inhibit exited " + p.exitValue(),
-                null);
+                "failed creating systemd inhibitor: systemd-inhibit exited " + p.exitValue(), null);
           }
         }
       } catch (InterruptedException e) {

@@ -177,8 +177,7 @@ final class GracefulShutdown implements NodeShutdownManager {
 
   /** On the connection's thread: hands the event to the manager's. */
   private void onPrepareForShutdown(boolean active) {
-    log.info(
-        "Shutdown manager detected new shutdown event, isNodeShuttingDownNow: {}", active);
+    log.info("Shutdown manager detected new shutdown event, isNodeShuttingDownNow: {}", active);
     shuttingDown = active;
     ExecutorService t;
     synchronized (this) {
@@ -267,7 +266,9 @@ final class GracefulShutdown implements NodeShutdownManager {
         pods.kill(pod, failed, Duration.ofSeconds(grace));
       } catch (RuntimeException e) {
         log.warn(
-            "Shutdown manager failed killing pod {}: {}", pod.getMetadata().getName(), e.toString());
+            "Shutdown manager failed killing pod {}: {}",
+            pod.getMetadata().getName(),
+            e.toString());
       }
     }
   }
@@ -282,8 +283,7 @@ final class GracefulShutdown implements NodeShutdownManager {
     if (left.isNegative()) {
       left = Duration.ZERO;
     }
-    boolean done =
-        stopped ? pods.awaitStopped(list, left) : pods.awaitStatusesWritten(list, left);
+    boolean done = stopped ? pods.awaitStopped(list, left) : pods.awaitStatusesWritten(list, left);
     if (done) {
       log.info("Shutdown manager: {} done ({} pods)", what, list.size());
     } else {

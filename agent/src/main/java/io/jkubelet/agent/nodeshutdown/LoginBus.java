@@ -13,8 +13,8 @@ import org.freedesktop.dbus.types.UInt32;
 /**
  * The D-Bus binding of {@code org.freedesktop.login1.Manager} for dbus-java: the methods and the
  * signal {@link DbusLogind} uses, with logind's names and signatures (see {@code
- * org.freedesktop.login1(5)}). Public only because dbus-java builds proxies, structs and signals
- * by reflection; use {@link Logind}.
+ * org.freedesktop.login1(5)}). Public only because dbus-java builds proxies, structs and signals by
+ * reflection; use {@link Logind}.
  */
 @DBusInterfaceName("org.freedesktop.login1.Manager")
 public interface LoginBus extends DBusInterface {

@@ -11,8 +11,8 @@ import java.util.function.Consumer;
  * ({@code ListInhibitors}), the {@code PrepareForShutdown} signal, and logind's configuration read
  * again ({@code KillUnit} of {@code systemd-logind.service} with {@code SIGHUP}, as upstream).
  *
- * <p>Implementations are thread-safe. {@link #connect()} gives the real one; tests use the fake next
- * to this package's tests, which follows the same contract ({@code LogindContract}).
+ * <p>Implementations are thread-safe. {@link #connect()} gives the real one; tests use the fake
+ * next to this package's tests, which follows the same contract ({@code LogindContract}).
  */
 public interface Logind extends AutoCloseable {
   /** What upstream asks for: a shutdown delayed, by the kubelet, for its reason. */
