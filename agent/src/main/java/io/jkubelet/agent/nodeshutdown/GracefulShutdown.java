@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.cm.OomScoreAdj;
 import io.jkubelet.agent.util.Time;
+import io.jkubelet.config.Durations;
 import io.jkubelet.config.ShutdownSettings;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -81,8 +82,8 @@ final class GracefulShutdown implements NodeShutdownManager {
       log.info(
           "Shutdown manager: holding a delay lock of logind; pods stop within {} on shutdown,"
               + " critical ones within the last {}",
-          options.settings().shutdownGracePeriod(),
-          options.settings().shutdownGracePeriodCriticalPods());
+          Durations.format(options.settings().shutdownGracePeriod()),
+          Durations.format(options.settings().shutdownGracePeriodCriticalPods()));
     } catch (LogindException | InterruptedException | IOException e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
@@ -287,7 +288,7 @@ final class GracefulShutdown implements NodeShutdownManager {
     if (done) {
       log.info("Shutdown manager: {} done ({} pods)", what, list.size());
     } else {
-      log.warn("Shutdown manager: {} did not complete in {}", what, left);
+      log.warn("Shutdown manager: {} did not complete in {}", what, Durations.format(left));
     }
   }
 }
