@@ -368,8 +368,8 @@ scenario_shutdown() {
     JKUBELET_GUEST_FLAGS="${JKUBELET_GUEST_FLAGS:-} --config=$SHUTDOWN_CONF"
     write_standalone_unit
     printf '%s\n' 'apiVersion: kubelet.config.k8s.io/v1beta1' 'kind: KubeletConfiguration' \
-      'shutdownGracePeriod: 30s' 'shutdownGracePeriodCriticalPods: 10s' \\
-      'authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}' \\
+      'shutdownGracePeriod: 30s' 'shutdownGracePeriodCriticalPods: 10s' \
+      'authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}' \
       'authorization: {mode: AlwaysAllow}' >"$SHUTDOWN_CONF"
     rm -f /etc/jkubelet/manifests/*
     shutdown_pod shutdown-quick 3 1 >/etc/jkubelet/manifests/shutdown-quick.yaml
