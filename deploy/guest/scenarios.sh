@@ -327,8 +327,99 @@ scenario_reboot() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# shutdown: graceful node shutdown through logind. kubelet.service from the package (standalone,
+# as reboot's) with shutdownGracePeriod 30s and shutdownGracePeriodCriticalPods 10s in a config
+# file, two pods of the bed's own that log the guest's uptime to the shared disk on SIGTERM and
+# on their exit: shutdown-quick (terminationGracePeriodSeconds 3, exits 1 s after TERM) and
+# shutdown-slow (60, ignores TERM: the shutdown's 10 s cut it short with SIGKILL). Boot 1 checks
+# the logind side (the drop-in raising InhibitDelayMaxSec, the delay lock listed), then
+# `systemctl poweroff`; boot 2 reads the pods' log and the journal of boot 1 (made persistent
+# first). NOTE: standalone, every pod is static, so every pod is critical (upstream's
+# IsCriticalPod): both are stopped in the critical window, and the order of critical pods last
+# needs API pods (a control plane the guest can reach: docs/testing.md says what is missing).
+SHUTDOWN_CONF=/etc/jkubelet/shutdown.yaml
+shutdown_pod() { # NAME GRACE SECONDS_AFTER_TERM
+  cat <<POD
+apiVersion: v1
+kind: Pod
+metadata: {name: $1}
+spec:
+  terminationGracePeriodSeconds: $2
+  volumes: [{name: out, hostPath: {path: $OUT, type: Directory}}]
+  containers:
+  - name: app
+    image: jkubelet/busybox:1.35
+    volumeMounts: [{name: out, mountPath: /out}]
+    command: [sh, -c]
+    args:
+    - trap 'echo "\$(cut -d" " -f1 /proc/uptime) $1 TERM" >>/out/stops.log; sleep $3;
+        echo "\$(cut -d" " -f1 /proc/uptime) $1 EXIT" >>/out/stops.log; exit 0' TERM;
+      while true; do sleep 1 & wait \$!; done
+POD
+}
+# mono LOGFILE PATTERN: the monotonic seconds of the first journal line matching PATTERN.
+mono() { grep -m1 -E "$2" "$1" | sed -E 's/^\[ *([0-9.]+)\].*/\1/'; }
+scenario_shutdown() {
+  UNIT=kubelet
+  if [ "$BOOT" -eq 1 ]; then
+    # Boot 1's journal is read on boot 2: persistent storage for it.
+    mkdir -p /var/log/journal && systemctl restart systemd-journald
+    install_package || finish
+    JKUBELET_GUEST_FLAGS="${JKUBELET_GUEST_FLAGS:-} --config=$SHUTDOWN_CONF"
+    write_standalone_unit
+    printf '%s\n' 'apiVersion: kubelet.config.k8s.io/v1beta1' 'kind: KubeletConfiguration' \
+      'shutdownGracePeriod: 30s' 'shutdownGracePeriodCriticalPods: 10s' \
+      'authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}' \
+      'authorization: {mode: AlwaysAllow}' >"$SHUTDOWN_CONF"
+    rm -f /etc/jkubelet/manifests/*
+    shutdown_pod shutdown-quick 3 1 >/etc/jkubelet/manifests/shutdown-quick.yaml
+    shutdown_pod shutdown-slow 60 30 >/etc/jkubelet/manifests/shutdown-slow.yaml
+    JK_START=$(date +%s)
+    systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
+    wait_for_standalone || finish
+    wait_for_pods || finish
+    local delay dropin
+    delay=$(busctl get-property org.freedesktop.login1 /org/freedesktop/login1 \
+      org.freedesktop.login1.Manager InhibitDelayMaxUSec 2>&1)
+    dropin=$(cat /etc/systemd/logind.conf.d/99-kubelet.conf 2>&1 | tr '\n' ' ')
+    [ "$delay" = "t 30000000" ] && verdict=PASS || verdict=FAIL
+    result logind-delay-raised $verdict "InhibitDelayMaxUSec: $delay; 99-kubelet.conf: $dropin"
+    save inhibitors systemd-inhibit --list --no-pager
+    grep -q 'kubelet.*Kubelet needs time to handle node shutdown.*delay' "$OUT/boot1-inhibitors" &&
+      verdict=PASS || verdict=FAIL
+    result delay-lock-held $verdict "$(grep kubelet "$OUT/boot1-inhibitors" | tr -s ' ')"
+    mark REBOOT "$SCENARIO: systemctl poweroff at uptime $(up) s"
+    echo "$(up)" >"$OUT/poweroff-uptime"
+    sync
+    systemctl --no-block poweroff
+    exit 0
+  fi
+  local j=$OUT/boot1-journal t0 tstart tdone tstop
+  journalctl -b -1 -o short-monotonic --no-pager >"$j" 2>&1
+  grep -E 'Shutdown manager|logind|Stopping kubelet|Delay lock|powering' "$j" >"$OUT/shutdown-lines" || true
+  save stops cat "$OUT/stops.log"
+  t0=$(cat "$OUT/poweroff-uptime")
+  tstart=$(mono "$j" 'Shutdown manager processing shutdown event')
+  tdone=$(mono "$j" 'Shutdown manager completed processing shutdown event')
+  tstop=$(mono "$j" 'Stopping kubelet.service|Stopping .*[Kk]ubelet')
+  [ -n "$tstart" ] && verdict=PASS || verdict=FAIL
+  result prepare-for-shutdown-seen $verdict "poweroff at $t0 s, the manager's event at ${tstart:-none} s"
+  awk -v a="$t0" -v b="$tdone" 'BEGIN { exit !(b != "" && b - a <= 32) }' && verdict=PASS || verdict=FAIL
+  result pods-stopped-within-grace $verdict "completed at ${tdone:-none} s, $(awk -v a="$t0" -v b="$tdone" 'BEGIN { printf "%.1f", b - a }') s after poweroff (shutdownGracePeriod 30s)"
+  awk -v a="$tdone" -v b="$tstop" 'BEGIN { exit !(a != "" && b != "" && b >= a) }' && verdict=PASS || verdict=FAIL
+  result lock-released-before-kubelet-stopped $verdict "manager done ${tdone:-none} s, systemd stopped kubelet at ${tstop:-none} s"
+  local q s
+  q=$(grep -c 'shutdown-quick TERM' "$OUT/stops.log" 2>/dev/null || true)
+  s=$(grep -c 'shutdown-slow TERM' "$OUT/stops.log" 2>/dev/null || true)
+  [ "${q:-0}" -ge 1 ] && [ "${s:-0}" -ge 1 ] && verdict=PASS || verdict=FAIL
+  result pods-got-sigterm $verdict "$(tr '\n' ';' <"$OUT/stops.log" 2>/dev/null)"
+  grep -q 'shutdown-quick EXIT' "$OUT/stops.log" 2>/dev/null && verdict=PASS || verdict=FAIL
+  result quick-pod-exited-in-its-own-grace $verdict "$(grep shutdown-quick "$OUT/stops.log" 2>/dev/null | tr '\n' ';')"
+  result critical-last INFO "standalone: both pods are static, so critical; stopped with grace $(grep -oE 'killing pod [^ ]+ with gracePeriod: [0-9]+' "$j" | sed 's/killing pod //' | tr '\n' ';')"
+}
+
+# ---------------------------------------------------------------------------------------------
 # Planned scenarios (issue 38). Each is a function here plus a line in guest-scenarios.sh's list:
-# - graceful-shutdown: systemctl poweroff with pods running; the markers of the pods' final status.
 # - kubeadm-cluster: two guests on a -netdev socket link (guest-lib.sh: GUEST_LINK), kubeadm init
 #   and join with the package's defaults.
 # - service: systemctl stop/restart kubelet, kill -9 and Restart=always, the journal.

@@ -10,8 +10,12 @@
 #   reboot       kubelet.service from the package (standalone, CNI bridge), rebooted
 #                JKUBELET_GUEST_REBOOTS times (default 5): boot to pods Running after each, and the
 #                addresses in the CNI IP store that no running pod holds (none may leak)
-#   planned (reported SKIP, no guest booted): graceful-shutdown, kubeadm-cluster, service,
-#                memory-pressure, upstream-side-by-side
+#   shutdown     kubelet.service with shutdownGracePeriod 30s (10s critical) and two pods that log
+#                SIGTERM to the shared disk, then `systemctl poweroff`: logind's delay raised by the
+#                drop-in, the delay lock held, the pods stopped within the grace period before
+#                systemd stops kubelet (journal of that boot, read on the next)
+#   planned (reported SKIP, no guest booted): kubeadm-cluster, service, memory-pressure,
+#                upstream-side-by-side
 #
 # Environment:
 #   JKUBELET_GUEST_FLAGS    extra flags for jkubelet in the guest (e.g. --cgroup-driver=systemd)
@@ -130,8 +134,8 @@ run_guest_scenario() {
 
 for s in "${scenarios[@]}"; do
   case $s in
-    stock-host | reboot) run_guest_scenario "$s" ;;
-    graceful-shutdown | kubeadm-cluster | service | memory-pressure | upstream-side-by-side)
+    stock-host | reboot | shutdown) run_guest_scenario "$s" ;;
+    kubeadm-cluster | service | memory-pressure | upstream-side-by-side)
       echo "== $s: SKIP (planned: deploy/guest/scenarios.sh says what it will check)" ;;
     *)
       echo "guest: unknown scenario $s" >&2

@@ -190,6 +190,7 @@ public final class Agent implements Lifecycle {
     if (node != null) {
       order.add(node);
     }
+    order.add(parts.shutdown);
     engine.imageGc().ifPresent(order::add);
     if (deps.ownsJvm()) {
       HeapKeeper.forThisJvm(deps.time().clock(), deps.time().schedulers()).ifPresent(order::add);
@@ -372,8 +373,9 @@ public final class Agent implements Lifecycle {
   }
 
   /**
-   * The node's readiness: the loop, the PLEG, the runtime, and the pods' network (upstream's {@code
-   * runtime network not ready}).
+   * The node's readiness: not while the node shuts down (upstream's {@code node is shutting down}),
+   * the loop, the PLEG, the runtime, and the pods' network (upstream's {@code runtime network not
+   * ready}).
    */
   @Override
   public Health healthy() {
@@ -383,6 +385,10 @@ public final class Agent implements Lifecycle {
   private Health readiness() {
     if (loop == null) {
       return Health.failing("jkubelet is starting");
+    }
+    Optional<String> shuttingDown = parts.shutdown.shutdownStatus();
+    if (shuttingDown.isPresent()) {
+      return Health.failing(shuttingDown.get());
     }
     for (Health h : List.of(loop.healthy(), parts.pleg.healthy(), runtimeHealth())) {
       if (!h.ok()) {

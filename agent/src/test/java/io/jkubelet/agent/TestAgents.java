@@ -7,6 +7,8 @@ import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.network.NetworkOptions;
 import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeInfo;
+import io.jkubelet.agent.nodeshutdown.FakeLogind;
+import io.jkubelet.agent.nodeshutdown.Logind;
 import io.jkubelet.agent.runtime.FakeImageService;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.setup.Dependencies;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Agents embedded in a test: the real composition root on a fake runtime and a fake clock (with the
@@ -73,12 +76,23 @@ final class TestAgents {
   /** Dependencies on {@code runtime}, with {@code cgroups} as the pods' container manager. */
   static Dependencies dependencies(
       FakeClock clock, Runtime runtime, ContainerManager cgroups, Recorded recorded) {
+    return dependencies(clock, runtime, cgroups, recorded, FakeLogind::new);
+  }
+
+  /** As above, with {@code logind} as systemd-logind. */
+  static Dependencies dependencies(
+      FakeClock clock,
+      Runtime runtime,
+      ContainerManager cgroups,
+      Recorded recorded,
+      Supplier<Logind> logind) {
     return new Dependencies(
         new Time(clock, new RecordingSleeper(clock), Schedulers.system()),
         new HostFacts("10.1.1.1", MACHINE),
         () -> Dependencies.Engine.of(runtime, new FakeImageService()),
         engine -> cgroups,
         Map.of("test", recorded),
-        false);
+        false,
+        logind);
   }
 }

@@ -120,6 +120,31 @@ public final class Checks {
     }
   }
 
+  /**
+   * A graceful shutdown period ({@link ShutdownSettings}): zero, or a second or more, with
+   * upstream's words ({@code ShutdownGracePeriod 500ms must be either zero or otherwise >= 1 sec}).
+   */
+  public static final class ShutdownPeriod implements Check {
+    @Override
+    public void check(String field, Object value) {
+      Duration d = (Duration) value;
+      String name = Character.toUpperCase(field.charAt(0)) + field.substring(1);
+      if (d.isNegative()) {
+        throw new ConfigException(
+            field, "invalid configuration: " + name + " " + Durations.format(d) + " must be >= 0");
+      }
+      if (d.isPositive() && d.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new ConfigException(
+            field,
+            "invalid configuration: "
+                + name
+                + " "
+                + Durations.format(d)
+                + " must be either zero or otherwise >= 1 sec");
+      }
+    }
+  }
+
   /** Upstream's {@code --minimum-container-ttl-duration}: not negative. */
   public static final class GcAge implements Check {
     @Override

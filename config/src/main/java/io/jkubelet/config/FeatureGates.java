@@ -42,7 +42,8 @@ public final class FeatureGates {
           "RotateKubeletClientCertificate",
           "NodeLease",
           "SupportPodPidsLimit",
-          "StartupProbe");
+          "StartupProbe",
+          "GracefulNodeShutdown");
 
   private FeatureGates() {}
 
@@ -148,6 +149,19 @@ public final class FeatureGates {
   }
 
   /**
+   * Whether graceful node shutdown may run: the {@code GracefulNodeShutdown} gate as given (or
+   * {@code AllAlpha}), and on when neither is given. Upstream v1.20's gate is alpha and off;
+   * jkubelet has it on by default, as v1.21 (beta), so that setting {@code shutdownGracePeriod} is
+   * enough, and honours it when it is turned off.
+   */
+  public static boolean gracefulNodeShutdown(Map<String, Boolean> given) {
+    return !given.containsKey(GRACEFUL_NODE_SHUTDOWN) && !given.containsKey("AllAlpha")
+        || enabled(given, GRACEFUL_NODE_SHUTDOWN);
+  }
+
+  private static final String GRACEFUL_NODE_SHUTDOWN = "GracefulNodeShutdown";
+
+  /**
    * Upstream's validation rules that depend on gates, for the settings jkubelet has, with
    * upstream's messages.
    *
@@ -161,6 +175,17 @@ public final class FeatureGates {
           "cpuCFSQuotaPeriod",
           Durations.format(c.cgroups().cpuCFSQuotaPeriod())
               + " requires feature gate CustomCPUCFSQuotaPeriod");
+    }
+    ShutdownSettings shutdown = c.shutdown();
+    if (!gracefulNodeShutdown(g)
+        && (shutdown.shutdownGracePeriod().isPositive()
+            || shutdown.shutdownGracePeriodCriticalPods().isPositive())) {
+      throw new ConfigException(
+          shutdown.shutdownGracePeriod().isPositive()
+              ? "shutdownGracePeriod"
+              : "shutdownGracePeriodCriticalPods",
+          "invalid configuration: Specifying ShutdownGracePeriod or"
+              + " ShutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown");
     }
     if (c.certificates().serverTLSBootstrap() && !enabled(g, "RotateKubeletServerCertificate")) {
       throw new ConfigException(

@@ -24,8 +24,9 @@ import java.util.Map;
  * ServerSettings} (the kubelet API), {@link ContainerLogSettings}, {@link EventExport}, {@link
  * NetworkSettings}, {@link CgroupSettings}, {@link CertificateSettings}, {@link
  * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings}, {@link RuntimeSettings} (the
- * engine), {@link ImageSettings} (image pulls) and {@link TerminationSettings} (pods being
- * deleted). The settings left here are the node's own; a new subsystem adds a record rather than
+ * engine), {@link ImageSettings} (image pulls), {@link TerminationSettings} (pods being deleted)
+ * and {@link ShutdownSettings} (graceful node shutdown). The settings left here are the node's own;
+ * a new subsystem adds a record rather than
  * settings here.
  */
 public record KubeletConfiguration(
@@ -222,7 +223,8 @@ public record KubeletConfiguration(
     EvictionSettings eviction,
     GcSettings gc,
     ImageSettings images,
-    TerminationSettings terminations) {
+    TerminationSettings terminations,
+    ShutdownSettings shutdown) {
 
   /**
    * Copies the lists into unmodifiable ones.
@@ -256,7 +258,8 @@ public record KubeletConfiguration(
         eviction,
         gc,
         images,
-        terminations);
+        terminations,
+        shutdown);
     allowedUnsafeSysctls = List.copyOf(allowedUnsafeSysctls);
     clusterDNS = List.copyOf(clusterDNS);
     featureGates = Map.copyOf(featureGates);

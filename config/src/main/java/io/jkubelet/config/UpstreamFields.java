@@ -295,16 +295,6 @@ final class UpstreamFields {
             Type.BOOL,
             UpstreamGlobalFlags.LOGS),
         Setting.ignored(
-            "shutdownGracePeriod",
-            null,
-            Type.DURATION,
-            "jkubelet does not implement the alpha GracefulNodeShutdown gate"),
-        Setting.ignored(
-            "shutdownGracePeriodCriticalPods",
-            null,
-            Type.DURATION,
-            "jkubelet does not implement the alpha GracefulNodeShutdown gate"),
-        Setting.ignored(
             null,
             "--azure-container-registry-config",
             Type.STRING,

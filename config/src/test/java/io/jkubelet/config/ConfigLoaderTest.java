@@ -220,11 +220,7 @@ class ConfigLoaderTest {
     assertThat(loaded.unimplemented())
         .as("those accepted without effect, each logged with its reason")
         .containsExactly(
-            "cpuManagerReconcilePeriod",
-            "shutdownGracePeriod",
-            "shutdownGracePeriodCriticalPods",
-            "streamingConnectionIdleTimeout",
-            "volumeStatsAggPeriod");
+            "cpuManagerReconcilePeriod", "streamingConnectionIdleTimeout", "volumeStatsAggPeriod");
     ConfigValidator.validate(c);
   }
 

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.parts;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.dns.PodDns;
 import io.jkubelet.agent.env.NodeAllocatable;
@@ -25,6 +26,7 @@ import io.jkubelet.agent.metrics.ContainerGcCollector;
 import io.jkubelet.agent.metrics.ImagePullMetrics;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
 import io.jkubelet.agent.metrics.PlegMetrics;
+import io.jkubelet.agent.nodeshutdown.NodeShutdownManager;
 import io.jkubelet.agent.pleg.GenericPleg;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.PodManager;
@@ -50,11 +52,14 @@ import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.agent.workers.WorkType;
+import io.jkubelet.config.FeatureGates;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -105,6 +110,7 @@ public final class PodParts {
   public final ContainerGc containerGc;
   public final Housekeeping housekeeping;
   public final EvictionManager eviction;
+  public final NodeShutdownManager shutdown;
   public final Predicate<Pod> reclaimed;
   public final StuckTerminations terminations;
 
@@ -153,7 +159,14 @@ public final class PodParts {
             time.schedulers(),
             () -> ThreadLocalRandom.current().nextDouble());
     logCollector = logCollector();
-    PressureParts pressure = new PressureParts(in, cache);
+    shutdown =
+        NodeShutdownManager.create(
+            FeatureGates.gracefulNodeShutdown(config.featureGates()),
+            NodeShutdownManager.Options.of(config.shutdown()),
+            shutdownPods(),
+            in.deps().logind(),
+            time);
+    PressureParts pressure = new PressureParts(in, cache, shutdown::admit);
     summary = pressure.summary;
     admitter = pressure.admitter;
     documents = new AgentDocuments(in.metrics(), summary, probes, podManager);
@@ -351,6 +364,49 @@ public final class PodParts {
               new UpdatePodOptions(
                   pod, WorkType.KILL, new KillPodOptions(grace, false, "evicted", false)));
         });
+  }
+
+  /**
+   * The pods as the node shutdown manager stops them: as an eviction (the failed status, then a
+   * KILL to the worker), awaited through the workers and the status manager. Asked only once the
+   * agent runs, so the workers read here are built by then.
+   */
+  private NodeShutdownManager.Pods shutdownPods() {
+    return new NodeShutdownManager.Pods() {
+      @Override
+      public List<Pod> active() {
+        return activePods().get();
+      }
+
+      @Override
+      public Optional<PodStatus> status(Pod pod) {
+        return in.statuses().getPodStatus(pod.getMetadata().getUid());
+      }
+
+      @Override
+      public void kill(Pod pod, PodStatus failed, Duration grace) {
+        in.statuses().setPodStatus(pod, failed);
+        workers.update(
+            new UpdatePodOptions(
+                pod, WorkType.KILL, new KillPodOptions(grace, false, "node shutdown", false)));
+      }
+
+      @Override
+      public boolean awaitStopped(Collection<Pod> pods, Duration timeout)
+          throws InterruptedException {
+        return workers.awaitTerminated(uids(pods), timeout);
+      }
+
+      @Override
+      public boolean awaitStatusesWritten(Collection<Pod> pods, Duration timeout)
+          throws InterruptedException {
+        return in.statuses().awaitWritten(uids(pods), timeout);
+      }
+
+      private List<String> uids(Collection<Pod> pods) {
+        return pods.stream().map(p -> p.getMetadata().getUid()).toList();
+      }
+    };
   }
 
   /** The bounds of the loop's channels and of the state kept per pod, on {@code /metrics}. */

@@ -34,10 +34,16 @@ final class PressureParts {
   final NodeReader nodeReader;
   final SummaryProvider summary;
   final PodAdmitter admitter;
+  private final PodAdmitter.Handler shutdownAdmit;
   private EvictionManager eviction;
 
-  PressureParts(Inputs in, PodCache cache) {
+  /**
+   * @param shutdownAdmit the node shutdown manager's admit handler, asked before the eviction
+   *     manager's
+   */
+  PressureParts(Inputs in, PodCache cache, PodAdmitter.Handler shutdownAdmit) {
     this.in = in;
+    this.shutdownAdmit = shutdownAdmit;
     var clock = in.deps().time().clock();
     var config = in.options().config();
     // Asking the engine for its root is a call to it: asked once, then kept.
@@ -68,7 +74,12 @@ final class PressureParts {
             in.events().recorder(),
             clock,
             Sysctls.allowing(config.allowedUnsafeSysctls()),
-            this::evictionAdmit);
+            this::admit);
+  }
+
+  /** The handlers before the admitter's own checks: node shutdown, then node pressure. */
+  private Optional<PodAdmitter.Refusal> admit(Pod pod) {
+    return shutdownAdmit.admit(pod).or(() -> evictionAdmit(pod));
   }
 
   /** The eviction manager's admit handler: pods refused under node pressure. */

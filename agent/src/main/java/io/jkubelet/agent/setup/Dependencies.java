@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.cm.ContainerManagers;
 import io.jkubelet.agent.node.HostFacts;
+import io.jkubelet.agent.nodeshutdown.Logind;
 import io.jkubelet.agent.runtime.ImageService;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.Runtime;
@@ -34,6 +35,7 @@ import java.util.function.Supplier;
  *     cgroupsPerQOS}
  * @param eventWatchers watchers added to the event broadcaster beside the agent's own (tests)
  * @param ownsJvm whether the agent runs in a JVM of its own, whose heap it then keeps small
+ * @param logind systemd-logind, connected when asked (by graceful node shutdown, when it is on)
  */
 public record Dependencies(
     Time time,
@@ -41,10 +43,12 @@ public record Dependencies(
     Supplier<Engine> engine,
     Function<Engine, ContainerManager> containerManager,
     Map<String, Consumer<Event>> eventWatchers,
-    boolean ownsJvm) {
+    boolean ownsJvm,
+    Supplier<Logind> logind) {
 
   public Dependencies {
-    Records.requireNonNull(Dependencies.class, time, host, engine, containerManager, eventWatchers);
+    Records.requireNonNull(
+        Dependencies.class, time, host, engine, containerManager, eventWatchers, logind);
     eventWatchers = Map.copyOf(eventWatchers);
   }
 
@@ -95,7 +99,7 @@ public record Dependencies(
         e ->
             ContainerManagers.create(
                 options.subsystems().cgroups(), host.machine(), e.cgroupDriver(), options.config());
-    return new Dependencies(time, host, engine, cgroups, Map.of(), true);
+    return new Dependencies(time, host, engine, cgroups, Map.of(), true, Logind::connect);
   }
 
   /** The connected runtime; a failure to connect is thrown as it was thrown. */

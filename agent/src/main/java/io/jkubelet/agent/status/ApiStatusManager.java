@@ -179,6 +179,13 @@ public final class ApiStatusManager implements StatusManager {
                     deletable));
   }
 
+  /** Waits on the sync queue: until none of these pods has a status left to write. */
+  @Override
+  public boolean awaitWritten(java.util.Collection<String> uids, Duration timeout)
+      throws InterruptedException {
+    return queue.awaitWritten(uids, timeout);
+  }
+
   @Override
   public int size() {
     return cache.size();

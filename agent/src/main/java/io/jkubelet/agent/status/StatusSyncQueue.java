@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -84,6 +85,7 @@ final class StatusSyncQueue {
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
+  private final Condition settled = lock.newCondition();
   private final Map<String, State> states = new HashMap<>();
   private final Set<String> dirty = new LinkedHashSet<>();
   private boolean closed;
@@ -119,6 +121,7 @@ final class StatusSyncQueue {
       }
       closed = true;
       wake.signalAll();
+      settled.signalAll();
       return true;
     } finally {
       lock.unlock();
@@ -192,6 +195,26 @@ final class StatusSyncQueue {
           && !dirty.contains(uid)
           && s.latest != null
           && s.latest.equals(apiSemantic);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits until none of these pods is dirty (the API holds its latest status, or it is gone), at
+   * most {@code timeout}; whether that came first. Woken by each sync's end.
+   */
+  boolean awaitWritten(Collection<String> uids, Duration timeout) throws InterruptedException {
+    long nanos = timeout.toNanos();
+    lock.lock();
+    try {
+      while (uids.stream().anyMatch(dirty::contains)) {
+        if (nanos <= 0 || closed) {
+          return false;
+        }
+        nanos = settled.awaitNanos(nanos);
+      }
+      return true;
     } finally {
       lock.unlock();
     }
@@ -281,6 +304,7 @@ final class StatusSyncQueue {
   boolean record(Attempt a, StatusSyncResult result) {
     lock.lock();
     try {
+      settled.signalAll();
       State s = states.get(a.uid());
       if (s == null) {
         return false; // removed as an orphan meanwhile

@@ -6,6 +6,7 @@ import io.jkubelet.agent.util.Jitter;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -285,6 +286,30 @@ public final class PodWorkers {
                       && !e.getValue().working
                       && e.getValue().pending == null
                       && e.getValue().state == PodState.TERMINATED);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits until each of these pods' kill is done (its worker {@link PodState#TERMINATED} and idle,
+   * or no worker knows it), for graceful node shutdown. Returns whether all were before {@code
+   * timeout}.
+   */
+  public boolean awaitTerminated(Collection<String> uids, Duration timeout)
+      throws InterruptedException {
+    long nanos = timeout.toNanos();
+    lock.lock();
+    try {
+      while (uids.stream()
+          .map(workers::get)
+          .anyMatch(w -> w != null && (w.state != PodState.TERMINATED || w.working))) {
+        if (nanos <= 0) {
+          return false;
+        }
+        nanos = idle.awaitNanos(nanos);
+      }
+      return true;
     } finally {
       lock.unlock();
     }

@@ -54,6 +54,21 @@ class StatusSyncQueueTest {
   }
 
   @Test
+  void awaitWrittenReturnsOnceThesePodsStatusesAreWritten() throws Exception {
+    change("u1", A);
+    change("u2", A);
+    assertThat(queue.awaitWritten(List.of("u1"), Duration.ofMillis(20))).isFalse();
+    Attempt a = attempt("u1", A);
+    Thread writer = Thread.ofVirtual().start(() -> queue.record(a, StatusSyncResult.WRITTEN));
+
+    assertThat(queue.awaitWritten(List.of("u1", "never-set"), Duration.ofSeconds(5))).isTrue();
+    writer.join();
+    assertThat(queue.isDirty("u2")).isTrue();
+    queue.close();
+    assertThat(queue.awaitWritten(List.of("u2"), Duration.ofSeconds(5))).isFalse();
+  }
+
+  @Test
   void failedSyncsAreRetriedWithADoublingDelayUpToThePeriod() {
     change("u1", A);
     List<Duration> delays = new java.util.ArrayList<>();

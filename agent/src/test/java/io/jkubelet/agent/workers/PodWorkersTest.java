@@ -91,6 +91,23 @@ class PodWorkersTest {
   }
 
   @Test
+  void awaitTerminatedWaitsForTheKillsOfThesePodsOnly() throws Exception {
+    CountDownLatch gate = new CountDownLatch(1);
+    gates.put("u1", gate);
+    gates.put("u2", new CountDownLatch(1)); // u2's sync never ends in this test
+    workers.update(UpdatePodOptions.of(pod("u2", "b"), WorkType.CREATE));
+    workers.update(new UpdatePodOptions(pod("u1", "a"), WorkType.KILL, null));
+    await().until(() -> concurrent.get() == 2);
+
+    assertThat(workers.awaitTerminated(List.of("u1"), Duration.ofMillis(50))).isFalse();
+    gate.countDown();
+
+    assertThat(workers.awaitTerminated(List.of("u1", "unknown"), Duration.ofSeconds(5))).isTrue();
+    assertThat(workers.state("u1")).isEqualTo(PodWorkers.PodState.TERMINATED);
+    gates.get("u2").countDown();
+  }
+
+  @Test
   void differentPodsSyncInParallel() throws Exception {
     CountDownLatch gate = new CountDownLatch(1);
     gates.put("u1", gate);
