@@ -66,4 +66,7 @@ public final class Reasons {
 
   // jkubelet's own.
   public static final String OOM_KILLED = "OOMKilled";
+
+  /** A process of a container OOM-killed while the container's main process runs on. */
+  public static final String OOM_KILLING = "OOMKilling";
 }

@@ -24,7 +24,9 @@ import io.jkubelet.agent.metrics.CacheBounds;
 import io.jkubelet.agent.metrics.ContainerGcCollector;
 import io.jkubelet.agent.metrics.ImagePullMetrics;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
+import io.jkubelet.agent.metrics.OomKillCollector;
 import io.jkubelet.agent.metrics.PlegMetrics;
+import io.jkubelet.agent.oom.OomSource;
 import io.jkubelet.agent.pleg.GenericPleg;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.PodManager;
@@ -47,6 +49,7 @@ import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.agent.workers.WorkType;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -98,6 +101,7 @@ public final class PodParts {
   private final RuntimeManager runtimeManager;
   public final WorkQueue workQueue;
   private final OomEvents oomEvents;
+  public final OomSource oomSource;
   public final PodWorkers workers;
   public final ContainerGc containerGc;
   public final Housekeeping housekeeping;
@@ -223,7 +227,23 @@ public final class PodParts {
               uids.forEach(uid -> workQueue.enqueue(uid, Duration.ZERO));
               channels.sync().offer(clock.instant());
             });
-    oomEvents = new OomEvents(recorder, clock.instant());
+    // What the OOM killer killed: read on the pods' syncs; a kill the kernel log reports syncs its
+    // pod at once, as a changed secret does.
+    oomSource =
+        OomSource.forHost(
+            Path.of("/sys/fs/cgroup"), Path.of("/dev/kmsg"), in.containerManager()::podCgroupPaths);
+    oomEvents =
+        new OomEvents(
+            recorder,
+            clock.instant(),
+            new OomEvents.Watch(
+                oomSource,
+                runtime::containerPid,
+                uid -> {
+                  workQueue.enqueue(uid, Duration.ZERO);
+                  channels.sync().offer(clock.instant());
+                }));
+    in.metrics().register(new OomKillCollector(oomEvents::kills));
     workers = podWorkers();
     housekeeping = housekeeping();
     containerGc = housekeeping.containerGc();

@@ -21,7 +21,7 @@ class OomEventsTest {
 
   private final List<String> reasons = new ArrayList<>();
   private final EventRecorder recorder = (ref, type, reason, message) -> reasons.add(reason);
-  private final OomEvents oom = new OomEvents(recorder, START);
+  private final OomEvents oom = new OomEvents(recorder, START, OomEvents.Watch.NONE);
   private final Pod pod = TestPods.simple("u1", "web", "app");
   private final PodRef ref = new PodRef("u1", "web", "default");
 
