@@ -51,7 +51,9 @@ import java.util.function.ToLongFunction;
  *
  * <p>Bounded by the pods and their containers: a pod's state is pruned, at each observation, to the
  * containers its status still lists (the runtime keeps one dead container per name), and a pod is
- * forgotten when it is removed. Thread-safe: the per-pod state is guarded by its own monitor.
+ * forgotten when it is removed or the runtime has none of its containers left (its counts, and so
+ * its series of the metric, go with it). Thread-safe: the per-pod state is guarded by its own
+ * monitor.
  */
 public final class OomEvents {
 
@@ -117,8 +119,9 @@ public final class OomEvents {
       this.name = name;
     }
 
-    boolean empty() {
-      return reported.isEmpty() && counted.isEmpty() && kills.isEmpty();
+    /** Nothing to keep: the counts go too once the runtime has none of the pod's containers. */
+    boolean empty(boolean anyListed) {
+      return reported.isEmpty() && counted.isEmpty() && (kills.isEmpty() || !anyListed);
     }
   }
 
@@ -151,7 +154,7 @@ public final class OomEvents {
         }
       }
       p.counted.keySet().removeIf(id -> !running(status, id));
-      if (p.empty()) {
+      if (p.empty(!listed.isEmpty())) {
         pods.remove(uid, p);
       }
     }
