@@ -102,7 +102,10 @@ public final class OomEvents {
     /** Running containers: the cgroup's {@code oom_kill} counted so far, by container id. */
     final Map<String, Long> counted = new HashMap<>();
 
-    /** Running containers whose count rose with no kernel record yet: the count then. */
+    /**
+     * Containers whose kill has no kernel record yet, waiting one sync for it: a running one's
+     * count then, -1 for an exited one.
+     */
     final Map<String, Long> deferred = new HashMap<>();
 
     /** The main process of a container found with a kill, by container id. */
@@ -121,7 +124,10 @@ public final class OomEvents {
 
     /** Nothing to keep: the counts go too once the runtime has none of the pod's containers. */
     boolean empty(boolean anyListed) {
-      return reported.isEmpty() && counted.isEmpty() && (kills.isEmpty() || !anyListed);
+      return reported.isEmpty()
+          && counted.isEmpty()
+          && deferred.isEmpty()
+          && (kills.isEmpty() || !anyListed);
     }
   }
 
@@ -240,7 +246,7 @@ public final class OomEvents {
     if (c.finishedAt() != null && c.finishedAt().isBefore(startedAt)) {
       return;
     }
-    if (!p.reported.add(c.id())) {
+    if (p.reported.contains(c.id())) {
       return;
     }
     String uid = pod.getMetadata().getUid();
@@ -248,6 +254,11 @@ public final class OomEvents {
     p.held.remove(c.id());
     kills.addAll(watch.source().takeKills(c.id()));
     String logMissing = watch.source().kernelLogMissing().orElse(null);
+    if (kills.isEmpty() && logMissing == null && p.deferred.putIfAbsent(c.id(), -1L) == null) {
+      return; // the kernel log's reader is a moment behind: its kill syncs us
+    }
+    p.deferred.remove(c.id());
+    p.reported.add(c.id());
     Optional<MemoryCounters> m = watch.source().counters(uid, c.id());
     KernelKill last = kills.isEmpty() ? null : kills.getLast();
     Long main = p.mainPids.get(c.id());
@@ -294,7 +305,9 @@ public final class OomEvents {
       PodOoms p = e.getValue();
       boolean ours;
       synchronized (p) {
-        ours = p.counted.keySet().stream().anyMatch(kill::inContainer);
+        ours =
+            p.counted.keySet().stream().anyMatch(kill::inContainer)
+                || p.deferred.keySet().stream().anyMatch(kill::inContainer);
       }
       if (ours) {
         watch.resync().accept(e.getKey());

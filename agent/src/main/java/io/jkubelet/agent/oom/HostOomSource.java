@@ -118,7 +118,8 @@ final class HostOomSource implements OomSource {
         recent.removeFirst();
       }
     }
-    log.info(
+    // At debug: a start reads the kills of the whole kernel log again, most of them old.
+    log.debug(
         "OOM watch: the kernel killed process {} ({}) in cgroup {}",
         kill.pid(),
         kill.command(),

@@ -228,6 +228,19 @@ class OomEventsTest {
   }
 
   @Test
+  void anExitAheadOfTheKernelLogWaitsForItsRecord() {
+    observe(oomKilled(C1, 0));
+    assertThat(events).isEmpty();
+    source.kill(kill(4000, "dd"));
+    assertThat(resynced).containsExactly("u1");
+    observe(oomKilled(C1, 0));
+    assertThat(events)
+        .singleElement()
+        .asString()
+        .contains("the OOM killer killed process 4000 (dd), the container's main process");
+  }
+
+  @Test
   void killsBeforeThisAgentStartedAreNotReported() {
     ContainerStatus old =
         new ContainerStatus(
