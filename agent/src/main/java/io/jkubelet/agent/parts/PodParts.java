@@ -49,7 +49,6 @@ import io.jkubelet.agent.workers.UpdatePodOptions;
 import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkQueue;
 import io.jkubelet.agent.workers.WorkType;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -229,9 +228,7 @@ public final class PodParts {
             });
     // What the OOM killer killed: read on the pods' syncs; a kill the kernel log reports syncs its
     // pod at once, as a changed secret does.
-    oomSource =
-        OomSource.forHost(
-            Path.of("/sys/fs/cgroup"), Path.of("/dev/kmsg"), in.containerManager()::podCgroupPaths);
+    oomSource = in.deps().oomSource().apply(in.containerManager());
     oomEvents =
         new OomEvents(
             recorder,
