@@ -181,6 +181,7 @@ public final class Agent implements Lifecycle {
     order.add(servers.servingIdentity());
     order.add(servers.starting());
     order.add(parts.pleg);
+    order.add(parts.oomSource);
     order.add(parts.logCollector);
     order.add(in.objects());
     order.add(parts.executors());

@@ -9,6 +9,7 @@ import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.nodeshutdown.FakeLogind;
 import io.jkubelet.agent.nodeshutdown.Logind;
+import io.jkubelet.agent.oom.OomSource;
 import io.jkubelet.agent.runtime.FakeImageService;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.setup.Dependencies;
@@ -91,6 +92,7 @@ final class TestAgents {
         new HostFacts("10.1.1.1", MACHINE),
         () -> Dependencies.Engine.of(runtime, new FakeImageService()),
         engine -> cgroups,
+        cm -> OomSource.NONE,
         Map.of("test", recorded),
         false,
         logind);

@@ -25,8 +25,10 @@ import io.jkubelet.agent.metrics.CacheBounds;
 import io.jkubelet.agent.metrics.ContainerGcCollector;
 import io.jkubelet.agent.metrics.ImagePullMetrics;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
+import io.jkubelet.agent.metrics.OomKillCollector;
 import io.jkubelet.agent.metrics.PlegMetrics;
 import io.jkubelet.agent.nodeshutdown.NodeShutdownManager;
+import io.jkubelet.agent.oom.OomSource;
 import io.jkubelet.agent.pleg.GenericPleg;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.PodManager;
@@ -106,6 +108,7 @@ public final class PodParts {
   private final RuntimeManager runtimeManager;
   public final WorkQueue workQueue;
   private final OomEvents oomEvents;
+  public final OomSource oomSource;
   public final PodWorkers workers;
   public final ContainerGc containerGc;
   public final Housekeeping housekeeping;
@@ -242,7 +245,21 @@ public final class PodParts {
               uids.forEach(uid -> workQueue.enqueue(uid, Duration.ZERO));
               channels.sync().offer(clock.instant());
             });
-    oomEvents = new OomEvents(recorder, clock.instant());
+    // What the OOM killer killed: read on the pods' syncs; a kill the kernel log reports syncs its
+    // pod at once, as a changed secret does.
+    oomSource = in.deps().oomSource().apply(in.containerManager());
+    oomEvents =
+        new OomEvents(
+            recorder,
+            clock.instant(),
+            new OomEvents.Watch(
+                oomSource,
+                runtime::containerPid,
+                uid -> {
+                  workQueue.enqueue(uid, Duration.ZERO);
+                  channels.sync().offer(clock.instant());
+                }));
+    in.metrics().register(new OomKillCollector(oomEvents::kills));
     workers = podWorkers();
     housekeeping = housekeeping();
     containerGc = housekeeping.containerGc();

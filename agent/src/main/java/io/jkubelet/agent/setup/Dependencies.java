@@ -5,6 +5,7 @@ import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.cm.ContainerManagers;
 import io.jkubelet.agent.node.HostFacts;
 import io.jkubelet.agent.nodeshutdown.Logind;
+import io.jkubelet.agent.oom.OomSource;
 import io.jkubelet.agent.runtime.ImageService;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.Runtime;
@@ -23,8 +24,8 @@ import java.util.function.Supplier;
 
 /**
  * What the agent is built on that reaches outside the process, as upstream's {@code
- * kubelet.Dependencies}: time, the host's facts, and the container engine. {@link #forHost} makes
- * the real ones; tests give fakes.
+ * kubelet.Dependencies}: time, the host's facts, the container engine, and the kernel's OOM kills.
+ * {@link #forHost} makes the real ones; tests give fakes.
  *
  * @param time the clock, sleeper and schedulers every subsystem uses
  * @param host the node's IP and machine facts, read before building
@@ -33,6 +34,8 @@ import java.util.function.Supplier;
  * @param containerManager the pods' cgroups on this engine (upstream's {@code
  *     kubeDeps.ContainerManager}), not started; {@link ContainerManager#NONE} without {@code
  *     cgroupsPerQOS}
+ * @param oomSource where the OOM watch reads the kills in the pods' containers (the cgroups of that
+ *     container manager, and the kernel log), not started
  * @param eventWatchers watchers added to the event broadcaster beside the agent's own (tests)
  * @param ownsJvm whether the agent runs in a JVM of its own, whose heap it then keeps small
  * @param logind systemd-logind, connected when asked (by graceful node shutdown, when it is on)
@@ -42,13 +45,14 @@ public record Dependencies(
     HostFacts host,
     Supplier<Engine> engine,
     Function<Engine, ContainerManager> containerManager,
+    Function<ContainerManager, OomSource> oomSource,
     Map<String, Consumer<Event>> eventWatchers,
     boolean ownsJvm,
     Supplier<Logind> logind) {
 
   public Dependencies {
     Records.requireNonNull(
-        Dependencies.class, time, host, engine, containerManager, eventWatchers, logind);
+        Dependencies.class, time, host, engine, containerManager, oomSource, eventWatchers, logind);
     eventWatchers = Map.copyOf(eventWatchers);
   }
 
@@ -99,7 +103,10 @@ public record Dependencies(
         e ->
             ContainerManagers.create(
                 options.subsystems().cgroups(), host.machine(), e.cgroupDriver(), options.config());
-    return new Dependencies(time, host, engine, cgroups, Map.of(), true, Logind::connect);
+    Function<ContainerManager, OomSource> oom =
+        cm ->
+            OomSource.forHost(Path.of("/sys/fs/cgroup"), Path.of("/dev/kmsg"), cm::podCgroupPaths);
+    return new Dependencies(time, host, engine, cgroups, oom, Map.of(), true, Logind::connect);
   }
 
   /** The connected runtime; a failure to connect is thrown as it was thrown. */

@@ -308,6 +308,17 @@ public final class FakeRuntime implements Runtime {
     return "/proc/" + (4_194_304 + Integer.parseInt(sandboxId.substring(56), 16)) + "/ns/net";
   }
 
+  /** A running container's main process: the same fake pid as its namespace path's. */
+  @Override
+  public synchronized long containerPid(String containerId) {
+    call("containerPid", containerId);
+    Fake f = containers.get(containerId);
+    if (f == null || f.state != ContainerState.RUNNING) {
+      return 0;
+    }
+    return 4_194_304 + Integer.parseInt(containerId.substring(56), 16);
+  }
+
   @Override
   public synchronized void removePodSandbox(String sandboxId) {
     removeContainer(sandboxId);

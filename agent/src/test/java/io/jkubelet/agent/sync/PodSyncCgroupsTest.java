@@ -117,7 +117,7 @@ class PodSyncCgroupsTest {
             cache,
             new LocalStatusManager(),
             ReasonCache.create(),
-            new OomEvents(recorder, clock.instant()),
+            new OomEvents(recorder, clock.instant(), OomEvents.Watch.NONE),
             recorder,
             clock,
             io.jkubelet.agent.timeline.PodTimelines.NONE),

@@ -113,21 +113,30 @@ final class Sandboxes {
 
   /** See {@link io.jkubelet.agent.runtime.Runtime#sandboxNetNs}. */
   String netNs(String id) {
+    long pid = pid(id);
+    return pid <= 0 ? "" : "/proc/" + pid + "/ns/net";
+  }
+
+  /**
+   * The host pid of a running container's (or sandbox's) main process; 0 when it does not run or
+   * does not exist. See {@link io.jkubelet.agent.runtime.Runtime#containerPid}.
+   */
+  long pid(String id) {
     com.github.dockerjava.api.command.InspectContainerResponse inspected;
     try {
       inspected = api.inspectContainerCmd(id).exec();
     } catch (RuntimeException e) {
       if (DockerErrors.isNotFound(e)) {
-        return "";
+        return 0;
       }
       throw DockerErrors.translate(e, Kind.OTHER);
     }
     var state = inspected.getState();
     Long pid = state == null ? null : state.getPidLong();
     if (state == null || !Boolean.TRUE.equals(state.getRunning()) || pid == null || pid <= 0) {
-      return "";
+      return 0;
     }
-    return "/proc/" + pid + "/ns/net";
+    return pid;
   }
 
   /** Creates the sandbox container; a leftover of the same name is removed and creation retried. */

@@ -1,0 +1,55 @@
+package io.jkubelet.agent.oom;
+
+import io.jkubelet.agent.util.Lifecycle;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Where the OOM watch reads what the kernel's OOM killer did: a container's memory cgroup (its
+ * counters, {@link MemoryCounters}) and the kernel log's kill records ({@link KernelKill}), read as
+ * they come by one thread for the node, not one per container.
+ *
+ * <p>{@link #forHost} reads {@code /sys/fs/cgroup} and {@code /dev/kmsg}; tests give a fake. The
+ * kernel log is often not readable (no {@code CAP_SYSLOG} with {@code kernel.dmesg_restrict}, or no
+ * {@code /dev/kmsg} in a container): then {@link #kernelLogMissing} says why, and the kills are
+ * known from the cgroup's counters only.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface OomSource extends Lifecycle {
+
+  /** Reads nothing: no counters, no kernel log. */
+  OomSource NONE = new NoOomSource();
+
+  /**
+   * This host's cgroups under {@code cgroupRoot} and its kernel log at {@code kmsg}; starts
+   * nothing.
+   *
+   * @param podCgroups by pod uid, the paths below a hierarchy where the pod's cgroup may be
+   */
+  static OomSource forHost(Path cgroupRoot, Path kmsg, Function<String, List<String>> podCgroups) {
+    return new HostOomSource(new CgroupMemory(cgroupRoot, podCgroups), kmsg);
+  }
+
+  /** The counters of the container's memory cgroup; empty when it is gone or not found. */
+  Optional<MemoryCounters> counters(String podUid, String containerId);
+
+  /**
+   * The kills the kernel log reported in the container's cgroup since the last call for it, oldest
+   * first: each kill is given once. Those older than the last few hundred kills on the node are
+   * forgotten.
+   */
+  List<KernelKill> takeKills(String containerId);
+
+  /** Why the kernel log is not read (what the events then leave out); empty while it is read. */
+  Optional<String> kernelLogMissing();
+
+  /**
+   * Calls {@code listener} with each kill as the kernel log reports it, on the reader's thread: it
+   * must return quickly. Set before {@link #start()}.
+   */
+  void onKill(Consumer<KernelKill> listener);
+}
