@@ -79,6 +79,7 @@ final class TestAgents {
         () -> Dependencies.Engine.of(runtime, new FakeImageService()),
         engine -> cgroups,
         Map.of("test", recorded),
-        false);
+        false,
+        true);
   }
 }

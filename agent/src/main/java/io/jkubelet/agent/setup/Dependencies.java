@@ -34,6 +34,8 @@ import java.util.function.Supplier;
  *     cgroupsPerQOS}
  * @param eventWatchers watchers added to the event broadcaster beside the agent's own (tests)
  * @param ownsJvm whether the agent runs in a JVM of its own, whose heap it then keeps small
+ * @param servesPorts whether the node's servers listen (the kubelet API, and the read-only and
+ *     healthz ports its configuration asks for); hollow nodes' do not
  */
 public record Dependencies(
     Time time,
@@ -41,7 +43,8 @@ public record Dependencies(
     Supplier<Engine> engine,
     Function<Engine, ContainerManager> containerManager,
     Map<String, Consumer<Event>> eventWatchers,
-    boolean ownsJvm) {
+    boolean ownsJvm,
+    boolean servesPorts) {
 
   public Dependencies {
     Records.requireNonNull(Dependencies.class, time, host, engine, containerManager, eventWatchers);
@@ -95,7 +98,7 @@ public record Dependencies(
         e ->
             ContainerManagers.create(
                 options.subsystems().cgroups(), host.machine(), e.cgroupDriver(), options.config());
-    return new Dependencies(time, host, engine, cgroups, Map.of(), true);
+    return new Dependencies(time, host, engine, cgroups, Map.of(), true, true);
   }
 
   /** The connected runtime; a failure to connect is thrown as it was thrown. */
