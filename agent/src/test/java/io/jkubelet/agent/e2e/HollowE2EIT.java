@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with its own node identity, register and go Ready; a pod bound to one reaches Running as the API
  * server sees it, and deleting it removes it.
  */
-@Timeout(300)
+@Timeout(600)
 class HollowE2EIT {
   private static final String PREFIX =
       "hollow-" + UUID.randomUUID().toString().substring(0, 6) + "-";
@@ -78,14 +78,26 @@ class HollowE2EIT {
     try {
       for (String node : NODES) {
         await()
-            .atMost(Duration.ofSeconds(120))
+            .atMost(Duration.ofSeconds(240))
             .ignoreExceptions()
             .until(() -> hollow.isAlive() && Kubectl.nodeReady(node));
       }
+      // NOTE: no service-account token: a hollow node still mounts secret volumes as tmpfs on
+      // the host (the volume manager's mounter is not replaced yet).
       Kubectl.apply(
           NS,
-          Kubectl.boundPod(
-              "web", NODES.get(1), "  - {name: c, image: busybox:1.36, command: [sleep, '3600']}"));
+          """
+          apiVersion: v1
+          kind: Pod
+          metadata: {name: web}
+          spec:
+            nodeName: %s
+            automountServiceAccountToken: false
+            terminationGracePeriodSeconds: 2
+            containers:
+            - {name: c, image: busybox:1.36, command: [sleep, '3600']}
+          """
+              .formatted(NODES.get(1)));
       await()
           .atMost(Duration.ofSeconds(60))
           .until(
