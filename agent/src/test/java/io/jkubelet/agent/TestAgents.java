@@ -95,6 +95,7 @@ final class TestAgents {
         cm -> OomSource.NONE,
         Map.of("test", recorded),
         false,
-        logind);
+        logind,
+        true);
   }
 }

@@ -26,8 +26,7 @@ import java.util.Map;
  * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings}, {@link RuntimeSettings} (the
  * engine), {@link ImageSettings} (image pulls), {@link TerminationSettings} (pods being deleted)
  * and {@link ShutdownSettings} (graceful node shutdown). The settings left here are the node's own;
- * a new subsystem adds a record rather than
- * settings here.
+ * a new subsystem adds a record rather than settings here.
  */
 public record KubeletConfiguration(
     StaticPodSettings staticPods,

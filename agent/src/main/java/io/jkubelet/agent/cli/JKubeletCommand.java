@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
     description = "A kubelet-style node agent that runs pods as Docker containers.",
     subcommands = {
       RunCommand.class,
+      HollowCommand.class,
       ExportEventsCommand.class,
       VersionCommand.class,
       CommandLine.HelpCommand.class

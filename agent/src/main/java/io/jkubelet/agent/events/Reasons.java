@@ -72,6 +72,7 @@ public final class Reasons {
 
   /** jkubelet's own: a pod's first Ready, with how long its start took and where the time went. */
   public static final String STARTUP_TIMELINE = "StartupTimeline";
+
   /** A process of a container OOM-killed while the container's main process runs on. */
   public static final String OOM_KILLING = "OOMKilling";
 }

@@ -27,6 +27,8 @@ import java.util.function.Supplier;
  * {@code serverTLSBootstrap}'s certificate) and the read-only server, both answering {@code
  * /healthz} with the root's named checks. Builds only; the root starts them, beside the first
  * relist ({@link #starting()}), and waits for them before the node registers ({@link #started()}).
+ * Without {@code Dependencies.servesPorts} (hollow nodes) nothing listens: the three lifecycles do
+ * nothing.
  */
 public final class ServerParts {
   private final PodParts parts;
@@ -34,6 +36,7 @@ public final class ServerParts {
   private final ReadOnlyServer readOnly;
   private final ExecutorService logReaders = Executors.newVirtualThreadPerTaskExecutor();
   private volatile CompletableFuture<Void> starting;
+  private final boolean serves;
 
   /**
    * The checks of every {@code /healthz} that are not the pods' parts'.
@@ -52,10 +55,11 @@ public final class ServerParts {
   public ServerParts(PodParts parts, Checks more, CertificateManager serving) {
     this.parts = parts;
     var in = parts.in;
+    this.serves = in.deps().servesPorts();
     KubeletConfiguration config = in.options().config();
     Map<String, Supplier<Health>> checks = healthChecks(more);
     readOnly =
-        config.server().readOnlyPort() == 0
+        config.server().readOnlyPort() == 0 || !in.deps().servesPorts()
             ? null
             : parts.documents.serve(
                 new ReadOnlyServer(
@@ -126,7 +130,7 @@ public final class ServerParts {
 
   /** The kubelet API's certificate: started before the servers, stopped after them. */
   public Lifecycle servingIdentity() {
-    return api.servingIdentity();
+    return serves ? api.servingIdentity() : Lifecycle.of("serving identity", () -> {}, () -> {});
   }
 
   /**
@@ -136,6 +140,9 @@ public final class ServerParts {
    * first lists, which every pod's first sync waits for. Stopping stops both.
    */
   public Lifecycle starting() {
+    if (!serves) {
+      return Lifecycle.of("servers", () -> {}, logReaders::shutdownNow);
+    }
     return Lifecycle.of(
         "servers",
         () ->
@@ -159,6 +166,9 @@ public final class ServerParts {
 
   /** Waits for {@link #starting()}'s servers: the node registers only once the API listens. */
   public Lifecycle started() {
+    if (!serves) {
+      return Lifecycle.of("servers started", () -> {}, () -> {});
+    }
     return Lifecycle.of(
         "servers started",
         () -> {

@@ -39,6 +39,8 @@ import java.util.function.Supplier;
  * @param eventWatchers watchers added to the event broadcaster beside the agent's own (tests)
  * @param ownsJvm whether the agent runs in a JVM of its own, whose heap it then keeps small
  * @param logind systemd-logind, connected when asked (by graceful node shutdown, when it is on)
+ * @param servesPorts whether the node's servers listen (the kubelet API, and the read-only and
+ *     healthz ports its configuration asks for); hollow nodes' do not
  */
 public record Dependencies(
     Time time,
@@ -48,7 +50,8 @@ public record Dependencies(
     Function<ContainerManager, OomSource> oomSource,
     Map<String, Consumer<Event>> eventWatchers,
     boolean ownsJvm,
-    Supplier<Logind> logind) {
+    Supplier<Logind> logind,
+    boolean servesPorts) {
 
   public Dependencies {
     Records.requireNonNull(
@@ -106,7 +109,8 @@ public record Dependencies(
     Function<ContainerManager, OomSource> oom =
         cm ->
             OomSource.forHost(Path.of("/sys/fs/cgroup"), Path.of("/dev/kmsg"), cm::podCgroupPaths);
-    return new Dependencies(time, host, engine, cgroups, oom, Map.of(), true, Logind::connect);
+    return new Dependencies(
+        time, host, engine, cgroups, oom, Map.of(), true, Logind::connect, true);
   }
 
   /** The connected runtime; a failure to connect is thrown as it was thrown. */

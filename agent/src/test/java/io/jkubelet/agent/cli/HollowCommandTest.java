@@ -1,0 +1,137 @@
+package io.jkubelet.agent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.jkubelet.agent.Agent;
+import io.jkubelet.agent.hollow.HollowNodes;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code jkubelet hollow} builds one real agent per node with the one composition root; started,
+ * they share the process's HTTP engine and timers and listen on no port. The API server here is one
+ * that does not answer: what is checked is what the process holds, not what the nodes do (the E2E
+ * test, {@code HollowE2EIT}, runs them against a real one).
+ */
+@Timeout(120)
+class HollowCommandTest {
+  @TempDir Path tmp;
+
+  @Test
+  void buildsOneAgentPerNodeThatShareTheEngineAndTimersAndServeNoPort() throws Exception {
+    HollowCommand hollow = command(3);
+    for (String node : List.of("hollow-node-0", "hollow-node-1", "hollow-node-2")) {
+      Files.writeString(tmp.resolve(node + ".kubeconfig"), kubeconfig(node));
+    }
+    Set<Long> listeningBefore = listeningSockets();
+
+    List<Agent> agents = hollow.agents();
+    HollowCommand.startAll(agents);
+    try {
+      assertThat(agents).hasSize(3).doesNotHaveDuplicates();
+      // Every node's clients have asked the API server something by now, on the one engine.
+      await().atMost(Duration.ofSeconds(60)).until(() -> threads("vert.x-eventloop-").size() > 0);
+      assertThat(threads("vert.x-eventloop-")).hasSizeLessThanOrEqualTo(2);
+      assertThat(threads("hollow-timer-")).hasSize(HollowNodes.TIMER_THREADS);
+      assertThat(threads("pleg")).isEmpty();
+      assertThat(threads("node-status")).isEmpty();
+      assertThat(listeningSockets()).isSubsetOf(listeningBefore);
+    } finally {
+      HollowCommand.stopAll(agents);
+    }
+  }
+
+  @Test
+  void namesTheNodesWithThePrefixAndGivesEachItsOwnKubeconfig() {
+    HollowCommand hollow = command(2);
+    hollow.namePrefix = "kubemark-";
+    HollowNodes nodes = hollow.hollowNodes();
+
+    assertThat(nodes.names()).containsExactly("kubemark-0", "kubemark-1");
+    HollowNodes.Node second = nodes.node(1);
+    assertThat(second.options().nodeName()).isEqualTo("kubemark-1");
+    assertThat(second.options().subsystems().certificates().kubeconfig())
+        .isEqualTo(tmp.resolve("kubemark-1.kubeconfig").toAbsolutePath());
+    assertThat(second.deps().servesPorts()).isFalse();
+    assertThat(second.options().config().server().readOnlyPort()).isZero();
+    assertThat(second.options().config().server().healthzPort()).isZero();
+  }
+
+  private HollowCommand command(int nodes) {
+    HollowCommand c = new HollowCommand();
+    c.nodes = nodes;
+    c.namePrefix = "hollow-node-";
+    c.kubeconfig = tmp.resolve("{node}.kubeconfig").toString();
+    c.rootDir = tmp.resolve("root");
+    c.nodeIp = "127.0.0.1";
+    c.podInfraContainerImage = "jkubelet/pause:3.2";
+    return c;
+  }
+
+  /** A kubeconfig of an API server that does not answer (port 1), with a token. */
+  private static String kubeconfig(String node) {
+    return """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: c
+          cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}
+        users:
+        - name: %s
+          user: {token: "t"}
+        contexts:
+        - name: c
+          context: {cluster: c, user: %s}
+        current-context: c
+        """
+        .formatted(node, node);
+  }
+
+  private static List<Thread> threads(String prefix) {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().startsWith(prefix))
+        .toList();
+  }
+
+  /** The inodes of the TCP sockets this process listens on. */
+  private static Set<Long> listeningSockets() throws IOException {
+    Set<Long> mine = new HashSet<>();
+    try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+      for (Path fd : fds.toList()) {
+        try {
+          String link = Files.readSymbolicLink(fd).toString();
+          if (link.startsWith("socket:[")) {
+            mine.add(Long.parseLong(link.substring(8, link.length() - 1)));
+          }
+        } catch (IOException e) {
+          // closed meanwhile
+        }
+      }
+    }
+    Set<Long> listening = new HashSet<>();
+    for (String table : List.of("/proc/self/net/tcp", "/proc/self/net/tcp6")) {
+      Path p = Path.of(table);
+      if (!Files.exists(p)) {
+        continue;
+      }
+      for (String line : Files.readAllLines(p).subList(1, Files.readAllLines(p).size())) {
+        String[] f = line.trim().split("\\s+");
+        long inode = Long.parseLong(f[9]);
+        if (f[3].equals("0A") && mine.contains(inode)) {
+          listening.add(inode);
+        }
+      }
+    }
+    return listening;
+  }
+}
