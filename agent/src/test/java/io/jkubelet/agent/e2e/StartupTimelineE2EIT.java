@@ -174,6 +174,11 @@ class StartupTimelineE2EIT {
             () -> assertThat(phase(timeline("gated"), "init", "wait").has("ended")).isFalse());
 
     cluster.restart("jkubelet-restarted.log");
+    // The gate opens once the new process has the pod again, so the init container ends after it.
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .ignoreExceptions()
+        .untilAsserted(() -> assertThat(phases(timeline("gated"))).contains("kubelet restarted"));
     Files.createFile(gate.resolve("go"));
 
     String event =
