@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.Condition;
@@ -201,14 +202,16 @@ final class StatusSyncQueue {
   }
 
   /**
-   * Waits until none of these pods is dirty (the API holds its latest status, or it is gone), at
-   * most {@code timeout}; whether that came first. Woken by each sync's end.
+   * Waits until each of these pods is settled (the API holds its latest status, or it is gone, or
+   * the API keeps a terminal status of its own), at most {@code timeout}; whether that came first.
+   * A pod whose write is in flight is not settled yet: it left {@code dirty} when its sync began.
+   * Woken by each sync's end.
    */
   boolean awaitWritten(Collection<String> uids, Duration timeout) throws InterruptedException {
     long nanos = timeout.toNanos();
     lock.lock();
     try {
-      while (uids.stream().anyMatch(dirty::contains)) {
+      while (uids.stream().anyMatch(this::unsettled)) {
         if (nanos <= 0 || closed) {
           return false;
         }
@@ -218,6 +221,15 @@ final class StatusSyncQueue {
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Under {@code lock}. */
+  private boolean unsettled(String uid) {
+    if (dirty.contains(uid)) {
+      return true;
+    }
+    State s = states.get(uid);
+    return s != null && !s.gone && !s.keptTerminal && !Objects.equals(s.latest, s.written);
   }
 
   /** Pods with a status to write now or after their retry delay. */

@@ -68,6 +68,18 @@ class StatusSyncQueueTest {
     assertThat(queue.awaitWritten(List.of("u2"), Duration.ofSeconds(5))).isFalse();
   }
 
+  /** A sync that has begun took the pod off the dirty set; its write has not reached the API. */
+  @Test
+  void aWriteInFlightIsNotWrittenYet() throws Exception {
+    change("u1", A);
+    Attempt a = attempt("u1", A);
+
+    assertThat(queue.isDirty("u1")).isFalse();
+    assertThat(queue.awaitWritten(List.of("u1"), Duration.ofMillis(20))).isFalse();
+    queue.record(a, StatusSyncResult.WRITTEN);
+    assertThat(queue.awaitWritten(List.of("u1"), Duration.ZERO)).isTrue();
+  }
+
   @Test
   void failedSyncsAreRetriedWithADoublingDelayUpToThePeriod() {
     change("u1", A);
