@@ -94,8 +94,7 @@ final class TestAgents {
         engine -> cgroups,
         cm -> OomSource.NONE,
         Map.of("test", recorded),
-        false,
         logind,
-        true);
+        Dependencies.Role.EMBEDDED);
   }
 }

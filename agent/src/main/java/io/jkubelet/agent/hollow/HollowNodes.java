@@ -145,11 +145,10 @@ public final class HollowNodes {
             engine -> ContainerManager.NONE,
             cm -> OomSource.NONE,
             Map.of(),
-            false,
             () -> {
               throw new IllegalStateException("a hollow node has no logind: no graceful shutdown");
             },
-            false);
+            Dependencies.Role.HOLLOW);
     return new Node(kubelet, deps);
   }
 

@@ -37,10 +37,9 @@ import java.util.function.Supplier;
  * @param oomSource where the OOM watch reads the kills in the pods' containers (the cgroups of that
  *     container manager, and the kernel log), not started
  * @param eventWatchers watchers added to the event broadcaster beside the agent's own (tests)
- * @param ownsJvm whether the agent runs in a JVM of its own, whose heap it then keeps small
  * @param logind systemd-logind, connected when asked (by graceful node shutdown, when it is on)
- * @param servesPorts whether the node's servers listen (the kubelet API, and the read-only and
- *     healthz ports its configuration asks for); hollow nodes' do not
+ * @param role how the agent shares its process: alone (the daemon), beside tests, or as one of many
+ *     hollow nodes
  */
 public record Dependencies(
     Time time,
@@ -49,14 +48,49 @@ public record Dependencies(
     Function<Engine, ContainerManager> containerManager,
     Function<ContainerManager, OomSource> oomSource,
     Map<String, Consumer<Event>> eventWatchers,
-    boolean ownsJvm,
     Supplier<Logind> logind,
-    boolean servesPorts) {
+    Role role) {
 
   public Dependencies {
     Records.requireNonNull(
-        Dependencies.class, time, host, engine, containerManager, oomSource, eventWatchers, logind);
+        Dependencies.class,
+        time,
+        host,
+        engine,
+        containerManager,
+        oomSource,
+        eventWatchers,
+        logind,
+        role);
     eventWatchers = Map.copyOf(eventWatchers);
+  }
+
+  /**
+   * How the agent shares its process.
+   *
+   * @param ownsJvm whether the agent runs in a JVM of its own, whose heap it then keeps small
+   * @param servesPorts whether the node's servers listen (the kubelet API, and the read-only and
+   *     healthz ports its configuration asks for)
+   */
+  public record Role(boolean ownsJvm, boolean servesPorts) {
+    /** The daemon: its own JVM, its ports. */
+    public static final Role DAEMON = new Role(true, true);
+
+    /** An agent in a test's JVM, serving its ports. */
+    public static final Role EMBEDDED = new Role(false, true);
+
+    /** One of many hollow nodes in one JVM: no ports. */
+    public static final Role HOLLOW = new Role(false, false);
+  }
+
+  /** Whether the agent runs in a JVM of its own. */
+  public boolean ownsJvm() {
+    return role.ownsJvm();
+  }
+
+  /** Whether the node's servers listen; hollow nodes' do not. */
+  public boolean servesPorts() {
+    return role.servesPorts();
   }
 
   /**
@@ -110,7 +144,7 @@ public record Dependencies(
         cm ->
             OomSource.forHost(Path.of("/sys/fs/cgroup"), Path.of("/dev/kmsg"), cm::podCgroupPaths);
     return new Dependencies(
-        time, host, engine, cgroups, oom, Map.of(), true, Logind::connect, true);
+        time, host, engine, cgroups, oom, Map.of(), Logind::connect, Role.DAEMON);
   }
 
   /** The connected runtime; a failure to connect is thrown as it was thrown. */
