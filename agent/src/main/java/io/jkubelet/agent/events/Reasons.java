@@ -66,4 +66,7 @@ public final class Reasons {
 
   // jkubelet's own.
   public static final String OOM_KILLED = "OOMKilled";
+
+  /** A runtime call for one container has not returned within its bound (package {@code hung}). */
+  public static final String RUNTIME_CALL_HUNG = "RuntimeCallHung";
 }
