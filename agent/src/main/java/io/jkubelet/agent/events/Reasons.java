@@ -75,4 +75,7 @@ public final class Reasons {
 
   /** A process of a container OOM-killed while the container's main process runs on. */
   public static final String OOM_KILLING = "OOMKilling";
+
+  /** A runtime call for one container has not returned within its bound (package {@code hung}). */
+  public static final String RUNTIME_CALL_HUNG = "RuntimeCallHung";
 }

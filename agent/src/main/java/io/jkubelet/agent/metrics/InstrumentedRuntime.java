@@ -93,6 +93,11 @@ public final class InstrumentedRuntime implements Runtime {
   }
 
   @Override
+  public List<String> containerIds(PodRef pod) {
+    return record("list_containers", () -> delegate.containerIds(pod));
+  }
+
+  @Override
   public PodStatus podStatus(PodRef pod, List<String> containerIds) {
     return record("pod_status", () -> delegate.podStatus(pod, containerIds));
   }

@@ -10,6 +10,8 @@ import io.jkubelet.agent.eviction.EvictionManager;
 import io.jkubelet.agent.gc.ContainerGc;
 import io.jkubelet.agent.gc.ContainerGcPolicy;
 import io.jkubelet.agent.gc.Housekeeping;
+import io.jkubelet.agent.hung.GuardedRuntime;
+import io.jkubelet.agent.hung.HungCallEvents;
 import io.jkubelet.agent.kuberuntime.ImagePuller;
 import io.jkubelet.agent.kuberuntime.ImagePulls;
 import io.jkubelet.agent.kuberuntime.NodeContext;
@@ -85,6 +87,13 @@ public final class PodParts {
   static final Duration CONTAINER_GC_PERIOD = Duration.ofMinutes(1);
 
   public final Inputs in;
+
+  /**
+   * The runtime as every part here calls it: the engine's, each call under a deadline (package
+   * {@code hung}); started before them by the root.
+   */
+  public final GuardedRuntime runtime;
+
   public final LoopChannels channels = LoopChannels.create();
   public final PodManager podManager = new PodManager();
   public final PodCache cache = new PodCache();
@@ -124,7 +133,13 @@ public final class PodParts {
     var clock = time.clock();
     var config = in.options().config();
     var recorder = in.events().recorder();
-    var runtime = in.runtime();
+    runtime =
+        GuardedRuntime.create(
+            in.runtime(),
+            GuardedRuntime.Options.of(config.runtime().runtimeRequestTimeout()),
+            clock,
+            time.schedulers(),
+            new HungCallEvents(recorder, clock, this::reinspect));
     var machine = in.deps().host().machine();
     podConfig =
         new PodConfig(
@@ -280,6 +295,11 @@ public final class PodParts {
     registerCaches(config.maxPods());
   }
 
+  /** A hung call has returned: the PLEG inspects its pod again. */
+  private void reinspect(io.jkubelet.agent.runtime.PodRef pod) {
+    this.pleg.reinspect(pod);
+  }
+
   /**
    * The collector of container log files ({@code containerLogMaxSize}, {@code
    * containerLogMaxFiles}), fed by what the PLEG's cache says runs; it looks once a second.
@@ -292,7 +312,7 @@ public final class PodParts {
             io.jkubelet.agent.logs.RotatingLogWriter.parseMaxSize(
                 config.containerLogs().containerLogMaxSize()),
             config.containerLogs().containerLogMaxFiles(),
-            in.runtime(),
+            runtime,
             // Nothing until the PLEG's first relist has ended: after a restart the streams (one
             // per container, each resuming where its file stopped) would otherwise compete with
             // that relist, which every pod's first status waits for.
@@ -312,7 +332,7 @@ public final class PodParts {
     PodSync sync =
         new PodSync(
             new PodSync.Deps(
-                in.runtime(),
+                runtime,
                 runtimeManager,
                 cache,
                 in.statuses(),
@@ -342,7 +362,7 @@ public final class PodParts {
     var gc = in.options().config().gc();
     return Housekeeping.create(
         new Housekeeping.Deps(
-            in.runtime(),
+            runtime,
             runtimeManager,
             volumes,
             in.containerManager(),

@@ -11,6 +11,7 @@ import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Schedulers;
+import io.jkubelet.config.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -92,6 +93,14 @@ public final class GenericPleg implements Pleg {
   private final AtomicLong dropped = new AtomicLong();
   private final AtomicBoolean relistRequested = new AtomicBoolean();
   private final AtomicBoolean firstRelistLogged = new AtomicBoolean();
+
+  /**
+   * Pods to inspect at the next relist even if none of their containers changed: those whose
+   * inspect failed, and those a hung runtime call left with a container's last known state (as
+   * upstream's {@code podsToReinspect}).
+   */
+  private final Map<String, PodRef> toReinspect = new ConcurrentHashMap<>();
+
   private volatile Scheduler scheduler;
   private AutoCloseable events;
 
@@ -152,6 +161,15 @@ public final class GenericPleg implements Pleg {
     }
   }
 
+  /**
+   * Inspects the pod at the next relist, which is requested now: a runtime call that hung for one
+   * of its containers has returned.
+   */
+  public void reinspect(PodRef pod) {
+    toReinspect.put(pod.uid(), pod);
+    requestRelist();
+  }
+
   @Override
   public void stop() {
     if (events != null) {
@@ -176,12 +194,12 @@ public final class GenericPleg implements Pleg {
     }
     Duration age = Duration.between(since, now);
     if (age.compareTo(healthThreshold) > 0) {
+      // Upstream's words, as runtimeState.runtimeErrors puts them.
       return Health.failing(
           "PLEG is not healthy: pleg was last seen active "
-              + age.toSeconds()
-              + "s ago; threshold is "
-              + healthThreshold.toSeconds()
-              + "s");
+              + Durations.format(age)
+              + " ago; threshold is "
+              + Durations.format(healthThreshold));
     }
     return Health.OK;
   }
@@ -252,11 +270,17 @@ public final class GenericPleg implements Pleg {
           }
         });
     containers = now;
+    for (PodRef pod : List.copyOf(toReinspect.values())) {
+      toReinspect.remove(pod.uid(), pod);
+      changedPods.putIfAbsent(pod.uid(), pod);
+    }
 
     Set<String> failed = inspect(changedPods.values(), idsByPod, timestamp);
     for (PodRef pod : changedPods.values()) {
       if (failed.contains(pod.uid())) {
-        continue; // no events for a pod we could not inspect; the next relist retries it
+        // No events for a pod we could not inspect; the next relist inspects it again.
+        toReinspect.putIfAbsent(pod.uid(), pod);
+        continue;
       }
       for (PodLifecycleEvent e : events.getOrDefault(pod.uid(), List.of())) {
         if (!sink.test(e)) {

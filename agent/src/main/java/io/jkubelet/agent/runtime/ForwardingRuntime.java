@@ -30,6 +30,11 @@ public abstract class ForwardingRuntime implements Runtime {
   }
 
   @Override
+  public List<String> containerIds(PodRef pod) {
+    return delegate.containerIds(pod);
+  }
+
+  @Override
   public String runPodSandbox(SandboxConfig config) {
     return delegate.runPodSandbox(config);
   }

@@ -43,6 +43,17 @@ public interface Runtime {
     return podStatus(pod);
   }
 
+  /**
+   * The ids of the pod's sandboxes and containers, running or not, as {@link #listContainers} would
+   * name them: what {@link #podStatus(PodRef)} inspects.
+   */
+  default List<String> containerIds(PodRef pod) {
+    return listContainers().stream()
+        .filter(c -> c.pod().uid().equals(pod.uid()))
+        .map(ContainerSummary::id)
+        .toList();
+  }
+
   /** Creates and starts a sandbox; returns its id. */
   String runPodSandbox(SandboxConfig config);
 

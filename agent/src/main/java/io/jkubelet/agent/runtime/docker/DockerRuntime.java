@@ -207,6 +207,11 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   }
 
   @Override
+  public List<String> containerIds(PodRef pod) {
+    return inspector.containerIds(pod, scope);
+  }
+
+  @Override
   public PodStatus podStatus(PodRef pod, List<String> containerIds) {
     return inspector.podStatus(pod, containerIds);
   }

@@ -144,7 +144,7 @@ final class PodInspector {
    * The ids of the pod's containers. A non-empty pod UID in the filter makes every listed container
    * name a pod, so the streamed listing leaves none out.
    */
-  private List<String> containerIds(PodRef pod, Scope scope) {
+  List<String> containerIds(PodRef pod, Scope scope) {
     List<String> filter = scope.filter(Labels.POD_UID, pod.uid());
     return fastList != null && !pod.uid().isEmpty()
         ? fastList.list(filter).stream().map(ContainerSummary::id).toList()

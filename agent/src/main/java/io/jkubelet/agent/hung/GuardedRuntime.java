@@ -1,0 +1,426 @@
+package io.jkubelet.agent.hung;
+
+import io.jkubelet.agent.runtime.ContainerConfig;
+import io.jkubelet.agent.runtime.ContainerStatus;
+import io.jkubelet.agent.runtime.ContainerSummary;
+import io.jkubelet.agent.runtime.ForwardingRuntime;
+import io.jkubelet.agent.runtime.ImageSummary;
+import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.agent.util.Schedulers;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * The runtime as the PLEG and the pod workers call it: every call that the engine should answer
+ * promptly is bounded (upstream's {@code --runtime-request-timeout}, {@code requestTimeout}; a stop
+ * by its grace period plus that; a sandbox's start by twice that, as upstream's remote runtime),
+ * and so is a pod's inspect, container by container, with the shorter {@code inspectTimeout}.
+ *
+ * <p>A container whose inspect does not return in time keeps its last known status, with a message
+ * that says which call hangs and for how long, while the pod's other containers are inspected as
+ * usual: the relist goes on for everything else. The call stays outstanding until the engine
+ * answers; meanwhile it is not sent again ({@link Deadlines}). The {@link Listener} hears when a
+ * call hangs (a Warning event on its pod) and when it returns (the PLEG inspects the pod again). A
+ * container never inspected before has no last known status: its pod's inspect then fails, as
+ * before, rather than leave it out (a worker would create it again).
+ *
+ * <p>Streams (exec, attach, logs, port-forward, events) and image pulls are not bounded here: they
+ * have deadlines of their own.
+ *
+ * <p>Thread-safe. Bounded: {@code lastKnown} holds the pods of the last listing, {@code owners} its
+ * containers.
+ */
+public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle {
+  /** The longest a container's inspect may take before it counts as hung. */
+  public static final Duration INSPECT_TIMEOUT = Duration.ofSeconds(10);
+
+  /**
+   * The bounds.
+   *
+   * @param requestTimeout upstream's {@code runtimeRequestTimeout}
+   * @param inspectTimeout a container's inspect, and the engine's version (its ping)
+   */
+  public record Options(Duration requestTimeout, Duration inspectTimeout) {
+    public Options {
+      Objects.requireNonNull(requestTimeout, "requestTimeout");
+      Objects.requireNonNull(inspectTimeout, "inspectTimeout");
+      if (!requestTimeout.isPositive() || !inspectTimeout.isPositive()) {
+        throw new IllegalArgumentException("runtime call bounds must be positive");
+      }
+    }
+
+    /** {@code requestTimeout}, and {@link #INSPECT_TIMEOUT} or less for the inspects. */
+    public static Options of(Duration requestTimeout) {
+      return new Options(
+          requestTimeout,
+          requestTimeout.compareTo(INSPECT_TIMEOUT) < 0 ? requestTimeout : INSPECT_TIMEOUT);
+    }
+  }
+
+  /** Hears of hung calls. Called on the scheduler's or the call's thread: must be quick. */
+  public interface Listener {
+    /** A call passed its bound. */
+    void hung(HungCall call);
+
+    /** A hung call returned at last, after {@code took}. */
+    void returned(HungCall call, Duration took);
+
+    Listener NONE =
+        new Listener() {
+          @Override
+          public void hung(HungCall call) {}
+
+          @Override
+          public void returned(HungCall call, Duration took) {}
+        };
+  }
+
+  private final Options options;
+  private final Clock clock;
+  private final Schedulers schedulers;
+  private final Deadlines deadlines;
+  private volatile Scheduler scheduler;
+
+  /** The pod of each container of the last listing (and of inspects since), by container id. */
+  private final Map<String, PodRef> owners = new ConcurrentHashMap<>();
+
+  /** Each pod's last status, by UID: what a hung container's status is kept from. */
+  private final Map<String, PodStatus> lastKnown = new ConcurrentHashMap<>();
+
+  private GuardedRuntime(
+      Runtime delegate, Options options, Clock clock, Schedulers schedulers, Listener listener) {
+    super(delegate);
+    this.options = options;
+    this.clock = clock;
+    this.schedulers = schedulers;
+    this.deadlines =
+        new Deadlines(
+            clock,
+            new Deadlines.Listener() {
+              @Override
+              public void hung(HungCall call) {
+                listener.hung(call);
+              }
+
+              @Override
+              public void returned(HungCall call, Duration took) {
+                listener.returned(call, took);
+              }
+            });
+  }
+
+  /** Bounds {@code delegate}'s calls once started; until then they go through unbounded. */
+  public static GuardedRuntime create(
+      Runtime delegate, Options options, Clock clock, Schedulers schedulers, Listener listener) {
+    return new GuardedRuntime(delegate, options, clock, schedulers, listener);
+  }
+
+  @Override
+  public void start() {
+    if (scheduler == null) {
+      scheduler = schedulers.create("runtime-deadlines");
+    }
+  }
+
+  @Override
+  public void stop() {
+    Scheduler s = scheduler;
+    if (s != null) {
+      s.close();
+    }
+  }
+
+  /** Healthy; the calls that hang now are in {@link #hung()}. */
+  @Override
+  public Health healthy() {
+    return Health.OK;
+  }
+
+  /** The calls that hang now. */
+  public Set<HungCall> hung() {
+    return deadlines.hung();
+  }
+
+  @Override
+  public String toString() {
+    return "runtime call deadlines";
+  }
+
+  // The engine itself.
+
+  @Override
+  public String version() {
+    return call("Version", "", options.inspectTimeout(), delegate::version);
+  }
+
+  @Override
+  public List<ContainerSummary> listContainers() {
+    List<ContainerSummary> listed =
+        call("ListContainers", "", options.requestTimeout(), delegate::listContainers);
+    Set<String> ids = new HashSet<>();
+    Set<String> uids = new HashSet<>();
+    for (ContainerSummary c : listed) {
+      ids.add(c.id());
+      uids.add(c.pod().uid());
+      owners.put(c.id(), c.pod());
+    }
+    owners.keySet().retainAll(ids);
+    lastKnown.keySet().retainAll(uids);
+    return listed;
+  }
+
+  // A pod's inspect, container by container.
+
+  @Override
+  public PodStatus podStatus(PodRef pod) {
+    return podStatus(
+        pod,
+        call(
+            "ListContainers",
+            "",
+            "pod " + pod.namespace() + "/" + pod.name(),
+            options.requestTimeout(),
+            () -> delegate.containerIds(pod)));
+  }
+
+  @Override
+  public List<String> containerIds(PodRef pod) {
+    return delegate.containerIds(pod);
+  }
+
+  @Override
+  public PodStatus podStatus(PodRef pod, List<String> containerIds) {
+    if (scheduler == null || containerIds.isEmpty()) {
+      return remember(pod, delegate.podStatus(pod, containerIds));
+    }
+    Map<String, CompletableFuture<PodStatus>> inspects = new LinkedHashMap<>();
+    for (String id : new HashSet<>(containerIds)) {
+      owners.putIfAbsent(id, pod);
+      inspects.put(
+          id,
+          deadlines.submit(
+              scheduler,
+              new Deadlines.Call("ContainerStatus", id, ""),
+              options.inspectTimeout(),
+              this::describe,
+              () -> delegate.podStatus(pod, List.of(id))));
+    }
+    PodStatus last = lastKnown.get(pod.uid());
+    List<SandboxStatus> sandboxes = new ArrayList<>();
+    List<ContainerStatus> containers = new ArrayList<>();
+    for (Map.Entry<String, CompletableFuture<PodStatus>> e : inspects.entrySet()) {
+      String id = e.getKey();
+      PodStatus one;
+      try {
+        one = Deadlines.await(e.getValue());
+      } catch (RuntimeException ex) {
+        if (!Deadlines.isHung(ex) || !keep(last, id, ex.getMessage(), sandboxes, containers)) {
+          throw ex;
+        }
+        continue;
+      }
+      one.sandboxes().stream().filter(s -> s.id().equals(id)).forEach(sandboxes::add);
+      one.containers().stream().filter(c -> c.id().equals(id)).forEach(containers::add);
+    }
+    return remember(pod, new PodStatus(pod, sandboxes, containers));
+  }
+
+  /**
+   * Adds the container's last known status, with {@code why} as its message; false when there is
+   * none.
+   */
+  private static boolean keep(
+      PodStatus last,
+      String id,
+      String why,
+      List<SandboxStatus> sandboxes,
+      List<ContainerStatus> containers) {
+    if (last == null) {
+      return false;
+    }
+    for (SandboxStatus s : last.sandboxes()) {
+      if (s.id().equals(id)) {
+        sandboxes.add(s);
+        return true;
+      }
+    }
+    for (ContainerStatus c : last.containers()) {
+      if (c.id().equals(id)) {
+        containers.add(c.withMessage(why + "; its last known state is kept"));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private PodStatus remember(PodRef pod, PodStatus status) {
+    if (status.sandboxes().isEmpty() && status.containers().isEmpty()) {
+      lastKnown.remove(pod.uid());
+    } else {
+      lastKnown.put(pod.uid(), status);
+    }
+    return status;
+  }
+
+  /** The hung call with its pod and container name, as far as they are known. */
+  private HungCall describe(Deadlines.Call call, Instant since, Duration bound) {
+    PodRef pod = owners.get(call.containerId());
+    String name = "";
+    if (pod != null) {
+      PodStatus last = lastKnown.get(pod.uid());
+      if (last != null) {
+        name =
+            last.containers().stream()
+                .filter(c -> c.id().equals(call.containerId()))
+                .map(ContainerStatus::name)
+                .findFirst()
+                .orElse("");
+      }
+    }
+    return new HungCall(call.name(), call.containerId(), call.subject(), pod, name, since, bound);
+  }
+
+  // The workers' calls.
+
+  @Override
+  public String runPodSandbox(SandboxConfig config) {
+    return call(
+        "RunPodSandbox",
+        "",
+        "pod " + config.pod().namespace() + "/" + config.pod().name(),
+        options.requestTimeout().multipliedBy(2),
+        () -> delegate.runPodSandbox(config));
+  }
+
+  @Override
+  public void stopPodSandbox(String sandboxId, Duration grace) {
+    call(
+        "StopPodSandbox",
+        sandboxId,
+        withGrace(grace),
+        () -> {
+          delegate.stopPodSandbox(sandboxId, grace);
+          return null;
+        });
+  }
+
+  @Override
+  public void removePodSandbox(String sandboxId) {
+    run("RemovePodSandbox", sandboxId, () -> delegate.removePodSandbox(sandboxId));
+  }
+
+  @Override
+  public String sandboxNetNs(String sandboxId) {
+    return call(
+        "PodSandboxStatus",
+        sandboxId,
+        options.requestTimeout(),
+        () -> delegate.sandboxNetNs(sandboxId));
+  }
+
+  @Override
+  public String createContainer(String sandboxId, ContainerConfig config) {
+    return call(
+        "CreateContainer",
+        "",
+        "container \"" + config.name() + "\" in sandbox " + shortId(sandboxId),
+        options.requestTimeout(),
+        () -> delegate.createContainer(sandboxId, config));
+  }
+
+  @Override
+  public void startContainer(String containerId) {
+    run("StartContainer", containerId, () -> delegate.startContainer(containerId));
+  }
+
+  @Override
+  public void stopContainer(String containerId, Duration grace) {
+    call(
+        "StopContainer",
+        containerId,
+        withGrace(grace),
+        () -> {
+          delegate.stopContainer(containerId, grace);
+          return null;
+        });
+  }
+
+  @Override
+  public void removeContainer(String containerId) {
+    run("RemoveContainer", containerId, () -> delegate.removeContainer(containerId));
+  }
+
+  @Override
+  public boolean imagePresent(String image) {
+    return call(
+        "ImageStatus",
+        "",
+        "image \"" + image + "\"",
+        options.requestTimeout(),
+        () -> delegate.imagePresent(image));
+  }
+
+  @Override
+  public String imageUser(String image) {
+    return call(
+        "ImageStatus",
+        "",
+        "image \"" + image + "\"",
+        options.requestTimeout(),
+        () -> delegate.imageUser(image));
+  }
+
+  @Override
+  public List<ImageSummary> listImages() {
+    return call("ListImages", "", options.requestTimeout(), delegate::listImages);
+  }
+
+  private static String shortId(String id) {
+    return id.length() > 12 ? id.substring(0, 12) : id;
+  }
+
+  /** As upstream's StopContainer: the grace period plus the request timeout. */
+  private Duration withGrace(Duration grace) {
+    return options
+        .requestTimeout()
+        .plus(grace == null || grace.isNegative() ? Duration.ZERO : grace);
+  }
+
+  private void run(String name, String id, Runnable fn) {
+    call(
+        name,
+        id,
+        options.requestTimeout(),
+        () -> {
+          fn.run();
+          return null;
+        });
+  }
+
+  private <T> T call(String name, String id, Duration bound, Supplier<T> fn) {
+    return call(name, id, "", bound, fn);
+  }
+
+  private <T> T call(String name, String id, String subject, Duration bound, Supplier<T> fn) {
+    return Deadlines.await(
+        deadlines.submit(
+            scheduler, new Deadlines.Call(name, id, subject), bound, this::describe, fn));
+  }
+}

@@ -1,0 +1,43 @@
+package io.jkubelet.agent.hung;
+
+import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.config.Durations;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * A runtime call that has not returned within its bound, and is still outstanding.
+ *
+ * @param call the CRI's name of the call, e.g. {@code ContainerStatus}, {@code StopContainer}
+ * @param containerId the container or sandbox it is about; "" for a call about no container
+ * @param subject what else it is about, e.g. {@code image "busybox"}; "" for nothing more
+ * @param pod the pod it belongs to; null when unknown (the engine, or a container not yet listed)
+ * @param container the container's name in the pod spec; "" for a sandbox or when unknown
+ * @param since when the call was made
+ * @param bound how long it was given
+ */
+public record HungCall(
+    String call,
+    String containerId,
+    String subject,
+    PodRef pod,
+    String container,
+    Instant since,
+    Duration bound) {
+
+  /** What hangs, e.g. {@code StopContainer of container "app" (4f1e2d3c4b5a)}. */
+  public String what() {
+    if (containerId.isEmpty()) {
+      return subject.isEmpty() ? call + " of the engine" : call + " of " + subject;
+    }
+    String shortId = containerId.length() > 12 ? containerId.substring(0, 12) : containerId;
+    return container.isEmpty()
+        ? call + " of sandbox " + shortId
+        : call + " of container \"" + container + "\" (" + shortId + ")";
+  }
+
+  /** E.g. {@code StopContainer of container "app" (4f1e2d3c4b5a) has not returned after 2m10s}. */
+  public String message(Instant now) {
+    return what() + " has not returned after " + Durations.format(Duration.between(since, now));
+  }
+}
