@@ -11,11 +11,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -42,7 +40,6 @@ import picocli.CommandLine.Option;
     })
 public final class HollowCommand implements Callable<Integer> {
   private static final Logger log = LoggerFactory.getLogger(HollowCommand.class);
-  private static final AtomicBoolean HOOK_INSTALLED = new AtomicBoolean();
 
   @Option(
       names = "--nodes",
@@ -108,20 +105,12 @@ public final class HollowCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     NativeTls.preload();
     List<Agent> agents = agents();
-    CountDownLatch stopped = new CountDownLatch(1);
-    if (HOOK_INSTALLED.compareAndSet(false, true)) {
-      Runtime.getRuntime()
-          .addShutdownHook(
-              new Thread(
-                  () -> {
-                    stopAll(agents);
-                    stopped.countDown();
-                  },
-                  "shutdown"));
-    }
-    startAll(agents);
-    log.info("Hollow: {} nodes started", agents.size());
-    stopped.await();
+    UntilStopped.run(
+        () -> {
+          startAll(agents);
+          log.info("Hollow: {} nodes started", agents.size());
+        },
+        () -> stopAll(agents));
     return 0;
   }
 

@@ -7,8 +7,6 @@ import io.jkubelet.agent.setup.KubeletOptions;
 import io.jkubelet.agent.util.NativeTls;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -36,8 +34,6 @@ import picocli.CommandLine.Option;
 public final class RunCommand implements Callable<Integer> {
   /** The settings' flags, added to this command by {@link SettingFlags.Run}. */
   SettingFlags settingFlags;
-
-  private static final AtomicBoolean HOOK_INSTALLED = new AtomicBoolean();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -122,19 +118,7 @@ public final class RunCommand implements Callable<Integer> {
     KubeletOptions options = options();
     NativeTls.preload();
     Agent agent = Agent.create(options, Dependencies.forHost(options));
-    CountDownLatch stopped = new CountDownLatch(1);
-    if (HOOK_INSTALLED.compareAndSet(false, true)) {
-      Runtime.getRuntime()
-          .addShutdownHook(
-              new Thread(
-                  () -> {
-                    agent.stop();
-                    stopped.countDown();
-                  },
-                  "shutdown"));
-    }
-    agent.start();
-    stopped.await();
+    UntilStopped.run(agent::start, agent::stop);
     return 0;
   }
 
