@@ -77,6 +77,10 @@ import java.util.function.Predicate;
  * PressureParts}) the node's readings, admission and eviction. The fields are the parts, final and
  * set by the constructor. This class only builds; the root starts and stops, and builds the sync
  * loop's handler on these parts.
+ *
+ * <p>Over 400 lines since the timeline, the stuck terminations, the OOM watch and node shutdown
+ * joined the pod parts: the next cut moves what watches pods from outside their syncs (the stuck
+ * terminations, the OOM watch, node shutdown) into a class of its own beside this one.
  */
 public final class PodParts {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PodParts.class);

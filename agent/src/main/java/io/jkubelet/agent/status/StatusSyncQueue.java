@@ -29,6 +29,9 @@ import org.slf4j.LoggerFactory;
  * re-check. The sync thread waits here for work, and for the rate budget ({@link #pause}), and
  * {@link #close} wakes it from either.
  *
+ * <p>A few lines over 400 since shutdown waits on it ({@link #awaitWritten}): the waits (for work,
+ * the rate budget, the writes) would go together into a class of their own at the next addition.
+ *
  * <p>Thread-safe: {@code lock} guards {@code states}, {@code dirty}, {@code closed} and {@code
  * nextFullSync}; {@code wake} is signalled on every change the sync thread may wait for.
  */
@@ -225,11 +228,9 @@ final class StatusSyncQueue {
 
   /** Under {@code lock}. */
   private boolean unsettled(String uid) {
-    if (dirty.contains(uid)) {
-      return true;
-    }
     State s = states.get(uid);
-    return s != null && !s.gone && !s.keptTerminal && !Objects.equals(s.latest, s.written);
+    return dirty.contains(uid)
+        || s != null && !s.gone && !s.keptTerminal && !Objects.equals(s.latest, s.written);
   }
 
   /** Pods with a status to write now or after their retry delay. */

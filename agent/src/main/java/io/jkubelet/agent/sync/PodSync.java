@@ -55,6 +55,9 @@ import org.slf4j.LoggerFactory;
  * {@code cgroupRoot}) and is killed, then started again inside it (a pod with {@code restartPolicy:
  * Never} is only killed). NOTE: a pod whose cgroup exists is never killed for its cgroup, so a
  * restart of jkubelet leaves the pods it started running.
+ *
+ * <p>Three lines over 400 since the start-up timeline's marks joined the sync; the pod's cgroup
+ * handling above is the part to move out first.
  */
 public final class PodSync implements PodSyncFn {
   private static final Logger log = LoggerFactory.getLogger(PodSync.class);

@@ -43,6 +43,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * unknown ids, name conflicts, the exec output cap and timeout. A command's exec result comes from
  * {@link #onExec}; a hook that steps the fake clock beyond the exec's timeout makes the exec time
  * out.
+ *
+ * <p>Why it is twice the house's 400 lines: it is the whole {@link Runtime} in one in-memory state
+ * (sandboxes, containers, images, exec, logs), so that one lock and one record per container keep
+ * the contract's cross-call rules (a name conflict, a removed sandbox's containers). The cut, when
+ * it comes, is by job around that state: images and pulls, exec and streams, logs.
  */
 public class FakeRuntime implements Runtime {
   private final Clock clock;
