@@ -70,8 +70,16 @@ final class Bootstrap {
 
   /** Bootstrap did not give a usable kubeconfig; the message names the file and the problem. */
   public static final class BootstrapException extends Exception {
-    public BootstrapException(String message, Throwable cause) {
+    private BootstrapException(String message, Throwable cause) {
       super(message, cause);
+    }
+
+    public static BootstrapException of(String message) {
+      return new BootstrapException(message, null);
+    }
+
+    public static BootstrapException causedBy(String message, Throwable cause) {
+      return new BootstrapException(message, cause);
     }
   }
 
@@ -136,7 +144,7 @@ final class Bootstrap {
           try {
             KubeconfigFile.pointUserAt(kubeconfig, store.currentPath());
           } catch (IOException e) {
-            throw new BootstrapException(
+            throw BootstrapException.causedBy(
                 "unable to write kubeconfig " + kubeconfig + ": " + e.getMessage(), e);
           }
           log.info(
@@ -178,13 +186,12 @@ final class Bootstrap {
     }
     Path bootstrap = options.bootstrapKubeconfig();
     if (bootstrap == null) {
-      throw new BootstrapException(
+      throw BootstrapException.of(
           "no valid client certificate in "
               + kubeconfig
               + " or "
               + store.currentPath()
-              + ", and no --bootstrap-kubeconfig to request one with",
-          null);
+              + ", and no --bootstrap-kubeconfig to request one with");
     }
     return bootstrap(kubeconfig, bootstrap, store);
   }
@@ -199,7 +206,7 @@ final class Bootstrap {
     try {
       cluster = KubeconfigFile.read(bootstrap).cluster();
     } catch (KubeconfigException e) {
-      throw new BootstrapException(
+      throw BootstrapException.causedBy(
           "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(), e);
     }
     KeyPair key = pendingKey();
@@ -212,7 +219,7 @@ final class Bootstrap {
       if (e.reason().needsNewKey()) {
         forgetPendingKey();
       }
-      throw new BootstrapException(describe(e, bootstrap, cluster), e);
+      throw BootstrapException.causedBy(describe(e, bootstrap, cluster), e);
     }
     ClientCertificate stored = store.update(issued);
     forgetPendingKey();
@@ -225,7 +232,7 @@ final class Bootstrap {
     try {
       return clients.withBootstrapCredentials(bootstrap);
     } catch (RuntimeException e) {
-      throw new BootstrapException(
+      throw BootstrapException.causedBy(
           "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(), e);
     }
   }
@@ -286,7 +293,7 @@ final class Bootstrap {
         return KubeconfigFile.read(bootstrap).cluster();
       } catch (KubeconfigException e) {
         if (existing.isEmpty()) {
-          throw new BootstrapException(
+          throw BootstrapException.causedBy(
               "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(), e);
         }
         log.warn("Bootstrap: {}; keeping the cluster of {}", e.getMessage(), options.kubeconfig());
@@ -295,9 +302,8 @@ final class Bootstrap {
     if (existing.isPresent()) {
       return existing.get().cluster();
     }
-    throw new BootstrapException(
-        options.kubeconfig() + " does not exist, and no --bootstrap-kubeconfig names the cluster",
-        null);
+    throw BootstrapException.of(
+        options.kubeconfig() + " does not exist, and no --bootstrap-kubeconfig names the cluster");
   }
 
   private void write(Path kubeconfig, ClusterInfo cluster, CertificateStore store)
@@ -305,7 +311,7 @@ final class Bootstrap {
     try {
       KubeconfigFile.write(kubeconfig, cluster, store.currentPath());
     } catch (IOException e) {
-      throw new BootstrapException("unable to write kubeconfig " + kubeconfig + ": " + e, e);
+      throw BootstrapException.causedBy("unable to write kubeconfig " + kubeconfig + ": " + e, e);
     }
   }
 
@@ -335,7 +341,7 @@ final class Bootstrap {
           Pem.encode(key.getPrivate()) + Pem.block("PUBLIC KEY", key.getPublic().getEncoded()),
           StandardCharsets.US_ASCII);
     } catch (IOException e) {
-      throw new BootstrapException("unable to write the request's key " + file + ": " + e, e);
+      throw BootstrapException.causedBy("unable to write the request's key " + file + ": " + e, e);
     }
     return key;
   }

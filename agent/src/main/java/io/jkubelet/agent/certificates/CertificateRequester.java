@@ -88,7 +88,7 @@ final class CertificateRequester {
       return created;
     } catch (ApiException e) {
       if (!e.alreadyExists()) {
-        throw new RequestException(Reason.API, e.getMessage(), e);
+        throw RequestException.causedBy(Reason.API, e.getMessage(), e);
       }
     }
     log.info("Certificate request: csr {} for this node already exists, reusing", csr.name());
@@ -98,20 +98,18 @@ final class CertificateRequester {
           api.get(csr.name())
               .orElseThrow(
                   () ->
-                      new RequestException(
+                      RequestException.of(
                           Reason.DELETED,
-                          "certificate signing request " + csr.name() + " was deleted",
-                          null));
+                          "certificate signing request " + csr.name() + " was deleted"));
     } catch (ApiException e) {
-      throw new RequestException(
+      throw RequestException.causedBy(
           Reason.API, "cannot retrieve certificate signing request: " + e.getMessage(), e);
     }
     Optional<String> problem = csr.incompatibility(existing);
     if (problem.isPresent()) {
-      throw new RequestException(
+      throw RequestException.of(
           Reason.INCOMPATIBLE,
-          "retrieved csr " + csr.name() + " is not compatible: " + problem.get(),
-          null);
+          "retrieved csr " + csr.name() + " is not compatible: " + problem.get());
     }
     log.info("Certificate request: csr {} for this node is still valid", csr.name());
     events.on(new CertificateEvent.Requested(csr.name(), true, csr.kind().what()));
@@ -131,15 +129,13 @@ final class CertificateRequester {
         current =
             api.get(name)
                 .orElseThrow(
-                    () ->
-                        new RequestException(
-                            Reason.DELETED, "csr \"" + name + "\" was deleted", null));
+                    () -> RequestException.of(Reason.DELETED, "csr \"" + name + "\" was deleted"));
       } catch (ApiException e) {
-        throw new RequestException(
+        throw RequestException.causedBy(
             Reason.API, "cannot watch on the certificate signing request: " + e.getMessage(), e);
       }
       if (uid != null && current.uid() != null && !uid.equals(current.uid())) {
-        throw new RequestException(Reason.DELETED, "csr \"" + name + "\" changed UIDs", null);
+        throw RequestException.of(Reason.DELETED, "csr \"" + name + "\" changed UIDs");
       }
       Optional<Condition> denied = current.condition(Condition.DENIED);
       if (denied.isPresent()) {
@@ -150,15 +146,14 @@ final class CertificateRequester {
             c.reason(),
             c.message());
         events.on(new CertificateEvent.Denied(name, c.reason(), c.message()));
-        throw new RequestException(
+        throw RequestException.of(
             Reason.DENIED,
             "certificate signing request "
                 + name
                 + " is denied, reason: "
                 + c.reason()
                 + ", message: "
-                + c.message(),
-            null);
+                + c.message());
       }
       Optional<Condition> failed = current.condition(Condition.FAILED);
       if (failed.isPresent()) {
@@ -169,15 +164,14 @@ final class CertificateRequester {
             c.reason(),
             c.message());
         events.on(new CertificateEvent.Failed(name, c.reason(), c.message()));
-        throw new RequestException(
+        throw RequestException.of(
             Reason.FAILED,
             "certificate signing request "
                 + name
                 + " failed, reason: "
                 + c.reason()
                 + ", message: "
-                + c.message(),
-            null);
+                + c.message());
       }
       if (current.condition(Condition.APPROVED).isPresent()) {
         if (!current.certificatePem().isEmpty()) {
@@ -201,23 +195,21 @@ final class CertificateRequester {
         }
       }
       if (stale.getAsBoolean()) {
-        throw new RequestException(
+        throw RequestException.of(
             Reason.CANCELLED,
             "stopped waiting for certificate signing request "
                 + name
-                + ": the certificate it asks for is no longer wanted",
-            null);
+                + ": the certificate it asks for is no longer wanted");
       }
       Duration left = Duration.between(clock.instant(), deadline);
       if (left.isNegative() || left.isZero()) {
-        throw new RequestException(
+        throw RequestException.of(
             Reason.TIMEOUT,
             "timed out after "
                 + timeout
                 + " waiting for certificate signing request "
                 + name
-                + (approvedLogged ? " to be issued (it is approved)" : " to be approved"),
-            null);
+                + (approvedLogged ? " to be issued (it is approved)" : " to be approved"));
       }
       api.awaitChange(name, current.resourceVersion(), left.compareTo(POLL) < 0 ? left : POLL);
     }
@@ -268,6 +260,6 @@ final class CertificateRequester {
     CertificateEvent.Unusable e = new CertificateEvent.Unusable(csr, why);
     log.warn("Certificate request: {}", e.message());
     events.on(e);
-    return new RequestException(Reason.UNUSABLE, e.message(), null);
+    return RequestException.of(Reason.UNUSABLE, e.message());
   }
 }

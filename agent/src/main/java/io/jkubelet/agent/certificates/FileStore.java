@@ -83,7 +83,7 @@ final class FileStore implements CertificateStore {
       return;
     }
     if (!Files.isSymbolicLink(updated)) {
-      throw new StoreException("expected " + updated + " to be a symlink but it is a file", null);
+      throw StoreException.of("expected " + updated + " to be a symlink but it is a file");
     }
     try {
       if (!Files.exists(updated)) {
@@ -97,7 +97,7 @@ final class FileStore implements CertificateStore {
           Files.readSymbolicLink(updated));
       Files.move(updated, currentPath(), StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
-      throw new StoreException(
+      throw StoreException.causedBy(
           "unable to rename " + updated + " to " + currentPath() + ": " + e, e);
     }
   }
@@ -116,12 +116,12 @@ final class FileStore implements CertificateStore {
     try {
       pem = Files.readString(file, StandardCharsets.US_ASCII);
     } catch (IOException e) {
-      throw new StoreException("could not read " + file + ": " + e, e);
+      throw StoreException.causedBy("could not read " + file + ": " + e, e);
     }
     try {
       return Pem.pair(pem, pem);
     } catch (Pem.PemException e) {
-      throw new StoreException(
+      throw StoreException.causedBy(
           "could not convert data from " + file + " into cert/key pair: " + e.getMessage(), e);
     }
   }
@@ -143,7 +143,7 @@ final class FileStore implements CertificateStore {
       }
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException e) {
-      throw new StoreException("could not write " + file + ": " + e, e);
+      throw StoreException.causedBy("could not write " + file + ": " + e, e);
     }
     ClientCertificate stored = load(file);
     swapCurrent(file);
@@ -156,13 +156,12 @@ final class FileStore implements CertificateStore {
     Path current = currentPath();
     Path updated = updatedPath();
     if (Files.exists(current, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(current)) {
-      throw new StoreException("expected " + current + " to be a symlink but it is a file", null);
+      throw StoreException.of("expected " + current + " to be a symlink but it is a file");
     }
     try {
       if (Files.exists(updated, LinkOption.NOFOLLOW_LINKS)) {
         if (!Files.isSymbolicLink(updated)) {
-          throw new StoreException(
-              "expected " + updated + " to be a symlink but it is a file", null);
+          throw StoreException.of("expected " + updated + " to be a symlink but it is a file");
         }
         Files.delete(updated);
       }
@@ -171,7 +170,7 @@ final class FileStore implements CertificateStore {
       Files.move(updated, current, StandardCopyOption.ATOMIC_MOVE);
       syncDir();
     } catch (IOException e) {
-      throw new StoreException("unable to point " + current + " at " + file + ": " + e, e);
+      throw StoreException.causedBy("unable to point " + current + " at " + file + ": " + e, e);
     }
   }
 

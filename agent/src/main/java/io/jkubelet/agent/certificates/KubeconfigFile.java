@@ -42,8 +42,16 @@ final class KubeconfigFile {
 
   /** The file cannot be read or does not say what is needed; the message names the file. */
   static final class KubeconfigException extends Exception {
-    KubeconfigException(String message, Throwable cause) {
+    private KubeconfigException(String message, Throwable cause) {
       super(message, cause);
+    }
+
+    static KubeconfigException of(String message) {
+      return new KubeconfigException(message, null);
+    }
+
+    static KubeconfigException causedBy(String message, Throwable cause) {
+      return new KubeconfigException(message, cause);
     }
   }
 
@@ -81,10 +89,10 @@ final class KubeconfigFile {
           ApiSerialization.SHARED.unmarshal(
               Files.readString(file, StandardCharsets.UTF_8), Config.class);
     } catch (IOException | RuntimeException e) {
-      throw new KubeconfigException("cannot read " + file + ": " + e.getMessage(), e);
+      throw KubeconfigException.causedBy("cannot read " + file + ": " + e.getMessage(), e);
     }
     if (model == null) {
-      throw new KubeconfigException(file + " is empty", null);
+      throw KubeconfigException.of(file + " is empty");
     }
     Path dir = file.toAbsolutePath().getParent();
     Context ctx =
@@ -98,8 +106,8 @@ final class KubeconfigFile {
                 .map(NamedCluster::getCluster)
                 .orElse(null);
     if (cluster == null || cluster.getServer() == null || cluster.getServer().isBlank()) {
-      throw new KubeconfigException(
-          file + " names no server (its current context has no cluster with a server)", null);
+      throw KubeconfigException.of(
+          file + " names no server (its current context has no cluster with a server)");
     }
     ClusterInfo info =
         new ClusterInfo(

@@ -41,9 +41,17 @@ final class RequestException extends Exception {
 
   private final Reason reason;
 
-  public RequestException(Reason reason, String message, Throwable cause) {
+  private RequestException(Reason reason, String message, Throwable cause) {
     super(message, cause);
     this.reason = reason;
+  }
+
+  public static RequestException of(Reason reason, String message) {
+    return new RequestException(reason, message, null);
+  }
+
+  public static RequestException causedBy(Reason reason, String message, Throwable cause) {
+    return new RequestException(reason, message, cause);
   }
 
   public Reason reason() {

@@ -29,10 +29,9 @@ interface RequestOpener {
     }
     Path bootstrap = options.bootstrapKubeconfig();
     if (bootstrap == null) {
-      throw new RequestException(
+      throw RequestException.of(
           RequestException.Reason.API,
-          "no valid client certificate to request a new one with, and no --bootstrap-kubeconfig",
-          null);
+          "no valid client certificate to request a new one with, and no --bootstrap-kubeconfig");
     }
     LoggerFactory.getLogger(RotatingCertificateManager.class)
         .info(
@@ -41,7 +40,7 @@ interface RequestOpener {
     try {
       return clients.withBootstrapCredentials(bootstrap);
     } catch (RuntimeException e) {
-      throw new RequestException(
+      throw RequestException.causedBy(
           RequestException.Reason.API,
           "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(),
           e);

@@ -10,14 +10,18 @@ public final class CgroupException extends RuntimeException {
   private final String cgroup;
   private final String reason;
 
-  public CgroupException(String cgroup, String reason, Throwable cause) {
+  private CgroupException(String cgroup, String reason, Throwable cause) {
     super("cgroup " + cgroup + ": " + reason, cause);
     this.cgroup = Objects.requireNonNull(cgroup, "cgroup");
     this.reason = Objects.requireNonNull(reason, "reason");
   }
 
-  public CgroupException(String cgroup, String reason) {
-    this(cgroup, reason, null);
+  public static CgroupException of(String cgroup, String reason) {
+    return new CgroupException(cgroup, reason, null);
+  }
+
+  public static CgroupException causedBy(String cgroup, String reason, Throwable cause) {
+    return new CgroupException(cgroup, reason, cause);
   }
 
   /** The cgroup's driver path. */

@@ -83,7 +83,8 @@ final class CgroupV1 implements CgroupManager {
         }
       }
     } catch (IOException e) {
-      throw new CgroupException("/", "cannot list " + fsRoot + ": " + CgroupFiles.describe(e), e);
+      throw CgroupException.causedBy(
+          "/", "cannot list " + fsRoot + ": " + CgroupFiles.describe(e), e);
     }
     return new CgroupV1(mounts, driver, rmdir);
   }
@@ -158,7 +159,7 @@ final class CgroupV1 implements CgroupManager {
     String cgroup = driver.path(name);
     for (String controller : REQUIRED) {
       if (!mounts.containsKey(controller)) {
-        throw new CgroupException(
+        throw CgroupException.of(
             cgroup, "no cgroup v1 hierarchy for the required controller " + controller);
       }
     }
@@ -233,7 +234,7 @@ final class CgroupV1 implements CgroupManager {
           out.add(driver.parse(parentPath.equals("/") ? "/" + base : parentPath + "/" + base));
         }
       } catch (IOException e) {
-        throw new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e), e);
+        throw CgroupException.causedBy(parentPath, "cannot list: " + CgroupFiles.describe(e), e);
       }
     }
     return List.copyOf(out);

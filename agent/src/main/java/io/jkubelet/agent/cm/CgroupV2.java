@@ -82,7 +82,7 @@ final class CgroupV2 implements CgroupManager {
     String available =
         CgroupFiles.read(root.resolve(CONTROLLERS))
             .orElseThrow(
-                () -> new CgroupException(cgroup, "cannot read " + root.resolve(CONTROLLERS)));
+                () -> CgroupException.of(cgroup, "cannot read " + root.resolve(CONTROLLERS)));
     List<String> enable = new ArrayList<>();
     for (String c : available.split("\\s+")) {
       if (SUPPORTED.contains(c)) {
@@ -138,7 +138,7 @@ final class CgroupV2 implements CgroupManager {
         out.add(driver.parse(parentPath.equals("/") ? "/" + base : parentPath + "/" + base));
       }
     } catch (IOException e) {
-      throw new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e), e);
+      throw CgroupException.causedBy(parentPath, "cannot list: " + CgroupFiles.describe(e), e);
     }
     return out;
   }

@@ -63,7 +63,7 @@ final class QosContainerManager implements ContainerManager {
       }
       CgroupName root = CgroupName.parseCgroupfs(options.cgroupRoot());
       if (!cgroups.exists(root)) {
-        throw new CgroupException(driver.path(root), "cgroupRoot does not exist");
+        throw CgroupException.of(driver.path(root), "cgroupRoot does not exist");
       }
       CgroupName kubepods = options.kubepods();
       ResourceConfig limits = node.kubepodsConfig(options.enforcesPods());
@@ -97,7 +97,7 @@ final class QosContainerManager implements ContainerManager {
       health = Health.failing(e.getMessage());
       throw e instanceof CgroupException c
           ? c
-          : new CgroupException("/", "cannot use systemd: " + e.getMessage(), e);
+          : CgroupException.causedBy("/", "cannot use systemd: " + e.getMessage(), e);
     }
   }
 
@@ -105,7 +105,7 @@ final class QosContainerManager implements ContainerManager {
     try {
       return systemd.get();
     } catch (SystemdException e) {
-      throw new CgroupException(
+      throw CgroupException.causedBy(
           "/", "the systemd cgroup driver needs systemd's D-Bus API: " + e.getMessage(), e);
     }
   }

@@ -144,7 +144,8 @@ final class SystemdCgroups implements CgroupManager {
   }
 
   private static CgroupException failed(CgroupName name, String what, SystemdException e) {
-    return new CgroupException(CgroupDriver.SYSTEMD.path(name), what + ": " + e.getMessage(), e);
+    return CgroupException.causedBy(
+        CgroupDriver.SYSTEMD.path(name), what + ": " + e.getMessage(), e);
   }
 
   /**

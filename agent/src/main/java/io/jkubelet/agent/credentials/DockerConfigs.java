@@ -29,11 +29,11 @@ public final class DockerConfigs {
       return Map.of();
     }
     if (!root.isObject()) {
-      throw new InvalidDockerConfig("a Docker config.json must be a JSON object", null);
+      throw InvalidDockerConfig.of("a Docker config.json must be a JSON object");
     }
     JsonNode headers = field(root, "HttpHeaders");
     if (headers != null && !headers.isNull() && !headers.isObject()) {
-      throw new InvalidDockerConfig("HttpHeaders must be a JSON object", null);
+      throw InvalidDockerConfig.of("HttpHeaders must be a JSON object");
     }
     JsonNode auths = field(root, "auths");
     return auths == null ? Map.of() : entries(auths);
@@ -48,13 +48,13 @@ public final class DockerConfigs {
     try {
       JsonNode node = JSON.readTree(json);
       if (node == null || node.isMissingNode()) {
-        throw new InvalidDockerConfig("unexpected end of JSON input", null);
+        throw InvalidDockerConfig.of("unexpected end of JSON input");
       }
       return node;
     } catch (JsonProcessingException e) {
-      throw new InvalidDockerConfig("invalid JSON: " + e.getOriginalMessage(), e);
+      throw InvalidDockerConfig.causedBy("invalid JSON: " + e.getOriginalMessage(), e);
     } catch (java.io.IOException e) {
-      throw new InvalidDockerConfig("invalid JSON: " + e.getMessage(), e);
+      throw InvalidDockerConfig.causedBy("invalid JSON: " + e.getMessage(), e);
     }
   }
 
@@ -63,7 +63,7 @@ public final class DockerConfigs {
       return Map.of();
     }
     if (!map.isObject()) {
-      throw new InvalidDockerConfig("the registry credentials must be a JSON object", null);
+      throw InvalidDockerConfig.of("the registry credentials must be a JSON object");
     }
     Map<String, AuthConfig> out = new LinkedHashMap<>();
     Iterator<Map.Entry<String, JsonNode>> it = map.fields();
@@ -79,8 +79,7 @@ public final class DockerConfigs {
       return new AuthConfig("", "", "");
     }
     if (!node.isObject()) {
-      throw new InvalidDockerConfig(
-          "the entry for \"" + location + "\" must be a JSON object", null);
+      throw InvalidDockerConfig.of("the entry for \"" + location + "\" must be a JSON object");
     }
     String username = string(node, "username", location);
     String password = string(node, "password", location);
@@ -102,13 +101,13 @@ public final class DockerConfigs {
     try {
       bytes = Base64.getDecoder().decode(field.replace("\r", "").replace("\n", ""));
     } catch (IllegalArgumentException e) {
-      throw new InvalidDockerConfig("illegal base64 data in an auth field", e);
+      throw InvalidDockerConfig.causedBy("illegal base64 data in an auth field", e);
     }
     String decoded = new String(bytes, StandardCharsets.UTF_8);
     int colon = decoded.indexOf(':');
     if (colon < 0) {
-      throw new InvalidDockerConfig(
-          "unable to parse auth field, must be formatted as base64(username:password)", null);
+      throw InvalidDockerConfig.of(
+          "unable to parse auth field, must be formatted as base64(username:password)");
     }
     return new String[] {decoded.substring(0, colon), decoded.substring(colon + 1)};
   }
@@ -120,8 +119,8 @@ public final class DockerConfigs {
       return "";
     }
     if (!v.isTextual()) {
-      throw new InvalidDockerConfig(
-          "the " + name + " of \"" + location + "\" must be a JSON string", null);
+      throw InvalidDockerConfig.of(
+          "the " + name + " of \"" + location + "\" must be a JSON string");
     }
     return v.textValue();
   }

@@ -52,7 +52,7 @@ public final class PullSecrets {
       try {
         return Base64.getMimeDecoder().decode(s.getData().get(key));
       } catch (IllegalArgumentException e) {
-        throw new InvalidDockerConfig("the " + key + " of the secret is not base64", e);
+        throw InvalidDockerConfig.causedBy("the " + key + " of the secret is not base64", e);
       }
     }
     if (s.getStringData() != null && s.getStringData().get(key) != null) {

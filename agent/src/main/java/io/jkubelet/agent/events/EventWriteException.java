@@ -4,9 +4,17 @@ package io.jkubelet.agent.events;
 public final class EventWriteException extends Exception {
   private final int code;
 
-  public EventWriteException(int code, String message, Throwable cause) {
+  private EventWriteException(int code, String message, Throwable cause) {
     super(message, cause);
     this.code = code;
+  }
+
+  public static EventWriteException of(int code, String message) {
+    return new EventWriteException(code, message, null);
+  }
+
+  public static EventWriteException causedBy(int code, String message, Throwable cause) {
+    return new EventWriteException(code, message, cause);
   }
 
   public int code() {

@@ -61,9 +61,17 @@ final class BulkClient {
   static final class BulkException extends Exception {
     private final int status;
 
-    BulkException(int status, String message, Throwable cause) {
+    private BulkException(int status, String message, Throwable cause) {
       super(message, cause);
       this.status = status;
+    }
+
+    static BulkException of(int status, String message) {
+      return new BulkException(status, message, null);
+    }
+
+    static BulkException causedBy(int status, String message, Throwable cause) {
+      return new BulkException(status, message, cause);
     }
 
     /** The HTTP status, or 0 when no answer came. */
@@ -160,7 +168,7 @@ final class BulkClient {
       in.transferTo(OutputStream.nullOutputStream());
       return result;
     } catch (IOException e) {
-      throw new BulkException(0, "reading the _bulk answer: " + e, e);
+      throw BulkException.causedBy(0, "reading the _bulk answer: " + e, e);
     }
   }
 
@@ -219,7 +227,7 @@ final class BulkClient {
     List<String> errors = new ArrayList<>(expected);
     try (JsonParser p = JSON.createParser(in)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        throw new BulkException(200, "_bulk answer is not a JSON object", null);
+        throw BulkException.of(200, "_bulk answer is not a JSON object");
       }
       boolean anyError = true;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -247,8 +255,8 @@ final class BulkClient {
       }
     }
     if (items.size() != expected) {
-      throw new BulkException(
-          200, "_bulk answered " + items.size() + " items for " + expected + " documents", null);
+      throw BulkException.of(
+          200, "_bulk answered " + items.size() + " items for " + expected + " documents");
     }
     return new BulkResult(items, errors);
   }
@@ -313,10 +321,10 @@ final class BulkClient {
     try {
       return http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
     } catch (IOException e) {
-      throw new BulkException(0, method + " " + path + ": " + e, e);
+      throw BulkException.causedBy(0, method + " " + path + ": " + e, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new BulkException(0, method + " " + path + ": interrupted", e);
+      throw BulkException.causedBy(0, method + " " + path + ": interrupted", e);
     }
   }
 
@@ -327,13 +335,13 @@ final class BulkClient {
       }
       in.transferTo(OutputStream.nullOutputStream());
     } catch (IOException e) {
-      throw new BulkException(0, "reading the answer: " + e, e);
+      throw BulkException.causedBy(0, "reading the answer: " + e, e);
     }
   }
 
   private static BulkException failed(int status, InputStream in) throws IOException {
     byte[] head = in.readNBytes(512);
-    return new BulkException(
-        status, "HTTP " + status + ": " + new String(head, StandardCharsets.UTF_8).strip(), null);
+    return BulkException.of(
+        status, "HTTP " + status + ": " + new String(head, StandardCharsets.UTF_8).strip());
   }
 }

@@ -93,7 +93,7 @@ final class Deadlines {
       return answer.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new RuntimeError(Kind.UNAVAILABLE, "interrupted while waiting for the runtime", e);
+      throw RuntimeError.causedBy(Kind.UNAVAILABLE, "interrupted while waiting for the runtime", e);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
@@ -101,7 +101,7 @@ final class Deadlines {
       if (e.getCause() instanceof Error err) {
         throw err;
       }
-      throw new RuntimeError(Kind.UNAVAILABLE, String.valueOf(e.getCause()), e.getCause());
+      throw RuntimeError.causedBy(Kind.UNAVAILABLE, String.valueOf(e.getCause()), e.getCause());
     }
   }
 
@@ -117,7 +117,7 @@ final class Deadlines {
 
   private RuntimeError error(HungCall h, String suffix) {
     String message = h.message(clock.instant()) + suffix;
-    return new RuntimeError(Kind.UNAVAILABLE, message, new TimeoutException(message));
+    return RuntimeError.causedBy(Kind.UNAVAILABLE, message, new TimeoutException(message));
   }
 
   private static String key(Call call) {

@@ -173,7 +173,7 @@ public final class ImagePuller {
         runtime.pullImage(image, RegistryAuth.NONE, timeout, PullObserver.NONE);
         return;
       } catch (RuntimeError e) {
-        throw new RuntimeError(
+        throw RuntimeError.causedBy(
             RuntimeError.Kind.IMAGE_PULL,
             "failed pulling image \"" + image + "\": " + e.getMessage(),
             e);
@@ -188,7 +188,7 @@ public final class ImagePuller {
         errors.add(e.getMessage());
       }
     }
-    throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, aggregate(errors), null);
+    throw RuntimeError.of(RuntimeError.Kind.IMAGE_PULL, aggregate(errors));
   }
 
   /**

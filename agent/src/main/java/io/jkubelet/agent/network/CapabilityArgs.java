@@ -70,23 +70,20 @@ final class CapabilityArgs {
     try {
       bits = Quantity.getAmountInBytes(new Quantity(value));
     } catch (RuntimeException e) {
-      throw new CniException(
+      throw CniException.of(
           "failed to get pod bandwidth from annotations: "
               + annotation
               + " \""
               + value
-              + "\" is not a quantity",
-          null);
+              + "\" is not a quantity");
     }
     if (bits.compareTo(MIN) < 0) {
-      throw new CniException(
-          "failed to get pod bandwidth from annotations: resource is unreasonably small (< 1kbit)",
-          null);
+      throw CniException.of(
+          "failed to get pod bandwidth from annotations: resource is unreasonably small (< 1kbit)");
     }
     if (bits.compareTo(MAX) > 0) {
-      throw new CniException(
-          "failed to get pod bandwidth from annotations: resource is unreasonably large (> 1Pbit)",
-          null);
+      throw CniException.of(
+          "failed to get pod bandwidth from annotations: resource is unreasonably large (> 1Pbit)");
     }
     return bits.longValue();
   }

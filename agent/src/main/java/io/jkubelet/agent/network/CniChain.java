@@ -81,7 +81,7 @@ final class CniChain {
       }
     }
     if (!errors.isEmpty()) {
-      throw new CniException(String.join("; ", errors), null);
+      throw CniException.of(String.join("; ", errors));
     }
   }
 

@@ -53,7 +53,7 @@ final class CniExec {
   /** The plugin's binary, from the first directory of the path that has it. */
   Path find(String type) throws CniException {
     if (type == null || type.isEmpty() || type.contains("/")) {
-      throw new CniException("invalid plugin type \"" + type + "\"", null);
+      throw CniException.of("invalid plugin type \"" + type + "\"");
     }
     for (Path dir : binDirs) {
       Path p = dir.resolve(type);
@@ -61,13 +61,12 @@ final class CniExec {
         return p;
       }
     }
-    throw new CniException(
+    throw CniException.of(
         "failed to find plugin \""
             + type
             + "\" in path ["
             + binDirs.stream().map(Path::toString).collect(Collectors.joining(" "))
-            + "]",
-        null);
+            + "]");
   }
 
   /** The spec versions the plugin supports, from its answer to {@code VERSION}. */
@@ -77,7 +76,7 @@ final class CniExec {
     try {
       modified = Files.getLastModifiedTime(bin).toMillis();
     } catch (IOException e) {
-      throw new CniException("cannot read plugin " + bin + ": " + e.getMessage(), e);
+      throw CniException.causedBy("cannot read plugin " + bin + ": " + e.getMessage(), e);
     }
     Versions known = versions.get(bin);
     if (known != null && known.modified == modified) {
@@ -103,7 +102,7 @@ final class CniExec {
     try {
       in = JSON.writeValueAsBytes(conf);
     } catch (IOException e) {
-      throw new CniException("cannot write the configuration of " + type + ": " + e, e);
+      throw CniException.causedBy("cannot write the configuration of " + type + ": " + e, e);
     }
     return run(find(type), call, in);
   }
@@ -116,7 +115,7 @@ final class CniExec {
     try {
       p = pb.start();
     } catch (IOException e) {
-      throw new CniException("cannot run plugin " + bin + ": " + e.getMessage(), e);
+      throw CniException.causedBy("cannot run plugin " + bin + ": " + e.getMessage(), e);
     }
     Reader out = Reader.of(p.getInputStream(), "cni-stdout");
     Reader err = Reader.of(p.getErrorStream(), "cni-stderr");
@@ -129,18 +128,17 @@ final class CniExec {
       if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         p.descendants().forEach(ProcessHandle::destroyForcibly);
         p.destroyForcibly();
-        throw new CniException(
+        throw CniException.of(
             "plugin "
                 + bin.getFileName()
                 + " timed out after "
                 + timeout.toSeconds()
                 + "s on "
-                + call.command(),
-            null);
+                + call.command());
       }
       String stdout = out.text();
       if (p.exitValue() != 0) {
-        throw new CniException(errorOf(bin, p.exitValue(), stdout, err.text()), null);
+        throw CniException.of(errorOf(bin, p.exitValue(), stdout, err.text()));
       }
       if (stdout.isBlank()) {
         return JSON.createObjectNode();
@@ -148,14 +146,13 @@ final class CniExec {
       try {
         return JSON.readTree(stdout);
       } catch (IOException e) {
-        throw new CniException(
-            "plugin " + bin.getFileName() + " answered with malformed JSON: " + abbreviate(stdout),
-            null);
+        throw CniException.of(
+            "plugin " + bin.getFileName() + " answered with malformed JSON: " + abbreviate(stdout));
       }
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
-      throw new CniException("interrupted while running plugin " + bin.getFileName(), e);
+      throw CniException.causedBy("interrupted while running plugin " + bin.getFileName(), e);
     }
   }
 

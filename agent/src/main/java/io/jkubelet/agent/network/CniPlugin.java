@@ -187,11 +187,11 @@ final class CniPlugin {
   List<String> setUp(SandboxConfig config, String sandboxId, String netns) throws CniException {
     Optional<String> notReady = status();
     if (notReady.isPresent()) {
-      throw new CniException(notReady.get(), null);
+      throw CniException.of(notReady.get());
     }
     NetworkList network = choice.network(); // read once: a rescan may replace it meanwhile
     if (network == null) {
-      throw new CniException(source.uninitialized(), null);
+      throw CniException.of(source.uninitialized());
     }
     synchronized (lock(sandboxId)) {
       Attachments.Attachment a =
@@ -205,7 +205,8 @@ final class CniPlugin {
       try {
         attachments.put(a);
       } catch (IOException e) {
-        throw new CniException("cannot record the attachment before ADD: " + e.getMessage(), e);
+        throw CniException.causedBy(
+            "cannot record the attachment before ADD: " + e.getMessage(), e);
       }
       Instant start = clock.instant();
       Duration[] inPlugins = {Duration.ZERO};
@@ -219,7 +220,7 @@ final class CniPlugin {
       }
       List<String> ips = a.ips();
       if (ips.isEmpty()) {
-        throw new CniException("network " + network.name() + " gave the pod no IP address", null);
+        throw CniException.of("network " + network.name() + " gave the pod no IP address");
       }
       log.info(
           "Network: attached sandbox {} of pod {}/{} to {} in {} ms ({} ms in plugins): {}",

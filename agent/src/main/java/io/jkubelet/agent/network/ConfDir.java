@@ -83,8 +83,8 @@ final class ConfDir {
     String version = list.cniVersion().isEmpty() ? "0.1.0" : list.cniVersion();
     for (String type : list.types()) {
       if (!exec.supportedVersions(type).contains(version)) {
-        throw new CniException(
-            "plugin " + type + " does not support config version \"" + version + "\"", null);
+        throw CniException.of(
+            "plugin " + type + " does not support config version \"" + version + "\"");
       }
     }
   }

@@ -57,8 +57,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
     }
     Optional<String> notReady = plugin.status();
     if (notReady.isPresent()) {
-      throw new RuntimeError(
-          RuntimeError.Kind.START, "network is not ready: " + notReady.get(), null);
+      throw RuntimeError.of(RuntimeError.Kind.START, "network is not ready: " + notReady.get());
     }
     warnUnmappedHostPorts(config);
     String id = delegate.runPodSandbox(config.onPluginNetwork());
@@ -67,7 +66,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
     try {
       netns = delegate.sandboxNetNs(id);
       if (netns.isEmpty()) {
-        throw new CniException("the sandbox exited before its network was set up", null);
+        throw CniException.of("the sandbox exited before its network was set up");
       }
       plugin.setUp(config, id, netns);
       span.end();
@@ -106,7 +105,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
         log.warn(
             "Network: cannot remove the sandbox {} whose set-up failed: {}", id, t.getMessage());
       }
-      throw new RuntimeError(RuntimeError.Kind.START, message, e);
+      throw RuntimeError.causedBy(RuntimeError.Kind.START, message, e);
     }
   }
 

@@ -69,7 +69,7 @@ public final class ApiPodObjects implements PodObjects {
 
   private static Unavailable unavailable(
       String kind, String namespace, String name, KubernetesClientException e) {
-    return new Unavailable(
+    return Unavailable.causedBy(
         String.format("failed to get %s %s/%s: %s", kind, namespace, name, e.getMessage()), e);
   }
 }

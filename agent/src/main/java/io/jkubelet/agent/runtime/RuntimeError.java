@@ -21,9 +21,17 @@ public final class RuntimeError extends RuntimeException {
 
   private final Kind kind;
 
-  public RuntimeError(Kind kind, String message, Throwable cause) {
+  private RuntimeError(Kind kind, String message, Throwable cause) {
     super(message, cause);
     this.kind = kind;
+  }
+
+  public static RuntimeError of(Kind kind, String message) {
+    return new RuntimeError(kind, message, null);
+  }
+
+  public static RuntimeError causedBy(Kind kind, String message, Throwable cause) {
+    return new RuntimeError(kind, message, cause);
   }
 
   public Kind kind() {

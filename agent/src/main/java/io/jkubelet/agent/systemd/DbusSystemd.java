@@ -72,7 +72,7 @@ final class DbusSystemd implements Systemd {
               bus.getRemoteObject(DESTINATION, OBJECT, Properties.class));
     } catch (DBusException | RuntimeException busError) {
       if (!Files.exists(PRIVATE_SOCKET)) {
-        throw new SystemdException(
+        throw SystemdException.causedBy(
             SystemdException.FAILED,
             "cannot connect to the system bus: " + busError.getMessage(),
             busError);
@@ -87,7 +87,7 @@ final class DbusSystemd implements Systemd {
                 direct.getRemoteObject(OBJECT, Properties.class));
       } catch (DBusException | RuntimeException e) {
         e.addSuppressed(busError);
-        throw new SystemdException(
+        throw SystemdException.causedBy(
             SystemdException.FAILED,
             "cannot connect to systemd at the system bus or " + PRIVATE_SOCKET + ": " + e,
             e);
@@ -108,7 +108,7 @@ final class DbusSystemd implements Systemd {
           });
     } catch (DBusException e) {
       close();
-      throw new SystemdException(
+      throw SystemdException.causedBy(
           SystemdException.FAILED, "cannot subscribe to systemd's signals: " + e.getMessage(), e);
     } catch (SystemdException e) {
       close();
@@ -134,7 +134,7 @@ final class DbusSystemd implements Systemd {
             "StartTransientUnit",
             () -> manager.StartTransientUnit(unit, "replace", toBus(props), List.of()));
     if (!result.equals("done") && !result.equals("timeout-waiting")) {
-      throw new SystemdException(
+      throw SystemdException.of(
           SystemdException.FAILED,
           "error creating systemd unit `" + unit + "`: got `" + result + "`");
     }
@@ -175,7 +175,7 @@ final class DbusSystemd implements Systemd {
   static int parseVersion(String version) {
     Matcher m = Pattern.compile("^\"?v?([0-9]+)").matcher(version);
     if (!m.find()) {
-      throw new SystemdException(
+      throw SystemdException.of(
           SystemdException.FAILED, "cannot parse systemd's version \"" + version + "\"");
     }
     return Integer.parseInt(m.group(1));
@@ -204,9 +204,9 @@ final class DbusSystemd implements Systemd {
       return "timeout-waiting";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new SystemdException(SystemdException.FAILED, "interrupted waiting for " + job, e);
+      throw SystemdException.causedBy(SystemdException.FAILED, "interrupted waiting for " + job, e);
     } catch (ExecutionException e) {
-      throw new SystemdException(SystemdException.FAILED, e.getMessage(), e);
+      throw SystemdException.causedBy(SystemdException.FAILED, e.getMessage(), e);
     } finally {
       synchronized (jobs) {
         jobs.remove(job);
@@ -219,7 +219,7 @@ final class DbusSystemd implements Systemd {
       return call.get();
     } catch (DBusExecutionException e) {
       String name = errorName(e);
-      throw new SystemdException(name, what + ": " + name + ": " + e.getMessage(), e);
+      throw SystemdException.causedBy(name, what + ": " + name + ": " + e.getMessage(), e);
     }
   }
 

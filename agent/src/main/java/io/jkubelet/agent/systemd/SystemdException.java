@@ -13,14 +13,17 @@ public final class SystemdException extends RuntimeException {
 
   private final String errorName;
 
-  public SystemdException(String errorName, String message) {
-    super(message);
+  private SystemdException(String errorName, String message, Throwable cause) {
+    super(message, cause);
     this.errorName = errorName;
   }
 
-  public SystemdException(String errorName, String message, Throwable cause) {
-    super(message, cause);
-    this.errorName = errorName;
+  public static SystemdException of(String errorName, String message) {
+    return new SystemdException(errorName, message, null);
+  }
+
+  public static SystemdException causedBy(String errorName, String message, Throwable cause) {
+    return new SystemdException(errorName, message, cause);
   }
 
   /** The D-Bus error's name, e.g. {@link #UNIT_EXISTS}. */

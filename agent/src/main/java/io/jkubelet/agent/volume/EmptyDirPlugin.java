@@ -40,7 +40,7 @@ final class EmptyDirPlugin implements VolumePlugin {
         fresh = fresh || !mounter.isMountPoint(dir);
       }
     } catch (IOException e) {
-      throw new MountFailure(v.getName(), "cannot read the mount table: " + e.getMessage(), e);
+      throw MountFailure.causedBy(v.getName(), "cannot read the mount table: " + e.getMessage(), e);
     }
     long size =
         memory && s.getSizeLimit() != null ? s.getSizeLimit().getNumericalAmount().longValue() : 0;
@@ -55,8 +55,7 @@ final class EmptyDirPlugin implements VolumePlugin {
         Ownership.apply(dir, fsGroup, false, Volumes.fsGroupChangePolicy(pod));
       }
     } catch (IOException e) {
-      throw new MountFailure(
-          v.getName(), "cannot set the mode of " + dir + ": " + e.getMessage(), null);
+      throw MountFailure.of(v.getName(), "cannot set the mode of " + dir + ": " + e.getMessage());
     }
     return dir;
   }

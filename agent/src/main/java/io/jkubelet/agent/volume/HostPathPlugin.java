@@ -34,11 +34,10 @@ final class HostPathPlugin implements VolumePlugin {
             Files.createFile(p);
           }
         }
-        default ->
-            throw new MountFailure(v.getName(), "unsupported hostPath type \"" + type + "\"", null);
+        default -> throw MountFailure.of(v.getName(), "unsupported hostPath type \"" + type + "\"");
       }
     } catch (IOException e) {
-      throw new MountFailure(
+      throw MountFailure.causedBy(
           v.getName(), "cannot prepare hostPath " + p + ": " + e.getMessage(), e);
     }
     return p;
@@ -48,20 +47,17 @@ final class HostPathPlugin implements VolumePlugin {
     switch (type) {
       case "Directory" -> {
         if (!Files.isDirectory(p)) {
-          throw new MountFailure(
-              volume, "hostPath type check failed: " + p + " is not a directory", null);
+          throw MountFailure.of(volume, "hostPath type check failed: " + p + " is not a directory");
         }
       }
       case "File" -> {
         if (!Files.isRegularFile(p)) {
-          throw new MountFailure(
-              volume, "hostPath type check failed: " + p + " is not a file", null);
+          throw MountFailure.of(volume, "hostPath type check failed: " + p + " is not a file");
         }
       }
       case "Socket", "CharDevice", "BlockDevice" -> {
         if (!Files.exists(p)) {
-          throw new MountFailure(
-              volume, "hostPath type check failed: " + p + " does not exist", null);
+          throw MountFailure.of(volume, "hostPath type check failed: " + p + " does not exist");
         }
       }
       default -> {

@@ -7,9 +7,17 @@ package io.jkubelet.agent.volume;
 public final class MountFailure extends Exception {
   private final String volume;
 
-  public MountFailure(String volume, String message, Throwable cause) {
+  private MountFailure(String volume, String message, Throwable cause) {
     super(message, cause);
     this.volume = volume;
+  }
+
+  public static MountFailure of(String volume, String message) {
+    return new MountFailure(volume, message, null);
+  }
+
+  public static MountFailure causedBy(String volume, String message, Throwable cause) {
+    return new MountFailure(volume, message, cause);
   }
 
   /** The volume's name in the pod spec. */

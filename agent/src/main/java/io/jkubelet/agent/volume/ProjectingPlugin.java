@@ -112,7 +112,7 @@ final class ProjectingPlugin implements VolumePlugin {
           try {
             return files.of(pod, v);
           } catch (Sources.SourceError e) {
-            throw new MountFailure(v.getName(), e.getMessage(), e);
+            throw MountFailure.causedBy(v.getName(), e.getMessage(), e);
           }
         });
   }
@@ -132,7 +132,7 @@ final class ProjectingPlugin implements VolumePlugin {
       }
     }
     if (!errors.isEmpty()) {
-      throw new MountFailure(volume, DownwardApi.aggregate(errors), null);
+      throw MountFailure.of(volume, DownwardApi.aggregate(errors));
     }
     return payload;
   }

@@ -75,16 +75,17 @@ final class Projector {
     try {
       changed = new AtomicWriter(dir, clock, context).write(files);
     } catch (AtomicWriter.InvalidPath e) {
-      throw new MountFailure(v.getName(), e.getMessage(), null);
+      throw MountFailure.of(v.getName(), e.getMessage());
     } catch (IOException e) {
-      throw new MountFailure(v.getName(), "error writing payload to dir: " + e.getMessage(), e);
+      throw MountFailure.causedBy(
+          v.getName(), "error writing payload to dir: " + e.getMessage(), e);
     }
     Long fsGroup = Volumes.fsGroup(pod);
     if (changed && fsGroup != null) {
       try {
         Ownership.apply(dir, fsGroup, true, null);
       } catch (IOException e) {
-        throw new MountFailure(
+        throw MountFailure.causedBy(
             v.getName(), "cannot apply fsGroup " + fsGroup + ": " + e.getMessage(), e);
       }
     }
@@ -101,7 +102,7 @@ final class Projector {
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
-      throw new MountFailure(volume, "cannot create " + dir + ": " + e.getMessage(), e);
+      throw MountFailure.causedBy(volume, "cannot create " + dir + ": " + e.getMessage(), e);
     }
     if (!tmpfs) {
       return;
@@ -111,7 +112,7 @@ final class Projector {
         mounter.mountTmpfs(dir, size);
       }
     } catch (IOException e) {
-      throw new MountFailure(
+      throw MountFailure.causedBy(
           volume,
           "cannot mount a tmpfs on "
               + dir

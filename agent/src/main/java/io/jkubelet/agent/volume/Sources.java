@@ -31,8 +31,16 @@ final class Sources {
 
   /** A source that cannot give its payload; the message is upstream's. */
   static final class SourceError extends Exception {
-    SourceError(String message, Throwable cause) {
+    private SourceError(String message, Throwable cause) {
       super(message, cause);
+    }
+
+    static SourceError of(String message) {
+      return new SourceError(message, null);
+    }
+
+    static SourceError causedBy(String message, Throwable cause) {
+      return new SourceError(message, cause);
     }
   }
 
@@ -43,15 +51,15 @@ final class Sources {
     try {
       secret = objects.secret(pod.getMetadata().getNamespace(), name);
     } catch (PodObjects.Unavailable e) {
-      throw new SourceError(e.getMessage(), e);
+      throw SourceError.causedBy(e.getMessage(), e);
     }
     if (secret.isEmpty() && !optional) {
-      throw new SourceError("secret \"" + name + "\" not found", null);
+      throw SourceError.of("secret \"" + name + "\" not found");
     }
     try {
       return Payloads.secret(items, secret.orElse(null), defaultMode, optional);
     } catch (Payloads.MissingKey e) {
-      throw new SourceError(e.getMessage(), e);
+      throw SourceError.causedBy(e.getMessage(), e);
     }
   }
 
@@ -62,15 +70,15 @@ final class Sources {
     try {
       cm = objects.configMap(pod.getMetadata().getNamespace(), name);
     } catch (PodObjects.Unavailable e) {
-      throw new SourceError(e.getMessage(), e);
+      throw SourceError.causedBy(e.getMessage(), e);
     }
     if (cm.isEmpty() && !optional) {
-      throw new SourceError("configmap \"" + name + "\" not found", null);
+      throw SourceError.of("configmap \"" + name + "\" not found");
     }
     try {
       return Payloads.configMap(items, cm.orElse(null), defaultMode, optional);
     } catch (Payloads.MissingKey e) {
-      throw new SourceError(e.getMessage(), e);
+      throw SourceError.causedBy(e.getMessage(), e);
     }
   }
 
@@ -79,7 +87,7 @@ final class Sources {
     try {
       return DownwardApi.collect(items, pod, mode, allocatable);
     } catch (DownwardApi.FieldError e) {
-      throw new SourceError(e.getMessage(), e);
+      throw SourceError.causedBy(e.getMessage(), e);
     }
   }
 
@@ -91,7 +99,7 @@ final class Sources {
       String token = tokens.token(pod, p);
       return Map.of(p.getPath(), new FileProjection(token.getBytes(StandardCharsets.UTF_8), mode));
     } catch (TokenManager.TokenError e) {
-      throw new SourceError(e.getMessage(), e);
+      throw SourceError.causedBy(e.getMessage(), e);
     }
   }
 

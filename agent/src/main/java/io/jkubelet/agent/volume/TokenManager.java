@@ -43,8 +43,16 @@ final class TokenManager {
 
   /** A token that cannot be had; the message is the API server's answer. */
   static final class TokenError extends Exception {
-    TokenError(String message, Throwable cause) {
+    private TokenError(String message, Throwable cause) {
       super(message, cause);
+    }
+
+    static TokenError of(String message) {
+      return new TokenError(message, null);
+    }
+
+    static TokenError causedBy(String message, Throwable cause) {
+      return new TokenError(message, cause);
     }
   }
 
@@ -77,7 +85,7 @@ final class TokenManager {
             e.getMessage());
         return cached.getStatus().getToken();
       }
-      throw new TokenError(
+      throw TokenError.causedBy(
           "failed to fetch token: " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
     }
   }

@@ -95,8 +95,8 @@ final class Volumes implements VolumeManager {
         return p.setUp(pod, v, dir);
       }
     }
-    throw new MountFailure(
-        v.getName(), "volume type \"" + type(v) + "\" is not supported by jkubelet", null);
+    throw MountFailure.of(
+        v.getName(), "volume type \"" + type(v) + "\" is not supported by jkubelet");
   }
 
   /**
@@ -133,7 +133,7 @@ final class Volumes implements VolumeManager {
         mounter.makeRShared(rootDir);
         rootShared = true;
       } catch (IOException e) {
-        throw new MountFailure(
+        throw MountFailure.causedBy(
             volume,
             "mountPropagation needs the root dir "
                 + rootDir

@@ -75,7 +75,7 @@ final class ContainerInspect {
       }
       return parse(response.getBody());
     } catch (JsonProcessingException e) {
-      throw new RuntimeError(
+      throw RuntimeError.causedBy(
           Kind.OTHER,
           "docker: the inspect of " + id + " is not valid JSON: " + e.getOriginalMessage(),
           e);

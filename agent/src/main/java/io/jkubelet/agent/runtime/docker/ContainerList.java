@@ -64,7 +64,7 @@ final class ContainerList {
       }
       return parse(response.getBody());
     } catch (JsonProcessingException e) {
-      throw new RuntimeError(
+      throw RuntimeError.causedBy(
           Kind.OTHER, "docker: the container list is not valid JSON: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
       throw DockerErrors.translate(new UncheckedIOException(e), null);

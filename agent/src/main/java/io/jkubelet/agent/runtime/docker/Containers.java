@@ -157,7 +157,7 @@ final class Containers {
       if (!DockerErrors.isNotModified(e)) { // 304: already running
         RuntimeError error = DockerErrors.translate(e, Kind.START);
         if (adj != null && negativeOom.failed(containerId, adj)) {
-          throw new RuntimeError(
+          throw RuntimeError.causedBy(
               Kind.START,
               error.getMessage()
                   + " (the runtime refused oom_score_adj="

@@ -110,10 +110,9 @@ final class DockerImageService implements ImageService {
       throw DockerErrors.translate(e, null);
     }
     if (!users.isEmpty()) {
-      throw new RuntimeError(
+      throw RuntimeError.of(
           Kind.OTHER,
-          "image " + id + " is in use by container " + users.get(0).getId().substring(0, 12),
-          null);
+          "image " + id + " is in use by container " + users.get(0).getId().substring(0, 12));
     }
     List<String> names = new ArrayList<>();
     if (inspected.getRepoTags() != null) {
@@ -142,13 +141,14 @@ final class DockerImageService implements ImageService {
             .get()
             .orElseThrow(
                 () ->
-                    new RuntimeError(
-                        Kind.UNAVAILABLE, "the engine does not say where it keeps its data", null));
+                    RuntimeError.of(
+                        Kind.UNAVAILABLE, "the engine does not say where it keeps its data"));
     try {
       StatFs fs = StatFs.of(dir);
       return new FsUsage(fs.capacityBytes(), fs.availableBytes());
     } catch (IOException e) {
-      throw new RuntimeError(Kind.OTHER, "cannot read the file system of " + dir + ": " + e, e);
+      throw RuntimeError.causedBy(
+          Kind.OTHER, "cannot read the file system of " + dir + ": " + e, e);
     }
   }
 }

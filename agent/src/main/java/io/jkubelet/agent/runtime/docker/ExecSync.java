@@ -65,7 +65,7 @@ final class ExecSync {
   ExecResult exec(String containerId, List<String> command, Duration timeout) {
     Objects.requireNonNull(containerId, "containerId");
     if (command == null || command.isEmpty()) {
-      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given", null);
+      throw RuntimeError.of(Kind.OTHER, "exec in " + containerId + ": no command given");
     }
     Instant deadline =
         timeout != null && timeout.isPositive() ? clock.instant().plus(timeout) : null;
@@ -93,7 +93,7 @@ final class ExecSync {
     } catch (InterruptedException e) {
       callback.abandon();
       Thread.currentThread().interrupt();
-      throw new RuntimeError(
+      throw RuntimeError.causedBy(
           Kind.OTHER, "interrupted while running " + command + " in " + containerId, e);
     } catch (RuntimeException e) {
       callback.abandon();
@@ -162,7 +162,7 @@ final class ExecSync {
       return null;
     }
     if (ended.getExitCodeLong() == null) {
-      throw new RuntimeError(Kind.OTHER, "exec " + execId + " ended without an exit code", null);
+      throw RuntimeError.of(Kind.OTHER, "exec " + execId + " ended without an exit code");
     }
     return ended.getExitCodeLong();
   }

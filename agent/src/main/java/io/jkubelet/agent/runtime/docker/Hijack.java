@@ -69,7 +69,7 @@ final class Hijack implements AutoCloseable {
       return h;
     } catch (IOException e) {
       h.close();
-      throw new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage(), e);
+      throw RuntimeError.causedBy(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
       h.close();
       throw e;
@@ -93,7 +93,7 @@ final class Hijack implements AutoCloseable {
       return h;
     } catch (IOException e) {
       h.close();
-      throw new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage(), e);
+      throw RuntimeError.causedBy(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage(), e);
     } catch (RuntimeException e) {
       h.close();
       throw e;
@@ -114,13 +114,12 @@ final class Hijack implements AutoCloseable {
             SocketChannel.open(
                 new InetSocketAddress(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 2375));
         default ->
-            throw new RuntimeError(
-                Kind.OTHER,
-                "streams need a unix:// or plain tcp:// docker host, not " + host,
-                null);
+            throw RuntimeError.of(
+                Kind.OTHER, "streams need a unix:// or plain tcp:// docker host, not " + host);
       };
     } catch (IOException e) {
-      throw new RuntimeError(Kind.UNAVAILABLE, "docker: cannot connect to " + host + ": " + e, e);
+      throw RuntimeError.causedBy(
+          Kind.UNAVAILABLE, "docker: cannot connect to " + host + ": " + e, e);
     }
   }
 
@@ -136,10 +135,9 @@ final class Hijack implements AutoCloseable {
     int length = contentLength(head);
     String message = length > 0 ? new String(in.readNBytes(length), StandardCharsets.UTF_8) : "";
     message = DockerErrors.messageOf(message);
-    throw new RuntimeError(
+    throw RuntimeError.of(
         code == 404 ? Kind.NOT_FOUND : code >= 500 ? Kind.UNAVAILABLE : Kind.OTHER,
-        message.isBlank() ? "docker: " + path + ": " + statusLine : message,
-        null);
+        message.isBlank() ? "docker: " + path + ": " + statusLine : message);
   }
 
   private String readHead() throws IOException {

@@ -100,18 +100,17 @@ final class Images {
       observer.started(callback::cancel);
       long millis = timeout == null ? Long.MAX_VALUE : Math.max(1, timeout.toMillis());
       if (!callback.awaitCompletion(millis, TimeUnit.MILLISECONDS)) {
-        throw new RuntimeError(
+        throw RuntimeError.of(
             Kind.IMAGE_PULL,
-            "pulling " + image + " did not complete within " + timeout.toSeconds() + " s",
-            null);
+            "pulling " + image + " did not complete within " + timeout.toSeconds() + " s");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new RuntimeError(Kind.IMAGE_PULL, "interrupted while pulling " + image, e);
+      throw RuntimeError.causedBy(Kind.IMAGE_PULL, "interrupted while pulling " + image, e);
     } catch (RuntimeError e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new RuntimeError(Kind.IMAGE_PULL, pullFailure(e), e);
+      throw RuntimeError.causedBy(Kind.IMAGE_PULL, pullFailure(e), e);
     } finally {
       DockerClients.closeQuietly(callback);
     }
@@ -247,18 +246,18 @@ final class Images {
       String c = cancelled;
       if (c != null) {
         log.debug("DockerRuntime: pulling {} cancelled: {}", image, c);
-        throw new RuntimeError(Kind.IMAGE_PULL, c, null);
+        throw RuntimeError.of(Kind.IMAGE_PULL, c);
       }
       Throwable f = failure;
       if (f != null) {
         String message = pullFailure(f);
         log.debug("DockerRuntime: pulling {} failed: {}", image, message);
-        throw new RuntimeError(Kind.IMAGE_PULL, message, f);
+        throw RuntimeError.causedBy(Kind.IMAGE_PULL, message, f);
       }
       String e = error;
       if (e != null) {
         log.debug("DockerRuntime: pulling {} failed: {}", image, e);
-        throw new RuntimeError(Kind.IMAGE_PULL, e, null);
+        throw RuntimeError.of(Kind.IMAGE_PULL, e);
       }
     }
   }

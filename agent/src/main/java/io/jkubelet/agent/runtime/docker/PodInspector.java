@@ -197,9 +197,9 @@ final class PodInspector {
       return out;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new RuntimeError(Kind.UNAVAILABLE, "interrupted while inspecting containers", e);
+      throw RuntimeError.causedBy(Kind.UNAVAILABLE, "interrupted while inspecting containers", e);
     } catch (RejectedExecutionException e) {
-      throw new RuntimeError(Kind.UNAVAILABLE, "the Docker runtime is closed", e);
+      throw RuntimeError.causedBy(Kind.UNAVAILABLE, "the Docker runtime is closed", e);
     } finally {
       futures.values().forEach(f -> f.cancel(true)); // a no-op for the completed ones
     }
@@ -217,7 +217,7 @@ final class PodInspector {
       }
       throw DockerErrors.translate(cause, null);
     } catch (TimeoutException ex) {
-      throw new RuntimeError(
+      throw RuntimeError.causedBy(
           Kind.UNAVAILABLE,
           "inspecting " + key + " took longer than " + INSPECT_TIMEOUT.toSeconds() + " s",
           ex);

@@ -45,7 +45,7 @@ final class PortForwarder {
 
   StreamHandle forward(String sandboxId, int port, InputStream in, OutputStream out) {
     if (port < 1 || port > 65535) {
-      throw new RuntimeError(Kind.OTHER, "invalid port " + port, null);
+      throw RuntimeError.of(Kind.OTHER, "invalid port " + port);
     }
     InspectContainerResponse inspected;
     try {
@@ -55,13 +55,13 @@ final class PortForwarder {
     }
     Long pid = inspected.getState() == null ? null : inspected.getState().getPidLong();
     if (!Boolean.TRUE.equals(inspected.getState().getRunning()) || pid == null || pid <= 0) {
-      throw new RuntimeError(Kind.OTHER, "container not running (" + sandboxId + ")", null);
+      throw RuntimeError.of(Kind.OTHER, "container not running (" + sandboxId + ")");
     }
     Process process;
     try {
       process = new ProcessBuilder(command(pid, port)).start();
     } catch (IOException e) {
-      throw new RuntimeError(
+      throw RuntimeError.causedBy(
           Kind.OTHER, "unable to do port forwarding: cannot run nsenter: " + e.getMessage(), e);
     }
     log.debug(
@@ -174,8 +174,8 @@ final class PortForwarder {
       }
       if (code != 0 && !closed.get()) {
         String message = stderr.toString(StandardCharsets.UTF_8).trim();
-        throw new RuntimeError(
-            Kind.OTHER, message.isEmpty() ? "the relay exited with " + code : message, null);
+        throw RuntimeError.of(
+            Kind.OTHER, message.isEmpty() ? "the relay exited with " + code : message);
       }
       return NO_EXIT_CODE;
     }

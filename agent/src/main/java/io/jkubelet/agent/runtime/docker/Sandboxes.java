@@ -50,7 +50,7 @@ final class Sandboxes {
         rewriteResolvConf(id, config.network().dns());
       } catch (IOException | RuntimeException e) {
         containers.removeQuietly(id);
-        throw new RuntimeError(
+        throw RuntimeError.causedBy(
             Kind.START,
             "rewrite resolv.conf failed for pod \"" + config.pod().name() + "\": " + e.getMessage(),
             e);

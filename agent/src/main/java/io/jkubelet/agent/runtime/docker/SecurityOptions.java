@@ -99,33 +99,31 @@ final class SecurityOptions {
       return List.of();
     }
     if (!profile.startsWith(LOCALHOST_PREFIX)) {
-      throw new RuntimeError(
+      throw RuntimeError.of(
           Kind.CREATE,
           "failed to generate seccomp security options for container: unknown seccomp profile"
               + " option: "
-              + profile,
-          null);
+              + profile);
     }
     String file = profile.substring(LOCALHOST_PREFIX.length());
     Path path = Path.of(file);
     if (!path.isAbsolute()) {
-      throw new RuntimeError(
+      throw RuntimeError.of(
           Kind.CREATE,
           "failed to generate seccomp security options for container: seccomp profile path must"
               + " be absolute, but got relative path \""
               + file
-              + "\"",
-          null);
+              + "\"");
     }
     try {
       return List.of("seccomp=" + JSON.readTree(Files.readString(path)).toString());
     } catch (JsonProcessingException e) {
-      throw new RuntimeError(
+      throw RuntimeError.causedBy(
           Kind.CREATE,
           "failed to generate seccomp security options for container: " + e.getOriginalMessage(),
           e);
     } catch (IOException e) {
-      throw new RuntimeError(
+      throw RuntimeError.causedBy(
           Kind.CREATE,
           "failed to generate seccomp security options for container: cannot load seccomp profile"
               + " \""
@@ -145,14 +143,13 @@ final class SecurityOptions {
       try {
         out[i] = Capability.valueOf(bare);
       } catch (IllegalArgumentException e) {
-        throw new RuntimeError(
+        throw RuntimeError.of(
             Kind.CREATE,
             "invalid "
                 + field
                 + ": unknown capability: \""
                 + (bare.equals("ALL") ? bare : "CAP_" + bare)
-                + "\"",
-            null);
+                + "\"");
       }
     }
     return out;

@@ -213,7 +213,7 @@ public class FakeRuntime implements Runtime {
       calls.add(method + " " + arg);
     }
     if (down) {
-      throw new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "fake runtime is down", null);
+      throw RuntimeError.of(RuntimeError.Kind.UNAVAILABLE, "fake runtime is down");
     }
     RuntimeError e = failNext.remove(method);
     if (e != null) {
@@ -378,18 +378,16 @@ public class FakeRuntime implements Runtime {
   public synchronized String createContainer(String sandboxId, ContainerConfig config) {
     call("createContainer", config.name());
     if (!images.contains(config.image())) {
-      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + config.image(), null);
+      throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such image: " + config.image());
     }
     for (Fake f : containers.values()) {
       if (f.name.equals(config.name())) {
-        throw new RuntimeError(
-            RuntimeError.Kind.CREATE,
+        throw RuntimeError.of(RuntimeError.Kind.CREATE,
             "Conflict. The container name \"/"
                 + config.name()
                 + "\" is already in use by container \""
                 + f.id
-                + "\".",
-            null);
+                + "\".");
       }
     }
     // As Docker's runtime: the sandbox's id and the container type join the labels.
@@ -408,8 +406,7 @@ public class FakeRuntime implements Runtime {
     call("startContainer", containerId);
     Fake f = containers.get(containerId);
     if (f == null) {
-      throw new RuntimeError(
-          RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId, null);
+      throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
     }
     if (f.state == ContainerState.RUNNING) {
       return; // as Docker: starting a running container changes nothing
@@ -484,8 +481,7 @@ public class FakeRuntime implements Runtime {
       call("followLogEntries", containerId);
       Fake f = containers.get(containerId);
       if (f == null) {
-        throw new RuntimeError(
-            RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId, null);
+        throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
       }
       past = List.copyOf(output.getOrDefault(containerId, List.of()));
       running = f.state == ContainerState.RUNNING;
@@ -526,12 +522,10 @@ public class FakeRuntime implements Runtime {
       call("exec", containerId + " " + String.join(" ", command));
       c = containers.get(containerId);
       if (c == null) {
-        throw new RuntimeError(
-            RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId, null);
+        throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
       }
       if (c.state != ContainerState.RUNNING) {
-        throw new RuntimeError(
-            RuntimeError.Kind.OTHER, "container " + containerId + " is not running", null);
+        throw RuntimeError.of(RuntimeError.Kind.OTHER, "container " + containerId + " is not running");
       }
       f = onExec;
     }
@@ -605,12 +599,10 @@ public class FakeRuntime implements Runtime {
   private Fake running(String containerId) {
     Fake c = containers.get(containerId);
     if (c == null) {
-      throw new RuntimeError(
-          RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId, null);
+      throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
     }
     if (c.state != ContainerState.RUNNING) {
-      throw new RuntimeError(
-          RuntimeError.Kind.OTHER, "container not running (" + containerId + ")", null);
+      throw RuntimeError.of(RuntimeError.Kind.OTHER, "container not running (" + containerId + ")");
     }
     return c;
   }
@@ -660,13 +652,11 @@ public class FakeRuntime implements Runtime {
             sandboxId,
             () -> {
               if (server == null) {
-                throw new RuntimeError(
-                    RuntimeError.Kind.OTHER,
+                throw RuntimeError.of(RuntimeError.Kind.OTHER,
                     "connect to 127.0.0.1:"
                         + port
                         + " in the pod's network namespace:"
-                        + " Connection refused",
-                    null);
+                        + " Connection refused");
               }
               server.serve(in, out);
               return StreamHandle.NO_EXIT_CODE;
@@ -727,7 +717,7 @@ public class FakeRuntime implements Runtime {
         }
         throw e.getCause() instanceof RuntimeError r
             ? r
-            : new RuntimeError(RuntimeError.Kind.OTHER, String.valueOf(e.getCause()), e.getCause());
+            : RuntimeError.causedBy(RuntimeError.Kind.OTHER, String.valueOf(e.getCause()), e.getCause());
       }
     }
 
@@ -763,7 +753,7 @@ public class FakeRuntime implements Runtime {
   public synchronized String imageUser(String image) {
     call("imageUser", image);
     if (!images.contains(image)) {
-      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + image, null);
+      throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such image: " + image);
     }
     return imageUsers.getOrDefault(image, "");
   }
@@ -793,15 +783,13 @@ public class FakeRuntime implements Runtime {
     }
     RegistryAuth required = registry.get(image);
     if (required == null) {
-      throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, "fake registry has no " + image, null);
+      throw RuntimeError.of(RuntimeError.Kind.IMAGE_PULL, "fake registry has no " + image);
     }
     if (!required.anonymous()
         && !(required.username().equals(auth.username())
             && required.password().equals(auth.password()))) {
-      throw new RuntimeError(
-          RuntimeError.Kind.IMAGE_PULL,
-          "Error response from daemon: unauthorized: authentication required",
-          null);
+      throw RuntimeError.of(RuntimeError.Kind.IMAGE_PULL,
+          "Error response from daemon: unauthorized: authentication required");
     }
     images.add(image);
   }
