@@ -111,9 +111,10 @@ public final class Agent implements Lifecycle {
     if (clients != null) {
       // The pods', statuses', mirror pods' and objects' requests share upstream's kube-api limit;
       // the events and the heartbeat have their own.
-      RateLimit limit = RateLimit.kubeApi(config.kubeAPIQPS(), config.kubeAPIBurst());
+      RateLimit limit =
+          RateLimit.kubeApi(config.client().kubeAPIQPS(), config.client().kubeAPIBurst());
       ApiClients kube = clients.limited("kube-api", limit, deps.time());
-      ContentType.logUsed(config.contentType());
+      ContentType.logUsed(config.client().contentType());
       KubernetesClient pods = kube.newClient();
       ApiStatusManager api = apiStatuses(kube, limit, deps);
       statuses = api;
@@ -137,7 +138,11 @@ public final class Agent implements Lifecycle {
             metrics,
             events,
             statuses,
-            NodeAllocatable.of(deps.host().machine(), 0, config.reservations(), config.eviction()),
+            NodeAllocatable.of(
+                deps.host().machine(),
+                0,
+                config.resources().reservations(),
+                config.resources().eviction()),
             cluster);
     this.parts = new PodParts(in);
     this.node = clients == null ? null : nodeStatus(clients);
@@ -213,7 +218,7 @@ public final class Agent implements Lifecycle {
     EventPipeline events =
         EventPipeline.create(
             options.nodeName(),
-            options.config().eventExport(),
+            options.config().events().export(),
             options.rootDir(),
             options.config().server().readOnlyPort() != 0,
             deps.eventWatchers(),
@@ -239,7 +244,7 @@ public final class Agent implements Lifecycle {
     Optional<ImageGcManager> imageGc =
         ImageGcManager.create(
             new ImageGcManager.Options(
-                ImageGcPolicy.of(options.config().gc()),
+                ImageGcPolicy.of(options.config().resources().gc()),
                 options.podInfraImage(),
                 Refs.node(options.nodeName()),
                 options.engine().imageGcPeriod()),
@@ -247,7 +252,7 @@ public final class Agent implements Lifecycle {
             events.recorder(),
             deps.time());
     PodTimelines timelines =
-        options.config().podStartTimeline()
+        options.config().pods().lifecycle().podStartTimeline()
             ? PodTimelines.create(
                 deps.time().clock(),
                 options.rootDir().resolve("pods"),
@@ -292,9 +297,10 @@ public final class Agent implements Lifecycle {
             deps.time().clock(),
             deps.time().sleeper(),
             CorrelatorOptions.defaults()
-                .withSpamFilter(config.eventSpamRefillPeriod(), config.eventSpamBurst()),
-            config.eventRecordQPS(),
-            config.eventBurst());
+                .withSpamFilter(
+                    config.events().eventSpamRefillPeriod(), config.events().eventSpamBurst()),
+            config.events().eventRecordQPS(),
+            config.events().eventBurst());
     broadcaster.addWatcher("api", sink);
     metrics.caches().addCorrelator("api", sink::correlatorCaches);
     return new EventCollector(
@@ -317,8 +323,8 @@ public final class Agent implements Lifecycle {
             new NodeOptions.Registration(
                 options.node().labels(),
                 options.node().taints(),
-                options.config().providerID(),
-                options.config().registerNode()),
+                options.config().node().providerID(),
+                options.config().node().registerNode()),
             options.rootDir());
     Runtime runtime = in.runtime();
     return NodeStatusManager.create(
@@ -359,9 +365,9 @@ public final class Agent implements Lifecycle {
         "Starting jkubelet on node {} ({}, static pods from {})",
         options.nodeName(),
         options.clusterMode() ? "cluster mode" : "standalone",
-        options.config().staticPods().staticPodPath().isEmpty()
+        options.config().pods().staticPods().staticPodPath().isEmpty()
             ? "nowhere"
-            : options.config().staticPods().staticPodPath());
+            : options.config().pods().staticPods().staticPodPath());
     if (!lifecycles.start()) {
       log.info("jkubelet was stopped before its start had finished");
     }

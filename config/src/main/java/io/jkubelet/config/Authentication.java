@@ -12,7 +12,6 @@ import java.util.Objects;
 public record Authentication(
     @Field(
             file = "authentication.x509.clientCAFile",
-            flag = "--client-ca-file",
             label = "FILE",
             doc = "CAs that client certificates are verified against")
         String clientCAFile,

@@ -5,10 +5,7 @@ package io.jkubelet.config;
  * kubeconfig and the certificate directory, which are flags only, as upstream's.
  */
 public record CertificateSettings(
-    @Field(
-            flag = "--rotate-certificates",
-            value = "false",
-            doc = "Renew the client certificate by CSRs before it expires")
+    @Field(value = "false", doc = "Renew the client certificate by CSRs before it expires")
         boolean rotateCertificates,
     @Field(
             flag = "--rotate-server-certificates",
@@ -29,7 +26,6 @@ public record CertificateSettings(
         String bootstrapKubeconfig,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--cert-dir",
             label = "DIR",
             doc =
                 "Where the client certificates (kubelet-client-current.pem), the serving"

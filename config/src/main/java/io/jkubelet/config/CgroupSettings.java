@@ -10,18 +10,15 @@ import java.util.List;
  */
 public record CgroupSettings(
     @Field(
-            flag = "--cgroups-per-qos",
             value = "true",
             doc = "Whether pods get the QoS cgroup hierarchy and cgroups of their own")
         boolean cgroupsPerQOS,
     @Field(
-            flag = "--cgroup-root",
             label = "PATH",
             check = Checks.CgroupPath.class,
             doc = "The cgroup the pods' hierarchy goes under; none: the root, /")
         String cgroupRoot,
     @Field(
-            flag = "--cgroup-driver",
             label = "DRIVER",
             oneOf = {"cgroupfs", "systemd"},
             zeroIsUnset = true,
@@ -32,7 +29,6 @@ public record CgroupSettings(
     @Field(flag = "--cpu-cfs-quota", value = "true", doc = "Whether cpu limits are CFS quotas")
         boolean cpuCFSQuota,
     @Field(
-            flag = "--cpu-cfs-quota-period",
             value = "100ms",
             check = Checks.CfsPeriod.class,
             doc =
@@ -45,7 +41,6 @@ public record CgroupSettings(
             doc = "The most processes in a pod; a negative value: no limit")
         long podPidsLimit,
     @Field(
-            flag = "--enforce-node-allocatable",
             label = "LEVEL,...",
             value = "pods",
             check = Checks.Enforcements.class,

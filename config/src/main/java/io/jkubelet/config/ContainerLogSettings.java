@@ -9,21 +9,15 @@ import java.nio.file.Path;
  */
 public record ContainerLogSettings(
     @Field(
-            flag = "--container-log-max-size",
             label = "QUANTITY",
             value = "10Mi",
             zeroIsUnset = true,
             doc = "Size at which a container log file rotates")
         String containerLogMaxSize,
-    @Field(
-            flag = "--container-log-max-files",
-            value = "5",
-            min = 2,
-            doc = "Log files kept per container, the live one included")
+    @Field(value = "5", min = 2, doc = "Log files kept per container, the live one included")
         int containerLogMaxFiles,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--pod-logs-dir",
             label = "DIR",
             value = "/var/log/pods",
             doc =
@@ -32,7 +26,6 @@ public record ContainerLogSettings(
         Path podLogsDir,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--container-logs-dir",
             label = "DIR",
             value = "/var/log/containers",
             doc = "Where the <pod>_<ns>_<container>-<id>.log links to them go (jkubelet's own)")

@@ -51,7 +51,6 @@ public record GcSettings(
         int maxContainers,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--image-gc-period",
             value = "5m",
             check = Checks.PositivePeriod.class,
             hidden = true,

@@ -10,7 +10,6 @@ import java.util.Objects;
 public record ImageSettings(
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--image-pull-progress-deadline",
             value = "1m",
             check = Checks.NotNegative.class,
             doc =

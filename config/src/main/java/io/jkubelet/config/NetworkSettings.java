@@ -11,7 +11,6 @@ import java.util.List;
  */
 public record NetworkSettings(
     @Field(
-            flag = "--hairpin-mode",
             label = "MODE",
             value = NetworkSettings.PROMISCUOUS_BRIDGE,
             oneOf = {
@@ -22,14 +21,10 @@ public record NetworkSettings(
             zeroIsUnset = true,
             doc = "How a pod reaches itself through a Service")
         String hairpinMode,
-    @Field(
-            flag = "--pod-cidr",
-            label = "CIDR",
-            doc = "A standalone node's pod range; a Node's spec.podCIDRs win")
+    @Field(label = "CIDR", doc = "A standalone node's pod range; a Node's spec.podCIDRs win")
         String podCIDR,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--network-plugin",
             label = "NAME",
             doc =
                 "cni or kubenet: a network plugin gives each pod its network; none: Docker's"
@@ -37,41 +32,32 @@ public record NetworkSettings(
         String networkPlugin,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--cni-conf-dir",
             label = "DIR",
             value = "/etc/cni/net.d",
             doc = "The CNI configuration directory")
         Path cniConfDir,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--cni-bin-dir",
             label = "DIR,...",
             value = "/opt/cni/bin",
             doc = "Where CNI plugin binaries are, in order")
         List<String> cniBinDir,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--cni-cache-dir",
             label = "DIR",
             value = "/var/lib/cni/cache",
             doc = "libcni's cache: each pod's attachment")
         Path cniCacheDir,
-    @Field(
-            file = Field.FLAG_ONLY,
-            flag = "--network-plugin-mtu",
-            value = "0",
-            doc = "kubenet's MTU; 0 picks the host's smallest")
+    @Field(file = Field.FLAG_ONLY, value = "0", doc = "kubenet's MTU; 0 picks the host's smallest")
         int networkPluginMtu,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--non-masquerade-cidr",
             label = "CIDR",
             value = "10.0.0.0/8",
             doc = "kubenet masquerades traffic leaving this range")
         String nonMasqueradeCIDR,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--cni-exec-timeout",
             value = "220s",
             doc = "How long one CNI plugin call may take (jkubelet's own; upstream's is 220s)")
         Duration cniExecTimeout) {

@@ -10,7 +10,6 @@ import java.time.Duration;
 public record RuntimeSettings(
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--container-runtime",
             label = "RUNTIME",
             value = "docker",
             check = Checks.ContainerRuntime.class,
@@ -18,7 +17,6 @@ public record RuntimeSettings(
         String containerRuntime,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--container-runtime-endpoint",
             label = "URL",
             value = RuntimeSettings.DOCKERSHIM_ENDPOINT,
             doc =
@@ -26,7 +24,6 @@ public record RuntimeSettings(
                     + " default, dockershim's socket, means --docker-endpoint's")
         String containerRuntimeEndpoint,
     @Field(
-            flag = "--runtime-request-timeout",
             value = "2m",
             check = Checks.Positive.class,
             doc =
@@ -43,7 +40,6 @@ public record RuntimeSettings(
             doc = "Image pulls per second; beyond it and the burst a pull fails; 0: no limit")
         int registryPullQPS,
     @Field(
-            flag = "--registry-burst",
             value = "10",
             zeroIsUnset = true,
             check = Checks.NotNegativeNumber.class,

@@ -10,7 +10,6 @@ import java.util.List;
  */
 public record ServerSettings(
     @Field(
-            flag = "--read-only-port",
             label = "PORT",
             value = "10255",
             fileValue = "0",
@@ -19,7 +18,6 @@ public record ServerSettings(
             doc = "Port of the read-only HTTP server (/healthz, /pods), 0 to disable")
         int readOnlyPort,
     @Field(
-            flag = "--port",
             label = "PORT",
             value = "10250",
             min = 1,
@@ -28,26 +26,19 @@ public record ServerSettings(
             doc = "Port of the kubelet API (HTTPS)")
         int port,
     @Field(
-            flag = "--address",
             label = "IP",
             value = "0.0.0.0",
             zeroIsUnset = true,
             doc = "Address the servers listen on")
         String address,
     @Field(
-            flag = "--tls-cert-file",
             label = "FILE",
             doc =
                 "The serving certificate, PEM, intermediates after it; without it a self-signed"
                     + " one is made in --cert-dir")
         String tlsCertFile,
+    @Field(label = "FILE", doc = "The serving certificate's key, PEM") String tlsPrivateKeyFile,
     @Field(
-            flag = "--tls-private-key-file",
-            label = "FILE",
-            doc = "The serving certificate's key, PEM")
-        String tlsPrivateKeyFile,
-    @Field(
-            flag = "--tls-cipher-suites",
             label = "NAME,...",
             check = Checks.TlsCipherSuites.class,
             doc =
@@ -56,7 +47,6 @@ public record ServerSettings(
                     + " defaults. TLS 1.3 always has its own three")
         List<String> tlsCipherSuites,
     @Field(
-            flag = "--tls-min-version",
             label = "VERSION",
             check = Checks.TlsVersion.class,
             doc =
@@ -66,27 +56,17 @@ public record ServerSettings(
     Authentication authentication,
     Authorization authorization,
     @Field(
-            flag = "--healthz-port",
             label = "PORT",
             value = "10248",
             min = 0,
             max = 65535,
             doc = "Port of the plain-HTTP /healthz, 0 to disable")
         int healthzPort,
-    @Field(
-            flag = "--healthz-bind-address",
-            label = "IP",
-            value = "127.0.0.1",
-            zeroIsUnset = true,
-            doc = "Address of /healthz")
+    @Field(label = "IP", value = "127.0.0.1", zeroIsUnset = true, doc = "Address of /healthz")
         String healthzBindAddress,
-    @Field(
-            flag = "--enable-debugging-handlers",
-            value = "true",
-            doc = "Whether logs, exec, attach, port-forward and run are served")
+    @Field(value = "true", doc = "Whether logs, exec, attach, port-forward and run are served")
         boolean enableDebuggingHandlers,
     @Field(
-            flag = "--enable-system-log-handler",
             value = "false",
             doc =
                 "Whether /logs/ serves the node's log directory, with the debugging handlers"
@@ -95,7 +75,6 @@ public record ServerSettings(
         boolean enableSystemLogHandler,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--node-log-dir",
             label = "DIR",
             value = "/var/log",
             doc = "The directory /logs/ serves when enableSystemLogHandler is on (jkubelet's own)")

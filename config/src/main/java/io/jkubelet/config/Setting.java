@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * One setting, as declared: a {@link Field} on a settings record's component, or an upstream
@@ -41,7 +43,7 @@ public final class Setting {
     this.field = f;
     this.inFile = !f.file().equals(Field.FLAG_ONLY);
     this.name = f.file().isEmpty() || !inFile ? c.getName() : f.file();
-    this.flags = List.of(f.flag());
+    this.flags = flags(c.getName(), f.flag());
     this.type = Type.of(c, f);
     this.label = f.label().isEmpty() ? type.label() : f.label();
     this.value = f.value();
@@ -60,6 +62,18 @@ public final class Setting {
     this.checks = List.copyOf(cs);
     this.reason = null;
   }
+
+  /** The declared flags; none but {@link Field#NO_FLAG}; the name's in kebab case by default. */
+  private static List<String> flags(String component, String[] declared) {
+    if (declared.length == 0) {
+      return List.of("--" + KEBAB.matcher(component).replaceAll("-").toLowerCase(Locale.ROOT));
+    }
+    return Arrays.asList(declared).equals(List.of(Field.NO_FLAG)) ? List.of() : List.of(declared);
+  }
+
+  /** Where a word ends: before a capital after a small letter, or before an acronym's next word. */
+  private static final Pattern KEBAB =
+      Pattern.compile("(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])");
 
   private Setting(String name, List<String> flags, Type type, String reason, List<Check> checks) {
     this.path = List.of();

@@ -19,16 +19,11 @@ public record StaticPodSettings(
             doc = "Directory (or single file) of static pod manifests; none: no file source")
         String staticPodPath,
     @Field(
-            flag = "--file-check-frequency",
             value = "20s",
             check = Checks.Positive.class,
             doc = "Period of the manifest directory rescan")
         Duration fileCheckFrequency,
-    @Field(
-            flag = "--http-check-frequency",
-            value = "20s",
-            check = Checks.Positive.class,
-            doc = "Period of the manifest URL poll")
+    @Field(value = "20s", check = Checks.Positive.class, doc = "Period of the manifest URL poll")
         Duration httpCheckFrequency,
     @Field(
             flag = "--manifest-url",

@@ -45,7 +45,7 @@ class SettingsTest {
     assertThat(Settings.read(c, webhook)).isEqualTo(true);
     assertThat(Settings.read(c.server(), webhook)).isEqualTo(true);
     assertThat(Settings.read(c.server().authentication(), webhook)).isEqualTo(true);
-    assertThat(c.cgroups().podPidsLimit()).isEqualTo(7);
+    assertThat(c.resources().cgroups().podPidsLimit()).isEqualTo(7);
     assertThat(Settings.defaults(GcSettings.class, false)).isEqualTo(GcSettings.DEFAULTS);
     assertThat(Settings.defaults(Authorization.class, true).mode()).isEqualTo("Webhook");
     assertThatThrownBy(() -> KubeletConfiguration.builder().set("maxPods", "2"))

@@ -24,11 +24,11 @@ class ShutdownSettingsTest {
 
   @Test
   void theFieldsAreReadFromTheFileAndOffByDefault() throws IOException {
-    assertThat(KubeletConfiguration.defaults().shutdown().enabled()).isFalse();
+    assertThat(KubeletConfiguration.defaults().node().shutdown().enabled()).isFalse();
     KubeletConfiguration c = load("shutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s");
-    assertThat(c.shutdown().shutdownGracePeriod()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(c.shutdown().nonCriticalPods()).isEqualTo(Duration.ofSeconds(20));
-    assertThat(c.shutdown().enabled()).isTrue();
+    assertThat(c.node().shutdown().shutdownGracePeriod()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.node().shutdown().nonCriticalPods()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(c.node().shutdown().enabled()).isTrue();
     ConfigValidator.validate(c);
     FeatureGates.validate(c);
   }

@@ -101,7 +101,7 @@ public final class ExportEventsCommand implements Callable<Integer> {
     Map<String, String> flagOf = new HashMap<>();
     KubeletConfigurationBuilder b = KubeletConfiguration.builder();
     settingFlags.overlay(b, flagOf);
-    EventExport e = b.build().eventExport();
+    EventExport e = b.build().events().export();
     if (!e.enabled()) {
       throw new ConfigException(
           "--event-export-url", "give --event-export-url or --event-export-file");

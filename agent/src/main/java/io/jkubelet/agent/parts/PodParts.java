@@ -183,8 +183,8 @@ public final class PodParts {
     logCollector = logCollector();
     shutdown =
         NodeShutdownManager.create(
-            FeatureGates.gracefulNodeShutdown(config.featureGates()),
-            NodeShutdownManager.Options.of(config.shutdown()),
+            FeatureGates.gracefulNodeShutdown(config.node().featureGates()),
+            NodeShutdownManager.Options.of(config.node().shutdown()),
             shutdownPods(),
             in.deps().logind(),
             time);
@@ -241,14 +241,14 @@ public final class PodParts {
                 in.timelines()),
             new RuntimeManager.Options(
                 in.options().podInfraImage(),
-                config.podInfraOomScoreAdj(),
+                config.pods().podInfraOomScoreAdj(),
                 new NodeContext(
                     capacity,
                     in.options().rootDir(),
                     new PodDns(
-                        config.clusterDNS(),
-                        config.clusterDomain(),
-                        config.resolvConf(),
+                        config.pods().dns().clusterDNS(),
+                        config.pods().dns().clusterDomain(),
+                        config.pods().dns().resolvConf(),
                         () -> in.deps().host().nodeIp(),
                         in.options().nodeName(),
                         recorder),
@@ -293,10 +293,10 @@ public final class PodParts {
                 in.engine().runtime(),
                 runtimeManager.preStopsRunning(),
                 volumes::teardownFailure),
-            new StuckTerminations.Options(config.terminations().terminationStuckAfter()),
+            new StuckTerminations.Options(config.pods().lifecycle().terminationStuckAfter()),
             time,
             recorder);
-    registerCaches(config.maxPods());
+    registerCaches(config.pods().maxPods());
   }
 
   /** A hung call has returned: the PLEG inspects its pod again. */
@@ -314,8 +314,8 @@ public final class PodParts {
         new LogCollector.Options(
             in.options().podLogPaths(),
             io.jkubelet.agent.logs.RotatingLogWriter.parseMaxSize(
-                config.containerLogs().containerLogMaxSize()),
-            config.containerLogs().containerLogMaxFiles(),
+                config.pods().containerLogs().containerLogMaxSize()),
+            config.pods().containerLogs().containerLogMaxFiles(),
             runtime,
             // Nothing until the PLEG's first relist has ended: after a restart the streams (one
             // per container, each resuming where its file stopped) would otherwise compete with
@@ -356,14 +356,14 @@ public final class PodParts {
         new InstrumentedPodSync(sync, in.metrics(), in.statuses()::getPodStatus, clock),
         workQueue,
         clock,
-        in.options().config().syncFrequency(),
+        in.options().config().pods().lifecycle().syncFrequency(),
         WORKER_ERROR_BACKOFF,
         () -> ThreadLocalRandom.current().nextDouble(),
         workerExecutor);
   }
 
   private Housekeeping housekeeping() {
-    var gc = in.options().config().gc();
+    var gc = in.options().config().resources().gc();
     return Housekeeping.create(
         new Housekeeping.Deps(
             runtime,

@@ -26,23 +26,23 @@ public final class PodSources {
       EventRecorder recorder,
       KubernetesClient api) {
     List<Lifecycle> sources = new ArrayList<>();
-    if (!config.staticPods().staticPodPath().isEmpty()) {
+    if (!config.pods().staticPods().staticPodPath().isEmpty()) {
       sources.add(
           new FileSource(
-              Path.of(config.staticPods().staticPodPath()),
-              config.staticPods().fileCheckFrequency(),
+              Path.of(config.pods().staticPods().staticPodPath()),
+              config.pods().staticPods().fileCheckFrequency(),
               nodeName,
               time.clock(),
               time.schedulers(),
               recorder,
               podConfig.channel(Source.FILE)));
     }
-    if (!config.staticPods().staticPodURL().isEmpty()) {
+    if (!config.pods().staticPods().staticPodURL().isEmpty()) {
       sources.add(
           new HttpSource(
-              URI.create(config.staticPods().staticPodURL()),
-              config.staticPods().staticPodURLHeader(),
-              config.staticPods().httpCheckFrequency(),
+              URI.create(config.pods().staticPods().staticPodURL()),
+              config.pods().staticPods().staticPodURLHeader(),
+              config.pods().staticPods().httpCheckFrequency(),
               nodeName,
               time.clock(),
               time.schedulers(),
