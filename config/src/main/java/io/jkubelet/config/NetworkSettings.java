@@ -1,9 +1,5 @@
 package io.jkubelet.config;
 
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-
 /**
  * The pods' network: the two settings that upstream's KubeletConfiguration carries ({@code
  * hairpinMode} and {@code podCIDR}), and the network plugin's, which are flags only, as upstream's
@@ -30,24 +26,7 @@ public record NetworkSettings(
                 "cni or kubenet: a network plugin gives each pod its network; none: Docker's"
                     + " bridge")
         String networkPlugin,
-    @Field(
-            file = Field.FLAG_ONLY,
-            label = "DIR",
-            value = "/etc/cni/net.d",
-            doc = "The CNI configuration directory")
-        Path cniConfDir,
-    @Field(
-            file = Field.FLAG_ONLY,
-            label = "DIR,...",
-            value = "/opt/cni/bin",
-            doc = "Where CNI plugin binaries are, in order")
-        List<String> cniBinDir,
-    @Field(
-            file = Field.FLAG_ONLY,
-            label = "DIR",
-            value = "/var/lib/cni/cache",
-            doc = "libcni's cache: each pod's attachment")
-        Path cniCacheDir,
+    CniSettings cni,
     @Field(file = Field.FLAG_ONLY, value = "0", doc = "kubenet's MTU; 0 picks the host's smallest")
         int networkPluginMtu,
     @Field(
@@ -55,12 +34,7 @@ public record NetworkSettings(
             label = "CIDR",
             value = "10.0.0.0/8",
             doc = "kubenet masquerades traffic leaving this range")
-        String nonMasqueradeCIDR,
-    @Field(
-            file = Field.FLAG_ONLY,
-            value = "220s",
-            doc = "How long one CNI plugin call may take (jkubelet's own; upstream's is 220s)")
-        Duration cniExecTimeout) {
+        String nonMasqueradeCIDR) {
   public static final String PROMISCUOUS_BRIDGE = "promiscuous-bridge";
   public static final String HAIRPIN_VETH = "hairpin-veth";
   public static final String HAIRPIN_NONE = "none";
@@ -69,15 +43,6 @@ public record NetworkSettings(
 
   public NetworkSettings {
     Records.requireNonNull(
-        NetworkSettings.class,
-        hairpinMode,
-        podCIDR,
-        networkPlugin,
-        cniConfDir,
-        cniBinDir,
-        cniCacheDir,
-        nonMasqueradeCIDR,
-        cniExecTimeout);
-    cniBinDir = List.copyOf(cniBinDir);
+        NetworkSettings.class, hairpinMode, podCIDR, networkPlugin, cni, nonMasqueradeCIDR);
   }
 }

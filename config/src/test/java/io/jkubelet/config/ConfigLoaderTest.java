@@ -204,7 +204,7 @@ class ConfigLoaderTest {
     assertThat(c.server().authorization().cacheUnauthorizedTTL())
         .isEqualTo(defaults.server().authorization().cacheUnauthorizedTTL());
     assertThat(c.pods().staticPods().staticPodPath()).isEqualTo("/etc/kubernetes/manifests");
-    assertThat(c.server().healthzBindAddress()).isEqualTo("127.0.0.1");
+    assertThat(c.server().healthz().healthzBindAddress()).isEqualTo("127.0.0.1");
     assertThat(c.resources().cgroups().cgroupDriver()).as("kubeadm's, given").isEqualTo("cgroupfs");
     assertThat(c.resources().cgroups())
         .isEqualTo(
@@ -252,7 +252,7 @@ class ConfigLoaderTest {
     assertThat(c.pods().network().hairpinMode()).isEqualTo(defaults.pods().network().hairpinMode());
     // Pointers upstream, or without a default: 0 and "" are values.
     assertThat(c.server().readOnlyPort()).isZero();
-    assertThat(c.server().healthzPort()).isZero();
+    assertThat(c.server().healthz().healthzPort()).isZero();
     assertThat(c.events().eventRecordQPS()).isZero();
     assertThat(c.pods().staticPods().staticPodPath()).isEmpty();
   }
@@ -593,12 +593,12 @@ class ConfigLoaderTest {
         .isEqualTo(new Authentication("/pki/ca.crt", true, Duration.ofMinutes(1), false));
     assertThat(c.server().authorization())
         .isEqualTo(new Authorization("Webhook", Duration.ofMinutes(5), Duration.ofSeconds(10)));
-    assertThat(c.server().tlsCertFile()).isEqualTo("/pki/kubelet.crt");
-    assertThat(c.server().healthzPort()).isZero();
+    assertThat(c.server().tls().tlsCertFile()).isEqualTo("/pki/kubelet.crt");
+    assertThat(c.server().healthz().healthzPort()).isZero();
     assertThat(c.pods().containerLogs().containerLogMaxFiles()).isEqualTo(3);
     assertThat(c.pods().containerLogs().containerLogMaxSize()).isEqualTo("10Mi");
-    assertThat(c.server().enableSystemLogHandler()).isTrue();
-    assertThat(KubeletConfiguration.builder().build().server().enableSystemLogHandler())
+    assertThat(c.server().handlers().enableSystemLogHandler()).isTrue();
+    assertThat(KubeletConfiguration.builder().build().server().handlers().enableSystemLogHandler())
         .as("off unless asked for")
         .isFalse();
   }

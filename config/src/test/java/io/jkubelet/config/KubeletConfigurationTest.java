@@ -40,8 +40,8 @@ class KubeletConfigurationTest {
     assertThat(d.client().kubeAPIQPS()).isEqualTo(5);
     assertThat(d.client().kubeAPIBurst()).isEqualTo(10);
     assertThat(d.client().contentType()).isEqualTo("application/vnd.kubernetes.protobuf");
-    assertThat(d.server().tlsCipherSuites()).isEmpty();
-    assertThat(d.server().tlsMinVersion()).isEmpty();
+    assertThat(d.server().tls().tlsCipherSuites()).isEmpty();
+    assertThat(d.server().tls().tlsMinVersion()).isEmpty();
     assertThat(d.node().registerNode()).isTrue();
     assertThat(d.pods().podInfraOomScoreAdj()).isZero();
   }

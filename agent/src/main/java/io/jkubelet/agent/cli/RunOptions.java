@@ -120,7 +120,7 @@ final class RunOptions {
             new PodLogPaths(
                 config.pods().containerLogs().podLogsDir().toAbsolutePath().normalize(),
                 config.pods().containerLogs().containerLogsDir().toAbsolutePath().normalize()),
-            config.server().nodeLogDir().toAbsolutePath().normalize()),
+            config.server().handlers().nodeLogDir().toAbsolutePath().normalize()),
         new KubeletOptions.Engine(
             dockerEndpoint, run.podInfraContainerImage, config.resources().gc().imageGcPeriod()),
         subsystems);
@@ -144,10 +144,10 @@ final class RunOptions {
     return new NetworkOptions(
         n.networkPlugin().strip(),
         new NetworkOptions.Cni(
-            n.cniConfDir().toAbsolutePath(),
-            n.cniBinDir().stream().map(Path::of).toList(),
-            n.cniCacheDir().toAbsolutePath(),
-            n.cniExecTimeout()),
+            n.cni().cniConfDir().toAbsolutePath(),
+            n.cni().cniBinDir().stream().map(Path::of).toList(),
+            n.cni().cniCacheDir().toAbsolutePath(),
+            n.cni().cniExecTimeout()),
         n.networkPluginMtu(),
         n.hairpinMode(),
         n.nonMasqueradeCIDR(),

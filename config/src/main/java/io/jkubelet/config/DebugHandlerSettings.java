@@ -1,0 +1,29 @@
+package io.jkubelet.config;
+
+import java.nio.file.Path;
+
+/**
+ * What the kubelet API serves beyond pods and metrics: logs, exec, attach, port-forward and run,
+ * and the node's log directory.
+ */
+public record DebugHandlerSettings(
+    @Field(value = "true", doc = "Whether logs, exec, attach, port-forward and run are served")
+        boolean enableDebuggingHandlers,
+    @Field(
+            value = "false",
+            doc =
+                "Whether /logs/ serves the node's log directory, with the debugging handlers"
+                    + " (upstream: true; here it must be asked for, as it shows the whole"
+                    + " directory to anyone allowed nodes/log)")
+        boolean enableSystemLogHandler,
+    @Field(
+            file = Field.FLAG_ONLY,
+            label = "DIR",
+            value = "/var/log",
+            doc = "The directory /logs/ serves when enableSystemLogHandler is on (jkubelet's own)")
+        Path nodeLogDir) {
+
+  public DebugHandlerSettings {
+    Records.requireNonNull(DebugHandlerSettings.class, nodeLogDir);
+  }
+}
