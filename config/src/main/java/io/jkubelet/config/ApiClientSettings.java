@@ -26,8 +26,4 @@ public record ApiClientSettings(
                 "The content type of requests to the API server. Accepted, but the clients speak"
                     + " JSON whatever it says (fabric8 reads no protobuf), which start-up logs")
         String contentType) {
-
-  public ApiClientSettings {
-    Records.requireNonNull(ApiClientSettings.class, contentType);
-  }
 }

@@ -26,7 +26,6 @@ public record CertificateSettings(
         String bootstrapKubeconfig,
     @Field(
             file = Field.FLAG_ONLY,
-            label = "DIR",
             doc =
                 "Where the client certificates (kubelet-client-current.pem), the serving"
                     + " certificates from CSRs (kubelet-server-current.pem) and the self-signed"
@@ -36,7 +35,4 @@ public record CertificateSettings(
   public static final CertificateSettings DEFAULTS =
       Settings.defaults(CertificateSettings.class, false);
 
-  public CertificateSettings {
-    Records.requireNonNull(CertificateSettings.class, bootstrapKubeconfig, certDir);
-  }
 }

@@ -5,8 +5,7 @@ import java.util.List;
 
 /**
  * The container manager's settings of upstream's KubeletConfiguration: the pods' cgroups. Checked
- * by {@link ConfigValidator} (each setting's declaration, then {@link #validate()}); this record
- * only rejects nulls.
+ * by {@link ConfigValidator} (each setting's declaration, then {@link #validate()}).
  */
 public record CgroupSettings(
     @Field(
@@ -52,12 +51,6 @@ public record CgroupSettings(
     implements Validated {
 
   public static final CgroupSettings DEFAULTS = Settings.defaults(CgroupSettings.class, false);
-
-  public CgroupSettings {
-    Records.requireNonNull(
-        CgroupSettings.class, cgroupRoot, cgroupDriver, cpuCFSQuotaPeriod, enforceNodeAllocatable);
-    enforceNodeAllocatable = List.copyOf(enforceNodeAllocatable);
-  }
 
   /**
    * Upstream's rules across the settings: {@code none} alone, and enforcement needs QoS cgroups.

@@ -11,19 +11,16 @@ import java.util.List;
 public record CniSettings(
     @Field(
             file = Field.FLAG_ONLY,
-            label = "DIR",
             value = "/etc/cni/net.d",
             doc = "The CNI configuration directory")
         Path cniConfDir,
     @Field(
             file = Field.FLAG_ONLY,
-            label = "DIR,...",
             value = "/opt/cni/bin",
             doc = "Where CNI plugin binaries are, in order")
         List<String> cniBinDir,
     @Field(
             file = Field.FLAG_ONLY,
-            label = "DIR",
             value = "/var/lib/cni/cache",
             doc = "libcni's cache: each pod's attachment")
         Path cniCacheDir,
@@ -32,9 +29,4 @@ public record CniSettings(
             value = "220s",
             doc = "How long one CNI plugin call may take (jkubelet's own; upstream's is 220s)")
         Duration cniExecTimeout) {
-
-  public CniSettings {
-    Records.requireNonNull(CniSettings.class, cniConfDir, cniBinDir, cniCacheDir, cniExecTimeout);
-    cniBinDir = List.copyOf(cniBinDir);
-  }
 }

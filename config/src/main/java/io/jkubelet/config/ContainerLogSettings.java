@@ -5,7 +5,7 @@ import java.nio.file.Path;
 /**
  * The container log settings of upstream's KubeletConfiguration: when a container's log file is
  * rotated and how many are kept, and where the log files and their links go. The size is parsed
- * where it is used; this record only rejects nulls.
+ * where it is used.
  */
 public record ContainerLogSettings(
     @Field(
@@ -18,7 +18,6 @@ public record ContainerLogSettings(
         int containerLogMaxFiles,
     @Field(
             file = Field.FLAG_ONLY,
-            label = "DIR",
             value = "/var/log/pods",
             doc =
                 "Where containers' CRI log files go, <ns>_<pod>_<uid>/<container>/<restart>.log"
@@ -26,7 +25,6 @@ public record ContainerLogSettings(
         Path podLogsDir,
     @Field(
             file = Field.FLAG_ONLY,
-            label = "DIR",
             value = "/var/log/containers",
             doc = "Where the <pod>_<ns>_<container>-<id>.log links to them go (jkubelet's own)")
         Path containerLogsDir) {
@@ -34,8 +32,4 @@ public record ContainerLogSettings(
   public static final ContainerLogSettings DEFAULTS =
       Settings.defaults(ContainerLogSettings.class, false);
 
-  public ContainerLogSettings {
-    Records.requireNonNull(
-        ContainerLogSettings.class, containerLogMaxSize, podLogsDir, containerLogsDir);
-  }
 }

@@ -18,12 +18,7 @@ public record DebugHandlerSettings(
         boolean enableSystemLogHandler,
     @Field(
             file = Field.FLAG_ONLY,
-            label = "DIR",
             value = "/var/log",
             doc = "The directory /logs/ serves when enableSystemLogHandler is on (jkubelet's own)")
         Path nodeLogDir) {
-
-  public DebugHandlerSettings {
-    Records.requireNonNull(DebugHandlerSettings.class, nodeLogDir);
-  }
 }

@@ -21,9 +21,4 @@ public record DnsSettings(
             zeroIsUnset = true,
             doc = "The resolver file Default pods copy; \"\" gives them none")
         String resolvConf) {
-
-  public DnsSettings {
-    Records.requireNonNull(DnsSettings.class, clusterDNS, clusterDomain, resolvConf);
-    clusterDNS = List.copyOf(clusterDNS);
-  }
 }

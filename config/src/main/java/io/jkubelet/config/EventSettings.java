@@ -38,8 +38,4 @@ public record EventSettings(
                     + " as client-go's correlator (one per 5m)")
         Duration eventSpamRefillPeriod,
     EventExport export) {
-
-  public EventSettings {
-    Records.requireNonNull(EventSettings.class, eventSpamRefillPeriod, export);
-  }
 }

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
@@ -163,7 +162,6 @@ public record EvictionSettings(
     evictionSoft = sorted(evictionSoft);
     evictionSoftGracePeriod = sorted(evictionSoftGracePeriod);
     evictionMinimumReclaim = sorted(evictionMinimumReclaim);
-    Objects.requireNonNull(evictionPressureTransitionPeriod, "evictionPressureTransitionPeriod");
     if (evictionPressureTransitionPeriod.isNegative()) {
       throw new ConfigException(
           "evictionPressureTransitionPeriod",

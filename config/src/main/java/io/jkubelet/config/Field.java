@@ -49,7 +49,13 @@ public @interface Field {
    */
   String[] flag() default {};
 
-  /** The flag's value in {@code --help}, e.g. {@code PORT}; "" for the type's. */
+  /**
+   * The flag's value in {@code --help}, e.g. {@code NAME}; by default the last word of the
+   * component's name where it says what the value is ({@code ...Dir} {@code DIR}, {@code ...File}
+   * {@code FILE}, {@code ...Port} {@code PORT}, {@code ...Percent}, {@code ...URL}, {@code
+   * ...Address} {@code IP}, {@code ...CIDR}, {@code ...Mode}; with {@code ,...} for a list), else the
+   * type's ({@code DURATION}).
+   */
   String label() default "";
 
   /** The default, written as on the command line: {@code 1m}, {@code a,b}, {@code k<v,k2<v2}. */

@@ -5,12 +5,11 @@ import java.time.Duration;
 /**
  * The garbage collectors' policy: upstream's image GC settings of KubeletConfiguration and its
  * container GC flags (which upstream keeps out of the file, deprecates in favour of eviction, and
- * keeps). Checked by {@link ConfigValidator}; this record only rejects nulls.
+ * keeps). Checked by {@link ConfigValidator}.
  */
 public record GcSettings(
     @Field(
             flag = "--image-gc-high-threshold",
-            label = "PERCENT",
             value = "85",
             check = Checks.Percent.class,
             doc =
@@ -19,7 +18,6 @@ public record GcSettings(
         int imageGCHighThresholdPercent,
     @Field(
             flag = "--image-gc-low-threshold",
-            label = "PERCENT",
             value = "80",
             check = Checks.Percent.class,
             doc = "The usage image GC frees down to, below the high threshold")
@@ -61,10 +59,6 @@ public record GcSettings(
     implements Validated {
 
   public static final GcSettings DEFAULTS = Settings.defaults(GcSettings.class, false);
-
-  public GcSettings {
-    Records.requireNonNull(GcSettings.class, imageMinimumGCAge, minimumContainerTtl, imageGcPeriod);
-  }
 
   /** Upstream's rule: the low threshold below the high one. */
   @Override

@@ -1,11 +1,10 @@
 package io.jkubelet.config;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * How images are pulled: upstream's dockershim flag {@code --image-pull-progress-deadline}, which
- * has no field in the file. Checked by {@link ConfigValidator}; this record only rejects nulls.
+ * has no field in the file. Checked by {@link ConfigValidator}.
  */
 public record ImageSettings(
     @Field(
@@ -19,7 +18,4 @@ public record ImageSettings(
 
   public static final ImageSettings DEFAULTS = Settings.defaults(ImageSettings.class, false);
 
-  public ImageSettings {
-    Objects.requireNonNull(imagePullProgressDeadline, "imagePullProgressDeadline");
-  }
 }

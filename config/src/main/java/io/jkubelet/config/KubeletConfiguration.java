@@ -12,9 +12,10 @@ package io.jkubelet.config;
  * reading ({@link ConfigLoader}), the flags, the defaults, validation ({@link ConfigValidator}) and
  * the help. Adding a setting is a component with its {@link Field}, and the code that uses it.
  *
- * <p>Instances are immutable. The constructor only rejects null references; ranges are checked by
- * {@link ConfigValidator}, so a configuration can be assembled from a file and flags first and
- * validated once at the end.
+ * <p>Instances are immutable. {@link Settings#build} makes them, and the settings records inside,
+ * and rejects a null where a value is due and copies lists, once for every record; ranges are
+ * checked by {@link ConfigValidator}, so a configuration can be assembled from a file and flags
+ * first and validated once at the end.
  *
  * <p>The settings are grouped by their job, each group a record of its own, nested where a group
  * belongs to a larger one: {@link NodeSettings} (registration, identity and {@link
@@ -36,14 +37,6 @@ public record KubeletConfiguration(
     RuntimeSettings runtime,
     ImageSettings images,
     ResourceSettings resources) {
-
-  /**
-   * @throws NullPointerException if any component is null
-   */
-  public KubeletConfiguration {
-    Records.requireNonNull(
-        KubeletConfiguration.class, node, client, events, pods, server, runtime, images, resources);
-  }
 
   /** The configuration with every setting at its default, as declared. */
   public static KubeletConfiguration defaults() {

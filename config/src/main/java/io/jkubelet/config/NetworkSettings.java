@@ -7,7 +7,6 @@ package io.jkubelet.config;
  */
 public record NetworkSettings(
     @Field(
-            label = "MODE",
             value = NetworkSettings.PROMISCUOUS_BRIDGE,
             oneOf = {
               NetworkSettings.PROMISCUOUS_BRIDGE,
@@ -17,7 +16,7 @@ public record NetworkSettings(
             zeroIsUnset = true,
             doc = "How a pod reaches itself through a Service")
         String hairpinMode,
-    @Field(label = "CIDR", doc = "A standalone node's pod range; a Node's spec.podCIDRs win")
+    @Field(doc = "A standalone node's pod range; a Node's spec.podCIDRs win")
         String podCIDR,
     @Field(
             file = Field.FLAG_ONLY,
@@ -31,7 +30,6 @@ public record NetworkSettings(
         int networkPluginMtu,
     @Field(
             file = Field.FLAG_ONLY,
-            label = "CIDR",
             value = "10.0.0.0/8",
             doc = "kubenet masquerades traffic leaving this range")
         String nonMasqueradeCIDR) {
@@ -41,8 +39,4 @@ public record NetworkSettings(
 
   public static final NetworkSettings DEFAULTS = Settings.defaults(NetworkSettings.class, false);
 
-  public NetworkSettings {
-    Records.requireNonNull(
-        NetworkSettings.class, hairpinMode, podCIDR, networkPlugin, cni, nonMasqueradeCIDR);
-  }
 }

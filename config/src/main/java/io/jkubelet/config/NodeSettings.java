@@ -38,15 +38,6 @@ public record NodeSettings(
         Map<String, Boolean> featureGates) {
 
   public NodeSettings {
-    Records.requireNonNull(
-        NodeSettings.class,
-        cloudProvider,
-        providerID,
-        certificates,
-        status,
-        shutdown,
-        host,
-        featureGates);
     featureGates = Map.copyOf(featureGates);
   }
 }

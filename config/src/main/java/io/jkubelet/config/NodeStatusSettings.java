@@ -31,9 +31,4 @@ public record NodeStatusSettings(
                 "The duration of the node's heartbeat Lease, in seconds; it is renewed every"
                     + " quarter of it")
         int nodeLeaseDurationSeconds) {
-
-  public NodeStatusSettings {
-    Records.requireNonNull(
-        NodeStatusSettings.class, nodeStatusUpdateFrequency, nodeStatusReportFrequency);
-  }
 }

@@ -29,8 +29,4 @@ public record PodLifecycleSettings(
                     + " gets a Warning TerminationStuck naming what holds it (a container, a"
                     + " preStop hook, a volume, a runtime call), repeated at a doubling interval")
         Duration terminationStuckAfter) {
-
-  public PodLifecycleSettings {
-    Records.requireNonNull(PodLifecycleSettings.class, syncFrequency, terminationStuckAfter);
-  }
 }

@@ -30,16 +30,4 @@ public record PodSettings(
     ContainerLogSettings containerLogs,
     NetworkSettings network,
     PodLifecycleSettings lifecycle) {
-
-  public PodSettings {
-    Records.requireNonNull(
-        PodSettings.class,
-        staticPods,
-        allowedUnsafeSysctls,
-        dns,
-        containerLogs,
-        network,
-        lifecycle);
-    allowedUnsafeSysctls = List.copyOf(allowedUnsafeSysctls);
-  }
 }

@@ -9,8 +9,4 @@ public record ResourceSettings(
     ReservationSettings reservations,
     EvictionSettings eviction,
     GcSettings gc) {
-
-  public ResourceSettings {
-    Records.requireNonNull(ResourceSettings.class, cgroups, reservations, eviction, gc);
-  }
 }

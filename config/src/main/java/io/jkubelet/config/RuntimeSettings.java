@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * The container engine's settings: upstream's container runtime flags (docker only) and the
  * KubeletConfiguration fields of its runtime calls and image pulls. Checked by {@link
- * ConfigValidator}; this record only rejects nulls.
+ * ConfigValidator}.
  */
 public record RuntimeSettings(
     @Field(
@@ -48,11 +48,6 @@ public record RuntimeSettings(
 
   /** Upstream v1.20's default {@code --container-runtime-endpoint}: its dockershim's socket. */
   public static final String DOCKERSHIM_ENDPOINT = "unix:///var/run/dockershim.sock";
-
-  public RuntimeSettings {
-    Records.requireNonNull(
-        RuntimeSettings.class, containerRuntime, containerRuntimeEndpoint, runtimeRequestTimeout);
-  }
 
   /**
    * The engine's endpoint: {@code --container-runtime-endpoint} when it names one (a bare path as

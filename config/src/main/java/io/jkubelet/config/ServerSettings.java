@@ -3,11 +3,10 @@ package io.jkubelet.config;
 /**
  * The kubelet API's settings of upstream's KubeletConfiguration: where its servers listen, its
  * serving certificate, and how it authenticates and authorizes requests. Checked by {@link
- * ConfigValidator}; this record only rejects nulls.
+ * ConfigValidator}.
  */
 public record ServerSettings(
     @Field(
-            label = "PORT",
             value = "10255",
             fileValue = "0",
             min = 0,
@@ -15,7 +14,6 @@ public record ServerSettings(
             doc = "Port of the read-only HTTP server (/healthz, /pods), 0 to disable")
         int readOnlyPort,
     @Field(
-            label = "PORT",
             value = "10250",
             min = 1,
             max = 65535,
@@ -23,7 +21,6 @@ public record ServerSettings(
             doc = "Port of the kubelet API (HTTPS)")
         int port,
     @Field(
-            label = "IP",
             value = "0.0.0.0",
             zeroIsUnset = true,
             doc = "Address the servers listen on")
@@ -44,8 +41,4 @@ public record ServerSettings(
    */
   public static final ServerSettings FILE_DEFAULTS = Settings.defaults(ServerSettings.class, true);
 
-  public ServerSettings {
-    Records.requireNonNull(
-        ServerSettings.class, address, tls, authentication, authorization, healthz, handlers);
-  }
 }

@@ -5,12 +5,11 @@ import java.util.List;
 /** The kubelet API's TLS: its serving certificate and key, cipher suites and lowest version. */
 public record ServingTlsSettings(
     @Field(
-            label = "FILE",
             doc =
                 "The serving certificate, PEM, intermediates after it; without it a self-signed"
                     + " one is made in --cert-dir")
         String tlsCertFile,
-    @Field(label = "FILE", doc = "The serving certificate's key, PEM") String tlsPrivateKeyFile,
+    @Field(doc = "The serving certificate's key, PEM") String tlsPrivateKeyFile,
     @Field(
             label = "NAME,...",
             check = Checks.TlsCipherSuites.class,
@@ -26,10 +25,4 @@ public record ServingTlsSettings(
                 "The kubelet API's lowest TLS version: VersionTLS10, VersionTLS11, VersionTLS12 or"
                     + " VersionTLS13; none: VersionTLS12, as upstream's")
         String tlsMinVersion) {
-
-  public ServingTlsSettings {
-    Records.requireNonNull(
-        ServingTlsSettings.class, tlsCertFile, tlsPrivateKeyFile, tlsCipherSuites, tlsMinVersion);
-    tlsCipherSuites = List.copyOf(tlsCipherSuites);
-  }
 }

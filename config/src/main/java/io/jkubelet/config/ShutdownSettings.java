@@ -8,7 +8,7 @@ import java.time.Duration;
  * the agent hold a logind delay inhibitor lock and stop the pods when the host shuts down. Upstream
  * v1.20 asks for the gate too; jkubelet, as v1.21, has the gate on unless {@code featureGates:
  * {GracefulNodeShutdown: false}} turns it off ({@link FeatureGates#gracefulNodeShutdown}). Checked
- * by {@link ConfigValidator}; this record only rejects nulls.
+ * by {@link ConfigValidator}.
  */
 public record ShutdownSettings(
     @Field(
@@ -29,11 +29,6 @@ public record ShutdownSettings(
     implements Validated {
 
   public static final ShutdownSettings DEFAULTS = Settings.defaults(ShutdownSettings.class, false);
-
-  public ShutdownSettings {
-    Records.requireNonNull(
-        ShutdownSettings.class, shutdownGracePeriod, shutdownGracePeriodCriticalPods);
-  }
 
   /** Whether a shutdown is handled at all: a grace period above zero. */
   public boolean enabled() {
