@@ -27,6 +27,7 @@ import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -89,12 +90,7 @@ public final class ExportEventsCommand implements Callable<Integer> {
       description = "The leader election Lease's name (default: ${DEFAULT-VALUE}).")
   String leaseName;
 
-  @Option(
-      names = {"-v", "--v"},
-      paramLabel = "LEVEL",
-      defaultValue = "0",
-      description = "Log verbosity: 0 info, 1-3 debug, 4+ trace.")
-  int verbosity;
+  @Mixin Verbosity verbosity;
 
   /** The validated export settings; a configuration error names the flag. */
   EventExport settings() {

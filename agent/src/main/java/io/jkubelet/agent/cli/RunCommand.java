@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -106,12 +107,7 @@ public final class RunCommand implements Callable<Integer> {
       description = "The Docker Engine endpoint (flag only, default ${DEFAULT-VALUE}).")
   String dockerEndpoint;
 
-  @Option(
-      names = {"-v", "--v"},
-      paramLabel = "LEVEL",
-      defaultValue = "0",
-      description = "Log verbosity: 0 info, 1-3 debug, 4+ trace (flag only).")
-  int verbosity;
+  @Mixin Verbosity verbosity;
 
   @Override
   public Integer call() throws Exception {
