@@ -90,7 +90,7 @@ class AgentCgroupsTest {
 
   @Test
   void aManagerThatCannotStartRefusesTheAgentsStart() throws Exception {
-    cgroups.startError(CgroupException.of("/", "cgroupRoot does not exist"));
+    cgroups.startError(new CgroupException("/", "cgroupRoot does not exist"));
     Agent a = agent();
 
     assertThatThrownBy(a::start).hasMessage("cgroup /: cgroupRoot does not exist");

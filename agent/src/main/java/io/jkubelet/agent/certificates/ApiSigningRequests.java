@@ -1,5 +1,6 @@
 package io.jkubelet.agent.certificates;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.certificates.v1.CertificateSigningRequest;
 import io.fabric8.kubernetes.api.model.certificates.v1.CertificateSigningRequestBuilder;
 import io.fabric8.kubernetes.api.model.certificates.v1.CertificateSigningRequestCondition;
@@ -144,6 +145,6 @@ final class ApiSigningRequests implements SigningRequests {
         e.getStatus() != null && e.getStatus().getMessage() != null
             ? e.getStatus().getMessage()
             : e.getMessage();
-    return new ApiException(e.getCode(), what + ": " + detail, e);
+    return Errors.withCause(new ApiException(e.getCode(), what + ": " + detail), e);
   }
 }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.certificates;
 
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.certificates.KubeconfigFile.ClusterInfo;
 import io.jkubelet.agent.certificates.KubeconfigFile.Contents;
 import io.jkubelet.agent.certificates.KubeconfigFile.KubeconfigException;
@@ -70,16 +71,8 @@ final class Bootstrap {
 
   /** Bootstrap did not give a usable kubeconfig; the message names the file and the problem. */
   public static final class BootstrapException extends Exception {
-    private BootstrapException(String message, Throwable cause) {
-      super(message, cause);
-    }
-
-    public static BootstrapException of(String message) {
-      return new BootstrapException(message, null);
-    }
-
-    public static BootstrapException causedBy(String message, Throwable cause) {
-      return new BootstrapException(message, cause);
+    public BootstrapException(String message) {
+      super(message);
     }
   }
 
@@ -144,8 +137,7 @@ final class Bootstrap {
           try {
             KubeconfigFile.pointUserAt(kubeconfig, store.currentPath());
           } catch (IOException e) {
-            throw BootstrapException.causedBy(
-                "unable to write kubeconfig " + kubeconfig + ": " + e.getMessage(), e);
+            throw Errors.withCause(new BootstrapException("unable to write kubeconfig " + kubeconfig + ": " + e.getMessage()), e);
           }
           log.info(
               "Bootstrap: moved the client certificate embedded in {} into {}, and {} now names"
@@ -186,7 +178,7 @@ final class Bootstrap {
     }
     Path bootstrap = options.bootstrapKubeconfig();
     if (bootstrap == null) {
-      throw BootstrapException.of(
+      throw new BootstrapException(
           "no valid client certificate in "
               + kubeconfig
               + " or "
@@ -206,8 +198,7 @@ final class Bootstrap {
     try {
       cluster = KubeconfigFile.read(bootstrap).cluster();
     } catch (KubeconfigException e) {
-      throw BootstrapException.causedBy(
-          "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(), e);
+      throw Errors.withCause(new BootstrapException("unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()), e);
     }
     KeyPair key = pendingKey();
     NodeCsr csr = NodeCsr.create(nodeName, key);
@@ -219,7 +210,7 @@ final class Bootstrap {
       if (e.reason().needsNewKey()) {
         forgetPendingKey();
       }
-      throw BootstrapException.causedBy(describe(e, bootstrap, cluster), e);
+      throw Errors.withCause(new BootstrapException(describe(e, bootstrap, cluster)), e);
     }
     ClientCertificate stored = store.update(issued);
     forgetPendingKey();
@@ -232,8 +223,7 @@ final class Bootstrap {
     try {
       return clients.withBootstrapCredentials(bootstrap);
     } catch (RuntimeException e) {
-      throw BootstrapException.causedBy(
-          "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(), e);
+      throw Errors.withCause(new BootstrapException("unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()), e);
     }
   }
 
@@ -293,8 +283,7 @@ final class Bootstrap {
         return KubeconfigFile.read(bootstrap).cluster();
       } catch (KubeconfigException e) {
         if (existing.isEmpty()) {
-          throw BootstrapException.causedBy(
-              "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(), e);
+          throw Errors.withCause(new BootstrapException("unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()), e);
         }
         log.warn("Bootstrap: {}; keeping the cluster of {}", e.getMessage(), options.kubeconfig());
       }
@@ -302,7 +291,7 @@ final class Bootstrap {
     if (existing.isPresent()) {
       return existing.get().cluster();
     }
-    throw BootstrapException.of(
+    throw new BootstrapException(
         options.kubeconfig() + " does not exist, and no --bootstrap-kubeconfig names the cluster");
   }
 
@@ -311,7 +300,7 @@ final class Bootstrap {
     try {
       KubeconfigFile.write(kubeconfig, cluster, store.currentPath());
     } catch (IOException e) {
-      throw BootstrapException.causedBy("unable to write kubeconfig " + kubeconfig + ": " + e, e);
+      throw Errors.withCause(new BootstrapException("unable to write kubeconfig " + kubeconfig + ": " + e), e);
     }
   }
 
@@ -341,7 +330,7 @@ final class Bootstrap {
           Pem.encode(key.getPrivate()) + Pem.block("PUBLIC KEY", key.getPublic().getEncoded()),
           StandardCharsets.US_ASCII);
     } catch (IOException e) {
-      throw BootstrapException.causedBy("unable to write the request's key " + file + ": " + e, e);
+      throw Errors.withCause(new BootstrapException("unable to write the request's key " + file + ": " + e), e);
     }
     return key;
   }

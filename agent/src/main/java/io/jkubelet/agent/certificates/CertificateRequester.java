@@ -1,5 +1,6 @@
 package io.jkubelet.agent.certificates;
 
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.certificates.RequestException.Reason;
 import io.jkubelet.agent.certificates.SigningRequests.ApiException;
 import io.jkubelet.agent.certificates.SigningRequests.Condition;
@@ -88,7 +89,7 @@ final class CertificateRequester {
       return created;
     } catch (ApiException e) {
       if (!e.alreadyExists()) {
-        throw RequestException.causedBy(Reason.API, e.getMessage(), e);
+        throw Errors.withCause(new RequestException(Reason.API, e.getMessage()), e);
       }
     }
     log.info("Certificate request: csr {} for this node already exists, reusing", csr.name());
@@ -98,16 +99,15 @@ final class CertificateRequester {
           api.get(csr.name())
               .orElseThrow(
                   () ->
-                      RequestException.of(
+                      new RequestException(
                           Reason.DELETED,
                           "certificate signing request " + csr.name() + " was deleted"));
     } catch (ApiException e) {
-      throw RequestException.causedBy(
-          Reason.API, "cannot retrieve certificate signing request: " + e.getMessage(), e);
+      throw Errors.withCause(new RequestException(Reason.API, "cannot retrieve certificate signing request: " + e.getMessage()), e);
     }
     Optional<String> problem = csr.incompatibility(existing);
     if (problem.isPresent()) {
-      throw RequestException.of(
+      throw new RequestException(
           Reason.INCOMPATIBLE,
           "retrieved csr " + csr.name() + " is not compatible: " + problem.get());
     }
@@ -129,13 +129,12 @@ final class CertificateRequester {
         current =
             api.get(name)
                 .orElseThrow(
-                    () -> RequestException.of(Reason.DELETED, "csr \"" + name + "\" was deleted"));
+                    () -> new RequestException(Reason.DELETED, "csr \"" + name + "\" was deleted"));
       } catch (ApiException e) {
-        throw RequestException.causedBy(
-            Reason.API, "cannot watch on the certificate signing request: " + e.getMessage(), e);
+        throw Errors.withCause(new RequestException(Reason.API, "cannot watch on the certificate signing request: " + e.getMessage()), e);
       }
       if (uid != null && current.uid() != null && !uid.equals(current.uid())) {
-        throw RequestException.of(Reason.DELETED, "csr \"" + name + "\" changed UIDs");
+        throw new RequestException(Reason.DELETED, "csr \"" + name + "\" changed UIDs");
       }
       Optional<Condition> denied = current.condition(Condition.DENIED);
       if (denied.isPresent()) {
@@ -146,7 +145,7 @@ final class CertificateRequester {
             c.reason(),
             c.message());
         events.on(new CertificateEvent.Denied(name, c.reason(), c.message()));
-        throw RequestException.of(
+        throw new RequestException(
             Reason.DENIED,
             "certificate signing request "
                 + name
@@ -164,7 +163,7 @@ final class CertificateRequester {
             c.reason(),
             c.message());
         events.on(new CertificateEvent.Failed(name, c.reason(), c.message()));
-        throw RequestException.of(
+        throw new RequestException(
             Reason.FAILED,
             "certificate signing request "
                 + name
@@ -195,7 +194,7 @@ final class CertificateRequester {
         }
       }
       if (stale.getAsBoolean()) {
-        throw RequestException.of(
+        throw new RequestException(
             Reason.CANCELLED,
             "stopped waiting for certificate signing request "
                 + name
@@ -203,7 +202,7 @@ final class CertificateRequester {
       }
       Duration left = Duration.between(clock.instant(), deadline);
       if (left.isNegative() || left.isZero()) {
-        throw RequestException.of(
+        throw new RequestException(
             Reason.TIMEOUT,
             "timed out after "
                 + timeout
@@ -260,6 +259,6 @@ final class CertificateRequester {
     CertificateEvent.Unusable e = new CertificateEvent.Unusable(csr, why);
     log.warn("Certificate request: {}", e.message());
     events.on(e);
-    return RequestException.of(Reason.UNUSABLE, e.message());
+    return new RequestException(Reason.UNUSABLE, e.message());
   }
 }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.certificates;
 
+import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -42,16 +43,8 @@ final class KubeconfigFile {
 
   /** The file cannot be read or does not say what is needed; the message names the file. */
   static final class KubeconfigException extends Exception {
-    private KubeconfigException(String message, Throwable cause) {
-      super(message, cause);
-    }
-
-    static KubeconfigException of(String message) {
-      return new KubeconfigException(message, null);
-    }
-
-    static KubeconfigException causedBy(String message, Throwable cause) {
-      return new KubeconfigException(message, cause);
+    KubeconfigException(String message) {
+      super(message);
     }
   }
 
@@ -89,10 +82,10 @@ final class KubeconfigFile {
           ApiSerialization.SHARED.unmarshal(
               Files.readString(file, StandardCharsets.UTF_8), Config.class);
     } catch (IOException | RuntimeException e) {
-      throw KubeconfigException.causedBy("cannot read " + file + ": " + e.getMessage(), e);
+      throw Errors.withCause(new KubeconfigException("cannot read " + file + ": " + e.getMessage()), e);
     }
     if (model == null) {
-      throw KubeconfigException.of(file + " is empty");
+      throw new KubeconfigException(file + " is empty");
     }
     Path dir = file.toAbsolutePath().getParent();
     Context ctx =
@@ -106,7 +99,7 @@ final class KubeconfigFile {
                 .map(NamedCluster::getCluster)
                 .orElse(null);
     if (cluster == null || cluster.getServer() == null || cluster.getServer().isBlank()) {
-      throw KubeconfigException.of(
+      throw new KubeconfigException(
           file + " names no server (its current context has no cluster with a server)");
     }
     ClusterInfo info =

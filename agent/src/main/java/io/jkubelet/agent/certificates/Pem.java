@@ -1,5 +1,6 @@
 package io.jkubelet.agent.certificates;
 
+import io.jkubelet.agent.util.Errors;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -33,16 +34,8 @@ final class Pem {
 
   /** Thrown for PEM that holds no usable certificate or key. */
   static final class PemException extends Exception {
-    private PemException(String message, Throwable cause) {
-      super(message, cause);
-    }
-
-    static PemException of(String message) {
-      return new PemException(message, null);
-    }
-
-    static PemException causedBy(String message, Throwable cause) {
-      return new PemException(message, cause);
+    PemException(String message) {
+      super(message);
     }
   }
 
@@ -59,10 +52,10 @@ final class Pem {
         }
       }
     } catch (CertificateException | IllegalArgumentException e) {
-      throw PemException.causedBy("invalid certificate data: " + e.getMessage(), e);
+      throw Errors.withCause(new PemException("invalid certificate data: " + e.getMessage()), e);
     }
     if (out.isEmpty()) {
-      throw PemException.of("no CERTIFICATE block found");
+      throw new PemException("no CERTIFICATE block found");
     }
     return out;
   }
@@ -83,10 +76,10 @@ final class Pem {
           default -> {}
         }
       } catch (GeneralSecurityException | RuntimeException e) {
-        throw PemException.causedBy("invalid " + type + " block: " + e.getMessage(), e);
+        throw Errors.withCause(new PemException("invalid " + type + " block: " + e.getMessage()), e);
       }
     }
-    throw PemException.of("no private key block found");
+    throw new PemException("no private key block found");
   }
 
   /** The first {@code PUBLIC KEY} block (PKIX). */
@@ -102,10 +95,10 @@ final class Pem {
             // the next algorithm
           }
         }
-        throw PemException.of("invalid PUBLIC KEY block");
+        throw new PemException("invalid PUBLIC KEY block");
       }
     }
-    throw PemException.of("no PUBLIC KEY block found");
+    throw new PemException("no PUBLIC KEY block found");
   }
 
   /** A certificate chain and its key, as upstream's {@code tls.X509KeyPair}: they must match. */
@@ -113,7 +106,7 @@ final class Pem {
     List<X509Certificate> chain = certificates(certPem);
     PrivateKey key = privateKey(keyPem);
     if (!matches(chain.get(0).getPublicKey(), key)) {
-      throw PemException.of("the private key does not match the certificate's public key");
+      throw new PemException("the private key does not match the certificate's public key");
     }
     return new ClientCertificate(chain, key);
   }

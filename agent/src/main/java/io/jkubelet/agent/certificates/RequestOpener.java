@@ -1,5 +1,6 @@
 package io.jkubelet.agent.certificates;
 
+import io.jkubelet.agent.util.Errors;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;
@@ -29,7 +30,7 @@ interface RequestOpener {
     }
     Path bootstrap = options.bootstrapKubeconfig();
     if (bootstrap == null) {
-      throw RequestException.of(
+      throw new RequestException(
           RequestException.Reason.API,
           "no valid client certificate to request a new one with, and no --bootstrap-kubeconfig");
     }
@@ -40,10 +41,8 @@ interface RequestOpener {
     try {
       return clients.withBootstrapCredentials(bootstrap);
     } catch (RuntimeException e) {
-      throw RequestException.causedBy(
-          RequestException.Reason.API,
-          "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(),
-          e);
+      throw Errors.withCause(new RequestException(RequestException.Reason.API,
+          "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()), e);
     }
   }
 }

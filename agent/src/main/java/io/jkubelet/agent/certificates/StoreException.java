@@ -5,15 +5,7 @@ package io.jkubelet.agent.certificates;
  * could not be read, written or swapped; the message names the file.
  */
 public final class StoreException extends RuntimeException {
-  private StoreException(String message, Throwable cause) {
-    super(message, cause);
-  }
-
-  public static StoreException of(String message) {
-    return new StoreException(message, null);
-  }
-
-  public static StoreException causedBy(String message, Throwable cause) {
-    return new StoreException(message, cause);
+  public StoreException(String message) {
+    super(message);
   }
 }

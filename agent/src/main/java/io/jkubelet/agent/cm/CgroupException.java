@@ -10,18 +10,10 @@ public final class CgroupException extends RuntimeException {
   private final String cgroup;
   private final String reason;
 
-  private CgroupException(String cgroup, String reason, Throwable cause) {
-    super("cgroup " + cgroup + ": " + reason, cause);
+  public CgroupException(String cgroup, String reason) {
+    super("cgroup " + cgroup + ": " + reason);
     this.cgroup = Objects.requireNonNull(cgroup, "cgroup");
     this.reason = Objects.requireNonNull(reason, "reason");
-  }
-
-  public static CgroupException of(String cgroup, String reason) {
-    return new CgroupException(cgroup, reason, null);
-  }
-
-  public static CgroupException causedBy(String cgroup, String reason, Throwable cause) {
-    return new CgroupException(cgroup, reason, cause);
   }
 
   /** The cgroup's driver path. */

@@ -43,7 +43,7 @@ interface CgroupManager {
    */
   static CgroupManager detect(Path fsRoot, CgroupDriver driver, CgroupFiles.Rmdir rmdir) {
     if (!Files.isDirectory(fsRoot)) {
-      throw CgroupException.of("/", "no cgroup file system at " + fsRoot);
+      throw new CgroupException("/", "no cgroup file system at " + fsRoot);
     }
     if (Files.isRegularFile(fsRoot.resolve(CgroupV2.CONTROLLERS))) {
       return new CgroupV2(fsRoot, driver, rmdir);

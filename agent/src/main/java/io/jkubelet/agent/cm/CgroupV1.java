@@ -1,5 +1,6 @@
 package io.jkubelet.agent.cm;
 
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -83,8 +84,7 @@ final class CgroupV1 implements CgroupManager {
         }
       }
     } catch (IOException e) {
-      throw CgroupException.causedBy(
-          "/", "cannot list " + fsRoot + ": " + CgroupFiles.describe(e), e);
+      throw Errors.withCause(new CgroupException("/", "cannot list " + fsRoot + ": " + CgroupFiles.describe(e)), e);
     }
     return new CgroupV1(mounts, driver, rmdir);
   }
@@ -159,7 +159,7 @@ final class CgroupV1 implements CgroupManager {
     String cgroup = driver.path(name);
     for (String controller : REQUIRED) {
       if (!mounts.containsKey(controller)) {
-        throw CgroupException.of(
+        throw new CgroupException(
             cgroup, "no cgroup v1 hierarchy for the required controller " + controller);
       }
     }
@@ -234,7 +234,7 @@ final class CgroupV1 implements CgroupManager {
           out.add(driver.parse(parentPath.equals("/") ? "/" + base : parentPath + "/" + base));
         }
       } catch (IOException e) {
-        throw CgroupException.causedBy(parentPath, "cannot list: " + CgroupFiles.describe(e), e);
+        throw Errors.withCause(new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e)), e);
       }
     }
     return List.copyOf(out);

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.cm;
 
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,7 +83,7 @@ final class CgroupV2 implements CgroupManager {
     String available =
         CgroupFiles.read(root.resolve(CONTROLLERS))
             .orElseThrow(
-                () -> CgroupException.of(cgroup, "cannot read " + root.resolve(CONTROLLERS)));
+                () -> new CgroupException(cgroup, "cannot read " + root.resolve(CONTROLLERS)));
     List<String> enable = new ArrayList<>();
     for (String c : available.split("\\s+")) {
       if (SUPPORTED.contains(c)) {
@@ -138,7 +139,7 @@ final class CgroupV2 implements CgroupManager {
         out.add(driver.parse(parentPath.equals("/") ? "/" + base : parentPath + "/" + base));
       }
     } catch (IOException e) {
-      throw CgroupException.causedBy(parentPath, "cannot list: " + CgroupFiles.describe(e), e);
+      throw Errors.withCause(new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e)), e);
     }
     return out;
   }

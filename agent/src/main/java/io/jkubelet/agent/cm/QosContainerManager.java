@@ -1,5 +1,6 @@
 package io.jkubelet.agent.cm;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.systemd.Systemd;
 import io.jkubelet.agent.systemd.SystemdException;
@@ -63,7 +64,7 @@ final class QosContainerManager implements ContainerManager {
       }
       CgroupName root = CgroupName.parseCgroupfs(options.cgroupRoot());
       if (!cgroups.exists(root)) {
-        throw CgroupException.of(driver.path(root), "cgroupRoot does not exist");
+        throw new CgroupException(driver.path(root), "cgroupRoot does not exist");
       }
       CgroupName kubepods = options.kubepods();
       ResourceConfig limits = node.kubepodsConfig(options.enforcesPods());
@@ -97,7 +98,7 @@ final class QosContainerManager implements ContainerManager {
       health = Health.failing(e.getMessage());
       throw e instanceof CgroupException c
           ? c
-          : CgroupException.causedBy("/", "cannot use systemd: " + e.getMessage(), e);
+          : Errors.withCause(new CgroupException("/", "cannot use systemd: " + e.getMessage()), e);
     }
   }
 
@@ -105,8 +106,7 @@ final class QosContainerManager implements ContainerManager {
     try {
       return systemd.get();
     } catch (SystemdException e) {
-      throw CgroupException.causedBy(
-          "/", "the systemd cgroup driver needs systemd's D-Bus API: " + e.getMessage(), e);
+      throw Errors.withCause(new CgroupException("/", "the systemd cgroup driver needs systemd's D-Bus API: " + e.getMessage()), e);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.cm;
 
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.systemd.Systemd;
 import io.jkubelet.agent.systemd.SystemdException;
 import io.jkubelet.agent.systemd.UnitProperty;
@@ -144,8 +145,7 @@ final class SystemdCgroups implements CgroupManager {
   }
 
   private static CgroupException failed(CgroupName name, String what, SystemdException e) {
-    return CgroupException.causedBy(
-        CgroupDriver.SYSTEMD.path(name), what + ": " + e.getMessage(), e);
+    return Errors.withCause(new CgroupException(CgroupDriver.SYSTEMD.path(name), what + ": " + e.getMessage()), e);
   }
 
   /**

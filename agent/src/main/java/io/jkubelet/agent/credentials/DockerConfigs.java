@@ -1,5 +1,6 @@
 package io.jkubelet.agent.credentials;
 
+import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -29,11 +30,11 @@ public final class DockerConfigs {
       return Map.of();
     }
     if (!root.isObject()) {
-      throw InvalidDockerConfig.of("a Docker config.json must be a JSON object");
+      throw new InvalidDockerConfig("a Docker config.json must be a JSON object");
     }
     JsonNode headers = field(root, "HttpHeaders");
     if (headers != null && !headers.isNull() && !headers.isObject()) {
-      throw InvalidDockerConfig.of("HttpHeaders must be a JSON object");
+      throw new InvalidDockerConfig("HttpHeaders must be a JSON object");
     }
     JsonNode auths = field(root, "auths");
     return auths == null ? Map.of() : entries(auths);
@@ -48,13 +49,13 @@ public final class DockerConfigs {
     try {
       JsonNode node = JSON.readTree(json);
       if (node == null || node.isMissingNode()) {
-        throw InvalidDockerConfig.of("unexpected end of JSON input");
+        throw new InvalidDockerConfig("unexpected end of JSON input");
       }
       return node;
     } catch (JsonProcessingException e) {
-      throw InvalidDockerConfig.causedBy("invalid JSON: " + e.getOriginalMessage(), e);
+      throw Errors.withCause(new InvalidDockerConfig("invalid JSON: " + e.getOriginalMessage()), e);
     } catch (java.io.IOException e) {
-      throw InvalidDockerConfig.causedBy("invalid JSON: " + e.getMessage(), e);
+      throw Errors.withCause(new InvalidDockerConfig("invalid JSON: " + e.getMessage()), e);
     }
   }
 
@@ -63,7 +64,7 @@ public final class DockerConfigs {
       return Map.of();
     }
     if (!map.isObject()) {
-      throw InvalidDockerConfig.of("the registry credentials must be a JSON object");
+      throw new InvalidDockerConfig("the registry credentials must be a JSON object");
     }
     Map<String, AuthConfig> out = new LinkedHashMap<>();
     Iterator<Map.Entry<String, JsonNode>> it = map.fields();
@@ -79,7 +80,7 @@ public final class DockerConfigs {
       return new AuthConfig("", "", "");
     }
     if (!node.isObject()) {
-      throw InvalidDockerConfig.of("the entry for \"" + location + "\" must be a JSON object");
+      throw new InvalidDockerConfig("the entry for \"" + location + "\" must be a JSON object");
     }
     String username = string(node, "username", location);
     String password = string(node, "password", location);
@@ -101,12 +102,12 @@ public final class DockerConfigs {
     try {
       bytes = Base64.getDecoder().decode(field.replace("\r", "").replace("\n", ""));
     } catch (IllegalArgumentException e) {
-      throw InvalidDockerConfig.causedBy("illegal base64 data in an auth field", e);
+      throw Errors.withCause(new InvalidDockerConfig("illegal base64 data in an auth field"), e);
     }
     String decoded = new String(bytes, StandardCharsets.UTF_8);
     int colon = decoded.indexOf(':');
     if (colon < 0) {
-      throw InvalidDockerConfig.of(
+      throw new InvalidDockerConfig(
           "unable to parse auth field, must be formatted as base64(username:password)");
     }
     return new String[] {decoded.substring(0, colon), decoded.substring(colon + 1)};
@@ -119,7 +120,7 @@ public final class DockerConfigs {
       return "";
     }
     if (!v.isTextual()) {
-      throw InvalidDockerConfig.of(
+      throw new InvalidDockerConfig(
           "the " + name + " of \"" + location + "\" must be a JSON string");
     }
     return v.textValue();

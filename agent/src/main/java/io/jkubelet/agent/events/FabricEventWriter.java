@@ -51,6 +51,6 @@ final class FabricEventWriter implements EventWriter {
 
   private static EventWriteException failure(KubernetesClientException e) {
     String why = Errors.apiMessage(e);
-    return EventWriteException.causedBy(Errors.httpCode(e), why != null ? why : e.getMessage(), e);
+    return Errors.withCause(new EventWriteException(Errors.httpCode(e), why != null ? why : e.getMessage()), e);
   }
 }

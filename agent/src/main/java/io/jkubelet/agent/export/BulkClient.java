@@ -1,5 +1,7 @@
 package io.jkubelet.agent.export;
 
+import io.jkubelet.agent.util.Errors;
+import io.jkubelet.agent.util.Failure;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -58,25 +60,14 @@ final class BulkClient {
   record BulkResult(List<ItemResult> items, List<String> errors) {}
 
   /** The server answered a whole request with an error status, or did not answer. */
-  static final class BulkException extends Exception {
-    private final int status;
-
-    private BulkException(int status, String message, Throwable cause) {
-      super(message, cause);
-      this.status = status;
-    }
-
-    static BulkException of(int status, String message) {
-      return new BulkException(status, message, null);
-    }
-
-    static BulkException causedBy(int status, String message, Throwable cause) {
-      return new BulkException(status, message, cause);
+  static final class BulkException extends Failure<Integer> {
+    BulkException(int status, String message) {
+      super(status, message);
     }
 
     /** The HTTP status, or 0 when no answer came. */
     int status() {
-      return status;
+      return detail();
     }
   }
 
@@ -168,7 +159,7 @@ final class BulkClient {
       in.transferTo(OutputStream.nullOutputStream());
       return result;
     } catch (IOException e) {
-      throw BulkException.causedBy(0, "reading the _bulk answer: " + e, e);
+      throw Errors.withCause(new BulkException(0, "reading the _bulk answer: " + e), e);
     }
   }
 
@@ -227,7 +218,7 @@ final class BulkClient {
     List<String> errors = new ArrayList<>(expected);
     try (JsonParser p = JSON.createParser(in)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        throw BulkException.of(200, "_bulk answer is not a JSON object");
+        throw new BulkException(200, "_bulk answer is not a JSON object");
       }
       boolean anyError = true;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -255,7 +246,7 @@ final class BulkClient {
       }
     }
     if (items.size() != expected) {
-      throw BulkException.of(
+      throw new BulkException(
           200, "_bulk answered " + items.size() + " items for " + expected + " documents");
     }
     return new BulkResult(items, errors);
@@ -321,10 +312,10 @@ final class BulkClient {
     try {
       return http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
     } catch (IOException e) {
-      throw BulkException.causedBy(0, method + " " + path + ": " + e, e);
+      throw Errors.withCause(new BulkException(0, method + " " + path + ": " + e), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw BulkException.causedBy(0, method + " " + path + ": interrupted", e);
+      throw Errors.withCause(new BulkException(0, method + " " + path + ": interrupted"), e);
     }
   }
 
@@ -335,13 +326,13 @@ final class BulkClient {
       }
       in.transferTo(OutputStream.nullOutputStream());
     } catch (IOException e) {
-      throw BulkException.causedBy(0, "reading the answer: " + e, e);
+      throw Errors.withCause(new BulkException(0, "reading the answer: " + e), e);
     }
   }
 
   private static BulkException failed(int status, InputStream in) throws IOException {
     byte[] head = in.readNBytes(512);
-    return BulkException.of(
+    return new BulkException(
         status, "HTTP " + status + ": " + new String(head, StandardCharsets.UTF_8).strip());
   }
 }

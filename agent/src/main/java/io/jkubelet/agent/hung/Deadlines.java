@@ -1,5 +1,6 @@
 package io.jkubelet.agent.hung;
 
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.util.Scheduler;
@@ -93,7 +94,7 @@ final class Deadlines {
       return answer.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw RuntimeError.causedBy(Kind.UNAVAILABLE, "interrupted while waiting for the runtime", e);
+      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "interrupted while waiting for the runtime"), e);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
@@ -101,7 +102,7 @@ final class Deadlines {
       if (e.getCause() instanceof Error err) {
         throw err;
       }
-      throw RuntimeError.causedBy(Kind.UNAVAILABLE, String.valueOf(e.getCause()), e.getCause());
+      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, String.valueOf(e.getCause())), e.getCause());
     }
   }
 
@@ -117,7 +118,7 @@ final class Deadlines {
 
   private RuntimeError error(HungCall h, String suffix) {
     String message = h.message(clock.instant()) + suffix;
-    return RuntimeError.causedBy(Kind.UNAVAILABLE, message, new TimeoutException(message));
+    return Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, message), new TimeoutException(message));
   }
 
   private static String key(Call call) {

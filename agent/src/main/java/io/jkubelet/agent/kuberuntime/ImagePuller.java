@@ -1,5 +1,6 @@
 package io.jkubelet.agent.kuberuntime;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -173,10 +174,8 @@ public final class ImagePuller {
         runtime.pullImage(image, RegistryAuth.NONE, timeout, PullObserver.NONE);
         return;
       } catch (RuntimeError e) {
-        throw RuntimeError.causedBy(
-            RuntimeError.Kind.IMAGE_PULL,
-            "failed pulling image \"" + image + "\": " + e.getMessage(),
-            e);
+        throw Errors.withCause(new RuntimeError(RuntimeError.Kind.IMAGE_PULL,
+            "failed pulling image \"" + image + "\": " + e.getMessage()), e);
       }
     }
     List<String> errors = new ArrayList<>();
@@ -188,7 +187,7 @@ public final class ImagePuller {
         errors.add(e.getMessage());
       }
     }
-    throw RuntimeError.of(RuntimeError.Kind.IMAGE_PULL, aggregate(errors));
+    throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, aggregate(errors));
   }
 
   /**

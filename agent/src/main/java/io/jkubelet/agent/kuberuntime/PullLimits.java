@@ -43,7 +43,7 @@ public final class PullLimits extends ForwardingRuntime {
   @Override
   public void pullImage(String image, RegistryAuth auth, Duration timeout, PullObserver observer) {
     if (bucket != null && !bucket.tryAcquire().isZero()) {
-      throw RuntimeError.of(RuntimeError.Kind.IMAGE_PULL, QPS_EXCEEDED);
+      throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, QPS_EXCEEDED);
     }
     if (serial == null) {
       delegate.pullImage(image, auth, timeout, observer);

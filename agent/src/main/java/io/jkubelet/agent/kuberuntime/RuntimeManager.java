@@ -1,5 +1,6 @@
 package io.jkubelet.agent.kuberuntime;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.dns.PodHostname;
@@ -137,8 +138,8 @@ public final class RuntimeManager {
 
   /** A sync that could not get the pod going at all (sandbox, volumes): retried with backoff. */
   public static final class SyncError extends Exception {
-    public SyncError(String message, Throwable cause) {
-      super(message, cause);
+    public SyncError(String message) {
+      super(message);
     }
   }
 
@@ -173,7 +174,7 @@ public final class RuntimeManager {
     } else if (!actions.containersToKill().isEmpty()) {
       List<String> errors = killer.killContainers(pod, status, actions.containersToKill());
       if (!errors.isEmpty()) {
-        throw new SyncError("error killing containers: " + String.join("; ", errors), null);
+        throw new SyncError("error killing containers: " + String.join("; ", errors));
       }
     }
     Map<String, Path> volumePaths = setUpVolumes(pod);
@@ -190,7 +191,7 @@ public final class RuntimeManager {
       return paths;
     } catch (MountFailure e) {
       span.fail("volume " + e.volume() + ": " + e.getMessage());
-      throw new SyncError("volume " + e.volume() + ": " + e.getMessage(), e);
+      throw Errors.withCause(new SyncError("volume " + e.volume() + ": " + e.getMessage()), e);
     }
   }
 
@@ -309,7 +310,7 @@ public final class RuntimeManager {
           Reasons.FAILED_CREATE_POD_SANDBOX,
           "Failed to create pod sandbox: %s",
           e.getMessage());
-      throw new SyncError("failed to create pod sandbox: " + e.getMessage(), e);
+      throw Errors.withCause(new SyncError("failed to create pod sandbox: " + e.getMessage()), e);
     }
   }
 
@@ -328,7 +329,7 @@ public final class RuntimeManager {
       String msg = String.join("; ", errors);
       recorder.eventf(
           Refs.pod(pod), EventType.Warning, Reasons.FAILED_KILL_POD, "error killing pod: %s", msg);
-      throw new SyncError("error killing pod: " + msg, null);
+      throw new SyncError("error killing pod: " + msg);
     }
   }
 

@@ -70,7 +70,7 @@ final class CapabilityArgs {
     try {
       bits = Quantity.getAmountInBytes(new Quantity(value));
     } catch (RuntimeException e) {
-      throw CniException.of(
+      throw new CniException(
           "failed to get pod bandwidth from annotations: "
               + annotation
               + " \""
@@ -78,11 +78,11 @@ final class CapabilityArgs {
               + "\" is not a quantity");
     }
     if (bits.compareTo(MIN) < 0) {
-      throw CniException.of(
+      throw new CniException(
           "failed to get pod bandwidth from annotations: resource is unreasonably small (< 1kbit)");
     }
     if (bits.compareTo(MAX) > 0) {
-      throw CniException.of(
+      throw new CniException(
           "failed to get pod bandwidth from annotations: resource is unreasonably large (> 1Pbit)");
     }
     return bits.longValue();

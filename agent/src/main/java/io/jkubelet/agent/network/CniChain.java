@@ -81,7 +81,7 @@ final class CniChain {
       }
     }
     if (!errors.isEmpty()) {
-      throw CniException.of(String.join("; ", errors));
+      throw new CniException(String.join("; ", errors));
     }
   }
 

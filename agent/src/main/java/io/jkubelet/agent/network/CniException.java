@@ -5,15 +5,7 @@ package io.jkubelet.agent.network;
  * The message is what an operator needs: the plugin's own message when it gave one.
  */
 final class CniException extends Exception {
-  private CniException(String message, Throwable cause) {
-    super(message, cause);
-  }
-
-  static CniException of(String message) {
-    return new CniException(message, null);
-  }
-
-  static CniException causedBy(String message, Throwable cause) {
-    return new CniException(message, cause);
+  CniException(String message) {
+    super(message);
   }
 }

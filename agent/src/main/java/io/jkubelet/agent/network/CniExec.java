@@ -1,5 +1,6 @@
 package io.jkubelet.agent.network;
 
+import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
@@ -53,7 +54,7 @@ final class CniExec {
   /** The plugin's binary, from the first directory of the path that has it. */
   Path find(String type) throws CniException {
     if (type == null || type.isEmpty() || type.contains("/")) {
-      throw CniException.of("invalid plugin type \"" + type + "\"");
+      throw new CniException("invalid plugin type \"" + type + "\"");
     }
     for (Path dir : binDirs) {
       Path p = dir.resolve(type);
@@ -61,7 +62,7 @@ final class CniExec {
         return p;
       }
     }
-    throw CniException.of(
+    throw new CniException(
         "failed to find plugin \""
             + type
             + "\" in path ["
@@ -76,7 +77,7 @@ final class CniExec {
     try {
       modified = Files.getLastModifiedTime(bin).toMillis();
     } catch (IOException e) {
-      throw CniException.causedBy("cannot read plugin " + bin + ": " + e.getMessage(), e);
+      throw Errors.withCause(new CniException("cannot read plugin " + bin + ": " + e.getMessage()), e);
     }
     Versions known = versions.get(bin);
     if (known != null && known.modified == modified) {
@@ -102,7 +103,7 @@ final class CniExec {
     try {
       in = JSON.writeValueAsBytes(conf);
     } catch (IOException e) {
-      throw CniException.causedBy("cannot write the configuration of " + type + ": " + e, e);
+      throw Errors.withCause(new CniException("cannot write the configuration of " + type + ": " + e), e);
     }
     return run(find(type), call, in);
   }
@@ -115,7 +116,7 @@ final class CniExec {
     try {
       p = pb.start();
     } catch (IOException e) {
-      throw CniException.causedBy("cannot run plugin " + bin + ": " + e.getMessage(), e);
+      throw Errors.withCause(new CniException("cannot run plugin " + bin + ": " + e.getMessage()), e);
     }
     Reader out = Reader.of(p.getInputStream(), "cni-stdout");
     Reader err = Reader.of(p.getErrorStream(), "cni-stderr");
@@ -128,7 +129,7 @@ final class CniExec {
       if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         p.descendants().forEach(ProcessHandle::destroyForcibly);
         p.destroyForcibly();
-        throw CniException.of(
+        throw new CniException(
             "plugin "
                 + bin.getFileName()
                 + " timed out after "
@@ -138,7 +139,7 @@ final class CniExec {
       }
       String stdout = out.text();
       if (p.exitValue() != 0) {
-        throw CniException.of(errorOf(bin, p.exitValue(), stdout, err.text()));
+        throw new CniException(errorOf(bin, p.exitValue(), stdout, err.text()));
       }
       if (stdout.isBlank()) {
         return JSON.createObjectNode();
@@ -146,13 +147,13 @@ final class CniExec {
       try {
         return JSON.readTree(stdout);
       } catch (IOException e) {
-        throw CniException.of(
+        throw new CniException(
             "plugin " + bin.getFileName() + " answered with malformed JSON: " + abbreviate(stdout));
       }
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
-      throw CniException.causedBy("interrupted while running plugin " + bin.getFileName(), e);
+      throw Errors.withCause(new CniException("interrupted while running plugin " + bin.getFileName()), e);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.network;
 
+import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerSummary;
@@ -187,11 +188,11 @@ final class CniPlugin {
   List<String> setUp(SandboxConfig config, String sandboxId, String netns) throws CniException {
     Optional<String> notReady = status();
     if (notReady.isPresent()) {
-      throw CniException.of(notReady.get());
+      throw new CniException(notReady.get());
     }
     NetworkList network = choice.network(); // read once: a rescan may replace it meanwhile
     if (network == null) {
-      throw CniException.of(source.uninitialized());
+      throw new CniException(source.uninitialized());
     }
     synchronized (lock(sandboxId)) {
       Attachments.Attachment a =
@@ -205,8 +206,7 @@ final class CniPlugin {
       try {
         attachments.put(a);
       } catch (IOException e) {
-        throw CniException.causedBy(
-            "cannot record the attachment before ADD: " + e.getMessage(), e);
+        throw Errors.withCause(new CniException("cannot record the attachment before ADD: " + e.getMessage()), e);
       }
       Instant start = clock.instant();
       Duration[] inPlugins = {Duration.ZERO};
@@ -220,7 +220,7 @@ final class CniPlugin {
       }
       List<String> ips = a.ips();
       if (ips.isEmpty()) {
-        throw CniException.of("network " + network.name() + " gave the pod no IP address");
+        throw new CniException("network " + network.name() + " gave the pod no IP address");
       }
       log.info(
           "Network: attached sandbox {} of pod {}/{} to {} in {} ms ({} ms in plugins): {}",

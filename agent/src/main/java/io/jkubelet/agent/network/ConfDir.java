@@ -83,7 +83,7 @@ final class ConfDir {
     String version = list.cniVersion().isEmpty() ? "0.1.0" : list.cniVersion();
     for (String type : list.types()) {
       if (!exec.supportedVersions(type).contains(version)) {
-        throw CniException.of(
+        throw new CniException(
             "plugin " + type + " does not support config version \"" + version + "\"");
       }
     }

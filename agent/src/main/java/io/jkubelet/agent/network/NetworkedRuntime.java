@@ -1,5 +1,6 @@
 package io.jkubelet.agent.network;
 
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
@@ -57,7 +58,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
     }
     Optional<String> notReady = plugin.status();
     if (notReady.isPresent()) {
-      throw RuntimeError.of(RuntimeError.Kind.START, "network is not ready: " + notReady.get());
+      throw new RuntimeError(RuntimeError.Kind.START, "network is not ready: " + notReady.get());
     }
     warnUnmappedHostPorts(config);
     String id = delegate.runPodSandbox(config.onPluginNetwork());
@@ -66,7 +67,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
     try {
       netns = delegate.sandboxNetNs(id);
       if (netns.isEmpty()) {
-        throw CniException.of("the sandbox exited before its network was set up");
+        throw new CniException("the sandbox exited before its network was set up");
       }
       plugin.setUp(config, id, netns);
       span.end();
@@ -105,7 +106,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
         log.warn(
             "Network: cannot remove the sandbox {} whose set-up failed: {}", id, t.getMessage());
       }
-      throw RuntimeError.causedBy(RuntimeError.Kind.START, message, e);
+      throw Errors.withCause(new RuntimeError(RuntimeError.Kind.START, message), e);
     }
   }
 

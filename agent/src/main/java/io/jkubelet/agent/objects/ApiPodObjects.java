@@ -1,5 +1,6 @@
 package io.jkubelet.agent.objects;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
@@ -69,7 +70,6 @@ public final class ApiPodObjects implements PodObjects {
 
   private static Unavailable unavailable(
       String kind, String namespace, String name, KubernetesClientException e) {
-    return Unavailable.causedBy(
-        String.format("failed to get %s %s/%s: %s", kind, namespace, name, e.getMessage()), e);
+    return Errors.withCause(new Unavailable(String.format("failed to get %s %s/%s: %s", kind, namespace, name, e.getMessage())), e);
   }
 }

@@ -47,16 +47,8 @@ public interface PodObjects extends Lifecycle {
 
   /** An object that cannot be read now; the message says why, for the pod's event. */
   final class Unavailable extends Exception {
-    private Unavailable(String message, Throwable cause) {
-      super(message, cause);
-    }
-
-    public static Unavailable of(String message) {
-      return new Unavailable(message, null);
-    }
-
-    public static Unavailable causedBy(String message, Throwable cause) {
-      return new Unavailable(message, cause);
+    public Unavailable(String message) {
+      super(message);
     }
   }
 

@@ -1,7 +1,9 @@
 package io.jkubelet.agent.runtime;
 
+import io.jkubelet.agent.util.RuntimeFailure;
+
 /** A failed runtime call. The kind tells callers how to report it and whether to retry. */
-public final class RuntimeError extends RuntimeException {
+public final class RuntimeError extends RuntimeFailure<RuntimeError.Kind> {
 
   /** What failed. */
   public enum Kind {
@@ -19,22 +21,12 @@ public final class RuntimeError extends RuntimeException {
     OTHER
   }
 
-  private final Kind kind;
 
-  private RuntimeError(Kind kind, String message, Throwable cause) {
-    super(message, cause);
-    this.kind = kind;
-  }
-
-  public static RuntimeError of(Kind kind, String message) {
-    return new RuntimeError(kind, message, null);
-  }
-
-  public static RuntimeError causedBy(Kind kind, String message, Throwable cause) {
-    return new RuntimeError(kind, message, cause);
+  public RuntimeError(Kind kind, String message) {
+    super(kind, message);
   }
 
   public Kind kind() {
-    return kind;
+    return detail();
   }
 }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.sync;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.cm.CgroupException;
 import io.jkubelet.agent.cm.ContainerManager;
@@ -280,12 +281,10 @@ public final class PodSync implements PodSyncFn {
           Reasons.FAILED_CREATE_POD_CONTAINER,
           "unable to ensure pod container exists: %s",
           e.getMessage());
-      throw new RuntimeManager.SyncError(
-          "failed to ensure that the pod: "
+      throw Errors.withCause(new RuntimeManager.SyncError("failed to ensure that the pod: "
               + ref.uid()
               + " cgroups exist and are correctly applied: "
-              + e.getMessage(),
-          e);
+              + e.getMessage()), e);
     }
     return killed;
   }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.systemd;
 
+import io.jkubelet.agent.util.Errors;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,10 +73,8 @@ final class DbusSystemd implements Systemd {
               bus.getRemoteObject(DESTINATION, OBJECT, Properties.class));
     } catch (DBusException | RuntimeException busError) {
       if (!Files.exists(PRIVATE_SOCKET)) {
-        throw SystemdException.causedBy(
-            SystemdException.FAILED,
-            "cannot connect to the system bus: " + busError.getMessage(),
-            busError);
+        throw Errors.withCause(new SystemdException(SystemdException.FAILED,
+            "cannot connect to the system bus: " + busError.getMessage()), busError);
       }
       try {
         DirectConnection direct =
@@ -87,10 +86,8 @@ final class DbusSystemd implements Systemd {
                 direct.getRemoteObject(OBJECT, Properties.class));
       } catch (DBusException | RuntimeException e) {
         e.addSuppressed(busError);
-        throw SystemdException.causedBy(
-            SystemdException.FAILED,
-            "cannot connect to systemd at the system bus or " + PRIVATE_SOCKET + ": " + e,
-            e);
+        throw Errors.withCause(new SystemdException(SystemdException.FAILED,
+            "cannot connect to systemd at the system bus or " + PRIVATE_SOCKET + ": " + e), e);
       }
     }
     systemd.subscribe();
@@ -108,8 +105,7 @@ final class DbusSystemd implements Systemd {
           });
     } catch (DBusException e) {
       close();
-      throw SystemdException.causedBy(
-          SystemdException.FAILED, "cannot subscribe to systemd's signals: " + e.getMessage(), e);
+      throw Errors.withCause(new SystemdException(SystemdException.FAILED, "cannot subscribe to systemd's signals: " + e.getMessage()), e);
     } catch (SystemdException e) {
       close();
       throw e;
@@ -134,7 +130,7 @@ final class DbusSystemd implements Systemd {
             "StartTransientUnit",
             () -> manager.StartTransientUnit(unit, "replace", toBus(props), List.of()));
     if (!result.equals("done") && !result.equals("timeout-waiting")) {
-      throw SystemdException.of(
+      throw new SystemdException(
           SystemdException.FAILED,
           "error creating systemd unit `" + unit + "`: got `" + result + "`");
     }
@@ -175,7 +171,7 @@ final class DbusSystemd implements Systemd {
   static int parseVersion(String version) {
     Matcher m = Pattern.compile("^\"?v?([0-9]+)").matcher(version);
     if (!m.find()) {
-      throw SystemdException.of(
+      throw new SystemdException(
           SystemdException.FAILED, "cannot parse systemd's version \"" + version + "\"");
     }
     return Integer.parseInt(m.group(1));
@@ -204,9 +200,9 @@ final class DbusSystemd implements Systemd {
       return "timeout-waiting";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw SystemdException.causedBy(SystemdException.FAILED, "interrupted waiting for " + job, e);
+      throw Errors.withCause(new SystemdException(SystemdException.FAILED, "interrupted waiting for " + job), e);
     } catch (ExecutionException e) {
-      throw SystemdException.causedBy(SystemdException.FAILED, e.getMessage(), e);
+      throw Errors.withCause(new SystemdException(SystemdException.FAILED, e.getMessage()), e);
     } finally {
       synchronized (jobs) {
         jobs.remove(job);
@@ -219,7 +215,7 @@ final class DbusSystemd implements Systemd {
       return call.get();
     } catch (DBusExecutionException e) {
       String name = errorName(e);
-      throw SystemdException.causedBy(name, what + ": " + name + ": " + e.getMessage(), e);
+      throw Errors.withCause(new SystemdException(name, what + ": " + name + ": " + e.getMessage()), e);
     }
   }
 

@@ -1,7 +1,9 @@
 package io.jkubelet.agent.systemd;
 
+import io.jkubelet.agent.util.RuntimeFailure;
+
 /** A call to systemd that failed: {@link #errorName()} is the D-Bus error's name. */
-public final class SystemdException extends RuntimeException {
+public final class SystemdException extends RuntimeFailure<String> {
   /** The unit is loaded already. */
   public static final String UNIT_EXISTS = "org.freedesktop.systemd1.UnitExists";
 
@@ -11,24 +13,14 @@ public final class SystemdException extends RuntimeException {
   /** The connection failed, or the job did not end well. */
   public static final String FAILED = "org.freedesktop.DBus.Error.Failed";
 
-  private final String errorName;
 
-  private SystemdException(String errorName, String message, Throwable cause) {
-    super(message, cause);
-    this.errorName = errorName;
-  }
-
-  public static SystemdException of(String errorName, String message) {
-    return new SystemdException(errorName, message, null);
-  }
-
-  public static SystemdException causedBy(String errorName, String message, Throwable cause) {
-    return new SystemdException(errorName, message, cause);
+  public SystemdException(String errorName, String message) {
+    super(errorName, message);
   }
 
   /** The D-Bus error's name, e.g. {@link #UNIT_EXISTS}. */
   public String errorName() {
-    return errorName;
+    return detail();
   }
 
   /** Whether this is the error {@code name}. */

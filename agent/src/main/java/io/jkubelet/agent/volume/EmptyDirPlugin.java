@@ -1,5 +1,6 @@
 package io.jkubelet.agent.volume;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.EmptyDirVolumeSource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -40,7 +41,7 @@ final class EmptyDirPlugin implements VolumePlugin {
         fresh = fresh || !mounter.isMountPoint(dir);
       }
     } catch (IOException e) {
-      throw MountFailure.causedBy(v.getName(), "cannot read the mount table: " + e.getMessage(), e);
+      throw Errors.withCause(new MountFailure(v.getName(), "cannot read the mount table: " + e.getMessage()), e);
     }
     long size =
         memory && s.getSizeLimit() != null ? s.getSizeLimit().getNumericalAmount().longValue() : 0;
@@ -55,7 +56,7 @@ final class EmptyDirPlugin implements VolumePlugin {
         Ownership.apply(dir, fsGroup, false, Volumes.fsGroupChangePolicy(pod));
       }
     } catch (IOException e) {
-      throw MountFailure.of(v.getName(), "cannot set the mode of " + dir + ": " + e.getMessage());
+      throw new MountFailure(v.getName(), "cannot set the mode of " + dir + ": " + e.getMessage());
     }
     return dir;
   }

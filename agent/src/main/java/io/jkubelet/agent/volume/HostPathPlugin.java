@@ -1,5 +1,6 @@
 package io.jkubelet.agent.volume;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
 import java.io.IOException;
@@ -34,11 +35,10 @@ final class HostPathPlugin implements VolumePlugin {
             Files.createFile(p);
           }
         }
-        default -> throw MountFailure.of(v.getName(), "unsupported hostPath type \"" + type + "\"");
+        default -> throw new MountFailure(v.getName(), "unsupported hostPath type \"" + type + "\"");
       }
     } catch (IOException e) {
-      throw MountFailure.causedBy(
-          v.getName(), "cannot prepare hostPath " + p + ": " + e.getMessage(), e);
+      throw Errors.withCause(new MountFailure(v.getName(), "cannot prepare hostPath " + p + ": " + e.getMessage()), e);
     }
     return p;
   }
@@ -47,17 +47,17 @@ final class HostPathPlugin implements VolumePlugin {
     switch (type) {
       case "Directory" -> {
         if (!Files.isDirectory(p)) {
-          throw MountFailure.of(volume, "hostPath type check failed: " + p + " is not a directory");
+          throw new MountFailure(volume, "hostPath type check failed: " + p + " is not a directory");
         }
       }
       case "File" -> {
         if (!Files.isRegularFile(p)) {
-          throw MountFailure.of(volume, "hostPath type check failed: " + p + " is not a file");
+          throw new MountFailure(volume, "hostPath type check failed: " + p + " is not a file");
         }
       }
       case "Socket", "CharDevice", "BlockDevice" -> {
         if (!Files.exists(p)) {
-          throw MountFailure.of(volume, "hostPath type check failed: " + p + " does not exist");
+          throw new MountFailure(volume, "hostPath type check failed: " + p + " does not exist");
         }
       }
       default -> {

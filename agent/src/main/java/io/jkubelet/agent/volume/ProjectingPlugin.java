@@ -1,5 +1,6 @@
 package io.jkubelet.agent.volume;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ProjectedVolumeSource;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -112,7 +113,7 @@ final class ProjectingPlugin implements VolumePlugin {
           try {
             return files.of(pod, v);
           } catch (Sources.SourceError e) {
-            throw MountFailure.causedBy(v.getName(), e.getMessage(), e);
+            throw Errors.withCause(new MountFailure(v.getName(), e.getMessage()), e);
           }
         });
   }
@@ -132,7 +133,7 @@ final class ProjectingPlugin implements VolumePlugin {
       }
     }
     if (!errors.isEmpty()) {
-      throw MountFailure.of(volume, DownwardApi.aggregate(errors));
+      throw new MountFailure(volume, DownwardApi.aggregate(errors));
     }
     return payload;
   }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.volume;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.jkubelet.agent.events.EventRecorder;
@@ -75,18 +76,16 @@ final class Projector {
     try {
       changed = new AtomicWriter(dir, clock, context).write(files);
     } catch (AtomicWriter.InvalidPath e) {
-      throw MountFailure.of(v.getName(), e.getMessage());
+      throw new MountFailure(v.getName(), e.getMessage());
     } catch (IOException e) {
-      throw MountFailure.causedBy(
-          v.getName(), "error writing payload to dir: " + e.getMessage(), e);
+      throw Errors.withCause(new MountFailure(v.getName(), "error writing payload to dir: " + e.getMessage()), e);
     }
     Long fsGroup = Volumes.fsGroup(pod);
     if (changed && fsGroup != null) {
       try {
         Ownership.apply(dir, fsGroup, true, null);
       } catch (IOException e) {
-        throw MountFailure.causedBy(
-            v.getName(), "cannot apply fsGroup " + fsGroup + ": " + e.getMessage(), e);
+        throw Errors.withCause(new MountFailure(v.getName(), "cannot apply fsGroup " + fsGroup + ": " + e.getMessage()), e);
       }
     }
     return dir;
@@ -102,7 +101,7 @@ final class Projector {
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
-      throw MountFailure.causedBy(volume, "cannot create " + dir + ": " + e.getMessage(), e);
+      throw Errors.withCause(new MountFailure(volume, "cannot create " + dir + ": " + e.getMessage()), e);
     }
     if (!tmpfs) {
       return;
@@ -112,13 +111,11 @@ final class Projector {
         mounter.mountTmpfs(dir, size);
       }
     } catch (IOException e) {
-      throw MountFailure.causedBy(
-          volume,
+      throw Errors.withCause(new MountFailure(volume,
           "cannot mount a tmpfs on "
               + dir
               + " (this volume is never written to disk): "
-              + e.getMessage(),
-          e);
+              + e.getMessage()), e);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.volume;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFile;
 import io.fabric8.kubernetes.api.model.KeyToPath;
@@ -31,16 +32,8 @@ final class Sources {
 
   /** A source that cannot give its payload; the message is upstream's. */
   static final class SourceError extends Exception {
-    private SourceError(String message, Throwable cause) {
-      super(message, cause);
-    }
-
-    static SourceError of(String message) {
-      return new SourceError(message, null);
-    }
-
-    static SourceError causedBy(String message, Throwable cause) {
-      return new SourceError(message, cause);
+    SourceError(String message) {
+      super(message);
     }
   }
 
@@ -51,15 +44,15 @@ final class Sources {
     try {
       secret = objects.secret(pod.getMetadata().getNamespace(), name);
     } catch (PodObjects.Unavailable e) {
-      throw SourceError.causedBy(e.getMessage(), e);
+      throw Errors.withCause(new SourceError(e.getMessage()), e);
     }
     if (secret.isEmpty() && !optional) {
-      throw SourceError.of("secret \"" + name + "\" not found");
+      throw new SourceError("secret \"" + name + "\" not found");
     }
     try {
       return Payloads.secret(items, secret.orElse(null), defaultMode, optional);
     } catch (Payloads.MissingKey e) {
-      throw SourceError.causedBy(e.getMessage(), e);
+      throw Errors.withCause(new SourceError(e.getMessage()), e);
     }
   }
 
@@ -70,15 +63,15 @@ final class Sources {
     try {
       cm = objects.configMap(pod.getMetadata().getNamespace(), name);
     } catch (PodObjects.Unavailable e) {
-      throw SourceError.causedBy(e.getMessage(), e);
+      throw Errors.withCause(new SourceError(e.getMessage()), e);
     }
     if (cm.isEmpty() && !optional) {
-      throw SourceError.of("configmap \"" + name + "\" not found");
+      throw new SourceError("configmap \"" + name + "\" not found");
     }
     try {
       return Payloads.configMap(items, cm.orElse(null), defaultMode, optional);
     } catch (Payloads.MissingKey e) {
-      throw SourceError.causedBy(e.getMessage(), e);
+      throw Errors.withCause(new SourceError(e.getMessage()), e);
     }
   }
 
@@ -87,7 +80,7 @@ final class Sources {
     try {
       return DownwardApi.collect(items, pod, mode, allocatable);
     } catch (DownwardApi.FieldError e) {
-      throw SourceError.causedBy(e.getMessage(), e);
+      throw Errors.withCause(new SourceError(e.getMessage()), e);
     }
   }
 
@@ -99,7 +92,7 @@ final class Sources {
       String token = tokens.token(pod, p);
       return Map.of(p.getPath(), new FileProjection(token.getBytes(StandardCharsets.UTF_8), mode));
     } catch (TokenManager.TokenError e) {
-      throw SourceError.causedBy(e.getMessage(), e);
+      throw Errors.withCause(new SourceError(e.getMessage()), e);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.volume;
 
+import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ServiceAccountTokenProjection;
 import io.fabric8.kubernetes.api.model.authentication.BoundObjectReferenceBuilder;
@@ -43,16 +44,8 @@ final class TokenManager {
 
   /** A token that cannot be had; the message is the API server's answer. */
   static final class TokenError extends Exception {
-    private TokenError(String message, Throwable cause) {
-      super(message, cause);
-    }
-
-    static TokenError of(String message) {
-      return new TokenError(message, null);
-    }
-
-    static TokenError causedBy(String message, Throwable cause) {
-      return new TokenError(message, cause);
+    TokenError(String message) {
+      super(message);
     }
   }
 
@@ -85,8 +78,7 @@ final class TokenManager {
             e.getMessage());
         return cached.getStatus().getToken();
       }
-      throw TokenError.causedBy(
-          "failed to fetch token: " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
+      throw Errors.withCause(new TokenError("failed to fetch token: " + (e.getMessage() == null ? e.toString() : e.getMessage())), e);
     }
   }
 

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.volume;
 
+import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -95,7 +96,7 @@ final class Volumes implements VolumeManager {
         return p.setUp(pod, v, dir);
       }
     }
-    throw MountFailure.of(
+    throw new MountFailure(
         v.getName(), "volume type \"" + type(v) + "\" is not supported by jkubelet");
   }
 
@@ -133,13 +134,11 @@ final class Volumes implements VolumeManager {
         mounter.makeRShared(rootDir);
         rootShared = true;
       } catch (IOException e) {
-        throw MountFailure.causedBy(
-            volume,
+        throw Errors.withCause(new MountFailure(volume,
             "mountPropagation needs the root dir "
                 + rootDir
                 + " on a shared mount, and making it rshared failed: "
-                + e.getMessage(),
-            e);
+                + e.getMessage()), e);
       }
     }
   }

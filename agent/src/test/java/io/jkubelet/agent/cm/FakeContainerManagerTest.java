@@ -21,7 +21,7 @@ class FakeContainerManagerTest {
     cm.cleanupResult(List.of(new Removal.Busy("/kubepods/podu2", List.of(7))));
     assertThat(cm.cleanup(Set.of("u1")))
         .containsExactly(new Removal.Busy("/kubepods/podu2", List.of(7)));
-    cm.ensureError(CgroupException.of("/kubepods/podu1", "no space"));
+    cm.ensureError(new CgroupException("/kubepods/podu1", "no space"));
     assertThatThrownBy(() -> cm.ensurePod(p)).hasMessage("cgroup /kubepods/podu1: no space");
 
     assertThat(cm.cgroupParent(p)).isEqualTo("/kubepods/podu1");

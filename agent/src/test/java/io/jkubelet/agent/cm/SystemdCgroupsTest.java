@@ -159,7 +159,7 @@ class SystemdCgroupsTest {
     SystemdCgroups cgroups =
         new SystemdCgroups(
             new CgroupV2(tmp, CgroupDriver.SYSTEMD, CgroupTrees.RMDIR), systemd, 252);
-    systemd.fail(SystemdException.of(SystemdException.FAILED, "Access denied"));
+    systemd.fail(new SystemdException(SystemdException.FAILED, "Access denied"));
     assertThatThrownBy(() -> cgroups.create(KUBEPODS, ResourceConfig.EMPTY))
         .isInstanceOf(CgroupException.class)
         .hasMessage("cgroup /kubepods.slice: cannot start the slice kubepods.slice: Access denied");

@@ -99,7 +99,7 @@ class ImagePullsTest {
       this.observer = observer;
       String failure = mine.join();
       if (failure != null) {
-        throw RuntimeError.of(RuntimeError.Kind.IMAGE_PULL, failure);
+        throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, failure);
       }
     }
 

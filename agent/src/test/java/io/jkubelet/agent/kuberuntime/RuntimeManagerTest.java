@@ -324,7 +324,7 @@ class RuntimeManagerTest {
 
   @Test
   void aSandboxThatCannotBeCreatedIsASyncErrorWithAnEvent() {
-    runtime.failNext("runPodSandbox", RuntimeError.of(RuntimeError.Kind.START, "no room"));
+    runtime.failNext("runPodSandbox", new RuntimeError(RuntimeError.Kind.START, "no room"));
     Pod pod = podWithGrace(30);
     assertThatThrownBy(
             () ->
@@ -359,7 +359,7 @@ class RuntimeManagerTest {
 
   @Test
   void aCreateFailureIsReportedPerContainerAndTheOthersStillStart() throws Exception {
-    runtime.failNext("createContainer", RuntimeError.of(RuntimeError.Kind.CREATE, "bad spec"));
+    runtime.failNext("createContainer", new RuntimeError(RuntimeError.Kind.CREATE, "bad spec"));
     Pod pod = podWithGrace(30);
     PodSyncResult r =
         manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);

@@ -46,7 +46,7 @@ class KubeletMetricsTest {
     runtime.version();
     runtime.listContainers();
     runtime.listContainers();
-    fake.failNext("removeContainer", RuntimeError.of(RuntimeError.Kind.UNAVAILABLE, "down"));
+    fake.failNext("removeContainer", new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "down"));
     assertThatThrownBy(() -> runtime.removeContainer("x")).isInstanceOf(RuntimeError.class);
 
     String text = scrape(KubeletMetrics.Endpoint.METRICS);

@@ -61,7 +61,7 @@ public final class FakePodObjects implements PodObjects {
 
   private void check() throws Unavailable {
     if (unavailable != null) {
-      throw Unavailable.of(unavailable);
+      throw new Unavailable(unavailable);
     }
   }
 

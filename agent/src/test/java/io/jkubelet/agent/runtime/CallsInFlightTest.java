@@ -38,7 +38,7 @@ class CallsInFlightTest {
 
         @Override
         public void removeContainer(String containerId) {
-          throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "no such container");
+          throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "no such container");
         }
       };
 

@@ -178,7 +178,7 @@ class PodSyncCgroupsTest {
 
   @Test
   void aCgroupThatCannotBeMadeIsAWarningAndAFailedSyncAndNothingStarts() throws Exception {
-    cgroups.ensureError(CgroupException.of("/kubepods/podu1", "No space left on device"));
+    cgroups.ensureError(new CgroupException("/kubepods/podu1", "No space left on device"));
     Pod pod = pod("u1", "Always");
     PodSync sync = podSync(true);
 

@@ -89,7 +89,7 @@ public final class FakeSystemd implements Systemd {
 
   private void call(String what) {
     if (closed) {
-      throw SystemdException.of(SystemdException.FAILED, "connection closed");
+      throw new SystemdException(SystemdException.FAILED, "connection closed");
     }
     calls.add(what);
     SystemdException e = nextError;
@@ -103,7 +103,7 @@ public final class FakeSystemd implements Systemd {
   public synchronized void startTransientUnit(String unit, List<UnitProperty> properties) {
     call("StartTransientUnit " + unit);
     if (units.containsKey(unit)) {
-      throw SystemdException.of(
+      throw new SystemdException(
           SystemdException.UNIT_EXISTS,
           "Unit " + unit + " was already loaded or has a fragment file.");
     }
@@ -118,7 +118,7 @@ public final class FakeSystemd implements Systemd {
     call("SetUnitProperties " + unit);
     Map<String, UnitProperty.Value> props = units.get(unit);
     if (props == null) {
-      throw SystemdException.of(SystemdException.NO_SUCH_UNIT, "Unit " + unit + " not found.");
+      throw new SystemdException(SystemdException.NO_SUCH_UNIT, "Unit " + unit + " not found.");
     }
     properties.forEach(p -> props.put(p.name(), p.value()));
     realize(unit);

@@ -45,7 +45,7 @@ class FakeSystemdTest extends SystemdContract {
   @Test
   void recordsCallsFailsOnRequestAndRefusesCallsWhenClosed() {
     FakeSystemd other = new FakeSystemd();
-    other.fail(SystemdException.of(SystemdException.FAILED, "boom"));
+    other.fail(new SystemdException(SystemdException.FAILED, "boom"));
     assertThatThrownBy(() -> other.stopUnit("x.slice")).hasMessage("boom");
     other.stopUnit("x.slice");
     assertThat(other.calls()).containsExactly("StopUnit x.slice", "StopUnit x.slice");

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
@@ -75,10 +76,8 @@ final class ContainerInspect {
       }
       return parse(response.getBody());
     } catch (JsonProcessingException e) {
-      throw RuntimeError.causedBy(
-          Kind.OTHER,
-          "docker: the inspect of " + id + " is not valid JSON: " + e.getOriginalMessage(),
-          e);
+      throw Errors.withCause(new RuntimeError(Kind.OTHER,
+          "docker: the inspect of " + id + " is not valid JSON: " + e.getOriginalMessage()), e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

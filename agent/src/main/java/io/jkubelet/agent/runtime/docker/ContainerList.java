@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParseException;
@@ -64,8 +65,7 @@ final class ContainerList {
       }
       return parse(response.getBody());
     } catch (JsonProcessingException e) {
-      throw RuntimeError.causedBy(
-          Kind.OTHER, "docker: the container list is not valid JSON: " + e.getOriginalMessage(), e);
+      throw Errors.withCause(new RuntimeError(Kind.OTHER, "docker: the container list is not valid JSON: " + e.getOriginalMessage()), e);
     } catch (IOException e) {
       throw DockerErrors.translate(new UncheckedIOException(e), null);
     } catch (RuntimeException e) {

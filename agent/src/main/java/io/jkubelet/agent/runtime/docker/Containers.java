@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.model.AccessMode;
@@ -157,13 +158,11 @@ final class Containers {
       if (!DockerErrors.isNotModified(e)) { // 304: already running
         RuntimeError error = DockerErrors.translate(e, Kind.START);
         if (adj != null && negativeOom.failed(containerId, adj)) {
-          throw RuntimeError.causedBy(
-              Kind.START,
+          throw Errors.withCause(new RuntimeError(Kind.START,
               error.getMessage()
                   + " (the runtime refused oom_score_adj="
                   + adj
-                  + "; the next attempt uses 0)",
-              e);
+                  + "; the next attempt uses 0)"), e);
         }
         throw error;
       }

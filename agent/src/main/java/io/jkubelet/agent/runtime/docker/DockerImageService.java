@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.command.InspectImageResponse;
 import com.github.dockerjava.api.model.Container;
 import io.jkubelet.agent.runtime.ImageService;
@@ -110,7 +111,7 @@ final class DockerImageService implements ImageService {
       throw DockerErrors.translate(e, null);
     }
     if (!users.isEmpty()) {
-      throw RuntimeError.of(
+      throw new RuntimeError(
           Kind.OTHER,
           "image " + id + " is in use by container " + users.get(0).getId().substring(0, 12));
     }
@@ -141,14 +142,13 @@ final class DockerImageService implements ImageService {
             .get()
             .orElseThrow(
                 () ->
-                    RuntimeError.of(
+                    new RuntimeError(
                         Kind.UNAVAILABLE, "the engine does not say where it keeps its data"));
     try {
       StatFs fs = StatFs.of(dir);
       return new FsUsage(fs.capacityBytes(), fs.availableBytes());
     } catch (IOException e) {
-      throw RuntimeError.causedBy(
-          Kind.OTHER, "cannot read the file system of " + dir + ": " + e, e);
+      throw Errors.withCause(new RuntimeError(Kind.OTHER, "cannot read the file system of " + dir + ": " + e), e);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.command.InspectExecResponse;
@@ -55,7 +56,7 @@ final class DockerStreams {
   StreamHandle exec(String containerId, List<String> command, StreamIo io) {
     Objects.requireNonNull(containerId, "containerId");
     if (command == null || command.isEmpty()) {
-      throw RuntimeError.of(Kind.OTHER, "exec in " + containerId + ": no command given");
+      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given");
     }
     String execId;
     try {
@@ -95,7 +96,7 @@ final class DockerStreams {
       throw DockerErrors.translate(e, null);
     }
     if (inspected.getState() == null || !Boolean.TRUE.equals(inspected.getState().getRunning())) {
-      throw RuntimeError.of(Kind.OTHER, "container not running (" + containerId + ")");
+      throw new RuntimeError(Kind.OTHER, "container not running (" + containerId + ")");
     }
     boolean tty =
         inspected.getConfig() != null && Boolean.TRUE.equals(inspected.getConfig().getTty());
@@ -142,13 +143,13 @@ final class DockerStreams {
     try {
       Long code = execs.awaitExitCode(execId, clock.instant().plus(EXIT_CODE_WAIT));
       if (code == null) {
-        throw RuntimeError.of(
+        throw new RuntimeError(
             Kind.OTHER, "exec " + execId + " still runs " + EXIT_CODE_WAIT + " after its streams");
       }
       return Containers.clampToInt(code);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw RuntimeError.causedBy(Kind.OTHER, "interrupted while waiting for exec " + execId, e);
+      throw Errors.withCause(new RuntimeError(Kind.OTHER, "interrupted while waiting for exec " + execId), e);
     } catch (RuntimeException e) {
       throw e instanceof RuntimeError r ? r : DockerErrors.translate(e, null);
     }

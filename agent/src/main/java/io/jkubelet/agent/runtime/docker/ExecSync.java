@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.InspectExecResponse;
 import io.jkubelet.agent.runtime.ExecResult;
@@ -65,7 +66,7 @@ final class ExecSync {
   ExecResult exec(String containerId, List<String> command, Duration timeout) {
     Objects.requireNonNull(containerId, "containerId");
     if (command == null || command.isEmpty()) {
-      throw RuntimeError.of(Kind.OTHER, "exec in " + containerId + ": no command given");
+      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given");
     }
     Instant deadline =
         timeout != null && timeout.isPositive() ? clock.instant().plus(timeout) : null;
@@ -93,8 +94,7 @@ final class ExecSync {
     } catch (InterruptedException e) {
       callback.abandon();
       Thread.currentThread().interrupt();
-      throw RuntimeError.causedBy(
-          Kind.OTHER, "interrupted while running " + command + " in " + containerId, e);
+      throw Errors.withCause(new RuntimeError(Kind.OTHER, "interrupted while running " + command + " in " + containerId), e);
     } catch (RuntimeException e) {
       callback.abandon();
       throw DockerErrors.translate(e, null);
@@ -162,7 +162,7 @@ final class ExecSync {
       return null;
     }
     if (ended.getExitCodeLong() == null) {
-      throw RuntimeError.of(Kind.OTHER, "exec " + execId + " ended without an exit code");
+      throw new RuntimeError(Kind.OTHER, "exec " + execId + " ended without an exit code");
     }
     return ended.getExitCodeLong();
   }

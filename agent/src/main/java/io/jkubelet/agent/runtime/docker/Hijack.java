@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import java.io.ByteArrayOutputStream;
@@ -69,7 +70,7 @@ final class Hijack implements AutoCloseable {
       return h;
     } catch (IOException e) {
       h.close();
-      throw RuntimeError.causedBy(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage(), e);
+      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage()), e);
     } catch (RuntimeException e) {
       h.close();
       throw e;
@@ -93,7 +94,7 @@ final class Hijack implements AutoCloseable {
       return h;
     } catch (IOException e) {
       h.close();
-      throw RuntimeError.causedBy(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage(), e);
+      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage()), e);
     } catch (RuntimeException e) {
       h.close();
       throw e;
@@ -114,12 +115,11 @@ final class Hijack implements AutoCloseable {
             SocketChannel.open(
                 new InetSocketAddress(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 2375));
         default ->
-            throw RuntimeError.of(
+            throw new RuntimeError(
                 Kind.OTHER, "streams need a unix:// or plain tcp:// docker host, not " + host);
       };
     } catch (IOException e) {
-      throw RuntimeError.causedBy(
-          Kind.UNAVAILABLE, "docker: cannot connect to " + host + ": " + e, e);
+      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "docker: cannot connect to " + host + ": " + e), e);
     }
   }
 
@@ -135,7 +135,7 @@ final class Hijack implements AutoCloseable {
     int length = contentLength(head);
     String message = length > 0 ? new String(in.readNBytes(length), StandardCharsets.UTF_8) : "";
     message = DockerErrors.messageOf(message);
-    throw RuntimeError.of(
+    throw new RuntimeError(
         code == 404 ? Kind.NOT_FOUND : code >= 500 ? Kind.UNAVAILABLE : Kind.OTHER,
         message.isBlank() ? "docker: " + path + ": " + statusLine : message);
   }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.command.InspectImageResponse;
@@ -100,17 +101,17 @@ final class Images {
       observer.started(callback::cancel);
       long millis = timeout == null ? Long.MAX_VALUE : Math.max(1, timeout.toMillis());
       if (!callback.awaitCompletion(millis, TimeUnit.MILLISECONDS)) {
-        throw RuntimeError.of(
+        throw new RuntimeError(
             Kind.IMAGE_PULL,
             "pulling " + image + " did not complete within " + timeout.toSeconds() + " s");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw RuntimeError.causedBy(Kind.IMAGE_PULL, "interrupted while pulling " + image, e);
+      throw Errors.withCause(new RuntimeError(Kind.IMAGE_PULL, "interrupted while pulling " + image), e);
     } catch (RuntimeError e) {
       throw e;
     } catch (RuntimeException e) {
-      throw RuntimeError.causedBy(Kind.IMAGE_PULL, pullFailure(e), e);
+      throw Errors.withCause(new RuntimeError(Kind.IMAGE_PULL, pullFailure(e)), e);
     } finally {
       DockerClients.closeQuietly(callback);
     }
@@ -246,18 +247,18 @@ final class Images {
       String c = cancelled;
       if (c != null) {
         log.debug("DockerRuntime: pulling {} cancelled: {}", image, c);
-        throw RuntimeError.of(Kind.IMAGE_PULL, c);
+        throw new RuntimeError(Kind.IMAGE_PULL, c);
       }
       Throwable f = failure;
       if (f != null) {
         String message = pullFailure(f);
         log.debug("DockerRuntime: pulling {} failed: {}", image, message);
-        throw RuntimeError.causedBy(Kind.IMAGE_PULL, message, f);
+        throw Errors.withCause(new RuntimeError(Kind.IMAGE_PULL, message), f);
       }
       String e = error;
       if (e != null) {
         log.debug("DockerRuntime: pulling {} failed: {}", image, e);
-        throw RuntimeError.of(Kind.IMAGE_PULL, e);
+        throw new RuntimeError(Kind.IMAGE_PULL, e);
       }
     }
   }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.model.Container;
 import io.jkubelet.agent.runtime.ContainerStatus;
@@ -197,9 +198,9 @@ final class PodInspector {
       return out;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw RuntimeError.causedBy(Kind.UNAVAILABLE, "interrupted while inspecting containers", e);
+      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "interrupted while inspecting containers"), e);
     } catch (RejectedExecutionException e) {
-      throw RuntimeError.causedBy(Kind.UNAVAILABLE, "the Docker runtime is closed", e);
+      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "the Docker runtime is closed"), e);
     } finally {
       futures.values().forEach(f -> f.cancel(true)); // a no-op for the completed ones
     }
@@ -217,10 +218,8 @@ final class PodInspector {
       }
       throw DockerErrors.translate(cause, null);
     } catch (TimeoutException ex) {
-      throw RuntimeError.causedBy(
-          Kind.UNAVAILABLE,
-          "inspecting " + key + " took longer than " + INSPECT_TIMEOUT.toSeconds() + " s",
-          ex);
+      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE,
+          "inspecting " + key + " took longer than " + INSPECT_TIMEOUT.toSeconds() + " s"), ex);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import io.jkubelet.agent.runtime.RuntimeError;
@@ -45,7 +46,7 @@ final class PortForwarder {
 
   StreamHandle forward(String sandboxId, int port, InputStream in, OutputStream out) {
     if (port < 1 || port > 65535) {
-      throw RuntimeError.of(Kind.OTHER, "invalid port " + port);
+      throw new RuntimeError(Kind.OTHER, "invalid port " + port);
     }
     InspectContainerResponse inspected;
     try {
@@ -55,14 +56,13 @@ final class PortForwarder {
     }
     Long pid = inspected.getState() == null ? null : inspected.getState().getPidLong();
     if (!Boolean.TRUE.equals(inspected.getState().getRunning()) || pid == null || pid <= 0) {
-      throw RuntimeError.of(Kind.OTHER, "container not running (" + sandboxId + ")");
+      throw new RuntimeError(Kind.OTHER, "container not running (" + sandboxId + ")");
     }
     Process process;
     try {
       process = new ProcessBuilder(command(pid, port)).start();
     } catch (IOException e) {
-      throw RuntimeError.causedBy(
-          Kind.OTHER, "unable to do port forwarding: cannot run nsenter: " + e.getMessage(), e);
+      throw Errors.withCause(new RuntimeError(Kind.OTHER, "unable to do port forwarding: cannot run nsenter: " + e.getMessage()), e);
     }
     log.debug(
         "DockerRuntime: forwarding port {} of sandbox {}", port, DockerStreams.shortId(sandboxId));
@@ -174,7 +174,7 @@ final class PortForwarder {
       }
       if (code != 0 && !closed.get()) {
         String message = stderr.toString(StandardCharsets.UTF_8).trim();
-        throw RuntimeError.of(
+        throw new RuntimeError(
             Kind.OTHER, message.isEmpty() ? "the relay exited with " + code : message);
       }
       return NO_EXIT_CODE;

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.model.ExposedPort;
@@ -50,10 +51,8 @@ final class Sandboxes {
         rewriteResolvConf(id, config.network().dns());
       } catch (IOException | RuntimeException e) {
         containers.removeQuietly(id);
-        throw RuntimeError.causedBy(
-            Kind.START,
-            "rewrite resolv.conf failed for pod \"" + config.pod().name() + "\": " + e.getMessage(),
-            e);
+        throw Errors.withCause(new RuntimeError(Kind.START,
+            "rewrite resolv.conf failed for pod \"" + config.pod().name() + "\": " + e.getMessage()), e);
       }
     }
     return id;

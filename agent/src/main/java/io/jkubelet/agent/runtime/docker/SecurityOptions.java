@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
+import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.dockerjava.api.command.CreateContainerCmd;
@@ -99,7 +100,7 @@ final class SecurityOptions {
       return List.of();
     }
     if (!profile.startsWith(LOCALHOST_PREFIX)) {
-      throw RuntimeError.of(
+      throw new RuntimeError(
           Kind.CREATE,
           "failed to generate seccomp security options for container: unknown seccomp profile"
               + " option: "
@@ -108,7 +109,7 @@ final class SecurityOptions {
     String file = profile.substring(LOCALHOST_PREFIX.length());
     Path path = Path.of(file);
     if (!path.isAbsolute()) {
-      throw RuntimeError.of(
+      throw new RuntimeError(
           Kind.CREATE,
           "failed to generate seccomp security options for container: seccomp profile path must"
               + " be absolute, but got relative path \""
@@ -118,19 +119,15 @@ final class SecurityOptions {
     try {
       return List.of("seccomp=" + JSON.readTree(Files.readString(path)).toString());
     } catch (JsonProcessingException e) {
-      throw RuntimeError.causedBy(
-          Kind.CREATE,
-          "failed to generate seccomp security options for container: " + e.getOriginalMessage(),
-          e);
+      throw Errors.withCause(new RuntimeError(Kind.CREATE,
+          "failed to generate seccomp security options for container: " + e.getOriginalMessage()), e);
     } catch (IOException e) {
-      throw RuntimeError.causedBy(
-          Kind.CREATE,
+      throw Errors.withCause(new RuntimeError(Kind.CREATE,
           "failed to generate seccomp security options for container: cannot load seccomp profile"
               + " \""
               + file
               + "\": "
-              + e.getMessage(),
-          e);
+              + e.getMessage()), e);
     }
   }
 
@@ -143,7 +140,7 @@ final class SecurityOptions {
       try {
         out[i] = Capability.valueOf(bare);
       } catch (IllegalArgumentException e) {
-        throw RuntimeError.of(
+        throw new RuntimeError(
             Kind.CREATE,
             "invalid "
                 + field

@@ -88,10 +88,10 @@ public class FakeImageService implements ImageService {
       return;
     }
     if (failing.contains(id)) {
-      throw RuntimeError.of(RuntimeError.Kind.UNAVAILABLE, "cannot remove " + id);
+      throw new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "cannot remove " + id);
     }
     if (users.containsValue(id)) {
-      throw RuntimeError.of(RuntimeError.Kind.OTHER, "image " + id + " is in use by a container");
+      throw new RuntimeError(RuntimeError.Kind.OTHER, "image " + id + " is in use by a container");
     }
     images.remove(id);
     removed.add(id);

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime.fake;
 
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
@@ -213,7 +214,7 @@ public class FakeRuntime implements Runtime {
       calls.add(method + " " + arg);
     }
     if (down) {
-      throw RuntimeError.of(RuntimeError.Kind.UNAVAILABLE, "fake runtime is down");
+      throw new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "fake runtime is down");
     }
     RuntimeError e = failNext.remove(method);
     if (e != null) {
@@ -378,11 +379,11 @@ public class FakeRuntime implements Runtime {
   public synchronized String createContainer(String sandboxId, ContainerConfig config) {
     call("createContainer", config.name());
     if (!images.contains(config.image())) {
-      throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such image: " + config.image());
+      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + config.image());
     }
     for (Fake f : containers.values()) {
       if (f.name.equals(config.name())) {
-        throw RuntimeError.of(RuntimeError.Kind.CREATE,
+        throw new RuntimeError(RuntimeError.Kind.CREATE,
             "Conflict. The container name \"/"
                 + config.name()
                 + "\" is already in use by container \""
@@ -406,7 +407,7 @@ public class FakeRuntime implements Runtime {
     call("startContainer", containerId);
     Fake f = containers.get(containerId);
     if (f == null) {
-      throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
     }
     if (f.state == ContainerState.RUNNING) {
       return; // as Docker: starting a running container changes nothing
@@ -481,7 +482,7 @@ public class FakeRuntime implements Runtime {
       call("followLogEntries", containerId);
       Fake f = containers.get(containerId);
       if (f == null) {
-        throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+        throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
       }
       past = List.copyOf(output.getOrDefault(containerId, List.of()));
       running = f.state == ContainerState.RUNNING;
@@ -522,10 +523,10 @@ public class FakeRuntime implements Runtime {
       call("exec", containerId + " " + String.join(" ", command));
       c = containers.get(containerId);
       if (c == null) {
-        throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+        throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
       }
       if (c.state != ContainerState.RUNNING) {
-        throw RuntimeError.of(RuntimeError.Kind.OTHER, "container " + containerId + " is not running");
+        throw new RuntimeError(RuntimeError.Kind.OTHER, "container " + containerId + " is not running");
       }
       f = onExec;
     }
@@ -599,10 +600,10 @@ public class FakeRuntime implements Runtime {
   private Fake running(String containerId) {
     Fake c = containers.get(containerId);
     if (c == null) {
-      throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
+      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
     }
     if (c.state != ContainerState.RUNNING) {
-      throw RuntimeError.of(RuntimeError.Kind.OTHER, "container not running (" + containerId + ")");
+      throw new RuntimeError(RuntimeError.Kind.OTHER, "container not running (" + containerId + ")");
     }
     return c;
   }
@@ -652,7 +653,7 @@ public class FakeRuntime implements Runtime {
             sandboxId,
             () -> {
               if (server == null) {
-                throw RuntimeError.of(RuntimeError.Kind.OTHER,
+                throw new RuntimeError(RuntimeError.Kind.OTHER,
                     "connect to 127.0.0.1:"
                         + port
                         + " in the pod's network namespace:"
@@ -717,7 +718,7 @@ public class FakeRuntime implements Runtime {
         }
         throw e.getCause() instanceof RuntimeError r
             ? r
-            : RuntimeError.causedBy(RuntimeError.Kind.OTHER, String.valueOf(e.getCause()), e.getCause());
+            : Errors.withCause(new RuntimeError(RuntimeError.Kind.OTHER, String.valueOf(e.getCause())), e.getCause());
       }
     }
 
@@ -753,7 +754,7 @@ public class FakeRuntime implements Runtime {
   public synchronized String imageUser(String image) {
     call("imageUser", image);
     if (!images.contains(image)) {
-      throw RuntimeError.of(RuntimeError.Kind.NOT_FOUND, "No such image: " + image);
+      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + image);
     }
     return imageUsers.getOrDefault(image, "");
   }
@@ -783,12 +784,12 @@ public class FakeRuntime implements Runtime {
     }
     RegistryAuth required = registry.get(image);
     if (required == null) {
-      throw RuntimeError.of(RuntimeError.Kind.IMAGE_PULL, "fake registry has no " + image);
+      throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, "fake registry has no " + image);
     }
     if (!required.anonymous()
         && !(required.username().equals(auth.username())
             && required.password().equals(auth.password()))) {
-      throw RuntimeError.of(RuntimeError.Kind.IMAGE_PULL,
+      throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL,
           "Error response from daemon: unauthorized: authentication required");
     }
     images.add(image);
