@@ -16,7 +16,6 @@ public record Authentication(
     @Field(
             file = "authentication.webhook.enabled",
             flag = "--authentication-token-webhook",
-            value = "false",
             fileValue = "true",
             doc = "Whether bearer tokens are checked with the TokenReview API")
         boolean webhookEnabled,

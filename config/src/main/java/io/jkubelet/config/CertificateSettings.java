@@ -5,11 +5,10 @@ package io.jkubelet.config;
  * kubeconfig and the certificate directory, which are flags only, as upstream's.
  */
 public record CertificateSettings(
-    @Field(value = "false", doc = "Renew the client certificate by CSRs before it expires")
+    @Field(doc = "Renew the client certificate by CSRs before it expires")
         boolean rotateCertificates,
     @Field(
             flag = "--rotate-server-certificates",
-            value = "false",
             doc =
                 "Request the kubelet API's serving certificate by CSRs (signer"
                     + " kubernetes.io/kubelet-serving) and renew it before it expires; until one"

@@ -25,7 +25,7 @@ public record CgroupSettings(
                 "cgroupfs or systemd; must match Docker's. None: Docker's own (docker info), as"
                     + " upstream v1.28+ takes the runtime's")
         String cgroupDriver,
-    @Field(flag = "--cpu-cfs-quota", value = "true", doc = "Whether cpu limits are CFS quotas")
+    @Field(value = "true", doc = "Whether cpu limits are CFS quotas")
         boolean cpuCFSQuota,
     @Field(
             value = "100ms",

@@ -10,7 +10,6 @@ public record DebugHandlerSettings(
     @Field(value = "true", doc = "Whether logs, exec, attach, port-forward and run are served")
         boolean enableDebuggingHandlers,
     @Field(
-            value = "false",
             doc =
                 "Whether /logs/ serves the node's log directory, with the debugging handlers"
                     + " (upstream: true; here it must be asked for, as it shows the whole"

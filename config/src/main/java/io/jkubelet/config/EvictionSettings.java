@@ -43,7 +43,6 @@ public record EvictionSettings(
         Duration evictionPressureTransitionPeriod,
     @Field(
             label = "SECONDS",
-            value = "0",
             doc = "The most seconds a pod evicted by a soft threshold gets to stop; 0 for its own")
         int evictionMaxPodGracePeriod)
     implements Validated {

@@ -58,7 +58,11 @@ public @interface Field {
    */
   String label() default "";
 
-  /** The default, written as on the command line: {@code 1m}, {@code a,b}, {@code k<v,k2<v2}. */
+  /**
+   * The default, written as on the command line: {@code 1m}, {@code a,b}, {@code k<v,k2<v2}; by
+   * default Go's zero value, as upstream's for a field it does not default: {@code false}, {@code
+   * 0}, {@code 0s}, none.
+   */
   String value() default "";
 
   /** The default when a configuration file is given, where v1beta1 defaults otherwise. */

@@ -31,7 +31,6 @@ public record GcSettings(
     @Field(
             file = Field.FLAG_ONLY,
             flag = "--minimum-container-ttl-duration",
-            value = "0s",
             check = Checks.GcAge.class,
             doc = "How old a dead container must be before it is removed")
         Duration minimumContainerTtl,

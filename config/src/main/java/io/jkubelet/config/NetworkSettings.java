@@ -26,7 +26,7 @@ public record NetworkSettings(
                     + " bridge")
         String networkPlugin,
     CniSettings cni,
-    @Field(file = Field.FLAG_ONLY, value = "0", doc = "kubenet's MTU; 0 picks the host's smallest")
+    @Field(file = Field.FLAG_ONLY, doc = "kubenet's MTU; 0 picks the host's smallest")
         int networkPluginMtu,
     @Field(
             file = Field.FLAG_ONLY,

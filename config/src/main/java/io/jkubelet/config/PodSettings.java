@@ -11,7 +11,6 @@ public record PodSettings(
     @Field(value = "110", min = 1, zeroIsUnset = true, doc = "The most pods this node runs")
         int maxPods,
     @Field(
-            value = "0",
             min = -1000,
             max = 1000,
             doc =

@@ -30,7 +30,7 @@ public record RuntimeSettings(
                 "How long a call to the engine may take, but for pulls, logs, exec, attach and"
                     + " port-forward")
         Duration runtimeRequestTimeout,
-    @Field(flag = "--serialize-image-pulls", value = "true", doc = "Pull one image at a time")
+    @Field(value = "true", doc = "Pull one image at a time")
         boolean serializeImagePulls,
     @Field(
             flag = "--registry-qps",

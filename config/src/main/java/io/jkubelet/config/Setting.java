@@ -49,8 +49,8 @@ public final class Setting {
     this.flags = flags(named, f.flag());
     this.type = Type.of(c, f);
     this.label = f.label().isEmpty() ? label(c.getName(), type) : f.label();
-    this.value = f.value();
-    this.fileValue = f.fileValue().equals(Field.SAME) ? f.value() : f.fileValue();
+    this.value = f.value().isEmpty() ? zero(type) : f.value();
+    this.fileValue = f.fileValue().equals(Field.SAME) ? value : f.fileValue();
     this.doc = f.doc();
     this.defaultValue = parseDefault(value);
     this.fileDefault = fileValue.equals(value) ? defaultValue : parseDefault(fileValue);
@@ -76,6 +76,17 @@ public final class Setting {
           "--" + KEBAB.matcher(name.replace('.', '-')).replaceAll("-").toLowerCase(Locale.ROOT));
     }
     return Arrays.asList(declared).equals(List.of(Field.NO_FLAG)) ? List.of() : List.of(declared);
+  }
+
+  /** Go's zero value as a flag writes it: a setting's default where it declares none. */
+  private static String zero(Type type) {
+    if (type == Type.BOOL) {
+      return "false";
+    }
+    if (type == Type.INT || type == Type.LONG) {
+      return "0";
+    }
+    return type == Type.DURATION ? "0s" : "";
   }
 
   /**

@@ -12,7 +12,6 @@ import java.time.Duration;
  */
 public record ShutdownSettings(
     @Field(
-            value = "0s",
             check = Checks.ShutdownPeriod.class,
             doc =
                 "How long the node delays its shutdown to stop its pods (a logind delay inhibitor;"
@@ -20,7 +19,6 @@ public record ShutdownSettings(
                     + " all. Critical pods get the last shutdownGracePeriodCriticalPods of it")
         Duration shutdownGracePeriod,
     @Field(
-            value = "0s",
             check = Checks.ShutdownPeriod.class,
             doc =
                 "The part of shutdownGracePeriod kept for critical pods (static, mirror, or of"
