@@ -10,6 +10,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.Map;
 
 /**
@@ -49,20 +50,18 @@ public final class Type {
           (flag, given) -> bool(flag, given.getLast()));
   public static final Type INT =
       new Type(
-          "N", Shape.SCALAR, Integer.class, JsonFields::asInt, (f, g) -> integer(f, g.getLast()));
+          "N",
+          Shape.SCALAR,
+          Integer.class,
+          JsonFields::asInt,
+          (f, g) -> number(f, g.getLast(), Integer::parseInt, "an integer"));
   public static final Type LONG =
       new Type(
           "N",
           Shape.SCALAR,
           Long.class,
           JsonFields::asLong,
-          (f, g) -> {
-            try {
-              return Long.parseLong(g.getLast().strip());
-            } catch (NumberFormatException e) {
-              throw new ConfigException(f, "expected an integer, got \"" + g.getLast() + "\"");
-            }
-          });
+          (f, g) -> number(f, g.getLast(), Long::parseLong, "an integer"));
 
   /** A floating-point number, as upstream's {@code float32} and {@code float64} flags. */
   public static final Type FLOAT =
@@ -76,13 +75,7 @@ public final class Type {
             }
             return v.doubleValue();
           },
-          (f, g) -> {
-            try {
-              return Double.parseDouble(g.getLast().strip());
-            } catch (NumberFormatException e) {
-              throw new ConfigException(f, "expected a number, got \"" + g.getLast() + "\"");
-            }
-          });
+          (f, g) -> number(f, g.getLast(), Double::parseDouble, "a number"));
 
   public static final Type STRING =
       new Type("VALUE", Shape.SCALAR, String.class, JsonFields::asString, (f, g) -> g.getLast());
@@ -230,11 +223,13 @@ public final class Type {
     };
   }
 
-  private static Integer integer(String flag, String s) {
+  /** A flag's number, or upstream's words for what is not one ({@code what}: "an integer"). */
+  private static <N extends Number> N number(
+      String flag, String s, Function<String, N> parse, String what) {
     try {
-      return Integer.parseInt(s.strip());
+      return parse.apply(s.strip());
     } catch (NumberFormatException e) {
-      throw new ConfigException(flag, "expected an integer, got \"" + s + "\"");
+      throw new ConfigException(flag, "expected " + what + ", got \"" + s + "\"");
     }
   }
 
