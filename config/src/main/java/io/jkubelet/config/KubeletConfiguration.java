@@ -19,9 +19,10 @@ package io.jkubelet.config;
  *
  * <p>The settings are grouped by their job, each group a record of its own, nested where a group
  * belongs to a larger one: {@link NodeSettings} (registration, identity and {@link
- * CertificateSettings}, {@link NodeStatusSettings}, what the host must give), {@link
- * ApiClientSettings}, {@link EventSettings} (with {@link EventExport}), {@link PodSettings} ({@link
- * StaticPodSettings}, {@link DnsSettings}, {@link ContainerLogSettings}, {@link NetworkSettings}),
+ * CertificateSettings}, {@link NodeStatusSettings}, {@link ShutdownSettings}, what the host must
+ * give: {@link HostSettings}), {@link ApiClientSettings}, {@link EventSettings} (with {@link
+ * EventExport}), {@link PodSettings} ({@link StaticPodSettings}, {@link DnsSettings}, {@link
+ * ContainerLogSettings}, {@link NetworkSettings}, {@link PodLifecycleSettings}),
  * {@link ServerSettings} (the kubelet API), {@link RuntimeSettings} (the engine), {@link
  * ImageSettings} (image pulls) and {@link ResourceSettings} ({@link CgroupSettings}, {@link
  * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings}). The grouping is this code's
