@@ -25,5 +25,4 @@ public record ApiClientSettings(
             doc =
                 "The content type of requests to the API server. Accepted, but the clients speak"
                     + " JSON whatever it says (fabric8 reads no protobuf), which start-up logs")
-        String contentType) {
-}
+        String contentType) {}

@@ -36,5 +36,4 @@ public record Authentication(
 
   /** The file defaults of {@code authentication}: no anonymous requests, the token webhook on. */
   public static final Authentication FILE_DEFAULTS = Settings.defaults(Authentication.class, true);
-
 }

@@ -33,5 +33,4 @@ public record Authorization(
 
   /** The file defaults of {@code authorization}: mode Webhook. */
   public static final Authorization FILE_DEFAULTS = Settings.defaults(Authorization.class, true);
-
 }

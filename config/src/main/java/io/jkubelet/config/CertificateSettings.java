@@ -33,5 +33,4 @@ public record CertificateSettings(
         String certDir) {
   public static final CertificateSettings DEFAULTS =
       Settings.defaults(CertificateSettings.class, false);
-
 }

@@ -25,8 +25,7 @@ public record CgroupSettings(
                 "cgroupfs or systemd; must match Docker's. None: Docker's own (docker info), as"
                     + " upstream v1.28+ takes the runtime's")
         String cgroupDriver,
-    @Field(value = "true", doc = "Whether cpu limits are CFS quotas")
-        boolean cpuCFSQuota,
+    @Field(value = "true", doc = "Whether cpu limits are CFS quotas") boolean cpuCFSQuota,
     @Field(
             value = "100ms",
             check = Checks.CfsPeriod.class,

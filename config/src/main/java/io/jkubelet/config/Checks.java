@@ -5,8 +5,8 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Function;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The checks that {@link Field#check()} names, beyond its {@code min}, {@code max} and {@code

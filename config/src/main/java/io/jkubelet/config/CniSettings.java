@@ -28,5 +28,4 @@ public record CniSettings(
             file = Field.FLAG_ONLY,
             value = "220s",
             doc = "How long one CNI plugin call may take (jkubelet's own; upstream's is 220s)")
-        Duration cniExecTimeout) {
-}
+        Duration cniExecTimeout) {}

@@ -31,5 +31,4 @@ public record ContainerLogSettings(
 
   public static final ContainerLogSettings DEFAULTS =
       Settings.defaults(ContainerLogSettings.class, false);
-
 }

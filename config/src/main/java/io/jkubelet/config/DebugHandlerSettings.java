@@ -19,5 +19,4 @@ public record DebugHandlerSettings(
             file = Field.FLAG_ONLY,
             value = "/var/log",
             doc = "The directory /logs/ serves when enableSystemLogHandler is on (jkubelet's own)")
-        Path nodeLogDir) {
-}
+        Path nodeLogDir) {}

@@ -20,5 +20,4 @@ public record DnsSettings(
             value = "/etc/resolv.conf",
             zeroIsUnset = true,
             doc = "The resolver file Default pods copy; \"\" gives them none")
-        String resolvConf) {
-}
+        String resolvConf) {}

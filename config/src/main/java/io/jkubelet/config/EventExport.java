@@ -16,9 +16,7 @@ public record EventExport(
             flag = "--event-export-credentials",
             doc = "A file of one line user:password for the export")
         String credentialsFile,
-    @Field(
-            doc = "PEM CA certificates the export's https trusts")
-        String caFile,
+    @Field(doc = "PEM CA certificates the export's https trusts") String caFile,
     @Field(
             label = "NAME",
             value = "jkubelet-events",
@@ -31,10 +29,7 @@ public record EventExport(
             check = Checks.AtLeastMebibyte.class,
             doc = "Bound of the on-disk spool of events not yet accepted by the server")
         String spoolMax,
-    @Field(
-            label = "PATH",
-            doc = "Also export events as JSON lines to this file")
-        String file,
+    @Field(label = "PATH", doc = "Also export events as JSON lines to this file") String file,
     @Field(
             label = "QUANTITY",
             value = "100Mi",

@@ -37,5 +37,4 @@ public record EventSettings(
                 "jkubelet's own: how long the spam filter takes to give an object one token back,"
                     + " as client-go's correlator (one per 5m)")
         Duration eventSpamRefillPeriod,
-    EventExport export) {
-}
+    EventExport export) {}

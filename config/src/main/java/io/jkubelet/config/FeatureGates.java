@@ -190,7 +190,8 @@ public final class FeatureGates {
           "invalid configuration: Specifying ShutdownGracePeriod or"
               + " ShutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown");
     }
-    if (c.node().certificates().serverTLSBootstrap() && !enabled(g, "RotateKubeletServerCertificate")) {
+    if (c.node().certificates().serverTLSBootstrap()
+        && !enabled(g, "RotateKubeletServerCertificate")) {
       throw new ConfigException(
           "serverTLSBootstrap", "true requires feature gate RotateKubeletServerCertificate");
     }

@@ -53,8 +53,8 @@ public @interface Field {
    * The flag's value in {@code --help}, e.g. {@code NAME}; by default the last word of the
    * component's name where it says what the value is ({@code ...Dir} {@code DIR}, {@code ...File}
    * {@code FILE}, {@code ...Port} {@code PORT}, {@code ...Percent}, {@code ...URL}, {@code
-   * ...Address} {@code IP}, {@code ...CIDR}, {@code ...Mode}; with {@code ,...} for a list), else the
-   * type's ({@code DURATION}).
+   * ...Address} {@code IP}, {@code ...CIDR}, {@code ...Mode}; with {@code ,...} for a list), else
+   * the type's ({@code DURATION}).
    */
   String label() default "";
 

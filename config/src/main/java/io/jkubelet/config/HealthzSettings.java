@@ -9,5 +9,4 @@ public record HealthzSettings(
             doc = "Port of the plain-HTTP /healthz, 0 to disable")
         int healthzPort,
     @Field(value = "127.0.0.1", zeroIsUnset = true, doc = "Address of /healthz")
-        String healthzBindAddress) {
-}
+        String healthzBindAddress) {}

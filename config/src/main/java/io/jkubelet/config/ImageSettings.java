@@ -17,5 +17,4 @@ public record ImageSettings(
         Duration imagePullProgressDeadline) {
 
   public static final ImageSettings DEFAULTS = Settings.defaults(ImageSettings.class, false);
-
 }

@@ -22,12 +22,12 @@ package io.jkubelet.config;
  * CertificateSettings}, {@link NodeStatusSettings}, {@link ShutdownSettings}, what the host must
  * give: {@link HostSettings}), {@link ApiClientSettings}, {@link EventSettings} (with {@link
  * EventExport}), {@link PodSettings} ({@link StaticPodSettings}, {@link DnsSettings}, {@link
- * ContainerLogSettings}, {@link NetworkSettings}, {@link PodLifecycleSettings}),
- * {@link ServerSettings} (the kubelet API), {@link RuntimeSettings} (the engine), {@link
- * ImageSettings} (image pulls) and {@link ResourceSettings} ({@link CgroupSettings}, {@link
- * ReservationSettings}, {@link EvictionSettings}, {@link GcSettings}). The grouping is this code's
- * alone: a file keeps upstream's flat v1beta1 fields, each found by its declared name. A new
- * subsystem adds a record to the group it belongs to.
+ * ContainerLogSettings}, {@link NetworkSettings}, {@link PodLifecycleSettings}), {@link
+ * ServerSettings} (the kubelet API), {@link RuntimeSettings} (the engine), {@link ImageSettings}
+ * (image pulls) and {@link ResourceSettings} ({@link CgroupSettings}, {@link ReservationSettings},
+ * {@link EvictionSettings}, {@link GcSettings}). The grouping is this code's alone: a file keeps
+ * upstream's flat v1beta1 fields, each found by its declared name. A new subsystem adds a record to
+ * the group it belongs to.
  */
 public record KubeletConfiguration(
     NodeSettings node,

@@ -16,8 +16,7 @@ public record NetworkSettings(
             zeroIsUnset = true,
             doc = "How a pod reaches itself through a Service")
         String hairpinMode,
-    @Field(doc = "A standalone node's pod range; a Node's spec.podCIDRs win")
-        String podCIDR,
+    @Field(doc = "A standalone node's pod range; a Node's spec.podCIDRs win") String podCIDR,
     @Field(
             file = Field.FLAG_ONLY,
             label = "NAME",
@@ -38,5 +37,4 @@ public record NetworkSettings(
   public static final String HAIRPIN_NONE = "none";
 
   public static final NetworkSettings DEFAULTS = Settings.defaults(NetworkSettings.class, false);
-
 }

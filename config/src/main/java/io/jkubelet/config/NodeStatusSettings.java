@@ -30,5 +30,4 @@ public record NodeStatusSettings(
             doc =
                 "The duration of the node's heartbeat Lease, in seconds; it is renewed every"
                     + " quarter of it")
-        int nodeLeaseDurationSeconds) {
-}
+        int nodeLeaseDurationSeconds) {}

@@ -28,5 +28,4 @@ public record PodLifecycleSettings(
                 "jkubelet's own: a pod still not gone this long after its deletion's grace period"
                     + " gets a Warning TerminationStuck naming what holds it (a container, a"
                     + " preStop hook, a volume, a runtime call), repeated at a doubling interval")
-        Duration terminationStuckAfter) {
-}
+        Duration terminationStuckAfter) {}

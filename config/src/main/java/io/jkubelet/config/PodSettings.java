@@ -28,5 +28,4 @@ public record PodSettings(
     DnsSettings dns,
     ContainerLogSettings containerLogs,
     NetworkSettings network,
-    PodLifecycleSettings lifecycle) {
-}
+    PodLifecycleSettings lifecycle) {}

@@ -8,5 +8,4 @@ public record ResourceSettings(
     CgroupSettings cgroups,
     ReservationSettings reservations,
     EvictionSettings eviction,
-    GcSettings gc) {
-}
+    GcSettings gc) {}

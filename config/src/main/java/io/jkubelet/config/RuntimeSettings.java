@@ -30,8 +30,7 @@ public record RuntimeSettings(
                 "How long a call to the engine may take, but for pulls, logs, exec, attach and"
                     + " port-forward")
         Duration runtimeRequestTimeout,
-    @Field(value = "true", doc = "Pull one image at a time")
-        boolean serializeImagePulls,
+    @Field(value = "true", doc = "Pull one image at a time") boolean serializeImagePulls,
     @Field(
             flag = "--registry-qps",
             label = "QPS",

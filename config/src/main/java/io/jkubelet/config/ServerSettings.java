@@ -20,10 +20,7 @@ public record ServerSettings(
             zeroIsUnset = true,
             doc = "Port of the kubelet API (HTTPS)")
         int port,
-    @Field(
-            value = "0.0.0.0",
-            zeroIsUnset = true,
-            doc = "Address the servers listen on")
+    @Field(value = "0.0.0.0", zeroIsUnset = true, doc = "Address the servers listen on")
         String address,
     ServingTlsSettings tls,
     Authentication authentication,
@@ -40,5 +37,4 @@ public record ServerSettings(
    * token webhook on and authorization mode Webhook.
    */
   public static final ServerSettings FILE_DEFAULTS = Settings.defaults(ServerSettings.class, true);
-
 }

@@ -24,5 +24,4 @@ public record ServingTlsSettings(
             doc =
                 "The kubelet API's lowest TLS version: VersionTLS10, VersionTLS11, VersionTLS12 or"
                     + " VersionTLS13; none: VersionTLS12, as upstream's")
-        String tlsMinVersion) {
-}
+        String tlsMinVersion) {}

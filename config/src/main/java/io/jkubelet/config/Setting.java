@@ -91,8 +91,8 @@ public final class Setting {
 
   /**
    * The label of a flag's value, from its component's name as its flag is: the last word's when it
-   * names a kind of value ({@code certDir} takes a {@code DIR}, {@code cniBinDir} a {@code DIR,...},
-   * {@code healthzBindAddress} an {@code IP}), else the type's ({@code DURATION}).
+   * names a kind of value ({@code certDir} takes a {@code DIR}, {@code cniBinDir} a {@code
+   * DIR,...}, {@code healthzBindAddress} an {@code IP}), else the type's ({@code DURATION}).
    */
   private static String label(String component, Type type) {
     String[] words = KEBAB.split(component);

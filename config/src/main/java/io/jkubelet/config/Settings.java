@@ -141,9 +141,9 @@ public final class Settings {
   }
 
   /**
-   * Makes a record, and the records inside it, from a value per setting: the one place that
-   * rejects a null value (but for a {@link Nullable} component) and makes lists unmodifiable, so
-   * that the settings records need no constructor of their own for it.
+   * Makes a record, and the records inside it, from a value per setting: the one place that rejects
+   * a null value (but for a {@link Nullable} component) and makes lists unmodifiable, so that the
+   * settings records need no constructor of their own for it.
    *
    * @throws NullPointerException naming the setting whose value is null
    * @throws ConfigException as a record's own constructor does

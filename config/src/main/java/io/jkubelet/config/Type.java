@@ -10,8 +10,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Function;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * A setting's type: how its value is read from a configuration file (with upstream's types and

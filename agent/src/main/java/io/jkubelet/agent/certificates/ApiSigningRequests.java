@@ -1,6 +1,5 @@
 package io.jkubelet.agent.certificates;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.certificates.v1.CertificateSigningRequest;
 import io.fabric8.kubernetes.api.model.certificates.v1.CertificateSigningRequestBuilder;
 import io.fabric8.kubernetes.api.model.certificates.v1.CertificateSigningRequestCondition;
@@ -12,6 +11,7 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.CertificateSigningRequestResource;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.jkubelet.agent.util.Errors;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;

@@ -1,11 +1,11 @@
 package io.jkubelet.agent.certificates;
 
-import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.certificates.KubeconfigFile.ClusterInfo;
 import io.jkubelet.agent.certificates.KubeconfigFile.Contents;
 import io.jkubelet.agent.certificates.KubeconfigFile.KubeconfigException;
 import io.jkubelet.agent.certificates.RequestException.Reason;
 import io.jkubelet.agent.certificates.SigningRequests.ApiException;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Jitter;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
@@ -137,7 +137,10 @@ final class Bootstrap {
           try {
             KubeconfigFile.pointUserAt(kubeconfig, store.currentPath());
           } catch (IOException e) {
-            throw Errors.withCause(new BootstrapException("unable to write kubeconfig " + kubeconfig + ": " + e.getMessage()), e);
+            throw Errors.withCause(
+                new BootstrapException(
+                    "unable to write kubeconfig " + kubeconfig + ": " + e.getMessage()),
+                e);
           }
           log.info(
               "Bootstrap: moved the client certificate embedded in {} into {}, and {} now names"
@@ -198,7 +201,10 @@ final class Bootstrap {
     try {
       cluster = KubeconfigFile.read(bootstrap).cluster();
     } catch (KubeconfigException e) {
-      throw Errors.withCause(new BootstrapException("unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new BootstrapException(
+              "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()),
+          e);
     }
     KeyPair key = pendingKey();
     NodeCsr csr = NodeCsr.create(nodeName, key);
@@ -223,7 +229,10 @@ final class Bootstrap {
     try {
       return clients.withBootstrapCredentials(bootstrap);
     } catch (RuntimeException e) {
-      throw Errors.withCause(new BootstrapException("unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new BootstrapException(
+              "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()),
+          e);
     }
   }
 
@@ -283,7 +292,10 @@ final class Bootstrap {
         return KubeconfigFile.read(bootstrap).cluster();
       } catch (KubeconfigException e) {
         if (existing.isEmpty()) {
-          throw Errors.withCause(new BootstrapException("unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()), e);
+          throw Errors.withCause(
+              new BootstrapException(
+                  "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()),
+              e);
         }
         log.warn("Bootstrap: {}; keeping the cluster of {}", e.getMessage(), options.kubeconfig());
       }
@@ -300,7 +312,8 @@ final class Bootstrap {
     try {
       KubeconfigFile.write(kubeconfig, cluster, store.currentPath());
     } catch (IOException e) {
-      throw Errors.withCause(new BootstrapException("unable to write kubeconfig " + kubeconfig + ": " + e), e);
+      throw Errors.withCause(
+          new BootstrapException("unable to write kubeconfig " + kubeconfig + ": " + e), e);
     }
   }
 
@@ -330,7 +343,8 @@ final class Bootstrap {
           Pem.encode(key.getPrivate()) + Pem.block("PUBLIC KEY", key.getPublic().getEncoded()),
           StandardCharsets.US_ASCII);
     } catch (IOException e) {
-      throw Errors.withCause(new BootstrapException("unable to write the request's key " + file + ": " + e), e);
+      throw Errors.withCause(
+          new BootstrapException("unable to write the request's key " + file + ": " + e), e);
     }
     return key;
   }

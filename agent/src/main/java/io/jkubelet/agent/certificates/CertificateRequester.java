@@ -1,10 +1,10 @@
 package io.jkubelet.agent.certificates;
 
-import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.certificates.RequestException.Reason;
 import io.jkubelet.agent.certificates.SigningRequests.ApiException;
 import io.jkubelet.agent.certificates.SigningRequests.Condition;
 import io.jkubelet.agent.certificates.SigningRequests.Csr;
+import io.jkubelet.agent.util.Errors;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
@@ -103,7 +103,10 @@ final class CertificateRequester {
                           Reason.DELETED,
                           "certificate signing request " + csr.name() + " was deleted"));
     } catch (ApiException e) {
-      throw Errors.withCause(new RequestException(Reason.API, "cannot retrieve certificate signing request: " + e.getMessage()), e);
+      throw Errors.withCause(
+          new RequestException(
+              Reason.API, "cannot retrieve certificate signing request: " + e.getMessage()),
+          e);
     }
     Optional<String> problem = csr.incompatibility(existing);
     if (problem.isPresent()) {
@@ -131,7 +134,10 @@ final class CertificateRequester {
                 .orElseThrow(
                     () -> new RequestException(Reason.DELETED, "csr \"" + name + "\" was deleted"));
       } catch (ApiException e) {
-        throw Errors.withCause(new RequestException(Reason.API, "cannot watch on the certificate signing request: " + e.getMessage()), e);
+        throw Errors.withCause(
+            new RequestException(
+                Reason.API, "cannot watch on the certificate signing request: " + e.getMessage()),
+            e);
       }
       if (uid != null && current.uid() != null && !uid.equals(current.uid())) {
         throw new RequestException(Reason.DELETED, "csr \"" + name + "\" changed UIDs");

@@ -62,7 +62,10 @@ public record ClientCertificate(List<X509Certificate> chain, PrivateKey key) {
       String text = java.nio.file.Files.readString(pem, java.nio.charset.StandardCharsets.US_ASCII);
       return Pem.pair(text, text);
     } catch (java.io.IOException | Pem.PemException e) {
-      throw Errors.withCause(new StoreException("cannot read the client certificate and key in " + pem + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new StoreException(
+              "cannot read the client certificate and key in " + pem + ": " + e.getMessage()),
+          e);
     }
   }
 

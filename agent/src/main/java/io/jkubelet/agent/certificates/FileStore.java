@@ -98,7 +98,8 @@ final class FileStore implements CertificateStore {
           Files.readSymbolicLink(updated));
       Files.move(updated, currentPath(), StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
-      throw Errors.withCause(new StoreException("unable to rename " + updated + " to " + currentPath() + ": " + e), e);
+      throw Errors.withCause(
+          new StoreException("unable to rename " + updated + " to " + currentPath() + ": " + e), e);
     }
   }
 
@@ -121,7 +122,10 @@ final class FileStore implements CertificateStore {
     try {
       return Pem.pair(pem, pem);
     } catch (Pem.PemException e) {
-      throw Errors.withCause(new StoreException("could not convert data from " + file + " into cert/key pair: " + e.getMessage()), e);
+      throw Errors.withCause(
+          new StoreException(
+              "could not convert data from " + file + " into cert/key pair: " + e.getMessage()),
+          e);
     }
   }
 
@@ -169,7 +173,8 @@ final class FileStore implements CertificateStore {
       Files.move(updated, current, StandardCopyOption.ATOMIC_MOVE);
       syncDir();
     } catch (IOException e) {
-      throw Errors.withCause(new StoreException("unable to point " + current + " at " + file + ": " + e), e);
+      throw Errors.withCause(
+          new StoreException("unable to point " + current + " at " + file + ": " + e), e);
     }
   }
 

@@ -1,6 +1,5 @@
 package io.jkubelet.agent.certificates;
 
-import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -14,6 +13,7 @@ import io.fabric8.kubernetes.api.model.NamedAuthInfo;
 import io.fabric8.kubernetes.api.model.NamedCluster;
 import io.fabric8.kubernetes.api.model.NamedContext;
 import io.jkubelet.agent.util.ApiSerialization;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -82,7 +82,8 @@ final class KubeconfigFile {
           ApiSerialization.SHARED.unmarshal(
               Files.readString(file, StandardCharsets.UTF_8), Config.class);
     } catch (IOException | RuntimeException e) {
-      throw Errors.withCause(new KubeconfigException("cannot read " + file + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new KubeconfigException("cannot read " + file + ": " + e.getMessage()), e);
     }
     if (model == null) {
       throw new KubeconfigException(file + " is empty");

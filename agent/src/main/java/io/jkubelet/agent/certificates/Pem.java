@@ -76,7 +76,8 @@ final class Pem {
           default -> {}
         }
       } catch (GeneralSecurityException | RuntimeException e) {
-        throw Errors.withCause(new PemException("invalid " + type + " block: " + e.getMessage()), e);
+        throw Errors.withCause(
+            new PemException("invalid " + type + " block: " + e.getMessage()), e);
       }
     }
     throw new PemException("no private key block found");

@@ -6,7 +6,7 @@ import io.jkubelet.agent.util.Failure;
  * A certificate request ended without a usable certificate. The {@link Reason} says whether the
  * next attempt may wait on the same CSR (same key) or must file a new one.
  */
-final class RequestException extends Failure<RequestException.Reason> {
+final class RequestException extends Failure {
   /** Why a request ended. */
   public enum Reason {
     /** The CSR was denied. */
@@ -40,7 +40,6 @@ final class RequestException extends Failure<RequestException.Reason> {
       return newKey;
     }
   }
-
 
   public RequestException(Reason reason, String message) {
     super(reason, message);

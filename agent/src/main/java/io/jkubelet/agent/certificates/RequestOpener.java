@@ -41,8 +41,11 @@ interface RequestOpener {
     try {
       return clients.withBootstrapCredentials(bootstrap);
     } catch (RuntimeException e) {
-      throw Errors.withCause(new RequestException(RequestException.Reason.API,
-          "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new RequestException(
+              RequestException.Reason.API,
+              "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()),
+          e);
     }
   }
 }

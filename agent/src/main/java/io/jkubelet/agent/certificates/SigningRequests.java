@@ -1,7 +1,7 @@
 package io.jkubelet.agent.certificates;
 
-import io.jkubelet.agent.util.RuntimeFailure;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.jkubelet.agent.util.RuntimeFailure;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -89,7 +89,7 @@ public interface SigningRequests extends AutoCloseable {
   }
 
   /** The API server refused or failed a call. */
-  final class ApiException extends RuntimeFailure<Integer> {
+  final class ApiException extends RuntimeFailure {
 
     public ApiException(int code, String message) {
       super(code, message);

@@ -6,8 +6,8 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
- * The {@code -v/--v} option, a mixin every command that runs the agent's code declares once ({@code
- * @Mixin Verbosity verbosity}), and the log level it sets, as the upstream kubelet's klog
+ * The {@code -v/--v} option, a mixin every command that runs the agent's code declares once
+ * ({@code @Mixin Verbosity verbosity}), and the log level it sets, as the upstream kubelet's klog
  * verbosity: 0 is INFO, 1 to 3 is DEBUG for jkubelet, 4 and above is TRACE for jkubelet and DEBUG
  * for libraries. {@link JKubeletCommand#executionStrategy} applies it before any command runs.
  */

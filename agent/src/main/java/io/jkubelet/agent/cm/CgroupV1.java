@@ -84,7 +84,8 @@ final class CgroupV1 implements CgroupManager {
         }
       }
     } catch (IOException e) {
-      throw Errors.withCause(new CgroupException("/", "cannot list " + fsRoot + ": " + CgroupFiles.describe(e)), e);
+      throw Errors.withCause(
+          new CgroupException("/", "cannot list " + fsRoot + ": " + CgroupFiles.describe(e)), e);
     }
     return new CgroupV1(mounts, driver, rmdir);
   }
@@ -234,7 +235,8 @@ final class CgroupV1 implements CgroupManager {
           out.add(driver.parse(parentPath.equals("/") ? "/" + base : parentPath + "/" + base));
         }
       } catch (IOException e) {
-        throw Errors.withCause(new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e)), e);
+        throw Errors.withCause(
+            new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e)), e);
       }
     }
     return List.copyOf(out);

@@ -139,7 +139,8 @@ final class CgroupV2 implements CgroupManager {
         out.add(driver.parse(parentPath.equals("/") ? "/" + base : parentPath + "/" + base));
       }
     } catch (IOException e) {
-      throw Errors.withCause(new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e)), e);
+      throw Errors.withCause(
+          new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e)), e);
     }
     return out;
   }

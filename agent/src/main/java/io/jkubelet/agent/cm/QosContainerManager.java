@@ -1,9 +1,9 @@
 package io.jkubelet.agent.cm;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.systemd.Systemd;
 import io.jkubelet.agent.systemd.SystemdException;
+import io.jkubelet.agent.util.Errors;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -106,7 +106,10 @@ final class QosContainerManager implements ContainerManager {
     try {
       return systemd.get();
     } catch (SystemdException e) {
-      throw Errors.withCause(new CgroupException("/", "the systemd cgroup driver needs systemd's D-Bus API: " + e.getMessage()), e);
+      throw Errors.withCause(
+          new CgroupException(
+              "/", "the systemd cgroup driver needs systemd's D-Bus API: " + e.getMessage()),
+          e);
     }
   }
 

@@ -1,9 +1,9 @@
 package io.jkubelet.agent.cm;
 
-import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.systemd.Systemd;
 import io.jkubelet.agent.systemd.SystemdException;
 import io.jkubelet.agent.systemd.UnitProperty;
+import io.jkubelet.agent.util.Errors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -145,7 +145,8 @@ final class SystemdCgroups implements CgroupManager {
   }
 
   private static CgroupException failed(CgroupName name, String what, SystemdException e) {
-    return Errors.withCause(new CgroupException(CgroupDriver.SYSTEMD.path(name), what + ": " + e.getMessage()), e);
+    return Errors.withCause(
+        new CgroupException(CgroupDriver.SYSTEMD.path(name), what + ": " + e.getMessage()), e);
   }
 
   /**

@@ -1,9 +1,9 @@
 package io.jkubelet.agent.credentials;
 
-import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jkubelet.agent.util.Errors;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Iterator;

@@ -3,7 +3,7 @@ package io.jkubelet.agent.events;
 import io.jkubelet.agent.util.Failure;
 
 /** A failed event write: {@code code} is the HTTP status, or 0 when the server did not answer. */
-public final class EventWriteException extends Failure<Integer> {
+public final class EventWriteException extends Failure {
 
   public EventWriteException(int code, String message) {
     super(code, message);

@@ -51,6 +51,7 @@ final class FabricEventWriter implements EventWriter {
 
   private static EventWriteException failure(KubernetesClientException e) {
     String why = Errors.apiMessage(e);
-    return Errors.withCause(new EventWriteException(Errors.httpCode(e), why != null ? why : e.getMessage()), e);
+    return Errors.withCause(
+        new EventWriteException(Errors.httpCode(e), why != null ? why : e.getMessage()), e);
   }
 }

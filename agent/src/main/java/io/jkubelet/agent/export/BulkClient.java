@@ -1,11 +1,11 @@
 package io.jkubelet.agent.export;
 
-import io.jkubelet.agent.util.Errors;
-import io.jkubelet.agent.util.Failure;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import io.jkubelet.agent.util.Errors;
+import io.jkubelet.agent.util.Failure;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -60,7 +60,7 @@ final class BulkClient {
   record BulkResult(List<ItemResult> items, List<String> errors) {}
 
   /** The server answered a whole request with an error status, or did not answer. */
-  static final class BulkException extends Failure<Integer> {
+  static final class BulkException extends Failure {
     BulkException(int status, String message) {
       super(status, message);
     }

@@ -1,6 +1,5 @@
 package io.jkubelet.agent.kuberuntime;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -14,6 +13,7 @@ import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.config.Durations;
 import java.time.Clock;
 import java.time.Duration;
@@ -174,8 +174,11 @@ public final class ImagePuller {
         runtime.pullImage(image, RegistryAuth.NONE, timeout, PullObserver.NONE);
         return;
       } catch (RuntimeError e) {
-        throw Errors.withCause(new RuntimeError(RuntimeError.Kind.IMAGE_PULL,
-            "failed pulling image \"" + image + "\": " + e.getMessage()), e);
+        throw Errors.withCause(
+            new RuntimeError(
+                RuntimeError.Kind.IMAGE_PULL,
+                "failed pulling image \"" + image + "\": " + e.getMessage()),
+            e);
       }
     }
     List<String> errors = new ArrayList<>();

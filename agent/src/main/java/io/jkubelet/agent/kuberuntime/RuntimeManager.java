@@ -1,6 +1,5 @@
 package io.jkubelet.agent.kuberuntime;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.dns.PodHostname;
@@ -21,6 +20,7 @@ import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.timeline.Phase;
 import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.volume.MountFailure;
 import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.config.Records;

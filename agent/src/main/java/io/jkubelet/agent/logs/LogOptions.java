@@ -1,7 +1,7 @@
 package io.jkubelet.agent.logs;
 
-import io.jkubelet.agent.util.Failure;
 import io.jkubelet.agent.runtime.LogRequest;
+import io.jkubelet.agent.util.Failure;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -25,7 +25,7 @@ public record LogOptions(
     OptionalLong limitBytes) {
 
   /** A query that cannot be decoded (400) or is not valid (422). */
-  public static final class Invalid extends Failure<Integer> {
+  public static final class Invalid extends Failure {
     Invalid(int status, String message) {
       super(status, message);
     }

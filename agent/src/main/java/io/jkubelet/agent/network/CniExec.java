@@ -1,8 +1,8 @@
 package io.jkubelet.agent.network;
 
-import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jkubelet.agent.util.Errors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -77,7 +77,8 @@ final class CniExec {
     try {
       modified = Files.getLastModifiedTime(bin).toMillis();
     } catch (IOException e) {
-      throw Errors.withCause(new CniException("cannot read plugin " + bin + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new CniException("cannot read plugin " + bin + ": " + e.getMessage()), e);
     }
     Versions known = versions.get(bin);
     if (known != null && known.modified == modified) {
@@ -103,7 +104,8 @@ final class CniExec {
     try {
       in = JSON.writeValueAsBytes(conf);
     } catch (IOException e) {
-      throw Errors.withCause(new CniException("cannot write the configuration of " + type + ": " + e), e);
+      throw Errors.withCause(
+          new CniException("cannot write the configuration of " + type + ": " + e), e);
     }
     return run(find(type), call, in);
   }
@@ -116,7 +118,8 @@ final class CniExec {
     try {
       p = pb.start();
     } catch (IOException e) {
-      throw Errors.withCause(new CniException("cannot run plugin " + bin + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new CniException("cannot run plugin " + bin + ": " + e.getMessage()), e);
     }
     Reader out = Reader.of(p.getInputStream(), "cni-stdout");
     Reader err = Reader.of(p.getErrorStream(), "cni-stderr");
@@ -153,7 +156,8 @@ final class CniExec {
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
-      throw Errors.withCause(new CniException("interrupted while running plugin " + bin.getFileName()), e);
+      throw Errors.withCause(
+          new CniException("interrupted while running plugin " + bin.getFileName()), e);
     }
   }
 

@@ -1,11 +1,11 @@
 package io.jkubelet.agent.network;
 
-import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Schedulers;
 import java.io.IOException;
@@ -206,7 +206,8 @@ final class CniPlugin {
       try {
         attachments.put(a);
       } catch (IOException e) {
-        throw Errors.withCause(new CniException("cannot record the attachment before ADD: " + e.getMessage()), e);
+        throw Errors.withCause(
+            new CniException("cannot record the attachment before ADD: " + e.getMessage()), e);
       }
       Instant start = clock.instant();
       Duration[] inPlugins = {Duration.ZERO};

@@ -1,6 +1,5 @@
 package io.jkubelet.agent.network;
 
-import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
@@ -14,6 +13,7 @@ import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.timeline.Phase;
 import io.jkubelet.agent.timeline.PodTimelines;
+import io.jkubelet.agent.util.Errors;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

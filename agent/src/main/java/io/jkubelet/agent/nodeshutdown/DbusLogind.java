@@ -1,8 +1,8 @@
 package io.jkubelet.agent.nodeshutdown;
 
-import io.jkubelet.agent.util.Errors;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.time.Duration;
@@ -64,7 +64,8 @@ final class DbusLogind implements Logind {
     try {
       bus = DBusConnectionBuilder.forSystemBus().build();
     } catch (DBusException | RuntimeException e) {
-      throw Errors.withCause(new LogindException("cannot connect to the system bus: " + e.getMessage()), e);
+      throw Errors.withCause(
+          new LogindException("cannot connect to the system bus: " + e.getMessage()), e);
     }
     try {
       DbusLogind logind = new DbusLogind(bus);
@@ -72,7 +73,8 @@ final class DbusLogind implements Logind {
       return logind;
     } catch (DBusException | RuntimeException e) {
       bus.disconnect();
-      throw Errors.withCause(new LogindException("cannot reach logind on the system bus: " + e.getMessage()), e);
+      throw Errors.withCause(
+          new LogindException("cannot reach logind on the system bus: " + e.getMessage()), e);
     }
   }
 
@@ -80,7 +82,8 @@ final class DbusLogind implements Logind {
   public Duration inhibitDelayMax() {
     Object v = call("InhibitDelayMaxUSec", () -> properties.Get(INTERFACE, "InhibitDelayMaxUSec"));
     if (!(v instanceof UInt64 u)) {
-      throw new LogindException("InhibitDelayMaxUSec from logind is not a uint64 as expected: " + v);
+      throw new LogindException(
+          "InhibitDelayMaxUSec from logind is not a uint64 as expected: " + v);
     }
     BigInteger usec = u.value();
     return Duration.ofNanos(usec.min(BigInteger.valueOf(Long.MAX_VALUE / 1000)).longValue() * 1000);
@@ -118,7 +121,8 @@ final class DbusLogind implements Logind {
     try {
       bus.addSigHandler(LoginBus.PrepareForShutdown.class, s -> listener.accept(s.start()));
     } catch (DBusException e) {
-      throw Errors.withCause(new LogindException("failed to monitor shutdown: " + e.getMessage()), e);
+      throw Errors.withCause(
+          new LogindException("failed to monitor shutdown: " + e.getMessage()), e);
     }
   }
 
@@ -169,7 +173,8 @@ final class DbusLogind implements Logind {
                 .redirectErrorStream(true)
                 .start();
       } catch (IOException e) {
-        throw Errors.withCause(new LogindException("failed creating systemd inhibitor: " + e.getMessage()), e);
+        throw Errors.withCause(
+            new LogindException("failed creating systemd inhibitor: " + e.getMessage()), e);
       }
       InhibitProcess lock = new InhibitProcess(p);
       long waits = INHIBIT_WAIT.toMillis() / 100;
@@ -181,7 +186,8 @@ final class DbusLogind implements Logind {
           }
           // Paced by the child: it ends at once when logind refuses the lock.
           if (p.waitFor(100, TimeUnit.MILLISECONDS)) {
-            throw new LogindException("failed creating systemd inhibitor: systemd-inhibit exited " + p.exitValue());
+            throw new LogindException(
+                "failed creating systemd inhibitor: systemd-inhibit exited " + p.exitValue());
           }
         }
       } catch (InterruptedException e) {
@@ -193,7 +199,8 @@ final class DbusLogind implements Logind {
         throw e;
       }
       lock.close();
-      throw new LogindException("failed creating systemd inhibitor: not listed after " + INHIBIT_WAIT.toSeconds() + "s");
+      throw new LogindException(
+          "failed creating systemd inhibitor: not listed after " + INHIBIT_WAIT.toSeconds() + "s");
     }
 
     @Override

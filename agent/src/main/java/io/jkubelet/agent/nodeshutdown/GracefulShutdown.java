@@ -154,7 +154,8 @@ final class GracefulShutdown implements NodeShutdownManager {
       current = logind.inhibitDelayMax();
     }
     if (current.compareTo(requested) < 0) {
-      throw new LogindException("node shutdown manager was unable to update logind InhibitDelayMaxSec to "
+      throw new LogindException(
+          "node shutdown manager was unable to update logind InhibitDelayMaxSec to "
               + requested.toSeconds()
               + "s (ShutdownGracePeriod), current value of InhibitDelayMaxSec ("
               + current.toSeconds()

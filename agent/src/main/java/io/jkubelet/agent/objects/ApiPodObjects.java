@@ -1,12 +1,12 @@
 package io.jkubelet.agent.objects;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.jkubelet.agent.util.Errors;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -70,6 +70,9 @@ public final class ApiPodObjects implements PodObjects {
 
   private static Unavailable unavailable(
       String kind, String namespace, String name, KubernetesClientException e) {
-    return Errors.withCause(new Unavailable(String.format("failed to get %s %s/%s: %s", kind, namespace, name, e.getMessage())), e);
+    return Errors.withCause(
+        new Unavailable(
+            String.format("failed to get %s %s/%s: %s", kind, namespace, name, e.getMessage())),
+        e);
   }
 }

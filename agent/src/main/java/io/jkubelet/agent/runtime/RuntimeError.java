@@ -3,7 +3,7 @@ package io.jkubelet.agent.runtime;
 import io.jkubelet.agent.util.RuntimeFailure;
 
 /** A failed runtime call. The kind tells callers how to report it and whether to retry. */
-public final class RuntimeError extends RuntimeFailure<RuntimeError.Kind> {
+public final class RuntimeError extends RuntimeFailure {
 
   /** What failed. */
   public enum Kind {
@@ -20,7 +20,6 @@ public final class RuntimeError extends RuntimeFailure<RuntimeError.Kind> {
     /** Anything else. */
     OTHER
   }
-
 
   public RuntimeError(Kind kind, String message) {
     super(kind, message);

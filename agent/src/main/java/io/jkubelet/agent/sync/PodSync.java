@@ -1,6 +1,5 @@
 package io.jkubelet.agent.sync;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.cm.CgroupException;
 import io.jkubelet.agent.cm.ContainerManager;
@@ -27,6 +26,7 @@ import io.jkubelet.agent.status.StatusGenerator;
 import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.timeline.Phase;
 import io.jkubelet.agent.timeline.PodTimelines;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.workers.PodSyncFn;
 import io.jkubelet.agent.workers.SyncResult;
 import io.jkubelet.agent.workers.UpdatePodOptions;
@@ -281,10 +281,13 @@ public final class PodSync implements PodSyncFn {
           Reasons.FAILED_CREATE_POD_CONTAINER,
           "unable to ensure pod container exists: %s",
           e.getMessage());
-      throw Errors.withCause(new RuntimeManager.SyncError("failed to ensure that the pod: "
-              + ref.uid()
-              + " cgroups exist and are correctly applied: "
-              + e.getMessage()), e);
+      throw Errors.withCause(
+          new RuntimeManager.SyncError(
+              "failed to ensure that the pod: "
+                  + ref.uid()
+                  + " cgroups exist and are correctly applied: "
+                  + e.getMessage()),
+          e);
     }
     return killed;
   }

@@ -73,8 +73,11 @@ final class DbusSystemd implements Systemd {
               bus.getRemoteObject(DESTINATION, OBJECT, Properties.class));
     } catch (DBusException | RuntimeException busError) {
       if (!Files.exists(PRIVATE_SOCKET)) {
-        throw Errors.withCause(new SystemdException(SystemdException.FAILED,
-            "cannot connect to the system bus: " + busError.getMessage()), busError);
+        throw Errors.withCause(
+            new SystemdException(
+                SystemdException.FAILED,
+                "cannot connect to the system bus: " + busError.getMessage()),
+            busError);
       }
       try {
         DirectConnection direct =
@@ -86,8 +89,11 @@ final class DbusSystemd implements Systemd {
                 direct.getRemoteObject(OBJECT, Properties.class));
       } catch (DBusException | RuntimeException e) {
         e.addSuppressed(busError);
-        throw Errors.withCause(new SystemdException(SystemdException.FAILED,
-            "cannot connect to systemd at the system bus or " + PRIVATE_SOCKET + ": " + e), e);
+        throw Errors.withCause(
+            new SystemdException(
+                SystemdException.FAILED,
+                "cannot connect to systemd at the system bus or " + PRIVATE_SOCKET + ": " + e),
+            e);
       }
     }
     systemd.subscribe();
@@ -105,7 +111,10 @@ final class DbusSystemd implements Systemd {
           });
     } catch (DBusException e) {
       close();
-      throw Errors.withCause(new SystemdException(SystemdException.FAILED, "cannot subscribe to systemd's signals: " + e.getMessage()), e);
+      throw Errors.withCause(
+          new SystemdException(
+              SystemdException.FAILED, "cannot subscribe to systemd's signals: " + e.getMessage()),
+          e);
     } catch (SystemdException e) {
       close();
       throw e;
@@ -200,7 +209,8 @@ final class DbusSystemd implements Systemd {
       return "timeout-waiting";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw Errors.withCause(new SystemdException(SystemdException.FAILED, "interrupted waiting for " + job), e);
+      throw Errors.withCause(
+          new SystemdException(SystemdException.FAILED, "interrupted waiting for " + job), e);
     } catch (ExecutionException e) {
       throw Errors.withCause(new SystemdException(SystemdException.FAILED, e.getMessage()), e);
     } finally {
@@ -215,7 +225,8 @@ final class DbusSystemd implements Systemd {
       return call.get();
     } catch (DBusExecutionException e) {
       String name = errorName(e);
-      throw Errors.withCause(new SystemdException(name, what + ": " + name + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new SystemdException(name, what + ": " + name + ": " + e.getMessage()), e);
     }
   }
 

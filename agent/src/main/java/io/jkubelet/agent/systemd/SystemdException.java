@@ -3,7 +3,7 @@ package io.jkubelet.agent.systemd;
 import io.jkubelet.agent.util.RuntimeFailure;
 
 /** A call to systemd that failed: {@link #errorName()} is the D-Bus error's name. */
-public final class SystemdException extends RuntimeFailure<String> {
+public final class SystemdException extends RuntimeFailure {
   /** The unit is loaded already. */
   public static final String UNIT_EXISTS = "org.freedesktop.systemd1.UnitExists";
 
@@ -12,7 +12,6 @@ public final class SystemdException extends RuntimeFailure<String> {
 
   /** The connection failed, or the job did not end well. */
   public static final String FAILED = "org.freedesktop.DBus.Error.Failed";
-
 
   public SystemdException(String errorName, String message) {
     super(errorName, message);
@@ -25,6 +24,6 @@ public final class SystemdException extends RuntimeFailure<String> {
 
   /** Whether this is the error {@code name}. */
   public boolean is(String name) {
-    return errorName.equals(name);
+    return errorName().equals(name);
   }
 }

@@ -1,9 +1,9 @@
 package io.jkubelet.agent.volume;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.EmptyDirVolumeSource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,7 +41,8 @@ final class EmptyDirPlugin implements VolumePlugin {
         fresh = fresh || !mounter.isMountPoint(dir);
       }
     } catch (IOException e) {
-      throw Errors.withCause(new MountFailure(v.getName(), "cannot read the mount table: " + e.getMessage()), e);
+      throw Errors.withCause(
+          new MountFailure(v.getName(), "cannot read the mount table: " + e.getMessage()), e);
     }
     long size =
         memory && s.getSizeLimit() != null ? s.getSizeLimit().getNumericalAmount().longValue() : 0;

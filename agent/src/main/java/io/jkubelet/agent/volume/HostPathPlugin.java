@@ -1,8 +1,8 @@
 package io.jkubelet.agent.volume;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,10 +35,12 @@ final class HostPathPlugin implements VolumePlugin {
             Files.createFile(p);
           }
         }
-        default -> throw new MountFailure(v.getName(), "unsupported hostPath type \"" + type + "\"");
+        default ->
+            throw new MountFailure(v.getName(), "unsupported hostPath type \"" + type + "\"");
       }
     } catch (IOException e) {
-      throw Errors.withCause(new MountFailure(v.getName(), "cannot prepare hostPath " + p + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new MountFailure(v.getName(), "cannot prepare hostPath " + p + ": " + e.getMessage()), e);
     }
     return p;
   }
@@ -47,7 +49,8 @@ final class HostPathPlugin implements VolumePlugin {
     switch (type) {
       case "Directory" -> {
         if (!Files.isDirectory(p)) {
-          throw new MountFailure(volume, "hostPath type check failed: " + p + " is not a directory");
+          throw new MountFailure(
+              volume, "hostPath type check failed: " + p + " is not a directory");
         }
       }
       case "File" -> {

@@ -6,7 +6,7 @@ import io.jkubelet.agent.util.Failure;
  * A volume that cannot be set up. The {@code FailedMount} event reads {@code MountVolume.SetUp
  * failed for volume "<volume>" : <message>}, as upstream.
  */
-public final class MountFailure extends Failure<String> {
+public final class MountFailure extends Failure {
 
   public MountFailure(String volume, String message) {
     super(volume, message);

@@ -1,10 +1,10 @@
 package io.jkubelet.agent.volume;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ProjectedVolumeSource;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeProjection;
+import io.jkubelet.agent.util.Errors;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,12 +1,12 @@
 package io.jkubelet.agent.volume;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -78,14 +78,18 @@ final class Projector {
     } catch (AtomicWriter.InvalidPath e) {
       throw new MountFailure(v.getName(), e.getMessage());
     } catch (IOException e) {
-      throw Errors.withCause(new MountFailure(v.getName(), "error writing payload to dir: " + e.getMessage()), e);
+      throw Errors.withCause(
+          new MountFailure(v.getName(), "error writing payload to dir: " + e.getMessage()), e);
     }
     Long fsGroup = Volumes.fsGroup(pod);
     if (changed && fsGroup != null) {
       try {
         Ownership.apply(dir, fsGroup, true, null);
       } catch (IOException e) {
-        throw Errors.withCause(new MountFailure(v.getName(), "cannot apply fsGroup " + fsGroup + ": " + e.getMessage()), e);
+        throw Errors.withCause(
+            new MountFailure(
+                v.getName(), "cannot apply fsGroup " + fsGroup + ": " + e.getMessage()),
+            e);
       }
     }
     return dir;
@@ -101,7 +105,8 @@ final class Projector {
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
-      throw Errors.withCause(new MountFailure(volume, "cannot create " + dir + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new MountFailure(volume, "cannot create " + dir + ": " + e.getMessage()), e);
     }
     if (!tmpfs) {
       return;
@@ -111,11 +116,14 @@ final class Projector {
         mounter.mountTmpfs(dir, size);
       }
     } catch (IOException e) {
-      throw Errors.withCause(new MountFailure(volume,
-          "cannot mount a tmpfs on "
-              + dir
-              + " (this volume is never written to disk): "
-              + e.getMessage()), e);
+      throw Errors.withCause(
+          new MountFailure(
+              volume,
+              "cannot mount a tmpfs on "
+                  + dir
+                  + " (this volume is never written to disk): "
+                  + e.getMessage()),
+          e);
     }
   }
 }

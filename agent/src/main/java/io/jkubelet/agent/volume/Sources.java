@@ -1,6 +1,5 @@
 package io.jkubelet.agent.volume;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFile;
 import io.fabric8.kubernetes.api.model.KeyToPath;
@@ -9,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.ServiceAccountTokenProjection;
 import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.objects.PodObjects;
+import io.jkubelet.agent.util.Errors;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

@@ -1,11 +1,11 @@
 package io.jkubelet.agent.volume;
 
-import io.jkubelet.agent.util.Errors;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ServiceAccountTokenProjection;
 import io.fabric8.kubernetes.api.model.authentication.BoundObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.jkubelet.agent.util.Errors;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -78,7 +78,10 @@ final class TokenManager {
             e.getMessage());
         return cached.getStatus().getToken();
       }
-      throw Errors.withCause(new TokenError("failed to fetch token: " + (e.getMessage() == null ? e.toString() : e.getMessage())), e);
+      throw Errors.withCause(
+          new TokenError(
+              "failed to fetch token: " + (e.getMessage() == null ? e.toString() : e.getMessage())),
+          e);
     }
   }
 

@@ -1,6 +1,5 @@
 package io.jkubelet.agent.volume;
 
-import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -8,6 +7,7 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -134,11 +134,14 @@ final class Volumes implements VolumeManager {
         mounter.makeRShared(rootDir);
         rootShared = true;
       } catch (IOException e) {
-        throw Errors.withCause(new MountFailure(volume,
-            "mountPropagation needs the root dir "
-                + rootDir
-                + " on a shared mount, and making it rshared failed: "
-                + e.getMessage()), e);
+        throw Errors.withCause(
+            new MountFailure(
+                volume,
+                "mountPropagation needs the root dir "
+                    + rootDir
+                    + " on a shared mount, and making it rshared failed: "
+                    + e.getMessage()),
+            e);
       }
     }
   }

@@ -215,7 +215,8 @@ class CliTest {
     assertThat(options.config().server().authentication().anonymous()).as("file default").isFalse();
     assertThat(options.config().server().readOnlyPort()).isEqualTo(4321);
     assertThat(options.config().pods().staticPods().staticPodPath()).isEqualTo("/from/file");
-    assertThat(options.config().pods().lifecycle().syncFrequency()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(options.config().pods().lifecycle().syncFrequency())
+        .isEqualTo(Duration.ofMinutes(2));
     assertThat(options.config().pods().maxPods()).isEqualTo(7);
     assertThat(options.nodeName()).isEqualTo("node-a");
   }

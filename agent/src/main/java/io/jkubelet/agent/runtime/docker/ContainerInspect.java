@@ -1,6 +1,5 @@
 package io.jkubelet.agent.runtime.docker;
 
-import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
@@ -10,6 +9,7 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.transport.DockerHttpClient;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -76,8 +76,11 @@ final class ContainerInspect {
       }
       return parse(response.getBody());
     } catch (JsonProcessingException e) {
-      throw Errors.withCause(new RuntimeError(Kind.OTHER,
-          "docker: the inspect of " + id + " is not valid JSON: " + e.getOriginalMessage()), e);
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.OTHER,
+              "docker: the inspect of " + id + " is not valid JSON: " + e.getOriginalMessage()),
+          e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -1,11 +1,11 @@
 package io.jkubelet.agent.runtime.docker;
 
-import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.command.InspectImageResponse;
 import com.github.dockerjava.api.model.Container;
 import io.jkubelet.agent.runtime.ImageService;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.StatFs;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -148,7 +148,8 @@ final class DockerImageService implements ImageService {
       StatFs fs = StatFs.of(dir);
       return new FsUsage(fs.capacityBytes(), fs.availableBytes());
     } catch (IOException e) {
-      throw Errors.withCause(new RuntimeError(Kind.OTHER, "cannot read the file system of " + dir + ": " + e), e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.OTHER, "cannot read the file system of " + dir + ": " + e), e);
     }
   }
 }

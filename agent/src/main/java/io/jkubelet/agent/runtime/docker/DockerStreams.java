@@ -1,6 +1,5 @@
 package io.jkubelet.agent.runtime.docker;
 
-import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.command.InspectExecResponse;
@@ -9,6 +8,7 @@ import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.StreamHandle;
 import io.jkubelet.agent.runtime.StreamIo;
 import io.jkubelet.agent.runtime.TerminalSize;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.config.Durations;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -149,7 +149,8 @@ final class DockerStreams {
       return Containers.clampToInt(code);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw Errors.withCause(new RuntimeError(Kind.OTHER, "interrupted while waiting for exec " + execId), e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.OTHER, "interrupted while waiting for exec " + execId), e);
     } catch (RuntimeException e) {
       throw e instanceof RuntimeError r ? r : DockerErrors.translate(e, null);
     }

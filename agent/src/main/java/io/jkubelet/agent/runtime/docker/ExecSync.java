@@ -1,12 +1,12 @@
 package io.jkubelet.agent.runtime.docker;
 
-import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.InspectExecResponse;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Sleeper;
 import io.jkubelet.config.Durations;
 import java.time.Clock;
@@ -94,7 +94,10 @@ final class ExecSync {
     } catch (InterruptedException e) {
       callback.abandon();
       Thread.currentThread().interrupt();
-      throw Errors.withCause(new RuntimeError(Kind.OTHER, "interrupted while running " + command + " in " + containerId), e);
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.OTHER, "interrupted while running " + command + " in " + containerId),
+          e);
     } catch (RuntimeException e) {
       callback.abandon();
       throw DockerErrors.translate(e, null);

@@ -1,8 +1,8 @@
 package io.jkubelet.agent.runtime.docker;
 
-import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.Errors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,7 +70,8 @@ final class Hijack implements AutoCloseable {
       return h;
     } catch (IOException e) {
       h.close();
-      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage()), e);
     } catch (RuntimeException e) {
       h.close();
       throw e;
@@ -94,7 +95,8 @@ final class Hijack implements AutoCloseable {
       return h;
     } catch (IOException e) {
       h.close();
-      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage()), e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage()), e);
     } catch (RuntimeException e) {
       h.close();
       throw e;
@@ -119,7 +121,8 @@ final class Hijack implements AutoCloseable {
                 Kind.OTHER, "streams need a unix:// or plain tcp:// docker host, not " + host);
       };
     } catch (IOException e) {
-      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "docker: cannot connect to " + host + ": " + e), e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.UNAVAILABLE, "docker: cannot connect to " + host + ": " + e), e);
     }
   }
 

@@ -1,6 +1,5 @@
 package io.jkubelet.agent.runtime.docker;
 
-import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.command.InspectImageResponse;
@@ -15,6 +14,7 @@ import io.jkubelet.agent.runtime.PullProgress;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.Errors;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -107,7 +107,8 @@ final class Images {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw Errors.withCause(new RuntimeError(Kind.IMAGE_PULL, "interrupted while pulling " + image), e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.IMAGE_PULL, "interrupted while pulling " + image), e);
     } catch (RuntimeError e) {
       throw e;
     } catch (RuntimeException e) {

@@ -1,6 +1,5 @@
 package io.jkubelet.agent.runtime.docker;
 
-import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.model.Container;
 import io.jkubelet.agent.runtime.ContainerStatus;
@@ -11,6 +10,7 @@ import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.agent.util.Errors;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -198,7 +198,8 @@ final class PodInspector {
       return out;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "interrupted while inspecting containers"), e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.UNAVAILABLE, "interrupted while inspecting containers"), e);
     } catch (RejectedExecutionException e) {
       throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "the Docker runtime is closed"), e);
     } finally {
@@ -218,8 +219,11 @@ final class PodInspector {
       }
       throw DockerErrors.translate(cause, null);
     } catch (TimeoutException ex) {
-      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE,
-          "inspecting " + key + " took longer than " + INSPECT_TIMEOUT.toSeconds() + " s"), ex);
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.UNAVAILABLE,
+              "inspecting " + key + " took longer than " + INSPECT_TIMEOUT.toSeconds() + " s"),
+          ex);
     }
   }
 }

@@ -1,12 +1,12 @@
 package io.jkubelet.agent.runtime.docker;
 
-import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.StreamHandle;
 import io.jkubelet.agent.runtime.TerminalSize;
+import io.jkubelet.agent.util.Errors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -62,7 +62,10 @@ final class PortForwarder {
     try {
       process = new ProcessBuilder(command(pid, port)).start();
     } catch (IOException e) {
-      throw Errors.withCause(new RuntimeError(Kind.OTHER, "unable to do port forwarding: cannot run nsenter: " + e.getMessage()), e);
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.OTHER, "unable to do port forwarding: cannot run nsenter: " + e.getMessage()),
+          e);
     }
     log.debug(
         "DockerRuntime: forwarding port {} of sandbox {}", port, DockerStreams.shortId(sandboxId));

@@ -1,6 +1,5 @@
 package io.jkubelet.agent.runtime.docker;
 
-import io.jkubelet.agent.util.Errors;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.model.ExposedPort;
@@ -10,6 +9,7 @@ import com.github.dockerjava.api.model.Ports;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,8 +51,14 @@ final class Sandboxes {
         rewriteResolvConf(id, config.network().dns());
       } catch (IOException | RuntimeException e) {
         containers.removeQuietly(id);
-        throw Errors.withCause(new RuntimeError(Kind.START,
-            "rewrite resolv.conf failed for pod \"" + config.pod().name() + "\": " + e.getMessage()), e);
+        throw Errors.withCause(
+            new RuntimeError(
+                Kind.START,
+                "rewrite resolv.conf failed for pod \""
+                    + config.pod().name()
+                    + "\": "
+                    + e.getMessage()),
+            e);
       }
     }
     return id;

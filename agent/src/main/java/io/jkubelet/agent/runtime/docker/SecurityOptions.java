@@ -1,6 +1,5 @@
 package io.jkubelet.agent.runtime.docker;
 
-import io.jkubelet.agent.util.Errors;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.dockerjava.api.command.CreateContainerCmd;
@@ -10,6 +9,7 @@ import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -119,15 +119,22 @@ final class SecurityOptions {
     try {
       return List.of("seccomp=" + JSON.readTree(Files.readString(path)).toString());
     } catch (JsonProcessingException e) {
-      throw Errors.withCause(new RuntimeError(Kind.CREATE,
-          "failed to generate seccomp security options for container: " + e.getOriginalMessage()), e);
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.CREATE,
+              "failed to generate seccomp security options for container: "
+                  + e.getOriginalMessage()),
+          e);
     } catch (IOException e) {
-      throw Errors.withCause(new RuntimeError(Kind.CREATE,
-          "failed to generate seccomp security options for container: cannot load seccomp profile"
-              + " \""
-              + file
-              + "\": "
-              + e.getMessage()), e);
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.CREATE,
+              "failed to generate seccomp security options for container: cannot load seccomp profile"
+                  + " \""
+                  + file
+                  + "\": "
+                  + e.getMessage()),
+          e);
     }
   }
 

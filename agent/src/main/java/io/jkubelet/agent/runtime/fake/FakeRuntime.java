@@ -1,6 +1,5 @@
 package io.jkubelet.agent.runtime.fake;
 
-import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
@@ -21,6 +20,7 @@ import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.runtime.StreamHandle;
 import io.jkubelet.agent.runtime.StreamIo;
 import io.jkubelet.agent.runtime.TerminalSize;
+import io.jkubelet.agent.util.Errors;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -383,7 +383,8 @@ public class FakeRuntime implements Runtime {
     }
     for (Fake f : containers.values()) {
       if (f.name.equals(config.name())) {
-        throw new RuntimeError(RuntimeError.Kind.CREATE,
+        throw new RuntimeError(
+            RuntimeError.Kind.CREATE,
             "Conflict. The container name \"/"
                 + config.name()
                 + "\" is already in use by container \""
@@ -526,7 +527,8 @@ public class FakeRuntime implements Runtime {
         throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
       }
       if (c.state != ContainerState.RUNNING) {
-        throw new RuntimeError(RuntimeError.Kind.OTHER, "container " + containerId + " is not running");
+        throw new RuntimeError(
+            RuntimeError.Kind.OTHER, "container " + containerId + " is not running");
       }
       f = onExec;
     }
@@ -603,7 +605,8 @@ public class FakeRuntime implements Runtime {
       throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
     }
     if (c.state != ContainerState.RUNNING) {
-      throw new RuntimeError(RuntimeError.Kind.OTHER, "container not running (" + containerId + ")");
+      throw new RuntimeError(
+          RuntimeError.Kind.OTHER, "container not running (" + containerId + ")");
     }
     return c;
   }
@@ -653,7 +656,8 @@ public class FakeRuntime implements Runtime {
             sandboxId,
             () -> {
               if (server == null) {
-                throw new RuntimeError(RuntimeError.Kind.OTHER,
+                throw new RuntimeError(
+                    RuntimeError.Kind.OTHER,
                     "connect to 127.0.0.1:"
                         + port
                         + " in the pod's network namespace:"
@@ -718,7 +722,9 @@ public class FakeRuntime implements Runtime {
         }
         throw e.getCause() instanceof RuntimeError r
             ? r
-            : Errors.withCause(new RuntimeError(RuntimeError.Kind.OTHER, String.valueOf(e.getCause())), e.getCause());
+            : Errors.withCause(
+                new RuntimeError(RuntimeError.Kind.OTHER, String.valueOf(e.getCause())),
+                e.getCause());
       }
     }
 
@@ -789,7 +795,8 @@ public class FakeRuntime implements Runtime {
     if (!required.anonymous()
         && !(required.username().equals(auth.username())
             && required.password().equals(auth.password()))) {
-      throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL,
+      throw new RuntimeError(
+          RuntimeError.Kind.IMAGE_PULL,
           "Error response from daemon: unauthorized: authentication required");
     }
     images.add(image);
