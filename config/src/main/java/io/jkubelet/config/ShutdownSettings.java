@@ -12,6 +12,7 @@ import java.time.Duration;
  */
 public record ShutdownSettings(
     @Field(
+            flag = Field.NO_FLAG,
             check = Checks.ShutdownPeriod.class,
             doc =
                 "How long the node delays its shutdown to stop its pods (a logind delay inhibitor;"
@@ -19,6 +20,7 @@ public record ShutdownSettings(
                     + " all. Critical pods get the last shutdownGracePeriodCriticalPods of it")
         Duration shutdownGracePeriod,
     @Field(
+            flag = Field.NO_FLAG,
             check = Checks.ShutdownPeriod.class,
             doc =
                 "The part of shutdownGracePeriod kept for critical pods (static, mirror, or of"

@@ -25,6 +25,10 @@ class ShutdownSettingsTest {
   @Test
   void theFieldsAreReadFromTheFileAndOffByDefault() throws IOException {
     assertThat(KubeletConfiguration.defaults().node().shutdown().enabled()).isFalse();
+    assertThat(Settings.named("shutdownGracePeriod").orElseThrow().flags())
+        .as("file only")
+        .isEmpty();
+    assertThat(Settings.named("shutdownGracePeriodCriticalPods").orElseThrow().flags()).isEmpty();
     KubeletConfiguration c = load("shutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s");
     assertThat(c.node().shutdown().shutdownGracePeriod()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.node().shutdown().nonCriticalPods()).isEqualTo(Duration.ofSeconds(20));
