@@ -48,20 +48,8 @@ public final class Type {
           Boolean.class,
           JsonFields::asBool,
           (flag, given) -> bool(flag, given.getLast()));
-  public static final Type INT =
-      new Type(
-          "N",
-          Shape.SCALAR,
-          Integer.class,
-          JsonFields::asInt,
-          (f, g) -> number(f, g.getLast(), Integer::parseInt, "an integer"));
-  public static final Type LONG =
-      new Type(
-          "N",
-          Shape.SCALAR,
-          Long.class,
-          JsonFields::asLong,
-          (f, g) -> number(f, g.getLast(), Long::parseLong, "an integer"));
+  public static final Type INT = integer(Integer.class, JsonFields::asInt, Integer::parseInt);
+  public static final Type LONG = integer(Long.class, JsonFields::asLong, Long::parseLong);
 
   /** A floating-point number, as upstream's {@code float32} and {@code float64} flags. */
   public static final Type FLOAT =
@@ -221,6 +209,15 @@ public final class Type {
       case "false" -> false;
       default -> throw new ConfigException(flag, "expected true or false, got \"" + s + "\"");
     };
+  }
+
+  /**
+   * An integer type: label {@code N}, read from JSON by {@code json}, from a flag by {@code parse}.
+   */
+  private static <N extends Number> Type integer(
+      Class<N> type, Json json, Function<String, N> parse) {
+    return new Type(
+        "N", Shape.SCALAR, type, json, (f, g) -> number(f, g.getLast(), parse, "an integer"));
   }
 
   /** A flag's number, or upstream's words for what is not one ({@code what}: "an integer"). */
