@@ -17,7 +17,7 @@ import java.util.function.Supplier;
 /**
  * The downward API's values, as upstream's {@code podFieldSelectorRuntimeValue}, {@code
  * fieldpath.ExtractFieldPathAsString} and {@code resource.ExtractContainerResourceValue}.
- * Stateless; volumes may use it too.
+ * Stateless; downward API volumes use it too.
  */
 public final class DownwardApi {
   private DownwardApi() {}
@@ -95,23 +95,43 @@ public final class DownwardApi {
   }
 
   /**
-   * A {@code resourceFieldRef}'s value: the named container's (or {@code self}'s) limit or request,
-   * divided by the divisor (default 1) and rounded up; a missing or zero limit of cpu, memory or
-   * ephemeral-storage is the node's allocatable.
+   * A {@code resourceFieldRef}'s value in a container's environment, as upstream's {@code
+   * containerResourceRuntimeValue} on the pod its {@code defaultPodLimitsForDownwardAPI} made: the
+   * named container's (or {@code self}'s) limit or request, divided by the divisor (default 1) and
+   * rounded up. A missing or zero limit of cpu, memory or ephemeral-storage is the node's
+   * allocatable, except for a named init container, as upstream defaults the pod's containers
+   * only.
    *
    * @throws EnvException for an unknown container or resource
    */
   public static String resource(
       Pod pod, Container self, ResourceFieldSelector ref, NodeAllocatable node)
       throws EnvException {
-    Container c = self;
-    boolean defaulted = true;
     String named = ref.getContainerName();
-    if (named != null && !named.isEmpty()) {
-      c = find(pod, named);
-      // Upstream defaults the limits of the pod's containers only, not of its init containers.
-      defaulted = pod.getSpec().getContainers().stream().anyMatch(x -> named.equals(x.getName()));
+    if (named == null || named.isEmpty()) {
+      return value(self, true, ref, node);
     }
+    boolean defaulted =
+        pod.getSpec().getContainers().stream().anyMatch(x -> named.equals(x.getName()));
+    return value(find(pod, named), defaulted, ref, node);
+  }
+
+  /**
+   * A downward API volume's {@code resourceFieldRef} value, as upstream's {@code
+   * ExtractResourceValueByContainerNameAndNodeAllocatable}: as {@link #resource}, of the named
+   * container, whose missing or zero limits are the node's allocatable even for an init container.
+   *
+   * @throws EnvException for an unknown container or resource
+   */
+  public static String volumeResource(Pod pod, ResourceFieldSelector ref, NodeAllocatable node)
+      throws EnvException {
+    return value(find(pod, nullToEmpty(ref.getContainerName())), true, ref, node);
+  }
+
+  /** Upstream's {@code ExtractContainerResourceValue}, {@code defaulted} as its merged limits. */
+  private static String value(
+      Container c, boolean defaulted, ResourceFieldSelector ref, NodeAllocatable node)
+      throws EnvException {
     String res = ref.getResource() == null ? "" : ref.getResource();
     int dot = res.indexOf('.');
     String kind = dot < 0 ? "" : res.substring(0, dot);
