@@ -74,18 +74,24 @@ public final class WatchPodObjects implements PodObjects {
 
   @Override
   public Optional<Secret> secret(String namespace, String name) throws Unavailable {
-    var ref = new ObjectRefs.Ref(ObjectRefs.Kind.SECRET, namespace, name);
-    var cached = cached(ref);
-    return (cached != null ? cached : shared(ref, () -> gets.secret(namespace, name)))
-        .map(Secret.class::cast);
+    return read(
+        new ObjectRefs.Ref(ObjectRefs.Kind.SECRET, namespace, name),
+        Secret.class,
+        () -> gets.secret(namespace, name));
   }
 
   @Override
   public Optional<ConfigMap> configMap(String namespace, String name) throws Unavailable {
-    var ref = new ObjectRefs.Ref(ObjectRefs.Kind.CONFIG_MAP, namespace, name);
+    return read(
+        new ObjectRefs.Ref(ObjectRefs.Kind.CONFIG_MAP, namespace, name),
+        ConfigMap.class,
+        () -> gets.configMap(namespace, name));
+  }
+
+  /** The watched object when its watch has synced, else the one shared GET's answer. */
+  private <T> Optional<T> read(ObjectRefs.Ref ref, Class<T> type, Get get) throws Unavailable {
     var cached = cached(ref);
-    return (cached != null ? cached : shared(ref, () -> gets.configMap(namespace, name)))
-        .map(ConfigMap.class::cast);
+    return (cached != null ? cached : shared(ref, get)).map(type::cast);
   }
 
   /** A GET of one object. */
