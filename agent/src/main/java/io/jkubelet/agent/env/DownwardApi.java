@@ -3,11 +3,10 @@ package io.jkubelet.agent.env;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectFieldSelector;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceFieldSelector;
+import io.jkubelet.agent.pod.PodRequests;
 import io.jkubelet.agent.util.GoQuote;
 import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -143,7 +142,9 @@ public final class DownwardApi {
             || name.startsWith("hugepages-"))) {
       throw new EnvException("unsupported container resource : " + res);
     }
-    BigDecimal value = amount(c, kind, name);
+    BigDecimal value =
+        (kind.equals("limits") ? PodRequests.limits(c) : PodRequests.specRequests(c))
+            .getOrDefault(name, BigDecimal.ZERO);
     if (kind.equals("limits") && defaulted && value.signum() == 0) {
       value =
           switch (name) {
@@ -161,27 +162,13 @@ public final class DownwardApi {
       divisor = BigDecimal.ONE;
     }
     if (name.equals("cpu")) {
-      long milli = milli(value);
-      long divMilli = Math.max(1, milli(divisor));
+      long milli = PodRequests.milli(value);
+      long divMilli = Math.max(1, PodRequests.milli(divisor));
       return Long.toString((long) Math.ceil((double) milli / (double) divMilli));
     }
-    long v = value.setScale(0, RoundingMode.CEILING).longValueExact();
-    long d = Math.max(1, divisor.setScale(0, RoundingMode.CEILING).longValueExact());
+    long v = PodRequests.value(value);
+    long d = Math.max(1, PodRequests.value(divisor));
     return Long.toString((long) Math.ceil((double) v / (double) d));
-  }
-
-  private static long milli(BigDecimal cores) {
-    return cores.movePointRight(3).setScale(0, RoundingMode.CEILING).longValueExact();
-  }
-
-  private static BigDecimal amount(Container c, String kind, String name) {
-    if (c.getResources() == null) {
-      return BigDecimal.ZERO;
-    }
-    Map<String, Quantity> list =
-        kind.equals("limits") ? c.getResources().getLimits() : c.getResources().getRequests();
-    Quantity q = list == null ? null : list.get(name);
-    return q == null || q.getAmount() == null ? BigDecimal.ZERO : q.getNumericalAmount();
   }
 
   private static Container find(Pod pod, String name) throws EnvException {

@@ -94,36 +94,25 @@ public final class PodRequests {
 
   /** The container's requests, a limited but unrequested resource requested at its limit. */
   public static Map<String, BigDecimal> requests(Container c) {
-    Map<String, BigDecimal> out = new HashMap<>();
-    ResourceRequirements r = c.getResources();
-    if (r == null) {
-      return out;
-    }
-    if (r.getRequests() != null) {
-      r.getRequests().forEach((k, q) -> out.put(k, amount(q)));
-    }
-    if (r.getLimits() != null) {
-      r.getLimits().forEach((k, q) -> out.putIfAbsent(k, amount(q)));
-    }
+    Map<String, BigDecimal> out = specRequests(c);
+    limits(c).forEach(out::putIfAbsent);
     return out;
   }
 
   /** The container's requests exactly as its spec gives them. */
   public static Map<String, BigDecimal> specRequests(Container c) {
-    Map<String, BigDecimal> out = new HashMap<>();
-    ResourceRequirements r = c.getResources();
-    if (r != null && r.getRequests() != null) {
-      r.getRequests().forEach((k, q) -> out.put(k, amount(q)));
-    }
-    return out;
+    return amounts(c.getResources() == null ? null : c.getResources().getRequests());
   }
 
   /** The container's limits exactly as its spec gives them. */
   public static Map<String, BigDecimal> limits(Container c) {
+    return amounts(c.getResources() == null ? null : c.getResources().getLimits());
+  }
+
+  private static Map<String, BigDecimal> amounts(Map<String, Quantity> list) {
     Map<String, BigDecimal> out = new HashMap<>();
-    ResourceRequirements r = c.getResources();
-    if (r != null && r.getLimits() != null) {
-      r.getLimits().forEach((k, q) -> out.put(k, amount(q)));
+    if (list != null) {
+      list.forEach((k, q) -> out.put(k, amount(q)));
     }
     return out;
   }
