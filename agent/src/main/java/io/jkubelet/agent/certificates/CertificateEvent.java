@@ -154,6 +154,13 @@ public sealed interface CertificateEvent {
 
   /** The message of a CSR that a condition ended: denied or failed. */
   private static String ended(String csr, String how, String reason, String message) {
-    return "Certificate signing request " + csr + " " + how + ", reason: " + reason + ", message: " + message;
+    return "Certificate signing request "
+        + csr
+        + " "
+        + how
+        + ", reason: "
+        + reason
+        + ", message: "
+        + message;
   }
 }

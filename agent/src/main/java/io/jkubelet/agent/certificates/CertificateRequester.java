@@ -164,7 +164,13 @@ final class CertificateRequester {
       if (uid != null && current.uid() != null && !uid.equals(current.uid())) {
         throw new RequestException(Reason.DELETED, "csr \"" + name + "\" changed UIDs", null);
       }
-      endIf(name, current, Condition.DENIED, Reason.DENIED, "is denied", CertificateEvent.Denied::new);
+      endIf(
+          name,
+          current,
+          Condition.DENIED,
+          Reason.DENIED,
+          "is denied",
+          CertificateEvent.Denied::new);
       endIf(name, current, Condition.FAILED, Reason.FAILED, "failed", CertificateEvent.Failed::new);
       if (current.condition(Condition.APPROVED).isPresent()) {
         if (!current.certificatePem().isEmpty()) {

@@ -46,8 +46,7 @@ final class PodCgroups {
 
   /** The limits the pod's cgroup is made with. */
   ResourceConfig config(Pod pod) {
-    ResourceConfig c =
-        ResourceConfig.forPod(pod, options.cpuCFSQuota(), options.cpuPeriodMicros());
+    ResourceConfig c = ResourceConfig.forPod(pod, options.cpuCFSQuota(), options.cpuPeriodMicros());
     return options.podPidsLimit() > 0 ? c.withPidsLimit(options.podPidsLimit()) : c;
   }
 

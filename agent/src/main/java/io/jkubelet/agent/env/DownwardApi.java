@@ -98,8 +98,7 @@ public final class DownwardApi {
    * containerResourceRuntimeValue} on the pod its {@code defaultPodLimitsForDownwardAPI} made: the
    * named container's (or {@code self}'s) limit or request, divided by the divisor (default 1) and
    * rounded up. A missing or zero limit of cpu, memory or ephemeral-storage is the node's
-   * allocatable, except for a named init container, as upstream defaults the pod's containers
-   * only.
+   * allocatable, except for a named init container, as upstream defaults the pod's containers only.
    *
    * @throws EnvException for an unknown container or resource
    */

@@ -287,7 +287,13 @@ public final class EnvResolver {
       if (data == null) {
         if (objects == PodObjects.NONE) {
           throw new EnvException(
-              "couldn't get " + kind.field + " " + namespace + "/" + name + ", no kubeClient defined");
+              "couldn't get "
+                  + kind.field
+                  + " "
+                  + namespace
+                  + "/"
+                  + name
+                  + ", no kubeClient defined");
         }
         try {
           data = kind.read(objects, namespace, name);
@@ -297,8 +303,7 @@ public final class EnvResolver {
         ofKind.put(name, data);
       }
       if (data.isEmpty() && !optional) {
-        throw new EnvException(
-            kind.field.toLowerCase(Locale.ROOT) + " \"" + name + "\" not found");
+        throw new EnvException(kind.field.toLowerCase(Locale.ROOT) + " \"" + name + "\" not found");
       }
       return data;
     }

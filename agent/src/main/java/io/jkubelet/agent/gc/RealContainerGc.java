@@ -102,7 +102,8 @@ final class RealContainerGc implements ContainerGc {
       collect(deps.policy(), false);
     } catch (RuntimeError e) {
       log.error("ContainerGC: container garbage collection failed: {}", e.getMessage());
-      deps.recorder().event(deps.node(), EventType.Warning, Reasons.CONTAINER_GC_FAILED, e.getMessage());
+      deps.recorder()
+          .event(deps.node(), EventType.Warning, Reasons.CONTAINER_GC_FAILED, e.getMessage());
     }
   }
 

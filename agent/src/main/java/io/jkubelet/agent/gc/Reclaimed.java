@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: it reads the workers' state, asks the runtime, and tears down through the volume
  * manager, which is thread-safe.
  */
-record Reclaimed(PodWorkers workers, Runtime runtime, VolumeManager volumes) implements Predicate<Pod> {
+record Reclaimed(PodWorkers workers, Runtime runtime, VolumeManager volumes)
+    implements Predicate<Pod> {
   private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
-
 
   @Override
   public boolean test(Pod apiPod) {

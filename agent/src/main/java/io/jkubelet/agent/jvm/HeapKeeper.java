@@ -18,12 +18,12 @@ import org.slf4j.LoggerFactory;
  * tens of KB a second when idle) makes the heap, and the resident memory with it, creep up to
  * {@code -Xmx} over an hour or two and stay there; a burst (every container of 110 pods killed and
  * started again) promotes 0.5–0.7 MiB a second and took it from 33 to 193 MiB in four minutes.
- * Every {@code period} ({@link Pace}) this checks how much the old generation grew since its last collection;
- * beyond a quarter of what was live then (and at least {@link #MIN_GROWTH}) it asks for a full
- * collection, at most once per {@code minInterval}. At 110 idle pods (about 30 MiB live, 0.35 MiB
- * promoted a minute) that is a 0.1–0.15 s pause about every 25 minutes, on no pod's path; in a
- * burst one every 30 s at most (half a percent of a core), which holds the old generation within
- * about 25 MiB of what is live. Between collections it stays within the free space that a
+ * Every {@code period} ({@link Pace}) this checks how much the old generation grew since its last
+ * collection; beyond a quarter of what was live then (and at least {@link #MIN_GROWTH}) it asks for
+ * a full collection, at most once per {@code minInterval}. At 110 idle pods (about 30 MiB live,
+ * 0.35 MiB promoted a minute) that is a 0.1–0.15 s pause about every 25 minutes, on no pod's path;
+ * in a burst one every 30 s at most (half a percent of a core), which holds the old generation
+ * within about 25 MiB of what is live. Between collections it stays within the free space that a
  * collection leaves it (a quarter of what is live, with the launcher's {@code MaxHeapFreeRatio} of
  * 20), so it commits little or no more memory. The first check also drops what start-up promoted.
  *
@@ -99,7 +99,8 @@ public final class HeapKeeper implements Lifecycle {
     long grown = used - live;
     Instant now = clock.instant();
     if (grown < Math.max(live / 4, MIN_GROWTH)
-        || (lastCollection != Instant.MIN && now.isBefore(lastCollection.plus(pace.minInterval())))) {
+        || (lastCollection != Instant.MIN
+            && now.isBefore(lastCollection.plus(pace.minInterval())))) {
       return;
     }
     lastCollection = now;

@@ -108,7 +108,8 @@ public record ContainerLogsRoute(
       return;
     }
     if (!hasContainer(pod.get(), container)) {
-      Responses.notFound(ctx, req, "container \"" + container + "\" not found in pod \"" + podName + "\"");
+      Responses.notFound(
+          ctx, req, "container \"" + container + "\" not found in pod \"" + podName + "\"");
       return;
     }
     PodStatus status = statuses.apply(pod.get().getMetadata().getUid()).orElse(null);

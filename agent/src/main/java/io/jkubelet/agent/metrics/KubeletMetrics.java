@@ -93,9 +93,15 @@ public final class KubeletMetrics {
         .labelValues(nodeName)
         .set(1);
     runtimeOperations =
-        counter("kubelet_runtime_operations_total", "Cumulative number of runtime operations by operation type.", "operation_type");
+        counter(
+            "kubelet_runtime_operations_total",
+            "Cumulative number of runtime operations by operation type.",
+            "operation_type");
     runtimeErrors =
-        counter("kubelet_runtime_operations_errors_total", "Cumulative number of runtime operation errors by operation type.", "operation_type");
+        counter(
+            "kubelet_runtime_operations_errors_total",
+            "Cumulative number of runtime operation errors by operation type.",
+            "operation_type");
     runtimeDuration =
         histogram(
                 "kubelet_runtime_operations_duration_seconds",
@@ -131,12 +137,19 @@ public final class KubeletMetrics {
                 "Duration in seconds for relisting pods in PLEG.")
             .classicUpperBounds(DEF_BUCKETS)
             .register(main);
-    runningPods =
-        gauge("kubelet_running_pods", "Number of pods currently running");
+    runningPods = gauge("kubelet_running_pods", "Number of pods currently running");
     runningContainers =
-        gauge("kubelet_running_containers", "Number of containers currently running", "container_state");
+        gauge(
+            "kubelet_running_containers",
+            "Number of containers currently running",
+            "container_state");
     restClientRequests =
-        counter("rest_client_requests_total", "Number of HTTP requests, partitioned by status code, method, and host.", "code", "method", "host");
+        counter(
+            "rest_client_requests_total",
+            "Number of HTTP requests, partitioned by status code, method, and host.",
+            "code",
+            "method",
+            "host");
     imagePullDuration =
         histogram(
                 "kubelet_image_pull_duration_seconds",
@@ -144,9 +157,13 @@ public final class KubeletMetrics {
             .classicUpperBounds(IMAGE_PULL_BUCKETS)
             .register(main);
     imagePullBytes =
-        counter("kubelet_image_pull_bytes", "Bytes the engine's image pulls downloaded, from its progress stream.");
+        counter(
+            "kubelet_image_pull_bytes",
+            "Bytes the engine's image pulls downloaded, from its progress stream.");
     imagePullsInFlight =
-        gauge("kubelet_image_pull_in_flight", "Image pulls running on the engine; pods waiting on the same image share one.");
+        gauge(
+            "kubelet_image_pull_in_flight",
+            "Image pulls running on the engine; pods waiting on the same image share one.");
     main.register(caches);
   }
 

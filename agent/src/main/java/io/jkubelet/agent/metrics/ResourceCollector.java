@@ -38,7 +38,8 @@ public record ResourceCollector(Supplier<Summary> provider) implements MultiColl
               kind + "_cpu_usage_seconds_total",
               "Cumulative cpu time consumed by the " + kind + " in core-seconds"),
           Family.gauge(
-              kind + "_memory_working_set_bytes", "Current working set of the " + kind + " in bytes"));
+              kind + "_memory_working_set_bytes",
+              "Current working set of the " + kind + " in bytes"));
     }
 
     void add(Summary.CpuStats cpu, Summary.MemoryStats memory, String... labels) {

@@ -172,8 +172,7 @@ final class Kubenet implements NetworkSource {
       return true;
     }
     if (iptables("-A", rule) == 0) {
-      log.info(
-          "Network: kubenet masquerades traffic leaving {}", options.nonMasqueradeCidr());
+      log.info("Network: kubenet masquerades traffic leaving {}", options.nonMasqueradeCidr());
       return true;
     }
     return false;

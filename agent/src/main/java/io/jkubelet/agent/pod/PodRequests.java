@@ -3,7 +3,6 @@ package io.jkubelet.agent.pod;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.HashMap;

@@ -50,12 +50,16 @@ public final class PodTimelineRoute implements Route {
     String namespace = m.group(1);
     String name = m.group(2);
     if (!timelines.enabled()) {
-      Responses.notFound(ctx, req, "start-up timelines are off on this node (podStartTimeline: false)\n");
+      Responses.notFound(
+          ctx, req, "start-up timelines are off on this node (podStartTimeline: false)\n");
       return;
     }
     Optional<Timeline> t = timelines.find(namespace, name);
     if (t.isEmpty()) {
-      Responses.notFound(ctx, req, "pod \"" + namespace + "/" + name + "\" has no start-up timeline on this node\n");
+      Responses.notFound(
+          ctx,
+          req,
+          "pod \"" + namespace + "/" + name + "\" has no start-up timeline on this node\n");
       return;
     }
     try {

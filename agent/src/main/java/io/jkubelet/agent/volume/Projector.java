@@ -28,7 +28,6 @@ import org.slf4j.LoggerFactory;
 record Projector(Mounter mounter, EventRecorder recorder, Clock clock) {
   private static final Logger log = LoggerFactory.getLogger(Projector.class);
 
-
   /** Computes a volume's files. */
   @FunctionalInterface
   interface Payload {

@@ -108,13 +108,13 @@ class ContainerGcDockerIT {
     ContainerGc gc =
         new RealContainerGc(
             new RealContainerGc.Deps(
-            runtime,
-            null,
-            new ContainerGcPolicy(Duration.ZERO, 2, -1),
-            EXISTING,
-            Clock.systemUTC(),
-            io.jkubelet.agent.events.EventRecorder.NOOP,
-            io.jkubelet.agent.events.Refs.node(node)));
+                runtime,
+                null,
+                new ContainerGcPolicy(Duration.ZERO, 2, -1),
+                EXISTING,
+                Clock.systemUTC(),
+                io.jkubelet.agent.events.EventRecorder.NOOP,
+                io.jkubelet.agent.events.Refs.node(node)));
 
     gc.garbageCollect();
 
