@@ -32,11 +32,15 @@ interface CgroupManager {
     } catch (CgroupException e) {
       return new Removal.Failed(cgroup, e.reason());
     }
-    return pids.isEmpty() ? removeIdle(name) : new Removal.Busy(cgroup, pids);
+    return pids.isEmpty() ? removeIdle(name, cgroup) : new Removal.Busy(cgroup, pids);
   }
 
-  /** Removes a cgroup in which and below which {@link #remove} found no processes. */
-  Removal removeIdle(CgroupName name);
+  /**
+   * Removes a cgroup in which and below which {@link #remove} found no processes.
+   *
+   * @param cgroup its driver path, for the {@link Removal}
+   */
+  Removal removeIdle(CgroupName name, String cgroup);
 
   /** How this manager turns names into paths. */
   CgroupDriver driver();

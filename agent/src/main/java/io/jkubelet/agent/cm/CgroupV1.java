@@ -190,8 +190,7 @@ final class CgroupV1 implements CgroupManager {
   }
 
   @Override
-  public Removal removeIdle(CgroupName name) {
-    String cgroup = driver.path(name);
+  public Removal removeIdle(CgroupName name, String cgroup) {
     boolean found = false;
     List<String> failures = new ArrayList<>();
     for (Path mount : hierarchies()) {

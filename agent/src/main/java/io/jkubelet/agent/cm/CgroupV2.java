@@ -105,8 +105,7 @@ final class CgroupV2 implements CgroupManager {
   }
 
   @Override
-  public Removal removeIdle(CgroupName name) {
-    String cgroup = driver.path(name);
+  public Removal removeIdle(CgroupName name, String cgroup) {
     Path dir = dir(name);
     if (!Files.isDirectory(dir)) {
       return new Removal.Absent(cgroup);

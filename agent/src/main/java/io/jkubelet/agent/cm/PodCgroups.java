@@ -17,22 +17,11 @@ import java.util.Set;
  * processes left is reported {@link Removal.Busy} and tried again at the next cleanup.
  *
  * <p>Thread-safe as its {@link CgroupManager}.
+ *
+ * @param options with the driver resolved: its driver, CFS quota and period and pids limit
  */
-final class PodCgroups {
+record PodCgroups(CgroupManager cgroups, QosCgroups qos, CgroupOptions options) {
   static final String PREFIX = "pod";
-
-  private final CgroupManager cgroups;
-  private final QosCgroups qos;
-  private final CgroupOptions options;
-
-  /**
-   * @param options with the driver resolved: its driver, CFS quota and period and pids limit
-   */
-  PodCgroups(CgroupManager cgroups, QosCgroups qos, CgroupOptions options) {
-    this.cgroups = cgroups;
-    this.qos = qos;
-    this.options = options;
-  }
 
   /** The pod's cgroup: {@code pod<uid>} under its QoS tier. */
   CgroupName name(Pod pod) {

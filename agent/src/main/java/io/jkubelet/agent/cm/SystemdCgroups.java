@@ -157,8 +157,7 @@ final class SystemdCgroups implements CgroupManager {
    * Destroy}.
    */
   @Override
-  public Removal removeIdle(CgroupName name) {
-    String cgroup = CgroupDriver.SYSTEMD.path(name);
+  public Removal removeIdle(CgroupName name, String cgroup) {
     boolean existed = files.exists(name);
     try {
       systemd.stopUnit(unit(name));
