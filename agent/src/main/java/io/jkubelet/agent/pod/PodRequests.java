@@ -41,26 +41,22 @@ public final class PodRequests {
 
     /** The request's upstream {@code MilliValue()}, or 0 when absent. */
     public long milliRequest(String name) {
-      BigDecimal v = requests.get(name);
-      return v == null ? 0 : milli(v);
+      return milli(requests.getOrDefault(name, BigDecimal.ZERO));
     }
 
     /** The limit's upstream {@code MilliValue()}, or 0 when absent. */
     public long milliLimit(String name) {
-      BigDecimal v = limits.get(name);
-      return v == null ? 0 : milli(v);
+      return milli(limits.getOrDefault(name, BigDecimal.ZERO));
     }
 
     /** The request's upstream {@code Value()}, or 0 when absent. */
     public long request(String name) {
-      BigDecimal v = requests.get(name);
-      return v == null ? 0 : value(v);
+      return value(requests.getOrDefault(name, BigDecimal.ZERO));
     }
 
     /** The limit's upstream {@code Value()}, or 0 when absent. */
     public long limit(String name) {
-      BigDecimal v = limits.get(name);
-      return v == null ? 0 : value(v);
+      return value(limits.getOrDefault(name, BigDecimal.ZERO));
     }
   }
 
