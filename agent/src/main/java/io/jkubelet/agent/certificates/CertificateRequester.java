@@ -119,6 +119,29 @@ final class CertificateRequester {
     return existing;
   }
 
+  /** A CSR's end by a condition, as its event. */
+  @FunctionalInterface
+  private interface Ended {
+    CertificateEvent of(String csr, String conditionReason, String conditionMessage);
+  }
+
+  /**
+   * Ends the request when the CSR has the condition {@code type} (denied or failed): a log line, an
+   * event and a {@link RequestException} of {@code reason}, each saying what the condition says.
+   */
+  private void endIf(String name, Csr current, String type, Reason reason, String how, Ended event)
+      throws RequestException {
+    Optional<Condition> ended = current.condition(type);
+    if (ended.isEmpty()) {
+      return;
+    }
+    Condition c = ended.get();
+    String what = name + " " + how + ", reason: " + c.reason() + ", message: " + c.message();
+    log.warn("Certificate request: csr {}", what);
+    events.on(event.of(name, c.reason(), c.message()));
+    throw new RequestException(reason, "certificate signing request " + what);
+  }
+
   private ClientCertificate await(
       SigningRequests api, NodeCsr csr, String uid, Duration timeout, BooleanSupplier stale)
       throws RequestException, InterruptedException {
@@ -142,42 +165,14 @@ final class CertificateRequester {
       if (uid != null && current.uid() != null && !uid.equals(current.uid())) {
         throw new RequestException(Reason.DELETED, "csr \"" + name + "\" changed UIDs");
       }
-      Optional<Condition> denied = current.condition(Condition.DENIED);
-      if (denied.isPresent()) {
-        Condition c = denied.get();
-        log.warn(
-            "Certificate request: csr {} is denied, reason: {}, message: {}",
-            name,
-            c.reason(),
-            c.message());
-        events.on(new CertificateEvent.Denied(name, c.reason(), c.message()));
-        throw new RequestException(
-            Reason.DENIED,
-            "certificate signing request "
-                + name
-                + " is denied, reason: "
-                + c.reason()
-                + ", message: "
-                + c.message());
-      }
-      Optional<Condition> failed = current.condition(Condition.FAILED);
-      if (failed.isPresent()) {
-        Condition c = failed.get();
-        log.warn(
-            "Certificate request: csr {} failed, reason: {}, message: {}",
-            name,
-            c.reason(),
-            c.message());
-        events.on(new CertificateEvent.Failed(name, c.reason(), c.message()));
-        throw new RequestException(
-            Reason.FAILED,
-            "certificate signing request "
-                + name
-                + " failed, reason: "
-                + c.reason()
-                + ", message: "
-                + c.message());
-      }
+      endIf(
+          name,
+          current,
+          Condition.DENIED,
+          Reason.DENIED,
+          "is denied",
+          CertificateEvent.Denied::new);
+      endIf(name, current, Condition.FAILED, Reason.FAILED, "failed", CertificateEvent.Failed::new);
       if (current.condition(Condition.APPROVED).isPresent()) {
         if (!current.certificatePem().isEmpty()) {
           ClientCertificate issued = usable(csr, current.certificatePem());

@@ -187,17 +187,12 @@ final class CgroupV1 implements CgroupManager {
   }
 
   @Override
-  public Removal remove(CgroupName name) {
-    String cgroup = driver.path(name);
-    List<Integer> pids;
-    try {
-      pids = pids(name);
-    } catch (CgroupException e) {
-      return new Removal.Failed(cgroup, e.reason());
-    }
-    if (!pids.isEmpty()) {
-      return new Removal.Busy(cgroup, pids);
-    }
+  public CgroupDriver driver() {
+    return driver;
+  }
+
+  @Override
+  public Removal removeIdle(CgroupName name, String cgroup) {
     boolean found = false;
     List<String> failures = new ArrayList<>();
     for (Path mount : hierarchies()) {

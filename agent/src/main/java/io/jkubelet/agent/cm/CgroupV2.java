@@ -101,20 +101,15 @@ final class CgroupV2 implements CgroupManager {
   }
 
   @Override
-  public Removal remove(CgroupName name) {
-    String cgroup = driver.path(name);
+  public CgroupDriver driver() {
+    return driver;
+  }
+
+  @Override
+  public Removal removeIdle(CgroupName name, String cgroup) {
     Path dir = dir(name);
     if (!Files.isDirectory(dir)) {
       return new Removal.Absent(cgroup);
-    }
-    List<Integer> pids;
-    try {
-      pids = pids(name);
-    } catch (CgroupException e) {
-      return new Removal.Failed(cgroup, e.reason());
-    }
-    if (!pids.isEmpty()) {
-      return new Removal.Busy(cgroup, pids);
     }
     try {
       CgroupFiles.removeTree(dir, rmdir);

@@ -75,14 +75,7 @@ final class QosContainerManager implements ContainerManager {
       }
       QosCgroups qos = new QosCgroups(cgroups, kubepods);
       qos.ensure();
-      PodCgroups pods =
-          new PodCgroups(
-              cgroups,
-              qos,
-              driver,
-              options.cpuCFSQuota(),
-              options.cpuPeriodMicros(),
-              options.podPidsLimit());
+      PodCgroups pods = new PodCgroups(cgroups, qos, options);
       started = new Started(cgroups, qos, pods, connected);
       health = Health.OK;
       log.info(

@@ -137,14 +137,10 @@ public final class KubeletApi implements Lifecycle {
     if (config.server().healthz().healthzPort() > 0) {
       healthzServer =
           new KubeletServer(
-              new ServerOptions(
+              ServerOptions.plain(
                   config.server().healthz().healthzBindAddress(),
                   config.server().healthz().healthzPort(),
-                  null,
-                  List.of(),
-                  options.nodeName(),
-                  null,
-                  TlsPolicy.DEFAULT),
+                  options.nodeName()),
               new Authenticator(true, Optional.empty()),
               Authorizer.ALWAYS_ALLOW,
               List.of(new CoreRoutes(healthz, null, null)));

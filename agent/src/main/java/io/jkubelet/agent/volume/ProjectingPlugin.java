@@ -55,10 +55,11 @@ final class ProjectingPlugin implements VolumePlugin {
               var s = v.getSecret();
               return sources.secret(
                   pod,
-                  s.getSecretName(),
-                  s.getItems(),
-                  Sources.mode(s.getDefaultMode()),
-                  Boolean.TRUE.equals(s.getOptional()));
+                  new Sources.Keys(
+                      s.getSecretName(),
+                      s.getItems(),
+                      Sources.mode(s.getDefaultMode()),
+                      Boolean.TRUE.equals(s.getOptional())));
             }),
         new ProjectingPlugin(
             "kubernetes.io~configmap",
@@ -69,10 +70,11 @@ final class ProjectingPlugin implements VolumePlugin {
               var c = v.getConfigMap();
               return sources.configMap(
                   pod,
-                  c.getName(),
-                  c.getItems(),
-                  Sources.mode(c.getDefaultMode()),
-                  Boolean.TRUE.equals(c.getOptional()));
+                  new Sources.Keys(
+                      c.getName(),
+                      c.getItems(),
+                      Sources.mode(c.getDefaultMode()),
+                      Boolean.TRUE.equals(c.getOptional())));
             }),
         new ProjectingPlugin(
             "kubernetes.io~downward-api",
@@ -143,12 +145,14 @@ final class ProjectingPlugin implements VolumePlugin {
     if (p.getSecret() != null) {
       var s = p.getSecret();
       return sources.secret(
-          pod, s.getName(), s.getItems(), mode, Boolean.TRUE.equals(s.getOptional()));
+          pod,
+          new Sources.Keys(s.getName(), s.getItems(), mode, Boolean.TRUE.equals(s.getOptional())));
     }
     if (p.getConfigMap() != null) {
       var c = p.getConfigMap();
       return sources.configMap(
-          pod, c.getName(), c.getItems(), mode, Boolean.TRUE.equals(c.getOptional()));
+          pod,
+          new Sources.Keys(c.getName(), c.getItems(), mode, Boolean.TRUE.equals(c.getOptional())));
     }
     if (p.getDownwardAPI() != null) {
       return sources.downward(pod, p.getDownwardAPI().getItems(), mode);

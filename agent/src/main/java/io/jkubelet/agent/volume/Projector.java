@@ -26,18 +26,8 @@ import org.slf4j.LoggerFactory;
  * now keeps its last files: a {@code FailedMount} Warning says why, and the pod goes on.
  * Thread-safe: it keeps no state.
  */
-final class Projector {
+record Projector(Mounter mounter, EventRecorder recorder, Clock clock) {
   private static final Logger log = LoggerFactory.getLogger(Projector.class);
-
-  private final Mounter mounter;
-  private final EventRecorder recorder;
-  private final Clock clock;
-
-  Projector(Mounter mounter, EventRecorder recorder, Clock clock) {
-    this.mounter = mounter;
-    this.recorder = recorder;
-    this.clock = clock;
-  }
 
   /** Computes a volume's files. */
   @FunctionalInterface

@@ -107,13 +107,14 @@ class ContainerGcDockerIT {
                     .allMatch(c -> c.state() == ContainerState.EXITED));
     ContainerGc gc =
         new RealContainerGc(
-            runtime,
-            null,
-            new ContainerGcPolicy(Duration.ZERO, 2, -1),
-            EXISTING,
-            Clock.systemUTC(),
-            io.jkubelet.agent.events.EventRecorder.NOOP,
-            io.jkubelet.agent.events.Refs.node(node));
+            new RealContainerGc.Deps(
+                runtime,
+                null,
+                new ContainerGcPolicy(Duration.ZERO, 2, -1),
+                EXISTING,
+                Clock.systemUTC(),
+                io.jkubelet.agent.events.EventRecorder.NOOP,
+                io.jkubelet.agent.events.Refs.node(node)));
 
     gc.garbageCollect();
 

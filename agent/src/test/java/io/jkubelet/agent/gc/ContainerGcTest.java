@@ -60,13 +60,14 @@ class ContainerGcTest {
 
   private ContainerGc gc(int perContainer, int max, Duration minAge) {
     return new RealContainerGc(
-        runtime,
-        null,
-        new ContainerGcPolicy(minAge, perContainer, max),
-        states,
-        clock,
-        (ref, type, reason, message) -> events.add(type + " " + reason + ": " + message),
-        io.jkubelet.agent.events.Refs.node("n1"));
+        new RealContainerGc.Deps(
+            runtime,
+            null,
+            new ContainerGcPolicy(minAge, perContainer, max),
+            states,
+            clock,
+            (ref, type, reason, message) -> events.add(type + " " + reason + ": " + message),
+            io.jkubelet.agent.events.Refs.node("n1")));
   }
 
   private String sandbox(Pod pod, int attempt) {
