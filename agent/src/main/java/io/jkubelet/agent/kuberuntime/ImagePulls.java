@@ -13,6 +13,7 @@ import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.timeline.Phase;
 import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.OwnedScheduler;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
@@ -106,13 +107,12 @@ public final class ImagePulls implements Lifecycle {
 
   private final Runtime runtime;
   private final EventRecorder recorder;
-  private final Time time;
   private final Clock clock;
   private final Duration deadline;
   private final Listener listener;
   private final PodTimelines timelines;
   private final Map<Key, Pull> inFlight = new ConcurrentHashMap<>();
-  private volatile Scheduler scheduler;
+  private final OwnedScheduler reports;
 
   /**
    * @param deadline how long a pull may go without progress before it is cancelled; zero: no limit
@@ -127,30 +127,27 @@ public final class ImagePulls implements Lifecycle {
       PodTimelines timelines) {
     this.runtime = Objects.requireNonNull(runtime, "runtime");
     this.recorder = Objects.requireNonNull(recorder, "recorder");
-    this.time = Objects.requireNonNull(time, "time");
-    this.clock = time.clock();
+    this.clock = Objects.requireNonNull(time, "time").clock();
     this.deadline = Objects.requireNonNull(deadline, "deadline");
     this.listener = Objects.requireNonNull(listener, "listener");
     this.timelines = Objects.requireNonNull(timelines, "timelines");
+    this.reports =
+        new OwnedScheduler(time.schedulers(), "image-pulls", "image pulls not started", s -> {});
   }
 
   @Override
   public void start() {
-    scheduler = time.schedulers().create("image-pulls");
+    reports.start();
   }
 
   @Override
   public void stop() {
-    Scheduler s = scheduler;
-    scheduler = null;
-    if (s != null) {
-      s.close();
-    }
+    reports.stop();
   }
 
   @Override
   public Health healthy() {
-    return scheduler == null ? Health.failing("image pulls not started") : Health.OK;
+    return reports.healthy();
   }
 
   /**
@@ -195,7 +192,7 @@ public final class ImagePulls implements Lifecycle {
 
   private String run(Key key, Pull pull, Duration timeout) {
     listener.started();
-    Scheduler s = scheduler;
+    Scheduler s = reports.current();
     Scheduler.Task ticker =
         s == null ? () -> {} : s.atFixedRate(REPORT_PERIOD, REPORT_PERIOD, () -> tick(pull));
     List<String> errors = new ArrayList<>();

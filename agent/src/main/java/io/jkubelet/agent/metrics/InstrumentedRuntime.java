@@ -113,11 +113,6 @@ public final class InstrumentedRuntime implements Runtime {
   }
 
   @Override
-  public long containerPid(String containerId) {
-    return delegate.containerPid(containerId);
-  }
-
-  @Override
   public void stopPodSandbox(String sandboxId, Duration grace) {
     run("stop_podsandbox", () -> delegate.stopPodSandbox(sandboxId, grace));
   }

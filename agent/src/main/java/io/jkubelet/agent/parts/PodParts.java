@@ -273,7 +273,7 @@ public final class PodParts {
             clock.instant(),
             new OomEvents.Watch(
                 oomSource,
-                runtime::containerPid,
+                OomEvents.mainPidOf(runtime),
                 uid -> {
                   workQueue.enqueue(uid, Duration.ZERO);
                   channels.sync().offer(clock.instant());

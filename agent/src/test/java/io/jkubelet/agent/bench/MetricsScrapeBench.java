@@ -157,23 +157,7 @@ public class MetricsScrapeBench {
       container(id, 0);
       listed.add(new ContainerSummary(id, ref, name, false, ContainerState.RUNNING, now, 0));
       containers.add(
-          new ContainerStatus(
-              id,
-              name,
-              sandbox,
-              ContainerState.RUNNING,
-              now,
-              now,
-              null,
-              0,
-              "",
-              "",
-              "img",
-              "",
-              "h",
-              0,
-              Map.of(),
-              0));
+          new ContainerStatus(id, name, sandbox, ContainerState.RUNNING, new ContainerStatus.Times(now, now, null), new ContainerStatus.Exit(0, "", ""), new ContainerStatus.Origin("img", "", "h", 0, Map.of()), 0));
     }
     write(
         dir.resolve("proc/" + (1000 + i) + "/net/dev"),

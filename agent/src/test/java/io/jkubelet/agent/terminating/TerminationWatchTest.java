@@ -266,22 +266,6 @@ class TerminationWatchTest {
             new PodRef(UID, "web", "default"),
             List.of(),
             List.of(
-                new ContainerStatus(
-                    id,
-                    name,
-                    "s1",
-                    ContainerState.RUNNING,
-                    T0,
-                    T0,
-                    null,
-                    0,
-                    "",
-                    "",
-                    "img",
-                    "",
-                    "h",
-                    0,
-                    Map.of(),
-                    pid))));
+                new ContainerStatus(id, name, "s1", ContainerState.RUNNING, new ContainerStatus.Times(T0, T0, null), new ContainerStatus.Exit(0, "", ""), new ContainerStatus.Origin("img", "", "h", 0, Map.of()), pid))));
   }
 }

@@ -303,17 +303,14 @@ public class FakeRuntime implements Runtime {
                 f.labels.getOrDefault(Labels.CONTAINER_NAME, ""),
                 f.labels.getOrDefault(Labels.SANDBOX_ID, ""),
                 f.state,
-                f.createdAt,
-                f.startedAt,
-                f.finishedAt,
-                f.exitCode,
-                reason,
-                "",
-                f.image,
-                "docker://sha256:" + Integer.toHexString(f.image.hashCode()),
-                f.labels.getOrDefault(Labels.CONTAINER_HASH, ""),
-                Labels.intLabel(f.labels, Labels.RESTART_COUNT, 0),
-                f.labels,
+                new ContainerStatus.Times(f.createdAt, f.startedAt, f.finishedAt),
+                new ContainerStatus.Exit(f.exitCode, reason, ""),
+                new ContainerStatus.Origin(
+                    f.image,
+                    "docker://sha256:" + Integer.toHexString(f.image.hashCode()),
+                    f.labels.getOrDefault(Labels.CONTAINER_HASH, ""),
+                    Labels.intLabel(f.labels, Labels.RESTART_COUNT, 0),
+                    f.labels),
                 f.state == ContainerState.RUNNING ? f.pid : 0));
       }
     }
@@ -356,17 +353,6 @@ public class FakeRuntime implements Runtime {
       return "";
     }
     return "/proc/" + (4_194_304 + Integer.parseInt(sandboxId.substring(56), 16)) + "/ns/net";
-  }
-
-  /** A running container's main process: the same fake pid as its namespace path's. */
-  @Override
-  public synchronized long containerPid(String containerId) {
-    call("containerPid", containerId);
-    Fake f = containers.get(containerId);
-    if (f == null || f.state != ContainerState.RUNNING) {
-      return 0;
-    }
-    return 4_194_304 + Integer.parseInt(containerId.substring(56), 16);
   }
 
   @Override
