@@ -1,6 +1,7 @@
 package io.jkubelet.agent.kuberuntime;
 
 import io.fabric8.kubernetes.api.model.ObjectReference;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.jkubelet.agent.events.EventCorrelator;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
@@ -85,23 +86,30 @@ public final class ImagePulls implements Lifecycle {
   }
 
   /**
-   * Where one pull stands, for the kubelet API's {@code /pods}: sizes in bytes, times in RFC 3339.
+   * Where one pull stands, for the kubelet API's {@code /pods}: one flat JSON object (its parts
+   * unwrapped, in this order), sizes in bytes, times in RFC 3339.
    *
-   * @param secondsLeft the estimate, or null when it cannot tell yet
+   * @param containers the pod's containers that wait on it
+   * @param progress the last progress, in the words of the event
    */
   public record Status(
       String image,
       List<String> containers,
-      long bytes,
-      long totalBytes,
-      boolean totalKnown,
-      int layers,
-      int layersDone,
-      long bytesPerSecond,
-      Long secondsLeft,
-      String startedAt,
-      String lastProgressAt,
+      @JsonUnwrapped Amounts amounts,
+      @JsonUnwrapped Pace pace,
       String progress) {}
+
+  /** How much of a pull is done: its bytes and layers. */
+  public record Amounts(
+      long bytes, long totalBytes, boolean totalKnown, int layers, int layersDone) {}
+
+  /**
+   * How fast a pull goes, and since when.
+   *
+   * @param secondsLeft the estimate, or null when it cannot tell yet
+   */
+  public record Pace(
+      long bytesPerSecond, Long secondsLeft, String startedAt, String lastProgressAt) {}
 
   private record Key(String image, List<RegistryAuth> auths) {}
 
@@ -276,15 +284,12 @@ public final class ImagePulls implements Lifecycle {
           new Status(
               p.image,
               containers,
-              s.bytes(),
-              s.total(),
-              s.totalKnown(),
-              s.layers(),
-              s.layersDone(),
-              s.bytesPerSecond(now),
-              left == null ? null : left.toSeconds(),
-              s.started().toString(),
-              s.lastProgress().toString(),
+              new Amounts(s.bytes(), s.total(), s.totalKnown(), s.layers(), s.layersDone()),
+              new Pace(
+                  s.bytesPerSecond(now),
+                  left == null ? null : left.toSeconds(),
+                  s.started().toString(),
+                  s.lastProgress().toString()),
               s.describe(now)));
     }
     return out;

@@ -389,10 +389,10 @@ class SummaryProviderTest {
 
     Files.write(cache.resolve("c"), new byte[2000]);
     clock.step(Duration.ofSeconds(30));
-    assertThat(provider.summary().pods().get(0).volume().get(0).usedBytes())
+    assertThat(provider.summary().pods().get(0).volume().get(0).fs().usedBytes())
         .isEqualTo(1500 + dirBytes);
     clock.step(Duration.ofSeconds(31));
-    assertThat(provider.summary().pods().get(0).volume().get(0).usedBytes())
+    assertThat(provider.summary().pods().get(0).volume().get(0).fs().usedBytes())
         .isEqualTo(3500 + Files.size(cache) + Files.size(cache.resolve("sub")));
   }
 
