@@ -236,9 +236,8 @@ public final class PodParts {
                 new HookRunner(runtime::exec, probes::httpClient, time.sleeper()),
                 in.objects(),
                 crashBackoff,
-                recorder,
-                clock,
-                in.timelines()),
+                new RuntimeManager.Reports(recorder, in.timelines()),
+                clock),
             new RuntimeManager.Options(
                 in.options().podInfraImage(),
                 config.podInfraOomScoreAdj(),

@@ -80,9 +80,8 @@ class RuntimeManagerTest {
             hooks,
             PodObjects.NONE,
             new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
-            recorder,
-            clock,
-            timelines),
+            new RuntimeManager.Reports(recorder, timelines),
+            clock),
         new RuntimeManager.Options(
             "jkubelet/pause:3.2",
             0,

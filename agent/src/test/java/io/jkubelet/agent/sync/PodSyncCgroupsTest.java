@@ -93,9 +93,8 @@ class PodSyncCgroupsTest {
             new HookRunner(runtime::exec, () -> null, new RecordingSleeper(clock)),
             PodObjects.NONE,
             new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
-            recorder,
-            clock,
-            io.jkubelet.agent.timeline.PodTimelines.NONE),
+            new RuntimeManager.Reports(recorder, io.jkubelet.agent.timeline.PodTimelines.NONE),
+            clock),
         new RuntimeManager.Options(
             "jkubelet/pause:3.2",
             0,
