@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.runtime.ContainerState;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Files;

@@ -10,7 +10,7 @@ import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.nodeshutdown.FakeLogind;
 import io.jkubelet.agent.nodeshutdown.Logind;
 import io.jkubelet.agent.oom.OomSource;
-import io.jkubelet.agent.runtime.FakeImageService;
+import io.jkubelet.agent.runtime.fake.FakeImageService;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.setup.Dependencies;
 import io.jkubelet.agent.setup.KubeletOptions;

@@ -16,7 +16,7 @@ import io.jkubelet.agent.prober.ProbeWorker;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.SandboxStatus;

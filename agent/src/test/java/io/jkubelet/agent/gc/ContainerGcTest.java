@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.kuberuntime.Configs;
 import io.jkubelet.agent.runtime.ContainerState;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;

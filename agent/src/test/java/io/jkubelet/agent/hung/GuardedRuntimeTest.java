@@ -9,7 +9,7 @@ import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pleg.PodLifecycleEvent;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerStatus;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;

@@ -14,7 +14,7 @@ import io.jkubelet.agent.credentials.PullSecrets;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.objects.FakePodObjects;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.FakeClock;

@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;

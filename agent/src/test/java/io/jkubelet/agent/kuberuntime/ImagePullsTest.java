@@ -10,7 +10,7 @@ import io.jkubelet.agent.events.EventCorrelator;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.PullProgress;

@@ -3,7 +3,7 @@ package io.jkubelet.agent.kuberuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;

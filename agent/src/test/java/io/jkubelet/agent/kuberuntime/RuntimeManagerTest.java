@@ -14,7 +14,7 @@ import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pod.WaitingReasons;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ExecResult;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.FakeClock;

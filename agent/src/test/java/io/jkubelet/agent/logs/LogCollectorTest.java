@@ -3,7 +3,7 @@ package io.jkubelet.agent.logs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jkubelet.agent.runtime.ContainerConfig;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.LogEntry;
 import io.jkubelet.agent.runtime.PodRef;

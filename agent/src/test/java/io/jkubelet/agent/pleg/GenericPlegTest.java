@@ -2,7 +2,7 @@ package io.jkubelet.agent.pleg;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.Runtime;

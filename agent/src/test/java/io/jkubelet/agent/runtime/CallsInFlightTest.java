@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime;
 
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 
 /**
- * What image GC relies on of an {@link ImageService}, run against {@link FakeImageService} and
+ * What image GC relies on of an {@link ImageService}, run against {@link io.jkubelet.agent.runtime.fake.FakeImageService} and
  * Docker: the fake's answers must be the engine's.
  */
 public abstract class ImageServiceContract {

@@ -3,7 +3,7 @@ package io.jkubelet.agent.streaming;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.runtime.ContainerConfig;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxConfig;

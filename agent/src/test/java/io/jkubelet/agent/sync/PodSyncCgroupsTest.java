@@ -21,7 +21,7 @@ import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.prober.ContainerHealth;
 import io.jkubelet.agent.runtime.ContainerState;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.status.ReasonCache;

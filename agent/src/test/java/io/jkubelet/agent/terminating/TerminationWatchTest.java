@@ -13,7 +13,7 @@ import io.jkubelet.agent.kuberuntime.PreStopsRunning;
 import io.jkubelet.agent.runtime.CallsInFlight;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
