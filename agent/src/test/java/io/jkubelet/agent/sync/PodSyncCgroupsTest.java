@@ -21,6 +21,7 @@ import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.prober.ContainerHealth;
 import io.jkubelet.agent.runtime.ContainerState;
+import io.jkubelet.agent.runtime.fake.FakeContainer;
 import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.status.LocalStatusManager;
@@ -146,14 +147,14 @@ class PodSyncCgroupsTest {
     sync.sync(new UpdatePodOptions(pod, WorkType.SYNC, null), clock.instant().minusMillis(1));
   }
 
-  private List<FakeRuntime.Fake> running(String uid) {
+  private List<FakeContainer> running(String uid) {
     return runtime.all().stream()
         .filter(f -> f.state == ContainerState.RUNNING)
         .filter(f -> uid.equals(f.labels.get(io.jkubelet.agent.runtime.Labels.POD_UID)))
         .toList();
   }
 
-  private static String parent(FakeRuntime.Fake f) {
+  private static String parent(FakeContainer f) {
     return f.sandbox ? f.sandboxConfig.linux().cgroupParent() : f.config.linux().cgroupParent();
   }
 
