@@ -245,7 +245,6 @@ public final class PodParts {
             new PodWatchers.Parts(
                 podManager,
                 cache,
-                runtime,
                 runtimeManager,
                 volumes,
                 imagePulls,

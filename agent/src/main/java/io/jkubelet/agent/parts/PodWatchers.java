@@ -11,7 +11,6 @@ import io.jkubelet.agent.nodeshutdown.NodeShutdownManager;
 import io.jkubelet.agent.oom.OomSource;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.PodManager;
-import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.server.PodsWithStatus;
 import io.jkubelet.agent.status.ActivePods;
 import io.jkubelet.agent.terminating.StuckTerminations;
@@ -47,7 +46,6 @@ final class PodWatchers {
   /**
    * The pod parts the watchers read.
    *
-   * @param runtime the runtime the pods' syncs call, for a container's main process
    * @param imagePulls the pulls in flight, which {@code /pods} shows beside the stuck terminations
    * @param syncSoon syncs the pod with this uid now rather than at its next due time
    * @param workers the pod workers, asked only once the agent runs (they are built after this)
@@ -55,7 +53,6 @@ final class PodWatchers {
   record Parts(
       PodManager podManager,
       PodCache cache,
-      Runtime runtime,
       RuntimeManager runtimeManager,
       VolumeManager volumes,
       ImagePulls imagePulls,
@@ -66,7 +63,6 @@ final class PodWatchers {
           Parts.class,
           podManager,
           cache,
-          runtime,
           runtimeManager,
           volumes,
           imagePulls,
@@ -96,7 +92,11 @@ final class PodWatchers {
         new OomEvents(
             recorder,
             time.clock().instant(),
-            new OomEvents.Watch(oomSource, OomEvents.mainPidOf(parts.runtime()), parts.syncSoon()));
+            // The main process is read again of the engine itself, as rarely as a kill is found
+            // in a running container: uncounted and untracked, and the guarded runtime's last
+            // known statuses stay whole.
+            new OomEvents.Watch(
+                oomSource, OomEvents.mainPidOf(in.engine().engine().runtime()), parts.syncSoon()));
     in.metrics().register(new OomKillCollector(oomEvents::kills));
     terminations =
         StuckTerminations.create(
