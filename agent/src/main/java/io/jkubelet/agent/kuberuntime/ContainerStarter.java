@@ -173,13 +173,14 @@ final class ContainerStarter {
             pod,
             c,
             init,
-            at.sandboxId(),
-            restartCount,
-            at.volumePaths(),
-            vars,
-            security(pod, c),
-            kubeletMounts(pod, c, at.podIp()),
-            node.cgroupParent().apply(pod));
+            new Configs.Instance(
+                at.sandboxId(),
+                restartCount,
+                at.volumePaths(),
+                vars,
+                security(pod, c),
+                kubeletMounts(pod, c, at.podIp()),
+                node.cgroupParent().apply(pod)));
     // upstream's qos.GetContainerOOMScoreAdjust, over the node's memory
     config =
         config.withResources(

@@ -73,7 +73,7 @@ class ContainerGcTest {
     clock.step(Duration.ofMinutes(1));
     String id =
         runtime.runPodSandbox(
-            Configs.sandbox(pod, attempt, PAUSE, 0, null, pod.getMetadata().getName()));
+            Configs.sandbox(pod, attempt, PAUSE, 0, null, pod.getMetadata().getName(), ""));
     return id;
   }
 
@@ -93,7 +93,7 @@ class ContainerGcTest {
       String id =
           runtime.createContainer(
               sandbox,
-              Configs.container(pod, spec.get(), false, sandbox, restarts++, Map.of(), List.of()));
+              Configs.container(pod, spec.get(), false, Configs.Instance.of(sandbox, restarts++, Map.of(), List.of())));
       runtime.startContainer(id);
       runtime.exit(id, 1, "");
       ids.add(id);
@@ -108,7 +108,7 @@ class ContainerGcTest {
     String id =
         runtime.createContainer(
             sandbox,
-            Configs.container(pod, spec.get(), false, sandbox, restarts++, Map.of(), List.of()));
+            Configs.container(pod, spec.get(), false, Configs.Instance.of(sandbox, restarts++, Map.of(), List.of())));
     runtime.startContainer(id);
     return id;
   }

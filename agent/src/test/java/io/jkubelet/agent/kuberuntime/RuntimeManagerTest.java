@@ -479,8 +479,7 @@ class RuntimeManagerTest {
     String sandbox = status.sandboxes().get(0).id();
     runtime.createContainer(
         sandbox,
-        Configs.container(
-            pod, pod.getSpec().getContainers().get(0), false, sandbox, 1, Map.of(), List.of()));
+        Configs.container(pod, pod.getSpec().getContainers().get(0), false, Configs.Instance.of(sandbox, 1, Map.of(), List.of())));
 
     int removed = m.removeDeadContainers(runtime.podStatus(Configs.ref(pod)), 1);
 
@@ -502,14 +501,7 @@ class RuntimeManagerTest {
       String id =
           runtime.createContainer(
               sandbox,
-              Configs.container(
-                  pod,
-                  pod.getSpec().getContainers().get(0),
-                  false,
-                  sandbox,
-                  restart,
-                  Map.of(),
-                  List.of()));
+              Configs.container(pod, pod.getSpec().getContainers().get(0), false, Configs.Instance.of(sandbox, restart, Map.of(), List.of())));
       runtime.startContainer(id);
       runtime.exit(id, 1, "");
       dead.add(id);
