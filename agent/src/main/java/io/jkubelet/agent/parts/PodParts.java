@@ -199,18 +199,19 @@ public final class PodParts {
             new RuntimeManager.Deps(
                 runtime,
                 new ImagePuller(
-                    PullLimits.of(
-                        runtime,
+                    new ImagePuller.Deps(
+                        PullLimits.of(
+                            runtime,
+                            clock,
+                            config.runtime().registryPullQPS(),
+                            config.runtime().registryBurst(),
+                            config.runtime().serializeImagePulls()),
+                        recorder,
                         clock,
-                        config.runtime().registryPullQPS(),
-                        config.runtime().registryBurst(),
-                        config.runtime().serializeImagePulls()),
-                    recorder,
-                    clock,
-                    pullBackoff,
-                    null, // no limit, as upstream: the progress deadline stops a stalled pull
-                    PullCredentials.forNode(in.options().rootDir(), in.objects(), clock),
-                    imagePulls),
+                        pullBackoff,
+                        null, // no limit, as upstream: the progress deadline stops a stalled pull
+                        PullCredentials.forNode(in.options().rootDir(), in.objects(), clock),
+                        imagePulls)),
                 volumes,
                 new HookRunner(runtime::exec, probes::httpClient, time.sleeper()),
                 in.objects(),

@@ -60,14 +60,14 @@ class RuntimeManagerTest {
     return new RuntimeManager(
         new RuntimeManager.Deps(
             runtime,
-            new ImagePuller(
+            new ImagePuller(new ImagePuller.Deps(
                 runtime,
                 recorder,
                 clock,
                 pull,
                 Duration.ofMinutes(1),
                 PullCredentials.NONE,
-                TestImagePulls.unstarted(runtime, recorder, clock)),
+                TestImagePulls.unstarted(runtime, recorder, clock))),
             VolumeManager.create(
                 new VolumeManager.Options(
                     root,

@@ -74,14 +74,14 @@ class PodSyncCgroupsTest {
     return new RuntimeManager(
         new RuntimeManager.Deps(
             runtime,
-            new ImagePuller(
+            new ImagePuller(new ImagePuller.Deps(
                 runtime,
                 recorder,
                 clock,
                 pull,
                 Duration.ofMinutes(1),
                 io.jkubelet.agent.kuberuntime.PullCredentials.NONE,
-                io.jkubelet.agent.kuberuntime.TestImagePulls.unstarted(runtime, recorder, clock)),
+                io.jkubelet.agent.kuberuntime.TestImagePulls.unstarted(runtime, recorder, clock))),
             VolumeManager.create(
                 new VolumeManager.Options(
                     root,
