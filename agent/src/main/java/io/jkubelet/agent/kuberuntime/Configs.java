@@ -105,8 +105,7 @@ public final class Configs {
       List<ContainerConfig.Mount> kubeletMounts,
       String cgroupParent) {
     public Instance {
-      Records.requireNonNull(
-          Instance.class, sandboxId, volumePaths, env, security, kubeletMounts, cgroupParent);
+      Records.requireNonNull(Instance.class, sandboxId, volumePaths, env, security, kubeletMounts);
     }
 
     /**
