@@ -40,8 +40,8 @@ public final class OwnedScheduler implements Lifecycle {
       return;
     }
     Scheduler s = schedulers.create(name);
+    scheduler = s; // first: a task may ask for it (a relist requesting the next)
     schedule.accept(s);
-    scheduler = s;
   }
 
   /** Closes the scheduler (its tasks end); idempotent. */
