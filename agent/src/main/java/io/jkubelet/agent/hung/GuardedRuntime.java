@@ -311,7 +311,11 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
 
   @Override
   public void stopPodSandbox(String sandboxId, Duration grace) {
-    run("StopPodSandbox", sandboxId, withGrace(grace), () -> delegate.stopPodSandbox(sandboxId, grace));
+    run(
+        "StopPodSandbox",
+        sandboxId,
+        withGrace(grace),
+        () -> delegate.stopPodSandbox(sandboxId, grace));
   }
 
   @Override
@@ -353,7 +357,11 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
 
   @Override
   public void stopContainer(String containerId, Duration grace) {
-    run("StopContainer", containerId, withGrace(grace), () -> delegate.stopContainer(containerId, grace));
+    run(
+        "StopContainer",
+        containerId,
+        withGrace(grace),
+        () -> delegate.stopContainer(containerId, grace));
   }
 
   @Override

@@ -13,8 +13,8 @@ import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.volume.VolumeManager;
-import java.math.BigDecimal;
 import io.jkubelet.config.Records;
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -137,8 +137,7 @@ public final class Configs {
       envMap.put(e.getName(), e.getValue());
       envList.add(e.getName() + "=" + e.getValue());
     }
-    List<ContainerConfig.Mount> mounts =
-        new ArrayList<>(mounts(pod, c, at.volumePaths(), envMap));
+    List<ContainerConfig.Mount> mounts = new ArrayList<>(mounts(pod, c, at.volumePaths(), envMap));
     mounts.addAll(at.kubeletMounts());
     return ContainerConfig.builder(
             Labels.containerName(ref, c.getName(), restartCount), c.getImage())

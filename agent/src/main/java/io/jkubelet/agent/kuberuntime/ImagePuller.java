@@ -99,12 +99,13 @@ public final class ImagePuller {
     boolean pull = "Always".equals(policy) || (!"Never".equals(policy) && !present);
     if (!pull) {
       if (present) {
-        deps.recorder().eventf(
-            ref,
-            EventType.Normal,
-            Reasons.PULLED,
-            "Container image \"%s\" already present on machine",
-            image);
+        deps.recorder()
+            .eventf(
+                ref,
+                EventType.Normal,
+                Reasons.PULLED,
+                "Container image \"%s\" already present on machine",
+                image);
         return;
       }
       String msg = "Container image \"" + image + "\" is not present with pull policy of Never";
@@ -123,22 +124,24 @@ public final class ImagePuller {
         pull(pod, image, new ImagePulls.Waiter(pod.getMetadata().getUid(), c.getName(), ref));
     if (failure != null) {
       deps.backoff().next(key, deps.clock().instant());
-      deps.recorder().eventf(
-          ref,
-          EventType.Warning,
-          Reasons.FAILED,
-          "Failed to pull image \"%s\": %s",
-          image,
-          failure);
+      deps.recorder()
+          .eventf(
+              ref,
+              EventType.Warning,
+              Reasons.FAILED,
+              "Failed to pull image \"%s\": %s",
+              image,
+              failure);
       throw new StartException(WaitingReasons.ERR_IMAGE_PULL, failure);
     }
-    deps.recorder().eventf(
-        ref,
-        EventType.Normal,
-        Reasons.PULLED,
-        "Successfully pulled image \"%s\" in %s",
-        image,
-        Durations.format(Duration.between(start, deps.clock().instant())));
+    deps.recorder()
+        .eventf(
+            ref,
+            EventType.Normal,
+            Reasons.PULLED,
+            "Successfully pulled image \"%s\" in %s",
+            image,
+            Durations.format(Duration.between(start, deps.clock().instant())));
   }
 
   /**

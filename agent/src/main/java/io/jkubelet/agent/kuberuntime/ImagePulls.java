@@ -1,7 +1,7 @@
 package io.jkubelet.agent.kuberuntime;
 
-import io.fabric8.kubernetes.api.model.ObjectReference;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.jkubelet.agent.events.EventCorrelator;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;

@@ -171,5 +171,4 @@ public final class InstrumentedRuntime extends ForwardingRuntime {
   public String imageUser(String image) {
     return record("image_status", () -> delegate.imageUser(image));
   }
-
 }

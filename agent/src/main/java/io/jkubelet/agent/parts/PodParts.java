@@ -269,8 +269,8 @@ public final class PodParts {
   }
 
   /**
-   * Syncs the pods now: they are due at once, and a tick is sent rather than waited for (up to a sync
-   * period; bench-secret-update.sh).
+   * Syncs the pods now: they are due at once, and a tick is sent rather than waited for (up to a
+   * sync period; bench-secret-update.sh).
    */
   private void syncSoon(Collection<String> uids) {
     uids.forEach(uid -> workQueue.enqueue(uid, Duration.ZERO));
@@ -401,9 +401,17 @@ public final class PodParts {
         });
   }
 
+  /**
+   * jkubelet's own annotations of a pod on {@code /pods}: the pulls it waits on, and what holds it
+   * while it is stuck deleting ({@link PodWatchers#annotations}).
+   */
+  public Map<String, String> annotations(String podUid) {
+    return watchers.annotations(podUid);
+  }
+
   /** The desired pods, each with the status jkubelet computed for it. */
   public List<Pod> podsWithStatus() {
-    return new PodsWithStatus(podManager::pods, in.statuses()::getPodStatus, watchers::annotations)
+    return new PodsWithStatus(podManager::pods, in.statuses()::getPodStatus, this::annotations)
         .get();
   }
 }

@@ -60,14 +60,7 @@ final class PodWatchers {
       Supplier<PodWorkers> workers) {
     Parts {
       Records.requireNonNull(
-          Parts.class,
-          podManager,
-          cache,
-          runtimeManager,
-          volumes,
-          imagePulls,
-          syncSoon,
-          workers);
+          Parts.class, podManager, cache, runtimeManager, volumes, imagePulls, syncSoon, workers);
     }
   }
 

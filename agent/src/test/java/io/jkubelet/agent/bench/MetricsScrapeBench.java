@@ -16,10 +16,10 @@ import io.jkubelet.agent.prober.ProbeWorker;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
-import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.stats.StatsOptions;
 import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.ApiStatusManager;
@@ -157,7 +157,15 @@ public class MetricsScrapeBench {
       container(id, 0);
       listed.add(new ContainerSummary(id, ref, name, false, ContainerState.RUNNING, now, 0));
       containers.add(
-          new ContainerStatus(id, name, sandbox, ContainerState.RUNNING, new ContainerStatus.Times(now, now, null), new ContainerStatus.Exit(0, "", ""), new ContainerStatus.Origin("img", "", "h", 0, Map.of()), 0));
+          new ContainerStatus(
+              id,
+              name,
+              sandbox,
+              ContainerState.RUNNING,
+              new ContainerStatus.Times(now, now, null),
+              new ContainerStatus.Exit(0, "", ""),
+              new ContainerStatus.Origin("img", "", "h", 0, Map.of()),
+              0));
     }
     write(
         dir.resolve("proc/" + (1000 + i) + "/net/dev"),

@@ -39,7 +39,14 @@ class SummaryPodUsageTest {
   }
 
   private static PodStats stats(String name, List<ContainerStats> containers, Long workingSet) {
-    return new PodStats(new Summary.PodReference(name, "default", "uid-" + name), T, containers, new Summary.Usage(null, workingSet == null ? null : mem(workingSet), null), null, new FsStats(T, 1L, 2L, 4096L, null, null, 3L), null);
+    return new PodStats(
+        new Summary.PodReference(name, "default", "uid-" + name),
+        T,
+        containers,
+        new Summary.Usage(null, workingSet == null ? null : mem(workingSet), null),
+        null,
+        new FsStats(T, 1L, 2L, 4096L, null, null, 3L),
+        null);
   }
 
   /** A provider that gives {@code s}, read or fresh; counts the fresh reads. */
@@ -79,7 +86,14 @@ class SummaryPodUsageTest {
     pods.add(stats("unread", List.of(container("app", null)), null));
     // Hand-built shapes the provider does not write today: no container list, no storage.
     pods.add(
-        new PodStats(new Summary.PodReference("bare", "default", "uid-bare"), null, null, new Summary.Usage(null, mem(MI), null), null, null, null));
+        new PodStats(
+            new Summary.PodReference("bare", "default", "uid-bare"),
+            null,
+            null,
+            new Summary.Usage(null, mem(MI), null),
+            null,
+            null,
+            null));
     pods.add(stats("hog", List.of(container("hog", 400 * MI)), 401 * MI));
     return new Summary(null, pods);
   }

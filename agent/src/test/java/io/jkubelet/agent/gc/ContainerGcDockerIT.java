@@ -87,7 +87,11 @@ class ContainerGcDockerIT {
       String id =
           runtime.createContainer(
               sandbox,
-              Configs.container(pod, pod.getSpec().getContainers().get(0), false, Configs.Instance.of(sandbox, restart, Map.of(), List.of())));
+              Configs.container(
+                  pod,
+                  pod.getSpec().getContainers().get(0),
+                  false,
+                  Configs.Instance.of(sandbox, restart, Map.of(), List.of())));
       runtime.startContainer(id);
       dead.add(id);
     }

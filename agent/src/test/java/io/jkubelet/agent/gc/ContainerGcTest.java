@@ -93,7 +93,11 @@ class ContainerGcTest {
       String id =
           runtime.createContainer(
               sandbox,
-              Configs.container(pod, spec.get(), false, Configs.Instance.of(sandbox, restarts++, Map.of(), List.of())));
+              Configs.container(
+                  pod,
+                  spec.get(),
+                  false,
+                  Configs.Instance.of(sandbox, restarts++, Map.of(), List.of())));
       runtime.startContainer(id);
       runtime.exit(id, 1, "");
       ids.add(id);
@@ -108,7 +112,11 @@ class ContainerGcTest {
     String id =
         runtime.createContainer(
             sandbox,
-            Configs.container(pod, spec.get(), false, Configs.Instance.of(sandbox, restarts++, Map.of(), List.of())));
+            Configs.container(
+                pod,
+                spec.get(),
+                false,
+                Configs.Instance.of(sandbox, restarts++, Map.of(), List.of())));
     runtime.startContainer(id);
     return id;
   }

@@ -68,7 +68,16 @@ class ActionsTest {
                         .findFirst())
             .orElseThrow();
     containers.add(
-        new ContainerStatus(name + seq, name, "sb0", state, new ContainerStatus.Times(T0.plusSeconds(seq++), T0, state == ContainerState.EXITED ? T0 : null), new ContainerStatus.Exit(exitCode, "", ""), new ContainerStatus.Origin(spec.getImage(), "", ContainerHash.of(spec), 0, Map.of()), 0));
+        new ContainerStatus(
+            name + seq,
+            name,
+            "sb0",
+            state,
+            new ContainerStatus.Times(
+                T0.plusSeconds(seq++), T0, state == ContainerState.EXITED ? T0 : null),
+            new ContainerStatus.Exit(exitCode, "", ""),
+            new ContainerStatus.Origin(spec.getImage(), "", ContainerHash.of(spec), 0, Map.of()),
+            0));
   }
 
   private PodActions compute(Pod pod) {

@@ -26,10 +26,15 @@ class ConfigsCgroupParentTest {
 
   @Test
   void withoutAParentTheSandboxAndContainersKeepTheRuntimesDefault() throws Exception {
-    assertThat(Configs.sandbox(POD, 0, "jkubelet/pause:3.2", 0, null, "p", "").linux().cgroupParent())
+    assertThat(
+            Configs.sandbox(POD, 0, "jkubelet/pause:3.2", 0, null, "p", "").linux().cgroupParent())
         .isEmpty();
     assertThat(
-            Configs.container(POD, POD.getSpec().getContainers().get(0), false, Configs.Instance.of("sb", 0, Map.of(), List.of()))
+            Configs.container(
+                    POD,
+                    POD.getSpec().getContainers().get(0),
+                    false,
+                    Configs.Instance.of("sb", 0, Map.of(), List.of()))
                 .linux()
                 .cgroupParent())
         .isEmpty();
@@ -38,7 +43,12 @@ class ConfigsCgroupParentTest {
   @Test
   void eachContainerGoesUnderThePodsCgroup() throws Exception {
     ContainerConfig c =
-        Configs.container(POD, POD.getSpec().getContainers().get(0), false, new Configs.Instance("sb", 0, Map.of(), List.of(), ContainerConfig.Security.DEFAULT, List.of(), PARENT));
+        Configs.container(
+            POD,
+            POD.getSpec().getContainers().get(0),
+            false,
+            new Configs.Instance(
+                "sb", 0, Map.of(), List.of(), ContainerConfig.Security.DEFAULT, List.of(), PARENT));
 
     assertThat(c.linux().cgroupParent()).isEqualTo(PARENT);
   }

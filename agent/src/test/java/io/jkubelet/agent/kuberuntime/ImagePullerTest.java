@@ -21,14 +21,15 @@ class ImagePullerTest {
   private final FakeRuntime runtime = new FakeRuntime(clock, "present:1");
   private final List<String> events = new ArrayList<>();
   private final ImagePuller puller =
-      new ImagePuller(new ImagePuller.Deps(
-          runtime,
-          (o, t, reason, msg) -> events.add(reason + ": " + msg),
-          clock,
-          new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
-          Duration.ofMinutes(1),
-          PullCredentials.NONE,
-          TestImagePulls.unstarted(runtime, EventRecorder.NOOP, clock)));
+      new ImagePuller(
+          new ImagePuller.Deps(
+              runtime,
+              (o, t, reason, msg) -> events.add(reason + ": " + msg),
+              clock,
+              new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
+              Duration.ofMinutes(1),
+              PullCredentials.NONE,
+              TestImagePulls.unstarted(runtime, EventRecorder.NOOP, clock)));
   private final Pod pod = TestPods.simple("u1", "p", "c");
 
   private Container container(String image, String policy) {

@@ -60,7 +60,16 @@ class OomEventsTest {
   private static ContainerStatus container(
       String id, ContainerState state, int exitCode, String reason, int restarts) {
     Instant at = START.plusSeconds(10L * (restarts + 1));
-    return new ContainerStatus(id, "app", "s1", state, new ContainerStatus.Times(at, at, state == ContainerState.EXITED ? at.plusSeconds(1) : null), new ContainerStatus.Exit(exitCode, reason, ""), new ContainerStatus.Origin("img", "img@sha", "h", restarts, Map.of()), 0);
+    return new ContainerStatus(
+        id,
+        "app",
+        "s1",
+        state,
+        new ContainerStatus.Times(
+            at, at, state == ContainerState.EXITED ? at.plusSeconds(1) : null),
+        new ContainerStatus.Exit(exitCode, reason, ""),
+        new ContainerStatus.Origin("img", "img@sha", "h", restarts, Map.of()),
+        0);
   }
 
   private static ContainerStatus oomKilled(String id, int restarts) {
@@ -228,7 +237,15 @@ class OomEventsTest {
   @Test
   void killsBeforeThisAgentStartedAreNotReported() {
     ContainerStatus old =
-        new ContainerStatus(C1, "app", "s1", ContainerState.RUNNING, new ContainerStatus.Times(START.minusSeconds(60), START.minusSeconds(60), null), new ContainerStatus.Exit(0, "", ""), new ContainerStatus.Origin("img", "img@sha", "h", 0, Map.of()), 0L);
+        new ContainerStatus(
+            C1,
+            "app",
+            "s1",
+            ContainerState.RUNNING,
+            new ContainerStatus.Times(START.minusSeconds(60), START.minusSeconds(60), null),
+            new ContainerStatus.Exit(0, "", ""),
+            new ContainerStatus.Origin("img", "img@sha", "h", 0, Map.of()),
+            0L);
     source.kill(kill(4242, "dd"));
     source.setCounters(C1, counters(3));
     observe(old);

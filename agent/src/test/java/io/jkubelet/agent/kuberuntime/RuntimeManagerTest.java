@@ -14,8 +14,8 @@ import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pod.WaitingReasons;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ExecResult;
-import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.RecordingSleeper;
@@ -60,14 +60,15 @@ class RuntimeManagerTest {
     return new RuntimeManager(
         new RuntimeManager.Deps(
             runtime,
-            new ImagePuller(new ImagePuller.Deps(
-                runtime,
-                recorder,
-                clock,
-                pull,
-                Duration.ofMinutes(1),
-                PullCredentials.NONE,
-                TestImagePulls.unstarted(runtime, recorder, clock))),
+            new ImagePuller(
+                new ImagePuller.Deps(
+                    runtime,
+                    recorder,
+                    clock,
+                    pull,
+                    Duration.ofMinutes(1),
+                    PullCredentials.NONE,
+                    TestImagePulls.unstarted(runtime, recorder, clock))),
             VolumeManager.create(
                 new VolumeManager.Options(
                     root,
@@ -479,7 +480,11 @@ class RuntimeManagerTest {
     String sandbox = status.sandboxes().get(0).id();
     runtime.createContainer(
         sandbox,
-        Configs.container(pod, pod.getSpec().getContainers().get(0), false, Configs.Instance.of(sandbox, 1, Map.of(), List.of())));
+        Configs.container(
+            pod,
+            pod.getSpec().getContainers().get(0),
+            false,
+            Configs.Instance.of(sandbox, 1, Map.of(), List.of())));
 
     int removed = m.removeDeadContainers(runtime.podStatus(Configs.ref(pod)), 1);
 
@@ -501,7 +506,11 @@ class RuntimeManagerTest {
       String id =
           runtime.createContainer(
               sandbox,
-              Configs.container(pod, pod.getSpec().getContainers().get(0), false, Configs.Instance.of(sandbox, restart, Map.of(), List.of())));
+              Configs.container(
+                  pod,
+                  pod.getSpec().getContainers().get(0),
+                  false,
+                  Configs.Instance.of(sandbox, restart, Map.of(), List.of())));
       runtime.startContainer(id);
       runtime.exit(id, 1, "");
       dead.add(id);

@@ -12,9 +12,9 @@ import io.jkubelet.agent.prober.ProbeType;
 import io.jkubelet.agent.prober.ProbeWorker;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerSummary;
-import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.stats.Summary;
 import io.jkubelet.agent.status.ApiStatusManager;
 import io.jkubelet.agent.util.FakeClock;
@@ -231,9 +231,17 @@ class KubeletMetricsTest {
     long ms = Instant.parse(time).toEpochMilli();
     var cpu = new Summary.CpuStats(time, null, 2_500_000_000L);
     var mem = new Summary.MemoryStats(time, null, 10L, 7L, null, null, null);
-    var node = new Summary.NodeStats("n", null, null, new Summary.Usage(cpu, mem, null), null, null, null);
+    var node =
+        new Summary.NodeStats("n", null, null, new Summary.Usage(cpu, mem, null), null, null, null);
     var pod =
-        new Summary.PodStats(new Summary.PodReference("web", "ns", "u1"), null, List.of(new Summary.ContainerStats("app", null, cpu, mem, null, null)), new Summary.Usage(cpu, mem, null), null, null, null);
+        new Summary.PodStats(
+            new Summary.PodReference("web", "ns", "u1"),
+            null,
+            List.of(new Summary.ContainerStats("app", null, cpu, mem, null, null)),
+            new Summary.Usage(cpu, mem, null),
+            null,
+            null,
+            null);
     metrics.registerResource(new ResourceCollector(() -> new Summary(node, List.of(pod))));
 
     String text = scrape(KubeletMetrics.Endpoint.RESOURCE);
@@ -279,7 +287,17 @@ class KubeletMetricsTest {
 
   private static Summary.NodeStats resourceNode() {
     String time = "2026-01-01T00:00:05Z";
-    return new Summary.NodeStats("n", null, null, new Summary.Usage(new Summary.CpuStats(time, null, 2_500_000_000L), new Summary.MemoryStats(time, null, 10L, 7L, null, null, null), null), null, null, null);
+    return new Summary.NodeStats(
+        "n",
+        null,
+        null,
+        new Summary.Usage(
+            new Summary.CpuStats(time, null, 2_500_000_000L),
+            new Summary.MemoryStats(time, null, 10L, 7L, null, null, null),
+            null),
+        null,
+        null,
+        null);
   }
 
   private static Summary.PodStats resourcePod(
@@ -287,7 +305,14 @@ class KubeletMetricsTest {
     String time = "2026-01-01T00:00:05Z";
     var cpu = new Summary.CpuStats(time, null, 1_000_000_000L);
     var mem = new Summary.MemoryStats(time, null, workingSet, workingSet, null, null, null);
-    return new Summary.PodStats(new Summary.PodReference(name, "ns", uid), start, List.of(new Summary.ContainerStats("app", start, cpu, mem, null, null)), new Summary.Usage(cpu, mem, null), null, null, null);
+    return new Summary.PodStats(
+        new Summary.PodReference(name, "ns", uid),
+        start,
+        List.of(new Summary.ContainerStats("app", start, cpu, mem, null, null)),
+        new Summary.Usage(cpu, mem, null),
+        null,
+        null,
+        null);
   }
 
   @Test
@@ -307,7 +332,14 @@ class KubeletMetricsTest {
   void aSeriesGivenTwiceIsAScrapeErrorNotAFailedScrape() {
     var twice = resourcePod("web", "u1", "2026-01-01T00:00:01Z", 11L);
     var pod =
-        new Summary.PodStats(twice.podRef(), twice.startTime(), List.of(twice.containers().get(0), twice.containers().get(0)), new Summary.Usage(twice.cpu(), twice.memory(), null), null, null, null);
+        new Summary.PodStats(
+            twice.podRef(),
+            twice.startTime(),
+            List.of(twice.containers().get(0), twice.containers().get(0)),
+            new Summary.Usage(twice.cpu(), twice.memory(), null),
+            null,
+            null,
+            null);
     metrics.registerResource(
         new ResourceCollector(() -> new Summary(resourceNode(), List.of(pod))));
     assertThat(scrape(KubeletMetrics.Endpoint.RESOURCE)).contains("scrape_error 1.0");

@@ -1,10 +1,10 @@
 package io.jkubelet.agent.runtime;
 
-import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
 import java.time.Instant;

@@ -66,7 +66,15 @@ class SummaryProviderTest {
 
   private static ContainerStatus container(
       String id, String name, ContainerState state, Instant created) {
-    return new ContainerStatus(id, name, SANDBOX, state, new ContainerStatus.Times(created, created.plusSeconds(1), null), new ContainerStatus.Exit(0, "", ""), new ContainerStatus.Origin("img", "", "h", 0, Map.of()), 0);
+    return new ContainerStatus(
+        id,
+        name,
+        SANDBOX,
+        state,
+        new ContainerStatus.Times(created, created.plusSeconds(1), null),
+        new ContainerStatus.Exit(0, "", ""),
+        new ContainerStatus.Origin("img", "", "h", 0, Map.of()),
+        0);
   }
 
   @ParameterizedTest(name = "cgroup v2: {0}")
@@ -534,7 +542,15 @@ class SummaryProviderTest {
             new PodRef("uid-bad", "bad", "default"),
             List.of(),
             List.of(
-                new ContainerStatus("f".repeat(64), null, SANDBOX, ContainerState.RUNNING, new ContainerStatus.Times(T0, T0, null), new ContainerStatus.Exit(0, "", ""), new ContainerStatus.Origin("img", "", "h", 0, Map.of()), 0))));
+                new ContainerStatus(
+                    "f".repeat(64),
+                    null,
+                    SANDBOX,
+                    ContainerState.RUNNING,
+                    new ContainerStatus.Times(T0, T0, null),
+                    new ContainerStatus.Exit(0, "", ""),
+                    new ContainerStatus.Origin("img", "", "h", 0, Map.of()),
+                    0))));
     pods.add(pod(true));
 
     Summary s = provider(host, Duration.ZERO).summary();

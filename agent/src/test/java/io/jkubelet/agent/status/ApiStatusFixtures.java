@@ -33,7 +33,20 @@ final class ApiStatusFixtures {
     List<ContainerStatus> containers = new ArrayList<>();
     for (Container c : pod.getSpec().getContainers()) {
       containers.add(
-          new ContainerStatus(dockerId(uid + "/" + c.getName() + "/" + restarts), c.getName(), dockerId(uid + "/sandbox"), ContainerState.RUNNING, new ContainerStatus.Times(now.minusSeconds(5), now.minusSeconds(4), null), new ContainerStatus.Exit(0, "", ""), new ContainerStatus.Origin(c.getImage(), "docker://sha256:" + dockerId(c.getImage()), ContainerHash.of(c), restarts, Map.of()), 0));
+          new ContainerStatus(
+              dockerId(uid + "/" + c.getName() + "/" + restarts),
+              c.getName(),
+              dockerId(uid + "/sandbox"),
+              ContainerState.RUNNING,
+              new ContainerStatus.Times(now.minusSeconds(5), now.minusSeconds(4), null),
+              new ContainerStatus.Exit(0, "", ""),
+              new ContainerStatus.Origin(
+                  c.getImage(),
+                  "docker://sha256:" + dockerId(c.getImage()),
+                  ContainerHash.of(c),
+                  restarts,
+                  Map.of()),
+              0));
     }
     return generate(pod, now, ip, containers, ready);
   }

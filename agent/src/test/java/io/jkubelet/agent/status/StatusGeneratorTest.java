@@ -42,7 +42,21 @@ class StatusGeneratorTest {
   private void container(ContainerState state, int exit, String reason, int restartCount) {
     Instant t = T0.plusSeconds(seq++);
     containers.add(
-        new io.jkubelet.agent.runtime.ContainerStatus("id" + seq, "a", "sb", state, new io.jkubelet.agent.runtime.ContainerStatus.Times(t, t, state == ContainerState.EXITED ? t.plusMillis(500) : null), new io.jkubelet.agent.runtime.ContainerStatus.Exit(exit, reason, ""), new io.jkubelet.agent.runtime.ContainerStatus.Origin("jkubelet/busybox:1.35", "docker://sha256:abc", ContainerHash.of(pod.getSpec().getContainers().get(0)), restartCount, Map.of()), 0));
+        new io.jkubelet.agent.runtime.ContainerStatus(
+            "id" + seq,
+            "a",
+            "sb",
+            state,
+            new io.jkubelet.agent.runtime.ContainerStatus.Times(
+                t, t, state == ContainerState.EXITED ? t.plusMillis(500) : null),
+            new io.jkubelet.agent.runtime.ContainerStatus.Exit(exit, reason, ""),
+            new io.jkubelet.agent.runtime.ContainerStatus.Origin(
+                "jkubelet/busybox:1.35",
+                "docker://sha256:abc",
+                ContainerHash.of(pod.getSpec().getContainers().get(0)),
+                restartCount,
+                Map.of()),
+            0));
   }
 
   private ContainerHealth health = ContainerHealth.NO_PROBES;

@@ -21,9 +21,9 @@ import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.prober.ContainerHealth;
 import io.jkubelet.agent.runtime.ContainerState;
+import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.fake.FakeContainer;
 import io.jkubelet.agent.runtime.fake.FakeRuntime;
-import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.status.ReasonCache;
 import io.jkubelet.agent.util.Backoff;
@@ -74,14 +74,16 @@ class PodSyncCgroupsTest {
     return new RuntimeManager(
         new RuntimeManager.Deps(
             runtime,
-            new ImagePuller(new ImagePuller.Deps(
-                runtime,
-                recorder,
-                clock,
-                pull,
-                Duration.ofMinutes(1),
-                io.jkubelet.agent.kuberuntime.PullCredentials.NONE,
-                io.jkubelet.agent.kuberuntime.TestImagePulls.unstarted(runtime, recorder, clock))),
+            new ImagePuller(
+                new ImagePuller.Deps(
+                    runtime,
+                    recorder,
+                    clock,
+                    pull,
+                    Duration.ofMinutes(1),
+                    io.jkubelet.agent.kuberuntime.PullCredentials.NONE,
+                    io.jkubelet.agent.kuberuntime.TestImagePulls.unstarted(
+                        runtime, recorder, clock))),
             VolumeManager.create(
                 new VolumeManager.Options(
                     root,

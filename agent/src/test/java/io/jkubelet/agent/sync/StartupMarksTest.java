@@ -42,7 +42,15 @@ class StartupMarksTest {
   }
 
   private static ContainerStatus exited(String name, Instant finished, int code) {
-    return new ContainerStatus("id-" + name, name, "sandbox", ContainerState.EXITED, new ContainerStatus.Times(finished.minusSeconds(3), finished.minusSeconds(3), finished), new ContainerStatus.Exit(code, "", ""), new ContainerStatus.Origin("busybox", "", "", 0, Map.of()), 0L);
+    return new ContainerStatus(
+        "id-" + name,
+        name,
+        "sandbox",
+        ContainerState.EXITED,
+        new ContainerStatus.Times(finished.minusSeconds(3), finished.minusSeconds(3), finished),
+        new ContainerStatus.Exit(code, "", ""),
+        new ContainerStatus.Origin("busybox", "", "", 0, Map.of()),
+        0L);
   }
 
   private static io.fabric8.kubernetes.api.model.PodStatus api(String ready) {

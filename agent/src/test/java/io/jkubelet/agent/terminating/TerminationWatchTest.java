@@ -13,10 +13,10 @@ import io.jkubelet.agent.kuberuntime.PreStopsRunning;
 import io.jkubelet.agent.runtime.CallsInFlight;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
-import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
@@ -266,6 +266,14 @@ class TerminationWatchTest {
             new PodRef(UID, "web", "default"),
             List.of(),
             List.of(
-                new ContainerStatus(id, name, "s1", ContainerState.RUNNING, new ContainerStatus.Times(T0, T0, null), new ContainerStatus.Exit(0, "", ""), new ContainerStatus.Origin("img", "", "h", 0, Map.of()), pid))));
+                new ContainerStatus(
+                    id,
+                    name,
+                    "s1",
+                    ContainerState.RUNNING,
+                    new ContainerStatus.Times(T0, T0, null),
+                    new ContainerStatus.Exit(0, "", ""),
+                    new ContainerStatus.Origin("img", "", "h", 0, Map.of()),
+                    pid))));
   }
 }

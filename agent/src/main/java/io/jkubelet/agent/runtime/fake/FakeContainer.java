@@ -14,8 +14,8 @@ import java.util.Optional;
 
 /**
  * A container (or sandbox) as a {@link FakeRuntime} keeps it, and how the fake reports it: as
- * {@code DockerRuntime} would list and inspect it. Guarded by the fake runtime's monitor; tests read
- * its fields through {@link FakeRuntime#all} and the like.
+ * {@code DockerRuntime} would list and inspect it. Guarded by the fake runtime's monitor; tests
+ * read its fields through {@link FakeRuntime#all} and the like.
  */
 public final class FakeContainer {
   public final String id;
@@ -37,8 +37,13 @@ public final class FakeContainer {
   public long pid = 4242;
 
   private FakeContainer(
-      String id, String name, Map<String, String> labels, String image, Instant createdAt,
-      ContainerConfig config, SandboxConfig sandboxConfig) {
+      String id,
+      String name,
+      Map<String, String> labels,
+      String image,
+      Instant createdAt,
+      ContainerConfig config,
+      SandboxConfig sandboxConfig) {
     this.id = id;
     this.name = name;
     this.sandbox = sandboxConfig != null;
@@ -78,7 +83,9 @@ public final class FakeContainer {
                 new ContainerSummary(
                     id,
                     pod,
-                    sandbox ? Labels.POD_CONTAINER_NAME : labels.getOrDefault(Labels.CONTAINER_NAME, ""),
+                    sandbox
+                        ? Labels.POD_CONTAINER_NAME
+                        : labels.getOrDefault(Labels.CONTAINER_NAME, ""),
                     sandbox,
                     state,
                     createdAt,
@@ -92,9 +99,7 @@ public final class FakeContainer {
         id,
         Labels.trailingNumber(name),
         ready,
-        ready
-                && !sandboxConfig.network().hostNetwork()
-                && !sandboxConfig.network().pluginNetwork()
+        ready && !sandboxConfig.network().hostNetwork() && !sandboxConfig.network().pluginNetwork()
             ? "10.0.0." + (Integer.parseInt(id.substring(56), 16) % 250 + 2)
             : "",
         createdAt,

@@ -59,9 +59,9 @@ final class FakeLogs {
   }
 
   /**
-   * See {@link FakeRuntime#followLogEntries}. {@code running} records the call and says whether
-   * the container runs (or throws); it is asked under the lock, with the follower added in the
-   * same hold, so that a stop cannot come between.
+   * See {@link FakeRuntime#followLogEntries}. {@code running} records the call and says whether the
+   * container runs (or throws); it is asked under the lock, with the follower added in the same
+   * hold, so that a stop cannot come between.
    */
   AutoCloseable follow(
       String containerId, Optional<Instant> since, LogEntrySink sink, BooleanSupplier running) {
@@ -74,7 +74,9 @@ final class FakeLogs {
         followers.computeIfAbsent(containerId, k -> new ArrayList<>()).add(sink);
       }
     }
-    past.stream().filter(e -> since.isEmpty() || !e.time().isBefore(since.get())).forEach(sink::entry);
+    past.stream()
+        .filter(e -> since.isEmpty() || !e.time().isBefore(since.get()))
+        .forEach(sink::entry);
     if (!runs) {
       sink.end(null);
     }

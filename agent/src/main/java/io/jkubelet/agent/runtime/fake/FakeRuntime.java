@@ -35,8 +35,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * containers exit, images disappear and calls fail. Thread-safe: every method is synchronized, and
  * its parts by job ({@link FakeImages}, {@link FakeLogs}, {@link FakeStreams}: exec and the
  * streams) are guarded by this object's monitor, so that one lock keeps the contract's cross-call
- * rules (a name conflict, a removed sandbox's containers). The unit tests use it, and
- * hollow nodes ({@code io.jkubelet.agent.hollow}) run their pods on it ({@link #hollow}).
+ * rules (a name conflict, a removed sandbox's containers). The unit tests use it, and hollow nodes
+ * ({@code io.jkubelet.agent.hollow}) run their pods on it ({@link #hollow}).
  *
  * <p>It honours the runtime contract ({@code RuntimeContract} in the tests) as {@code
  * DockerRuntime} does (see {@code FakeRuntimeContractTest}): names and labels as dockershim's,
@@ -216,7 +216,10 @@ public class FakeRuntime implements Runtime {
   @Override
   public synchronized List<ContainerSummary> listContainers() {
     call("listContainers", "");
-    return containers.values().stream().map(FakeContainer::summary).flatMap(Optional::stream).toList();
+    return containers.values().stream()
+        .map(FakeContainer::summary)
+        .flatMap(Optional::stream)
+        .toList();
   }
 
   @Override
@@ -380,7 +383,8 @@ public class FakeRuntime implements Runtime {
    * {@link #MAX_EXEC_OUTPUT_BYTES}; a hook that steps the fake clock beyond the exec's timeout
    * makes it time out, keeping its output.
    */
-  public synchronized void onExec(java.util.function.BiFunction<FakeContainer, List<String>, ExecResult> f) {
+  public synchronized void onExec(
+      java.util.function.BiFunction<FakeContainer, List<String>, ExecResult> f) {
     streams.onExec(f);
   }
 
@@ -402,7 +406,8 @@ public class FakeRuntime implements Runtime {
   }
 
   /** The default exec program: {@code cat} copies stdin to stdout; anything else exits 0. */
-  public static int cat(FakeContainer c, List<String> command, StreamIo io) throws java.io.IOException {
+  public static int cat(FakeContainer c, List<String> command, StreamIo io)
+      throws java.io.IOException {
     if (command.get(0).equals("cat") && io.stdin() != null && io.stdout() != null) {
       io.stdin().transferTo(io.stdout());
     }
