@@ -13,6 +13,7 @@ import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.volume.VolumeManager;
+import io.jkubelet.config.Nullable;
 import io.jkubelet.config.Records;
 import java.math.BigDecimal;
 import java.nio.file.Path;
@@ -103,7 +104,7 @@ public final class Configs {
       List<EnvVar> env,
       ContainerConfig.Security security,
       List<ContainerConfig.Mount> kubeletMounts,
-      String cgroupParent) {
+      @Nullable String cgroupParent) {
     public Instance {
       Records.requireNonNull(Instance.class, sandboxId, volumePaths, env, security, kubeletMounts);
     }
