@@ -22,19 +22,8 @@ public record Summary(NodeStats node, List<PodStats> pods) {
       @JsonUnwrapped Usage usage,
       FsStats fs,
       RuntimeStats runtime,
-      RlimitStats rlimit) {
-    public CpuStats cpu() {
-      return usage == null ? null : usage.cpu();
-    }
-
-    public MemoryStats memory() {
-      return usage == null ? null : usage.memory();
-    }
-
-    public NetworkStats network() {
-      return usage == null ? null : usage.network();
-    }
-  }
+      RlimitStats rlimit)
+      implements Measured {}
 
   /** A pod's figures; its {@link Usage} inline, as upstream's fields. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -45,17 +34,23 @@ public record Summary(NodeStats node, List<PodStats> pods) {
       @JsonUnwrapped Usage usage,
       List<VolumeStats> volume,
       @JsonProperty("ephemeral-storage") FsStats ephemeralStorage,
-      @JsonProperty("process_stats") ProcessStats processStats) {
-    public CpuStats cpu() {
-      return usage == null ? null : usage.cpu();
+      @JsonProperty("process_stats") ProcessStats processStats)
+      implements Measured {}
+
+  /** A node's or a pod's figures, whose {@link Usage} reads through. */
+  public interface Measured {
+    Usage usage();
+
+    default CpuStats cpu() {
+      return usage() == null ? null : usage().cpu();
     }
 
-    public MemoryStats memory() {
-      return usage == null ? null : usage.memory();
+    default MemoryStats memory() {
+      return usage() == null ? null : usage().memory();
     }
 
-    public NetworkStats network() {
-      return usage == null ? null : usage.network();
+    default NetworkStats network() {
+      return usage() == null ? null : usage().network();
     }
   }
 
