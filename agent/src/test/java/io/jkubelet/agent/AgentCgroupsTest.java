@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.jkubelet.agent.cm.CgroupException;
 import io.jkubelet.agent.cm.FakeContainerManager;
 import io.jkubelet.agent.runtime.ContainerState;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Files;

@@ -7,7 +7,8 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.runtime.ContainerState;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeContainer;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Files;
@@ -109,8 +110,8 @@ class KubeletTest {
         .getUid();
   }
 
-  private FakeRuntime.Fake latest(String uid) {
-    List<FakeRuntime.Fake> all = runtime.named(uid, "c");
+  private FakeContainer latest(String uid) {
+    List<FakeContainer> all = runtime.named(uid, "c");
     return all.get(all.size() - 1);
   }
 

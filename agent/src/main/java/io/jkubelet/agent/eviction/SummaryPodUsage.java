@@ -63,8 +63,8 @@ public record SummaryPodUsage(SummaryProvider summary) implements Readers.PodUsa
     Map<String, Long> volumes = new HashMap<>();
     if (p.volume() != null) {
       for (Summary.VolumeStats v : p.volume()) {
-        if (v.name() != null && v.usedBytes() != null) {
-          volumes.put(v.name(), v.usedBytes());
+        if (v.name() != null && v.fs() != null && v.fs().usedBytes() != null) {
+          volumes.put(v.name(), v.fs().usedBytes());
         }
       }
     }

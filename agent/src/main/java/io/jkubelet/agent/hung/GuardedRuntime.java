@@ -311,19 +311,20 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
 
   @Override
   public void stopPodSandbox(String sandboxId, Duration grace) {
-    call(
+    run(
         "StopPodSandbox",
         sandboxId,
         withGrace(grace),
-        () -> {
-          delegate.stopPodSandbox(sandboxId, grace);
-          return null;
-        });
+        () -> delegate.stopPodSandbox(sandboxId, grace));
   }
 
   @Override
   public void removePodSandbox(String sandboxId) {
-    run("RemovePodSandbox", sandboxId, () -> delegate.removePodSandbox(sandboxId));
+    run(
+        "RemovePodSandbox",
+        sandboxId,
+        options.requestTimeout(),
+        () -> delegate.removePodSandbox(sandboxId));
   }
 
   @Override
@@ -347,24 +348,29 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
 
   @Override
   public void startContainer(String containerId) {
-    run("StartContainer", containerId, () -> delegate.startContainer(containerId));
+    run(
+        "StartContainer",
+        containerId,
+        options.requestTimeout(),
+        () -> delegate.startContainer(containerId));
   }
 
   @Override
   public void stopContainer(String containerId, Duration grace) {
-    call(
+    run(
         "StopContainer",
         containerId,
         withGrace(grace),
-        () -> {
-          delegate.stopContainer(containerId, grace);
-          return null;
-        });
+        () -> delegate.stopContainer(containerId, grace));
   }
 
   @Override
   public void removeContainer(String containerId) {
-    run("RemoveContainer", containerId, () -> delegate.removeContainer(containerId));
+    run(
+        "RemoveContainer",
+        containerId,
+        options.requestTimeout(),
+        () -> delegate.removeContainer(containerId));
   }
 
   @Override
@@ -403,11 +409,11 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
         .plus(grace == null || grace.isNegative() ? Duration.ZERO : grace);
   }
 
-  private void run(String name, String id, Runnable fn) {
+  private void run(String name, String id, Duration bound, Runnable fn) {
     call(
         name,
         id,
-        options.requestTimeout(),
+        bound,
         () -> {
           fn.run();
           return null;

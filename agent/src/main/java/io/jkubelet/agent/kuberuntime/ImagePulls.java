@@ -1,5 +1,6 @@
 package io.jkubelet.agent.kuberuntime;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.jkubelet.agent.events.EventCorrelator;
 import io.jkubelet.agent.events.EventRecorder;
@@ -13,6 +14,7 @@ import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.timeline.Phase;
 import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.OwnedScheduler;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
@@ -84,35 +86,41 @@ public final class ImagePulls implements Lifecycle {
   }
 
   /**
-   * Where one pull stands, for the kubelet API's {@code /pods}: sizes in bytes, times in RFC 3339.
+   * Where one pull stands, for the kubelet API's {@code /pods}: one flat JSON object (its parts
+   * unwrapped, in this order), sizes in bytes, times in RFC 3339.
    *
-   * @param secondsLeft the estimate, or null when it cannot tell yet
+   * @param containers the pod's containers that wait on it
+   * @param progress the last progress, in the words of the event
    */
   public record Status(
       String image,
       List<String> containers,
-      long bytes,
-      long totalBytes,
-      boolean totalKnown,
-      int layers,
-      int layersDone,
-      long bytesPerSecond,
-      Long secondsLeft,
-      String startedAt,
-      String lastProgressAt,
+      @JsonUnwrapped Amounts amounts,
+      @JsonUnwrapped Pace pace,
       String progress) {}
+
+  /** How much of a pull is done: its bytes and layers. */
+  public record Amounts(
+      long bytes, long totalBytes, boolean totalKnown, int layers, int layersDone) {}
+
+  /**
+   * How fast a pull goes, and since when.
+   *
+   * @param secondsLeft the estimate, or null when it cannot tell yet
+   */
+  public record Pace(
+      long bytesPerSecond, Long secondsLeft, String startedAt, String lastProgressAt) {}
 
   private record Key(String image, List<RegistryAuth> auths) {}
 
   private final Runtime runtime;
   private final EventRecorder recorder;
-  private final Time time;
   private final Clock clock;
   private final Duration deadline;
   private final Listener listener;
   private final PodTimelines timelines;
   private final Map<Key, Pull> inFlight = new ConcurrentHashMap<>();
-  private volatile Scheduler scheduler;
+  private final OwnedScheduler reports;
 
   /**
    * @param deadline how long a pull may go without progress before it is cancelled; zero: no limit
@@ -127,30 +135,27 @@ public final class ImagePulls implements Lifecycle {
       PodTimelines timelines) {
     this.runtime = Objects.requireNonNull(runtime, "runtime");
     this.recorder = Objects.requireNonNull(recorder, "recorder");
-    this.time = Objects.requireNonNull(time, "time");
-    this.clock = time.clock();
+    this.clock = Objects.requireNonNull(time, "time").clock();
     this.deadline = Objects.requireNonNull(deadline, "deadline");
     this.listener = Objects.requireNonNull(listener, "listener");
     this.timelines = Objects.requireNonNull(timelines, "timelines");
+    this.reports =
+        new OwnedScheduler(time.schedulers(), "image-pulls", "image pulls not started", s -> {});
   }
 
   @Override
   public void start() {
-    scheduler = time.schedulers().create("image-pulls");
+    reports.start();
   }
 
   @Override
   public void stop() {
-    Scheduler s = scheduler;
-    scheduler = null;
-    if (s != null) {
-      s.close();
-    }
+    reports.stop();
   }
 
   @Override
   public Health healthy() {
-    return scheduler == null ? Health.failing("image pulls not started") : Health.OK;
+    return reports.healthy();
   }
 
   /**
@@ -195,7 +200,7 @@ public final class ImagePulls implements Lifecycle {
 
   private String run(Key key, Pull pull, Duration timeout) {
     listener.started();
-    Scheduler s = scheduler;
+    Scheduler s = reports.current();
     Scheduler.Task ticker =
         s == null ? () -> {} : s.atFixedRate(REPORT_PERIOD, REPORT_PERIOD, () -> tick(pull));
     List<String> errors = new ArrayList<>();
@@ -279,15 +284,12 @@ public final class ImagePulls implements Lifecycle {
           new Status(
               p.image,
               containers,
-              s.bytes(),
-              s.total(),
-              s.totalKnown(),
-              s.layers(),
-              s.layersDone(),
-              s.bytesPerSecond(now),
-              left == null ? null : left.toSeconds(),
-              s.started().toString(),
-              s.lastProgress().toString(),
+              new Amounts(s.bytes(), s.total(), s.totalKnown(), s.layers(), s.layersDone()),
+              new Pace(
+                  s.bytesPerSecond(now),
+                  left == null ? null : left.toSeconds(),
+                  s.started().toString(),
+                  s.lastProgress().toString()),
               s.describe(now)));
     }
     return out;

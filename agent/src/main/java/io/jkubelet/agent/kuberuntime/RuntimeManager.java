@@ -75,8 +75,7 @@ public final class RuntimeManager {
    * @param images pulls the pods' images and the sandbox image
    * @param objects the secrets and configMaps containers' environments read
    * @param crashBackoff the crash-loop backoff, keyed by pod and container
-   * @param recorder the pods' events
-   * @param timelines the pods' start-up timelines: sandbox, volumes, container starts
+   * @param reports where the syncs tell what they did
    */
   public record Deps(
       Runtime runtime,
@@ -85,21 +84,23 @@ public final class RuntimeManager {
       HookRunner hooks,
       PodObjects objects,
       Backoff crashBackoff,
-      EventRecorder recorder,
-      Clock clock,
-      PodTimelines timelines) {
+      Reports reports,
+      Clock clock) {
     public Deps {
       Records.requireNonNull(
-          Deps.class,
-          runtime,
-          images,
-          volumes,
-          hooks,
-          objects,
-          crashBackoff,
-          recorder,
-          clock,
-          timelines);
+          Deps.class, runtime, images, volumes, hooks, objects, crashBackoff, reports, clock);
+    }
+  }
+
+  /**
+   * Where the syncs tell what they did.
+   *
+   * @param recorder the pods' events
+   * @param timelines the pods' start-up timelines: sandbox, volumes, container starts
+   */
+  public record Reports(EventRecorder recorder, PodTimelines timelines) {
+    public Reports {
+      Records.requireNonNull(Reports.class, recorder, timelines);
     }
   }
 
@@ -125,7 +126,7 @@ public final class RuntimeManager {
     this.runtime = deps.runtime();
     this.images = deps.images();
     this.volumes = deps.volumes();
-    this.recorder = deps.recorder();
+    this.recorder = deps.reports().recorder();
     this.crashBackoff = deps.crashBackoff();
     this.infraImage = options.infraImage();
     this.oomScoreAdj = options.oomScoreAdj();
@@ -133,7 +134,7 @@ public final class RuntimeManager {
     this.killer =
         new ContainerKiller(runtime, recorder, deps.clock(), parallel, deps.hooks(), preStops);
     this.starter = new ContainerStarter(deps, options, killer);
-    this.timelines = deps.timelines();
+    this.timelines = deps.reports().timelines();
   }
 
   /** A sync that could not get the pod going at all (sandbox, volumes): retried with backoff. */

@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.kuberuntime.Configs;
 import io.jkubelet.agent.runtime.ContainerState;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,7 +74,7 @@ class ContainerGcTest {
     clock.step(Duration.ofMinutes(1));
     String id =
         runtime.runPodSandbox(
-            Configs.sandbox(pod, attempt, PAUSE, 0, null, pod.getMetadata().getName()));
+            Configs.sandbox(pod, attempt, PAUSE, 0, null, pod.getMetadata().getName(), ""));
     return id;
   }
 
@@ -94,7 +94,11 @@ class ContainerGcTest {
       String id =
           runtime.createContainer(
               sandbox,
-              Configs.container(pod, spec.get(), false, sandbox, restarts++, Map.of(), List.of()));
+              Configs.container(
+                  pod,
+                  spec.get(),
+                  false,
+                  Configs.Instance.of(sandbox, restarts++, Map.of(), List.of())));
       runtime.startContainer(id);
       runtime.exit(id, 1, "");
       ids.add(id);
@@ -109,7 +113,11 @@ class ContainerGcTest {
     String id =
         runtime.createContainer(
             sandbox,
-            Configs.container(pod, spec.get(), false, sandbox, restarts++, Map.of(), List.of()));
+            Configs.container(
+                pod,
+                spec.get(),
+                false,
+                Configs.Instance.of(sandbox, restarts++, Map.of(), List.of())));
     runtime.startContainer(id);
     return id;
   }

@@ -10,12 +10,12 @@ import io.jkubelet.agent.events.EventCorrelator;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.PullProgress;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
@@ -148,7 +148,7 @@ class ImagePullsTest {
   }
 
   @Test
-  void theProgressPatchesThePullingEventEveryTenSecondsOnlyWhenThereIsNews() {
+  void theProgressPatchesThePullingEventEveryTenSecondsOnlyWhenThereIsNews() throws Exception {
     pulls.start();
     CompletableFuture<String> done = pull("u1");
     awaitEnginePull();
@@ -177,9 +177,9 @@ class ImagePullsTest {
             s -> {
               assertThat(s.image()).isEqualTo(IMAGE);
               assertThat(s.containers()).containsExactly("app");
-              assertThat(s.bytes()).isEqualTo(50_000_000);
-              assertThat(s.totalBytes()).isEqualTo(100_000_000);
-              assertThat(s.secondsLeft()).isEqualTo(30);
+              assertThat(s.amounts().bytes()).isEqualTo(50_000_000);
+              assertThat(s.amounts().totalBytes()).isEqualTo(100_000_000);
+              assertThat(s.pace().secondsLeft()).isEqualTo(30);
             });
     assertThat(pulls.forPod("other")).isEmpty();
     assertThat(io.jkubelet.agent.util.ApiSerialization.SHARED.asJson(pulls.forPod("u1")))
@@ -189,6 +189,27 @@ class ImagePullsTest {
         .contains("\"totalBytes\":100000000")
         .contains("\"secondsLeft\":30")
         .contains("\"startedAt\":\"2026-11-28T10:00:00Z\"");
+    var json =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(io.jkubelet.agent.util.ApiSerialization.SHARED.asJson(pulls.forPod("u1")))
+            .get(0);
+    List<String> keys = new java.util.ArrayList<>();
+    json.fieldNames().forEachRemaining(keys::add);
+    assertThat(keys)
+        .as("one flat object, its fields in this order")
+        .containsExactly(
+            "image",
+            "containers",
+            "bytes",
+            "totalBytes",
+            "totalKnown",
+            "layers",
+            "layersDone",
+            "bytesPerSecond",
+            "secondsLeft",
+            "startedAt",
+            "lastProgressAt",
+            "progress");
 
     engine.progress("aaa", "Pull complete", 0, 0);
     engine.outcome.complete(null);

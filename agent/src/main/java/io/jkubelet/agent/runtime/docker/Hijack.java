@@ -51,31 +51,16 @@ final class Hijack implements AutoCloseable {
    * engine's message otherwise (e.g. 409, a container that is not running).
    */
   static Hijack open(String host, String path, String jsonBody) {
-    SocketChannel channel = connect(host);
-    Hijack h = new Hijack(channel);
-    try {
-      byte[] body = jsonBody.getBytes(StandardCharsets.UTF_8);
-      String request =
-          "POST "
-              + path
-              + " HTTP/1.1\r\nHost: docker\r\nUser-Agent: jkubelet\r\n"
-              + "Content-Type: application/json\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
-              + "Content-Length: "
-              + body.length
-              + "\r\n\r\n";
-      h.out.write(request.getBytes(StandardCharsets.US_ASCII));
-      h.out.write(body);
-      h.out.flush();
-      h.readResponseHead(path);
-      return h;
-    } catch (IOException e) {
-      h.close();
-      throw Errors.withCause(
-          new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage()), e);
-    } catch (RuntimeException e) {
-      h.close();
-      throw e;
-    }
+    byte[] body = jsonBody.getBytes(StandardCharsets.UTF_8);
+    String head =
+        "POST "
+            + path
+            + " HTTP/1.1\r\nHost: docker\r\nUser-Agent: jkubelet\r\n"
+            + "Content-Type: application/json\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
+            + "Content-Length: "
+            + body.length
+            + "\r\n\r\n";
+    return request(host, path, head, body);
   }
 
   /**
@@ -84,12 +69,20 @@ final class Hijack implements AutoCloseable {
    * body. Errors as {@link #open}.
    */
   static Hijack get(String host, String path) {
+    return request(
+        host,
+        path,
+        "GET " + path + " HTTP/1.0\r\nHost: docker\r\nUser-Agent: jkubelet\r\n\r\n",
+        new byte[0]);
+  }
+
+  /** Connects, sends the request's head and body, and reads the answer's head. */
+  private static Hijack request(String host, String path, String head, byte[] body) {
     SocketChannel channel = connect(host);
     Hijack h = new Hijack(channel);
     try {
-      h.out.write(
-          ("GET " + path + " HTTP/1.0\r\nHost: docker\r\nUser-Agent: jkubelet\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
+      h.out.write(head.getBytes(StandardCharsets.US_ASCII));
+      h.out.write(body);
       h.out.flush();
       h.readResponseHead(path);
       return h;

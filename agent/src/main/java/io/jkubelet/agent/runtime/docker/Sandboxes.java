@@ -122,11 +122,8 @@ final class Sandboxes {
     return pid <= 0 ? "" : "/proc/" + pid + "/ns/net";
   }
 
-  /**
-   * The host pid of a running container's (or sandbox's) main process; 0 when it does not run or
-   * does not exist. See {@link io.jkubelet.agent.runtime.Runtime#containerPid}.
-   */
-  long pid(String id) {
+  /** The host pid of a running sandbox's main process; 0 when it does not run or does not exist. */
+  private long pid(String id) {
     com.github.dockerjava.api.command.InspectContainerResponse inspected;
     try {
       inspected = api.inspectContainerCmd(id).exec();
