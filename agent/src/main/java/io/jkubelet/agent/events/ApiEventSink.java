@@ -108,7 +108,7 @@ public final class ApiEventSink implements Consumer<Event>, EventBroadcaster.Rem
       int burst) {
     return new ApiEventSink(
         EventWriter.of(client),
-        Correlator.of(new EventCorrelator(clock, correlation)),
+        new EventCorrelator(clock, correlation),
         clock,
         sleeper,
         RandomGenerator.getDefault(),
