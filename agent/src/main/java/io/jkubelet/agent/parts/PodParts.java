@@ -353,13 +353,14 @@ public final class PodParts {
                 in.network()::networkError),
             new PodSync.Cgroups(in.containerManager(), activePods()));
     return new PodWorkers(
-        new InstrumentedPodSync(sync, in.metrics(), in.statuses()::getPodStatus, clock),
-        workQueue,
-        clock,
-        in.options().config().syncFrequency(),
-        WORKER_ERROR_BACKOFF,
-        () -> ThreadLocalRandom.current().nextDouble(),
-        workerExecutor);
+        new PodWorkers.Options(
+            new InstrumentedPodSync(sync, in.metrics(), in.statuses()::getPodStatus, clock),
+            workQueue,
+            clock,
+            in.options().config().syncFrequency(),
+            WORKER_ERROR_BACKOFF,
+            () -> ThreadLocalRandom.current().nextDouble(),
+            workerExecutor));
   }
 
   private Housekeeping housekeeping() {
