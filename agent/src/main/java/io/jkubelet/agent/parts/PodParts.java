@@ -173,13 +173,14 @@ public final class PodParts {
             new PlegMetrics(in.metrics()));
     probes =
         new ProbeManager(
-            new ResultsManager(e -> channels.probe().offer(e)),
-            runtime::exec,
-            in.statuses()::getPodStatus,
-            recorder,
-            clock,
-            time.schedulers(),
-            () -> ThreadLocalRandom.current().nextDouble());
+            new ProbeManager.Deps(
+                new ResultsManager(e -> channels.probe().offer(e)),
+                runtime::exec,
+                in.statuses()::getPodStatus,
+                recorder,
+                clock,
+                time.schedulers(),
+                () -> ThreadLocalRandom.current().nextDouble()));
     logCollector = logCollector();
     shutdown =
         NodeShutdownManager.create(
