@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe, as each of its parts. The client is owned: {@link #stop()} closes it.
  */
-public final class ApiStatusManager implements StatusManager {
+public final class ApiStatusManager extends CachedStatusManager {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusManager.class);
   private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
 
@@ -77,7 +77,6 @@ public final class ApiStatusManager implements StatusManager {
 
   private final KubernetesClient client;
   private final Duration syncPeriod;
-  private final StatusCache cache = new StatusCache();
   private final StatusCounters counters = new StatusCounters();
   private final StatusSyncQueue queue;
   private final ApiStatusWriter writer;
@@ -155,11 +154,6 @@ public final class ApiStatusManager implements StatusManager {
     return counters.snapshot(queue.pending());
   }
 
-  @Override
-  public Optional<PodStatus> getPodStatus(String uid) {
-    return cache.status(uid);
-  }
-
   /**
    * Records the pod's status after the {@link StatusCache} rules; never blocks on the API server. A
    * status the rules drop is never written.
@@ -187,13 +181,8 @@ public final class ApiStatusManager implements StatusManager {
   }
 
   @Override
-  public int size() {
-    return cache.size();
-  }
-
-  @Override
   public void removeOrphanedStatuses(Set<String> keep) {
-    cache.retainAll(keep);
+    super.removeOrphanedStatuses(keep);
     queue.retainAll(keep);
   }
 }
