@@ -51,6 +51,9 @@ public final class ApiStatusManager extends CachedStatusManager {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusManager.class);
   private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
 
+  /** The re-check period of every pod, as upstream's status manager. */
+  public static final Duration SYNC_PERIOD = Duration.ofSeconds(10);
+
   /**
    * Counters since start, for logs and tests.
    *
