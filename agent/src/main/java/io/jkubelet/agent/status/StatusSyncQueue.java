@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.util.Guard;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,8 +17,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,11 +28,9 @@ import org.slf4j.LoggerFactory;
  * re-check. The sync thread waits here for work, and for the rate budget ({@link #pause}), and
  * {@link #close} wakes it from either.
  *
- * <p>A few lines over 400 since shutdown waits on it ({@link #awaitWritten}): the waits (for work,
- * the rate budget, the writes) would go together into a class of their own at the next addition.
- *
- * <p>Thread-safe: {@code lock} guards {@code states}, {@code dirty}, {@code closed} and {@code
- * nextFullSync}; {@code wake} is signalled on every change the sync thread may wait for.
+ * <p>Thread-safe: {@code guard} guards {@code states}, {@code dirty}, {@code closed} and {@code
+ * nextFullSync}, and is signalled on every change a waiter may wait for: the sync thread (for work
+ * or the rate budget) and shutdown (for the writes).
  */
 final class StatusSyncQueue {
   private static final Logger log = LoggerFactory.getLogger(StatusSyncQueue.class);
@@ -65,7 +62,7 @@ final class StatusSyncQueue {
     }
   }
 
-  /** One pod's sync state; guarded by {@code lock}. */
+  /** One pod's sync state; guarded by {@code guard}. */
   private static final class State {
     /** The cache version and semantic status of the latest status this queue was told of. */
     long version;
@@ -87,9 +84,7 @@ final class StatusSyncQueue {
   private final Duration syncPeriod;
   private final Backoff.Policy retries;
 
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition wake = lock.newCondition();
-  private final Condition settled = lock.newCondition();
+  private final Guard guard = new Guard();
   private final Map<String, State> states = new HashMap<>();
   private final Set<String> dirty = new LinkedHashSet<>();
   private boolean closed;
@@ -107,38 +102,28 @@ final class StatusSyncQueue {
 
   /** Schedules the first re-check one period from now; false when already closed. */
   boolean open() {
-    lock.lock();
-    try {
-      nextFullSync = clock.instant().plus(syncPeriod);
-      return !closed;
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          nextFullSync = clock.instant().plus(syncPeriod);
+          return !closed;
+        });
   }
 
   /** Stops handing out work and wakes every waiter; false when already closed. */
   boolean close() {
-    lock.lock();
-    try {
-      if (closed) {
-        return false;
-      }
-      closed = true;
-      wake.signalAll();
-      settled.signalAll();
-      return true;
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          if (closed) {
+            return false;
+          }
+          closed = true;
+          guard.signalAll();
+          return true;
+        });
   }
 
   boolean isClosed() {
-    lock.lock();
-    try {
-      return closed;
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> closed);
   }
 
   /**
@@ -147,43 +132,33 @@ final class StatusSyncQueue {
    * (two threads set statuses of one pod).
    */
   void changed(String uid, long version, Map<String, Object> semantic, boolean deletable) {
-    lock.lock();
-    try {
-      State s = states.computeIfAbsent(uid, k -> new State());
-      if (version <= s.version) {
-        return;
-      }
-      s.version = version;
-      s.latest = semantic;
-      if (s.gone) {
-        return;
-      }
-      s.deleteRequested |= deletable;
-      markIfDirty(uid, s);
-    } finally {
-      lock.unlock();
-    }
+    guard.run(
+        () -> {
+          State s = states.computeIfAbsent(uid, k -> new State());
+          if (version <= s.version) {
+            return;
+          }
+          s.version = version;
+          s.latest = semantic;
+          if (!s.gone) {
+            s.deleteRequested |= deletable;
+            markIfDirty(uid, s);
+          }
+        });
   }
 
   /** Forgets pods other than these. */
   void retainAll(Set<String> keep) {
-    lock.lock();
-    try {
-      states.keySet().retainAll(keep);
-      dirty.retainAll(keep);
-    } finally {
-      lock.unlock();
-    }
+    guard.run(
+        () -> {
+          states.keySet().retainAll(keep);
+          dirty.retainAll(keep);
+        });
   }
 
   /** Whether the pod has a status to write (now or after its retry delay). */
   boolean isDirty(String uid) {
-    lock.lock();
-    try {
-      return dirty.contains(uid);
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> dirty.contains(uid));
   }
 
   /**
@@ -191,42 +166,37 @@ final class StatusSyncQueue {
    * {@link StatusPatches#semantic}) is the latest status this queue was told of.
    */
   boolean agrees(String uid, Map<String, Object> apiSemantic) {
-    lock.lock();
-    try {
-      State s = states.get(uid);
-      return s != null
-          && !s.gone
-          && !dirty.contains(uid)
-          && s.latest != null
-          && s.latest.equals(apiSemantic);
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          State s = states.get(uid);
+          return s != null
+              && !s.gone
+              && !dirty.contains(uid)
+              && s.latest != null
+              && s.latest.equals(apiSemantic);
+        });
   }
 
   /**
    * Waits until each of these pods is settled (the API holds its latest status, or it is gone, or
    * the API keeps a terminal status of its own), at most {@code timeout}; whether that came first.
    * A pod whose write is in flight is not settled yet: it left {@code dirty} when its sync began.
-   * Woken by each sync's end.
+   * Woken by each sync's end; false at once when closed.
    */
   boolean awaitWritten(Collection<String> uids, Duration timeout) throws InterruptedException {
-    long nanos = timeout.toNanos();
-    lock.lock();
-    try {
-      while (uids.stream().anyMatch(this::unsettled)) {
-        if (nanos <= 0 || closed) {
-          return false;
-        }
-        nanos = settled.awaitNanos(nanos);
-      }
-      return true;
-    } finally {
-      lock.unlock();
-    }
+    return guard
+        .await(
+            () -> {
+              if (uids.stream().noneMatch(this::unsettled)) {
+                return Optional.of(true);
+              }
+              return closed ? Optional.of(false) : Optional.<Boolean>empty();
+            },
+            timeout)
+        .orElse(false);
   }
 
-  /** Under {@code lock}. */
+  /** Under {@code guard}. */
   private boolean unsettled(String uid) {
     State s = states.get(uid);
     return dirty.contains(uid)
@@ -235,12 +205,7 @@ final class StatusSyncQueue {
 
   /** Pods with a status to write now or after their retry delay. */
   int pending() {
-    lock.lock();
-    try {
-      return dirty.size();
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(dirty::size);
   }
 
   /**
@@ -248,35 +213,28 @@ final class StatusSyncQueue {
    * once closed.
    */
   Work awaitWork() throws InterruptedException {
-    lock.lock();
-    try {
-      while (!closed) {
-        Instant now = clock.instant();
-        if (!now.isBefore(nextFullSync)) {
-          nextFullSync = now.plus(syncPeriod);
-          return new Work(new ArrayList<>(states.keySet()), true);
-        }
-        List<String> due = due(now);
-        if (!due.isEmpty()) {
-          return new Work(due, false);
-        }
-        // Deadlines are on the injected clock: re-read it after every wake-up.
-        wake.awaitNanos(untilNextWork(now).toNanos());
-      }
-      return null;
-    } finally {
-      lock.unlock();
-    }
+    return guard.call(
+        () -> {
+          while (!closed) {
+            Instant now = clock.instant();
+            if (!now.isBefore(nextFullSync)) {
+              nextFullSync = now.plus(syncPeriod);
+              return new Work(new ArrayList<>(states.keySet()), true);
+            }
+            List<String> due = due(now);
+            if (!due.isEmpty()) {
+              return new Work(due, false);
+            }
+            // Deadlines are on the injected clock: re-read it after every wake-up.
+            guard.pause(untilNextWork(now));
+          }
+          return null;
+        });
   }
 
   /** Dirty pods whose retry time has come. */
   List<String> dueNow() {
-    lock.lock();
-    try {
-      return due(clock.instant());
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> due(clock.instant()));
   }
 
   /**
@@ -286,69 +244,65 @@ final class StatusSyncQueue {
    * @throws InterruptedException when closed, so that a sync gives up at once
    */
   void pause(Duration d) throws InterruptedException {
-    lock.lock();
-    try {
-      if (closed) {
-        throw new InterruptedException("stopping");
-      }
-      wake.awaitNanos(d.toNanos());
-    } finally {
-      lock.unlock();
-    }
+    guard.call(
+        () -> {
+          if (closed) {
+            throw new InterruptedException("stopping");
+          }
+          guard.pause(d);
+          return null;
+        });
   }
 
   /** Starts the pod's sync: it is no longer dirty. Empty when there is nothing to do for it. */
   Optional<Turn> take(String uid) {
-    lock.lock();
-    try {
-      State s = states.get(uid);
-      dirty.remove(uid);
-      if (s == null || s.gone) {
-        return Optional.empty();
-      }
-      s.deleteRequested = false; // this sync looks at the deletion
-      return Optional.of(new Turn(s.failuresInRow + 1, retries.next(s.retryDelay), s.keptTerminal));
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          State s = states.get(uid);
+          dirty.remove(uid);
+          if (s == null || s.gone) {
+            return Optional.empty();
+          }
+          s.deleteRequested = false; // this sync looks at the deletion
+          return Optional.of(
+              new Turn(s.failuresInRow + 1, retries.next(s.retryDelay), s.keptTerminal));
+        });
   }
 
   /** Applies how the pod's sync ended; true when the pod is now forgotten for good. */
   boolean record(Attempt a, StatusSyncResult result) {
-    lock.lock();
-    try {
-      settled.signalAll();
-      State s = states.get(a.uid());
-      if (s == null) {
-        return false; // removed as an orphan meanwhile
-      }
-      switch (result) {
-        case WRITTEN, IN_SYNC -> inSync(a, s);
-        case KEPT_TERMINAL -> {
-          clearRetry(s);
-          s.keptTerminal = true;
-        }
-        case GONE, DELETED -> {
-          s.gone = true;
-          dirty.remove(a.uid());
-          return true;
-        }
-        case NO_MIRROR, RETRY -> {
-          s.retryDelay = a.nextRetry();
-          s.retryAt = clock.instant().plus(a.nextRetry());
-          if (result == StatusSyncResult.RETRY) {
-            s.failuresInRow = a.attempt();
+    return guard.get(
+        () -> {
+          guard.signalAll();
+          State s = states.get(a.uid());
+          if (s == null) {
+            return false; // removed as an orphan meanwhile
           }
-          dirty.add(a.uid());
-        }
-      }
-      return false;
-    } finally {
-      lock.unlock();
-    }
+          switch (result) {
+            case WRITTEN, IN_SYNC -> inSync(a, s);
+            case KEPT_TERMINAL -> {
+              clearRetry(s);
+              s.keptTerminal = true;
+            }
+            case GONE, DELETED -> {
+              s.gone = true;
+              dirty.remove(a.uid());
+              return true;
+            }
+            case NO_MIRROR, RETRY -> {
+              s.retryDelay = a.nextRetry();
+              s.retryAt = clock.instant().plus(a.nextRetry());
+              if (result == StatusSyncResult.RETRY) {
+                s.failuresInRow = a.attempt();
+              }
+              dirty.add(a.uid());
+            }
+          }
+          return false;
+        });
   }
 
-  /** Under {@code lock}. */
+  /** Under {@code guard}. */
   private void inSync(Attempt a, State s) {
     if (s.failuresInRow > 0) {
       log.info(
@@ -362,11 +316,11 @@ final class StatusSyncQueue {
     markIfDirty(a.uid(), s);
   }
 
-  /** Under {@code lock}. */
+  /** Under {@code guard}. */
   private void markIfDirty(String uid, State s) {
     if (s.deleteRequested || !s.latest.equals(s.written)) {
       if (dirty.add(uid)) {
-        wake.signalAll();
+        guard.signalAll();
       }
     } else {
       dirty.remove(uid);
@@ -379,7 +333,7 @@ final class StatusSyncQueue {
     s.failuresInRow = 0;
   }
 
-  /** Dirty pods whose retry time has come; under {@code lock}. */
+  /** Dirty pods whose retry time has come; under {@code guard}. */
   private List<String> due(Instant now) {
     List<String> out = new ArrayList<>();
     for (String uid : dirty) {
@@ -391,7 +345,7 @@ final class StatusSyncQueue {
     return out;
   }
 
-  /** How long the thread may wait before anything is due; under {@code lock}. */
+  /** How long the thread may wait before anything is due; under {@code guard}. */
   private Duration untilNextWork(Instant now) {
     Instant next = nextFullSync;
     for (String uid : dirty) {

@@ -10,8 +10,9 @@ import java.util.function.Supplier;
 /**
  * A lock around some state, with lock, try and unlock written once: {@link #get} and {@link #run}
  * hold it for a body; {@link #await} waits under it until the state says so, woken by {@link
- * #signalAll}. A {@link ReentrantLock} rather than {@code synchronized}, because pod workers wait
- * and sync on virtual threads, which a monitor pins to their carrier (JDK 21).
+ * #signalAll}; a body of {@link #call} may {@link #pause} for a signal itself. A {@link
+ * ReentrantLock} rather than {@code synchronized}, because pod workers wait and sync on virtual
+ * threads, which a monitor pins to their carrier (JDK 21).
  *
  * <p>NOTE: a body must not block; it runs with every other user of the state shut out.
  */
@@ -39,7 +40,31 @@ public final class Guard {
     }
   }
 
-  /** Wakes every {@link #await}; call it from a body that changed what they wait for. */
+  /** A body that may wait for a signal, for {@link #call}. */
+  @FunctionalInterface
+  public interface Waiting<T> {
+    T get() throws InterruptedException;
+  }
+
+  /** {@code body}'s value, computed holding the lock; the body may {@link #pause}. */
+  public <T> T call(Waiting<T> body) throws InterruptedException {
+    lock.lock();
+    try {
+      return body.get();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * From a body of {@link #call}: lets the lock go until a {@link #signalAll} or for at most {@code
+   * d}, and takes it again.
+   */
+  public void pause(Duration d) throws InterruptedException {
+    changed.awaitNanos(d.toNanos());
+  }
+
+  /** Wakes every waiter; call it from a body that changed what they wait for. */
   public void signalAll() {
     changed.signalAll();
   }
