@@ -64,6 +64,11 @@ public final class Guard {
     changed.awaitNanos(d.toNanos());
   }
 
+  /** From a body of {@link #call}: lets the lock go until a {@link #signalAll}, and takes it again. */
+  public void pause() throws InterruptedException {
+    changed.await();
+  }
+
   /** Wakes every waiter; call it from a body that changed what they wait for. */
   public void signalAll() {
     changed.signalAll();
