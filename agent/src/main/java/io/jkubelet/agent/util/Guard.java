@@ -14,7 +14,8 @@ import java.util.function.Supplier;
  * ReentrantLock} rather than {@code synchronized}, because pod workers wait and sync on virtual
  * threads, which a monitor pins to their carrier (JDK 21).
  *
- * <p>NOTE: a body must not block; it runs with every other user of the state shut out.
+ * <p>NOTE: a body runs with every other user of the state shut out: keep it short, and wait only
+ * through {@link #await} or {@link #pause}, which let the lock go meanwhile.
  */
 public final class Guard {
   private final ReentrantLock lock = new ReentrantLock();
