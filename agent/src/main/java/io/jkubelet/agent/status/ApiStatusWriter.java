@@ -326,9 +326,7 @@ final class ApiStatusWriter {
 
   /** Takes a token of the rate budget, waiting for one; throws only to give up. */
   private void acquire() throws InterruptedException {
-    for (Duration wait = budget.tryAcquire(); !wait.isZero(); wait = budget.tryAcquire()) {
-      budgetWait.sleep(wait);
-    }
+    budget.acquire(budgetWait);
   }
 
   /** Whether the mirror pod belongs to this version of the static pod (same config hash). */
