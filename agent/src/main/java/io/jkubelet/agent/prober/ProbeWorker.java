@@ -123,7 +123,7 @@ public final class ProbeWorker implements Lifecycle {
     this.prober = Objects.requireNonNull(prober, "prober");
     this.container = Objects.requireNonNull(container, "container");
     this.shared = Objects.requireNonNull(shared, "shared");
-    this.stats = new AttemptStats(settings.period());
+    this.stats = new AttemptStats(Objects.requireNonNull(settings, "settings").period());
     Context ctx = new Context(key, settings, shared, stats);
     this.state = new ProbeState(ctx);
     this.ticker = new ProbeTicker(ctx, this::probeOnce);
