@@ -104,15 +104,7 @@ public final class Agent implements Lifecycle {
       ApiClients kube = clients.limited("kube-api", limit, deps.time());
       ContentType.logUsed(config.contentType());
       KubernetesClient pods = kube.newClient();
-      ApiStatusManager api =
-          new ApiStatusManager(
-              kube.newClient(),
-              deps.time().clock(),
-              (int) limit.qps(),
-              limit.burst(),
-              pod -> parts.reclaimed.test(pod),
-              uid -> parts.podManager.apiObject(uid),
-              ApiStatusManager.SYNC_PERIOD);
+      ApiStatusManager api = apiStatuses(kube, limit, deps);
       statuses = api;
       metrics.register(apiEvents(clients, deps, events.broadcaster(), metrics));
       metrics.register(new StatusCollector(api::stats));
@@ -263,6 +255,18 @@ public final class Agent implements Lifecycle {
     return agent;
   }
 
+  /** The pods' status manager on a client of its own; it reads the parts, built after it. */
+  private ApiStatusManager apiStatuses(ApiClients clients, RateLimit limit, Dependencies deps) {
+    return new ApiStatusManager(
+        clients.newClient(),
+        deps.time().clock(),
+        (int) limit.qps(),
+        limit.burst(),
+        pod -> parts.reclaimed.test(pod),
+        uid -> parts.podManager.apiObject(uid),
+        ApiStatusManager.SYNC_PERIOD);
+  }
+
   /** Events to the API server, on a client and budget of their own; what the events count. */
   private EventCollector apiEvents(
       ApiClients clients, Dependencies deps, EventBroadcaster broadcaster, KubeletMetrics metrics) {
@@ -368,7 +372,8 @@ public final class Agent implements Lifecycle {
     if (shuttingDown.isPresent()) {
       return Health.failing(shuttingDown.get());
     }
-    // Upstream's runtimeState.runtimeErrors, then the network's, aggregated as upstream prints them.
+    // Upstream's runtimeState.runtimeErrors, then the network's, aggregated as upstream prints
+    // them.
     return Health.all(
         List.of(
             runtimeHealth(),

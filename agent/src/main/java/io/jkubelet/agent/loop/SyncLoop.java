@@ -179,7 +179,8 @@ public final class SyncLoop implements Lifecycle {
     Duration sync = ticks.syncPeriod();
     tickers.atFixedRate(sync, sync, () -> ticks.sync().offer(clock.instant()));
     Duration housekeeping = ticks.housekeepingPeriod();
-    tickers.atFixedRate(housekeeping, housekeeping, () -> ticks.housekeeping().offer(clock.instant()));
+    tickers.atFixedRate(
+        housekeeping, housekeeping, () -> ticks.housekeeping().offer(clock.instant()));
     thread = Thread.ofPlatform().name("sync-loop").start(this::run);
   }
 

@@ -28,7 +28,9 @@ record SourceOptions(
     Objects.requireNonNull(sink, "sink");
   }
 
-  /** A new scheduler named {@code name} that runs {@code look} now, then a period after each run. */
+  /**
+   * A new scheduler named {@code name} that runs {@code look} now, then a period after each run.
+   */
   Scheduler everyPeriod(String name, Runnable look) {
     Scheduler scheduler = schedulers.create(name);
     scheduler.withFixedDelay(Duration.ZERO, period, look);

@@ -157,6 +157,8 @@ final class ProbeState {
 
   /** Sets the current container's result; whether it changed. */
   private boolean publish(ProbeResult result) {
-    return ctx.shared().results().set(ctx.key().podUid(), ctx.key().containerName(), containerId, ctx.key().type(), result);
+    return ctx.shared()
+        .results()
+        .set(ctx.key().podUid(), ctx.key().containerName(), containerId, ctx.key().type(), result);
   }
 }

@@ -195,8 +195,7 @@ public final class ProbeWorker implements Lifecycle {
 
   @Override
   public Health healthy() {
-    return guard.get(
-        () -> started ? Health.OK : Health.failing("Prober " + key + " not started"));
+    return guard.get(() -> started ? Health.OK : Health.failing("Prober " + key + " not started"));
   }
 
   /**

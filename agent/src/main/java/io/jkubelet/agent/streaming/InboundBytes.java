@@ -14,8 +14,8 @@ import java.util.function.Consumer;
  * callback stops reading the connection ({@code true}), and resumes it ({@code false}) once a
  * reader has taken them below {@link #LOW_WATER}.
  *
- * <p>Thread-safe: {@code guard} guards every field. A blocked {@link #read} wakes on data, on {@link
- * #end}, and on interruption ({@link InterruptedIOException}, the flag restored).
+ * <p>Thread-safe: {@code guard} guards every field. A blocked {@link #read} wakes on data, on
+ * {@link #end}, and on interruption ({@link InterruptedIOException}, the flag restored).
  */
 final class InboundBytes extends InputStream {
   static final int HIGH_WATER = 256 * 1024;

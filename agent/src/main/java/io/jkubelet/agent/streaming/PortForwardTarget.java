@@ -26,12 +26,11 @@ record PortForwardTarget(String sandboxId, Forwarder forwarder) {
   }
 
   /**
-   * Joins {@code in} and {@code out} to {@code port} in the pod until the forward ends; the client's
-   * departure closes it. A runtime failure is logged and its message, worded as upstream's, goes to
-   * {@code failed}. Nobody reads {@code in} afterwards: it is discarded.
+   * Joins {@code in} and {@code out} to {@code port} in the pod until the forward ends; the
+   * client's departure closes it. A runtime failure is logged and its message, worded as
+   * upstream's, goes to {@code failed}. Nobody reads {@code in} afterwards: it is discarded.
    */
-  void serve(
-      int port, InboundBytes in, OutputStream out, ClientGone gone, Consumer<byte[]> failed)
+  void serve(int port, InboundBytes in, OutputStream out, ClientGone gone, Consumer<byte[]> failed)
       throws InterruptedException {
     StreamHandle handle = null;
     try {

@@ -131,8 +131,7 @@ public final class StreamingService {
     if (rc != null) {
       ctx.channel()
           .eventLoop()
-          .schedule(
-              rc::closeUnlessStarted, STREAM_CREATION_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+          .schedule(rc::closeUnlessStarted, STREAM_CREATION_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     }
   }
 
@@ -250,10 +249,7 @@ public final class StreamingService {
    * event loop (not the handler's executor, which the HTTP layer may have made another); a {@link
    * Refusal} or runtime error becomes the answer instead.
    */
-  private static <T> void offLoop(
-      ChannelHandlerContext ctx,
-      Supplier<T> lookup,
-      Consumer<T> then) {
+  private static <T> void offLoop(ChannelHandlerContext ctx, Supplier<T> lookup, Consumer<T> then) {
     ctx.channel().config().setAutoRead(false);
     Thread.ofVirtual()
         .name("streaming-lookup")

@@ -120,11 +120,14 @@ final class Upgrades {
 
   /**
    * Negotiates the protocol from {@code server}'s list, then upgrades to SPDY with the session that
-   * {@code session} makes for it; answers the refusal instead when the two sides share none. Returns
-   * the session, or null when refused.
+   * {@code session} makes for it; answers the refusal instead when the two sides share none.
+   * Returns the session, or null when refused.
    */
   static <A extends SpdyConnection.Acceptor> A toSpdy(
-      ChannelHandlerContext ctx, HttpRequest req, List<String> server, Function<String, A> session) {
+      ChannelHandlerContext ctx,
+      HttpRequest req,
+      List<String> server,
+      Function<String, A> session) {
     Negotiation n = negotiate(req, server);
     if (n.refusal() != null) {
       refuse(ctx, n.refusal());

@@ -13,10 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What an exec, attach or port-forward over a WebSocket shares, as upstream's {@code wsstream.Conn}:
- * control frames are answered here (a close closes, a ping gets its pong); each data message is
- * decoded by the channel protocol (binary or base64) and handed to {@link #receive}; frames go out
- * through {@link #output}; the server ends the session with a normal close.
+ * What an exec, attach or port-forward over a WebSocket shares, as upstream's {@code
+ * wsstream.Conn}: control frames are answered here (a close closes, a ping gets its pong); each
+ * data message is decoded by the channel protocol (binary or base64) and handed to {@link
+ * #receive}; frames go out through {@link #output}; the server ends the session with a normal
+ * close.
  *
  * <p>Thread-safe as far as this class goes: frames arrive on the connection's event loop.
  */

@@ -180,13 +180,14 @@ public final class PodSync implements PodSyncFn {
     if (network.isPresent() && !Boolean.TRUE.equals(pod.getSpec().getHostNetwork())) {
       // As upstream: only host-network pods run until the network is ready (that is how a CNI
       // DaemonSet installs itself); the others are tried again shortly.
-      deps.recorder().eventf(
-          Refs.pod(pod),
-          EventType.Warning,
-          Reasons.NETWORK_NOT_READY,
-          "%s: %s",
-          NETWORK_NOT_READY,
-          network.get());
+      deps.recorder()
+          .eventf(
+              Refs.pod(pod),
+              EventType.Warning,
+              Reasons.NETWORK_NOT_READY,
+              "%s: %s",
+              NETWORK_NOT_READY,
+              network.get());
       return new SyncResult(observed, NETWORK_RETRY);
     }
     if (!cgroups.manager().exists(pod)) {
@@ -247,12 +248,13 @@ public final class PodSync implements PodSyncFn {
       span.end();
     } catch (CgroupException e) {
       span.fail(e.getMessage());
-      deps.recorder().eventf(
-          Refs.pod(pod),
-          EventType.Warning,
-          Reasons.FAILED_CREATE_POD_CONTAINER,
-          "unable to ensure pod container exists: %s",
-          e.getMessage());
+      deps.recorder()
+          .eventf(
+              Refs.pod(pod),
+              EventType.Warning,
+              Reasons.FAILED_CREATE_POD_CONTAINER,
+              "unable to ensure pod container exists: %s",
+              e.getMessage());
       throw new RuntimeManager.SyncError(
           "failed to ensure that the pod: "
               + ref.uid()
@@ -330,12 +332,13 @@ public final class PodSync implements PodSyncFn {
     try {
       s = deps.runtime().podStatus(ref);
     } catch (RuntimeException e) {
-      deps.recorder().eventf(
-          Refs.pod(pod),
-          EventType.Warning,
-          Reasons.FAILED_SYNC,
-          "error determining status: %s",
-          e.getMessage());
+      deps.recorder()
+          .eventf(
+              Refs.pod(pod),
+              EventType.Warning,
+              Reasons.FAILED_SYNC,
+              "error determining status: %s",
+              e.getMessage());
       throw e;
     }
     deps.cache().set(ref, s, null, at);
@@ -369,8 +372,8 @@ public final class PodSync implements PodSyncFn {
             inputs.health().apply(pod.getMetadata().getUid()));
     if (ActiveDeadline.REASON.equals(api.getReason())
         && !ActiveDeadline.REASON.equals(previous == null ? null : previous.getReason())) {
-      deps.recorder().event(
-          Refs.pod(pod), EventType.Normal, ActiveDeadline.REASON, ActiveDeadline.MESSAGE);
+      deps.recorder()
+          .event(Refs.pod(pod), EventType.Normal, ActiveDeadline.REASON, ActiveDeadline.MESSAGE);
     }
     deps.statuses().setPodStatus(pod, api);
     marks.observe(pod, status, api);

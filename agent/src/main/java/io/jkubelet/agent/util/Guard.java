@@ -65,7 +65,9 @@ public final class Guard {
     changed.awaitNanos(d.toNanos());
   }
 
-  /** From a body of {@link #call}: lets the lock go until a {@link #signalAll}, and takes it again. */
+  /**
+   * From a body of {@link #call}: lets the lock go until a {@link #signalAll}, and takes it again.
+   */
   public void pause() throws InterruptedException {
     changed.await();
   }

@@ -68,8 +68,8 @@ public interface Lifecycle {
     }
 
     /**
-     * Ok when every check is; otherwise what is wrong, as upstream's {@code utilerrors.NewAggregate}
-     * prints it: one message alone, several as {@code [a, b]}.
+     * Ok when every check is; otherwise what is wrong, as upstream's {@code
+     * utilerrors.NewAggregate} prints it: one message alone, several as {@code [a, b]}.
      */
     public static Health all(List<Health> checks) {
       List<String> errors = checks.stream().filter(h -> !h.ok()).map(Health::message).toList();

@@ -180,7 +180,9 @@ class FileSourceTest {
 
     List<List<Pod>> sent = new ArrayList<>();
     new FileSource(
-            dir.resolve("nope"), new SourceOptions(PERIOD, "n", clock, schedulers, sent::add), recorder)
+            dir.resolve("nope"),
+            new SourceOptions(PERIOD, "n", clock, schedulers, sent::add),
+            recorder)
         .scan();
     assertThat(sent).containsExactly(List.of());
   }

@@ -49,7 +49,13 @@ class PodWorkersTest {
   private final PodWorkers workers =
       new PodWorkers(
           new PodWorkers.Options(
-              fn, queue, clock, Duration.ofMinutes(1), Duration.ofSeconds(10), () -> 0.0, executor));
+              fn,
+              queue,
+              clock,
+              Duration.ofMinutes(1),
+              Duration.ofSeconds(10),
+              () -> 0.0,
+              executor));
 
   @AfterEach
   void stop() {
