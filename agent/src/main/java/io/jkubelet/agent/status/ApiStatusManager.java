@@ -113,11 +113,12 @@ public final class ApiStatusManager extends CachedStatusManager {
     this.queue = new StatusSyncQueue(clock, syncPeriod, new Backoff.Policy(first, syncPeriod));
     this.writer =
         new ApiStatusWriter(
-            client,
-            new TokenBucket(clock, qps, burst),
-            queue::pause,
-            Objects.requireNonNull(canBeDeleted, "canBeDeleted"),
-            counters);
+            new ApiStatusWriter.Deps(
+                client,
+                new TokenBucket(clock, qps, burst),
+                queue::pause,
+                Objects.requireNonNull(canBeDeleted, "canBeDeleted"),
+                counters));
     this.loop =
         new StatusSyncLoop(cache, queue, writer, counters, Objects.requireNonNull(seen, "seen"));
   }
