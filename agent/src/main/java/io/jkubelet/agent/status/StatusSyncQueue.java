@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.util.Backoff;
-import io.jkubelet.agent.util.Guard;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,6 +16,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,9 +29,11 @@ import org.slf4j.LoggerFactory;
  * re-check. The sync thread waits here for work, and for the rate budget ({@link #pause}), and
  * {@link #close} wakes it from either.
  *
- * <p>Thread-safe: {@code guard} guards {@code states}, {@code dirty}, {@code closed} and {@code
- * nextFullSync}, and is signalled on every change a waiter may wait for: the sync thread (for work
- * or the rate budget) and shutdown (for the writes).
+ * <p>A few lines over 400 since shutdown waits on it ({@link #awaitWritten}): the waits (for work,
+ * the rate budget, the writes) would go together into a class of their own at the next addition.
+ *
+ * <p>Thread-safe: {@code lock} guards {@code states}, {@code dirty}, {@code closed} and {@code
+ * nextFullSync}; {@code wake} is signalled on every change the sync thread may wait for.
  */
 final class StatusSyncQueue {
   private static final Logger log = LoggerFactory.getLogger(StatusSyncQueue.class);
@@ -62,7 +65,7 @@ final class StatusSyncQueue {
     }
   }
 
-  /** One pod's sync state; guarded by {@code guard}. */
+  /** One pod's sync state; guarded by {@code lock}. */
   private static final class State {
     /** The cache version and semantic status of the latest status this queue was told of. */
     long version;
@@ -84,7 +87,9 @@ final class StatusSyncQueue {
   private final Duration syncPeriod;
   private final Backoff.Policy retries;
 
-  private final Guard guard = new Guard();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition wake = lock.newCondition();
+  private final Condition settled = lock.newCondition();
   private final Map<String, State> states = new HashMap<>();
   private final Set<String> dirty = new LinkedHashSet<>();
   private boolean closed;
@@ -102,28 +107,38 @@ final class StatusSyncQueue {
 
   /** Schedules the first re-check one period from now; false when already closed. */
   boolean open() {
-    return guard.get(
-        () -> {
-          nextFullSync = clock.instant().plus(syncPeriod);
-          return !closed;
-        });
+    lock.lock();
+    try {
+      nextFullSync = clock.instant().plus(syncPeriod);
+      return !closed;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Stops handing out work and wakes every waiter; false when already closed. */
   boolean close() {
-    return guard.get(
-        () -> {
-          if (closed) {
-            return false;
-          }
-          closed = true;
-          guard.signalAll();
-          return true;
-        });
+    lock.lock();
+    try {
+      if (closed) {
+        return false;
+      }
+      closed = true;
+      wake.signalAll();
+      settled.signalAll();
+      return true;
+    } finally {
+      lock.unlock();
+    }
   }
 
   boolean isClosed() {
-    return guard.get(() -> closed);
+    lock.lock();
+    try {
+      return closed;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -132,33 +147,43 @@ final class StatusSyncQueue {
    * (two threads set statuses of one pod).
    */
   void changed(String uid, long version, Map<String, Object> semantic, boolean deletable) {
-    guard.run(
-        () -> {
-          State s = states.computeIfAbsent(uid, k -> new State());
-          if (version <= s.version) {
-            return;
-          }
-          s.version = version;
-          s.latest = semantic;
-          if (!s.gone) {
-            s.deleteRequested |= deletable;
-            markIfDirty(uid, s);
-          }
-        });
+    lock.lock();
+    try {
+      State s = states.computeIfAbsent(uid, k -> new State());
+      if (version <= s.version) {
+        return;
+      }
+      s.version = version;
+      s.latest = semantic;
+      if (s.gone) {
+        return;
+      }
+      s.deleteRequested |= deletable;
+      markIfDirty(uid, s);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Forgets pods other than these. */
   void retainAll(Set<String> keep) {
-    guard.run(
-        () -> {
-          states.keySet().retainAll(keep);
-          dirty.retainAll(keep);
-        });
+    lock.lock();
+    try {
+      states.keySet().retainAll(keep);
+      dirty.retainAll(keep);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Whether the pod has a status to write (now or after its retry delay). */
   boolean isDirty(String uid) {
-    return guard.get(() -> dirty.contains(uid));
+    lock.lock();
+    try {
+      return dirty.contains(uid);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -166,37 +191,42 @@ final class StatusSyncQueue {
    * {@link StatusPatches#semantic}) is the latest status this queue was told of.
    */
   boolean agrees(String uid, Map<String, Object> apiSemantic) {
-    return guard.get(
-        () -> {
-          State s = states.get(uid);
-          return s != null
-              && !s.gone
-              && !dirty.contains(uid)
-              && s.latest != null
-              && s.latest.equals(apiSemantic);
-        });
+    lock.lock();
+    try {
+      State s = states.get(uid);
+      return s != null
+          && !s.gone
+          && !dirty.contains(uid)
+          && s.latest != null
+          && s.latest.equals(apiSemantic);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
    * Waits until each of these pods is settled (the API holds its latest status, or it is gone, or
    * the API keeps a terminal status of its own), at most {@code timeout}; whether that came first.
    * A pod whose write is in flight is not settled yet: it left {@code dirty} when its sync began.
-   * Woken by each sync's end; false at once when closed.
+   * Woken by each sync's end.
    */
   boolean awaitWritten(Collection<String> uids, Duration timeout) throws InterruptedException {
-    return guard
-        .await(
-            () -> {
-              if (uids.stream().noneMatch(this::unsettled)) {
-                return Optional.of(true);
-              }
-              return closed ? Optional.of(false) : Optional.<Boolean>empty();
-            },
-            timeout)
-        .orElse(false);
+    long nanos = timeout.toNanos();
+    lock.lock();
+    try {
+      while (uids.stream().anyMatch(this::unsettled)) {
+        if (nanos <= 0 || closed) {
+          return false;
+        }
+        nanos = settled.awaitNanos(nanos);
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
   }
 
-  /** Under {@code guard}. */
+  /** Under {@code lock}. */
   private boolean unsettled(String uid) {
     State s = states.get(uid);
     return dirty.contains(uid)
@@ -205,7 +235,12 @@ final class StatusSyncQueue {
 
   /** Pods with a status to write now or after their retry delay. */
   int pending() {
-    return guard.get(dirty::size);
+    lock.lock();
+    try {
+      return dirty.size();
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -213,28 +248,35 @@ final class StatusSyncQueue {
    * once closed.
    */
   Work awaitWork() throws InterruptedException {
-    return guard.call(
-        () -> {
-          while (!closed) {
-            Instant now = clock.instant();
-            if (!now.isBefore(nextFullSync)) {
-              nextFullSync = now.plus(syncPeriod);
-              return new Work(new ArrayList<>(states.keySet()), true);
-            }
-            List<String> due = due(now);
-            if (!due.isEmpty()) {
-              return new Work(due, false);
-            }
-            // Deadlines are on the injected clock: re-read it after every wake-up.
-            guard.pause(untilNextWork(now));
-          }
-          return null;
-        });
+    lock.lock();
+    try {
+      while (!closed) {
+        Instant now = clock.instant();
+        if (!now.isBefore(nextFullSync)) {
+          nextFullSync = now.plus(syncPeriod);
+          return new Work(new ArrayList<>(states.keySet()), true);
+        }
+        List<String> due = due(now);
+        if (!due.isEmpty()) {
+          return new Work(due, false);
+        }
+        // Deadlines are on the injected clock: re-read it after every wake-up.
+        wake.awaitNanos(untilNextWork(now).toNanos());
+      }
+      return null;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Dirty pods whose retry time has come. */
   List<String> dueNow() {
-    return guard.get(() -> due(clock.instant()));
+    lock.lock();
+    try {
+      return due(clock.instant());
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -244,65 +286,69 @@ final class StatusSyncQueue {
    * @throws InterruptedException when closed, so that a sync gives up at once
    */
   void pause(Duration d) throws InterruptedException {
-    guard.call(
-        () -> {
-          if (closed) {
-            throw new InterruptedException("stopping");
-          }
-          guard.pause(d);
-          return null;
-        });
+    lock.lock();
+    try {
+      if (closed) {
+        throw new InterruptedException("stopping");
+      }
+      wake.awaitNanos(d.toNanos());
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Starts the pod's sync: it is no longer dirty. Empty when there is nothing to do for it. */
   Optional<Turn> take(String uid) {
-    return guard.get(
-        () -> {
-          State s = states.get(uid);
-          dirty.remove(uid);
-          if (s == null || s.gone) {
-            return Optional.empty();
-          }
-          s.deleteRequested = false; // this sync looks at the deletion
-          return Optional.of(
-              new Turn(s.failuresInRow + 1, retries.next(s.retryDelay), s.keptTerminal));
-        });
+    lock.lock();
+    try {
+      State s = states.get(uid);
+      dirty.remove(uid);
+      if (s == null || s.gone) {
+        return Optional.empty();
+      }
+      s.deleteRequested = false; // this sync looks at the deletion
+      return Optional.of(new Turn(s.failuresInRow + 1, retries.next(s.retryDelay), s.keptTerminal));
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Applies how the pod's sync ended; true when the pod is now forgotten for good. */
   boolean record(Attempt a, StatusSyncResult result) {
-    return guard.get(
-        () -> {
-          guard.signalAll();
-          State s = states.get(a.uid());
-          if (s == null) {
-            return false; // removed as an orphan meanwhile
+    lock.lock();
+    try {
+      settled.signalAll();
+      State s = states.get(a.uid());
+      if (s == null) {
+        return false; // removed as an orphan meanwhile
+      }
+      switch (result) {
+        case WRITTEN, IN_SYNC -> inSync(a, s);
+        case KEPT_TERMINAL -> {
+          clearRetry(s);
+          s.keptTerminal = true;
+        }
+        case GONE, DELETED -> {
+          s.gone = true;
+          dirty.remove(a.uid());
+          return true;
+        }
+        case NO_MIRROR, RETRY -> {
+          s.retryDelay = a.nextRetry();
+          s.retryAt = clock.instant().plus(a.nextRetry());
+          if (result == StatusSyncResult.RETRY) {
+            s.failuresInRow = a.attempt();
           }
-          switch (result) {
-            case WRITTEN, IN_SYNC -> inSync(a, s);
-            case KEPT_TERMINAL -> {
-              clearRetry(s);
-              s.keptTerminal = true;
-            }
-            case GONE, DELETED -> {
-              s.gone = true;
-              dirty.remove(a.uid());
-              return true;
-            }
-            case NO_MIRROR, RETRY -> {
-              s.retryDelay = a.nextRetry();
-              s.retryAt = clock.instant().plus(a.nextRetry());
-              if (result == StatusSyncResult.RETRY) {
-                s.failuresInRow = a.attempt();
-              }
-              dirty.add(a.uid());
-            }
-          }
-          return false;
-        });
+          dirty.add(a.uid());
+        }
+      }
+      return false;
+    } finally {
+      lock.unlock();
+    }
   }
 
-  /** Under {@code guard}. */
+  /** Under {@code lock}. */
   private void inSync(Attempt a, State s) {
     if (s.failuresInRow > 0) {
       log.info(
@@ -316,11 +362,11 @@ final class StatusSyncQueue {
     markIfDirty(a.uid(), s);
   }
 
-  /** Under {@code guard}. */
+  /** Under {@code lock}. */
   private void markIfDirty(String uid, State s) {
     if (s.deleteRequested || !s.latest.equals(s.written)) {
       if (dirty.add(uid)) {
-        guard.signalAll();
+        wake.signalAll();
       }
     } else {
       dirty.remove(uid);
@@ -333,7 +379,7 @@ final class StatusSyncQueue {
     s.failuresInRow = 0;
   }
 
-  /** Dirty pods whose retry time has come; under {@code guard}. */
+  /** Dirty pods whose retry time has come; under {@code lock}. */
   private List<String> due(Instant now) {
     List<String> out = new ArrayList<>();
     for (String uid : dirty) {
@@ -345,7 +391,7 @@ final class StatusSyncQueue {
     return out;
   }
 
-  /** How long the thread may wait before anything is due; under {@code guard}. */
+  /** How long the thread may wait before anything is due; under {@code lock}. */
   private Duration untilNextWork(Instant now) {
     Instant next = nextFullSync;
     for (String uid : dirty) {
