@@ -71,7 +71,7 @@ class AgentCgroupsTest {
       """;
 
   private String uid() {
-    return agent.podManager().pods().get(0).getMetadata().getUid();
+    return agent.podsWithStatus().get(0).getMetadata().getUid();
   }
 
   private List<String> cleanups() {

@@ -163,13 +163,14 @@ public final class PodParts {
             new PlegMetrics(in.metrics()));
     probes =
         new ProbeManager(
-            new ResultsManager(e -> channels.probe().offer(e)),
-            runtime::exec,
-            in.statuses()::getPodStatus,
-            recorder,
-            clock,
-            time.schedulers(),
-            () -> ThreadLocalRandom.current().nextDouble());
+            new ProbeManager.Deps(
+                new ResultsManager(e -> channels.probe().offer(e)),
+                runtime::exec,
+                in.statuses()::getPodStatus,
+                recorder,
+                clock,
+                time.schedulers(),
+                () -> ThreadLocalRandom.current().nextDouble()));
     logCollector = logCollector();
     NodeAllocatable capacity =
         new NodeAllocatable(
@@ -336,13 +337,14 @@ public final class PodParts {
                 in.network()::networkError),
             new PodSync.Cgroups(in.containerManager(), activePods()));
     return new PodWorkers(
-        new InstrumentedPodSync(sync, in.metrics(), in.statuses()::getPodStatus, clock),
-        workQueue,
-        clock,
-        in.options().config().pods().lifecycle().syncFrequency(),
-        WORKER_ERROR_BACKOFF,
-        () -> ThreadLocalRandom.current().nextDouble(),
-        workerExecutor);
+        new PodWorkers.Options(
+            new InstrumentedPodSync(sync, in.metrics(), in.statuses()::getPodStatus, clock),
+            workQueue,
+            clock,
+            in.options().config().pods().lifecycle().syncFrequency(),
+            WORKER_ERROR_BACKOFF,
+            () -> ThreadLocalRandom.current().nextDouble(),
+            workerExecutor));
   }
 
   private Housekeeping housekeeping() {
