@@ -212,7 +212,7 @@ public final class PodParts {
             runtime,
             recorder,
             time,
-            config.images().imagePullProgressDeadline(),
+            config.images(),
             new ImagePullMetrics(in.metrics()),
             in.timelines());
     runtimeManager =
@@ -481,13 +481,15 @@ public final class PodParts {
 
   /**
    * jkubelet's own annotations of a pod on {@code /pods}: the JSON of the pulls it waits on ({@link
-   * ImagePulls#forPod}), and of what holds it while it is stuck deleting ({@link
-   * StuckTerminations#report}); empty for neither.
+   * ImagePulls#forPod}), of what holds it while it is stuck deleting ({@link
+   * StuckTerminations#report}), and of its runtime calls that hang ({@link GuardedRuntime#hungOf});
+   * empty for none.
    */
   public Map<String, String> annotations(String podUid) {
     var pulls = imagePulls.forPod(podUid);
     var stuck = terminations.report(podUid);
-    if (pulls.isEmpty() && stuck.isEmpty()) {
+    var hung = runtime.hungOf(podUid);
+    if (pulls.isEmpty() && stuck.isEmpty() && hung.isEmpty()) {
       return Map.of();
     }
     Map<String, String> out = new LinkedHashMap<>();
@@ -496,6 +498,9 @@ public final class PodParts {
     }
     stuck.ifPresent(
         r -> out.put(PodsWithStatus.TERMINATION_STUCK, ApiSerialization.SHARED.asJson(r)));
+    if (!hung.isEmpty()) {
+      out.put(PodsWithStatus.RUNTIME_CALLS_HUNG, ApiSerialization.SHARED.asJson(hung));
+    }
     return out;
   }
 
