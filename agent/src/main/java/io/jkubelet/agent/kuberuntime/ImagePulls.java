@@ -43,10 +43,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Once.</b> A pod that needs an image whose pull with the same credentials is already
  *       running waits on that pull rather than starting another, and gets its outcome.
  *   <li><b>Progress</b> (unless {@code imagePullProgress: false}). Every {@link #REPORT_PERIOD}
- *       while it runs, each waiting pod's {@code
- *       Pulling} event is updated with where the pull stands ({@link PullTally.Snapshot#describe}):
- *       the same object, its count and message patched by the event correlator ({@link
- *       EventCorrelator#PROGRESS_OF}), not a new event. Nothing is sent while nothing changed.
+ *       while it runs, each waiting pod's {@code Pulling} event is updated with where the pull
+ *       stands ({@link PullTally.Snapshot#describe}): the same object, its count and message
+ *       patched by the event correlator ({@link EventCorrelator#PROGRESS_OF}), not a new event.
+ *       Nothing is sent while nothing changed.
  *   <li><b>Deadline.</b> A pull whose engine has said nothing for the deadline is cancelled with
  *       upstream's words ({@code Cancel pulling image "x" because of no progress for 1m0s, latest
  *       progress: "..."}), which the pod's {@code Failed} Warning then carries; the pull is retried

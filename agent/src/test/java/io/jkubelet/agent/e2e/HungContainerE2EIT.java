@@ -89,7 +89,12 @@ class HungContainerE2EIT {
             });
     assertThat(hang.held()).isNotEmpty();
     // The kubelet API's /pods lists the hung call on the pod.
-    assertThat(podsOfNode("stuck").path("metadata").path("annotations").path("jkubelet.io/runtime-calls-hung").asText())
+    assertThat(
+            podsOfNode("stuck")
+                .path("metadata")
+                .path("annotations")
+                .path("jkubelet.io/runtime-calls-hung")
+                .asText())
         .contains("\"call\":\"ContainerStatus\"")
         .contains("\"container\":\"app\"")
         .contains("has not returned after");
@@ -136,7 +141,8 @@ class HungContainerE2EIT {
   /** The pod with this name as the node's {@code /pods} has it, through the API server's proxy. */
   private JsonNode podsOfNode(String name) throws Exception {
     JsonNode items =
-        JSON.readTree(Kubectl.run("get", "--raw", "/api/v1/nodes/" + node + "/proxy/pods").ok().out())
+        JSON.readTree(
+                Kubectl.run("get", "--raw", "/api/v1/nodes/" + node + "/proxy/pods").ok().out())
             .path("items");
     for (JsonNode p : items) {
       if (p.path("metadata").path("name").asText().equals(name)) {

@@ -48,29 +48,29 @@ class ImagePullsTest {
       PodTimelines.create(clock, null, PodTimelines.Listener.NONE);
   private final EventRecorder recorder =
       new EventRecorder() {
-          @Override
-          public void event(ObjectReference o, EventType type, String reason, String message) {
-            emit(o, null, Map.of(), type, reason, message);
-          }
+        @Override
+        public void event(ObjectReference o, EventType type, String reason, String message) {
+          emit(o, null, Map.of(), type, reason, message);
+        }
 
-          @Override
-          public void emit(
-              ObjectReference o,
-              Instant when,
-              Map<String, String> annotations,
-              EventType type,
-              String reason,
-              String message) {
-            events.add(
-                o.getName()
-                    + " "
-                    + reason
-                    + " ["
-                    + annotations.getOrDefault(EventCorrelator.PROGRESS_OF, "")
-                    + "]: "
-                    + message);
-          }
-        };
+        @Override
+        public void emit(
+            ObjectReference o,
+            Instant when,
+            Map<String, String> annotations,
+            EventType type,
+            String reason,
+            String message) {
+          events.add(
+              o.getName()
+                  + " "
+                  + reason
+                  + " ["
+                  + annotations.getOrDefault(EventCorrelator.PROGRESS_OF, "")
+                  + "]: "
+                  + message);
+        }
+      };
 
   private final ImagePulls pulls = pullsWith(ImageSettings.DEFAULTS);
 
