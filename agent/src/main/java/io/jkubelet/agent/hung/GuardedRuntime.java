@@ -158,6 +158,20 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
     return deadlines.hung();
   }
 
+  /** The calls about the pod with this UID that hang now, as {@code /pods} shows them. */
+  public List<HungCall.Report> hungOf(String podUid) {
+    Set<HungCall> all = deadlines.hung();
+    if (all.isEmpty()) {
+      return List.of();
+    }
+    Instant now = clock.instant();
+    return all.stream()
+        .filter(c -> c.pod() != null && c.pod().uid().equals(podUid))
+        .sorted(java.util.Comparator.comparing(HungCall::since))
+        .map(c -> c.report(now))
+        .toList();
+  }
+
   @Override
   public String toString() {
     return "runtime call deadlines";

@@ -18,6 +18,7 @@ import io.jkubelet.agent.util.OwnedScheduler;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
+import io.jkubelet.config.ImageSettings;
 import io.jkubelet.config.Nullable;
 import io.jkubelet.config.Records;
 import java.time.Clock;
@@ -43,10 +44,11 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>Once.</b> A pod that needs an image whose pull with the same credentials is already
  *       running waits on that pull rather than starting another, and gets its outcome.
- *   <li><b>Progress.</b> Every {@link #REPORT_PERIOD} while it runs, each waiting pod's {@code
- *       Pulling} event is updated with where the pull stands ({@link PullTally.Snapshot#describe}):
- *       the same object, its count and message patched by the event correlator ({@link
- *       EventCorrelator#PROGRESS_OF}), not a new event. Nothing is sent while nothing changed.
+ *   <li><b>Progress</b> (unless {@code imagePullProgress: false}). Every {@link #REPORT_PERIOD}
+ *       while it runs, each waiting pod's {@code Pulling} event is updated with where the pull
+ *       stands ({@link PullTally.Snapshot#describe}): the same object, its count and message
+ *       patched by the event correlator ({@link EventCorrelator#PROGRESS_OF}), not a new event.
+ *       Nothing is sent while nothing changed.
  *   <li><b>Deadline.</b> A pull whose engine has said nothing for the deadline is cancelled with
  *       upstream's words ({@code Cancel pulling image "x" because of no progress for 1m0s, latest
  *       progress: "..."}), which the pod's {@code Failed} Warning then carries; the pull is retried
@@ -117,26 +119,29 @@ public final class ImagePulls implements Lifecycle {
   private final EventRecorder recorder;
   private final Clock clock;
   private final Duration deadline;
+  private final boolean reportProgress;
   private final Listener listener;
   private final PodTimelines timelines;
   private final Map<Key, Pull> inFlight = new ConcurrentHashMap<>();
   private final OwnedScheduler reports;
 
   /**
-   * @param deadline how long a pull may go without progress before it is cancelled; zero: no limit
+   * @param settings how long a pull may go without progress before it is cancelled (zero: no
+   *     limit), and whether the waiting pods' {@code Pulling} events are updated with its progress
    * @param timelines where each waiting pod's pull (or wait on another pod's) is recorded
    */
   public ImagePulls(
       Runtime runtime,
       EventRecorder recorder,
       Time time,
-      Duration deadline,
+      ImageSettings settings,
       Listener listener,
       PodTimelines timelines) {
     this.runtime = Objects.requireNonNull(runtime, "runtime");
     this.recorder = Objects.requireNonNull(recorder, "recorder");
     this.clock = Objects.requireNonNull(time, "time").clock();
-    this.deadline = Objects.requireNonNull(deadline, "deadline");
+    this.deadline = settings.imagePullProgressDeadline();
+    this.reportProgress = settings.imagePullProgress();
     this.listener = Objects.requireNonNull(listener, "listener");
     this.timelines = Objects.requireNonNull(timelines, "timelines");
     this.reports =
@@ -242,8 +247,8 @@ public final class ImagePulls implements Lifecycle {
       pull.cancel(why);
       return;
     }
-    if (s.lastProgress().equals(pull.lastReported)) {
-      return; // nothing new since the last report
+    if (!reportProgress || s.lastProgress().equals(pull.lastReported)) {
+      return; // progress is not told (imagePullProgress: false), or nothing new since the last
     }
     pull.lastReported = s.lastProgress();
     String text = s.describe(now);

@@ -192,7 +192,7 @@ public final class PodParts {
             runtime,
             recorder,
             time,
-            config.images().imagePullProgressDeadline(),
+            config.images(),
             new ImagePullMetrics(in.metrics()),
             in.timelines());
     runtimeManager =
@@ -245,6 +245,7 @@ public final class PodParts {
         new PodWatchers(
             in,
             new PodWatchers.Parts(
+                runtime,
                 podManager,
                 cache,
                 runtimeManager,

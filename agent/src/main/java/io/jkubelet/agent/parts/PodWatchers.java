@@ -3,6 +3,7 @@ package io.jkubelet.agent.parts;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.eviction.EvictionManager;
+import io.jkubelet.agent.hung.GuardedRuntime;
 import io.jkubelet.agent.kuberuntime.ImagePulls;
 import io.jkubelet.agent.kuberuntime.OomEvents;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
@@ -46,11 +47,13 @@ final class PodWatchers {
   /**
    * The pod parts the watchers read.
    *
+   * @param runtime the guarded runtime, whose hung calls {@code /pods} shows on their pods
    * @param imagePulls the pulls in flight, which {@code /pods} shows beside the stuck terminations
    * @param syncSoon syncs the pod with this uid now rather than at its next due time
    * @param workers the pod workers, asked only once the agent runs (they are built after this)
    */
   record Parts(
+      GuardedRuntime runtime,
       PodManager podManager,
       PodCache cache,
       RuntimeManager runtimeManager,
@@ -60,7 +63,15 @@ final class PodWatchers {
       Supplier<PodWorkers> workers) {
     Parts {
       Records.requireNonNull(
-          Parts.class, podManager, cache, runtimeManager, volumes, imagePulls, syncSoon, workers);
+          Parts.class,
+          runtime,
+          podManager,
+          cache,
+          runtimeManager,
+          volumes,
+          imagePulls,
+          syncSoon,
+          workers);
     }
   }
 
@@ -106,13 +117,15 @@ final class PodWatchers {
 
   /**
    * jkubelet's own annotations of a pod on {@code /pods}: the JSON of the pulls it waits on ({@link
-   * ImagePulls#forPod}), and of what holds it while it is stuck deleting ({@link
-   * StuckTerminations#report}); empty for neither.
+   * ImagePulls#forPod}), of what holds it while it is stuck deleting ({@link
+   * StuckTerminations#report}), and of its runtime calls that hang ({@link GuardedRuntime#hungOf});
+   * empty for none.
    */
   Map<String, String> annotations(String podUid) {
     var pulls = parts.imagePulls().forPod(podUid);
     var stuck = terminations.report(podUid);
-    if (pulls.isEmpty() && stuck.isEmpty()) {
+    var hung = parts.runtime().hungOf(podUid);
+    if (pulls.isEmpty() && stuck.isEmpty() && hung.isEmpty()) {
       return Map.of();
     }
     Map<String, String> out = new LinkedHashMap<>();
@@ -121,6 +134,9 @@ final class PodWatchers {
     }
     stuck.ifPresent(
         r -> out.put(PodsWithStatus.TERMINATION_STUCK, ApiSerialization.SHARED.asJson(r)));
+    if (!hung.isEmpty()) {
+      out.put(PodsWithStatus.RUNTIME_CALLS_HUNG, ApiSerialization.SHARED.asJson(hung));
+    }
     return out;
   }
 

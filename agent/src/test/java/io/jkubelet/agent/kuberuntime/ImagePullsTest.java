@@ -20,6 +20,7 @@ import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import io.jkubelet.agent.util.Time;
+import io.jkubelet.config.ImageSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -45,37 +46,39 @@ class ImagePullsTest {
   private final Counts counts = new Counts();
   private final PodTimelines timelines =
       PodTimelines.create(clock, null, PodTimelines.Listener.NONE);
-  private final ImagePulls pulls =
-      new ImagePulls(
-          engine,
-          new EventRecorder() {
-            @Override
-            public void event(ObjectReference o, EventType type, String reason, String message) {
-              emit(o, null, Map.of(), type, reason, message);
-            }
+  private final EventRecorder recorder =
+      new EventRecorder() {
+        @Override
+        public void event(ObjectReference o, EventType type, String reason, String message) {
+          emit(o, null, Map.of(), type, reason, message);
+        }
 
-            @Override
-            public void emit(
-                ObjectReference o,
-                Instant when,
-                Map<String, String> annotations,
-                EventType type,
-                String reason,
-                String message) {
-              events.add(
-                  o.getName()
-                      + " "
-                      + reason
-                      + " ["
-                      + annotations.getOrDefault(EventCorrelator.PROGRESS_OF, "")
-                      + "]: "
-                      + message);
-            }
-          },
-          new Time(clock, d -> {}, schedulers),
-          Duration.ofMinutes(1),
-          counts,
-          timelines);
+        @Override
+        public void emit(
+            ObjectReference o,
+            Instant when,
+            Map<String, String> annotations,
+            EventType type,
+            String reason,
+            String message) {
+          events.add(
+              o.getName()
+                  + " "
+                  + reason
+                  + " ["
+                  + annotations.getOrDefault(EventCorrelator.PROGRESS_OF, "")
+                  + "]: "
+                  + message);
+        }
+      };
+
+  private final ImagePulls pulls = pullsWith(ImageSettings.DEFAULTS);
+
+  private ImagePulls pullsWith(ImageSettings settings) {
+    return new ImagePulls(
+        engine, recorder, new Time(clock, d -> {}, schedulers), settings, counts, timelines);
+  }
+
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
 
   /** An engine whose one pull runs until the test ends it, feeding the progress it is given. */
@@ -137,6 +140,10 @@ class ImagePullsTest {
   }
 
   private CompletableFuture<String> pull(String uid) {
+    return pull(pulls, uid);
+  }
+
+  private CompletableFuture<String> pull(ImagePulls pulls, String uid) {
     Pod pod = TestPods.simple(uid, "pod-" + uid, "app");
     ImagePulls.Waiter w = new ImagePulls.Waiter(uid, "app", Refs.container(pod, "app", false));
     return CompletableFuture.supplyAsync(
@@ -257,6 +264,28 @@ class ImagePullsTest {
                 + " 1MB/9MB\"");
     assertThat(counts.finished).containsExactly(false);
     assertThat(schedulers.pending()).as("the pull's reports end with it").isZero();
+  }
+
+  @Test
+  void withProgressOffThePullingEventIsLeftAloneWhileTheDeadlineAndPodsStillWork() {
+    ImagePulls quiet = pullsWith(new ImageSettings(Duration.ofMinutes(1), false));
+    quiet.start();
+    try {
+      CompletableFuture<String> done = pull(quiet, "u1");
+      awaitEnginePull();
+      engine.progress("aaa", "Downloading", 25_000_000, 100_000_000);
+      schedulers.advance(Duration.ofSeconds(20));
+      assertThat(events).as("imagePullProgress: false tells the pod nothing more").isEmpty();
+      assertThat(quiet.forPod("u1"))
+          .as("/pods still shows where the pull stands")
+          .singleElement()
+          .satisfies(s -> assertThat(s.amounts().bytes()).isEqualTo(25_000_000));
+      schedulers.advance(Duration.ofSeconds(50));
+      assertThat(done.join()).contains("because of no progress for 1m0s");
+      assertThat(events).isEmpty();
+    } finally {
+      quiet.stop();
+    }
   }
 
   @Test
