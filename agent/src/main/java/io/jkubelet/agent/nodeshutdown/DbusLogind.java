@@ -1,16 +1,12 @@
 package io.jkubelet.agent.nodeshutdown;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
 import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import org.freedesktop.dbus.FileDescriptor;
 import org.freedesktop.dbus.connections.impl.DBusConnection;
 import org.freedesktop.dbus.connections.impl.DBusConnectionBuilder;
 import org.freedesktop.dbus.exceptions.DBusException;
@@ -26,7 +22,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>NOTE: the lock {@code Inhibit} returns is a file descriptor passed over the bus socket ({@code
  * SCM_RIGHTS}). dbus-java receives one only on a transport that can (junixsocket's); the JDK's unix
- * socket transport jkubelet ships cannot, and the bus then refuses logind's reply. The lock is then
+ * socket transport jkubelet ships cannot, and the bus then refuses logind's reply. So the lock is
  * taken by logind's own client, {@code systemd-inhibit} with the same what, who, why and mode,
  * holding it around a {@code cat} whose standard input is ours: closing that input, or this
  * process's end, lets it go, as closing the descriptor would.
@@ -89,24 +85,14 @@ final class DbusLogind implements Logind {
     return Duration.ofNanos(usec.min(BigInteger.valueOf(Long.MAX_VALUE / 1000)).longValue() * 1000);
   }
 
+  /**
+   * Through {@code systemd-inhibit}, never the bus's {@code Inhibit}: its reply carries the lock's
+   * descriptor, which this transport cannot receive; the call would only wait for dbus-java's reply
+   * timeout (about 20 s on a Debian 12 guest, a start held up that long) and fail.
+   */
   @Override
   public InhibitLock inhibitShutdown() {
-    try {
-      FileDescriptor fd = login.Inhibit(WHAT, WHO, WHY, MODE);
-      int n = fd.getIntFileDescriptor();
-      AtomicBoolean closed = new AtomicBoolean();
-      return () -> {
-        if (closed.compareAndSet(false, true) && LibC.INSTANCE.close(n) != 0) {
-          log.warn("Shutdown manager: unable to close systemd inhibitor lock (fd {})", n);
-        }
-      };
-    } catch (DBusExecutionException e) {
-      log.info(
-          "Shutdown manager: logind's lock cannot come over this D-Bus transport ({}); taking it"
-              + " through systemd-inhibit",
-          e.getMessage());
-      return InhibitProcess.take(this);
-    }
+    return InhibitProcess.take(this);
   }
 
   @Override
@@ -147,13 +133,6 @@ final class DbusLogind implements Logind {
     } catch (DBusExecutionException e) {
       throw Errors.withCause(new LogindException(what + ": " + e.getMessage()), e);
     }
-  }
-
-  /** The C library's {@code close(2)}, for a descriptor dbus-java received. */
-  interface LibC extends Library {
-    LibC INSTANCE = Native.load("c", LibC.class);
-
-    int close(int fd);
   }
 
   /** A delay lock held by {@code systemd-inhibit} around a {@code cat} of our pipe. */
