@@ -327,9 +327,8 @@ public final class PodParts {
                 in.statuses(),
                 reasons,
                 oomEvents,
-                in.events().recorder(),
-                clock,
-                in.timelines()),
+                new RuntimeManager.Reports(in.events().recorder(), in.timelines()),
+                clock),
             new PodSync.Inputs(
                 () -> in.deps().host().nodeIp(),
                 admitter::isRejected,

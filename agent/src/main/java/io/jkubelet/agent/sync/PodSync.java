@@ -3,7 +3,6 @@ package io.jkubelet.agent.sync;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.cm.CgroupException;
 import io.jkubelet.agent.cm.ContainerManager;
-import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
@@ -94,8 +93,8 @@ public final class PodSync implements PodSyncFn {
    * @param manager acts on the pod's containers
    * @param cache the runtime's pod statuses, written after a re-inspect
    * @param reasons why containers last failed to start, for their waiting reasons
-   * @param timelines the pods' start-up timelines: the pod cgroup, init containers' exits, the
-   *     first Ready (with its {@code StartupTimeline} event)
+   * @param reports the events, and the pods' start-up timelines: the pod cgroup, init containers'
+   *     exits, the first Ready (with its {@code StartupTimeline} event)
    */
   public record Deps(
       Runtime runtime,
@@ -104,21 +103,11 @@ public final class PodSync implements PodSyncFn {
       StatusManager statuses,
       ReasonCache reasons,
       OomEvents oomEvents,
-      EventRecorder recorder,
-      Clock clock,
-      PodTimelines timelines) {
+      RuntimeManager.Reports reports,
+      Clock clock) {
     public Deps {
       Records.requireNonNull(
-          Deps.class,
-          runtime,
-          manager,
-          cache,
-          statuses,
-          reasons,
-          oomEvents,
-          recorder,
-          clock,
-          timelines);
+          Deps.class, runtime, manager, cache, statuses, reasons, oomEvents, reports, clock);
     }
   }
 
@@ -149,7 +138,7 @@ public final class PodSync implements PodSyncFn {
     this.deps = Objects.requireNonNull(deps, "deps");
     this.inputs = Objects.requireNonNull(inputs, "inputs");
     this.cgroups = Objects.requireNonNull(cgroups, "cgroups");
-    this.marks = new StartupMarks(deps.timelines(), deps.recorder());
+    this.marks = new StartupMarks(deps.reports().timelines(), deps.reports().recorder());
   }
 
   @Override
@@ -181,7 +170,7 @@ public final class PodSync implements PodSyncFn {
     if (network.isPresent() && !Boolean.TRUE.equals(pod.getSpec().getHostNetwork())) {
       // As upstream: only host-network pods run until the network is ready (that is how a CNI
       // DaemonSet installs itself); the others are tried again shortly.
-      deps.recorder()
+      deps.reports().recorder()
           .eventf(
               Refs.pod(pod),
               EventType.Warning,
@@ -243,13 +232,13 @@ public final class PodSync implements PodSyncFn {
       }
     }
     updateQos();
-    PodTimelines.Span span = deps.timelines().begin(ref.uid(), Phase.POD_CGROUP, null);
+    PodTimelines.Span span = deps.reports().timelines().begin(ref.uid(), Phase.POD_CGROUP, null);
     try {
       cgroups.manager().ensurePod(pod);
       span.end();
     } catch (CgroupException e) {
       span.fail(e.getMessage());
-      deps.recorder()
+      deps.reports().recorder()
           .eventf(
               Refs.pod(pod),
               EventType.Warning,
@@ -334,7 +323,7 @@ public final class PodSync implements PodSyncFn {
     try {
       s = deps.runtime().podStatus(ref);
     } catch (RuntimeException e) {
-      deps.recorder()
+      deps.reports().recorder()
           .eventf(
               Refs.pod(pod),
               EventType.Warning,
@@ -374,7 +363,7 @@ public final class PodSync implements PodSyncFn {
             inputs.health().apply(pod.getMetadata().getUid()));
     if (ActiveDeadline.REASON.equals(api.getReason())
         && !ActiveDeadline.REASON.equals(previous == null ? null : previous.getReason())) {
-      deps.recorder()
+      deps.reports().recorder()
           .event(Refs.pod(pod), EventType.Normal, ActiveDeadline.REASON, ActiveDeadline.MESSAGE);
     }
     deps.statuses().setPodStatus(pod, api);

@@ -120,9 +120,8 @@ class PodSyncCgroupsTest {
             new LocalStatusManager(),
             ReasonCache.create(),
             new OomEvents(recorder, clock.instant(), OomEvents.Watch.NONE),
-            recorder,
-            clock,
-            io.jkubelet.agent.timeline.PodTimelines.NONE),
+            new RuntimeManager.Reports(recorder, io.jkubelet.agent.timeline.PodTimelines.NONE),
+            clock),
         new PodSync.Inputs(
             () -> "10.1.1.1",
             p -> false,
