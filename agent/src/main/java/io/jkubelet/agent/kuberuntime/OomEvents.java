@@ -216,8 +216,9 @@ public final class OomEvents {
       return;
     }
     long main = watch.mainPid().applyAsLong(ref, c.id());
-    if (main <= 0) {
-      // The container is exiting: its exit reports the kill. The source gives each kill once.
+    if (main <= 0 || kills.stream().anyMatch(k -> k.pid() == main)) {
+      // The container is exiting (the engine may still say it runs, with the pid the kernel just
+      // killed): its exit reports the kill. The source gives each kill once.
       p.held.computeIfAbsent(c.id(), k -> new ArrayList<>()).addAll(kills);
       return;
     }

@@ -157,6 +157,24 @@ class OomEventsTest {
   }
 
   @Test
+  void theMainProcessKilledWhileTheEngineStillSaysItRunsIsNoChild() {
+    source.setCounters(C1, counters(0));
+    observe(running(C1));
+    source.setCounters(C1, counters(1));
+    source.kill(kill(4000, "dd")); // the main process (mainPid 4000), not yet seen exit
+    observe(running(C1));
+    assertThat(events).as("no OOMKilling for the main process").isEmpty();
+
+    source.setCounters(C1, null);
+    observe(oomKilled(C1, 0));
+    assertThat(events)
+        .singleElement()
+        .asString()
+        .startsWith("Warning OOMKilled: ")
+        .contains("the OOM killer killed process 4000 (dd), the container's main process");
+  }
+
+  @Test
   void aKillSeenAsTheContainerExitsIsLeftToItsExit() {
     source.setCounters(C1, counters(0));
     observe(running(C1));
