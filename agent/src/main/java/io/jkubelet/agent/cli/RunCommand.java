@@ -18,8 +18,8 @@ import picocli.CommandLine.Option;
  *
  * <p>The flags of the configuration's settings are made from their declarations ({@code
  * SettingFlags}, {@code io.jkubelet.config.Settings}), those of the file and those that are flags
- * only alike; the node's own flags that are not settings yet are the {@code @Option}s here.
- * {@code RunOptions} assembles the configuration from the file and the flags into one {@code
+ * only alike; the node's own flags that are not settings yet are the {@code @Option}s here. {@code
+ * RunOptions} assembles the configuration from the file and the flags into one {@code
  * KubeletOptions}; {@link Agent#create} (the composition root) builds every subsystem from it.
  */
 @Command(

@@ -45,7 +45,8 @@ final class ContainerStatuses {
       io.fabric8.kubernetes.api.model.PodStatus last,
       boolean init,
       ContainerHealth health) {
-    List<Container> containers = init ? PodSpecs.initContainers(pod) : pod.getSpec().getContainers();
+    List<Container> containers =
+        init ? PodSpecs.initContainers(pod) : pod.getSpec().getContainers();
     List<ContainerStatus> previous =
         last == null ? null : init ? last.getInitContainerStatuses() : last.getContainerStatuses();
     Map<String, ContainerStatus> statuses = defaults(pod, previous, containers);

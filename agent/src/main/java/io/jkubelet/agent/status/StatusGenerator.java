@@ -1,13 +1,11 @@
 package io.jkubelet.agent.status;
 
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.cm.QosClass;
 import io.jkubelet.agent.pod.PodPhases;
-import io.jkubelet.agent.pod.PodSpecs;
 import io.jkubelet.agent.prober.ContainerHealth;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;

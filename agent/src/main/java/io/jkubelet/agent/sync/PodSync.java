@@ -170,7 +170,8 @@ public final class PodSync implements PodSyncFn {
     if (network.isPresent() && !Boolean.TRUE.equals(pod.getSpec().getHostNetwork())) {
       // As upstream: only host-network pods run until the network is ready (that is how a CNI
       // DaemonSet installs itself); the others are tried again shortly.
-      deps.reports().recorder()
+      deps.reports()
+          .recorder()
           .eventf(
               Refs.pod(pod),
               EventType.Warning,
@@ -238,7 +239,8 @@ public final class PodSync implements PodSyncFn {
       span.end();
     } catch (CgroupException e) {
       span.fail(e.getMessage());
-      deps.reports().recorder()
+      deps.reports()
+          .recorder()
           .eventf(
               Refs.pod(pod),
               EventType.Warning,
@@ -323,7 +325,8 @@ public final class PodSync implements PodSyncFn {
     try {
       s = deps.runtime().podStatus(ref);
     } catch (RuntimeException e) {
-      deps.reports().recorder()
+      deps.reports()
+          .recorder()
           .eventf(
               Refs.pod(pod),
               EventType.Warning,
@@ -363,7 +366,8 @@ public final class PodSync implements PodSyncFn {
             inputs.health().apply(pod.getMetadata().getUid()));
     if (ActiveDeadline.REASON.equals(api.getReason())
         && !ActiveDeadline.REASON.equals(previous == null ? null : previous.getReason())) {
-      deps.reports().recorder()
+      deps.reports()
+          .recorder()
           .event(Refs.pod(pod), EventType.Normal, ActiveDeadline.REASON, ActiveDeadline.MESSAGE);
     }
     deps.statuses().setPodStatus(pod, api);
