@@ -46,6 +46,11 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safe. Bounded: {@code lastKnown} holds the pods of the last listing, {@code owners} its
  * containers.
+ *
+ * <p>Why it is a little over 400 lines: it bounds every call of the {@link Runtime} interface in
+ * one place, one short method per call plus the pod inspect that keeps last known states. The cut
+ * is the runtime interface split by job (sandboxes, containers, images), which would split this
+ * decorator with it; it is planned, not done.
  */
 public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle {
   /** The longest a container's inspect may take before it counts as hung. */
