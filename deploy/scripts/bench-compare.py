@@ -757,22 +757,29 @@ def fmt(v, unit):
     return f"{v:.2f}" if unit != "s" else f"{v:.3f}"
 
 
-def table(results, params):
+def table(results, params, a="jkubelet", b="kubelet"):
+    """The rows of agents a and b side by side; b is the upstream kubelet unless it is jkubelet-off."""
+    name = {"jkubelet": "jkubelet", "kubelet": "upstream", "jkubelet-off": "off"}
+    an, bn = name.get(a, a), name.get(b, b)
     got = {}
     for line in open(results):
         r = json.loads(line)
         got[(r["kind"], r["row"])] = r  # the last run of a row counts
     print()
-    print(f"jkubelet against the upstream kubelet v1.20.2, same machine ({os.cpu_count()} cores), engine and control plane;"
-          f" each figure the median of its runs; ratio = jkubelet / upstream")
-    hdr = f"{'row':<48} {'unit':<5} {'better':<6} {'jkubelet':>9} {'upstream':>9} {'ratio':>6}  load at each run's start (jkubelet | upstream)"
+    if b == "kubelet":
+        print(f"jkubelet against the upstream kubelet v1.20.2, same machine ({os.cpu_count()} cores), engine and control plane;"
+              f" each figure the median of its runs; ratio = jkubelet / upstream")
+    else:
+        print(f"jkubelet against itself with its own reports off (start-up timeline, pull progress), same machine"
+              f" ({os.cpu_count()} cores), engine and control plane; each figure the median of its runs; ratio = {an} / {bn}")
+    hdr = f"{'row':<48} {'unit':<5} {'better':<6} {an:>9} {bn:>9} {'ratio':>6}  load at each run's start ({an} | {bn})"
     print(hdr)
     print("-" * len(hdr))
     warn = False
     for rid, label, unit, better in ROWS:
         for k, v in params.items():
             label = label.replace(k, str(v))
-        j, u = got.get(("jkubelet", rid)), got.get(("kubelet", rid))
+        j, u = got.get((a, rid)), got.get((b, rid))
         if j is None and u is None:
             continue
         jm = median(j["values"]) if j else None
@@ -783,7 +790,7 @@ def table(results, params):
             ls = r["loads"] if r else []
             warn = warn or any(l > 2 for l in ls)
             loads.append(",".join(f"{l:.1f}{'!' if l > 2 else ''}" for l in ls) or "-")
-        ns = [(n, r["note"]) for n, r in (("jkubelet", j), ("upstream", u)) if r and r["note"]]
+        ns = [(n, r["note"]) for n, r in ((an, j), (bn, u)) if r and r["note"]]
         if len(ns) == 2 and ns[0][1] == ns[1][1]:
             notes = ns[0][1]
         else:
@@ -800,9 +807,9 @@ def main():
         c = json.load(open(sys.argv[2]))
         Bench(c).main()
     elif sys.argv[1] == "table":
-        table(sys.argv[2], json.loads(sys.argv[3]) if len(sys.argv) > 3 else {})
+        table(sys.argv[2], json.loads(sys.argv[3]) if len(sys.argv) > 3 else {}, *sys.argv[4:6])
     else:
-        sys.exit("usage: bench-compare.py measure CONFIG | table RESULTS [PARAMS_JSON]")
+        sys.exit("usage: bench-compare.py measure CONFIG | table RESULTS [PARAMS_JSON [A B]]")
 
 
 if __name__ == "__main__":

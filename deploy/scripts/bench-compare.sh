@@ -16,7 +16,10 @@
 # Usage: deploy/scripts/bench-compare.sh
 # Environment:
 #   RUNS=5                 runs per row and agent (the table shows their median)
-#   ONLY=jkubelet|kubelet  measure one agent; the table then also shows the other agent's rows
+#   AGAINST=kubelet        what jkubelet is measured against: kubelet (the upstream kubelet), or
+#                          jkubelet-off (jkubelet itself with its own reports off: the start-up
+#                          timeline and the pull progress, issue 40's cost check)
+#   ONLY=jkubelet|AGAINST  measure one agent; the table then also shows the other agent's rows
 #                          from RESULTS, if that file holds them from an earlier run
 #   ROWS=podstart,delete,logs,streams,scrapes,footprint,failures
 #                          groups of rows to run (or single rows by id, e.g. logs.follow,exec)
@@ -42,11 +45,16 @@ RUNS=${RUNS:-5}
 ROWS=${ROWS:-podstart,delete,logs,streams,scrapes,footprint,failures}
 PODS=${PODS:-110}; BURST=${BURST:-30}; LOG_MB=${LOG_MB:-100}; CP_MB=${CP_MB:-50}
 APISERVER_DOWN=${APISERVER_DOWN:-60}
-kinds=(jkubelet kubelet)
+AGAINST=${AGAINST:-kubelet}
+case $AGAINST in
+  kubelet | jkubelet-off) ;;
+  *) echo "bench-compare: AGAINST is kubelet or jkubelet-off, not $AGAINST" >&2; exit 2 ;;
+esac
+kinds=(jkubelet "$AGAINST")
 case ${ONLY:-} in
   '') ;;
-  jkubelet | kubelet) kinds=("$ONLY") ;;
-  *) echo "bench-compare: ONLY is jkubelet or kubelet, not $ONLY" >&2; exit 2 ;;
+  jkubelet | "$AGAINST") kinds=("$ONLY") ;;
+  *) echo "bench-compare: ONLY is jkubelet or $AGAINST, not $ONLY" >&2; exit 2 ;;
 esac
 command -v socat >/dev/null || {
   # The upstream kubelet's port-forward (dockershim) runs socat in the pod's network namespace.
@@ -60,7 +68,7 @@ offline=-o
 if [ ! -x "$launcher" ] || [ -n "$(find "$bench_root/agent/src/main" "$bench_root/config/src/main" -newer "$launcher" -print -quit)" ]; then
   (cd "$bench_root" && nice mvn -B -ntp -q $offline -pl agent -am -DskipTests package)
 fi
-"$bench_root/deploy/scripts/kubelet-ref.sh" >/dev/null
+if [ "$AGAINST" = kubelet ]; then "$bench_root/deploy/scripts/kubelet-ref.sh" >/dev/null; fi
 
 running "$state/apiserver.pid" || bench_k8s_started=1
 kubeconfig=$("$bench_root/deploy/scripts/k8s-up.sh" "$state")
@@ -159,4 +167,4 @@ PY
   [ -n "$ids" ] && docker rm -f $ids >/dev/null 2>&1 || true
 done
 
-python3 "$bench_root/deploy/scripts/bench-compare.py" table "$results" "$params"
+python3 "$bench_root/deploy/scripts/bench-compare.py" table "$results" "$params" jkubelet "$AGAINST"

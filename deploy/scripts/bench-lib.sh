@@ -102,6 +102,8 @@ bench_java() {
 # (an endpoint; default the machine's, /var/run/docker.sock), before the flags that a benchmark gives
 # both (--kubeconfig, --hostname-override, --root-dir, ports, ...), into the array bench_argv:
 #   jkubelet  the launcher (agent/target/jkubelet) with `run`, its pod logs under DIR;
+#   jkubelet-off  the same with jkubelet's own reports off (--pod-start-timeline=false
+#             --image-pull-progress=false), to measure what they cost;
 #   kubelet   the upstream kubelet v1.20.2 (kubelet-ref.sh, built once per machine) on the machine's
 #             Docker engine through dockershim, as bed-up.sh runs it, with its dockershim socket
 #             and checkpoints under DIR, so that it never meets another upstream kubelet of the
@@ -116,10 +118,12 @@ bench_agent_argv() {
   local kind=$1 dir=$2 engine=${3:-unix:///var/run/docker.sock}
   mkdir -p "$dir"
   case $kind in
-    jkubelet)
+    jkubelet | jkubelet-off)
       bench_argv=("$bench_root/agent/target/jkubelet/bin/jkubelet" run --docker-endpoint "$engine" --cgroups-per-qos=false
         --enforce-node-allocatable= --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers"
-        --fail-swap-on=false) ;;
+        --fail-swap-on=false)
+      if [ "$kind" = jkubelet-off ]; then bench_argv+=(--pod-start-timeline=false --image-pull-progress=false); fi
+      ;;
     kubelet)
       bench_argv=("$bench_root/deploy/scripts/kubelet-ref-ns.sh" "$dir" "$("$bench_root/deploy/scripts/kubelet-ref.sh")"
         --container-runtime=docker --docker-endpoint="$engine"

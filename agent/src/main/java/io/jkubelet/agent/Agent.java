@@ -39,7 +39,6 @@ import io.jkubelet.agent.parts.PodEngine;
 import io.jkubelet.agent.parts.PodParts;
 import io.jkubelet.agent.parts.ServerParts;
 import io.jkubelet.agent.pod.MirrorClient;
-import io.jkubelet.agent.pod.PodManager;
 import io.jkubelet.agent.runtime.CallsInFlight;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.setup.Dependencies;
@@ -73,18 +72,9 @@ import org.slf4j.LoggerFactory;
  * every pod running: the next start adopts them. Parts that need the agent's later state (the
  * Node's readiness and pressure, whether a deleted pod is finished here) are given this object's
  * methods, as upstream gives its subsystems the {@code Kubelet} itself.
- *
- * <p>Why it is a little over 400 lines: it is the one place that shows the start order whole (the
- * list in the constructor) beside the few parts only the root can build, because they need the
- * agent's own later state (the API's status manager and event sink, the Node's status with its
- * readiness). The pods' half and the servers are already in {@code parts}; the next cut, the API's
- * wiring into a {@code parts} class of its own, waits for the work that changes those clients.
  */
 public final class Agent implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(Agent.class);
-
-  /** The pod status sync's re-check period, as upstream. */
-  static final Duration STATUS_SYNC_PERIOD = Duration.ofSeconds(10);
 
   static final Duration RUNTIME_CHECK_TTL = Duration.ofSeconds(5);
 
@@ -93,7 +83,6 @@ public final class Agent implements Lifecycle {
   private final PodParts parts;
   private final NodeStatusManager node;
   private final SyncLoop loop;
-  private final ServerParts servers;
   private final LifecycleList lifecycles;
 
   private Agent(
@@ -111,9 +100,10 @@ public final class Agent implements Lifecycle {
     if (clients != null) {
       // The pods', statuses', mirror pods' and objects' requests share upstream's kube-api limit;
       // the events and the heartbeat have their own.
-      RateLimit limit = RateLimit.kubeApi(config.kubeAPIQPS(), config.kubeAPIBurst());
+      RateLimit limit =
+          RateLimit.kubeApi(config.client().kubeAPIQPS(), config.client().kubeAPIBurst());
       ApiClients kube = clients.limited("kube-api", limit, deps.time());
-      ContentType.logUsed(config.contentType());
+      ContentType.logUsed(config.client().contentType());
       KubernetesClient pods = kube.newClient();
       ApiStatusManager api = apiStatuses(kube, limit, deps);
       statuses = api;
@@ -137,7 +127,11 @@ public final class Agent implements Lifecycle {
             metrics,
             events,
             statuses,
-            NodeAllocatable.of(deps.host().machine(), 0, config.reservations(), config.eviction()),
+            NodeAllocatable.of(
+                deps.host().machine(),
+                0,
+                config.resources().reservations(),
+                config.resources().eviction()),
             cluster);
     this.parts = new PodParts(in);
     this.node = clients == null ? null : nodeStatus(clients);
@@ -152,7 +146,7 @@ public final class Agent implements Lifecycle {
       clusterChecks.put("node", node::healthy);
       clusterChecks.put("client-certificate", certificates::healthy);
     }
-    this.servers =
+    ServerParts servers =
         new ServerParts(
             parts,
             new ServerParts.Checks(
@@ -166,9 +160,7 @@ public final class Agent implements Lifecycle {
     // waits in the loop's channel until the loop runs. The servers start beside the first relist
     // and lists; the node registers, and so reports Ready, only once the kubelet API listens.
     List<Lifecycle> order = new ArrayList<>();
-    if (certificates != null) {
-      order.add(certificates);
-    }
+    Optional.ofNullable(certificates).ifPresent(order::add);
     order.add(in.containerManager());
     order.add(events.lifecycle());
     order.addAll(parts.sources);
@@ -189,9 +181,7 @@ public final class Agent implements Lifecycle {
     order.add(loop);
     order.add(servers.started());
     order.add(parts.eviction);
-    if (node != null) {
-      order.add(node);
-    }
+    Optional.ofNullable(node).ifPresent(order::add);
     order.add(parts.shutdown);
     engine.imageGc().ifPresent(order::add);
     if (deps.ownsJvm()) {
@@ -213,7 +203,7 @@ public final class Agent implements Lifecycle {
     EventPipeline events =
         EventPipeline.create(
             options.nodeName(),
-            options.config().eventExport(),
+            options.config().events().export(),
             options.rootDir(),
             options.config().server().readOnlyPort() != 0,
             deps.eventWatchers(),
@@ -239,7 +229,7 @@ public final class Agent implements Lifecycle {
     Optional<ImageGcManager> imageGc =
         ImageGcManager.create(
             new ImageGcManager.Options(
-                ImageGcPolicy.of(options.config().gc()),
+                ImageGcPolicy.of(options.config().resources().gc()),
                 options.podInfraImage(),
                 Refs.node(options.nodeName()),
                 options.engine().imageGcPeriod()),
@@ -247,7 +237,7 @@ public final class Agent implements Lifecycle {
             events.recorder(),
             deps.time());
     PodTimelines timelines =
-        options.config().podStartTimeline()
+        options.config().pods().lifecycle().podStartTimeline()
             ? PodTimelines.create(
                 deps.time().clock(),
                 options.rootDir().resolve("pods"),
@@ -270,7 +260,7 @@ public final class Agent implements Lifecycle {
     return agent;
   }
 
-  /** The pods' status manager on a client of its own. */
+  /** The pods' status manager on a client of its own; it reads the parts, built after it. */
   private ApiStatusManager apiStatuses(ApiClients clients, RateLimit limit, Dependencies deps) {
     return new ApiStatusManager(
         clients.newClient(),
@@ -279,7 +269,7 @@ public final class Agent implements Lifecycle {
         limit.burst(),
         pod -> parts.reclaimed.test(pod),
         uid -> parts.podManager.apiObject(uid),
-        STATUS_SYNC_PERIOD);
+        ApiStatusManager.SYNC_PERIOD);
   }
 
   /** Events to the API server, on a client and budget of their own; what the events count. */
@@ -292,9 +282,10 @@ public final class Agent implements Lifecycle {
             deps.time().clock(),
             deps.time().sleeper(),
             CorrelatorOptions.defaults()
-                .withSpamFilter(config.eventSpamRefillPeriod(), config.eventSpamBurst()),
-            config.eventRecordQPS(),
-            config.eventBurst());
+                .withSpamFilter(
+                    config.events().eventSpamRefillPeriod(), config.events().eventSpamBurst()),
+            config.events().eventRecordQPS(),
+            config.events().eventBurst());
     broadcaster.addWatcher("api", sink);
     metrics.caches().addCorrelator("api", sink::correlatorCaches);
     return new EventCollector(
@@ -317,8 +308,8 @@ public final class Agent implements Lifecycle {
             new NodeOptions.Registration(
                 options.node().labels(),
                 options.node().taints(),
-                options.config().providerID(),
-                options.config().registerNode()),
+                options.config().node().providerID(),
+                options.config().node().registerNode()),
             options.rootDir());
     Runtime runtime = in.runtime();
     return NodeStatusManager.create(
@@ -329,7 +320,7 @@ public final class Agent implements Lifecycle {
             deps.host().machine(),
             () -> runtime.type() + "://" + runtime.version(),
             runtime::listImages,
-            this::readiness,
+            this::healthy,
             new NodeResources(
                 in.allocatable().reservationByResource(), parts.eviction::nodeConditions)),
         in.events().recorder());
@@ -355,13 +346,12 @@ public final class Agent implements Lifecycle {
    */
   @Override
   public void start() {
+    String manifests = options.config().pods().staticPods().staticPodPath();
     log.info(
         "Starting jkubelet on node {} ({}, static pods from {})",
         options.nodeName(),
         options.clusterMode() ? "cluster mode" : "standalone",
-        options.config().staticPods().staticPodPath().isEmpty()
-            ? "nowhere"
-            : options.config().staticPods().staticPodPath());
+        manifests.isEmpty() ? "nowhere" : manifests);
     if (!lifecycles.start()) {
       log.info("jkubelet was stopped before its start had finished");
     }
@@ -381,10 +371,6 @@ public final class Agent implements Lifecycle {
    */
   @Override
   public Health healthy() {
-    return readiness();
-  }
-
-  private Health readiness() {
     if (loop == null) {
       return Health.failing("jkubelet is starting");
     }
@@ -392,20 +378,14 @@ public final class Agent implements Lifecycle {
     if (shuttingDown.isPresent()) {
       return Health.failing(shuttingDown.get());
     }
-    // Upstream's runtimeState.runtimeErrors, then the network's, aggregated as its
-    // utilerrors.NewAggregate prints them: one alone, several as "[a, b]".
-    List<String> errors = new ArrayList<>();
-    for (Health h : List.of(runtimeHealth(), parts.pleg.healthy(), loop.healthy())) {
-      if (!h.ok()) {
-        errors.add(h.message());
-      }
-    }
-    in.network().networkError().ifPresent(errors::add);
-    if (errors.isEmpty()) {
-      return Health.OK;
-    }
-    return Health.failing(
-        errors.size() == 1 ? errors.get(0) : "[" + String.join(", ", errors) + "]");
+    // Upstream's runtimeState.runtimeErrors, then the network's, aggregated as upstream prints
+    // them.
+    return Health.all(
+        List.of(
+            runtimeHealth(),
+            parts.pleg.healthy(),
+            loop.healthy(),
+            in.network().networkError().map(Health::failing).orElse(Health.OK)));
   }
 
   /**
@@ -423,10 +403,6 @@ public final class Agent implements Lifecycle {
   }
 
   // For tests.
-  PodManager podManager() {
-    return parts.podManager;
-  }
-
   List<Pod> podsWithStatus() {
     return parts.podsWithStatus();
   }

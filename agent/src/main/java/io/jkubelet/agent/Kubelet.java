@@ -90,8 +90,7 @@ public final class Kubelet implements SyncHandler {
         parts.channels.select(),
         new SyncLoop.Ticks(
             parts.channels.sync(), parts.channels.housekeeping(), SYNC_TICK, HOUSEKEEPING_TICK),
-        time.clock(),
-        time.schedulers());
+        time);
   }
 
   @Override

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.jkubelet.agent.cm.CgroupException;
 import io.jkubelet.agent.cm.FakeContainerManager;
 import io.jkubelet.agent.runtime.ContainerState;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Files;
@@ -71,7 +71,7 @@ class AgentCgroupsTest {
       """;
 
   private String uid() {
-    return agent.podManager().pods().get(0).getMetadata().getUid();
+    return agent.podsWithStatus().get(0).getMetadata().getUid();
   }
 
   private List<String> cleanups() {

@@ -7,7 +7,8 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.cm.ContainerManager;
 import io.jkubelet.agent.runtime.ContainerState;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeContainer;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Files;
@@ -101,7 +102,7 @@ class KubeletTest {
   }
 
   private String uid(String pod) {
-    return kubelet.podManager().pods().stream()
+    return kubelet.podsWithStatus().stream()
         .filter(p -> p.getMetadata().getName().equals(pod))
         .findFirst()
         .orElseThrow()
@@ -109,8 +110,8 @@ class KubeletTest {
         .getUid();
   }
 
-  private FakeRuntime.Fake latest(String uid) {
-    List<FakeRuntime.Fake> all = runtime.named(uid, "c");
+  private FakeContainer latest(String uid) {
+    List<FakeContainer> all = runtime.named(uid, "c");
     return all.get(all.size() - 1);
   }
 
@@ -254,7 +255,7 @@ class KubeletTest {
   @Test
   void theEventPipelineForgetsARemovedPodOnceItsContainersAreGone() throws Exception {
     manifest("crasher", CRASHER);
-    await().until(() -> kubelet.podManager().size() == 1);
+    await().until(() -> kubelet.podsWithStatus().size() == 1);
     String uid = uid("crasher-node1");
     await().until(() -> !runtime.named(uid, "c").isEmpty());
 
@@ -268,7 +269,7 @@ class KubeletTest {
   @Test
   void metricsShowTheCachesOfTheAgentWithMaxPodsAsTheBoundOfPerPodState() throws Exception {
     manifest("crasher", CRASHER);
-    await().until(() -> kubelet.podManager().size() == 1);
+    await().until(() -> kubelet.podsWithStatus().size() == 1);
     await()
         .untilAsserted(
             () ->
@@ -318,9 +319,9 @@ class KubeletTest {
           - {name: c, image: 'jkubelet/busybox:1.35'}
         """;
     manifest("p1", pod.formatted(1));
-    await().until(() -> kubelet.podManager().size() == 1);
+    await().until(() -> kubelet.podsWithStatus().size() == 1);
     manifest("p2", pod.formatted(2));
-    await().until(() -> kubelet.podManager().size() == 2);
+    await().until(() -> kubelet.podsWithStatus().size() == 2);
     manifest("p3", pod.formatted(3));
     await()
         .ignoreExceptions()
@@ -344,7 +345,7 @@ class KubeletTest {
   void foreignContainersAreNeverTouched() throws Exception {
     String foreign = runtime.addForeign("not-ours");
     manifest("crasher", CRASHER);
-    await().until(() -> kubelet.podManager().size() == 1);
+    await().until(() -> kubelet.podsWithStatus().size() == 1);
     Files.delete(manifests.resolve("crasher.yaml"));
     await().until(() -> runtime.all().stream().allMatch(f -> f.id.equals(foreign)));
     assertThat(runtime.calls()).noneMatch(c -> c.endsWith(foreign));

@@ -1,7 +1,6 @@
 package io.jkubelet.config;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * {@code authentication}: {@code x509.clientCAFile}, {@code webhook.enabled}, {@code
@@ -12,14 +11,11 @@ import java.util.Objects;
 public record Authentication(
     @Field(
             file = "authentication.x509.clientCAFile",
-            flag = "--client-ca-file",
-            label = "FILE",
             doc = "CAs that client certificates are verified against")
         String clientCAFile,
     @Field(
             file = "authentication.webhook.enabled",
             flag = "--authentication-token-webhook",
-            value = "false",
             fileValue = "true",
             doc = "Whether bearer tokens are checked with the TokenReview API")
         boolean webhookEnabled,
@@ -40,9 +36,4 @@ public record Authentication(
 
   /** The file defaults of {@code authentication}: no anonymous requests, the token webhook on. */
   public static final Authentication FILE_DEFAULTS = Settings.defaults(Authentication.class, true);
-
-  public Authentication {
-    Objects.requireNonNull(clientCAFile, "authentication.x509.clientCAFile");
-    Objects.requireNonNull(webhookCacheTTL, "authentication.webhook.cacheTTL");
-  }
 }

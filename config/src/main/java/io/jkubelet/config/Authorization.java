@@ -1,7 +1,6 @@
 package io.jkubelet.config;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * {@code authorization}: {@code mode} ({@code AlwaysAllow} or {@code Webhook}), {@code
@@ -12,7 +11,6 @@ public record Authorization(
     @Field(
             file = "authorization.mode",
             flag = "--authorization-mode",
-            label = "MODE",
             value = "AlwaysAllow",
             fileValue = "Webhook",
             oneOf = {"AlwaysAllow", "Webhook"},
@@ -35,10 +33,4 @@ public record Authorization(
 
   /** The file defaults of {@code authorization}: mode Webhook. */
   public static final Authorization FILE_DEFAULTS = Settings.defaults(Authorization.class, true);
-
-  public Authorization {
-    Objects.requireNonNull(mode, "authorization.mode");
-    Objects.requireNonNull(cacheAuthorizedTTL, "authorization.webhook.cacheAuthorizedTTL");
-    Objects.requireNonNull(cacheUnauthorizedTTL, "authorization.webhook.cacheUnauthorizedTTL");
-  }
 }

@@ -5,14 +5,10 @@ package io.jkubelet.config;
  * kubeconfig and the certificate directory, which are flags only, as upstream's.
  */
 public record CertificateSettings(
-    @Field(
-            flag = "--rotate-certificates",
-            value = "false",
-            doc = "Renew the client certificate by CSRs before it expires")
+    @Field(doc = "Renew the client certificate by CSRs before it expires")
         boolean rotateCertificates,
     @Field(
             flag = "--rotate-server-certificates",
-            value = "false",
             doc =
                 "Request the kubelet API's serving certificate by CSRs (signer"
                     + " kubernetes.io/kubelet-serving) and renew it before it expires; until one"
@@ -29,8 +25,6 @@ public record CertificateSettings(
         String bootstrapKubeconfig,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--cert-dir",
-            label = "DIR",
             doc =
                 "Where the client certificates (kubelet-client-current.pem), the serving"
                     + " certificates from CSRs (kubelet-server-current.pem) and the self-signed"
@@ -39,8 +33,4 @@ public record CertificateSettings(
         String certDir) {
   public static final CertificateSettings DEFAULTS =
       Settings.defaults(CertificateSettings.class, false);
-
-  public CertificateSettings {
-    Records.requireNonNull(CertificateSettings.class, bootstrapKubeconfig, certDir);
-  }
 }

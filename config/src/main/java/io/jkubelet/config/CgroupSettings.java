@@ -5,23 +5,19 @@ import java.util.List;
 
 /**
  * The container manager's settings of upstream's KubeletConfiguration: the pods' cgroups. Checked
- * by {@link ConfigValidator} (each setting's declaration, then {@link #validate()}); this record
- * only rejects nulls.
+ * by {@link ConfigValidator} (each setting's declaration, then {@link #validate()}).
  */
 public record CgroupSettings(
     @Field(
-            flag = "--cgroups-per-qos",
             value = "true",
             doc = "Whether pods get the QoS cgroup hierarchy and cgroups of their own")
         boolean cgroupsPerQOS,
     @Field(
-            flag = "--cgroup-root",
             label = "PATH",
             check = Checks.CgroupPath.class,
             doc = "The cgroup the pods' hierarchy goes under; none: the root, /")
         String cgroupRoot,
     @Field(
-            flag = "--cgroup-driver",
             label = "DRIVER",
             oneOf = {"cgroupfs", "systemd"},
             zeroIsUnset = true,
@@ -29,10 +25,8 @@ public record CgroupSettings(
                 "cgroupfs or systemd; must match Docker's. None: Docker's own (docker info), as"
                     + " upstream v1.28+ takes the runtime's")
         String cgroupDriver,
-    @Field(flag = "--cpu-cfs-quota", value = "true", doc = "Whether cpu limits are CFS quotas")
-        boolean cpuCFSQuota,
+    @Field(value = "true", doc = "Whether cpu limits are CFS quotas") boolean cpuCFSQuota,
     @Field(
-            flag = "--cpu-cfs-quota-period",
             value = "100ms",
             check = Checks.CfsPeriod.class,
             doc =
@@ -45,7 +39,6 @@ public record CgroupSettings(
             doc = "The most processes in a pod; a negative value: no limit")
         long podPidsLimit,
     @Field(
-            flag = "--enforce-node-allocatable",
             label = "LEVEL,...",
             value = "pods",
             check = Checks.Enforcements.class,
@@ -57,12 +50,6 @@ public record CgroupSettings(
     implements Validated {
 
   public static final CgroupSettings DEFAULTS = Settings.defaults(CgroupSettings.class, false);
-
-  public CgroupSettings {
-    Records.requireNonNull(
-        CgroupSettings.class, cgroupRoot, cgroupDriver, cpuCFSQuotaPeriod, enforceNodeAllocatable);
-    enforceNodeAllocatable = List.copyOf(enforceNodeAllocatable);
-  }
 
   /**
    * Upstream's rules across the settings: {@code none} alone, and enforcement needs QoS cgroups.

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The checks that {@link Field#check()} names, beyond its {@code min}, {@code max} and {@code
@@ -172,20 +173,8 @@ public final class Checks {
   public static final class HttpUrl implements Check {
     @Override
     public void check(String field, Object value) {
-      String s = (String) value;
-      if (s.isEmpty()) {
-        return;
-      }
-      String problem = "must be an http:// or https:// URL, got \"" + s + "\"";
-      URI uri;
-      try {
-        uri = new URI(s);
-      } catch (URISyntaxException e) {
-        throw ConfigException.causedBy(field, problem + " (" + e.getMessage() + ")", e);
-      }
-      if (!httpWithHost(uri)) {
-        throw new ConfigException(field, problem);
-      }
+      String problem = "must be an http:// or https:// URL, got \"" + value + "\"";
+      httpUrl(field, (String) value, problem, e -> problem + " (" + e.getMessage() + ")");
     }
   }
 
@@ -193,25 +182,33 @@ public final class Checks {
   public static final class SecretUrl implements Check {
     @Override
     public void check(String field, Object value) {
-      String s = (String) value;
-      if (s.isEmpty()) {
-        return;
-      }
-      URI uri;
-      try {
-        uri = new URI(s);
-      } catch (URISyntaxException x) {
-        throw ConfigException.causedBy(field, "must be an http:// or https:// URL", x);
-      }
-      if (!httpWithHost(uri)) {
-        throw new ConfigException(field, "must be an http:// or https:// URL with a host");
-      }
+      httpUrl(
+          field,
+          (String) value,
+          "must be an http:// or https:// URL with a host",
+          e -> "must be an http:// or https:// URL");
     }
   }
 
-  private static boolean httpWithHost(URI uri) {
+  /**
+   * The check of both: empty, or an http or https URL with a host; {@code malformed} says what is
+   * wrong with one that does not parse, {@code notHttp} with one of another scheme or no host.
+   */
+  private static void httpUrl(
+      String field, String s, String notHttp, Function<URISyntaxException, String> malformed) {
+    if (s.isEmpty()) {
+      return;
+    }
+    URI uri;
+    try {
+      uri = new URI(s);
+    } catch (URISyntaxException e) {
+      throw ConfigException.causedBy(field, malformed.apply(e), e);
+    }
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-    return (scheme.equals("http") || scheme.equals("https")) && uri.getHost() != null;
+    if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+      throw new ConfigException(field, notHttp);
+    }
   }
 
   /** Each entry a literal IP address, as upstream's {@code net.ParseIP} accepts (no names). */

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 
@@ -22,7 +21,6 @@ import java.util.TreeMap;
  */
 public record EvictionSettings(
     @Field(
-            flag = "--eviction-hard",
             label = "SIGNAL<VALUE,...",
             separator = '<',
             value =
@@ -31,30 +29,20 @@ public record EvictionSettings(
             doc = "Hard eviction thresholds; an empty map: none")
         Map<String, String> evictionHard,
     @Field(
-            flag = "--eviction-soft",
             label = "SIGNAL<VALUE,...",
             separator = '<',
             doc = "Soft eviction thresholds, each with a grace period")
         Map<String, String> evictionSoft,
-    @Field(
-            flag = "--eviction-soft-grace-period",
-            label = "SIGNAL=DURATION,...",
-            doc = "How long a soft threshold must hold")
+    @Field(label = "SIGNAL=DURATION,...", doc = "How long a soft threshold must hold")
         Map<String, String> evictionSoftGracePeriod,
-    @Field(
-            flag = "--eviction-minimum-reclaim",
-            label = "SIGNAL=QUANTITY,...",
-            doc = "What an eviction frees beyond its threshold")
+    @Field(label = "SIGNAL=QUANTITY,...", doc = "What an eviction frees beyond its threshold")
         Map<String, String> evictionMinimumReclaim,
     @Field(
-            flag = "--eviction-pressure-transition-period",
             value = "5m",
             doc = "How long a pressure condition stays after its threshold was last met")
         Duration evictionPressureTransitionPeriod,
     @Field(
-            flag = "--eviction-max-pod-grace-period",
             label = "SECONDS",
-            value = "0",
             doc = "The most seconds a pod evicted by a soft threshold gets to stop; 0 for its own")
         int evictionMaxPodGracePeriod)
     implements Validated {
@@ -173,7 +161,6 @@ public record EvictionSettings(
     evictionSoft = sorted(evictionSoft);
     evictionSoftGracePeriod = sorted(evictionSoftGracePeriod);
     evictionMinimumReclaim = sorted(evictionMinimumReclaim);
-    Objects.requireNonNull(evictionPressureTransitionPeriod, "evictionPressureTransitionPeriod");
     if (evictionPressureTransitionPeriod.isNegative()) {
       throw new ConfigException(
           "evictionPressureTransitionPeriod",

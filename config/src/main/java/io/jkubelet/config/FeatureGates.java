@@ -168,15 +168,18 @@ public final class FeatureGates {
    * @throws ConfigException naming the field
    */
   public static void validate(KubeletConfiguration c) {
-    Map<String, Boolean> g = c.featureGates();
+    Map<String, Boolean> g = c.node().featureGates();
     if (!enabled(g, "CustomCPUCFSQuotaPeriod")
-        && !c.cgroups().cpuCFSQuotaPeriod().equals(CgroupSettings.DEFAULTS.cpuCFSQuotaPeriod())) {
+        && !c.resources()
+            .cgroups()
+            .cpuCFSQuotaPeriod()
+            .equals(CgroupSettings.DEFAULTS.cpuCFSQuotaPeriod())) {
       throw new ConfigException(
           "cpuCFSQuotaPeriod",
-          Durations.format(c.cgroups().cpuCFSQuotaPeriod())
+          Durations.format(c.resources().cgroups().cpuCFSQuotaPeriod())
               + " requires feature gate CustomCPUCFSQuotaPeriod");
     }
-    ShutdownSettings shutdown = c.shutdown();
+    ShutdownSettings shutdown = c.node().shutdown();
     if (!gracefulNodeShutdown(g)
         && (shutdown.shutdownGracePeriod().isPositive()
             || shutdown.shutdownGracePeriodCriticalPods().isPositive())) {
@@ -187,7 +190,8 @@ public final class FeatureGates {
           "invalid configuration: Specifying ShutdownGracePeriod or"
               + " ShutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown");
     }
-    if (c.certificates().serverTLSBootstrap() && !enabled(g, "RotateKubeletServerCertificate")) {
+    if (c.node().certificates().serverTLSBootstrap()
+        && !enabled(g, "RotateKubeletServerCertificate")) {
       throw new ConfigException(
           "serverTLSBootstrap", "true requires feature gate RotateKubeletServerCertificate");
     }

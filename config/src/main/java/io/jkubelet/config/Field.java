@@ -18,8 +18,8 @@ import java.lang.annotation.Target;
  * carries no annotation: its own components are declared. Settings that upstream accepts but
  * jkubelet does not implement are declared as {@link Setting#ignored} instead, with the reason.
  *
- * <p>Example: {@code @Field(flag = "--max-pods", label = "N", value = "110", min = 1, doc = "The
- * most pods this node runs") int maxPods}.
+ * <p>Example: {@code @Field(label = "N", value = "110", min = 1, doc = "The most pods this node
+ * runs") int maxPods}, whose flag is {@code --max-pods}.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)
@@ -27,6 +27,9 @@ import java.lang.annotation.Target;
 public @interface Field {
   /** {@link #file()} of a setting that is a flag only, as upstream's {@code KubeletFlags}. */
   String FLAG_ONLY = "-";
+
+  /** {@link #flag()} of a field of the file only, which has no flag. */
+  String NO_FLAG = "";
 
   /** {@link #fileValue()} when the file's default is the flag's. */
   String SAME = "\0same";
@@ -39,13 +42,27 @@ public @interface Field {
    */
   String file() default "";
 
-  /** Upstream's flag names, e.g. {@code --max-pods}; none for a field of the file only. */
+  /**
+   * Upstream's flag names, e.g. {@code --event-qps}, where they are not the component's name in
+   * kebab case; by default that name's flag ({@code maxPods} is {@code --max-pods}, {@code podCIDR}
+   * is {@code --pod-cidr}); {@link #NO_FLAG} for a field of the file only.
+   */
   String[] flag() default {};
 
-  /** The flag's value in {@code --help}, e.g. {@code PORT}; "" for the type's. */
+  /**
+   * The flag's value in {@code --help}, e.g. {@code NAME}; by default the last word of the
+   * component's name where it says what the value is ({@code ...Dir} {@code DIR}, {@code ...File}
+   * {@code FILE}, {@code ...Port} {@code PORT}, {@code ...Percent}, {@code ...URL}, {@code
+   * ...Address} {@code IP}, {@code ...CIDR}, {@code ...Mode}; with {@code ,...} for a list), else
+   * the type's ({@code DURATION}).
+   */
   String label() default "";
 
-  /** The default, written as on the command line: {@code 1m}, {@code a,b}, {@code k<v,k2<v2}. */
+  /**
+   * The default, written as on the command line: {@code 1m}, {@code a,b}, {@code k<v,k2<v2}; by
+   * default Go's zero value, as upstream's for a field it does not default: {@code false}, {@code
+   * 0}, {@code 0s}, none.
+   */
   String value() default "";
 
   /** The default when a configuration file is given, where v1beta1 defaults otherwise. */

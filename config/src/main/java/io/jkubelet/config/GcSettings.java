@@ -5,12 +5,11 @@ import java.time.Duration;
 /**
  * The garbage collectors' policy: upstream's image GC settings of KubeletConfiguration and its
  * container GC flags (which upstream keeps out of the file, deprecates in favour of eviction, and
- * keeps). Checked by {@link ConfigValidator}; this record only rejects nulls.
+ * keeps). Checked by {@link ConfigValidator}.
  */
 public record GcSettings(
     @Field(
             flag = "--image-gc-high-threshold",
-            label = "PERCENT",
             value = "85",
             check = Checks.Percent.class,
             doc =
@@ -19,7 +18,6 @@ public record GcSettings(
         int imageGCHighThresholdPercent,
     @Field(
             flag = "--image-gc-low-threshold",
-            label = "PERCENT",
             value = "80",
             check = Checks.Percent.class,
             doc = "The usage image GC frees down to, below the high threshold")
@@ -33,7 +31,6 @@ public record GcSettings(
     @Field(
             file = Field.FLAG_ONLY,
             flag = "--minimum-container-ttl-duration",
-            value = "0s",
             check = Checks.GcAge.class,
             doc = "How old a dead container must be before it is removed")
         Duration minimumContainerTtl,
@@ -51,7 +48,6 @@ public record GcSettings(
         int maxContainers,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--image-gc-period",
             value = "5m",
             check = Checks.PositivePeriod.class,
             hidden = true,
@@ -62,10 +58,6 @@ public record GcSettings(
     implements Validated {
 
   public static final GcSettings DEFAULTS = Settings.defaults(GcSettings.class, false);
-
-  public GcSettings {
-    Records.requireNonNull(GcSettings.class, imageMinimumGCAge, minimumContainerTtl, imageGcPeriod);
-  }
 
   /** Upstream's rule: the low threshold below the high one. */
   @Override

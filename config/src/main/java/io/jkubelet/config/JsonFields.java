@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 /**
  * The readers of JSON values behind {@link Type}: each checks a value's type and turns it into the
@@ -16,17 +17,11 @@ final class JsonFields {
   private JsonFields() {}
 
   static boolean asBool(String field, JsonNode v) {
-    if (!v.isBoolean()) {
-      throw new ConfigException(field, "expected true or false, got " + describe(v));
-    }
-    return v.booleanValue();
+    return expect(field, v, v.isBoolean(), "true or false").booleanValue();
   }
 
   static Duration asDuration(String field, JsonNode v) {
-    if (!v.isTextual()) {
-      throw new ConfigException(
-          field, "expected a duration such as \"20s\" or \"1m30s\", got " + describe(v));
-    }
+    expect(field, v, v.isTextual(), "a duration such as \"20s\" or \"1m30s\"");
     try {
       return Durations.parse(v.textValue());
     } catch (IllegalArgumentException e) {
@@ -35,68 +30,33 @@ final class JsonFields {
   }
 
   static String asString(String field, JsonNode value) {
-    if (!value.isTextual()) {
-      throw new ConfigException(field, "expected a string, got " + describe(value));
-    }
-    return value.textValue();
+    return expect(field, value, value.isTextual(), "a string").textValue();
   }
 
   static int asInt(String field, JsonNode value) {
-    if (!value.isIntegralNumber()) {
-      throw new ConfigException(field, "expected an integer, got " + describe(value));
-    }
-    if (!value.canConvertToInt()) {
-      throw new ConfigException(
-          field,
-          "expected an integer between "
-              + Integer.MIN_VALUE
-              + " and "
-              + Integer.MAX_VALUE
-              + ", got "
-              + describe(value));
-    }
-    return value.intValue();
+    expect(field, value, value.isIntegralNumber(), "an integer");
+    String range = "an integer between " + Integer.MIN_VALUE + " and " + Integer.MAX_VALUE;
+    return expect(field, value, value.canConvertToInt(), range).intValue();
   }
 
   static long asLong(String field, JsonNode value) {
-    if (!value.isIntegralNumber()) {
-      throw new ConfigException(field, "expected an integer, got " + describe(value));
-    }
-    if (!value.canConvertToLong()) {
-      throw new ConfigException(field, "expected a 64-bit integer, got " + describe(value));
-    }
-    return value.longValue();
+    expect(field, value, value.isIntegralNumber(), "an integer");
+    return expect(field, value, value.canConvertToLong(), "a 64-bit integer").longValue();
   }
 
   /** Reads a mapping of strings to strings (upstream's {@code map[string]string}). */
   static Map<String, String> stringMap(String field, JsonNode value) {
-    if (!value.isObject()) {
-      throw new ConfigException(field, "expected a mapping of strings, got " + describe(value));
-    }
-    Map<String, String> out = new java.util.LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> e : value.properties()) {
-      out.put(e.getKey(), asString(field + "." + e.getKey(), e.getValue()));
-    }
-    return out;
+    return mapping(field, value, "a mapping of strings", JsonFields::asString);
   }
 
   /** Reads a mapping of strings to booleans (upstream's {@code map[string]bool}). */
   static Map<String, Boolean> boolMap(String field, JsonNode value) {
-    if (!value.isObject()) {
-      throw new ConfigException(field, "expected a mapping of booleans, got " + describe(value));
-    }
-    Map<String, Boolean> out = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> e : value.properties()) {
-      out.put(e.getKey(), asBool(field + "." + e.getKey(), e.getValue()));
-    }
-    return out;
+    return mapping(field, value, "a mapping of booleans", JsonFields::asBool);
   }
 
   /** Reads a list of strings. */
   static List<String> strings(String field, JsonNode value) {
-    if (!value.isArray()) {
-      throw new ConfigException(field, "expected a list of strings, got " + describe(value));
-    }
+    expect(field, value, value.isArray(), "a list of strings");
     List<String> out = new ArrayList<>();
     for (int i = 0; i < value.size(); i++) {
       out.add(asString(field + "[" + i + "]", value.get(i)));
@@ -106,25 +66,33 @@ final class JsonFields {
 
   /** Reads a mapping of header names to lists of values; null counts as empty. */
   static Map<String, List<String>> headers(String field, JsonNode value) {
-    if (!value.isObject()) {
-      throw new ConfigException(
-          field, "expected a mapping of header names to lists of values, got " + describe(value));
+    return mapping(
+        field,
+        value,
+        "a mapping of header names to lists of values",
+        (f, values) -> values.isNull() ? List.of() : strings(f, values));
+  }
+
+  /** A mapping's entries, each read by {@code entry} and named {@code field.key} in errors. */
+  private static <V> Map<String, V> mapping(
+      String field, JsonNode value, String what, BiFunction<String, JsonNode, V> entry) {
+    expect(field, value, value.isObject(), what);
+    Map<String, V> out = new LinkedHashMap<>();
+    for (Map.Entry<String, JsonNode> e : value.properties()) {
+      out.put(e.getKey(), entry.apply(field + "." + e.getKey(), e.getValue()));
     }
-    Map<String, List<String>> headers = new LinkedHashMap<>();
-    for (Map.Entry<String, JsonNode> header : value.properties()) {
-      String headerField = field + "." + header.getKey();
-      JsonNode values = header.getValue();
-      if (!values.isArray() && !values.isNull()) {
-        throw new ConfigException(
-            headerField, "expected a list of strings, got " + describe(values));
-      }
-      List<String> list = new ArrayList<>();
-      for (int i = 0; i < values.size(); i++) {
-        list.add(asString(headerField + "[" + i + "]", values.get(i)));
-      }
-      headers.put(header.getKey(), list);
+    return out;
+  }
+
+  /**
+   * The value, if {@code ok}; else the one error of a value of the wrong type, {@code expected
+   * <what>, got <value>}.
+   */
+  private static JsonNode expect(String field, JsonNode value, boolean ok, String what) {
+    if (!ok) {
+      throw new ConfigException(field, "expected " + what + ", got " + describe(value));
     }
-    return headers;
+    return value;
   }
 
   /** A short rendering of a value for messages: scalars as JSON, containers by kind only. */

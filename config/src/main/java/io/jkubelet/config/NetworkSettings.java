@@ -1,9 +1,5 @@
 package io.jkubelet.config;
 
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-
 /**
  * The pods' network: the two settings that upstream's KubeletConfiguration carries ({@code
  * hairpinMode} and {@code podCIDR}), and the network plugin's, which are flags only, as upstream's
@@ -11,8 +7,6 @@ import java.util.List;
  */
 public record NetworkSettings(
     @Field(
-            flag = "--hairpin-mode",
-            label = "MODE",
             value = NetworkSettings.PROMISCUOUS_BRIDGE,
             oneOf = {
               NetworkSettings.PROMISCUOUS_BRIDGE,
@@ -22,76 +16,25 @@ public record NetworkSettings(
             zeroIsUnset = true,
             doc = "How a pod reaches itself through a Service")
         String hairpinMode,
-    @Field(
-            flag = "--pod-cidr",
-            label = "CIDR",
-            doc = "A standalone node's pod range; a Node's spec.podCIDRs win")
-        String podCIDR,
+    @Field(doc = "A standalone node's pod range; a Node's spec.podCIDRs win") String podCIDR,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--network-plugin",
             label = "NAME",
             doc =
                 "cni or kubenet: a network plugin gives each pod its network; none: Docker's"
                     + " bridge")
         String networkPlugin,
-    @Field(
-            file = Field.FLAG_ONLY,
-            flag = "--cni-conf-dir",
-            label = "DIR",
-            value = "/etc/cni/net.d",
-            doc = "The CNI configuration directory")
-        Path cniConfDir,
-    @Field(
-            file = Field.FLAG_ONLY,
-            flag = "--cni-bin-dir",
-            label = "DIR,...",
-            value = "/opt/cni/bin",
-            doc = "Where CNI plugin binaries are, in order")
-        List<String> cniBinDir,
-    @Field(
-            file = Field.FLAG_ONLY,
-            flag = "--cni-cache-dir",
-            label = "DIR",
-            value = "/var/lib/cni/cache",
-            doc = "libcni's cache: each pod's attachment")
-        Path cniCacheDir,
-    @Field(
-            file = Field.FLAG_ONLY,
-            flag = "--network-plugin-mtu",
-            value = "0",
-            doc = "kubenet's MTU; 0 picks the host's smallest")
+    CniSettings cni,
+    @Field(file = Field.FLAG_ONLY, doc = "kubenet's MTU; 0 picks the host's smallest")
         int networkPluginMtu,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--non-masquerade-cidr",
-            label = "CIDR",
             value = "10.0.0.0/8",
             doc = "kubenet masquerades traffic leaving this range")
-        String nonMasqueradeCIDR,
-    @Field(
-            file = Field.FLAG_ONLY,
-            flag = "--cni-exec-timeout",
-            value = "220s",
-            doc = "How long one CNI plugin call may take (jkubelet's own; upstream's is 220s)")
-        Duration cniExecTimeout) {
+        String nonMasqueradeCIDR) {
   public static final String PROMISCUOUS_BRIDGE = "promiscuous-bridge";
   public static final String HAIRPIN_VETH = "hairpin-veth";
   public static final String HAIRPIN_NONE = "none";
 
   public static final NetworkSettings DEFAULTS = Settings.defaults(NetworkSettings.class, false);
-
-  public NetworkSettings {
-    Records.requireNonNull(
-        NetworkSettings.class,
-        hairpinMode,
-        podCIDR,
-        networkPlugin,
-        cniConfDir,
-        cniBinDir,
-        cniCacheDir,
-        nonMasqueradeCIDR,
-        cniExecTimeout);
-    cniBinDir = List.copyOf(cniBinDir);
-  }
 }

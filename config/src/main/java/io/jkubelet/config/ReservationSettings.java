@@ -13,14 +13,10 @@ import java.util.TreeMap;
  */
 public record ReservationSettings(
     @Field(
-            flag = "--kube-reserved",
             label = "RESOURCE=QUANTITY,...",
             doc = "What is held back for Kubernetes' daemons: cpu, memory, ephemeral-storage, pid")
         Map<String, String> kubeReserved,
-    @Field(
-            flag = "--system-reserved",
-            label = "RESOURCE=QUANTITY,...",
-            doc = "What is held back for the system")
+    @Field(label = "RESOURCE=QUANTITY,...", doc = "What is held back for the system")
         Map<String, String> systemReserved) {
 
   public static final ReservationSettings DEFAULTS =

@@ -5,12 +5,11 @@ import java.time.Duration;
 /**
  * The container engine's settings: upstream's container runtime flags (docker only) and the
  * KubeletConfiguration fields of its runtime calls and image pulls. Checked by {@link
- * ConfigValidator}; this record only rejects nulls.
+ * ConfigValidator}.
  */
 public record RuntimeSettings(
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--container-runtime",
             label = "RUNTIME",
             value = "docker",
             check = Checks.ContainerRuntime.class,
@@ -18,7 +17,6 @@ public record RuntimeSettings(
         String containerRuntime,
     @Field(
             file = Field.FLAG_ONLY,
-            flag = "--container-runtime-endpoint",
             label = "URL",
             value = RuntimeSettings.DOCKERSHIM_ENDPOINT,
             doc =
@@ -26,15 +24,13 @@ public record RuntimeSettings(
                     + " default, dockershim's socket, means --docker-endpoint's")
         String containerRuntimeEndpoint,
     @Field(
-            flag = "--runtime-request-timeout",
             value = "2m",
             check = Checks.Positive.class,
             doc =
                 "How long a call to the engine may take, but for pulls, logs, exec, attach and"
                     + " port-forward")
         Duration runtimeRequestTimeout,
-    @Field(flag = "--serialize-image-pulls", value = "true", doc = "Pull one image at a time")
-        boolean serializeImagePulls,
+    @Field(value = "true", doc = "Pull one image at a time") boolean serializeImagePulls,
     @Field(
             flag = "--registry-qps",
             label = "QPS",
@@ -43,7 +39,6 @@ public record RuntimeSettings(
             doc = "Image pulls per second; beyond it and the burst a pull fails; 0: no limit")
         int registryPullQPS,
     @Field(
-            flag = "--registry-burst",
             value = "10",
             zeroIsUnset = true,
             check = Checks.NotNegativeNumber.class,
@@ -52,11 +47,6 @@ public record RuntimeSettings(
 
   /** Upstream v1.20's default {@code --container-runtime-endpoint}: its dockershim's socket. */
   public static final String DOCKERSHIM_ENDPOINT = "unix:///var/run/dockershim.sock";
-
-  public RuntimeSettings {
-    Records.requireNonNull(
-        RuntimeSettings.class, containerRuntime, containerRuntimeEndpoint, runtimeRequestTimeout);
-  }
 
   /**
    * The engine's endpoint: {@code --container-runtime-endpoint} when it names one (a bare path as

@@ -6,7 +6,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Pattern;
 
 /**
  * One setting, as declared: a {@link Field} on a settings record's component, or an upstream
@@ -39,13 +42,15 @@ public final class Setting {
     RecordComponent c = path.getLast();
     Field f = c.getAnnotation(Field.class);
     this.field = f;
+    Mapping mapping = c.getDeclaringRecord().getAnnotation(Mapping.class);
+    String named = mapping == null ? c.getName() : mapping.value() + "." + c.getName();
     this.inFile = !f.file().equals(Field.FLAG_ONLY);
-    this.name = f.file().isEmpty() || !inFile ? c.getName() : f.file();
-    this.flags = List.of(f.flag());
+    this.name = f.file().isEmpty() || !inFile ? named : f.file();
+    this.flags = flags(named, f.flag());
     this.type = Type.of(c, f);
-    this.label = f.label().isEmpty() ? type.label() : f.label();
-    this.value = f.value();
-    this.fileValue = f.fileValue().equals(Field.SAME) ? f.value() : f.fileValue();
+    this.label = f.label().isEmpty() ? label(c.getName(), type) : f.label();
+    this.value = f.value().isEmpty() ? zero(type) : f.value();
+    this.fileValue = f.fileValue().equals(Field.SAME) ? value : f.fileValue();
     this.doc = f.doc();
     this.defaultValue = parseDefault(value);
     this.fileDefault = fileValue.equals(value) ? defaultValue : parseDefault(fileValue);
@@ -60,6 +65,61 @@ public final class Setting {
     this.checks = List.copyOf(cs);
     this.reason = null;
   }
+
+  /**
+   * The declared flags; none but {@link Field#NO_FLAG}; by default the name's in kebab case, a
+   * {@link Mapping}'s dot a dash ({@code eventExport.caFile} is {@code --event-export-ca-file}).
+   */
+  private static List<String> flags(String name, String[] declared) {
+    if (declared.length == 0) {
+      return List.of(
+          "--" + KEBAB.matcher(name.replace('.', '-')).replaceAll("-").toLowerCase(Locale.ROOT));
+    }
+    return Arrays.asList(declared).equals(List.of(Field.NO_FLAG)) ? List.of() : List.of(declared);
+  }
+
+  /** Go's zero value as a flag writes it: a setting's default where it declares none. */
+  private static String zero(Type type) {
+    if (type == Type.BOOL) {
+      return "false";
+    }
+    if (type == Type.INT || type == Type.LONG) {
+      return "0";
+    }
+    return type == Type.DURATION ? "0s" : "";
+  }
+
+  /**
+   * The label of a flag's value, from its component's name as its flag is: the last word's when it
+   * names a kind of value ({@code certDir} takes a {@code DIR}, {@code cniBinDir} a {@code
+   * DIR,...}, {@code healthzBindAddress} an {@code IP}), else the type's ({@code DURATION}).
+   */
+  private static String label(String component, Type type) {
+    String[] words = KEBAB.split(component);
+    String word = words[words.length - 1];
+    String kind = LABELS.get(Character.toUpperCase(word.charAt(0)) + word.substring(1));
+    if (kind == null) {
+      return type.label();
+    }
+    return type.javaType() == List.class ? kind + ",..." : kind;
+  }
+
+  /** The last words of a component's name that say what its flag takes. */
+  private static final Map<String, String> LABELS =
+      Map.of(
+          "Dir", "DIR",
+          "File", "FILE",
+          "Port", "PORT",
+          "Percent", "PERCENT",
+          "URL", "URL",
+          "Url", "URL",
+          "Address", "IP",
+          "CIDR", "CIDR",
+          "Mode", "MODE");
+
+  /** Where a word ends: before a capital after a small letter, or before an acronym's next word. */
+  private static final Pattern KEBAB =
+      Pattern.compile("(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])");
 
   private Setting(String name, List<String> flags, Type type, String reason, List<Check> checks) {
     this.path = List.of();

@@ -141,9 +141,12 @@ public final class Settings {
   }
 
   /**
-   * Makes a record, and the records inside it, from a value per setting.
+   * Makes a record, and the records inside it, from a value per setting: the one place that rejects
+   * a null value (but for a {@link Nullable} component) and makes lists unmodifiable, so that the
+   * settings records need no constructor of their own for it.
    *
-   * @throws ConfigException or NullPointerException as the records' constructors do
+   * @throws NullPointerException naming the setting whose value is null
+   * @throws ConfigException as a record's own constructor does
    */
   public static <R extends Record> R build(Class<R> type, Function<Setting, Object> values) {
     return type.cast(build(group(type), values));
@@ -151,9 +154,15 @@ public final class Settings {
 
   private static Object build(Group g, Function<Setting, Object> values) {
     Object[] args = new Object[g.members().size()];
+    RecordComponent[] components = g.type().getRecordComponents();
     for (int i = 0; i < args.length; i++) {
       Object m = g.members().get(i);
       args[i] = m instanceof Setting s ? values.apply(s) : build((Group) m, values);
+      if (args[i] instanceof List<?> list) {
+        args[i] = List.copyOf(list);
+      } else if (args[i] == null && !components[i].isAnnotationPresent(Nullable.class)) {
+        throw new NullPointerException(m instanceof Setting s ? s.name() : components[i].getName());
+      }
     }
     try {
       return g.constructor().newInstance(args);

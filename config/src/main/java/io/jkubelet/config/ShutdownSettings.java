@@ -8,11 +8,11 @@ import java.time.Duration;
  * the agent hold a logind delay inhibitor lock and stop the pods when the host shuts down. Upstream
  * v1.20 asks for the gate too; jkubelet, as v1.21, has the gate on unless {@code featureGates:
  * {GracefulNodeShutdown: false}} turns it off ({@link FeatureGates#gracefulNodeShutdown}). Checked
- * by {@link ConfigValidator}; this record only rejects nulls.
+ * by {@link ConfigValidator}.
  */
 public record ShutdownSettings(
     @Field(
-            value = "0s",
+            flag = Field.NO_FLAG,
             check = Checks.ShutdownPeriod.class,
             doc =
                 "How long the node delays its shutdown to stop its pods (a logind delay inhibitor;"
@@ -20,7 +20,7 @@ public record ShutdownSettings(
                     + " all. Critical pods get the last shutdownGracePeriodCriticalPods of it")
         Duration shutdownGracePeriod,
     @Field(
-            value = "0s",
+            flag = Field.NO_FLAG,
             check = Checks.ShutdownPeriod.class,
             doc =
                 "The part of shutdownGracePeriod kept for critical pods (static, mirror, or of"
@@ -29,11 +29,6 @@ public record ShutdownSettings(
     implements Validated {
 
   public static final ShutdownSettings DEFAULTS = Settings.defaults(ShutdownSettings.class, false);
-
-  public ShutdownSettings {
-    Records.requireNonNull(
-        ShutdownSettings.class, shutdownGracePeriod, shutdownGracePeriodCriticalPods);
-  }
 
   /** Whether a shutdown is handled at all: a grace period above zero. */
   public boolean enabled() {

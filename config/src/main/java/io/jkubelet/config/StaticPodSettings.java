@@ -9,8 +9,7 @@ import java.util.Objects;
 
 /**
  * The static pod sources' settings of upstream's KubeletConfiguration: a manifest directory and a
- * manifest URL, and how often each is read. Checked by {@link ConfigValidator}; this record only
- * rejects nulls.
+ * manifest URL, and how often each is read. Checked by {@link ConfigValidator}.
  */
 public record StaticPodSettings(
     @Field(
@@ -19,20 +18,14 @@ public record StaticPodSettings(
             doc = "Directory (or single file) of static pod manifests; none: no file source")
         String staticPodPath,
     @Field(
-            flag = "--file-check-frequency",
             value = "20s",
             check = Checks.Positive.class,
             doc = "Period of the manifest directory rescan")
         Duration fileCheckFrequency,
-    @Field(
-            flag = "--http-check-frequency",
-            value = "20s",
-            check = Checks.Positive.class,
-            doc = "Period of the manifest URL poll")
+    @Field(value = "20s", check = Checks.Positive.class, doc = "Period of the manifest URL poll")
         Duration httpCheckFrequency,
     @Field(
             flag = "--manifest-url",
-            label = "URL",
             check = Checks.HttpUrl.class,
             doc = "A URL serving a Pod or PodList of static pods; none: no URL source")
         String staticPodURL,
@@ -52,11 +45,6 @@ public record StaticPodSettings(
    * @throws NullPointerException if any reference component, header name or header value is null
    */
   public StaticPodSettings {
-    Objects.requireNonNull(staticPodPath, "staticPodPath");
-    Objects.requireNonNull(fileCheckFrequency, "fileCheckFrequency");
-    Objects.requireNonNull(httpCheckFrequency, "httpCheckFrequency");
-    Objects.requireNonNull(staticPodURL, "staticPodURL");
-    Objects.requireNonNull(staticPodURLHeader, "staticPodURLHeader");
     Map<String, List<String>> headers = new LinkedHashMap<>();
     staticPodURLHeader.forEach(
         (name, values) ->

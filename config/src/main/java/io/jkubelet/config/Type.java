@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * A setting's type: how its value is read from a configuration file (with upstream's types and
@@ -47,22 +48,8 @@ public final class Type {
           Boolean.class,
           JsonFields::asBool,
           (flag, given) -> bool(flag, given.getLast()));
-  public static final Type INT =
-      new Type(
-          "N", Shape.SCALAR, Integer.class, JsonFields::asInt, (f, g) -> integer(f, g.getLast()));
-  public static final Type LONG =
-      new Type(
-          "N",
-          Shape.SCALAR,
-          Long.class,
-          JsonFields::asLong,
-          (f, g) -> {
-            try {
-              return Long.parseLong(g.getLast().strip());
-            } catch (NumberFormatException e) {
-              throw new ConfigException(f, "expected an integer, got \"" + g.getLast() + "\"");
-            }
-          });
+  public static final Type INT = integer(Integer.class, JsonFields::asInt, Integer::parseInt);
+  public static final Type LONG = integer(Long.class, JsonFields::asLong, Long::parseLong);
 
   /** A floating-point number, as upstream's {@code float32} and {@code float64} flags. */
   public static final Type FLOAT =
@@ -76,13 +63,7 @@ public final class Type {
             }
             return v.doubleValue();
           },
-          (f, g) -> {
-            try {
-              return Double.parseDouble(g.getLast().strip());
-            } catch (NumberFormatException e) {
-              throw new ConfigException(f, "expected a number, got \"" + g.getLast() + "\"");
-            }
-          });
+          (f, g) -> number(f, g.getLast(), Double::parseDouble, "a number"));
 
   public static final Type STRING =
       new Type("VALUE", Shape.SCALAR, String.class, JsonFields::asString, (f, g) -> g.getLast());
@@ -230,11 +211,22 @@ public final class Type {
     };
   }
 
-  private static Integer integer(String flag, String s) {
+  /**
+   * An integer type: label {@code N}, read from JSON by {@code json}, from a flag by {@code parse}.
+   */
+  private static <N extends Number> Type integer(
+      Class<N> type, Json json, Function<String, N> parse) {
+    return new Type(
+        "N", Shape.SCALAR, type, json, (f, g) -> number(f, g.getLast(), parse, "an integer"));
+  }
+
+  /** A flag's number, or upstream's words for what is not one ({@code what}: "an integer"). */
+  private static <N extends Number> N number(
+      String flag, String s, Function<String, N> parse, String what) {
     try {
-      return Integer.parseInt(s.strip());
+      return parse.apply(s.strip());
     } catch (NumberFormatException e) {
-      throw new ConfigException(flag, "expected an integer, got \"" + s + "\"");
+      throw new ConfigException(flag, "expected " + what + ", got \"" + s + "\"");
     }
   }
 

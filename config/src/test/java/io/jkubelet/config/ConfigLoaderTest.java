@@ -33,7 +33,7 @@ class ConfigLoaderTest {
     ConfigLoader.Loaded loaded = ConfigLoader.load(write(Samples.FULL_YAML));
 
     assertThat(loaded.config()).isEqualTo(Samples.full());
-    assertThat(loaded.config().staticPods().staticPodURLHeader().keySet())
+    assertThat(loaded.config().pods().staticPods().staticPodURLHeader().keySet())
         .as("headers keep file order")
         .containsExactly("Authorization", "X-Multi");
   }
@@ -64,7 +64,7 @@ class ConfigLoaderTest {
     ConfigLoader.Loaded loaded =
         ConfigLoader.load(write(HEADER + "rotateCertificates: true\nserverTLSBootstrap: false\n"));
 
-    assertThat(loaded.config().certificates())
+    assertThat(loaded.config().node().certificates())
         .isEqualTo(new CertificateSettings(true, false, "", ""));
     assertThat(loaded.warnings()).isEmpty();
     assertThatThrownBy(() -> ConfigLoader.load(write(HEADER + "rotateCertificates: \"yes\"\n")))
@@ -104,7 +104,8 @@ class ConfigLoaderTest {
         ConfigLoader.load(
                 write(HEADER + "allowedUnsafeSysctls: [kernel.msg*, net.core.somaxconn]\n"))
             .config();
-    assertThat(config.allowedUnsafeSysctls()).containsExactly("kernel.msg*", "net.core.somaxconn");
+    assertThat(config.pods().allowedUnsafeSysctls())
+        .containsExactly("kernel.msg*", "net.core.somaxconn");
     assertThatThrownBy(() -> ConfigLoader.load(write(HEADER + "allowedUnsafeSysctls: net.*\n")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("allowedUnsafeSysctls")
@@ -125,8 +126,8 @@ class ConfigLoaderTest {
 
     ConfigLoader.Loaded loaded = ConfigLoader.load(write(upstreamStyle));
 
-    assertThat(loaded.config().maxPods()).isEqualTo(30);
-    assertThat(loaded.config().clusterDNS()).containsExactly("10.96.0.10");
+    assertThat(loaded.config().pods().maxPods()).isEqualTo(30);
+    assertThat(loaded.config().pods().dns().clusterDNS()).containsExactly("10.96.0.10");
     assertThat(loaded.config().runtime().serializeImagePulls()).isFalse();
     assertThat(loaded.unimplemented()).containsExactly("volumeStatsAggPeriod");
     assertThat(loaded.warnings())
@@ -189,11 +190,11 @@ class ConfigLoaderTest {
 
     KubeletConfiguration c = loaded.config();
     KubeletConfiguration defaults = KubeletConfiguration.fileBuilder().build();
-    assertThat(c.syncFrequency()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(c.staticPods().fileCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
-    assertThat(c.staticPods().httpCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
-    assertThat(c.nodeStatusUpdateFrequency()).isEqualTo(Duration.ofSeconds(10));
-    assertThat(c.nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(c.pods().lifecycle().syncFrequency()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(c.pods().staticPods().fileCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(c.pods().staticPods().httpCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(c.node().status().nodeStatusUpdateFrequency()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(c.node().status().nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(5));
     assertThat(c.server().authentication().webhookCacheTTL()).isEqualTo(Duration.ofMinutes(2));
     assertThat(c.server().authentication().webhookEnabled()).isTrue();
     assertThat(c.server().authentication().clientCAFile()).isEqualTo("/etc/kubernetes/pki/ca.crt");
@@ -202,10 +203,10 @@ class ConfigLoaderTest {
         .isEqualTo(defaults.server().authorization().cacheAuthorizedTTL());
     assertThat(c.server().authorization().cacheUnauthorizedTTL())
         .isEqualTo(defaults.server().authorization().cacheUnauthorizedTTL());
-    assertThat(c.staticPods().staticPodPath()).isEqualTo("/etc/kubernetes/manifests");
-    assertThat(c.server().healthzBindAddress()).isEqualTo("127.0.0.1");
-    assertThat(c.cgroups().cgroupDriver()).as("kubeadm's, given").isEqualTo("cgroupfs");
-    assertThat(c.cgroups())
+    assertThat(c.pods().staticPods().staticPodPath()).isEqualTo("/etc/kubernetes/manifests");
+    assertThat(c.server().healthz().healthzBindAddress()).isEqualTo("127.0.0.1");
+    assertThat(c.resources().cgroups().cgroupDriver()).as("kubeadm's, given").isEqualTo("cgroupfs");
+    assertThat(c.resources().cgroups())
         .isEqualTo(
             Settings.build(
                 CgroupSettings.class,
@@ -213,8 +214,10 @@ class ConfigLoaderTest {
                     s.name().equals("cgroupDriver")
                         ? "cgroupfs"
                         : Settings.read(CgroupSettings.DEFAULTS, s)));
-    assertThat(c.eviction()).isEqualTo(EvictionSettings.DEFAULTS);
-    assertThat(c.gc()).as("imageMinimumGCAge: 0s is the default").isEqualTo(GcSettings.DEFAULTS);
+    assertThat(c.resources().eviction()).isEqualTo(EvictionSettings.DEFAULTS);
+    assertThat(c.resources().gc())
+        .as("imageMinimumGCAge: 0s is the default")
+        .isEqualTo(GcSettings.DEFAULTS);
     assertThat(loaded.warnings()).isEmpty();
     assertThat(c.runtime().runtimeRequestTimeout()).isEqualTo(Duration.ofMinutes(2));
     assertThat(loaded.unimplemented())
@@ -244,19 +247,19 @@ class ConfigLoaderTest {
     KubeletConfiguration c = loaded.config();
     KubeletConfiguration defaults = KubeletConfiguration.fileBuilder().build();
     assertThat(c.server().port()).isEqualTo(10250);
-    assertThat(c.maxPods()).isEqualTo(110);
+    assertThat(c.pods().maxPods()).isEqualTo(110);
     assertThat(c.server().address()).isEqualTo(defaults.server().address());
-    assertThat(c.network().hairpinMode()).isEqualTo(defaults.network().hairpinMode());
+    assertThat(c.pods().network().hairpinMode()).isEqualTo(defaults.pods().network().hairpinMode());
     // Pointers upstream, or without a default: 0 and "" are values.
     assertThat(c.server().readOnlyPort()).isZero();
-    assertThat(c.server().healthzPort()).isZero();
-    assertThat(c.eventRecordQPS()).isZero();
-    assertThat(c.staticPods().staticPodPath()).isEmpty();
+    assertThat(c.server().healthz().healthzPort()).isZero();
+    assertThat(c.events().eventRecordQPS()).isZero();
+    assertThat(c.pods().staticPods().staticPodPath()).isEmpty();
   }
 
   @Test
   void cgroupFieldsLoadIntoTheirOwnSettingsWithUpstreamsDefaults() throws IOException {
-    assertThat(ConfigLoader.load(write(HEADER)).config().cgroups())
+    assertThat(ConfigLoader.load(write(HEADER)).config().resources().cgroups())
         .isEqualTo(CgroupSettings.DEFAULTS)
         .isEqualTo(
             new CgroupSettings(true, "", "", true, Duration.ofMillis(100), -1, List.of("pods")));
@@ -265,6 +268,7 @@ class ConfigLoaderTest {
         ConfigLoader.load(
                 write(HEADER + "cgroupDriver: \"\"\ncpuCFSQuotaPeriod: 0s\npodPidsLimit: 0\n"))
             .config()
+            .resources()
             .cgroups();
     assertThat(zero.cgroupDriver()).as("\"\" is the default: Docker's").isEmpty();
     assertThat(zero.cpuCFSQuotaPeriod()).as("0s is the default").isEqualTo(Duration.ofMillis(100));
@@ -284,6 +288,7 @@ class ConfigLoaderTest {
                         enforceNodeAllocatable: []
                         """))
             .config()
+            .resources()
             .cgroups();
     assertThat(set)
         .isEqualTo(
@@ -293,7 +298,7 @@ class ConfigLoaderTest {
 
   @Test
   void imageGcFieldsLoadIntoTheGcSettingsWithUpstreamsDefaults() throws IOException {
-    assertThat(ConfigLoader.load(write(HEADER)).config().gc())
+    assertThat(ConfigLoader.load(write(HEADER)).config().resources().gc())
         .isEqualTo(GcSettings.DEFAULTS)
         .isEqualTo(
             new GcSettings(
@@ -309,6 +314,7 @@ class ConfigLoaderTest {
                         imageMinimumGCAge: 30s
                         """))
             .config()
+            .resources()
             .gc();
     assertThat(set.imageGCHighThresholdPercent()).as("0 is a value (a pointer upstream)").isZero();
     assertThat(set.imageGCLowThresholdPercent()).isZero();
@@ -321,13 +327,14 @@ class ConfigLoaderTest {
         ConfigLoader.load(
                 write(HEADER + "nodeStatusUpdateFrequency: 20s\nnodeStatusReportFrequency: 0s\n"))
             .config();
-    assertThat(follows.nodeStatusReportFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(follows.node().status().nodeStatusReportFrequency())
+        .isEqualTo(Duration.ofSeconds(20));
 
     KubeletConfiguration both =
         ConfigLoader.load(
                 write(HEADER + "nodeStatusUpdateFrequency: 20s\nnodeStatusReportFrequency: 1m\n"))
             .config();
-    assertThat(both.nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(both.node().status().nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(1));
   }
 
   @Test
@@ -556,7 +563,7 @@ class ConfigLoaderTest {
   void documentMarkersAroundASingleDocumentAreFine() throws IOException {
     Path file = write("---\n" + HEADER + "maxPods: 9\n---\n");
 
-    assertThat(ConfigLoader.load(file).config().maxPods()).isEqualTo(9);
+    assertThat(ConfigLoader.load(file).config().pods().maxPods()).isEqualTo(9);
   }
 
   @Test
@@ -586,12 +593,12 @@ class ConfigLoaderTest {
         .isEqualTo(new Authentication("/pki/ca.crt", true, Duration.ofMinutes(1), false));
     assertThat(c.server().authorization())
         .isEqualTo(new Authorization("Webhook", Duration.ofMinutes(5), Duration.ofSeconds(10)));
-    assertThat(c.server().tlsCertFile()).isEqualTo("/pki/kubelet.crt");
-    assertThat(c.server().healthzPort()).isZero();
-    assertThat(c.containerLogs().containerLogMaxFiles()).isEqualTo(3);
-    assertThat(c.containerLogs().containerLogMaxSize()).isEqualTo("10Mi");
-    assertThat(c.server().enableSystemLogHandler()).isTrue();
-    assertThat(KubeletConfiguration.builder().build().server().enableSystemLogHandler())
+    assertThat(c.server().tls().tlsCertFile()).isEqualTo("/pki/kubelet.crt");
+    assertThat(c.server().healthz().healthzPort()).isZero();
+    assertThat(c.pods().containerLogs().containerLogMaxFiles()).isEqualTo(3);
+    assertThat(c.pods().containerLogs().containerLogMaxSize()).isEqualTo("10Mi");
+    assertThat(c.server().handlers().enableSystemLogHandler()).isTrue();
+    assertThat(KubeletConfiguration.builder().build().server().handlers().enableSystemLogHandler())
         .as("off unless asked for")
         .isFalse();
   }
@@ -610,7 +617,7 @@ class ConfigLoaderTest {
                   file: /var/log/jkubelet/events.jsonl
                 """);
     ConfigLoader.Loaded loaded = ConfigLoader.load(file);
-    EventExport e = loaded.config().eventExport();
+    EventExport e = loaded.config().events().export();
     assertThat(loaded.warnings()).isEmpty();
     assertThat(e.url()).isEqualTo("https://opensearch.example:9200");
     assertThat(e.credentialsFile()).isEqualTo("/etc/jkubelet/export-credentials");
@@ -619,7 +626,7 @@ class ConfigLoaderTest {
     assertThat(e.enabled()).isTrue();
     ConfigValidator.validate(loaded.config());
     assertThat(ConfigValidator.bytes("f", e.spoolMax())).isEqualTo(256L << 20);
-    assertThat(KubeletConfiguration.defaults().eventExport().enabled()).isFalse();
+    assertThat(KubeletConfiguration.defaults().events().export().enabled()).isFalse();
 
     Path bad = write(HEADER + "eventExport: {url: 'ftp://user:secret@h', spoolMax: 1Gi}\n");
     assertThatThrownBy(() -> ConfigValidator.validate(ConfigLoader.load(bad).config()))

@@ -175,17 +175,18 @@ class EvictionSettingsTest {
 
     KubeletConfiguration c = loaded.config();
     assertThat(loaded.unimplemented()).isEmpty();
-    assertThat(c.reservations().kube("memory")).isEqualTo(2L << 30);
-    assertThat(c.reservations().system("cpu")).isEqualTo(100);
-    assertThat(c.eviction().thresholds(true))
+    assertThat(c.resources().reservations().kube("memory")).isEqualTo(2L << 30);
+    assertThat(c.resources().reservations().system("cpu")).isEqualTo(100);
+    assertThat(c.resources().eviction().thresholds(true))
         .containsExactly(
             new Threshold(
                 Signal.NODEFS_AVAILABLE,
                 new Percentage(0.2f),
                 Duration.ofSeconds(10),
                 Optional.of(new Amount(1L << 30))));
-    assertThat(c.eviction().evictionPressureTransitionPeriod()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(c.eviction().evictionMaxPodGracePeriod()).isEqualTo(20);
+    assertThat(c.resources().eviction().evictionPressureTransitionPeriod())
+        .isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.resources().eviction().evictionMaxPodGracePeriod()).isEqualTo(20);
     ConfigValidator.validate(c);
   }
 

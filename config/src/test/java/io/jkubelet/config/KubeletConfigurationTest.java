@@ -20,30 +20,30 @@ class KubeletConfigurationTest {
   void defaultsAreTheDocumentedValues() {
     KubeletConfiguration d = KubeletConfiguration.defaults();
 
-    assertThat(d.staticPods().staticPodPath()).isEmpty();
-    assertThat(d.syncFrequency()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(d.staticPods().fileCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
-    assertThat(d.staticPods().httpCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
-    assertThat(d.staticPods().staticPodURL()).isEmpty();
-    assertThat(d.staticPods().staticPodURLHeader()).isEmpty();
+    assertThat(d.pods().staticPods().staticPodPath()).isEmpty();
+    assertThat(d.pods().lifecycle().syncFrequency()).isEqualTo(Duration.ofMinutes(1));
+    assertThat(d.pods().staticPods().fileCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(d.pods().staticPods().httpCheckFrequency()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(d.pods().staticPods().staticPodURL()).isEmpty();
+    assertThat(d.pods().staticPods().staticPodURLHeader()).isEmpty();
     assertThat(d.server().readOnlyPort()).isEqualTo(10255);
     assertThat(d.server().port()).isEqualTo(10250);
     assertThat(d.server().address()).isEqualTo("0.0.0.0");
-    assertThat(d.maxPods()).isEqualTo(110);
-    assertThat(d.nodeStatusUpdateFrequency()).isEqualTo(Duration.ofSeconds(10));
-    assertThat(d.nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(d.nodeLeaseDurationSeconds()).isEqualTo(40);
-    assertThat(d.eventRecordQPS()).isEqualTo(5);
-    assertThat(d.eventBurst()).isEqualTo(10);
-    assertThat(d.eventSpamBurst()).isEqualTo(25);
-    assertThat(d.eventSpamRefillPeriod()).isEqualTo(Duration.ofMinutes(5));
-    assertThat(d.kubeAPIQPS()).isEqualTo(5);
-    assertThat(d.kubeAPIBurst()).isEqualTo(10);
-    assertThat(d.contentType()).isEqualTo("application/vnd.kubernetes.protobuf");
-    assertThat(d.server().tlsCipherSuites()).isEmpty();
-    assertThat(d.server().tlsMinVersion()).isEmpty();
-    assertThat(d.registerNode()).isTrue();
-    assertThat(d.podInfraOomScoreAdj()).isZero();
+    assertThat(d.pods().maxPods()).isEqualTo(110);
+    assertThat(d.node().status().nodeStatusUpdateFrequency()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(d.node().status().nodeStatusReportFrequency()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(d.node().status().nodeLeaseDurationSeconds()).isEqualTo(40);
+    assertThat(d.events().eventRecordQPS()).isEqualTo(5);
+    assertThat(d.events().eventBurst()).isEqualTo(10);
+    assertThat(d.events().eventSpamBurst()).isEqualTo(25);
+    assertThat(d.events().eventSpamRefillPeriod()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(d.client().kubeAPIQPS()).isEqualTo(5);
+    assertThat(d.client().kubeAPIBurst()).isEqualTo(10);
+    assertThat(d.client().contentType()).isEqualTo("application/vnd.kubernetes.protobuf");
+    assertThat(d.server().tls().tlsCipherSuites()).isEmpty();
+    assertThat(d.server().tls().tlsMinVersion()).isEmpty();
+    assertThat(d.node().registerNode()).isTrue();
+    assertThat(d.pods().podInfraOomScoreAdj()).isZero();
   }
 
   @Test
@@ -78,7 +78,7 @@ class KubeletConfigurationTest {
                 .set("podInfraOomScoreAdj", -998)
                 .set("syncFrequency", Duration.ofSeconds(30))
                 .build());
-    assertThat(fromFile.maxPods()).as("the loaded configuration is unchanged").isEqualTo(50);
+    assertThat(fromFile.pods().maxPods()).as("the loaded configuration is unchanged").isEqualTo(50);
   }
 
   @Test
@@ -98,11 +98,12 @@ class KubeletConfigurationTest {
     headers.put("X-Other", List.of("x"));
     values.add("Bearer def");
 
-    assertThat(config.staticPods().staticPodURLHeader())
+    assertThat(config.pods().staticPods().staticPodURLHeader())
         .isEqualTo(Map.of("Authorization", List.of("Bearer abc")));
-    assertThatThrownBy(() -> config.staticPods().staticPodURLHeader().put("X", List.of()))
+    assertThatThrownBy(() -> config.pods().staticPods().staticPodURLHeader().put("X", List.of()))
         .isInstanceOf(UnsupportedOperationException.class);
-    assertThatThrownBy(() -> config.staticPods().staticPodURLHeader().get("Authorization").add("y"))
+    assertThatThrownBy(
+            () -> config.pods().staticPods().staticPodURLHeader().get("Authorization").add("y"))
         .isInstanceOf(UnsupportedOperationException.class);
   }
 

@@ -35,6 +35,40 @@ class SettingsTest {
   }
 
   @Test
+  void whatADeclarationLeavesOutFollowsFromItsName() {
+    assertThat(Settings.named("certDir").orElseThrow().label()).isEqualTo("DIR");
+    assertThat(Settings.named("cniBinDir").orElseThrow().label()).isEqualTo("DIR,...");
+    assertThat(Settings.named("healthzBindAddress").orElseThrow().label()).isEqualTo("IP");
+    assertThat(Settings.named("syncFrequency").orElseThrow().label()).isEqualTo("DURATION");
+    assertThat(Settings.named("eventExport.file").orElseThrow().label())
+        .as("a declared label wins")
+        .isEqualTo("PATH");
+    assertThat(Settings.ofFlag("--event-export-ca-file").orElseThrow().name())
+        .isEqualTo("eventExport.caFile");
+    assertThat(Settings.named("eventExport.credentialsFile").orElseThrow().flags())
+        .containsExactly("--event-export-credentials");
+    assertThat(Settings.named("rotateCertificates").orElseThrow().description())
+        .endsWith("(rotateCertificates, default false).");
+    assertThat(Settings.named("shutdownGracePeriod").orElseThrow().defaultValue(false))
+        .isEqualTo(Duration.ZERO);
+    assertThat(Settings.ofFlag("--network-plugin-mtu").orElseThrow().defaultText(false))
+        .isEqualTo("0");
+  }
+
+  @Test
+  void buildingRejectsANullByNameAndCopiesLists() {
+    List<String> dns = new java.util.ArrayList<>(List.of("10.96.0.10"));
+    KubeletConfiguration c = KubeletConfiguration.builder().set("clusterDNS", dns).build();
+    dns.add("10.96.0.11");
+    assertThat(c.pods().dns().clusterDNS()).containsExactly("10.96.0.10");
+    assertThatThrownBy(() -> c.pods().dns().clusterDNS().add("x"))
+        .isInstanceOf(UnsupportedOperationException.class);
+    assertThatThrownBy(() -> KubeletConfiguration.builder().set("eventExport.url", null).build())
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("eventExport.url");
+  }
+
+  @Test
   void recordsAreBuiltAndReadFromTheDeclarations() {
     KubeletConfiguration c =
         KubeletConfiguration.builder()
@@ -45,7 +79,7 @@ class SettingsTest {
     assertThat(Settings.read(c, webhook)).isEqualTo(true);
     assertThat(Settings.read(c.server(), webhook)).isEqualTo(true);
     assertThat(Settings.read(c.server().authentication(), webhook)).isEqualTo(true);
-    assertThat(c.cgroups().podPidsLimit()).isEqualTo(7);
+    assertThat(c.resources().cgroups().podPidsLimit()).isEqualTo(7);
     assertThat(Settings.defaults(GcSettings.class, false)).isEqualTo(GcSettings.DEFAULTS);
     assertThat(Settings.defaults(Authorization.class, true).mode()).isEqualTo("Webhook");
     assertThatThrownBy(() -> KubeletConfiguration.builder().set("maxPods", "2"))

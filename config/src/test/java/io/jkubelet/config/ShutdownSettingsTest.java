@@ -24,11 +24,15 @@ class ShutdownSettingsTest {
 
   @Test
   void theFieldsAreReadFromTheFileAndOffByDefault() throws IOException {
-    assertThat(KubeletConfiguration.defaults().shutdown().enabled()).isFalse();
+    assertThat(KubeletConfiguration.defaults().node().shutdown().enabled()).isFalse();
+    assertThat(Settings.named("shutdownGracePeriod").orElseThrow().flags())
+        .as("file only")
+        .isEmpty();
+    assertThat(Settings.named("shutdownGracePeriodCriticalPods").orElseThrow().flags()).isEmpty();
     KubeletConfiguration c = load("shutdownGracePeriod: 30s\nshutdownGracePeriodCriticalPods: 10s");
-    assertThat(c.shutdown().shutdownGracePeriod()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(c.shutdown().nonCriticalPods()).isEqualTo(Duration.ofSeconds(20));
-    assertThat(c.shutdown().enabled()).isTrue();
+    assertThat(c.node().shutdown().shutdownGracePeriod()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.node().shutdown().nonCriticalPods()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(c.node().shutdown().enabled()).isTrue();
     ConfigValidator.validate(c);
     FeatureGates.validate(c);
   }

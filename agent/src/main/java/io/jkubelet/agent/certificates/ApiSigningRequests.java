@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.CertificateSigningRequestResource;
 import io.fabric8.kubernetes.client.dsl.NonNamespaceOperation;
+import io.jkubelet.agent.util.Errors;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
@@ -144,6 +145,6 @@ final class ApiSigningRequests implements SigningRequests {
         e.getStatus() != null && e.getStatus().getMessage() != null
             ? e.getStatus().getMessage()
             : e.getMessage();
-    return new ApiException(e.getCode(), what + ": " + detail, e);
+    return Errors.withCause(new ApiException(e.getCode(), what + ": " + detail), e);
   }
 }

@@ -5,6 +5,7 @@ import io.jkubelet.agent.certificates.KubeconfigFile.Contents;
 import io.jkubelet.agent.certificates.KubeconfigFile.KubeconfigException;
 import io.jkubelet.agent.certificates.RequestException.Reason;
 import io.jkubelet.agent.certificates.SigningRequests.ApiException;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Jitter;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
@@ -70,8 +71,8 @@ final class Bootstrap {
 
   /** Bootstrap did not give a usable kubeconfig; the message names the file and the problem. */
   public static final class BootstrapException extends Exception {
-    public BootstrapException(String message, Throwable cause) {
-      super(message, cause);
+    public BootstrapException(String message) {
+      super(message);
     }
   }
 
@@ -136,8 +137,10 @@ final class Bootstrap {
           try {
             KubeconfigFile.pointUserAt(kubeconfig, store.currentPath());
           } catch (IOException e) {
-            throw new BootstrapException(
-                "unable to write kubeconfig " + kubeconfig + ": " + e.getMessage(), e);
+            throw Errors.withCause(
+                new BootstrapException(
+                    "unable to write kubeconfig " + kubeconfig + ": " + e.getMessage()),
+                e);
           }
           log.info(
               "Bootstrap: moved the client certificate embedded in {} into {}, and {} now names"
@@ -183,8 +186,7 @@ final class Bootstrap {
               + kubeconfig
               + " or "
               + store.currentPath()
-              + ", and no --bootstrap-kubeconfig to request one with",
-          null);
+              + ", and no --bootstrap-kubeconfig to request one with");
     }
     return bootstrap(kubeconfig, bootstrap, store);
   }
@@ -199,8 +201,10 @@ final class Bootstrap {
     try {
       cluster = KubeconfigFile.read(bootstrap).cluster();
     } catch (KubeconfigException e) {
-      throw new BootstrapException(
-          "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(), e);
+      throw Errors.withCause(
+          new BootstrapException(
+              "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()),
+          e);
     }
     KeyPair key = pendingKey();
     NodeCsr csr = NodeCsr.create(nodeName, key);
@@ -212,7 +216,7 @@ final class Bootstrap {
       if (e.reason().needsNewKey()) {
         forgetPendingKey();
       }
-      throw new BootstrapException(describe(e, bootstrap, cluster), e);
+      throw Errors.withCause(new BootstrapException(describe(e, bootstrap, cluster)), e);
     }
     ClientCertificate stored = store.update(issued);
     forgetPendingKey();
@@ -225,8 +229,10 @@ final class Bootstrap {
     try {
       return clients.withBootstrapCredentials(bootstrap);
     } catch (RuntimeException e) {
-      throw new BootstrapException(
-          "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(), e);
+      throw Errors.withCause(
+          new BootstrapException(
+              "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()),
+          e);
     }
   }
 
@@ -286,8 +292,10 @@ final class Bootstrap {
         return KubeconfigFile.read(bootstrap).cluster();
       } catch (KubeconfigException e) {
         if (existing.isEmpty()) {
-          throw new BootstrapException(
-              "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(), e);
+          throw Errors.withCause(
+              new BootstrapException(
+                  "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()),
+              e);
         }
         log.warn("Bootstrap: {}; keeping the cluster of {}", e.getMessage(), options.kubeconfig());
       }
@@ -296,8 +304,7 @@ final class Bootstrap {
       return existing.get().cluster();
     }
     throw new BootstrapException(
-        options.kubeconfig() + " does not exist, and no --bootstrap-kubeconfig names the cluster",
-        null);
+        options.kubeconfig() + " does not exist, and no --bootstrap-kubeconfig names the cluster");
   }
 
   private void write(Path kubeconfig, ClusterInfo cluster, CertificateStore store)
@@ -305,7 +312,8 @@ final class Bootstrap {
     try {
       KubeconfigFile.write(kubeconfig, cluster, store.currentPath());
     } catch (IOException e) {
-      throw new BootstrapException("unable to write kubeconfig " + kubeconfig + ": " + e, e);
+      throw Errors.withCause(
+          new BootstrapException("unable to write kubeconfig " + kubeconfig + ": " + e), e);
     }
   }
 
@@ -335,7 +343,8 @@ final class Bootstrap {
           Pem.encode(key.getPrivate()) + Pem.block("PUBLIC KEY", key.getPublic().getEncoded()),
           StandardCharsets.US_ASCII);
     } catch (IOException e) {
-      throw new BootstrapException("unable to write the request's key " + file + ": " + e, e);
+      throw Errors.withCause(
+          new BootstrapException("unable to write the request's key " + file + ": " + e), e);
     }
     return key;
   }

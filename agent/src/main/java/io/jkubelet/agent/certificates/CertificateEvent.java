@@ -21,10 +21,34 @@ public sealed interface CertificateEvent {
   String REQUEST_FAILED = "CertificateRequestFailed";
 
   /** The event's reason, one of the constants above. */
-  String reason();
+  default String reason() {
+    return switch (this) {
+      case Requested r -> REQUESTED;
+      case Pending p -> PENDING;
+      case ApprovedNotIssued a -> APPROVED_NOT_ISSUED;
+      case Issued i -> ISSUED;
+      case Denied d -> DENIED;
+      case Failed f -> FAILED;
+      case Unusable u -> UNUSABLE;
+      case RequestFailed r -> REQUEST_FAILED;
+      case Rotated r -> ROTATED;
+    };
+  }
 
-  /** Whether it is a Warning (else Normal). */
-  boolean warning();
+  /** Whether it is a Warning (else Normal): a pending serving CSR and every failure are. */
+  default boolean warning() {
+    return switch (this) {
+      case Requested r -> false;
+      case Issued i -> false;
+      case Rotated r -> false;
+      case Pending p -> p.kind().pendingIsWarning();
+      case ApprovedNotIssued a -> true;
+      case Denied d -> true;
+      case Failed f -> true;
+      case Unusable u -> true;
+      case RequestFailed r -> true;
+    };
+  }
 
   /** The event's message. */
   String message();
@@ -43,14 +67,6 @@ public sealed interface CertificateEvent {
    * @param what "client" or "serving"
    */
   record Requested(String csr, boolean reused, String what) implements CertificateEvent {
-    public String reason() {
-      return REQUESTED;
-    }
-
-    public boolean warning() {
-      return false;
-    }
-
     public String message() {
       return reused
           ? "Waiting on the pending certificate signing request " + csr
@@ -63,14 +79,6 @@ public sealed interface CertificateEvent {
    * the kubelet API keeps its self-signed certificate.
    */
   record Pending(String csr, CertificateKind kind) implements CertificateEvent {
-    public String reason() {
-      return PENDING;
-    }
-
-    public boolean warning() {
-      return kind.pendingIsWarning();
-    }
-
     public String message() {
       return "Certificate signing request "
           + csr
@@ -90,14 +98,6 @@ public sealed interface CertificateEvent {
 
   /** Approved, but no certificate yet: nothing signs for the kubelet's signer (kubeadm#2091). */
   record ApprovedNotIssued(String csr, String signer) implements CertificateEvent {
-    public String reason() {
-      return APPROVED_NOT_ISSUED;
-    }
-
-    public boolean warning() {
-      return true;
-    }
-
     public String message() {
       return "Certificate signing request "
           + csr
@@ -109,14 +109,6 @@ public sealed interface CertificateEvent {
 
   /** The certificate arrived and is usable. */
   record Issued(String csr, String certificate) implements CertificateEvent {
-    public String reason() {
-      return ISSUED;
-    }
-
-    public boolean warning() {
-      return false;
-    }
-
     public String message() {
       return "Certificate signing request " + csr + " is issued: " + certificate;
     }
@@ -125,55 +117,21 @@ public sealed interface CertificateEvent {
   /** Denied: the condition's reason and message. */
   record Denied(String csr, String conditionReason, String conditionMessage)
       implements CertificateEvent {
-    public String reason() {
-      return DENIED;
-    }
-
-    public boolean warning() {
-      return true;
-    }
-
     public String message() {
-      return "Certificate signing request "
-          + csr
-          + " is denied, reason: "
-          + conditionReason
-          + ", message: "
-          + conditionMessage;
+      return ended(csr, "is denied", conditionReason, conditionMessage);
     }
   }
 
   /** The signer failed it: the condition's reason and message. */
   record Failed(String csr, String conditionReason, String conditionMessage)
       implements CertificateEvent {
-    public String reason() {
-      return FAILED;
-    }
-
-    public boolean warning() {
-      return true;
-    }
-
     public String message() {
-      return "Certificate signing request "
-          + csr
-          + " failed, reason: "
-          + conditionReason
-          + ", message: "
-          + conditionMessage;
+      return ended(csr, "failed", conditionReason, conditionMessage);
     }
   }
 
   /** A certificate arrived that cannot be used: expired, not yet valid, or not for this key. */
   record Unusable(String csr, String why) implements CertificateEvent {
-    public String reason() {
-      return UNUSABLE;
-    }
-
-    public boolean warning() {
-      return true;
-    }
-
     public String message() {
       return "The certificate issued for certificate signing request " + csr + " " + why;
     }
@@ -182,14 +140,6 @@ public sealed interface CertificateEvent {
   /** A request ended without a certificate; it is retried after {@code retryIn}. */
   record RequestFailed(String problem, java.time.Duration retryIn, String what)
       implements CertificateEvent {
-    public String reason() {
-      return REQUEST_FAILED;
-    }
-
-    public boolean warning() {
-      return true;
-    }
-
     public String message() {
       return "Unable to get a " + what + " certificate (retrying in " + retryIn + "): " + problem;
     }
@@ -197,16 +147,20 @@ public sealed interface CertificateEvent {
 
   /** A new certificate is current. */
   record Rotated(String certificate, String what) implements CertificateEvent {
-    public String reason() {
-      return ROTATED;
-    }
-
-    public boolean warning() {
-      return false;
-    }
-
     public String message() {
       return "Rotated the " + what + " certificate; now using " + certificate;
     }
+  }
+
+  /** The message of a CSR that a condition ended: denied or failed. */
+  private static String ended(String csr, String how, String reason, String message) {
+    return "Certificate signing request "
+        + csr
+        + " "
+        + how
+        + ", reason: "
+        + reason
+        + ", message: "
+        + message;
   }
 }

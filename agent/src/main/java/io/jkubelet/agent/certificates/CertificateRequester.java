@@ -4,6 +4,7 @@ import io.jkubelet.agent.certificates.RequestException.Reason;
 import io.jkubelet.agent.certificates.SigningRequests.ApiException;
 import io.jkubelet.agent.certificates.SigningRequests.Condition;
 import io.jkubelet.agent.certificates.SigningRequests.Csr;
+import io.jkubelet.agent.util.Errors;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
@@ -88,7 +89,7 @@ final class CertificateRequester {
       return created;
     } catch (ApiException e) {
       if (!e.alreadyExists()) {
-        throw new RequestException(Reason.API, e.getMessage(), e);
+        throw Errors.withCause(new RequestException(Reason.API, e.getMessage()), e);
       }
     }
     log.info("Certificate request: csr {} for this node already exists, reusing", csr.name());
@@ -100,22 +101,45 @@ final class CertificateRequester {
                   () ->
                       new RequestException(
                           Reason.DELETED,
-                          "certificate signing request " + csr.name() + " was deleted",
-                          null));
+                          "certificate signing request " + csr.name() + " was deleted"));
     } catch (ApiException e) {
-      throw new RequestException(
-          Reason.API, "cannot retrieve certificate signing request: " + e.getMessage(), e);
+      throw Errors.withCause(
+          new RequestException(
+              Reason.API, "cannot retrieve certificate signing request: " + e.getMessage()),
+          e);
     }
     Optional<String> problem = csr.incompatibility(existing);
     if (problem.isPresent()) {
       throw new RequestException(
           Reason.INCOMPATIBLE,
-          "retrieved csr " + csr.name() + " is not compatible: " + problem.get(),
-          null);
+          "retrieved csr " + csr.name() + " is not compatible: " + problem.get());
     }
     log.info("Certificate request: csr {} for this node is still valid", csr.name());
     events.on(new CertificateEvent.Requested(csr.name(), true, csr.kind().what()));
     return existing;
+  }
+
+  /** A CSR's end by a condition, as its event. */
+  @FunctionalInterface
+  private interface Ended {
+    CertificateEvent of(String csr, String conditionReason, String conditionMessage);
+  }
+
+  /**
+   * Ends the request when the CSR has the condition {@code type} (denied or failed): a log line, an
+   * event and a {@link RequestException} of {@code reason}, each saying what the condition says.
+   */
+  private void endIf(String name, Csr current, String type, Reason reason, String how, Ended event)
+      throws RequestException {
+    Optional<Condition> ended = current.condition(type);
+    if (ended.isEmpty()) {
+      return;
+    }
+    Condition c = ended.get();
+    String what = name + " " + how + ", reason: " + c.reason() + ", message: " + c.message();
+    log.warn("Certificate request: csr {}", what);
+    events.on(event.of(name, c.reason(), c.message()));
+    throw new RequestException(reason, "certificate signing request " + what);
   }
 
   private ClientCertificate await(
@@ -131,54 +155,24 @@ final class CertificateRequester {
         current =
             api.get(name)
                 .orElseThrow(
-                    () ->
-                        new RequestException(
-                            Reason.DELETED, "csr \"" + name + "\" was deleted", null));
+                    () -> new RequestException(Reason.DELETED, "csr \"" + name + "\" was deleted"));
       } catch (ApiException e) {
-        throw new RequestException(
-            Reason.API, "cannot watch on the certificate signing request: " + e.getMessage(), e);
+        throw Errors.withCause(
+            new RequestException(
+                Reason.API, "cannot watch on the certificate signing request: " + e.getMessage()),
+            e);
       }
       if (uid != null && current.uid() != null && !uid.equals(current.uid())) {
-        throw new RequestException(Reason.DELETED, "csr \"" + name + "\" changed UIDs", null);
+        throw new RequestException(Reason.DELETED, "csr \"" + name + "\" changed UIDs");
       }
-      Optional<Condition> denied = current.condition(Condition.DENIED);
-      if (denied.isPresent()) {
-        Condition c = denied.get();
-        log.warn(
-            "Certificate request: csr {} is denied, reason: {}, message: {}",
-            name,
-            c.reason(),
-            c.message());
-        events.on(new CertificateEvent.Denied(name, c.reason(), c.message()));
-        throw new RequestException(
-            Reason.DENIED,
-            "certificate signing request "
-                + name
-                + " is denied, reason: "
-                + c.reason()
-                + ", message: "
-                + c.message(),
-            null);
-      }
-      Optional<Condition> failed = current.condition(Condition.FAILED);
-      if (failed.isPresent()) {
-        Condition c = failed.get();
-        log.warn(
-            "Certificate request: csr {} failed, reason: {}, message: {}",
-            name,
-            c.reason(),
-            c.message());
-        events.on(new CertificateEvent.Failed(name, c.reason(), c.message()));
-        throw new RequestException(
-            Reason.FAILED,
-            "certificate signing request "
-                + name
-                + " failed, reason: "
-                + c.reason()
-                + ", message: "
-                + c.message(),
-            null);
-      }
+      endIf(
+          name,
+          current,
+          Condition.DENIED,
+          Reason.DENIED,
+          "is denied",
+          CertificateEvent.Denied::new);
+      endIf(name, current, Condition.FAILED, Reason.FAILED, "failed", CertificateEvent.Failed::new);
       if (current.condition(Condition.APPROVED).isPresent()) {
         if (!current.certificatePem().isEmpty()) {
           ClientCertificate issued = usable(csr, current.certificatePem());
@@ -205,8 +199,7 @@ final class CertificateRequester {
             Reason.CANCELLED,
             "stopped waiting for certificate signing request "
                 + name
-                + ": the certificate it asks for is no longer wanted",
-            null);
+                + ": the certificate it asks for is no longer wanted");
       }
       Duration left = Duration.between(clock.instant(), deadline);
       if (left.isNegative() || left.isZero()) {
@@ -216,8 +209,7 @@ final class CertificateRequester {
                 + timeout
                 + " waiting for certificate signing request "
                 + name
-                + (approvedLogged ? " to be issued (it is approved)" : " to be approved"),
-            null);
+                + (approvedLogged ? " to be issued (it is approved)" : " to be approved"));
       }
       api.awaitChange(name, current.resourceVersion(), left.compareTo(POLL) < 0 ? left : POLL);
     }
@@ -268,6 +260,6 @@ final class CertificateRequester {
     CertificateEvent.Unusable e = new CertificateEvent.Unusable(csr, why);
     log.warn("Certificate request: {}", e.message());
     events.on(e);
-    return new RequestException(Reason.UNUSABLE, e.message(), null);
+    return new RequestException(Reason.UNUSABLE, e.message());
   }
 }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.certificates;
 
+import io.jkubelet.agent.util.Errors;
 import java.math.BigInteger;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
@@ -61,8 +62,10 @@ public record ClientCertificate(List<X509Certificate> chain, PrivateKey key) {
       String text = java.nio.file.Files.readString(pem, java.nio.charset.StandardCharsets.US_ASCII);
       return Pem.pair(text, text);
     } catch (java.io.IOException | Pem.PemException e) {
-      throw new StoreException(
-          "cannot read the client certificate and key in " + pem + ": " + e.getMessage(), e);
+      throw Errors.withCause(
+          new StoreException(
+              "cannot read the client certificate and key in " + pem + ": " + e.getMessage()),
+          e);
     }
   }
 

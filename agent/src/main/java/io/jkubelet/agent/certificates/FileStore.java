@@ -1,5 +1,6 @@
 package io.jkubelet.agent.certificates;
 
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.config.ConfigException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -83,7 +84,7 @@ final class FileStore implements CertificateStore {
       return;
     }
     if (!Files.isSymbolicLink(updated)) {
-      throw new StoreException("expected " + updated + " to be a symlink but it is a file", null);
+      throw new StoreException("expected " + updated + " to be a symlink but it is a file");
     }
     try {
       if (!Files.exists(updated)) {
@@ -97,8 +98,8 @@ final class FileStore implements CertificateStore {
           Files.readSymbolicLink(updated));
       Files.move(updated, currentPath(), StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
-      throw new StoreException(
-          "unable to rename " + updated + " to " + currentPath() + ": " + e, e);
+      throw Errors.withCause(
+          new StoreException("unable to rename " + updated + " to " + currentPath() + ": " + e), e);
     }
   }
 
@@ -116,13 +117,15 @@ final class FileStore implements CertificateStore {
     try {
       pem = Files.readString(file, StandardCharsets.US_ASCII);
     } catch (IOException e) {
-      throw new StoreException("could not read " + file + ": " + e, e);
+      throw Errors.withCause(new StoreException("could not read " + file + ": " + e), e);
     }
     try {
       return Pem.pair(pem, pem);
     } catch (Pem.PemException e) {
-      throw new StoreException(
-          "could not convert data from " + file + " into cert/key pair: " + e.getMessage(), e);
+      throw Errors.withCause(
+          new StoreException(
+              "could not convert data from " + file + " into cert/key pair: " + e.getMessage()),
+          e);
     }
   }
 
@@ -143,7 +146,7 @@ final class FileStore implements CertificateStore {
       }
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException e) {
-      throw new StoreException("could not write " + file + ": " + e, e);
+      throw Errors.withCause(new StoreException("could not write " + file + ": " + e), e);
     }
     ClientCertificate stored = load(file);
     swapCurrent(file);
@@ -156,13 +159,12 @@ final class FileStore implements CertificateStore {
     Path current = currentPath();
     Path updated = updatedPath();
     if (Files.exists(current, LinkOption.NOFOLLOW_LINKS) && !Files.isSymbolicLink(current)) {
-      throw new StoreException("expected " + current + " to be a symlink but it is a file", null);
+      throw new StoreException("expected " + current + " to be a symlink but it is a file");
     }
     try {
       if (Files.exists(updated, LinkOption.NOFOLLOW_LINKS)) {
         if (!Files.isSymbolicLink(updated)) {
-          throw new StoreException(
-              "expected " + updated + " to be a symlink but it is a file", null);
+          throw new StoreException("expected " + updated + " to be a symlink but it is a file");
         }
         Files.delete(updated);
       }
@@ -171,7 +173,8 @@ final class FileStore implements CertificateStore {
       Files.move(updated, current, StandardCopyOption.ATOMIC_MOVE);
       syncDir();
     } catch (IOException e) {
-      throw new StoreException("unable to point " + current + " at " + file + ": " + e, e);
+      throw Errors.withCause(
+          new StoreException("unable to point " + current + " at " + file + ": " + e), e);
     }
   }
 

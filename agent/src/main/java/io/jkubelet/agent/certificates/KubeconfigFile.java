@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.NamedAuthInfo;
 import io.fabric8.kubernetes.api.model.NamedCluster;
 import io.fabric8.kubernetes.api.model.NamedContext;
 import io.jkubelet.agent.util.ApiSerialization;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -42,8 +43,8 @@ final class KubeconfigFile {
 
   /** The file cannot be read or does not say what is needed; the message names the file. */
   static final class KubeconfigException extends Exception {
-    KubeconfigException(String message, Throwable cause) {
-      super(message, cause);
+    KubeconfigException(String message) {
+      super(message);
     }
   }
 
@@ -81,10 +82,11 @@ final class KubeconfigFile {
           ApiSerialization.SHARED.unmarshal(
               Files.readString(file, StandardCharsets.UTF_8), Config.class);
     } catch (IOException | RuntimeException e) {
-      throw new KubeconfigException("cannot read " + file + ": " + e.getMessage(), e);
+      throw Errors.withCause(
+          new KubeconfigException("cannot read " + file + ": " + e.getMessage()), e);
     }
     if (model == null) {
-      throw new KubeconfigException(file + " is empty", null);
+      throw new KubeconfigException(file + " is empty");
     }
     Path dir = file.toAbsolutePath().getParent();
     Context ctx =
@@ -99,7 +101,7 @@ final class KubeconfigFile {
                 .orElse(null);
     if (cluster == null || cluster.getServer() == null || cluster.getServer().isBlank()) {
       throw new KubeconfigException(
-          file + " names no server (its current context has no cluster with a server)", null);
+          file + " names no server (its current context has no cluster with a server)");
     }
     ClusterInfo info =
         new ClusterInfo(

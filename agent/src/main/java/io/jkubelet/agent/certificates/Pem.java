@@ -1,5 +1,6 @@
 package io.jkubelet.agent.certificates;
 
+import io.jkubelet.agent.util.Errors;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -33,8 +34,8 @@ final class Pem {
 
   /** Thrown for PEM that holds no usable certificate or key. */
   static final class PemException extends Exception {
-    PemException(String message, Throwable cause) {
-      super(message, cause);
+    PemException(String message) {
+      super(message);
     }
   }
 
@@ -51,10 +52,10 @@ final class Pem {
         }
       }
     } catch (CertificateException | IllegalArgumentException e) {
-      throw new PemException("invalid certificate data: " + e.getMessage(), e);
+      throw Errors.withCause(new PemException("invalid certificate data: " + e.getMessage()), e);
     }
     if (out.isEmpty()) {
-      throw new PemException("no CERTIFICATE block found", null);
+      throw new PemException("no CERTIFICATE block found");
     }
     return out;
   }
@@ -75,10 +76,11 @@ final class Pem {
           default -> {}
         }
       } catch (GeneralSecurityException | RuntimeException e) {
-        throw new PemException("invalid " + type + " block: " + e.getMessage(), e);
+        throw Errors.withCause(
+            new PemException("invalid " + type + " block: " + e.getMessage()), e);
       }
     }
-    throw new PemException("no private key block found", null);
+    throw new PemException("no private key block found");
   }
 
   /** The first {@code PUBLIC KEY} block (PKIX). */
@@ -94,10 +96,10 @@ final class Pem {
             // the next algorithm
           }
         }
-        throw new PemException("invalid PUBLIC KEY block", null);
+        throw new PemException("invalid PUBLIC KEY block");
       }
     }
-    throw new PemException("no PUBLIC KEY block found", null);
+    throw new PemException("no PUBLIC KEY block found");
   }
 
   /** A certificate chain and its key, as upstream's {@code tls.X509KeyPair}: they must match. */
@@ -105,7 +107,7 @@ final class Pem {
     List<X509Certificate> chain = certificates(certPem);
     PrivateKey key = privateKey(keyPem);
     if (!matches(chain.get(0).getPublicKey(), key)) {
-      throw new PemException("the private key does not match the certificate's public key", null);
+      throw new PemException("the private key does not match the certificate's public key");
     }
     return new ClientCertificate(chain, key);
   }

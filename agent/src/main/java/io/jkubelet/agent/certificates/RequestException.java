@@ -1,10 +1,12 @@
 package io.jkubelet.agent.certificates;
 
+import io.jkubelet.agent.util.Failure;
+
 /**
  * A certificate request ended without a usable certificate. The {@link Reason} says whether the
  * next attempt may wait on the same CSR (same key) or must file a new one.
  */
-final class RequestException extends Exception {
+final class RequestException extends Failure {
   /** Why a request ended. */
   public enum Reason {
     /** The CSR was denied. */
@@ -39,14 +41,11 @@ final class RequestException extends Exception {
     }
   }
 
-  private final Reason reason;
-
-  public RequestException(Reason reason, String message, Throwable cause) {
-    super(message, cause);
-    this.reason = reason;
+  public RequestException(Reason reason, String message) {
+    super(reason, message);
   }
 
   public Reason reason() {
-    return reason;
+    return detail();
   }
 }

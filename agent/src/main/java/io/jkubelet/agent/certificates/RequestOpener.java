@@ -1,5 +1,6 @@
 package io.jkubelet.agent.certificates;
 
+import io.jkubelet.agent.util.Errors;
 import java.nio.file.Path;
 import java.util.Optional;
 import org.slf4j.LoggerFactory;
@@ -31,8 +32,7 @@ interface RequestOpener {
     if (bootstrap == null) {
       throw new RequestException(
           RequestException.Reason.API,
-          "no valid client certificate to request a new one with, and no --bootstrap-kubeconfig",
-          null);
+          "no valid client certificate to request a new one with, and no --bootstrap-kubeconfig");
     }
     LoggerFactory.getLogger(RotatingCertificateManager.class)
         .info(
@@ -41,9 +41,10 @@ interface RequestOpener {
     try {
       return clients.withBootstrapCredentials(bootstrap);
     } catch (RuntimeException e) {
-      throw new RequestException(
-          RequestException.Reason.API,
-          "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage(),
+      throw Errors.withCause(
+          new RequestException(
+              RequestException.Reason.API,
+              "unable to load bootstrap kubeconfig " + bootstrap + ": " + e.getMessage()),
           e);
     }
   }

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.certificates;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.jkubelet.agent.util.RuntimeFailure;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -88,26 +89,24 @@ public interface SigningRequests extends AutoCloseable {
   }
 
   /** The API server refused or failed a call. */
-  final class ApiException extends RuntimeException {
-    private final int code;
+  final class ApiException extends RuntimeFailure {
 
-    public ApiException(int code, String message, Throwable cause) {
-      super(message, cause);
-      this.code = code;
+    public ApiException(int code, String message) {
+      super(code, message);
     }
 
     /** The HTTP status code; 0 when the server was not reached. */
     public int code() {
-      return code;
+      return detail();
     }
 
     public boolean alreadyExists() {
-      return code == 409;
+      return code() == 409;
     }
 
     /** Whether the credentials were refused (401): a bad or expired token or certificate. */
     public boolean unauthorized() {
-      return code == 401;
+      return code() == 401;
     }
   }
 }

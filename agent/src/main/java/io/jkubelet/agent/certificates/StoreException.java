@@ -5,7 +5,7 @@ package io.jkubelet.agent.certificates;
  * could not be read, written or swapped; the message names the file.
  */
 public final class StoreException extends RuntimeException {
-  public StoreException(String message, Throwable cause) {
-    super(message, cause);
+  public StoreException(String message) {
+    super(message);
   }
 }

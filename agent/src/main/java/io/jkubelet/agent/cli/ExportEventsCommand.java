@@ -27,6 +27,7 @@ import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -89,19 +90,14 @@ public final class ExportEventsCommand implements Callable<Integer> {
       description = "The leader election Lease's name (default: ${DEFAULT-VALUE}).")
   String leaseName;
 
-  @Option(
-      names = {"-v", "--v"},
-      paramLabel = "LEVEL",
-      defaultValue = "0",
-      description = "Log verbosity: 0 info, 1-3 debug, 4+ trace.")
-  int verbosity;
+  @Mixin Verbosity verbosity;
 
   /** The validated export settings; a configuration error names the flag. */
   EventExport settings() {
     Map<String, String> flagOf = new HashMap<>();
     KubeletConfigurationBuilder b = KubeletConfiguration.builder();
     settingFlags.overlay(b, flagOf);
-    EventExport e = b.build().eventExport();
+    EventExport e = b.build().events().export();
     if (!e.enabled()) {
       throw new ConfigException(
           "--event-export-url", "give --event-export-url or --event-export-file");

@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -94,12 +95,7 @@ public final class HollowCommand implements Callable<Integer> {
       description = "The sandbox image the nodes report pulling (default ${DEFAULT-VALUE}).")
   String podInfraContainerImage;
 
-  @Option(
-      names = {"-v", "--v"},
-      paramLabel = "LEVEL",
-      defaultValue = "0",
-      description = "Log verbosity: 0 info, 1-3 debug, 4+ trace.")
-  int verbosity;
+  @Mixin Verbosity verbosity;
 
   @Override
   public Integer call() throws Exception {

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -17,10 +18,9 @@ import picocli.CommandLine.Option;
  *
  * <p>The flags of the configuration's settings are made from their declarations ({@code
  * SettingFlags}, {@code io.jkubelet.config.Settings}), those of the file and those that are flags
- * only alike; the node's own flags that are not settings yet are the {@code @Option}s here.
- * Subsystems bring their start-up as wiring classes ({@code CertificateWiring}, {@code GcWiring},
- * {@code PodCgroupsWiring}); {@code RunOptions} assembles the configuration from the file and the
- * flags.
+ * only alike; the node's own flags that are not settings yet are the {@code @Option}s here. {@code
+ * RunOptions} assembles the configuration from the file and the flags into one {@code
+ * KubeletOptions}; {@link Agent#create} (the composition root) builds every subsystem from it.
  */
 @Command(
     name = "run",
@@ -106,12 +106,7 @@ public final class RunCommand implements Callable<Integer> {
       description = "The Docker Engine endpoint (flag only, default ${DEFAULT-VALUE}).")
   String dockerEndpoint;
 
-  @Option(
-      names = {"-v", "--v"},
-      paramLabel = "LEVEL",
-      defaultValue = "0",
-      description = "Log verbosity: 0 info, 1-3 debug, 4+ trace (flag only).")
-  int verbosity;
+  @Mixin Verbosity verbosity;
 
   @Override
   public Integer call() throws Exception {

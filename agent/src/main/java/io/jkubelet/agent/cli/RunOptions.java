@@ -86,16 +86,16 @@ final class RunOptions {
       checkSysctls(config);
       requireClientForWebhooks(config, run.kubeconfig != null);
       checkLogMaxSize(config);
-      certificates = certificates(config.certificates(), run.kubeconfig, run.rootDir);
+      certificates = certificates(config.node().certificates(), run.kubeconfig, run.rootDir);
       subsystems =
           new KubeletOptions.Subsystems(
-              network(config.network()),
-              new CgroupOptions(config.cgroups(), CgroupOptions.DEFAULT_CGROUP_FS),
+              network(config.pods().network()),
+              new CgroupOptions(config.resources().cgroups(), CgroupOptions.DEFAULT_CGROUP_FS),
               run.kubeconfig == null ? null : certificates);
     } catch (ConfigException e) {
       throw SettingFlags.named(e, flagOf);
     }
-    FeatureGates.notices(config.featureGates()).forEach(log::warn);
+    FeatureGates.notices(config.node().featureGates()).forEach(log::warn);
     String nodeName = nodeName(run.hostnameOverride);
     if (run.podInfraContainerImage.isBlank()) {
       throw new ConfigException("--pod-infra-container-image", "must not be empty");
@@ -118,11 +118,11 @@ final class RunOptions {
             run.rootDir.toAbsolutePath(),
             certificates.certDir(),
             new PodLogPaths(
-                config.containerLogs().podLogsDir().toAbsolutePath().normalize(),
-                config.containerLogs().containerLogsDir().toAbsolutePath().normalize()),
-            config.server().nodeLogDir().toAbsolutePath().normalize()),
+                config.pods().containerLogs().podLogsDir().toAbsolutePath().normalize(),
+                config.pods().containerLogs().containerLogsDir().toAbsolutePath().normalize()),
+            config.server().handlers().nodeLogDir().toAbsolutePath().normalize()),
         new KubeletOptions.Engine(
-            dockerEndpoint, run.podInfraContainerImage, config.gc().imageGcPeriod()),
+            dockerEndpoint, run.podInfraContainerImage, config.resources().gc().imageGcPeriod()),
         subsystems);
   }
 
@@ -144,10 +144,10 @@ final class RunOptions {
     return new NetworkOptions(
         n.networkPlugin().strip(),
         new NetworkOptions.Cni(
-            n.cniConfDir().toAbsolutePath(),
-            n.cniBinDir().stream().map(Path::of).toList(),
-            n.cniCacheDir().toAbsolutePath(),
-            n.cniExecTimeout()),
+            n.cni().cniConfDir().toAbsolutePath(),
+            n.cni().cniBinDir().stream().map(Path::of).toList(),
+            n.cni().cniCacheDir().toAbsolutePath(),
+            n.cni().cniExecTimeout()),
         n.networkPluginMtu(),
         n.hairpinMode(),
         n.nonMasqueradeCIDR(),
@@ -170,7 +170,7 @@ final class RunOptions {
 
   private static void checkLogMaxSize(KubeletConfiguration config) {
     try {
-      RotatingLogWriter.parseMaxSize(config.containerLogs().containerLogMaxSize());
+      RotatingLogWriter.parseMaxSize(config.pods().containerLogs().containerLogMaxSize());
     } catch (IllegalArgumentException e) {
       throw new ConfigException("containerLogMaxSize", e.getMessage());
     }
@@ -179,7 +179,7 @@ final class RunOptions {
   /** The allowed sysctls, checked as upstream checks them at start-up. */
   private static void checkSysctls(KubeletConfiguration config) {
     try {
-      Sysctls.allowing(config.allowedUnsafeSysctls());
+      Sysctls.allowing(config.pods().allowedUnsafeSysctls());
     } catch (IllegalArgumentException e) {
       throw new ConfigException("allowedUnsafeSysctls", e.getMessage());
     }

@@ -6,11 +6,18 @@ import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 
 /**
- * Sets the log level from {@code -v/--v}, as the upstream kubelet's klog verbosity: 0 is INFO, 1 to
- * 3 is DEBUG for jkubelet, 4 and above is TRACE for jkubelet and DEBUG for libraries.
+ * The {@code -v/--v} option, a mixin every command that runs the agent's code declares once
+ * ({@code @Mixin Verbosity verbosity}), and the log level it sets, as the upstream kubelet's klog
+ * verbosity: 0 is INFO, 1 to 3 is DEBUG for jkubelet, 4 and above is TRACE for jkubelet and DEBUG
+ * for libraries. {@link JKubeletCommand#executionStrategy} applies it before any command runs.
  */
 final class Verbosity {
-  private Verbosity() {}
+  @CommandLine.Option(
+      names = {"-v", "--v"},
+      paramLabel = "LEVEL",
+      defaultValue = "0",
+      description = "Log verbosity: 0 info, 1-3 debug, 4+ trace (flag only).")
+  int level;
 
   static void configure(CommandLine.ParseResult parseResult) {
     CommandLine.ParseResult p = parseResult;

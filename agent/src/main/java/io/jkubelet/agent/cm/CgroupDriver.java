@@ -1,24 +1,19 @@
 package io.jkubelet.agent.cm;
 
 import io.jkubelet.config.ConfigException;
+import java.util.Locale;
 
 /**
  * How cgroups are named, as upstream's {@code --cgroup-driver}: {@code cgroupfs} paths or systemd
  * slices. It must match the container runtime's driver (Docker's {@code native.cgroupdriver}).
  */
 public enum CgroupDriver {
-  CGROUPFS("cgroupfs"),
-  SYSTEMD("systemd");
+  CGROUPFS,
+  SYSTEMD;
 
-  private final String flagValue;
-
-  CgroupDriver(String flagValue) {
-    this.flagValue = flagValue;
-  }
-
-  /** The value in flags and the configuration file. */
+  /** The value in flags and the configuration file: the name in lower case. */
   public String flagValue() {
-    return flagValue;
+    return name().toLowerCase(Locale.ROOT);
   }
 
   /**
@@ -28,7 +23,7 @@ public enum CgroupDriver {
    */
   public static CgroupDriver of(String value) {
     for (CgroupDriver d : values()) {
-      if (d.flagValue.equals(value)) {
+      if (d.flagValue().equals(value)) {
         return d;
       }
     }

@@ -10,14 +10,10 @@ public final class CgroupException extends RuntimeException {
   private final String cgroup;
   private final String reason;
 
-  public CgroupException(String cgroup, String reason, Throwable cause) {
-    super("cgroup " + cgroup + ": " + reason, cause);
+  public CgroupException(String cgroup, String reason) {
+    super("cgroup " + cgroup + ": " + reason);
     this.cgroup = Objects.requireNonNull(cgroup, "cgroup");
     this.reason = Objects.requireNonNull(reason, "reason");
-  }
-
-  public CgroupException(String cgroup, String reason) {
-    this(cgroup, reason, null);
   }
 
   /** The cgroup's driver path. */

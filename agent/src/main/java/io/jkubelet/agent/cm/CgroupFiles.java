@@ -1,5 +1,6 @@
 package io.jkubelet.agent.cm;
 
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -38,8 +39,10 @@ final class CgroupFiles {
     try {
       Files.writeString(dir.resolve(file), value, StandardCharsets.US_ASCII);
     } catch (IOException e) {
-      throw new CgroupException(
-          cgroup, "cannot write " + value + " to " + dir.resolve(file) + ": " + describe(e), e);
+      throw Errors.withCause(
+          new CgroupException(
+              cgroup, "cannot write " + value + " to " + dir.resolve(file) + ": " + describe(e)),
+          e);
     }
   }
 
@@ -50,7 +53,8 @@ final class CgroupFiles {
     } catch (NoSuchFileException e) {
       return Optional.empty();
     } catch (IOException e) {
-      throw new CgroupException(file.toString(), "cannot read: " + describe(e), e);
+      throw Errors.withCause(
+          new CgroupException(file.toString(), "cannot read: " + describe(e)), e);
     }
   }
 
@@ -59,7 +63,8 @@ final class CgroupFiles {
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
-      throw new CgroupException(cgroup, "cannot create " + dir + ": " + describe(e), e);
+      throw Errors.withCause(
+          new CgroupException(cgroup, "cannot create " + dir + ": " + describe(e)), e);
     }
   }
 
@@ -73,7 +78,8 @@ final class CgroupFiles {
       try {
         pids(dir, pids);
       } catch (IOException e) {
-        throw new CgroupException(cgroup, "cannot read its processes: " + describe(e), e);
+        throw Errors.withCause(
+            new CgroupException(cgroup, "cannot read its processes: " + describe(e)), e);
       }
     }
     return List.copyOf(pids);

@@ -22,9 +22,28 @@ interface CgroupManager {
 
   /**
    * Removes the cgroup and the cgroups below it (a runtime's container cgroups), unless processes
-   * are left in any of them.
+   * are left in any of them. Every manager makes that check here, then {@link #removeIdle}.
    */
-  Removal remove(CgroupName name);
+  default Removal remove(CgroupName name) {
+    String cgroup = driver().path(name);
+    List<Integer> pids;
+    try {
+      pids = pids(name);
+    } catch (CgroupException e) {
+      return new Removal.Failed(cgroup, e.reason());
+    }
+    return pids.isEmpty() ? removeIdle(name, cgroup) : new Removal.Busy(cgroup, pids);
+  }
+
+  /**
+   * Removes a cgroup in which and below which {@link #remove} found no processes.
+   *
+   * @param cgroup its driver path, for the {@link Removal}
+   */
+  Removal removeIdle(CgroupName name, String cgroup);
+
+  /** How this manager turns names into paths. */
+  CgroupDriver driver();
 
   /** The processes in the cgroup and below it, sorted. */
   List<Integer> pids(CgroupName name);

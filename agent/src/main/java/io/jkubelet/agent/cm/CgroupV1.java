@@ -1,5 +1,6 @@
 package io.jkubelet.agent.cm;
 
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -83,7 +84,8 @@ final class CgroupV1 implements CgroupManager {
         }
       }
     } catch (IOException e) {
-      throw new CgroupException("/", "cannot list " + fsRoot + ": " + CgroupFiles.describe(e), e);
+      throw Errors.withCause(
+          new CgroupException("/", "cannot list " + fsRoot + ": " + CgroupFiles.describe(e)), e);
     }
     return new CgroupV1(mounts, driver, rmdir);
   }
@@ -185,17 +187,12 @@ final class CgroupV1 implements CgroupManager {
   }
 
   @Override
-  public Removal remove(CgroupName name) {
-    String cgroup = driver.path(name);
-    List<Integer> pids;
-    try {
-      pids = pids(name);
-    } catch (CgroupException e) {
-      return new Removal.Failed(cgroup, e.reason());
-    }
-    if (!pids.isEmpty()) {
-      return new Removal.Busy(cgroup, pids);
-    }
+  public CgroupDriver driver() {
+    return driver;
+  }
+
+  @Override
+  public Removal removeIdle(CgroupName name, String cgroup) {
     boolean found = false;
     List<String> failures = new ArrayList<>();
     for (Path mount : hierarchies()) {
@@ -233,7 +230,8 @@ final class CgroupV1 implements CgroupManager {
           out.add(driver.parse(parentPath.equals("/") ? "/" + base : parentPath + "/" + base));
         }
       } catch (IOException e) {
-        throw new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e), e);
+        throw Errors.withCause(
+            new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e)), e);
       }
     }
     return List.copyOf(out);

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.cm;
 
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,20 +101,15 @@ final class CgroupV2 implements CgroupManager {
   }
 
   @Override
-  public Removal remove(CgroupName name) {
-    String cgroup = driver.path(name);
+  public CgroupDriver driver() {
+    return driver;
+  }
+
+  @Override
+  public Removal removeIdle(CgroupName name, String cgroup) {
     Path dir = dir(name);
     if (!Files.isDirectory(dir)) {
       return new Removal.Absent(cgroup);
-    }
-    List<Integer> pids;
-    try {
-      pids = pids(name);
-    } catch (CgroupException e) {
-      return new Removal.Failed(cgroup, e.reason());
-    }
-    if (!pids.isEmpty()) {
-      return new Removal.Busy(cgroup, pids);
     }
     try {
       CgroupFiles.removeTree(dir, rmdir);
@@ -138,7 +134,8 @@ final class CgroupV2 implements CgroupManager {
         out.add(driver.parse(parentPath.equals("/") ? "/" + base : parentPath + "/" + base));
       }
     } catch (IOException e) {
-      throw new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e), e);
+      throw Errors.withCause(
+          new CgroupException(parentPath, "cannot list: " + CgroupFiles.describe(e)), e);
     }
     return out;
   }

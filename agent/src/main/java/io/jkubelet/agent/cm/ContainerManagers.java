@@ -40,7 +40,7 @@ public final class ContainerManagers {
       NodeInfo machine,
       Supplier<Optional<String>> engineDriver,
       KubeletConfiguration config) {
-    if (config.failSwapOn()) {
+    if (config.node().host().failSwapOn()) {
       Swap.check(Swap.PROC_SWAPS);
     }
     if (!options.cgroupsPerQOS()) {
@@ -48,7 +48,11 @@ public final class ContainerManagers {
     }
     return ContainerManager.create(
         withDriver(options, engineDriver),
-        NodeAllocatable.of(machine, pidMax(PID_MAX), config.reservations(), config.eviction()));
+        NodeAllocatable.of(
+            machine,
+            pidMax(PID_MAX),
+            config.resources().reservations(),
+            config.resources().eviction()));
   }
 
   /**

@@ -17,31 +17,11 @@ import java.util.Set;
  * processes left is reported {@link Removal.Busy} and tried again at the next cleanup.
  *
  * <p>Thread-safe as its {@link CgroupManager}.
+ *
+ * @param options with the driver resolved: its driver, CFS quota and period and pids limit
  */
-final class PodCgroups {
+record PodCgroups(CgroupManager cgroups, QosCgroups qos, CgroupOptions options) {
   static final String PREFIX = "pod";
-
-  private final CgroupManager cgroups;
-  private final QosCgroups qos;
-  private final CgroupDriver driver;
-  private final boolean cpuCfsQuota;
-  private final long cpuPeriodMicros;
-  private final long podPidsLimit;
-
-  PodCgroups(
-      CgroupManager cgroups,
-      QosCgroups qos,
-      CgroupDriver driver,
-      boolean cpuCfsQuota,
-      long cpuPeriodMicros,
-      long podPidsLimit) {
-    this.cgroups = cgroups;
-    this.qos = qos;
-    this.driver = driver;
-    this.cpuCfsQuota = cpuCfsQuota;
-    this.cpuPeriodMicros = cpuPeriodMicros;
-    this.podPidsLimit = podPidsLimit;
-  }
 
   /** The pod's cgroup: {@code pod<uid>} under its QoS tier. */
   CgroupName name(Pod pod) {
@@ -50,13 +30,13 @@ final class PodCgroups {
 
   /** Docker's {@code CgroupParent} for the pod's sandbox and containers. */
   String cgroupParent(Pod pod) {
-    return driver.dockerCgroupParent(name(pod));
+    return options.driver().dockerCgroupParent(name(pod));
   }
 
   /** The limits the pod's cgroup is made with. */
   ResourceConfig config(Pod pod) {
-    ResourceConfig c = ResourceConfig.forPod(pod, cpuCfsQuota, cpuPeriodMicros);
-    return podPidsLimit > 0 ? c.withPidsLimit(podPidsLimit) : c;
+    ResourceConfig c = ResourceConfig.forPod(pod, options.cpuCFSQuota(), options.cpuPeriodMicros());
+    return options.podPidsLimit() > 0 ? c.withPidsLimit(options.podPidsLimit()) : c;
   }
 
   /** Whether the pod's cgroup exists. */

@@ -3,6 +3,7 @@ package io.jkubelet.agent.cm;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.systemd.Systemd;
 import io.jkubelet.agent.systemd.SystemdException;
+import io.jkubelet.agent.util.Errors;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -74,14 +75,7 @@ final class QosContainerManager implements ContainerManager {
       }
       QosCgroups qos = new QosCgroups(cgroups, kubepods);
       qos.ensure();
-      PodCgroups pods =
-          new PodCgroups(
-              cgroups,
-              qos,
-              driver,
-              options.cpuCFSQuota(),
-              options.cpuPeriodMicros(),
-              options.podPidsLimit());
+      PodCgroups pods = new PodCgroups(cgroups, qos, options);
       started = new Started(cgroups, qos, pods, connected);
       health = Health.OK;
       log.info(
@@ -97,7 +91,7 @@ final class QosContainerManager implements ContainerManager {
       health = Health.failing(e.getMessage());
       throw e instanceof CgroupException c
           ? c
-          : new CgroupException("/", "cannot use systemd: " + e.getMessage(), e);
+          : Errors.withCause(new CgroupException("/", "cannot use systemd: " + e.getMessage()), e);
     }
   }
 
@@ -105,8 +99,10 @@ final class QosContainerManager implements ContainerManager {
     try {
       return systemd.get();
     } catch (SystemdException e) {
-      throw new CgroupException(
-          "/", "the systemd cgroup driver needs systemd's D-Bus API: " + e.getMessage(), e);
+      throw Errors.withCause(
+          new CgroupException(
+              "/", "the systemd cgroup driver needs systemd's D-Bus API: " + e.getMessage()),
+          e);
     }
   }
 

@@ -3,6 +3,7 @@ package io.jkubelet.agent.cm;
 import io.jkubelet.agent.systemd.Systemd;
 import io.jkubelet.agent.systemd.SystemdException;
 import io.jkubelet.agent.systemd.UnitProperty;
+import io.jkubelet.agent.util.Errors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -144,25 +145,21 @@ final class SystemdCgroups implements CgroupManager {
   }
 
   private static CgroupException failed(CgroupName name, String what, SystemdException e) {
-    return new CgroupException(CgroupDriver.SYSTEMD.path(name), what + ": " + e.getMessage(), e);
+    return Errors.withCause(
+        new CgroupException(CgroupDriver.SYSTEMD.path(name), what + ": " + e.getMessage()), e);
+  }
+
+  @Override
+  public CgroupDriver driver() {
+    return CgroupDriver.SYSTEMD;
   }
 
   /**
-   * Stops the slice unless processes are left in it; then removes what systemd left of its cgroup,
-   * as libcontainer's {@code Destroy}.
+   * Stops the slice; then removes what systemd left of its cgroup, as libcontainer's {@code
+   * Destroy}.
    */
   @Override
-  public Removal remove(CgroupName name) {
-    String cgroup = CgroupDriver.SYSTEMD.path(name);
-    List<Integer> pids;
-    try {
-      pids = pids(name);
-    } catch (CgroupException e) {
-      return new Removal.Failed(cgroup, e.reason());
-    }
-    if (!pids.isEmpty()) {
-      return new Removal.Busy(cgroup, pids);
-    }
+  public Removal removeIdle(CgroupName name, String cgroup) {
     boolean existed = files.exists(name);
     try {
       systemd.stopUnit(unit(name));

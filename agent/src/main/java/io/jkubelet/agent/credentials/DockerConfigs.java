@@ -3,6 +3,7 @@ package io.jkubelet.agent.credentials;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jkubelet.agent.util.Errors;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Iterator;
@@ -29,11 +30,11 @@ public final class DockerConfigs {
       return Map.of();
     }
     if (!root.isObject()) {
-      throw new InvalidDockerConfig("a Docker config.json must be a JSON object", null);
+      throw new InvalidDockerConfig("a Docker config.json must be a JSON object");
     }
     JsonNode headers = field(root, "HttpHeaders");
     if (headers != null && !headers.isNull() && !headers.isObject()) {
-      throw new InvalidDockerConfig("HttpHeaders must be a JSON object", null);
+      throw new InvalidDockerConfig("HttpHeaders must be a JSON object");
     }
     JsonNode auths = field(root, "auths");
     return auths == null ? Map.of() : entries(auths);
@@ -48,13 +49,13 @@ public final class DockerConfigs {
     try {
       JsonNode node = JSON.readTree(json);
       if (node == null || node.isMissingNode()) {
-        throw new InvalidDockerConfig("unexpected end of JSON input", null);
+        throw new InvalidDockerConfig("unexpected end of JSON input");
       }
       return node;
     } catch (JsonProcessingException e) {
-      throw new InvalidDockerConfig("invalid JSON: " + e.getOriginalMessage(), e);
+      throw Errors.withCause(new InvalidDockerConfig("invalid JSON: " + e.getOriginalMessage()), e);
     } catch (java.io.IOException e) {
-      throw new InvalidDockerConfig("invalid JSON: " + e.getMessage(), e);
+      throw Errors.withCause(new InvalidDockerConfig("invalid JSON: " + e.getMessage()), e);
     }
   }
 
@@ -63,7 +64,7 @@ public final class DockerConfigs {
       return Map.of();
     }
     if (!map.isObject()) {
-      throw new InvalidDockerConfig("the registry credentials must be a JSON object", null);
+      throw new InvalidDockerConfig("the registry credentials must be a JSON object");
     }
     Map<String, AuthConfig> out = new LinkedHashMap<>();
     Iterator<Map.Entry<String, JsonNode>> it = map.fields();
@@ -79,8 +80,7 @@ public final class DockerConfigs {
       return new AuthConfig("", "", "");
     }
     if (!node.isObject()) {
-      throw new InvalidDockerConfig(
-          "the entry for \"" + location + "\" must be a JSON object", null);
+      throw new InvalidDockerConfig("the entry for \"" + location + "\" must be a JSON object");
     }
     String username = string(node, "username", location);
     String password = string(node, "password", location);
@@ -102,13 +102,13 @@ public final class DockerConfigs {
     try {
       bytes = Base64.getDecoder().decode(field.replace("\r", "").replace("\n", ""));
     } catch (IllegalArgumentException e) {
-      throw new InvalidDockerConfig("illegal base64 data in an auth field", e);
+      throw Errors.withCause(new InvalidDockerConfig("illegal base64 data in an auth field"), e);
     }
     String decoded = new String(bytes, StandardCharsets.UTF_8);
     int colon = decoded.indexOf(':');
     if (colon < 0) {
       throw new InvalidDockerConfig(
-          "unable to parse auth field, must be formatted as base64(username:password)", null);
+          "unable to parse auth field, must be formatted as base64(username:password)");
     }
     return new String[] {decoded.substring(0, colon), decoded.substring(colon + 1)};
   }
@@ -121,7 +121,7 @@ public final class DockerConfigs {
     }
     if (!v.isTextual()) {
       throw new InvalidDockerConfig(
-          "the " + name + " of \"" + location + "\" must be a JSON string", null);
+          "the " + name + " of \"" + location + "\" must be a JSON string");
     }
     return v.textValue();
   }

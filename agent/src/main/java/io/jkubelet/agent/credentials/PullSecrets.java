@@ -1,6 +1,7 @@
 package io.jkubelet.agent.credentials;
 
 import io.fabric8.kubernetes.api.model.Secret;
+import io.jkubelet.agent.util.Errors;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -52,7 +53,8 @@ public final class PullSecrets {
       try {
         return Base64.getMimeDecoder().decode(s.getData().get(key));
       } catch (IllegalArgumentException e) {
-        throw new InvalidDockerConfig("the " + key + " of the secret is not base64", e);
+        throw Errors.withCause(
+            new InvalidDockerConfig("the " + key + " of the secret is not base64"), e);
       }
     }
     if (s.getStringData() != null && s.getStringData().get(key) != null) {

@@ -3,11 +3,10 @@ package io.jkubelet.agent.env;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ObjectFieldSelector;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceFieldSelector;
+import io.jkubelet.agent.pod.PodRequests;
 import io.jkubelet.agent.util.GoQuote;
 import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -17,7 +16,7 @@ import java.util.function.Supplier;
 /**
  * The downward API's values, as upstream's {@code podFieldSelectorRuntimeValue}, {@code
  * fieldpath.ExtractFieldPathAsString} and {@code resource.ExtractContainerResourceValue}.
- * Stateless; volumes may use it too.
+ * Stateless; downward API volumes use it too.
  */
 public final class DownwardApi {
   private DownwardApi() {}
@@ -95,23 +94,42 @@ public final class DownwardApi {
   }
 
   /**
-   * A {@code resourceFieldRef}'s value: the named container's (or {@code self}'s) limit or request,
-   * divided by the divisor (default 1) and rounded up; a missing or zero limit of cpu, memory or
-   * ephemeral-storage is the node's allocatable.
+   * A {@code resourceFieldRef}'s value in a container's environment, as upstream's {@code
+   * containerResourceRuntimeValue} on the pod its {@code defaultPodLimitsForDownwardAPI} made: the
+   * named container's (or {@code self}'s) limit or request, divided by the divisor (default 1) and
+   * rounded up. A missing or zero limit of cpu, memory or ephemeral-storage is the node's
+   * allocatable, except for a named init container, as upstream defaults the pod's containers only.
    *
    * @throws EnvException for an unknown container or resource
    */
   public static String resource(
       Pod pod, Container self, ResourceFieldSelector ref, NodeAllocatable node)
       throws EnvException {
-    Container c = self;
-    boolean defaulted = true;
     String named = ref.getContainerName();
-    if (named != null && !named.isEmpty()) {
-      c = find(pod, named);
-      // Upstream defaults the limits of the pod's containers only, not of its init containers.
-      defaulted = pod.getSpec().getContainers().stream().anyMatch(x -> named.equals(x.getName()));
+    if (named == null || named.isEmpty()) {
+      return value(self, true, ref, node);
     }
+    boolean defaulted =
+        pod.getSpec().getContainers().stream().anyMatch(x -> named.equals(x.getName()));
+    return value(find(pod, named), defaulted, ref, node);
+  }
+
+  /**
+   * A downward API volume's {@code resourceFieldRef} value, as upstream's {@code
+   * ExtractResourceValueByContainerNameAndNodeAllocatable}: as {@link #resource}, of the named
+   * container, whose missing or zero limits are the node's allocatable even for an init container.
+   *
+   * @throws EnvException for an unknown container or resource
+   */
+  public static String volumeResource(Pod pod, ResourceFieldSelector ref, NodeAllocatable node)
+      throws EnvException {
+    return value(find(pod, nullToEmpty(ref.getContainerName())), true, ref, node);
+  }
+
+  /** Upstream's {@code ExtractContainerResourceValue}, {@code defaulted} as its merged limits. */
+  private static String value(
+      Container c, boolean defaulted, ResourceFieldSelector ref, NodeAllocatable node)
+      throws EnvException {
     String res = ref.getResource() == null ? "" : ref.getResource();
     int dot = res.indexOf('.');
     String kind = dot < 0 ? "" : res.substring(0, dot);
@@ -123,7 +141,9 @@ public final class DownwardApi {
             || name.startsWith("hugepages-"))) {
       throw new EnvException("unsupported container resource : " + res);
     }
-    BigDecimal value = amount(c, kind, name);
+    BigDecimal value =
+        (kind.equals("limits") ? PodRequests.limits(c) : PodRequests.specRequests(c))
+            .getOrDefault(name, BigDecimal.ZERO);
     if (kind.equals("limits") && defaulted && value.signum() == 0) {
       value =
           switch (name) {
@@ -141,27 +161,13 @@ public final class DownwardApi {
       divisor = BigDecimal.ONE;
     }
     if (name.equals("cpu")) {
-      long milli = milli(value);
-      long divMilli = Math.max(1, milli(divisor));
+      long milli = PodRequests.milli(value);
+      long divMilli = Math.max(1, PodRequests.milli(divisor));
       return Long.toString((long) Math.ceil((double) milli / (double) divMilli));
     }
-    long v = value.setScale(0, RoundingMode.CEILING).longValueExact();
-    long d = Math.max(1, divisor.setScale(0, RoundingMode.CEILING).longValueExact());
+    long v = PodRequests.value(value);
+    long d = Math.max(1, PodRequests.value(divisor));
     return Long.toString((long) Math.ceil((double) v / (double) d));
-  }
-
-  private static long milli(BigDecimal cores) {
-    return cores.movePointRight(3).setScale(0, RoundingMode.CEILING).longValueExact();
-  }
-
-  private static BigDecimal amount(Container c, String kind, String name) {
-    if (c.getResources() == null) {
-      return BigDecimal.ZERO;
-    }
-    Map<String, Quantity> list =
-        kind.equals("limits") ? c.getResources().getLimits() : c.getResources().getRequests();
-    Quantity q = list == null ? null : list.get(name);
-    return q == null || q.getAmount() == null ? BigDecimal.ZERO : q.getNumericalAmount();
   }
 
   private static Container find(Pod pod, String name) throws EnvException {

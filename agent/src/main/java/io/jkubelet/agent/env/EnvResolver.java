@@ -1,6 +1,5 @@
 package io.jkubelet.agent.env;
 
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapKeySelector;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvFromSource;
@@ -15,9 +14,11 @@ import io.jkubelet.agent.podconfig.Annotations;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -140,32 +141,26 @@ public final class EnvResolver {
   private Optional<String> envFrom(EnvFromSource from, Sources sources, Map<String, String> env)
       throws EnvException {
     String prefix = from.getPrefix() == null ? "" : from.getPrefix();
-    Map<String, String> data;
-    String kind;
+    Kind kind;
     String name;
+    Boolean optional;
     if (from.getConfigMapRef() != null) {
-      kind = "configMap";
+      kind = Kind.CONFIG_MAP;
       name = from.getConfigMapRef().getName();
-      Optional<ConfigMap> cm =
-          sources.configMap(name, Boolean.TRUE.equals(from.getConfigMapRef().getOptional()));
-      if (cm.isEmpty()) {
-        return Optional.empty();
-      }
-      data = cm.get().getData();
+      optional = from.getConfigMapRef().getOptional();
     } else if (from.getSecretRef() != null) {
-      kind = "secret";
+      kind = Kind.SECRET;
       name = from.getSecretRef().getName();
-      Optional<Secret> s =
-          sources.secret(name, Boolean.TRUE.equals(from.getSecretRef().getOptional()));
-      if (s.isEmpty()) {
-        return Optional.empty();
-      }
-      data = decoded(s.get());
+      optional = from.getSecretRef().getOptional();
     } else {
       return Optional.empty();
     }
+    Optional<Map<String, String>> data = sources.data(kind, name, Boolean.TRUE.equals(optional));
+    if (data.isEmpty()) {
+      return Optional.empty();
+    }
     List<String> invalid = new ArrayList<>();
-    new TreeMap<>(data == null ? Map.<String, String>of() : data)
+    new TreeMap<>(data.get())
         .forEach(
             (k, v) -> {
               String key = prefix + k;
@@ -183,7 +178,7 @@ public final class EnvResolver {
         String.format(
             "Keys [%s] from the EnvFrom %s %s/%s were skipped since they are considered invalid"
                 + " environment variable names.",
-            String.join(", ", invalid), kind, sources.namespace, name));
+            String.join(", ", invalid), kind.field, sources.namespace, name));
   }
 
   /** One {@code env} entry's value; empty when an optional source is missing. */
@@ -209,52 +204,14 @@ public final class EnvResolver {
       return Optional.of(DownwardApi.resource(pod, c, from.getResourceFieldRef(), node));
     }
     if (from.getConfigMapKeyRef() != null) {
-      return configMapKey(from.getConfigMapKeyRef(), sources);
+      ConfigMapKeySelector ref = from.getConfigMapKeyRef();
+      return sources.key(Kind.CONFIG_MAP, ref.getName(), ref.getKey(), ref.getOptional());
     }
     if (from.getSecretKeyRef() != null) {
-      return secretKey(from.getSecretKeyRef(), sources);
+      SecretKeySelector ref = from.getSecretKeyRef();
+      return sources.key(Kind.SECRET, ref.getName(), ref.getKey(), ref.getOptional());
     }
     return Optional.of("");
-  }
-
-  private static Optional<String> configMapKey(ConfigMapKeySelector ref, Sources sources)
-      throws EnvException {
-    boolean optional = Boolean.TRUE.equals(ref.getOptional());
-    Optional<ConfigMap> cm = sources.configMap(ref.getName(), optional);
-    if (cm.isEmpty()) {
-      return Optional.empty();
-    }
-    Map<String, String> data = cm.get().getData();
-    if (data == null || !data.containsKey(ref.getKey())) {
-      if (optional) {
-        return Optional.empty();
-      }
-      throw new EnvException(
-          String.format(
-              "couldn't find key %s in ConfigMap %s/%s",
-              ref.getKey(), sources.namespace, ref.getName()));
-    }
-    return Optional.of(nullToEmpty(data.get(ref.getKey())));
-  }
-
-  private static Optional<String> secretKey(SecretKeySelector ref, Sources sources)
-      throws EnvException {
-    boolean optional = Boolean.TRUE.equals(ref.getOptional());
-    Optional<Secret> s = sources.secret(ref.getName(), optional);
-    if (s.isEmpty()) {
-      return Optional.empty();
-    }
-    Map<String, String> data = decoded(s.get());
-    if (!data.containsKey(ref.getKey())) {
-      if (optional) {
-        return Optional.empty();
-      }
-      throw new EnvException(
-          String.format(
-              "couldn't find key %s in Secret %s/%s",
-              ref.getKey(), sources.namespace, ref.getName()));
-    }
-    return Optional.of(data.get(ref.getKey()));
   }
 
   /** A secret's data, decoded from base64 (and its {@code stringData}, which static pods carry). */
@@ -285,54 +242,88 @@ public final class EnvResolver {
     return s == null ? "" : s;
   }
 
+  /** The kinds of object the environment takes keys from, by their names in messages. */
+  private enum Kind {
+    CONFIG_MAP("configMap", "ConfigMap"),
+    SECRET("secret", "Secret");
+
+    final String field;
+    final String type;
+
+    Kind(String field, String type) {
+      this.field = field;
+      this.type = type;
+    }
+
+    /** The object's data as strings (a secret's decoded); empty when it does not exist. */
+    Optional<Map<String, String>> read(PodObjects objects, String namespace, String name)
+        throws PodObjects.Unavailable {
+      return switch (this) {
+        case CONFIG_MAP ->
+            objects
+                .configMap(namespace, name)
+                .map(cm -> cm.getData() == null ? Map.<String, String>of() : cm.getData());
+        case SECRET -> objects.secret(namespace, name).map(EnvResolver::decoded);
+      };
+    }
+  }
+
   /** The ConfigMaps and Secrets of one container's environment, each read at most once. */
   private final class Sources {
     final String namespace;
-    private final Map<String, Optional<ConfigMap>> configMaps = new HashMap<>();
-    private final Map<String, Optional<Secret>> secrets = new HashMap<>();
+    private final Map<Kind, Map<String, Optional<Map<String, String>>>> read =
+        new EnumMap<>(Kind.class);
 
     Sources(String namespace) {
       this.namespace = namespace;
     }
 
-    Optional<ConfigMap> configMap(String name, boolean optional) throws EnvException {
-      Optional<ConfigMap> cm = configMaps.get(name);
-      if (cm == null) {
+    /** The object's data; empty when an optional one does not exist. */
+    Optional<Map<String, String>> data(Kind kind, String name, boolean optional)
+        throws EnvException {
+      Map<String, Optional<Map<String, String>>> ofKind =
+          read.computeIfAbsent(kind, k -> new HashMap<>());
+      Optional<Map<String, String>> data = ofKind.get(name);
+      if (data == null) {
         if (objects == PodObjects.NONE) {
           throw new EnvException(
-              "couldn't get configMap " + namespace + "/" + name + ", no kubeClient defined");
+              "couldn't get "
+                  + kind.field
+                  + " "
+                  + namespace
+                  + "/"
+                  + name
+                  + ", no kubeClient defined");
         }
         try {
-          cm = objects.configMap(namespace, name);
+          data = kind.read(objects, namespace, name);
         } catch (PodObjects.Unavailable e) {
           throw new EnvException(e.getMessage());
         }
-        configMaps.put(name, cm);
+        ofKind.put(name, data);
       }
-      if (cm.isEmpty() && !optional) {
-        throw new EnvException("configmap \"" + name + "\" not found");
+      if (data.isEmpty() && !optional) {
+        throw new EnvException(kind.field.toLowerCase(Locale.ROOT) + " \"" + name + "\" not found");
       }
-      return cm;
+      return data;
     }
 
-    Optional<Secret> secret(String name, boolean optional) throws EnvException {
-      Optional<Secret> s = secrets.get(name);
-      if (s == null) {
-        if (objects == PodObjects.NONE) {
-          throw new EnvException(
-              "couldn't get secret " + namespace + "/" + name + ", no kubeClient defined");
-        }
-        try {
-          s = objects.secret(namespace, name);
-        } catch (PodObjects.Unavailable e) {
-          throw new EnvException(e.getMessage());
-        }
-        secrets.put(name, s);
+    /** A key reference's value; empty when an optional object or key is missing. */
+    Optional<String> key(Kind kind, String name, String key, Boolean optionalRef)
+        throws EnvException {
+      boolean optional = Boolean.TRUE.equals(optionalRef);
+      Optional<Map<String, String>> data = data(kind, name, optional);
+      if (data.isEmpty()) {
+        return Optional.empty();
       }
-      if (s.isEmpty() && !optional) {
-        throw new EnvException("secret \"" + name + "\" not found");
+      if (!data.get().containsKey(key)) {
+        if (optional) {
+          return Optional.empty();
+        }
+        throw new EnvException(
+            String.format("couldn't find key %s in %s %s/%s", key, kind.type, namespace, name));
       }
-      return s;
+      return Optional.of(nullToEmpty(data.get().get(key)));
     }
   }
 }

@@ -108,7 +108,7 @@ public final class ApiEventSink implements Consumer<Event>, EventBroadcaster.Rem
       int burst) {
     return new ApiEventSink(
         EventWriter.of(client),
-        Correlator.of(new EventCorrelator(clock, correlation)),
+        new EventCorrelator(clock, correlation),
         clock,
         sleeper,
         RandomGenerator.getDefault(),
@@ -276,12 +276,8 @@ public final class ApiEventSink implements Consumer<Event>, EventBroadcaster.Rem
 
   /** Takes a token of the events' rate budget, waiting for one. */
   private void takeToken() throws InterruptedException {
-    while (budget != null) {
-      Duration wait = budget.tryAcquire();
-      if (wait.isZero()) {
-        return;
-      }
-      sleeper.sleep(wait);
+    if (budget != null) {
+      budget.acquire(sleeper);
     }
   }
 

@@ -4,8 +4,8 @@ import io.fabric8.kubernetes.api.model.Event;
 import java.util.List;
 
 /**
- * The three calls the sinks make on an {@link EventCorrelator}, as a seam so that tests can script
- * the correlator's answers (Update, Drop) without depending on its policy.
+ * The calls the sinks make on an {@link EventCorrelator}, which implements it, as a seam so that
+ * tests can script the correlator's answers (Update, Drop) without depending on its policy.
  */
 interface Correlator {
   Correlation correlate(Event event);
@@ -25,39 +25,5 @@ interface Correlator {
   /** Its caches' sizes; none for a scripted correlator. */
   default List<EventCorrelator.CacheSize> caches() {
     return List.of();
-  }
-
-  static Correlator of(EventCorrelator c) {
-    return new Correlator() {
-      @Override
-      public Correlation correlate(Event event) {
-        return c.correlate(event);
-      }
-
-      @Override
-      public void updateState(Event written) {
-        c.updateState(written);
-      }
-
-      @Override
-      public void updateState(Event sent, Event written) {
-        c.updateState(sent, written);
-      }
-
-      @Override
-      public CorrelatorStats stats() {
-        return c.stats();
-      }
-
-      @Override
-      public void forget(String uid) {
-        c.forget(uid);
-      }
-
-      @Override
-      public List<EventCorrelator.CacheSize> caches() {
-        return c.caches();
-      }
-    };
   }
 }

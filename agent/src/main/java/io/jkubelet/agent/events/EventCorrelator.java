@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * {@code involvedObject} and {@code source}: hand the correlator an event you no longer mutate. A
  * {@code Drop} carries the event as the recorder made it, before dedup renamed it.
  */
-public final class EventCorrelator {
+public final class EventCorrelator implements Correlator {
   /** client-go's {@code EventAggregatorByReasonMessageFunc} prefix. */
   public static final String AGGREGATE_PREFIX = "(combined from similar events): ";
 
@@ -97,6 +97,7 @@ public final class EventCorrelator {
   }
 
   /** Thread-safe. */
+  @Override
   public Correlation correlate(Event event) {
     Objects.requireNonNull(event, "event");
     ObjectReference ref =
@@ -154,6 +155,7 @@ public final class EventCorrelator {
    * After a successful write, record what the API server holds (name, count, timestamps), so the
    * next duplicate patches the right object.
    */
+  @Override
   public void updateState(Event written) {
     updateState(written, written);
   }
@@ -163,6 +165,7 @@ public final class EventCorrelator {
    * sent (a patch's answer is the stored object): the key is {@code sent}'s, so that a progress
    * report ({@link #PROGRESS_OF}) stays filed under the event it reports on.
    */
+  @Override
   public void updateState(Event sent, Event written) {
     Objects.requireNonNull(sent, "sent");
     Objects.requireNonNull(written, "written");
@@ -195,6 +198,7 @@ public final class EventCorrelator {
    * hold the node's current pods rather than the last 4096 keys of a node that churns. An event of
    * that object correlated later starts afresh, as after an LRU eviction.
    */
+  @Override
   public synchronized void forget(String uid) {
     Objects.requireNonNull(uid, "uid");
     aggregator.forget(uid);
@@ -203,6 +207,7 @@ public final class EventCorrelator {
   }
 
   /** Counts per cause, and per reason and cause. */
+  @Override
   public synchronized CorrelatorStats stats() {
     return counter.snapshot();
   }
@@ -218,6 +223,7 @@ public final class EventCorrelator {
   public record CacheSize(String name, int entries, int capacity, long evictions) {}
 
   /** Its three LRU caches: aggregator, spam filter, logger. */
+  @Override
   public synchronized List<CacheSize> caches() {
     return List.of(
         size("aggregator", aggregator.cache()),

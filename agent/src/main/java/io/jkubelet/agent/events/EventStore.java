@@ -44,7 +44,7 @@ public final class EventStore implements Consumer<Event>, EventBroadcaster.Remem
   /** A store of {@link #DEFAULT_CAPACITY} events with upstream's default correlation. */
   public static EventStore create(Clock clock) {
     return new EventStore(
-        Correlator.of(new EventCorrelator(clock, CorrelatorOptions.defaults())), DEFAULT_CAPACITY);
+        new EventCorrelator(clock, CorrelatorOptions.defaults()), DEFAULT_CAPACITY);
   }
 
   /** With any correlator: tests script its answers. */

@@ -3,9 +3,11 @@ package io.jkubelet.agent.events;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.jkubelet.agent.util.Errors;
+import java.util.function.Function;
 
 /**
  * {@link EventWriter} on a fabric8 client, through the core/v1 events API. Thread-safe.
@@ -23,27 +25,19 @@ final class FabricEventWriter implements EventWriter {
 
   @Override
   public Event create(Event event) throws EventWriteException {
-    try {
-      return client
-          .v1()
-          .events()
-          .inNamespace(event.getMetadata().getNamespace())
-          .resource(event)
-          .create();
-    } catch (KubernetesClientException e) {
-      throw failure(e);
-    }
+    return write(event, Resource::create);
   }
 
   @Override
   public Event patch(Event event, String patch) throws EventWriteException {
+    return write(event, r -> r.patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch));
+  }
+
+  private Event write(Event event, Function<Resource<Event>, Event> call)
+      throws EventWriteException {
     try {
-      return client
-          .v1()
-          .events()
-          .inNamespace(event.getMetadata().getNamespace())
-          .resource(event)
-          .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), patch);
+      return call.apply(
+          client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event));
     } catch (KubernetesClientException e) {
       throw failure(e);
     }
@@ -51,6 +45,7 @@ final class FabricEventWriter implements EventWriter {
 
   private static EventWriteException failure(KubernetesClientException e) {
     String why = Errors.apiMessage(e);
-    return new EventWriteException(Errors.httpCode(e), why != null ? why : e.getMessage(), e);
+    return Errors.withCause(
+        new EventWriteException(Errors.httpCode(e), why != null ? why : e.getMessage()), e);
   }
 }

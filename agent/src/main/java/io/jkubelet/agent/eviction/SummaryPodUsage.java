@@ -12,13 +12,7 @@ import java.util.Map;
  * layers) with each container's layer and logs, its processes. A pod with no figure is left out,
  * and ranks first, as upstream.
  */
-public final class SummaryPodUsage implements Readers.PodUsageReader {
-  private final SummaryProvider summary;
-
-  public SummaryPodUsage(SummaryProvider summary) {
-    this.summary = summary;
-  }
-
+public record SummaryPodUsage(SummaryProvider summary) implements Readers.PodUsageReader {
   @Override
   public Map<String, PodUsage> read(Duration diskMaxAge) {
     Map<String, PodUsage> out = new HashMap<>();
@@ -69,8 +63,8 @@ public final class SummaryPodUsage implements Readers.PodUsageReader {
     Map<String, Long> volumes = new HashMap<>();
     if (p.volume() != null) {
       for (Summary.VolumeStats v : p.volume()) {
-        if (v.name() != null && v.usedBytes() != null) {
-          volumes.put(v.name(), v.usedBytes());
+        if (v.name() != null && v.fs() != null && v.fs().usedBytes() != null) {
+          volumes.put(v.name(), v.fs().usedBytes());
         }
       }
     }

@@ -22,13 +22,7 @@ import java.util.Map;
  *
  * Each observation has its part's time. Called from the eviction manager's thread only.
  */
-public final class SummarySignals implements Readers.SignalReader {
-  private final NodeReader node;
-
-  public SummarySignals(NodeReader node) {
-    this.node = node;
-  }
-
+public record SummarySignals(NodeReader node) implements Readers.SignalReader {
   @Override
   public Map<Signal, Observation> read(boolean memoryOnly) {
     return observations(node.read(memoryOnly));

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import io.jkubelet.agent.util.Errors;
+import io.jkubelet.agent.util.Failure;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -58,17 +60,14 @@ final class BulkClient {
   record BulkResult(List<ItemResult> items, List<String> errors) {}
 
   /** The server answered a whole request with an error status, or did not answer. */
-  static final class BulkException extends Exception {
-    private final int status;
-
-    BulkException(int status, String message, Throwable cause) {
-      super(message, cause);
-      this.status = status;
+  static final class BulkException extends Failure {
+    BulkException(int status, String message) {
+      super(status, message);
     }
 
     /** The HTTP status, or 0 when no answer came. */
     int status() {
-      return status;
+      return detail();
     }
   }
 
@@ -160,7 +159,7 @@ final class BulkClient {
       in.transferTo(OutputStream.nullOutputStream());
       return result;
     } catch (IOException e) {
-      throw new BulkException(0, "reading the _bulk answer: " + e, e);
+      throw Errors.withCause(new BulkException(0, "reading the _bulk answer: " + e), e);
     }
   }
 
@@ -219,7 +218,7 @@ final class BulkClient {
     List<String> errors = new ArrayList<>(expected);
     try (JsonParser p = JSON.createParser(in)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        throw new BulkException(200, "_bulk answer is not a JSON object", null);
+        throw new BulkException(200, "_bulk answer is not a JSON object");
       }
       boolean anyError = true;
       while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -248,7 +247,7 @@ final class BulkClient {
     }
     if (items.size() != expected) {
       throw new BulkException(
-          200, "_bulk answered " + items.size() + " items for " + expected + " documents", null);
+          200, "_bulk answered " + items.size() + " items for " + expected + " documents");
     }
     return new BulkResult(items, errors);
   }
@@ -313,10 +312,10 @@ final class BulkClient {
     try {
       return http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
     } catch (IOException e) {
-      throw new BulkException(0, method + " " + path + ": " + e, e);
+      throw Errors.withCause(new BulkException(0, method + " " + path + ": " + e), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new BulkException(0, method + " " + path + ": interrupted", e);
+      throw Errors.withCause(new BulkException(0, method + " " + path + ": interrupted"), e);
     }
   }
 
@@ -327,13 +326,13 @@ final class BulkClient {
       }
       in.transferTo(OutputStream.nullOutputStream());
     } catch (IOException e) {
-      throw new BulkException(0, "reading the answer: " + e, e);
+      throw Errors.withCause(new BulkException(0, "reading the answer: " + e), e);
     }
   }
 
   private static BulkException failed(int status, InputStream in) throws IOException {
     byte[] head = in.readNBytes(512);
     return new BulkException(
-        status, "HTTP " + status + ": " + new String(head, StandardCharsets.UTF_8).strip(), null);
+        status, "HTTP " + status + ": " + new String(head, StandardCharsets.UTF_8).strip());
   }
 }

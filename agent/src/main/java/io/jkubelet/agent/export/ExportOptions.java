@@ -65,33 +65,22 @@ public record ExportOptions(
 
   /** The same with another batch size and flush interval. */
   public ExportOptions withBatching(int size, Duration interval) {
-    return new ExportOptions(
-        spoolDir, spoolMaxBytes, size, batchBytes, interval, requestTimeout, retry, inFlight);
+    return with(size, interval, retry, inFlight);
   }
 
   /** The same with another retry backoff. */
   public ExportOptions withRetry(io.jkubelet.agent.util.Backoff.Policy policy) {
-    return new ExportOptions(
-        spoolDir,
-        spoolMaxBytes,
-        batchSize,
-        batchBytes,
-        flushInterval,
-        requestTimeout,
-        policy,
-        inFlight);
+    return with(batchSize, flushInterval, policy, inFlight);
   }
 
   /** The same with another number of requests in flight. */
   public ExportOptions withInFlight(int requests) {
+    return with(batchSize, flushInterval, retry, requests);
+  }
+
+  private ExportOptions with(
+      int size, Duration interval, io.jkubelet.agent.util.Backoff.Policy policy, int requests) {
     return new ExportOptions(
-        spoolDir,
-        spoolMaxBytes,
-        batchSize,
-        batchBytes,
-        flushInterval,
-        requestTimeout,
-        retry,
-        requests);
+        spoolDir, spoolMaxBytes, size, batchBytes, interval, requestTimeout, policy, requests);
   }
 }

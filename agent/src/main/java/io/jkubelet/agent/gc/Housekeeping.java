@@ -130,13 +130,14 @@ public interface Housekeeping {
     Pods p = deps.pods();
     ContainerGc containerGc =
         new RealContainerGc(
-            deps.runtime(),
-            deps.manager(),
-            options.containerGcPolicy(),
-            PodStates.of(p.pods(), p.statuses(), p.workers(), p.sourcesReady()),
-            deps.clock(),
-            deps.recorder(),
-            options.node());
+            new RealContainerGc.Deps(
+                deps.runtime(),
+                deps.manager(),
+                options.containerGcPolicy(),
+                PodStates.of(p.pods(), p.statuses(), p.workers(), p.sourcesReady()),
+                deps.clock(),
+                deps.recorder(),
+                options.node()));
     return new PodHousekeeping(deps, containerGc, options.containerGcPeriod());
   }
 }

@@ -10,6 +10,7 @@ import io.jkubelet.agent.workers.PodWorkers;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 /**
  * What container GC asks about a pod (upstream's {@code podStateProvider} and {@code
@@ -40,23 +41,22 @@ interface PodStates {
     return new PodStates() {
       @Override
       public boolean deleted(String uid) {
-        Optional<Pod> pod = pods.byUid(uid);
-        if (pod.isEmpty()) {
-          return true;
-        }
-        PodStatus status = status(pod.get());
-        return evicted(status)
-            || (pod.get().getMetadata().getDeletionTimestamp() != null && notRunning(status));
+        return gone(uid, PodStates::evicted);
       }
 
       @Override
       public boolean terminated(String uid) {
+        return gone(uid, status -> PodPhases.isTerminal(status.getPhase()));
+      }
+
+      /** No longer in the pod manager, {@code finished}, or deleted with nothing running. */
+      private boolean gone(String uid, Predicate<PodStatus> finished) {
         Optional<Pod> pod = pods.byUid(uid);
         if (pod.isEmpty()) {
           return true;
         }
         PodStatus status = status(pod.get());
-        return PodPhases.isTerminal(status.getPhase())
+        return finished.test(status)
             || (pod.get().getMetadata().getDeletionTimestamp() != null && notRunning(status));
       }
 

@@ -12,6 +12,8 @@ import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,13 +53,7 @@ final class RealContainerGc implements ContainerGc {
   /** The grace period an unknown-state container is stopped with before its removal. */
   static final Duration UNKNOWN_STOP_GRACE = Duration.ofSeconds(2);
 
-  private final Runtime runtime;
-  private final RuntimeManager manager;
-  private final ContainerGcPolicy policy;
-  private final PodStates pods;
-  private final Clock clock;
-  private final EventRecorder recorder;
-  private final ObjectReference node;
+  private final Deps deps;
 
   private final AtomicLong removedContainers = new AtomicLong();
   private final AtomicLong removedSandboxes = new AtomicLong();
@@ -65,21 +61,29 @@ final class RealContainerGc implements ContainerGc {
 
   private record Unit(String uid, String name) {}
 
-  RealContainerGc(
+  /**
+   * What a collector works with.
+   *
+   * @param manager removes a pod's dead containers after a death; null where {@link
+   *     #onContainerDied} is not called
+   * @param pods what the collector knows of each pod
+   * @param node the Node the {@code ContainerGCFailed} events are about
+   */
+  record Deps(
       Runtime runtime,
-      RuntimeManager manager,
+      @Nullable RuntimeManager manager,
       ContainerGcPolicy policy,
       PodStates pods,
       Clock clock,
       EventRecorder recorder,
       ObjectReference node) {
-    this.recorder = recorder;
-    this.node = node;
-    this.runtime = runtime;
-    this.manager = manager;
-    this.policy = policy;
-    this.pods = pods;
-    this.clock = clock;
+    Deps {
+      Records.requireNonNull(Deps.class, runtime, policy, pods, clock, recorder, node);
+    }
+  }
+
+  RealContainerGc(Deps deps) {
+    this.deps = deps;
   }
 
   @Override
@@ -95,10 +99,11 @@ final class RealContainerGc implements ContainerGc {
   @Override
   public synchronized void garbageCollect() {
     try {
-      collect(policy, false);
+      collect(deps.policy(), false);
     } catch (RuntimeError e) {
       log.error("ContainerGC: container garbage collection failed: {}", e.getMessage());
-      recorder.event(node, EventType.Warning, Reasons.CONTAINER_GC_FAILED, e.getMessage());
+      deps.recorder()
+          .event(deps.node(), EventType.Warning, Reasons.CONTAINER_GC_FAILED, e.getMessage());
     }
   }
 
@@ -119,37 +124,37 @@ final class RealContainerGc implements ContainerGc {
    */
   @Override
   public int onContainerDied(PodStatus status) {
-    int removed = manager.removeDeadContainers(status, policy.keptOnDeath());
+    int removed = deps.manager().removeDeadContainers(status, deps.policy().keptOnDeath());
     removedContainers.addAndGet(removed);
     return removed;
   }
 
   private void collect(ContainerGcPolicy p, boolean evictTerminated) {
-    List<ContainerSummary> listed = runtime.listContainers();
+    List<ContainerSummary> listed = deps.runtime().listContainers();
     evictContainers(listed, p, evictTerminated);
     evictSandboxes(listed, evictTerminated);
   }
 
   private boolean gone(String uid, boolean evictTerminated) {
-    return pods.deleted(uid) || (evictTerminated && pods.terminated(uid));
+    return deps.pods().deleted(uid) || (evictTerminated && deps.pods().terminated(uid));
   }
 
   private void evictContainers(
       List<ContainerSummary> listed, ContainerGcPolicy p, boolean evictTerminated) {
-    Instant newest = clock.instant().minus(p.minAge());
+    Instant newest = deps.clock().instant().minus(p.minAge());
     Map<Unit, List<ContainerSummary>> units = new LinkedHashMap<>();
     for (ContainerSummary c : listed) {
       if (c.sandbox() || c.state() == ContainerState.RUNNING || c.createdAt().isAfter(newest)) {
         continue;
       }
-      if (pods.busy(c.pod().uid())) {
+      if (deps.pods().busy(c.pod().uid())) {
         continue;
       }
       units
           .computeIfAbsent(new Unit(c.pod().uid(), c.containerName()), k -> new ArrayList<>())
           .add(c);
     }
-    if (pods.allSourcesReady()) {
+    if (deps.pods().allSourcesReady()) {
       units
           .entrySet()
           .removeIf(
@@ -199,9 +204,9 @@ final class RealContainerGc implements ContainerGc {
       ContainerSummary d = sorted.get(i);
       try {
         if (d.state() == ContainerState.UNKNOWN) {
-          runtime.stopContainer(d.id(), UNKNOWN_STOP_GRACE);
+          deps.runtime().stopContainer(d.id(), UNKNOWN_STOP_GRACE);
         }
-        runtime.removeContainer(d.id());
+        deps.runtime().removeContainer(d.id());
         removedContainers.incrementAndGet();
         log.debug("ContainerGC: removed dead container {} of pod {}", d.id(), d.pod());
       } catch (RuntimeError e) {
@@ -226,10 +231,10 @@ final class RealContainerGc implements ContainerGc {
         refs.put(c.pod().uid(), c.pod());
       }
     }
-    boolean ready = pods.allSourcesReady();
+    boolean ready = deps.pods().allSourcesReady();
     byPod.forEach(
         (uid, sandboxes) -> {
-          if (pods.busy(uid)) {
+          if (deps.pods().busy(uid)) {
             return;
           }
           boolean all = ready && gone(uid, evictTerminated);
@@ -239,7 +244,7 @@ final class RealContainerGc implements ContainerGc {
           sandboxes.sort(ContainerSummary.NEWEST_FIRST);
           Set<String> holding = new HashSet<>();
           try {
-            for (ContainerStatus c : runtime.podStatus(refs.get(uid)).containers()) {
+            for (ContainerStatus c : deps.runtime().podStatus(refs.get(uid)).containers()) {
               holding.add(c.sandboxId());
             }
           } catch (RuntimeError e) {
@@ -252,7 +257,7 @@ final class RealContainerGc implements ContainerGc {
               continue;
             }
             try {
-              runtime.removePodSandbox(s.id());
+              deps.runtime().removePodSandbox(s.id());
               removedSandboxes.incrementAndGet();
               log.debug("ContainerGC: removed sandbox {} of pod {}", s.id(), refs.get(uid));
             } catch (RuntimeError e) {

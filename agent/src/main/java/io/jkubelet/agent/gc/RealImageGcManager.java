@@ -5,7 +5,7 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.runtime.ImageService;
-import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.agent.util.OwnedScheduler;
 import io.jkubelet.agent.util.Schedulers;
 import io.jkubelet.agent.util.Time;
 import java.time.Clock;
@@ -57,8 +57,7 @@ final class RealImageGcManager implements ImageGcManager {
   private final EventRecorder recorder;
   private final ObjectReference node;
   private final Clock clock;
-  private final Schedulers schedulers;
-  private final Duration period;
+  private final OwnedScheduler runs;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Map<String, ImageRecord> records = new HashMap<>();
@@ -72,7 +71,6 @@ final class RealImageGcManager implements ImageGcManager {
   private final AtomicLong freedBytes = new AtomicLong();
   private final AtomicLong failedDeletions = new AtomicLong();
   private final AtomicLong runsOverThreshold = new AtomicLong();
-  private volatile Scheduler scheduler;
 
   /** What upstream keeps per image: first detected, last seen in use, size. */
   private static final class ImageRecord {
@@ -97,8 +95,12 @@ final class RealImageGcManager implements ImageGcManager {
     this.recorder = recorder;
     this.node = options.node();
     this.clock = clock;
-    this.schedulers = schedulers;
-    this.period = options.period();
+    this.runs =
+        new OwnedScheduler(
+            schedulers,
+            "image-gc",
+            "image GC is not running",
+            s -> s.atFixedRate(Duration.ZERO, options.period(), this::runOnce));
   }
 
   /** {@link ImageGcManager#create}: none when the policy disables image GC. */
@@ -114,26 +116,18 @@ final class RealImageGcManager implements ImageGcManager {
 
   @Override
   public void start() {
-    if (scheduler != null) {
-      return;
-    }
-    scheduler = schedulers.create("image-gc");
-    scheduler.atFixedRate(Duration.ZERO, period, this::runOnce);
+    runs.start();
   }
 
   @Override
   public void stop() {
-    Scheduler s = scheduler;
-    if (s != null) {
-      s.close();
-      scheduler = null;
-    }
+    runs.stop();
   }
 
   /** Healthy while started; a failing run is reported by events, not by health. */
   @Override
   public Health healthy() {
-    return scheduler == null ? Health.failing("image GC is not running") : Health.OK;
+    return runs.healthy();
   }
 
   @Override

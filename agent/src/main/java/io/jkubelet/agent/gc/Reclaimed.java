@@ -23,18 +23,9 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe: it reads the workers' state, asks the runtime, and tears down through the volume
  * manager, which is thread-safe.
  */
-final class Reclaimed implements Predicate<Pod> {
+record Reclaimed(PodWorkers workers, Runtime runtime, VolumeManager volumes)
+    implements Predicate<Pod> {
   private static final Logger log = LoggerFactory.getLogger(Housekeeping.class);
-
-  private final PodWorkers workers;
-  private final Runtime runtime;
-  private final VolumeManager volumes;
-
-  Reclaimed(PodWorkers workers, Runtime runtime, VolumeManager volumes) {
-    this.workers = workers;
-    this.runtime = runtime;
-    this.volumes = volumes;
-  }
 
   @Override
   public boolean test(Pod apiPod) {

@@ -134,7 +134,7 @@ public final class HollowNodes {
             new KubeletOptions.Engine("hollow", options.podInfraImage(), Duration.ofMinutes(5)),
             new KubeletOptions.Subsystems(
                 NetworkOptions.NONE,
-                new CgroupOptions(config.cgroups(), CgroupOptions.DEFAULT_CGROUP_FS),
+                new CgroupOptions(config.resources().cgroups(), CgroupOptions.DEFAULT_CGROUP_FS),
                 certificates));
     FakeRuntime runtime = FakeRuntime.hollow(time.clock());
     Dependencies deps =

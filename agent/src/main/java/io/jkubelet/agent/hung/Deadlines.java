@@ -2,6 +2,7 @@ package io.jkubelet.agent.hung;
 
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Scheduler;
 import java.time.Clock;
 import java.time.Duration;
@@ -93,7 +94,8 @@ final class Deadlines {
       return answer.get();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new RuntimeError(Kind.UNAVAILABLE, "interrupted while waiting for the runtime", e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.UNAVAILABLE, "interrupted while waiting for the runtime"), e);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
@@ -101,7 +103,8 @@ final class Deadlines {
       if (e.getCause() instanceof Error err) {
         throw err;
       }
-      throw new RuntimeError(Kind.UNAVAILABLE, String.valueOf(e.getCause()), e.getCause());
+      throw Errors.withCause(
+          new RuntimeError(Kind.UNAVAILABLE, String.valueOf(e.getCause())), e.getCause());
     }
   }
 
@@ -117,7 +120,8 @@ final class Deadlines {
 
   private RuntimeError error(HungCall h, String suffix) {
     String message = h.message(clock.instant()) + suffix;
-    return new RuntimeError(Kind.UNAVAILABLE, message, new TimeoutException(message));
+    return Errors.withCause(
+        new RuntimeError(Kind.UNAVAILABLE, message), new TimeoutException(message));
   }
 
   private static String key(Call call) {

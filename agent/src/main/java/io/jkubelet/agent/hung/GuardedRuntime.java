@@ -163,6 +163,20 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
     return deadlines.hung();
   }
 
+  /** The calls about the pod with this UID that hang now, as {@code /pods} shows them. */
+  public List<HungCall.Report> hungOf(String podUid) {
+    Set<HungCall> all = deadlines.hung();
+    if (all.isEmpty()) {
+      return List.of();
+    }
+    Instant now = clock.instant();
+    return all.stream()
+        .filter(c -> c.pod() != null && c.pod().uid().equals(podUid))
+        .sorted(java.util.Comparator.comparing(HungCall::since))
+        .map(c -> c.report(now))
+        .toList();
+  }
+
   @Override
   public String toString() {
     return "runtime call deadlines";
@@ -316,19 +330,20 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
 
   @Override
   public void stopPodSandbox(String sandboxId, Duration grace) {
-    call(
+    run(
         "StopPodSandbox",
         sandboxId,
         withGrace(grace),
-        () -> {
-          delegate.stopPodSandbox(sandboxId, grace);
-          return null;
-        });
+        () -> delegate.stopPodSandbox(sandboxId, grace));
   }
 
   @Override
   public void removePodSandbox(String sandboxId) {
-    run("RemovePodSandbox", sandboxId, () -> delegate.removePodSandbox(sandboxId));
+    run(
+        "RemovePodSandbox",
+        sandboxId,
+        options.requestTimeout(),
+        () -> delegate.removePodSandbox(sandboxId));
   }
 
   @Override
@@ -352,24 +367,29 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
 
   @Override
   public void startContainer(String containerId) {
-    run("StartContainer", containerId, () -> delegate.startContainer(containerId));
+    run(
+        "StartContainer",
+        containerId,
+        options.requestTimeout(),
+        () -> delegate.startContainer(containerId));
   }
 
   @Override
   public void stopContainer(String containerId, Duration grace) {
-    call(
+    run(
         "StopContainer",
         containerId,
         withGrace(grace),
-        () -> {
-          delegate.stopContainer(containerId, grace);
-          return null;
-        });
+        () -> delegate.stopContainer(containerId, grace));
   }
 
   @Override
   public void removeContainer(String containerId) {
-    run("RemoveContainer", containerId, () -> delegate.removeContainer(containerId));
+    run(
+        "RemoveContainer",
+        containerId,
+        options.requestTimeout(),
+        () -> delegate.removeContainer(containerId));
   }
 
   @Override
@@ -408,11 +428,11 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
         .plus(grace == null || grace.isNegative() ? Duration.ZERO : grace);
   }
 
-  private void run(String name, String id, Runnable fn) {
+  private void run(String name, String id, Duration bound, Runnable fn) {
     call(
         name,
         id,
-        options.requestTimeout(),
+        bound,
         () -> {
           fn.run();
           return null;

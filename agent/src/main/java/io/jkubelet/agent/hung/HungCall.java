@@ -36,6 +36,21 @@ public record HungCall(
         : call + " of container \"" + container + "\" (" + shortId + ")";
   }
 
+  /**
+   * A hung call as {@code /pods} shows it on its pod ({@code jkubelet.io/runtime-calls-hung}).
+   *
+   * @param container the container's name in the pod spec; "" for the sandbox or when unknown
+   * @param since when the call was made, RFC 3339
+   * @param message {@link #message}
+   */
+  public record Report(
+      String call, String container, String containerId, String since, String message) {}
+
+  /** This call as {@code /pods} shows it, {@code now}. */
+  public Report report(Instant now) {
+    return new Report(call, container, containerId, since.toString(), message(now));
+  }
+
   /** E.g. {@code StopContainer of container "app" (4f1e2d3c4b5a) has not returned after 2m10s}. */
   public String message(Instant now) {
     return what() + " has not returned after " + Durations.format(Duration.between(since, now));

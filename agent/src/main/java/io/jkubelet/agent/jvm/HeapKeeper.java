@@ -18,12 +18,12 @@ import org.slf4j.LoggerFactory;
  * tens of KB a second when idle) makes the heap, and the resident memory with it, creep up to
  * {@code -Xmx} over an hour or two and stay there; a burst (every container of 110 pods killed and
  * started again) promotes 0.5–0.7 MiB a second and took it from 33 to 193 MiB in four minutes.
- * Every {@code period} this checks how much the old generation grew since its last collection;
- * beyond a quarter of what was live then (and at least {@link #MIN_GROWTH}) it asks for a full
- * collection, at most once per {@code minInterval}. At 110 idle pods (about 30 MiB live, 0.35 MiB
- * promoted a minute) that is a 0.1–0.15 s pause about every 25 minutes, on no pod's path; in a
- * burst one every 30 s at most (half a percent of a core), which holds the old generation within
- * about 25 MiB of what is live. Between collections it stays within the free space that a
+ * Every {@code period} ({@link Pace}) this checks how much the old generation grew since its last
+ * collection; beyond a quarter of what was live then (and at least {@link #MIN_GROWTH}) it asks for
+ * a full collection, at most once per {@code minInterval}. At 110 idle pods (about 30 MiB live,
+ * 0.35 MiB promoted a minute) that is a 0.1–0.15 s pause about every 25 minutes, on no pod's path;
+ * in a burst one every 30 s at most (half a percent of a core), which holds the old generation
+ * within about 25 MiB of what is live. Between collections it stays within the free space that a
  * collection leaves it (a quarter of what is live, with the launcher's {@code MaxHeapFreeRatio} of
  * 20), so it commits little or no more memory. The first check also drops what start-up promoted.
  *
@@ -43,39 +43,36 @@ public final class HeapKeeper implements Lifecycle {
   private final Heap heap;
   private final Clock clock;
   private final Schedulers schedulers;
-  private final Duration period;
-  private final Duration minInterval;
+  private final Pace pace;
   private volatile Scheduler scheduler;
   private volatile Instant lastCollection = Instant.MIN;
   private final AtomicLong collections = new AtomicLong();
 
   /**
-   * How often the agent's keeper looks (reading two figures of the JVM's), and how often at most it
-   * collects.
+   * How often a keeper looks (reading two figures of the JVM's), and how often at most it collects.
    */
-  static final Duration PERIOD = Duration.ofSeconds(10);
-
-  static final Duration MIN_INTERVAL = Duration.ofSeconds(30);
+  public record Pace(Duration period, Duration minInterval) {
+    /** The agent's: a look every 10 s, a collection every 30 s at most. */
+    public static final Pace AGENT = new Pace(Duration.ofSeconds(10), Duration.ofSeconds(30));
+  }
 
   /** The agent's keeper of this JVM's heap; empty when its collector has no old generation. */
   public static Optional<HeapKeeper> forThisJvm(Clock clock, Schedulers schedulers) {
-    return Heap.jvm().map(h -> new HeapKeeper(h, clock, schedulers, PERIOD, MIN_INTERVAL));
+    return Heap.jvm().map(h -> new HeapKeeper(h, clock, schedulers, Pace.AGENT));
   }
 
-  public HeapKeeper(
-      Heap heap, Clock clock, Schedulers schedulers, Duration period, Duration minInterval) {
+  public HeapKeeper(Heap heap, Clock clock, Schedulers schedulers, Pace pace) {
     this.heap = heap;
     this.clock = clock;
     this.schedulers = schedulers;
-    this.period = period;
-    this.minInterval = minInterval;
+    this.pace = pace;
   }
 
   @Override
   public synchronized void start() {
     if (scheduler == null) {
       scheduler = schedulers.create("heap-keeper");
-      scheduler.withFixedDelay(period, period, this::check);
+      scheduler.withFixedDelay(pace.period(), pace.period(), this::check);
     }
   }
 
@@ -102,7 +99,8 @@ public final class HeapKeeper implements Lifecycle {
     long grown = used - live;
     Instant now = clock.instant();
     if (grown < Math.max(live / 4, MIN_GROWTH)
-        || (lastCollection != Instant.MIN && now.isBefore(lastCollection.plus(minInterval)))) {
+        || (lastCollection != Instant.MIN
+            && now.isBefore(lastCollection.plus(pace.minInterval())))) {
       return;
     }
     lastCollection = now;

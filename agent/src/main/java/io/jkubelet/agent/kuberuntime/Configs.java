@@ -13,6 +13,8 @@ import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.volume.VolumeManager;
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,20 +33,11 @@ public final class Configs {
   }
 
   /**
-   * The sandbox of {@code pod} in the runtime's default cgroup parent.
-   *
-   * @param hostname the kernel hostname of the pod's containers (ignored for host networking)
-   */
-  public static SandboxConfig sandbox(
-      Pod pod, int attempt, String image, int oomScoreAdj, SandboxConfig.Dns dns, String hostname) {
-    return sandbox(pod, attempt, image, oomScoreAdj, dns, hostname, "");
-  }
-
-  /**
    * The sandbox of {@code pod}.
    *
    * @param hostname the kernel hostname of the pod's containers (ignored for host networking)
-   * @param cgroupParent the pod's cgroup (the container manager's {@code cgroupParent}), or ""
+   * @param cgroupParent the pod's cgroup (the container manager's {@code cgroupParent}), or "" for
+   *     the runtime's default
    */
   public static SandboxConfig sandbox(
       Pod pod,
@@ -93,59 +86,60 @@ public final class Configs {
         .build();
   }
 
-  /** The config of one container with the runtime's default security and no termination log. */
-  public static ContainerConfig container(
-      Pod pod,
-      Container c,
-      boolean init,
-      String sandboxId,
-      int restartCount,
-      Map<String, Path> volumePaths,
-      List<EnvVar> env)
-      throws StartException {
-    return container(
-        pod,
-        c,
-        init,
-        sandboxId,
-        restartCount,
-        volumePaths,
-        env,
-        ContainerConfig.Security.DEFAULT,
-        List.of(),
-        "");
-  }
-
   /**
-   * The config of one container.
+   * One instance of a container: where it goes and what it is given beyond its spec.
    *
+   * @param sandboxId the sandbox it joins
+   * @param restartCount its restart count (its name's last part, and a label)
    * @param volumePaths volume name → host path, from {@code VolumeManager.setUp}
    * @param env the resolved environment, in order
    * @param security the container's security context for the runtime
    * @param kubeletMounts the files the kubelet mounts itself: the termination log and /etc/hosts
    * @param cgroupParent the pod's cgroup (the container manager's {@code cgroupParent}), or ""
    */
-  public static ContainerConfig container(
-      Pod pod,
-      Container c,
-      boolean init,
+  public record Instance(
       String sandboxId,
       int restartCount,
       Map<String, Path> volumePaths,
       List<EnvVar> env,
       ContainerConfig.Security security,
       List<ContainerConfig.Mount> kubeletMounts,
-      String cgroupParent)
+      @Nullable String cgroupParent) {
+    public Instance {
+      Records.requireNonNull(Instance.class, sandboxId, volumePaths, env, security, kubeletMounts);
+    }
+
+    /**
+     * An instance with the runtime's default security and cgroup parent, and no file the kubelet
+     * mounts itself (no termination log).
+     */
+    public static Instance of(
+        String sandboxId, int restartCount, Map<String, Path> volumePaths, List<EnvVar> env) {
+      return new Instance(
+          sandboxId,
+          restartCount,
+          volumePaths,
+          env,
+          ContainerConfig.Security.DEFAULT,
+          List.of(),
+          "");
+    }
+  }
+
+  /** The config of one instance of a container. */
+  public static ContainerConfig container(Pod pod, Container c, boolean init, Instance at)
       throws StartException {
+    String sandboxId = at.sandboxId();
+    int restartCount = at.restartCount();
     PodRef ref = ref(pod);
     Map<String, String> envMap = new LinkedHashMap<>();
     List<String> envList = new ArrayList<>();
-    for (EnvVar e : env) {
+    for (EnvVar e : at.env()) {
       envMap.put(e.getName(), e.getValue());
       envList.add(e.getName() + "=" + e.getValue());
     }
-    List<ContainerConfig.Mount> mounts = new ArrayList<>(mounts(pod, c, volumePaths, envMap));
-    mounts.addAll(kubeletMounts);
+    List<ContainerConfig.Mount> mounts = new ArrayList<>(mounts(pod, c, at.volumePaths(), envMap));
+    mounts.addAll(at.kubeletMounts());
     return ContainerConfig.builder(
             Labels.containerName(ref, c.getName(), restartCount), c.getImage())
         .entrypoint(expand(c.getCommand(), envMap))
@@ -160,8 +154,8 @@ public final class Configs {
                 Boolean.TRUE.equals(c.getTty()),
                 Boolean.TRUE.equals(c.getStdin()),
                 Boolean.TRUE.equals(c.getStdinOnce())))
-        .security(security)
-        .cgroupParent(cgroupParent)
+        .security(at.security())
+        .cgroupParent(at.cgroupParent())
         .build();
   }
 

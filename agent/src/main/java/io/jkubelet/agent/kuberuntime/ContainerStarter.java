@@ -66,7 +66,7 @@ final class ContainerStarter {
       RuntimeManager.Deps deps, RuntimeManager.Options options, ContainerKiller killer) {
     this.runtime = deps.runtime();
     this.images = deps.images();
-    this.recorder = deps.recorder();
+    this.recorder = deps.reports().recorder();
     this.clock = deps.clock();
     this.crashBackoff = deps.crashBackoff();
     this.hostIp = options.hostIp();
@@ -74,7 +74,7 @@ final class ContainerStarter {
     this.node = options.node();
     this.hooks = deps.hooks();
     this.killer = killer;
-    this.timelines = deps.timelines();
+    this.timelines = deps.reports().timelines();
   }
 
   /** Where a container goes: its sandbox, the pod's status, its volumes and the pod's IP. */
@@ -173,13 +173,14 @@ final class ContainerStarter {
             pod,
             c,
             init,
-            at.sandboxId(),
-            restartCount,
-            at.volumePaths(),
-            vars,
-            security(pod, c),
-            kubeletMounts(pod, c, at.podIp()),
-            node.cgroupParent().apply(pod));
+            new Configs.Instance(
+                at.sandboxId(),
+                restartCount,
+                at.volumePaths(),
+                vars,
+                security(pod, c),
+                kubeletMounts(pod, c, at.podIp()),
+                node.cgroupParent().apply(pod)));
     // upstream's qos.GetContainerOOMScoreAdjust, over the node's memory
     config =
         config.withResources(

@@ -13,7 +13,10 @@ import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.config.Durations;
+import io.jkubelet.config.Nullable;
+import io.jkubelet.config.Records;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,13 +43,7 @@ import org.slf4j.LoggerFactory;
 public final class ImagePuller {
   private static final Logger log = LoggerFactory.getLogger(ImagePuller.class);
 
-  private final Runtime runtime;
-  private final EventRecorder recorder;
-  private final Clock clock;
-  private final Backoff backoff;
-  private final Duration pullTimeout;
-  private final PullCredentials credentials;
-  private final ImagePulls pulls;
+  private final Deps deps;
 
   /** How the CRI's gRPC status reads a runtime's plain error. */
   static final String RPC_UNKNOWN = "rpc error: code = Unknown desc = ";
@@ -63,25 +60,30 @@ public final class ImagePuller {
   private static final Duration PRESENT_TTL = Duration.ofSeconds(5);
 
   /**
+   * What the puller works with.
+   *
+   * @param recorder the pods' events: pulling, pulled, back-off and failures
+   * @param backoff the pull back-off, keyed by image and pod
    * @param pullTimeout the most a pod's pull may take in all, or null for no limit (upstream's: its
    *     progress deadline, in {@code pulls}, stops a pull that stalls)
+   * @param credentials finds the pod's credentials for an image
    * @param pulls the pulls in flight, shared by the pods that wait on one image
    */
-  public ImagePuller(
+  public record Deps(
       Runtime runtime,
       EventRecorder recorder,
       Clock clock,
       Backoff backoff,
-      Duration pullTimeout,
+      @Nullable Duration pullTimeout,
       PullCredentials credentials,
       ImagePulls pulls) {
-    this.runtime = runtime;
-    this.recorder = recorder;
-    this.clock = clock;
-    this.backoff = backoff;
-    this.pullTimeout = pullTimeout;
-    this.credentials = credentials;
-    this.pulls = pulls;
+    public Deps {
+      Records.requireNonNull(Deps.class, runtime, recorder, clock, backoff, credentials, pulls);
+    }
+  }
+
+  public ImagePuller(Deps deps) {
+    this.deps = deps;
   }
 
   /** Ensures the image; throws a {@link StartException} with the waiting reason when it cannot. */
@@ -90,7 +92,7 @@ public final class ImagePuller {
     if (!validImageName(image)) {
       String msg =
           "Failed to apply default image tag \"" + image + "\": couldn't parse image reference";
-      recorder.event(ref, EventType.Warning, WaitingReasons.INVALID_IMAGE_NAME, msg);
+      deps.recorder().event(ref, EventType.Warning, WaitingReasons.INVALID_IMAGE_NAME, msg);
       throw new StartException(WaitingReasons.INVALID_IMAGE_NAME, msg);
     }
     String policy = c.getImagePullPolicy();
@@ -98,46 +100,49 @@ public final class ImagePuller {
     boolean pull = "Always".equals(policy) || (!"Never".equals(policy) && !present);
     if (!pull) {
       if (present) {
-        recorder.eventf(
-            ref,
-            EventType.Normal,
-            Reasons.PULLED,
-            "Container image \"%s\" already present on machine",
-            image);
+        deps.recorder()
+            .eventf(
+                ref,
+                EventType.Normal,
+                Reasons.PULLED,
+                "Container image \"%s\" already present on machine",
+                image);
         return;
       }
       String msg = "Container image \"" + image + "\" is not present with pull policy of Never";
-      recorder.event(ref, EventType.Warning, Reasons.ERR_IMAGE_NEVER_PULL, msg);
+      deps.recorder().event(ref, EventType.Warning, Reasons.ERR_IMAGE_NEVER_PULL, msg);
       throw new StartException(WaitingReasons.ERR_IMAGE_NEVER_PULL, msg);
     }
     String key = pod.getMetadata().getUid() + "/" + image;
-    if (backoff.remainingSinceUpdate(key).compareTo(Duration.ZERO) > 0) {
+    if (deps.backoff().remainingSinceUpdate(key).compareTo(Duration.ZERO) > 0) {
       String msg = "Back-off pulling image \"" + image + "\"";
-      recorder.event(ref, EventType.Normal, Reasons.BACK_OFF, msg);
+      deps.recorder().event(ref, EventType.Normal, Reasons.BACK_OFF, msg);
       throw new StartException(WaitingReasons.IMAGE_PULL_BACK_OFF, msg);
     }
-    recorder.eventf(ref, EventType.Normal, Reasons.PULLING, "Pulling image \"%s\"", image);
-    Instant start = clock.instant();
+    deps.recorder().eventf(ref, EventType.Normal, Reasons.PULLING, "Pulling image \"%s\"", image);
+    Instant start = deps.clock().instant();
     String failure =
         pull(pod, image, new ImagePulls.Waiter(pod.getMetadata().getUid(), c.getName(), ref));
     if (failure != null) {
-      backoff.next(key, clock.instant());
-      recorder.eventf(
-          ref,
-          EventType.Warning,
-          Reasons.FAILED,
-          "Failed to pull image \"%s\": %s",
-          image,
-          failure);
+      deps.backoff().next(key, deps.clock().instant());
+      deps.recorder()
+          .eventf(
+              ref,
+              EventType.Warning,
+              Reasons.FAILED,
+              "Failed to pull image \"%s\": %s",
+              image,
+              failure);
       throw new StartException(WaitingReasons.ERR_IMAGE_PULL, failure);
     }
-    recorder.eventf(
-        ref,
-        EventType.Normal,
-        Reasons.PULLED,
-        "Successfully pulled image \"%s\" in %s",
-        image,
-        Durations.format(Duration.between(start, clock.instant())));
+    deps.recorder()
+        .eventf(
+            ref,
+            EventType.Normal,
+            Reasons.PULLED,
+            "Successfully pulled image \"%s\" in %s",
+            image,
+            Durations.format(Duration.between(start, deps.clock().instant())));
   }
 
   /**
@@ -147,7 +152,7 @@ public final class ImagePuller {
   private String pull(Pod pod, String image, ImagePulls.Waiter waiter) {
     List<RegistryAuth> auths;
     try {
-      auths = credentials.forImage(pod, image, recorder);
+      auths = deps.credentials().forImage(pod, image, deps.recorder());
     } catch (InvalidDockerConfig e) {
       return e.getMessage();
     }
@@ -155,9 +160,9 @@ public final class ImagePuller {
       log.debug("ImagePuller: pulling image {} without credentials", image);
       auths = List.of(RegistryAuth.NONE);
     }
-    String failure = pulls.pull(image, auths, pullTimeout, waiter);
+    String failure = deps.pulls().pull(image, auths, deps.pullTimeout(), waiter);
     if (failure == null) {
-      seenPresent.put(image, clock.instant());
+      seenPresent.put(image, deps.clock().instant());
     }
     return failure;
   }
@@ -167,28 +172,29 @@ public final class ImagePuller {
    * ensureSandboxImageExists}; throws {@code IMAGE_PULL} when every try failed.
    */
   public void pullInfra(String image, Duration timeout) {
-    List<RegistryAuth> auths = credentials.forNode(image);
+    List<RegistryAuth> auths = deps.credentials().forNode(image);
     if (auths.isEmpty()) {
       try {
-        runtime.pullImage(image, RegistryAuth.NONE, timeout, PullObserver.NONE);
+        deps.runtime().pullImage(image, RegistryAuth.NONE, timeout, PullObserver.NONE);
         return;
       } catch (RuntimeError e) {
-        throw new RuntimeError(
-            RuntimeError.Kind.IMAGE_PULL,
-            "failed pulling image \"" + image + "\": " + e.getMessage(),
+        throw Errors.withCause(
+            new RuntimeError(
+                RuntimeError.Kind.IMAGE_PULL,
+                "failed pulling image \"" + image + "\": " + e.getMessage()),
             e);
       }
     }
     List<String> errors = new ArrayList<>();
     for (RegistryAuth auth : auths) {
       try {
-        runtime.pullImage(image, auth, timeout, PullObserver.NONE);
+        deps.runtime().pullImage(image, auth, timeout, PullObserver.NONE);
         return;
       } catch (RuntimeError e) {
         errors.add(e.getMessage());
       }
     }
-    throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, aggregate(errors), null);
+    throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, aggregate(errors));
   }
 
   /**
@@ -206,12 +212,12 @@ public final class ImagePuller {
 
   /** Whether the image is present, from the engine or from a recent answer of it. */
   public boolean present(String image) {
-    Instant now = clock.instant();
+    Instant now = deps.clock().instant();
     Instant seen = seenPresent.get(image);
     if (seen != null && Duration.between(seen, now).compareTo(PRESENT_TTL) < 0) {
       return true;
     }
-    boolean present = runtime.imagePresent(image);
+    boolean present = deps.runtime().imagePresent(image);
     if (present) {
       seenPresent.values().removeIf(t -> !Duration.between(t, now).minus(PRESENT_TTL).isNegative());
       seenPresent.put(image, now);
@@ -231,9 +237,9 @@ public final class ImagePuller {
     seenPresent.remove(image);
   }
 
-  /** How long until the pod's pull backoff for this image ends, or zero. */
+  /** How long until the pod's pull back-off for this image ends, or zero. */
   public Duration backoffRemaining(Pod pod, String image) {
-    return backoff.remainingSinceUpdate(pod.getMetadata().getUid() + "/" + image);
+    return deps.backoff().remainingSinceUpdate(pod.getMetadata().getUid() + "/" + image);
   }
 
   static boolean validImageName(String image) {

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.kuberuntime;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.jkubelet.agent.events.EventCorrelator;
 import io.jkubelet.agent.events.EventRecorder;
@@ -13,9 +14,11 @@ import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.timeline.Phase;
 import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.OwnedScheduler;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
+import io.jkubelet.config.ImageSettings;
 import io.jkubelet.config.Nullable;
 import io.jkubelet.config.Records;
 import java.time.Clock;
@@ -41,10 +44,11 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>Once.</b> A pod that needs an image whose pull with the same credentials is already
  *       running waits on that pull rather than starting another, and gets its outcome.
- *   <li><b>Progress.</b> Every {@link #REPORT_PERIOD} while it runs, each waiting pod's {@code
- *       Pulling} event is updated with where the pull stands ({@link PullTally.Snapshot#describe}):
- *       the same object, its count and message patched by the event correlator ({@link
- *       EventCorrelator#PROGRESS_OF}), not a new event. Nothing is sent while nothing changed.
+ *   <li><b>Progress</b> (unless {@code imagePullProgress: false}). Every {@link #REPORT_PERIOD}
+ *       while it runs, each waiting pod's {@code Pulling} event is updated with where the pull
+ *       stands ({@link PullTally.Snapshot#describe}): the same object, its count and message
+ *       patched by the event correlator ({@link EventCorrelator#PROGRESS_OF}), not a new event.
+ *       Nothing is sent while nothing changed.
  *   <li><b>Deadline.</b> A pull whose engine has said nothing for the deadline is cancelled with
  *       upstream's words ({@code Cancel pulling image "x" because of no progress for 1m0s, latest
  *       progress: "..."}), which the pod's {@code Failed} Warning then carries; the pull is retried
@@ -84,73 +88,79 @@ public final class ImagePulls implements Lifecycle {
   }
 
   /**
-   * Where one pull stands, for the kubelet API's {@code /pods}: sizes in bytes, times in RFC 3339.
+   * Where one pull stands, for the kubelet API's {@code /pods}: one flat JSON object (its parts
+   * unwrapped, in this order), sizes in bytes, times in RFC 3339.
    *
-   * @param secondsLeft the estimate, or null when it cannot tell yet
+   * @param containers the pod's containers that wait on it
+   * @param progress the last progress, in the words of the event
    */
   public record Status(
       String image,
       List<String> containers,
-      long bytes,
-      long totalBytes,
-      boolean totalKnown,
-      int layers,
-      int layersDone,
-      long bytesPerSecond,
-      Long secondsLeft,
-      String startedAt,
-      String lastProgressAt,
+      @JsonUnwrapped Amounts amounts,
+      @JsonUnwrapped Pace pace,
       String progress) {}
+
+  /** How much of a pull is done: its bytes and layers. */
+  public record Amounts(
+      long bytes, long totalBytes, boolean totalKnown, int layers, int layersDone) {}
+
+  /**
+   * How fast a pull goes, and since when.
+   *
+   * @param secondsLeft the estimate, or null when it cannot tell yet
+   */
+  public record Pace(
+      long bytesPerSecond, Long secondsLeft, String startedAt, String lastProgressAt) {}
 
   private record Key(String image, List<RegistryAuth> auths) {}
 
   private final Runtime runtime;
   private final EventRecorder recorder;
-  private final Time time;
   private final Clock clock;
   private final Duration deadline;
+  private final boolean reportProgress;
   private final Listener listener;
   private final PodTimelines timelines;
   private final Map<Key, Pull> inFlight = new ConcurrentHashMap<>();
-  private volatile Scheduler scheduler;
+  private final OwnedScheduler reports;
 
   /**
-   * @param deadline how long a pull may go without progress before it is cancelled; zero: no limit
+   * @param settings how long a pull may go without progress before it is cancelled (zero: no
+   *     limit), and whether the waiting pods' {@code Pulling} events are updated with its progress
    * @param timelines where each waiting pod's pull (or wait on another pod's) is recorded
    */
   public ImagePulls(
       Runtime runtime,
       EventRecorder recorder,
       Time time,
-      Duration deadline,
+      ImageSettings settings,
       Listener listener,
       PodTimelines timelines) {
     this.runtime = Objects.requireNonNull(runtime, "runtime");
     this.recorder = Objects.requireNonNull(recorder, "recorder");
-    this.time = Objects.requireNonNull(time, "time");
-    this.clock = time.clock();
-    this.deadline = Objects.requireNonNull(deadline, "deadline");
+    this.clock = Objects.requireNonNull(time, "time").clock();
+    this.deadline = settings.imagePullProgressDeadline();
+    this.reportProgress = settings.imagePullProgress();
     this.listener = Objects.requireNonNull(listener, "listener");
     this.timelines = Objects.requireNonNull(timelines, "timelines");
+    this.reports =
+        new OwnedScheduler(time.schedulers(), "image-pulls", "image pulls not started", s -> {});
   }
 
   @Override
   public void start() {
-    scheduler = time.schedulers().create("image-pulls");
+    reports.start();
   }
 
   @Override
   public void stop() {
-    Scheduler s = scheduler;
-    scheduler = null;
-    if (s != null) {
-      s.close();
-    }
+    reports.stop();
   }
 
   @Override
   public Health healthy() {
-    return scheduler == null ? Health.failing("image pulls not started") : Health.OK;
+    return reports.healthy();
   }
 
   /**
@@ -195,7 +205,7 @@ public final class ImagePulls implements Lifecycle {
 
   private String run(Key key, Pull pull, Duration timeout) {
     listener.started();
-    Scheduler s = scheduler;
+    Scheduler s = reports.current();
     Scheduler.Task ticker =
         s == null ? () -> {} : s.atFixedRate(REPORT_PERIOD, REPORT_PERIOD, () -> tick(pull));
     List<String> errors = new ArrayList<>();
@@ -237,8 +247,8 @@ public final class ImagePulls implements Lifecycle {
       pull.cancel(why);
       return;
     }
-    if (s.lastProgress().equals(pull.lastReported)) {
-      return; // nothing new since the last report
+    if (!reportProgress || s.lastProgress().equals(pull.lastReported)) {
+      return; // progress is not told (imagePullProgress: false), or nothing new since the last
     }
     pull.lastReported = s.lastProgress();
     String text = s.describe(now);
@@ -279,15 +289,12 @@ public final class ImagePulls implements Lifecycle {
           new Status(
               p.image,
               containers,
-              s.bytes(),
-              s.total(),
-              s.totalKnown(),
-              s.layers(),
-              s.layersDone(),
-              s.bytesPerSecond(now),
-              left == null ? null : left.toSeconds(),
-              s.started().toString(),
-              s.lastProgress().toString(),
+              new Amounts(s.bytes(), s.total(), s.totalKnown(), s.layers(), s.layersDone()),
+              new Pace(
+                  s.bytesPerSecond(now),
+                  left == null ? null : left.toSeconds(),
+                  s.started().toString(),
+                  s.lastProgress().toString()),
               s.describe(now)));
     }
     return out;

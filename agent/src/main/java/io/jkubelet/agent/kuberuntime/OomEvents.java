@@ -12,7 +12,9 @@ import io.jkubelet.agent.oom.MemoryCounters;
 import io.jkubelet.agent.oom.OomSource;
 import io.jkubelet.agent.pod.PodSpecs;
 import io.jkubelet.agent.runtime.ContainerStatus;
+import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.config.Records;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,7 +26,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import java.util.function.ToLongFunction;
+import java.util.function.ToLongBiFunction;
 
 /**
  * What the OOM killer killed in a pod's containers, told as events and counted.
@@ -61,17 +63,31 @@ public final class OomEvents {
    * Where the kills are read, and how a pod is synced again.
    *
    * @param source the cgroups' counters and the kernel log
-   * @param mainPid a running container's main process, 0 when it does not run (the runtime's {@code
-   *     containerPid})
+   * @param mainPid a running container's main process as the runtime tells it now, 0 when it no
+   *     longer runs ({@link #mainPidOf})
    * @param resync syncs the pod with this uid soon
    */
-  public record Watch(OomSource source, ToLongFunction<String> mainPid, Consumer<String> resync) {
+  public record Watch(
+      OomSource source, ToLongBiFunction<PodRef, String> mainPid, Consumer<String> resync) {
     /** Nothing read: only the exits the runtime reports as {@code OOMKilled}. */
-    public static final Watch NONE = new Watch(OomSource.NONE, id -> 0, uid -> {});
+    public static final Watch NONE = new Watch(OomSource.NONE, (pod, id) -> 0, uid -> {});
 
     public Watch {
       Records.requireNonNull(Watch.class, source, mainPid, resync);
     }
+  }
+
+  /**
+   * A container's main process read again from the runtime: the {@link ContainerStatus#pid} of a
+   * fresh status of that container alone (the status a sync began with may be a moment old).
+   */
+  public static ToLongBiFunction<PodRef, String> mainPidOf(Runtime runtime) {
+    return (pod, id) ->
+        runtime.podStatus(pod, List.of(id)).containers().stream()
+            .filter(c -> c.id().equals(id))
+            .mapToLong(ContainerStatus::pid)
+            .findFirst()
+            .orElse(0);
   }
 
   /** One container's count of kills, for {@code kubelet_container_oom_kills_total}. */
@@ -154,7 +170,7 @@ public final class OomEvents {
       p.held.keySet().retainAll(listed);
       for (ContainerStatus c : status.containers()) {
         if (c.running()) {
-          running(pod, p, c);
+          running(pod, status.pod(), p, c);
         } else if (c.exited() && "OOMKilled".equals(c.reason())) {
           exited(pod, p, c);
         }
@@ -171,7 +187,7 @@ public final class OomEvents {
   }
 
   /** A running container: a kill counted by its cgroup since the last look is a child's. */
-  private void running(Pod pod, PodOoms p, ContainerStatus c) {
+  private void running(Pod pod, PodRef ref, PodOoms p, ContainerStatus c) {
     String uid = pod.getMetadata().getUid();
     Optional<MemoryCounters> m = watch.source().counters(uid, c.id());
     if (m.isEmpty()) {
@@ -199,9 +215,10 @@ public final class OomEvents {
       p.deferred.put(c.id(), now); // the kernel log's reader is a moment behind: its kill syncs us
       return;
     }
-    long main = watch.mainPid().applyAsLong(c.id());
-    if (main <= 0) {
-      // The container is exiting: its exit reports the kill. The source gives each kill once.
+    long main = watch.mainPid().applyAsLong(ref, c.id());
+    if (main <= 0 || kills.stream().anyMatch(k -> k.pid() == main)) {
+      // The container is exiting (the engine may still say it runs, with the pid the kernel just
+      // killed): its exit reports the kill. The source gives each kill once.
       p.held.computeIfAbsent(c.id(), k -> new ArrayList<>()).addAll(kills);
       return;
     }

@@ -43,7 +43,7 @@ public final class PullLimits extends ForwardingRuntime {
   @Override
   public void pullImage(String image, RegistryAuth auth, Duration timeout, PullObserver observer) {
     if (bucket != null && !bucket.tryAcquire().isZero()) {
-      throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, QPS_EXCEEDED, null);
+      throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, QPS_EXCEEDED);
     }
     if (serial == null) {
       delegate.pullImage(image, auth, timeout, observer);

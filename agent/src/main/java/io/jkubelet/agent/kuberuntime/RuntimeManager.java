@@ -20,6 +20,7 @@ import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.timeline.Phase;
 import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.volume.MountFailure;
 import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.config.Records;
@@ -74,8 +75,7 @@ public final class RuntimeManager {
    * @param images pulls the pods' images and the sandbox image
    * @param objects the secrets and configMaps containers' environments read
    * @param crashBackoff the crash-loop backoff, keyed by pod and container
-   * @param recorder the pods' events
-   * @param timelines the pods' start-up timelines: sandbox, volumes, container starts
+   * @param reports where the syncs tell what they did
    */
   public record Deps(
       Runtime runtime,
@@ -84,21 +84,23 @@ public final class RuntimeManager {
       HookRunner hooks,
       PodObjects objects,
       Backoff crashBackoff,
-      EventRecorder recorder,
-      Clock clock,
-      PodTimelines timelines) {
+      Reports reports,
+      Clock clock) {
     public Deps {
       Records.requireNonNull(
-          Deps.class,
-          runtime,
-          images,
-          volumes,
-          hooks,
-          objects,
-          crashBackoff,
-          recorder,
-          clock,
-          timelines);
+          Deps.class, runtime, images, volumes, hooks, objects, crashBackoff, reports, clock);
+    }
+  }
+
+  /**
+   * Where the syncs tell what they did.
+   *
+   * @param recorder the pods' events
+   * @param timelines the pods' start-up timelines: sandbox, volumes, container starts
+   */
+  public record Reports(EventRecorder recorder, PodTimelines timelines) {
+    public Reports {
+      Records.requireNonNull(Reports.class, recorder, timelines);
     }
   }
 
@@ -124,7 +126,7 @@ public final class RuntimeManager {
     this.runtime = deps.runtime();
     this.images = deps.images();
     this.volumes = deps.volumes();
-    this.recorder = deps.recorder();
+    this.recorder = deps.reports().recorder();
     this.crashBackoff = deps.crashBackoff();
     this.infraImage = options.infraImage();
     this.oomScoreAdj = options.oomScoreAdj();
@@ -132,13 +134,13 @@ public final class RuntimeManager {
     this.killer =
         new ContainerKiller(runtime, recorder, deps.clock(), parallel, deps.hooks(), preStops);
     this.starter = new ContainerStarter(deps, options, killer);
-    this.timelines = deps.timelines();
+    this.timelines = deps.reports().timelines();
   }
 
   /** A sync that could not get the pod going at all (sandbox, volumes): retried with backoff. */
   public static final class SyncError extends Exception {
-    public SyncError(String message, Throwable cause) {
-      super(message, cause);
+    public SyncError(String message) {
+      super(message);
     }
   }
 
@@ -173,7 +175,7 @@ public final class RuntimeManager {
     } else if (!actions.containersToKill().isEmpty()) {
       List<String> errors = killer.killContainers(pod, status, actions.containersToKill());
       if (!errors.isEmpty()) {
-        throw new SyncError("error killing containers: " + String.join("; ", errors), null);
+        throw new SyncError("error killing containers: " + String.join("; ", errors));
       }
     }
     Map<String, Path> volumePaths = setUpVolumes(pod);
@@ -190,7 +192,7 @@ public final class RuntimeManager {
       return paths;
     } catch (MountFailure e) {
       span.fail("volume " + e.volume() + ": " + e.getMessage());
-      throw new SyncError("volume " + e.volume() + ": " + e.getMessage(), e);
+      throw Errors.withCause(new SyncError("volume " + e.volume() + ": " + e.getMessage()), e);
     }
   }
 
@@ -309,7 +311,7 @@ public final class RuntimeManager {
           Reasons.FAILED_CREATE_POD_SANDBOX,
           "Failed to create pod sandbox: %s",
           e.getMessage());
-      throw new SyncError("failed to create pod sandbox: " + e.getMessage(), e);
+      throw Errors.withCause(new SyncError("failed to create pod sandbox: " + e.getMessage()), e);
     }
   }
 
@@ -328,7 +330,7 @@ public final class RuntimeManager {
       String msg = String.join("; ", errors);
       recorder.eventf(
           Refs.pod(pod), EventType.Warning, Reasons.FAILED_KILL_POD, "error killing pod: %s", msg);
-      throw new SyncError("error killing pod: " + msg, null);
+      throw new SyncError("error killing pod: " + msg);
     }
   }
 

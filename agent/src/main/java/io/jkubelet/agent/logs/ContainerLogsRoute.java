@@ -65,7 +65,7 @@ public record ContainerLogsRoute(
     String podName = parts.length > 1 ? parts[1] : "";
     String container = parts.length > 2 ? parts[2] : "";
     if (parts.length > 3) {
-      Responses.text(ctx, req, HttpResponseStatus.NOT_FOUND, "404 page not found");
+      Responses.notFound(ctx, req);
       return;
     }
     String missing =
@@ -104,16 +104,12 @@ public record ContainerLogsRoute(
                         && podName.equals(p.getMetadata().getName()))
             .findFirst();
     if (pod.isEmpty()) {
-      Responses.text(
-          ctx, req, HttpResponseStatus.NOT_FOUND, "pod \"" + podName + "\" does not exist");
+      Responses.notFound(ctx, req, "pod \"" + podName + "\" does not exist");
       return;
     }
     if (!hasContainer(pod.get(), container)) {
-      Responses.text(
-          ctx,
-          req,
-          HttpResponseStatus.NOT_FOUND,
-          "container \"" + container + "\" not found in pod \"" + podName + "\"");
+      Responses.notFound(
+          ctx, req, "container \"" + container + "\" not found in pod \"" + podName + "\"");
       return;
     }
     PodStatus status = statuses.apply(pod.get().getMetadata().getUid()).orElse(null);

@@ -1,6 +1,7 @@
 package io.jkubelet.agent.logs;
 
 import io.jkubelet.agent.runtime.LogRequest;
+import io.jkubelet.agent.util.Failure;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -24,17 +25,14 @@ public record LogOptions(
     OptionalLong limitBytes) {
 
   /** A query that cannot be decoded (400) or is not valid (422). */
-  public static final class Invalid extends Exception {
-    private final int status;
-
+  public static final class Invalid extends Failure {
     Invalid(int status, String message) {
-      super(message);
-      this.status = status;
+      super(status, message);
     }
 
     /** The HTTP status upstream answers with. */
     public int status() {
-      return status;
+      return detail();
     }
   }
 

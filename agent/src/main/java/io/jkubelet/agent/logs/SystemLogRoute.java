@@ -70,7 +70,7 @@ public final class SystemLogRoute implements Route {
     String rel = path.substring(PREFIX.length());
     for (String segment : rel.split("/", -1)) {
       if (segment.equals("..") || segment.indexOf('\0') >= 0) {
-        notFound(ctx, req);
+        Responses.notFound(ctx, req);
         return;
       }
     }
@@ -102,10 +102,10 @@ public final class SystemLogRoute implements Route {
       } else if (Files.isRegularFile(real) && Files.isReadable(real)) {
         stream(ctx, req, real);
       } else {
-        notFound(ctx, req);
+        Responses.notFound(ctx, req);
       }
     } catch (NoSuchFileException e) {
-      notFound(ctx, req);
+      Responses.notFound(ctx, req);
     } catch (IOException | SecurityException e) {
       log.info("Logs: cannot serve {}: {}", path, e.toString());
       Responses.text(ctx, req, HttpResponseStatus.FORBIDDEN, "403 Forbidden");
@@ -160,10 +160,6 @@ public final class SystemLogRoute implements Route {
     if (!HttpUtil.isKeepAlive(req)) {
       f.addListener(io.netty.channel.ChannelFutureListener.CLOSE);
     }
-  }
-
-  private static void notFound(ChannelHandlerContext ctx, FullHttpRequest req) {
-    Responses.text(ctx, req, HttpResponseStatus.NOT_FOUND, "404 page not found");
   }
 
   private static String escape(String s) {

@@ -1,26 +1,23 @@
 package io.jkubelet.agent.loop;
 
+import io.jkubelet.agent.util.Guard;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
  * Go's {@code select} over several bounded channels: {@link #next} waits until any channel has an
  * element, and takes from the ready channels in turn, so a busy channel cannot starve the others.
  *
- * <p>Thread-safe: one {@code lock} guards every channel's queue; {@code ready} is signalled on
- * every offer, {@code room} on every take.
+ * <p>Thread-safe: one {@code guard} guards every channel's queue, and is signalled on every offer
+ * (for the select) and every take (for a producer waiting for room).
  */
 public final class Select {
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition ready = lock.newCondition();
-  private final Condition room = lock.newCondition();
+  private final Guard guard = new Guard();
   private final List<Channel<?>> channels = new ArrayList<>();
   private int nextIndex;
 
@@ -41,18 +38,16 @@ public final class Select {
     /** Adds an element unless the channel is full; returns whether it was added. */
     public boolean offer(T value) {
       LoopInput in = wrap.apply(value);
-      lock.lock();
-      try {
-        if (queue.size() >= capacity) {
-          dropped.incrementAndGet();
-          return false;
-        }
-        queue.add(in);
-        ready.signal();
-        return true;
-      } finally {
-        lock.unlock();
-      }
+      return guard.get(
+          () -> {
+            if (queue.size() >= capacity) {
+              dropped.incrementAndGet();
+              return false;
+            }
+            queue.add(in);
+            guard.signalAll();
+            return true;
+          });
     }
 
     /**
@@ -61,16 +56,15 @@ public final class Select {
      */
     public void put(T value) throws InterruptedException {
       LoopInput in = wrap.apply(value);
-      lock.lock();
-      try {
-        while (queue.size() >= capacity) {
-          room.await();
-        }
-        queue.add(in);
-        ready.signal();
-      } finally {
-        lock.unlock();
-      }
+      guard.call(
+          () -> {
+            while (queue.size() >= capacity) {
+              guard.pause();
+            }
+            queue.add(in);
+            guard.signalAll();
+            return null;
+          });
     }
 
     public String name() {
@@ -88,50 +82,33 @@ public final class Select {
     }
 
     public int size() {
-      lock.lock();
-      try {
-        return queue.size();
-      } finally {
-        lock.unlock();
-      }
+      return guard.get(queue::size);
     }
   }
 
   /** Creates a channel; channels are polled in the order they were created, round-robin. */
   public <T> Channel<T> channel(String name, int capacity, Function<T, LoopInput> wrap) {
     Channel<T> c = new Channel<>(name, capacity, wrap);
-    lock.lock();
-    try {
-      channels.add(c);
-    } finally {
-      lock.unlock();
-    }
+    guard.run(() -> channels.add(c));
     return c;
   }
 
   /** Waits up to {@code timeout} for an input from any channel. */
   public Optional<LoopInput> next(Duration timeout) throws InterruptedException {
-    long nanos = timeout.toNanos();
-    lock.lock();
-    try {
-      while (true) {
-        int n = channels.size();
-        for (int i = 0; i < n; i++) {
-          Channel<?> c = channels.get((nextIndex + i) % n);
-          LoopInput in = c.queue.poll();
-          if (in != null) {
-            nextIndex = (nextIndex + i + 1) % n;
-            room.signalAll();
-            return Optional.of(in);
+    return guard.await(
+        () -> {
+          int n = channels.size();
+          for (int i = 0; i < n; i++) {
+            Channel<?> c = channels.get((nextIndex + i) % n);
+            LoopInput in = c.queue.poll();
+            if (in != null) {
+              nextIndex = (nextIndex + i + 1) % n;
+              guard.signalAll();
+              return Optional.of(in);
+            }
           }
-        }
-        if (nanos <= 0) {
           return Optional.empty();
-        }
-        nanos = ready.awaitNanos(nanos);
-      }
-    } finally {
-      lock.unlock();
-    }
+        },
+        timeout);
   }
 }

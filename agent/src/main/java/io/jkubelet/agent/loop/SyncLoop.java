@@ -8,6 +8,7 @@ import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Schedulers;
+import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Records;
 import java.time.Clock;
 import java.time.Duration;
@@ -38,16 +39,10 @@ public final class SyncLoop implements Lifecycle {
   private static final Duration STUCK_AFTER = Duration.ofMinutes(1);
 
   private final SyncHandler handler;
-  private final Function<String, Optional<Pod>> podByUid;
-  private final Supplier<List<Pod>> podsToSync;
-  private final BooleanSupplier sourcesReady;
+  private final Pods pods;
   private final Select select;
-  private final Select.Channel<Instant> syncTicks;
-  private final Select.Channel<Instant> housekeepingTicks;
-  private final Clock clock;
-  private final Duration syncPeriod;
-  private final Duration housekeepingPeriod;
-  private final Schedulers schedulers;
+  private final Ticks ticks;
+  private final Time time;
 
   private final AtomicBoolean running = new AtomicBoolean();
   private final AtomicReference<Instant> lastIteration = new AtomicReference<>();
@@ -93,37 +88,25 @@ public final class SyncLoop implements Lifecycle {
 
   /**
    * @param select the loop's input channels, the ticks' among them
-   * @param schedulers makes the scheduler of the sync and housekeeping tickers
+   * @param time its clock, and the schedulers that make the sync and housekeeping tickers
    */
-  public SyncLoop(
-      SyncHandler handler,
-      Pods pods,
-      Select select,
-      Ticks ticks,
-      Clock clock,
-      Schedulers schedulers) {
+  public SyncLoop(SyncHandler handler, Pods pods, Select select, Ticks ticks, Time time) {
     this.handler = handler;
-    this.podByUid = pods.byUid();
-    this.podsToSync = pods.toSync();
-    this.sourcesReady = pods.sourcesReady();
+    this.pods = pods;
     this.select = select;
-    this.syncTicks = ticks.sync();
-    this.housekeepingTicks = ticks.housekeeping();
-    this.clock = clock;
-    this.syncPeriod = ticks.syncPeriod();
-    this.housekeepingPeriod = ticks.housekeepingPeriod();
-    this.schedulers = schedulers;
+    this.ticks = ticks;
+    this.time = time;
   }
 
   /** Handles one input; called from the loop's thread, or from tests. */
   public void runOnce(LoopInput input) {
-    lastIteration.set(clock.instant());
+    lastIteration.set(time.clock().instant());
     switch (input) {
       case LoopInput.Config c -> dispatch(c.update());
       case LoopInput.Pleg p -> {
         PodLifecycleEvent e = p.event();
         if (!(e instanceof PodLifecycleEvent.ContainerRemoved)) {
-          podByUid
+          pods.byUid()
               .apply(e.podUid())
               .ifPresentOrElse(
                   pod -> {
@@ -139,7 +122,7 @@ public final class SyncLoop implements Lifecycle {
       case LoopInput.Probe p -> {
         switch (p.event()) {
           case ProberEvent.ResultChange c ->
-              podByUid
+              pods.byUid()
                   .apply(c.podUid())
                   .ifPresent(
                       pod -> {
@@ -154,14 +137,14 @@ public final class SyncLoop implements Lifecycle {
         }
       }
       case LoopInput.SyncTick t -> {
-        List<Pod> due = podsToSync.get();
+        List<Pod> due = pods.toSync().get();
         if (!due.isEmpty()) {
           log.debug("SyncLoop (SYNC): {} pods", due.size());
           handler.handlePodSyncs(due);
         }
       }
       case LoopInput.HousekeepingTick h -> {
-        if (!sourcesReady.getAsBoolean()) {
+        if (!pods.sourcesReady().getAsBoolean()) {
           log.debug("SyncLoop (housekeeping): skipped, not every source is ready");
         } else {
           handler.handlePodCleanups();
@@ -189,12 +172,15 @@ public final class SyncLoop implements Lifecycle {
     if (!running.compareAndSet(false, true)) {
       return;
     }
+    Clock clock = time.clock();
     lastIteration.set(clock.instant());
-    tickers = schedulers.create("sync-loop-ticker");
+    tickers = time.schedulers().create("sync-loop-ticker");
     // A full tick channel drops the tick, as a Go ticker does: the loop is behind anyway.
-    tickers.atFixedRate(syncPeriod, syncPeriod, () -> syncTicks.offer(clock.instant()));
+    Duration sync = ticks.syncPeriod();
+    tickers.atFixedRate(sync, sync, () -> ticks.sync().offer(clock.instant()));
+    Duration housekeeping = ticks.housekeepingPeriod();
     tickers.atFixedRate(
-        housekeepingPeriod, housekeepingPeriod, () -> housekeepingTicks.offer(clock.instant()));
+        housekeeping, housekeeping, () -> ticks.housekeeping().offer(clock.instant()));
     thread = Thread.ofPlatform().name("sync-loop").start(this::run);
   }
 
@@ -236,7 +222,7 @@ public final class SyncLoop implements Lifecycle {
     if (!running.get() || last == null) {
       return Health.failing("sync loop is not running");
     }
-    Duration age = Duration.between(last, clock.instant());
+    Duration age = Duration.between(last, time.clock().instant());
     if (age.compareTo(STUCK_AFTER) > 0) {
       return Health.failing("sync loop has not iterated for " + age.toSeconds() + "s");
     }

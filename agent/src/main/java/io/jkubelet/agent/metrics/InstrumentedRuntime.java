@@ -3,9 +3,8 @@ package io.jkubelet.agent.metrics;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.ExecResult;
+import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.ImageSummary;
-import io.jkubelet.agent.runtime.LogRequest;
-import io.jkubelet.agent.runtime.LogSink;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.PullObserver;
@@ -31,18 +30,18 @@ import java.util.function.Supplier;
  * CRI names where one call maps to one CRI call ({@code create_container}, {@code exec_sync},
  * {@code pull_image}, ...); {@code pod_status} (one pod's sandboxes and containers inspected) is
  * jkubelet's own. An error is a {@link RuntimeException} from the call; an exec whose command fails
- * is a result, not an error, as upstream. {@link #type()}, the event watch and log streams are not
- * counted.
+ * is a result, not an error, as upstream. {@link #type()}, the sandbox's network namespace, the
+ * event watch and the log streams (streams, not operations: upstream reads log files itself) are
+ * passed through uncounted ({@link ForwardingRuntime}).
  *
  * <p>Thread-safe if the wrapped runtime is. Durations read the injected clock.
  */
-public final class InstrumentedRuntime implements Runtime {
-  private final Runtime delegate;
+public final class InstrumentedRuntime extends ForwardingRuntime {
   private final KubeletMetrics metrics;
   private final Clock clock;
 
   public InstrumentedRuntime(Runtime delegate, KubeletMetrics metrics, Clock clock) {
-    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    super(Objects.requireNonNull(delegate, "delegate"));
     this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.clock = Objects.requireNonNull(clock, "clock");
   }
@@ -73,11 +72,6 @@ public final class InstrumentedRuntime implements Runtime {
   }
 
   @Override
-  public String type() {
-    return delegate.type();
-  }
-
-  @Override
   public String version() {
     return record("version", delegate::version);
   }
@@ -105,16 +99,6 @@ public final class InstrumentedRuntime implements Runtime {
   @Override
   public String runPodSandbox(SandboxConfig config) {
     return record("run_podsandbox", () -> delegate.runPodSandbox(config));
-  }
-
-  @Override
-  public String sandboxNetNs(String sandboxId) {
-    return delegate.sandboxNetNs(sandboxId);
-  }
-
-  @Override
-  public long containerPid(String containerId) {
-    return delegate.containerPid(containerId);
   }
 
   @Override
@@ -167,11 +151,6 @@ public final class InstrumentedRuntime implements Runtime {
     run("pull_image", () -> delegate.pullImage(image, auth, timeout, observer));
   }
 
-  @Override
-  public AutoCloseable watchContainerEvents(Runnable onChange) {
-    return delegate.watchContainerEvents(onChange);
-  }
-
   /** The start of a stream, counted as upstream counts its CRI {@code Exec} call. */
   @Override
   public StreamHandle execStream(String containerId, List<String> command, StreamIo io) {
@@ -191,19 +170,5 @@ public final class InstrumentedRuntime implements Runtime {
   @Override
   public String imageUser(String image) {
     return record("image_status", () -> delegate.imageUser(image));
-  }
-
-  /** A stream, not an operation: passed through uncounted (upstream reads log files itself). */
-  @Override
-  public AutoCloseable containerLogs(String containerId, LogRequest request, LogSink sink) {
-    return delegate.containerLogs(containerId, request, sink);
-  }
-
-  @Override
-  public AutoCloseable followLogEntries(
-      String containerId,
-      java.util.Optional<java.time.Instant> since,
-      io.jkubelet.agent.runtime.LogEntrySink sink) {
-    return delegate.followLogEntries(containerId, since, sink);
   }
 }

@@ -89,25 +89,19 @@ public final class KubeletMetrics {
 
   /** The metrics of the agent of node {@code nodeName}. */
   public KubeletMetrics(String nodeName) {
-    Gauge.builder()
-        .name("kubelet_node_name")
-        .help("The node's name. The count is always 1.")
-        .labelNames("node")
-        .register(main)
+    gauge("kubelet_node_name", "The node's name. The count is always 1.", "node")
         .labelValues(nodeName)
         .set(1);
     runtimeOperations =
-        Counter.builder()
-            .name("kubelet_runtime_operations_total")
-            .help("Cumulative number of runtime operations by operation type.")
-            .labelNames("operation_type")
-            .register(main);
+        counter(
+            "kubelet_runtime_operations_total",
+            "Cumulative number of runtime operations by operation type.",
+            "operation_type");
     runtimeErrors =
-        Counter.builder()
-            .name("kubelet_runtime_operations_errors_total")
-            .help("Cumulative number of runtime operation errors by operation type.")
-            .labelNames("operation_type")
-            .register(main);
+        counter(
+            "kubelet_runtime_operations_errors_total",
+            "Cumulative number of runtime operation errors by operation type.",
+            "operation_type");
     runtimeDuration =
         histogram(
                 "kubelet_runtime_operations_duration_seconds",
@@ -143,23 +137,19 @@ public final class KubeletMetrics {
                 "Duration in seconds for relisting pods in PLEG.")
             .classicUpperBounds(DEF_BUCKETS)
             .register(main);
-    runningPods =
-        Gauge.builder()
-            .name("kubelet_running_pods")
-            .help("Number of pods currently running")
-            .register(main);
+    runningPods = gauge("kubelet_running_pods", "Number of pods currently running");
     runningContainers =
-        Gauge.builder()
-            .name("kubelet_running_containers")
-            .help("Number of containers currently running")
-            .labelNames("container_state")
-            .register(main);
+        gauge(
+            "kubelet_running_containers",
+            "Number of containers currently running",
+            "container_state");
     restClientRequests =
-        Counter.builder()
-            .name("rest_client_requests_total")
-            .help("Number of HTTP requests, partitioned by status code, method, and host.")
-            .labelNames("code", "method", "host")
-            .register(main);
+        counter(
+            "rest_client_requests_total",
+            "Number of HTTP requests, partitioned by status code, method, and host.",
+            "code",
+            "method",
+            "host");
     imagePullDuration =
         histogram(
                 "kubelet_image_pull_duration_seconds",
@@ -167,16 +157,22 @@ public final class KubeletMetrics {
             .classicUpperBounds(IMAGE_PULL_BUCKETS)
             .register(main);
     imagePullBytes =
-        Counter.builder()
-            .name("kubelet_image_pull_bytes")
-            .help("Bytes the engine's image pulls downloaded, from its progress stream.")
-            .register(main);
+        counter(
+            "kubelet_image_pull_bytes",
+            "Bytes the engine's image pulls downloaded, from its progress stream.");
     imagePullsInFlight =
-        Gauge.builder()
-            .name("kubelet_image_pull_in_flight")
-            .help("Image pulls running on the engine; pods waiting on the same image share one.")
-            .register(main);
+        gauge(
+            "kubelet_image_pull_in_flight",
+            "Image pulls running on the engine; pods waiting on the same image share one.");
     main.register(caches);
+  }
+
+  private Counter counter(String name, String help, String... labels) {
+    return Counter.builder().name(name).help(help).labelNames(labels).register(main);
+  }
+
+  private Gauge gauge(String name, String help, String... labels) {
+    return Gauge.builder().name(name).help(help).labelNames(labels).register(main);
   }
 
   private static Histogram.Builder histogram(String name, String help) {

@@ -30,52 +30,55 @@ public record ResourceCollector(Supplier<Summary> provider) implements MultiColl
       Comparator.comparing(
           Summary.PodStats::startTime, Comparator.nullsFirst(Comparator.naturalOrder()));
 
+  /** The cpu and memory families of one kind of object: the node, a container or a pod. */
+  private record Usage(Family cpu, Family memory) {
+    static Usage of(String kind) {
+      return new Usage(
+          Family.counter(
+              kind + "_cpu_usage_seconds_total",
+              "Cumulative cpu time consumed by the " + kind + " in core-seconds"),
+          Family.gauge(
+              kind + "_memory_working_set_bytes",
+              "Current working set of the " + kind + " in bytes"));
+    }
+
+    void add(Summary.CpuStats cpu, Summary.MemoryStats memory, String... labels) {
+      if (cpu != null && cpu.usageCoreNanoSeconds() != null) {
+        this.cpu.add(cpu.usageCoreNanoSeconds() / 1e9, millis(cpu.time()), labels);
+      }
+      if (memory != null && memory.workingSetBytes() != null) {
+        this.memory.add(memory.workingSetBytes(), millis(memory.time()), labels);
+      }
+    }
+  }
+
   @Override
   public MetricSnapshots collect() {
-    Family nodeCpu =
-        Family.counter(
-            "node_cpu_usage_seconds_total",
-            "Cumulative cpu time consumed by the node in core-seconds");
-    Family nodeMemory =
-        Family.gauge("node_memory_working_set_bytes", "Current working set of the node in bytes");
-    Family containerCpu =
-        Family.counter(
-            "container_cpu_usage_seconds_total",
-            "Cumulative cpu time consumed by the container in core-seconds");
-    Family containerMemory =
-        Family.gauge(
-            "container_memory_working_set_bytes", "Current working set of the container in bytes");
-    Family podCpu =
-        Family.counter(
-            "pod_cpu_usage_seconds_total",
-            "Cumulative cpu time consumed by the pod in core-seconds");
-    Family podMemory =
-        Family.gauge("pod_memory_working_set_bytes", "Current working set of the pod in bytes");
+    Usage node = Usage.of("node");
+    Usage container = Usage.of("container");
+    Usage pod = Usage.of("pod");
     try {
       Summary s = provider.get();
-      cpu(nodeCpu, s.node().cpu());
-      memory(nodeMemory, s.node().memory());
+      node.add(s.node().cpu(), s.node().memory());
       for (Summary.PodStats p : newestByName(s.pods())) {
-        String pod = p.podRef().name();
+        String name = p.podRef().name();
         String ns = p.podRef().namespace();
         if (p.containers() != null) {
           for (Summary.ContainerStats c : p.containers()) {
-            cpu(containerCpu, c.cpu(), "container", c.name(), "pod", pod, "namespace", ns);
-            memory(containerMemory, c.memory(), "container", c.name(), "pod", pod, "namespace", ns);
+            container.add(c.cpu(), c.memory(), "container", c.name(), "pod", name, "namespace", ns);
           }
         }
-        cpu(podCpu, p.cpu(), "pod", pod, "namespace", ns);
-        memory(podMemory, p.memory(), "pod", pod, "namespace", ns);
+        pod.add(p.cpu(), p.memory(), "pod", name, "namespace", ns);
       }
       // Built here, in the try: a family that cannot be built (a series given twice) is
       // scrape_error 1, not a failed scrape.
       return MetricSnapshots.of(
-          nodeCpu.build(),
-          nodeMemory.build(),
-          containerCpu.build(),
-          containerMemory.build(),
-          podCpu.build(),
-          podMemory.build(),
+          node.cpu().build(),
+          node.memory().build(),
+          container.cpu().build(),
+          container.memory().build(),
+          pod.cpu().build(),
+          pod.memory().build(),
           scrapeError(0));
     } catch (RuntimeException e) {
       log.warn("metrics: cannot read the summary for /metrics/resource: {}", e.toString());
@@ -107,18 +110,6 @@ public record ResourceCollector(Supplier<Summary> provider) implements MultiColl
           (a, b) -> START.compare(b, a) > 0 ? b : a);
     }
     return out.values();
-  }
-
-  private static void cpu(Family f, Summary.CpuStats cpu, String... labels) {
-    if (cpu != null && cpu.usageCoreNanoSeconds() != null) {
-      f.add(cpu.usageCoreNanoSeconds() / 1e9, millis(cpu.time()), labels);
-    }
-  }
-
-  private static void memory(Family f, Summary.MemoryStats m, String... labels) {
-    if (m != null && m.workingSetBytes() != null) {
-      f.add(m.workingSetBytes(), millis(m.time()), labels);
-    }
   }
 
   private static long millis(String time) {

@@ -75,18 +75,15 @@ final class CapabilityArgs {
               + annotation
               + " \""
               + value
-              + "\" is not a quantity",
-          null);
+              + "\" is not a quantity");
     }
     if (bits.compareTo(MIN) < 0) {
       throw new CniException(
-          "failed to get pod bandwidth from annotations: resource is unreasonably small (< 1kbit)",
-          null);
+          "failed to get pod bandwidth from annotations: resource is unreasonably small (< 1kbit)");
     }
     if (bits.compareTo(MAX) > 0) {
       throw new CniException(
-          "failed to get pod bandwidth from annotations: resource is unreasonably large (> 1Pbit)",
-          null);
+          "failed to get pod bandwidth from annotations: resource is unreasonably large (> 1Pbit)");
     }
     return bits.longValue();
   }

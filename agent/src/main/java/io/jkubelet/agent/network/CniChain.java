@@ -16,14 +16,7 @@ import java.util.List;
  * DEL runs them in reverse with the cached result. The time spent in plugins is added to the
  * caller's counter. Thread-safe: it keeps no state of its own.
  */
-final class CniChain {
-  private final CniExec exec;
-  private final Clock clock;
-
-  CniChain(CniExec exec, Clock clock) {
-    this.exec = exec;
-    this.clock = clock;
-  }
+record CniChain(CniExec exec, Clock clock) {
 
   JsonNode add(
       NetworkList network,
@@ -81,7 +74,7 @@ final class CniChain {
       }
     }
     if (!errors.isEmpty()) {
-      throw new CniException(String.join("; ", errors), null);
+      throw new CniException(String.join("; ", errors));
     }
   }
 

@@ -5,7 +5,7 @@ package io.jkubelet.agent.network;
  * The message is what an operator needs: the plugin's own message when it gave one.
  */
 final class CniException extends Exception {
-  CniException(String message, Throwable cause) {
-    super(message, cause);
+  CniException(String message) {
+    super(message);
   }
 }

@@ -2,6 +2,7 @@ package io.jkubelet.agent.network;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.jkubelet.agent.util.Errors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -53,7 +54,7 @@ final class CniExec {
   /** The plugin's binary, from the first directory of the path that has it. */
   Path find(String type) throws CniException {
     if (type == null || type.isEmpty() || type.contains("/")) {
-      throw new CniException("invalid plugin type \"" + type + "\"", null);
+      throw new CniException("invalid plugin type \"" + type + "\"");
     }
     for (Path dir : binDirs) {
       Path p = dir.resolve(type);
@@ -66,8 +67,7 @@ final class CniExec {
             + type
             + "\" in path ["
             + binDirs.stream().map(Path::toString).collect(Collectors.joining(" "))
-            + "]",
-        null);
+            + "]");
   }
 
   /** The spec versions the plugin supports, from its answer to {@code VERSION}. */
@@ -77,7 +77,8 @@ final class CniExec {
     try {
       modified = Files.getLastModifiedTime(bin).toMillis();
     } catch (IOException e) {
-      throw new CniException("cannot read plugin " + bin + ": " + e.getMessage(), e);
+      throw Errors.withCause(
+          new CniException("cannot read plugin " + bin + ": " + e.getMessage()), e);
     }
     Versions known = versions.get(bin);
     if (known != null && known.modified == modified) {
@@ -103,7 +104,8 @@ final class CniExec {
     try {
       in = JSON.writeValueAsBytes(conf);
     } catch (IOException e) {
-      throw new CniException("cannot write the configuration of " + type + ": " + e, e);
+      throw Errors.withCause(
+          new CniException("cannot write the configuration of " + type + ": " + e), e);
     }
     return run(find(type), call, in);
   }
@@ -116,7 +118,8 @@ final class CniExec {
     try {
       p = pb.start();
     } catch (IOException e) {
-      throw new CniException("cannot run plugin " + bin + ": " + e.getMessage(), e);
+      throw Errors.withCause(
+          new CniException("cannot run plugin " + bin + ": " + e.getMessage()), e);
     }
     Reader out = Reader.of(p.getInputStream(), "cni-stdout");
     Reader err = Reader.of(p.getErrorStream(), "cni-stderr");
@@ -135,12 +138,11 @@ final class CniExec {
                 + " timed out after "
                 + timeout.toSeconds()
                 + "s on "
-                + call.command(),
-            null);
+                + call.command());
       }
       String stdout = out.text();
       if (p.exitValue() != 0) {
-        throw new CniException(errorOf(bin, p.exitValue(), stdout, err.text()), null);
+        throw new CniException(errorOf(bin, p.exitValue(), stdout, err.text()));
       }
       if (stdout.isBlank()) {
         return JSON.createObjectNode();
@@ -149,13 +151,13 @@ final class CniExec {
         return JSON.readTree(stdout);
       } catch (IOException e) {
         throw new CniException(
-            "plugin " + bin.getFileName() + " answered with malformed JSON: " + abbreviate(stdout),
-            null);
+            "plugin " + bin.getFileName() + " answered with malformed JSON: " + abbreviate(stdout));
       }
     } catch (InterruptedException e) {
       p.destroyForcibly();
       Thread.currentThread().interrupt();
-      throw new CniException("interrupted while running plugin " + bin.getFileName(), e);
+      throw Errors.withCause(
+          new CniException("interrupted while running plugin " + bin.getFileName()), e);
     }
   }
 

@@ -5,6 +5,7 @@ import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Schedulers;
 import java.io.IOException;
@@ -187,11 +188,11 @@ final class CniPlugin {
   List<String> setUp(SandboxConfig config, String sandboxId, String netns) throws CniException {
     Optional<String> notReady = status();
     if (notReady.isPresent()) {
-      throw new CniException(notReady.get(), null);
+      throw new CniException(notReady.get());
     }
     NetworkList network = choice.network(); // read once: a rescan may replace it meanwhile
     if (network == null) {
-      throw new CniException(source.uninitialized(), null);
+      throw new CniException(source.uninitialized());
     }
     synchronized (lock(sandboxId)) {
       Attachments.Attachment a =
@@ -205,7 +206,8 @@ final class CniPlugin {
       try {
         attachments.put(a);
       } catch (IOException e) {
-        throw new CniException("cannot record the attachment before ADD: " + e.getMessage(), e);
+        throw Errors.withCause(
+            new CniException("cannot record the attachment before ADD: " + e.getMessage()), e);
       }
       Instant start = clock.instant();
       Duration[] inPlugins = {Duration.ZERO};
@@ -219,7 +221,7 @@ final class CniPlugin {
       }
       List<String> ips = a.ips();
       if (ips.isEmpty()) {
-        throw new CniException("network " + network.name() + " gave the pod no IP address", null);
+        throw new CniException("network " + network.name() + " gave the pod no IP address");
       }
       log.info(
           "Network: attached sandbox {} of pod {}/{} to {} in {} ms ({} ms in plugins): {}",

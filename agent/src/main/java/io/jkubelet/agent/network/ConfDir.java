@@ -84,7 +84,7 @@ final class ConfDir {
     for (String type : list.types()) {
       if (!exec.supportedVersions(type).contains(version)) {
         throw new CniException(
-            "plugin " + type + " does not support config version \"" + version + "\"", null);
+            "plugin " + type + " does not support config version \"" + version + "\"");
       }
     }
   }

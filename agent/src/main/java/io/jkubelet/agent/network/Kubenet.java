@@ -32,16 +32,15 @@ final class Kubenet implements NetworkSource {
   static final int DEFAULT_MTU = 1460;
 
   private final CniExec exec;
-  private final int mtu;
-  private final String hairpinMode;
-  private final String nonMasqueradeCidr;
+  private final NetworkOptions options;
   private volatile boolean masquerading;
 
-  Kubenet(CniExec exec, int mtu, String hairpinMode, String nonMasqueradeCidr) {
+  /**
+   * @param options its MTU, hairpin mode and non-masquerade range
+   */
+  Kubenet(CniExec exec, NetworkOptions options) {
     this.exec = exec;
-    this.mtu = mtu;
-    this.hairpinMode = hairpinMode;
-    this.nonMasqueradeCidr = nonMasqueradeCidr;
+    this.options = options;
   }
 
   @Override
@@ -62,7 +61,7 @@ final class Kubenet implements NetworkSource {
     NetworkList list =
         NetworkList.parseList(
             NAME,
-            config(podCidrs, effectiveMtu(), hairpinMode, hasFirewall())
+            config(podCidrs, effectiveMtu(), options.hairpinMode(), hasFirewall())
                 .getBytes(StandardCharsets.UTF_8));
     try {
       ConfDir.validate(list, exec);
@@ -121,7 +120,7 @@ final class Kubenet implements NetworkSource {
   }
 
   private int effectiveMtu() {
-    return mtu > 0 ? mtu : smallestHostMtu();
+    return options.mtu() > 0 ? options.mtu() : smallestHostMtu();
   }
 
   /** The smallest MTU of the host's up, non-loopback interfaces, else 1460, as upstream. */
@@ -166,14 +165,14 @@ final class Kubenet implements NetworkSource {
             "LOCAL",
             "!",
             "-d",
-            nonMasqueradeCidr,
+            options.nonMasqueradeCidr(),
             "-j",
             "MASQUERADE");
     if (iptables("-C", rule) == 0) {
       return true;
     }
     if (iptables("-A", rule) == 0) {
-      log.info("Network: kubenet masquerades traffic leaving {}", nonMasqueradeCidr);
+      log.info("Network: kubenet masquerades traffic leaving {}", options.nonMasqueradeCidr());
       return true;
     }
     return false;

@@ -13,6 +13,7 @@ import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.timeline.Phase;
 import io.jkubelet.agent.timeline.PodTimelines;
+import io.jkubelet.agent.util.Errors;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -57,8 +58,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
     }
     Optional<String> notReady = plugin.status();
     if (notReady.isPresent()) {
-      throw new RuntimeError(
-          RuntimeError.Kind.START, "network is not ready: " + notReady.get(), null);
+      throw new RuntimeError(RuntimeError.Kind.START, "network is not ready: " + notReady.get());
     }
     warnUnmappedHostPorts(config);
     String id = delegate.runPodSandbox(config.onPluginNetwork());
@@ -67,7 +67,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
     try {
       netns = delegate.sandboxNetNs(id);
       if (netns.isEmpty()) {
-        throw new CniException("the sandbox exited before its network was set up", null);
+        throw new CniException("the sandbox exited before its network was set up");
       }
       plugin.setUp(config, id, netns);
       span.end();
@@ -106,7 +106,7 @@ final class NetworkedRuntime extends ForwardingRuntime {
         log.warn(
             "Network: cannot remove the sandbox {} whose set-up failed: {}", id, t.getMessage());
       }
-      throw new RuntimeError(RuntimeError.Kind.START, message, e);
+      throw Errors.withCause(new RuntimeError(RuntimeError.Kind.START, message), e);
     }
   }
 

@@ -47,7 +47,7 @@ public final class PluginNetwork implements PodNetwork {
     CniExec exec = new CniExec(options.cni().binDirs(), options.cni().execTimeout());
     NetworkSource source =
         options.plugin().equals(NetworkOptions.KUBENET)
-            ? new Kubenet(exec, options.mtu(), options.hairpinMode(), options.nonMasqueradeCidr())
+            ? new Kubenet(exec, options)
             : NetworkSource.confDir(options.cni().confDir(), exec);
     return new PluginNetwork(options, source, exec, time, recorder);
   }

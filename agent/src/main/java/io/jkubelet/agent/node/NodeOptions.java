@@ -176,13 +176,13 @@ public record NodeOptions(
         nodeIp,
         nodeName,
         registration,
-        new Capacity(config.maxPods(), rootDir),
+        new Capacity(config.pods().maxPods(), rootDir),
         config.server().port(),
         DEFAULT_KUBELET_VERSION,
         new Heartbeat(
-            config.nodeStatusUpdateFrequency(),
-            config.nodeStatusReportFrequency(),
-            config.nodeLeaseDurationSeconds()));
+            config.node().status().nodeStatusUpdateFrequency(),
+            config.node().status().nodeStatusReportFrequency(),
+            config.node().status().nodeLeaseDurationSeconds()));
   }
 
   /** A copy with other update and report frequencies. */

@@ -91,26 +91,13 @@ final class NodeStatuses {
   }
 
   /**
-   * The status to report at {@code now}.
+   * The status to report at {@code now}, with allocatable less {@code reservation} (upstream's
+   * {@code GetNodeAllocatableReservation}: resource to amount, cpu in thousandths) and the pressure
+   * conditions that are True.
    *
    * @param runtimeVersion e.g. {@code docker://20.10.24}
    * @param readiness not OK makes Ready False with reason KubeletNotReady and its message
    * @param previous the conditions the API holds (null or empty when there are none)
-   */
-  static Desired desired(
-      NodeOptions o,
-      NodeInfo m,
-      String runtimeVersion,
-      Health readiness,
-      List<NodeCondition> previous,
-      Instant now) {
-    return desired(o, m, runtimeVersion, readiness, previous, now, Map.of(), Set.of());
-  }
-
-  /**
-   * As above, with allocatable less {@code reservation} (upstream's {@code
-   * GetNodeAllocatableReservation}: resource to amount, cpu in thousandths) and the pressure
-   * conditions that are True.
    */
   static Desired desired(
       NodeOptions o,

@@ -1,15 +1,12 @@
 package io.jkubelet.agent.nodeshutdown;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import org.freedesktop.dbus.FileDescriptor;
 import org.freedesktop.dbus.connections.impl.DBusConnection;
 import org.freedesktop.dbus.connections.impl.DBusConnectionBuilder;
 import org.freedesktop.dbus.exceptions.DBusException;
@@ -25,7 +22,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>NOTE: the lock {@code Inhibit} returns is a file descriptor passed over the bus socket ({@code
  * SCM_RIGHTS}). dbus-java receives one only on a transport that can (junixsocket's); the JDK's unix
- * socket transport jkubelet ships cannot, and the bus then refuses logind's reply. The lock is then
+ * socket transport jkubelet ships cannot, and the bus then refuses logind's reply. So the lock is
  * taken by logind's own client, {@code systemd-inhibit} with the same what, who, why and mode,
  * holding it around a {@code cat} whose standard input is ours: closing that input, or this
  * process's end, lets it go, as closing the descriptor would.
@@ -63,7 +60,8 @@ final class DbusLogind implements Logind {
     try {
       bus = DBusConnectionBuilder.forSystemBus().build();
     } catch (DBusException | RuntimeException e) {
-      throw new LogindException("cannot connect to the system bus: " + e.getMessage(), e);
+      throw Errors.withCause(
+          new LogindException("cannot connect to the system bus: " + e.getMessage()), e);
     }
     try {
       DbusLogind logind = new DbusLogind(bus);
@@ -71,7 +69,8 @@ final class DbusLogind implements Logind {
       return logind;
     } catch (DBusException | RuntimeException e) {
       bus.disconnect();
-      throw new LogindException("cannot reach logind on the system bus: " + e.getMessage(), e);
+      throw Errors.withCause(
+          new LogindException("cannot reach logind on the system bus: " + e.getMessage()), e);
     }
   }
 
@@ -80,30 +79,20 @@ final class DbusLogind implements Logind {
     Object v = call("InhibitDelayMaxUSec", () -> properties.Get(INTERFACE, "InhibitDelayMaxUSec"));
     if (!(v instanceof UInt64 u)) {
       throw new LogindException(
-          "InhibitDelayMaxUSec from logind is not a uint64 as expected: " + v, null);
+          "InhibitDelayMaxUSec from logind is not a uint64 as expected: " + v);
     }
     BigInteger usec = u.value();
     return Duration.ofNanos(usec.min(BigInteger.valueOf(Long.MAX_VALUE / 1000)).longValue() * 1000);
   }
 
+  /**
+   * Through {@code systemd-inhibit}, never the bus's {@code Inhibit}: its reply carries the lock's
+   * descriptor, which this transport cannot receive; the call would only wait for dbus-java's reply
+   * timeout (about 20 s on a Debian 12 guest, a start held up that long) and fail.
+   */
   @Override
   public InhibitLock inhibitShutdown() {
-    try {
-      FileDescriptor fd = login.Inhibit(WHAT, WHO, WHY, MODE);
-      int n = fd.getIntFileDescriptor();
-      AtomicBoolean closed = new AtomicBoolean();
-      return () -> {
-        if (closed.compareAndSet(false, true) && LibC.INSTANCE.close(n) != 0) {
-          log.warn("Shutdown manager: unable to close systemd inhibitor lock (fd {})", n);
-        }
-      };
-    } catch (DBusExecutionException e) {
-      log.info(
-          "Shutdown manager: logind's lock cannot come over this D-Bus transport ({}); taking it"
-              + " through systemd-inhibit",
-          e.getMessage());
-      return InhibitProcess.take(this);
-    }
+    return InhibitProcess.take(this);
   }
 
   @Override
@@ -118,7 +107,8 @@ final class DbusLogind implements Logind {
     try {
       bus.addSigHandler(LoginBus.PrepareForShutdown.class, s -> listener.accept(s.start()));
     } catch (DBusException e) {
-      throw new LogindException("failed to monitor shutdown: " + e.getMessage(), e);
+      throw Errors.withCause(
+          new LogindException("failed to monitor shutdown: " + e.getMessage()), e);
     }
   }
 
@@ -141,15 +131,8 @@ final class DbusLogind implements Logind {
     try {
       return call.get();
     } catch (DBusExecutionException e) {
-      throw new LogindException(what + ": " + e.getMessage(), e);
+      throw Errors.withCause(new LogindException(what + ": " + e.getMessage()), e);
     }
-  }
-
-  /** The C library's {@code close(2)}, for a descriptor dbus-java received. */
-  interface LibC extends Library {
-    LibC INSTANCE = Native.load("c", LibC.class);
-
-    int close(int fd);
   }
 
   /** A delay lock held by {@code systemd-inhibit} around a {@code cat} of our pipe. */
@@ -169,7 +152,8 @@ final class DbusLogind implements Logind {
                 .redirectErrorStream(true)
                 .start();
       } catch (IOException e) {
-        throw new LogindException("failed creating systemd inhibitor: " + e.getMessage(), e);
+        throw Errors.withCause(
+            new LogindException("failed creating systemd inhibitor: " + e.getMessage()), e);
       }
       InhibitProcess lock = new InhibitProcess(p);
       long waits = INHIBIT_WAIT.toMillis() / 100;
@@ -182,21 +166,20 @@ final class DbusLogind implements Logind {
           // Paced by the child: it ends at once when logind refuses the lock.
           if (p.waitFor(100, TimeUnit.MILLISECONDS)) {
             throw new LogindException(
-                "failed creating systemd inhibitor: systemd-inhibit exited " + p.exitValue(), null);
+                "failed creating systemd inhibitor: systemd-inhibit exited " + p.exitValue());
           }
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         lock.close();
-        throw new LogindException("interrupted taking the inhibitor lock", e);
+        throw Errors.withCause(new LogindException("interrupted taking the inhibitor lock"), e);
       } catch (RuntimeException e) {
         lock.close();
         throw e;
       }
       lock.close();
       throw new LogindException(
-          "failed creating systemd inhibitor: not listed after " + INHIBIT_WAIT.toSeconds() + "s",
-          null);
+          "failed creating systemd inhibitor: not listed after " + INHIBIT_WAIT.toSeconds() + "s");
     }
 
     @Override

@@ -159,8 +159,7 @@ final class GracefulShutdown implements NodeShutdownManager {
               + requested.toSeconds()
               + "s (ShutdownGracePeriod), current value of InhibitDelayMaxSec ("
               + current.toSeconds()
-              + "s) is less than requested ShutdownGracePeriod",
-          null);
+              + "s) is less than requested ShutdownGracePeriod");
     }
   }
 

@@ -1,7 +1,6 @@
 package io.jkubelet.agent.nodeshutdown;
 
 import java.util.List;
-import org.freedesktop.dbus.FileDescriptor;
 import org.freedesktop.dbus.Struct;
 import org.freedesktop.dbus.annotations.DBusInterfaceName;
 import org.freedesktop.dbus.annotations.Position;
@@ -18,9 +17,6 @@ import org.freedesktop.dbus.types.UInt32;
  */
 @DBusInterfaceName("org.freedesktop.login1.Manager")
 public interface LoginBus extends DBusInterface {
-  /** {@code Inhibit(in s what, in s who, in s why, in s mode, out h fd)}. */
-  FileDescriptor Inhibit(String what, String who, String why, String mode);
-
   /** {@code ListInhibitors(out a(ssssuu) inhibitors)}. */
   List<InhibitorEntry> ListInhibitors();
 

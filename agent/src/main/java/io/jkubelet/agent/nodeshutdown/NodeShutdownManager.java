@@ -50,40 +50,13 @@ public interface NodeShutdownManager extends Lifecycle {
   String NOT_ADMITTED_MESSAGE = "Pod was rejected as the node is shutting down.";
 
   /** The manager of a node without graceful shutdown: never shutting down. */
-  NodeShutdownManager NONE =
-      new NodeShutdownManager() {
-        @Override
-        public Optional<String> shutdownStatus() {
-          return Optional.empty();
-        }
-
-        @Override
-        public Optional<PodAdmitter.Refusal> admit(Pod pod) {
-          return Optional.empty();
-        }
-
-        @Override
-        public String toString() {
-          return "node shutdown manager (off)";
-        }
-      };
+  NodeShutdownManager NONE = new NoShutdown();
 
   /** Upstream's {@code ShutdownStatus}: {@link #SHUTTING_DOWN} while a shutdown is under way. */
   Optional<String> shutdownStatus();
 
   /** The admit handler: refuses every pod while a shutdown is under way. */
   Optional<PodAdmitter.Refusal> admit(Pod pod);
-
-  @Override
-  default void start() {}
-
-  @Override
-  default void stop() {}
-
-  @Override
-  default Health healthy() {
-    return Health.OK;
-  }
 
   /**
    * The node's pods as the manager sees and stops them.

@@ -1,11 +1,14 @@
 package io.jkubelet.agent.objects;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.jkubelet.agent.util.Errors;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,19 +28,22 @@ public final class ApiPodObjects implements PodObjects {
 
   @Override
   public Optional<Secret> secret(String namespace, String name) throws Unavailable {
-    try {
-      return Optional.ofNullable(client.secrets().inNamespace(namespace).withName(name).get());
-    } catch (KubernetesClientException e) {
-      throw unavailable("secret", namespace, name, e);
-    }
+    return get("secret", client.secrets(), namespace, name);
   }
 
   @Override
   public Optional<ConfigMap> configMap(String namespace, String name) throws Unavailable {
+    return get("configmap", client.configMaps(), namespace, name);
+  }
+
+  /** One GET; {@code kind} names the object in the error. */
+  private static <T extends HasMetadata> Optional<T> get(
+      String kind, MixedOperation<T, ?, ?> objects, String namespace, String name)
+      throws Unavailable {
     try {
-      return Optional.ofNullable(client.configMaps().inNamespace(namespace).withName(name).get());
+      return Optional.ofNullable(objects.inNamespace(namespace).withName(name).get());
     } catch (KubernetesClientException e) {
-      throw unavailable("configmap", namespace, name, e);
+      throw unavailable(kind, namespace, name, e);
     }
   }
 
@@ -69,7 +75,9 @@ public final class ApiPodObjects implements PodObjects {
 
   private static Unavailable unavailable(
       String kind, String namespace, String name, KubernetesClientException e) {
-    return new Unavailable(
-        String.format("failed to get %s %s/%s: %s", kind, namespace, name, e.getMessage()), e);
+    return Errors.withCause(
+        new Unavailable(
+            String.format("failed to get %s %s/%s: %s", kind, namespace, name, e.getMessage())),
+        e);
   }
 }

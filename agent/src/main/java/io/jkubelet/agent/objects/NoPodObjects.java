@@ -12,12 +12,12 @@ import java.util.Optional;
 final class NoPodObjects implements PodObjects, Lifecycle.Idle {
   @Override
   public Optional<Secret> secret(String namespace, String name) throws Unavailable {
-    throw new Unavailable("no API server: jkubelet runs standalone", null);
+    throw new Unavailable("no API server: jkubelet runs standalone");
   }
 
   @Override
   public Optional<ConfigMap> configMap(String namespace, String name) throws Unavailable {
-    throw new Unavailable("no API server: jkubelet runs standalone", null);
+    throw new Unavailable("no API server: jkubelet runs standalone");
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.jkubelet.agent.objects;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.Objects;
@@ -42,21 +43,16 @@ interface ObjectWatches {
   /** Informers of fabric8, each with a field selector on the object's name. */
   static ObjectWatches fabric8(KubernetesClient client) {
     return (ref, changed) -> {
-      SharedIndexInformer<? extends HasMetadata> informer =
+      MixedOperation<? extends HasMetadata, ?, ?> objects =
           switch (ref.kind()) {
-            case SECRET ->
-                client
-                    .secrets()
-                    .inNamespace(ref.namespace())
-                    .withField("metadata.name", ref.name())
-                    .runnableInformer(0);
-            case CONFIG_MAP ->
-                client
-                    .configMaps()
-                    .inNamespace(ref.namespace())
-                    .withField("metadata.name", ref.name())
-                    .runnableInformer(0);
+            case SECRET -> client.secrets();
+            case CONFIG_MAP -> client.configMaps();
           };
+      SharedIndexInformer<? extends HasMetadata> informer =
+          objects
+              .inNamespace(ref.namespace())
+              .withField("metadata.name", ref.name())
+              .runnableInformer(0);
       return new Fabric8Watch<>(informer, ref, changed);
     };
   }

@@ -47,8 +47,8 @@ public interface PodObjects extends Lifecycle {
 
   /** An object that cannot be read now; the message says why, for the pod's event. */
   final class Unavailable extends Exception {
-    public Unavailable(String message, Throwable cause) {
-      super(message, cause);
+    public Unavailable(String message) {
+      super(message);
     }
   }
 

@@ -74,18 +74,22 @@ public final class WatchPodObjects implements PodObjects {
 
   @Override
   public Optional<Secret> secret(String namespace, String name) throws Unavailable {
-    var ref = new ObjectRefs.Ref(ObjectRefs.Kind.SECRET, namespace, name);
-    var cached = cached(ref);
-    return (cached != null ? cached : shared(ref, () -> gets.secret(namespace, name)))
+    return read(ObjectRefs.Kind.SECRET, namespace, name, () -> gets.secret(namespace, name))
         .map(Secret.class::cast);
   }
 
   @Override
   public Optional<ConfigMap> configMap(String namespace, String name) throws Unavailable {
-    var ref = new ObjectRefs.Ref(ObjectRefs.Kind.CONFIG_MAP, namespace, name);
-    var cached = cached(ref);
-    return (cached != null ? cached : shared(ref, () -> gets.configMap(namespace, name)))
+    return read(ObjectRefs.Kind.CONFIG_MAP, namespace, name, () -> gets.configMap(namespace, name))
         .map(ConfigMap.class::cast);
+  }
+
+  /** The watched object when its watch has synced, else the one shared GET's answer. */
+  private Optional<? extends HasMetadata> read(
+      ObjectRefs.Kind kind, String namespace, String name, Get get) throws Unavailable {
+    var ref = new ObjectRefs.Ref(kind, namespace, name);
+    var cached = cached(ref);
+    return cached != null ? cached : shared(ref, get);
   }
 
   /** A GET of one object. */

@@ -1,7 +1,6 @@
 package io.jkubelet.agent.parts;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.admission.PodAdmitter;
 import io.jkubelet.agent.dns.PodDns;
 import io.jkubelet.agent.env.NodeAllocatable;
@@ -27,7 +26,6 @@ import io.jkubelet.agent.metrics.CacheBounds;
 import io.jkubelet.agent.metrics.ContainerGcCollector;
 import io.jkubelet.agent.metrics.ImagePullMetrics;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
-import io.jkubelet.agent.metrics.OomKillCollector;
 import io.jkubelet.agent.metrics.PlegMetrics;
 import io.jkubelet.agent.nodeshutdown.NodeShutdownManager;
 import io.jkubelet.agent.oom.OomSource;
@@ -44,7 +42,6 @@ import io.jkubelet.agent.status.ActivePods;
 import io.jkubelet.agent.status.ReasonCache;
 import io.jkubelet.agent.sync.PodSync;
 import io.jkubelet.agent.terminating.StuckTerminations;
-import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
@@ -52,18 +49,13 @@ import io.jkubelet.agent.volume.Mounter;
 import io.jkubelet.agent.volume.TokenSource;
 import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.agent.workers.PodWorkers;
-import io.jkubelet.agent.workers.UpdatePodOptions;
-import io.jkubelet.agent.workers.UpdatePodOptions.KillPodOptions;
 import io.jkubelet.agent.workers.WorkQueue;
-import io.jkubelet.agent.workers.WorkType;
-import io.jkubelet.config.FeatureGates;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -73,14 +65,11 @@ import java.util.function.Predicate;
 /**
  * The parts that run pods, each built from the {@link Inputs} the composition root made before (no
  * constructor here or below does I/O): the pod sources, the PLEG, the probes, the log collector,
- * the volumes, the runtime manager, the pod workers, housekeeping, and (through {@link
- * PressureParts}) the node's readings, admission and eviction. The fields are the parts, final and
- * set by the constructor. This class only builds; the root starts and stops, and builds the sync
- * loop's handler on these parts.
- *
- * <p>Over 400 lines since the timeline, the stuck terminations, the OOM watch and node shutdown
- * joined the pod parts: the next cut moves what watches pods from outside their syncs (the stuck
- * terminations, the OOM watch, node shutdown) into a class of its own beside this one.
+ * the volumes, the runtime manager, the pod workers, housekeeping, (through {@link PodWatchers})
+ * what watches pods from outside their syncs (node shutdown, the OOM watch, the stuck
+ * terminations), and (through {@link PressureParts}) the node's readings, admission and eviction.
+ * The fields are the parts, final and set by the constructor. This class only builds; the root
+ * starts and stops, and builds the sync loop's handler on these parts.
  */
 public final class PodParts {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PodParts.class);
@@ -129,6 +118,7 @@ public final class PodParts {
   public final NodeShutdownManager shutdown;
   public final Predicate<Pod> reclaimed;
   public final StuckTerminations terminations;
+  private final PodWatchers watchers;
 
   /** Builds every part that runs pods; starts nothing. */
   public PodParts(Inputs in) {
@@ -173,25 +163,15 @@ public final class PodParts {
             new PlegMetrics(in.metrics()));
     probes =
         new ProbeManager(
-            new ResultsManager(e -> channels.probe().offer(e)),
-            runtime::exec,
-            in.statuses()::getPodStatus,
-            recorder,
-            clock,
-            time.schedulers(),
-            () -> ThreadLocalRandom.current().nextDouble());
+            new ProbeManager.Deps(
+                new ResultsManager(e -> channels.probe().offer(e)),
+                runtime::exec,
+                in.statuses()::getPodStatus,
+                recorder,
+                clock,
+                time.schedulers(),
+                () -> ThreadLocalRandom.current().nextDouble()));
     logCollector = logCollector();
-    shutdown =
-        NodeShutdownManager.create(
-            FeatureGates.gracefulNodeShutdown(config.featureGates()),
-            NodeShutdownManager.Options.of(config.shutdown()),
-            shutdownPods(),
-            in.deps().logind(),
-            time);
-    PressureParts pressure = new PressureParts(in, cache, shutdown::admit);
-    summary = pressure.summary;
-    admitter = pressure.admitter;
-    documents = new AgentDocuments(in.metrics(), summary, probes, podManager);
     NodeAllocatable capacity =
         new NodeAllocatable(
             machine.cpus() * 1000L, machine.memoryBytes(), machine.ephemeralStorageBytes());
@@ -212,7 +192,7 @@ public final class PodParts {
             runtime,
             recorder,
             time,
-            config.images().imagePullProgressDeadline(),
+            config.images(),
             new ImagePullMetrics(in.metrics()),
             in.timelines());
     runtimeManager =
@@ -220,35 +200,35 @@ public final class PodParts {
             new RuntimeManager.Deps(
                 runtime,
                 new ImagePuller(
-                    PullLimits.of(
-                        runtime,
+                    new ImagePuller.Deps(
+                        PullLimits.of(
+                            runtime,
+                            clock,
+                            config.runtime().registryPullQPS(),
+                            config.runtime().registryBurst(),
+                            config.runtime().serializeImagePulls()),
+                        recorder,
                         clock,
-                        config.runtime().registryPullQPS(),
-                        config.runtime().registryBurst(),
-                        config.runtime().serializeImagePulls()),
-                    recorder,
-                    clock,
-                    pullBackoff,
-                    null, // no limit, as upstream: the progress deadline stops a stalled pull
-                    PullCredentials.forNode(in.options().rootDir(), in.objects(), clock),
-                    imagePulls),
+                        pullBackoff,
+                        null, // no limit, as upstream: the progress deadline stops a stalled pull
+                        PullCredentials.forNode(in.options().rootDir(), in.objects(), clock),
+                        imagePulls)),
                 volumes,
                 new HookRunner(runtime::exec, probes::httpClient, time.sleeper()),
                 in.objects(),
                 crashBackoff,
-                recorder,
-                clock,
-                in.timelines()),
+                new RuntimeManager.Reports(recorder, in.timelines()),
+                clock),
             new RuntimeManager.Options(
                 in.options().podInfraImage(),
-                config.podInfraOomScoreAdj(),
+                config.pods().podInfraOomScoreAdj(),
                 new NodeContext(
                     capacity,
                     in.options().rootDir(),
                     new PodDns(
-                        config.clusterDNS(),
-                        config.clusterDomain(),
-                        config.resolvConf(),
+                        config.pods().dns().clusterDNS(),
+                        config.pods().dns().clusterDomain(),
+                        config.pods().dns().resolvConf(),
                         () -> in.deps().host().nodeIp(),
                         in.options().nodeName(),
                         recorder),
@@ -258,45 +238,50 @@ public final class PodParts {
     workQueue = new WorkQueue(clock);
     // A changed secret or configMap syncs the pods that use it at once: they are due now, and a
     // tick is sent rather than waited for (up to a sync period; bench-secret-update.sh).
-    in.objects()
-        .onChange(
-            uids -> {
-              uids.forEach(uid -> workQueue.enqueue(uid, Duration.ZERO));
-              channels.sync().offer(clock.instant());
-            });
-    // What the OOM killer killed: read on the pods' syncs; a kill the kernel log reports syncs its
-    // pod at once, as a changed secret does.
-    oomSource = in.deps().oomSource().apply(in.containerManager());
-    oomEvents =
-        new OomEvents(
-            recorder,
-            clock.instant(),
-            new OomEvents.Watch(
-                oomSource,
-                runtime::containerPid,
-                uid -> {
-                  workQueue.enqueue(uid, Duration.ZERO);
-                  channels.sync().offer(clock.instant());
-                }));
-    in.metrics().register(new OomKillCollector(oomEvents::kills));
+    in.objects().onChange(this::syncSoon);
+    // What the OOM killer killed (a kill the kernel log reports syncs its pod at once, as a changed
+    // secret does), node shutdown and the stuck terminations.
+    watchers =
+        new PodWatchers(
+            in,
+            new PodWatchers.Parts(
+                runtime,
+                podManager,
+                cache,
+                runtimeManager,
+                volumes,
+                imagePulls,
+                uid -> syncSoon(List.of(uid)),
+                this::workers));
+    shutdown = watchers.shutdown;
+    oomSource = watchers.oomSource;
+    oomEvents = watchers.oomEvents;
+    terminations = watchers.terminations;
+    PressureParts pressure = new PressureParts(in, cache, shutdown::admit);
+    summary = pressure.summary;
+    admitter = pressure.admitter;
+    documents = new AgentDocuments(in.metrics(), summary, probes, podManager);
     workers = podWorkers();
     housekeeping = housekeeping();
     containerGc = housekeeping.containerGc();
     in.metrics().register(new ContainerGcCollector(containerGc::stats));
-    eviction = pressure.evictionManager(evictionPods(), containerGc);
+    eviction = pressure.evictionManager(watchers.evictionPods(), containerGc);
     reclaimed = Housekeeping.reclaimed(workers, runtime, volumes);
-    terminations =
-        StuckTerminations.create(
-            new StuckTerminations.Sources(
-                podManager::pods,
-                uid -> cache.get(uid).map(PodCache.Entry::status),
-                in.engine().runtime(),
-                runtimeManager.preStopsRunning(),
-                volumes::teardownFailure),
-            new StuckTerminations.Options(config.terminations().terminationStuckAfter()),
-            time,
-            recorder);
-    registerCaches(config.maxPods());
+    registerCaches(config.pods().maxPods());
+  }
+
+  /**
+   * Syncs the pods now: they are due at once, and a tick is sent rather than waited for (up to a
+   * sync period; bench-secret-update.sh).
+   */
+  private void syncSoon(Collection<String> uids) {
+    uids.forEach(uid -> workQueue.enqueue(uid, Duration.ZERO));
+    channels.sync().offer(in.deps().time().clock().instant());
+  }
+
+  /** The pod workers, once built: what node shutdown stops pods through. */
+  private PodWorkers workers() {
+    return workers;
   }
 
   /** A hung call has returned: the PLEG inspects its pod again. */
@@ -314,8 +299,8 @@ public final class PodParts {
         new LogCollector.Options(
             in.options().podLogPaths(),
             io.jkubelet.agent.logs.RotatingLogWriter.parseMaxSize(
-                config.containerLogs().containerLogMaxSize()),
-            config.containerLogs().containerLogMaxFiles(),
+                config.pods().containerLogs().containerLogMaxSize()),
+            config.pods().containerLogs().containerLogMaxFiles(),
             runtime,
             // Nothing until the PLEG's first relist has ended: after a restart the streams (one
             // per container, each resuming where its file stopped) would otherwise compete with
@@ -342,9 +327,8 @@ public final class PodParts {
                 in.statuses(),
                 reasons,
                 oomEvents,
-                in.events().recorder(),
-                clock,
-                in.timelines()),
+                new RuntimeManager.Reports(in.events().recorder(), in.timelines()),
+                clock),
             new PodSync.Inputs(
                 () -> in.deps().host().nodeIp(),
                 admitter::isRejected,
@@ -353,17 +337,18 @@ public final class PodParts {
                 in.network()::networkError),
             new PodSync.Cgroups(in.containerManager(), activePods()));
     return new PodWorkers(
-        new InstrumentedPodSync(sync, in.metrics(), in.statuses()::getPodStatus, clock),
-        workQueue,
-        clock,
-        in.options().config().syncFrequency(),
-        WORKER_ERROR_BACKOFF,
-        () -> ThreadLocalRandom.current().nextDouble(),
-        workerExecutor);
+        new PodWorkers.Options(
+            new InstrumentedPodSync(sync, in.metrics(), in.statuses()::getPodStatus, clock),
+            workQueue,
+            clock,
+            in.options().config().pods().lifecycle().syncFrequency(),
+            WORKER_ERROR_BACKOFF,
+            () -> ThreadLocalRandom.current().nextDouble(),
+            workerExecutor));
   }
 
   private Housekeeping housekeeping() {
-    var gc = in.options().config().gc();
+    var gc = in.options().config().resources().gc();
     return Housekeeping.create(
         new Housekeeping.Deps(
             runtime,
@@ -387,67 +372,6 @@ public final class PodParts {
             new ContainerGcPolicy(
                 gc.minimumContainerTtl(), gc.maxPerPodContainer(), gc.maxContainers()),
             Refs.node(in.options().nodeName())));
-  }
-
-  /**
-   * The pods as the eviction manager sees them: the active pods, whether one still runs anything
-   * (the PLEG's cache), its status, and its eviction: the failed status, then a KILL to its worker.
-   */
-  private EvictionManager.Pods evictionPods() {
-    return new EvictionManager.Pods(
-        activePods()::get,
-        pod ->
-            cache.get(pod.getMetadata().getUid()).map(e -> !e.status().anyRunning()).orElse(true),
-        pod -> in.statuses().getPodStatus(pod.getMetadata().getUid()),
-        (pod, failed, grace) -> {
-          in.statuses().setPodStatus(pod, failed);
-          workers.update(
-              new UpdatePodOptions(
-                  pod, WorkType.KILL, new KillPodOptions(grace, false, "evicted", false)));
-        });
-  }
-
-  /**
-   * The pods as the node shutdown manager stops them: as an eviction (the failed status, then a
-   * KILL to the worker), awaited through the workers and the status manager. Asked only once the
-   * agent runs, so the workers read here are built by then.
-   */
-  private NodeShutdownManager.Pods shutdownPods() {
-    return new NodeShutdownManager.Pods() {
-      @Override
-      public List<Pod> active() {
-        return activePods().get();
-      }
-
-      @Override
-      public Optional<PodStatus> status(Pod pod) {
-        return in.statuses().getPodStatus(pod.getMetadata().getUid());
-      }
-
-      @Override
-      public void kill(Pod pod, PodStatus failed, Duration grace) {
-        in.statuses().setPodStatus(pod, failed);
-        workers.update(
-            new UpdatePodOptions(
-                pod, WorkType.KILL, new KillPodOptions(grace, false, "node shutdown", false)));
-      }
-
-      @Override
-      public boolean awaitStopped(Collection<Pod> pods, Duration timeout)
-          throws InterruptedException {
-        return workers.awaitTerminated(uids(pods), timeout);
-      }
-
-      @Override
-      public boolean awaitStatusesWritten(Collection<Pod> pods, Duration timeout)
-          throws InterruptedException {
-        return in.statuses().awaitWritten(uids(pods), timeout);
-      }
-
-      private List<String> uids(Collection<Pod> pods) {
-        return pods.stream().map(p -> p.getMetadata().getUid()).toList();
-      }
-    };
   }
 
   /** The bounds of the loop's channels and of the state kept per pod, on {@code /metrics}. */
@@ -480,23 +404,11 @@ public final class PodParts {
   }
 
   /**
-   * jkubelet's own annotations of a pod on {@code /pods}: the JSON of the pulls it waits on ({@link
-   * ImagePulls#forPod}), and of what holds it while it is stuck deleting ({@link
-   * StuckTerminations#report}); empty for neither.
+   * jkubelet's own annotations of a pod on {@code /pods}: the pulls it waits on, and what holds it
+   * while it is stuck deleting ({@link PodWatchers#annotations}).
    */
   public Map<String, String> annotations(String podUid) {
-    var pulls = imagePulls.forPod(podUid);
-    var stuck = terminations.report(podUid);
-    if (pulls.isEmpty() && stuck.isEmpty()) {
-      return Map.of();
-    }
-    Map<String, String> out = new LinkedHashMap<>();
-    if (!pulls.isEmpty()) {
-      out.put(PodsWithStatus.IMAGE_PULLS, ApiSerialization.SHARED.asJson(pulls));
-    }
-    stuck.ifPresent(
-        r -> out.put(PodsWithStatus.TERMINATION_STUCK, ApiSerialization.SHARED.asJson(r)));
-    return out;
+    return watchers.annotations(podUid);
   }
 
   /** The desired pods, each with the status jkubelet computed for it. */

@@ -69,11 +69,11 @@ final class PressureParts {
         new PodAdmitter(
             allocatable.milliCpu(),
             allocatable.memoryBytes(),
-            config.maxPods(),
+            config.pods().maxPods(),
             in.statuses(),
             in.events().recorder(),
             clock,
-            Sysctls.allowing(config.allowedUnsafeSysctls()),
+            Sysctls.allowing(config.pods().allowedUnsafeSysctls()),
             this::admit);
   }
 
@@ -94,16 +94,16 @@ final class PressureParts {
    */
   EvictionManager evictionManager(EvictionManager.Pods pods, ContainerGc containerGc) {
     var config = in.options().config();
-    var cg = config.cgroups();
+    var cg = config.resources().cgroups();
     boolean enforcePods = cg.cgroupsPerQOS() && cg.enforceNodeAllocatable().contains("pods");
     EvictionMetrics listener = new EvictionMetrics();
     in.metrics().register(listener);
     eviction =
         EvictionManager.create(
             EvictionOptions.of(
-                config.eviction().thresholds(enforcePods),
-                config.eviction().evictionPressureTransitionPeriod(),
-                config.eviction().evictionMaxPodGracePeriod()),
+                config.resources().eviction().thresholds(enforcePods),
+                config.resources().eviction().evictionPressureTransitionPeriod(),
+                config.resources().eviction().evictionMaxPodGracePeriod()),
             new EvictionManager.Parts(
                 in.options().nodeName(),
                 new SummarySignals(nodeReader),

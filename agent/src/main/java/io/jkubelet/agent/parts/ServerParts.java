@@ -92,7 +92,7 @@ public final class ServerParts {
   private List<Route> routes(KubeletConfiguration config) {
     var in = parts.in;
     List<Route> routes = new ArrayList<>();
-    if (config.server().enableDebuggingHandlers()) {
+    if (config.server().handlers().enableDebuggingHandlers()) {
       routes.add(
           new ContainerLogsRoute(
               parts::podsWithStatus,
@@ -100,13 +100,13 @@ public final class ServerParts {
               in.runtime(),
               in.deps().time().clock(),
               logReaders));
-      if (config.server().enableSystemLogHandler()) {
+      if (config.server().handlers().enableSystemLogHandler()) {
         routes.add(new SystemLogRoute(in.options().nodeLogDir(), logReaders));
       }
     }
     routes.addAll(parts.documents.routes());
     routes.add(new io.jkubelet.agent.server.PodTimelineRoute(in.timelines()));
-    if (config.server().enableDebuggingHandlers()) {
+    if (config.server().handlers().enableDebuggingHandlers()) {
       routes.add(StreamingRoutes.forNode(in.runtime(), parts.podManager));
     }
     return routes;

@@ -9,6 +9,7 @@ import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.util.Lifecycle.Health;
+import io.jkubelet.agent.util.OwnedScheduler;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Schedulers;
 import io.jkubelet.config.Durations;
@@ -55,7 +56,7 @@ public final class GenericPleg implements Pleg {
   private final Runtime runtime;
   private final PodCache cache;
   private final Clock clock;
-  private final Schedulers schedulers;
+  private final OwnedScheduler relists;
   private final Duration period;
   private final Duration healthThreshold;
   private final Predicate<PodLifecycleEvent> sink;
@@ -101,7 +102,6 @@ public final class GenericPleg implements Pleg {
    */
   private final Map<String, PodRef> toReinspect = new ConcurrentHashMap<>();
 
-  private volatile Scheduler scheduler;
   private AutoCloseable events;
 
   /**
@@ -123,7 +123,12 @@ public final class GenericPleg implements Pleg {
     this.runtime = runtime;
     this.cache = cache;
     this.clock = clock;
-    this.schedulers = schedulers;
+    this.relists =
+        new OwnedScheduler(
+            schedulers,
+            "pleg",
+            "PLEG has not started",
+            s -> s.withFixedDelay(Duration.ZERO, period, this::relistSafely));
     this.period = period;
     this.healthThreshold = healthThreshold;
     this.sink = sink;
@@ -131,12 +136,11 @@ public final class GenericPleg implements Pleg {
 
   @Override
   public void start() {
-    if (scheduler != null) {
+    if (relists.current() != null) {
       return;
     }
     startedAt.set(clock.instant());
-    scheduler = schedulers.create("pleg");
-    scheduler.withFixedDelay(Duration.ZERO, period, this::relistSafely);
+    relists.start();
     events = runtime.watchContainerEvents(this::requestRelist);
   }
 
@@ -146,7 +150,7 @@ public final class GenericPleg implements Pleg {
    * {@link #start} they are ignored.
    */
   public void requestRelist() {
-    Scheduler s = scheduler;
+    Scheduler s = relists.current();
     if (s != null && relistRequested.compareAndSet(false, true)) {
       try {
         s.after(
@@ -179,9 +183,7 @@ public final class GenericPleg implements Pleg {
         log.debug("PLEG: closing the event watch: {}", e.toString());
       }
     }
-    if (scheduler != null) {
-      scheduler.close();
-    }
+    relists.stop();
   }
 
   @Override

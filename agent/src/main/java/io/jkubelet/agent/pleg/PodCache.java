@@ -2,14 +2,13 @@ package io.jkubelet.agent.pleg;
 
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.util.Guard;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The runtime status of every pod, with the time it was observed, ported from the kubelet's {@code
@@ -20,13 +19,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * every pod at once through {@link #updateTime}, and the worker itself, which re-inspects its pod
  * right after its own runtime calls ({@link #set}), so that no sync waits for a relist.
  *
- * <p>Thread-safe: {@code lock} guards {@code entries} and {@code globalTime}; {@code changed} is
- * signalled on every write. A {@link ReentrantLock} rather than {@code synchronized}, because
- * workers wait here on virtual threads.
+ * <p>Thread-safe: {@code guard} guards {@code entries} and {@code globalTime}, and is signalled on
+ * every write; workers wait here on virtual threads (see {@link Guard}).
  */
 public final class PodCache {
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition changed = lock.newCondition();
+  private final Guard guard = new Guard();
   private final Map<String, Entry> entries = new HashMap<>();
 
   /**
@@ -45,37 +42,24 @@ public final class PodCache {
    * is ignored, so a slow relist never overwrites what a worker saw after its own action.
    */
   public void set(PodRef pod, PodStatus status, Throwable error, Instant observed) {
-    lock.lock();
-    try {
-      Entry old = entries.get(pod.uid());
-      if (old != null && old.modified().isAfter(observed)) {
-        return;
-      }
-      entries.put(pod.uid(), new Entry(status, error, observed));
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    guard.run(
+        () -> {
+          Entry old = entries.get(pod.uid());
+          if (old == null || !old.modified().isAfter(observed)) {
+            entries.put(pod.uid(), new Entry(status, error, observed));
+            guard.signalAll();
+          }
+        });
   }
 
   /** How many pods have an entry; for {@code jkubelet_cache_entries}. */
   public int size() {
-    lock.lock();
-    try {
-      return entries.size();
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(entries::size);
   }
 
   /** The cached entry, if any. */
   public Optional<Entry> get(String uid) {
-    lock.lock();
-    try {
-      return Optional.ofNullable(entries.get(uid));
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> Optional.ofNullable(entries.get(uid)));
   }
 
   /**
@@ -87,74 +71,45 @@ public final class PodCache {
    */
   public Optional<Entry> getNewerThan(PodRef pod, Instant minTime, Duration timeout)
       throws InterruptedException {
-    long nanos = timeout.toNanos();
-    lock.lock();
-    try {
-      while (true) {
-        Entry e = entries.get(pod.uid());
-        boolean fresh = e != null && e.modified().isAfter(minTime);
-        if (fresh || globalTime.isAfter(minTime)) {
-          return Optional.of(e != null ? e : new Entry(PodStatus.empty(pod), null, globalTime));
-        }
-        if (nanos <= 0) {
+    return guard.await(
+        () -> {
+          Entry e = entries.get(pod.uid());
+          boolean fresh = e != null && e.modified().isAfter(minTime);
+          if (fresh || globalTime.isAfter(minTime)) {
+            return Optional.of(e != null ? e : new Entry(PodStatus.empty(pod), null, globalTime));
+          }
           return Optional.empty();
-        }
-        nanos = changed.awaitNanos(nanos);
-      }
-    } finally {
-      lock.unlock();
-    }
+        },
+        timeout);
   }
 
   /** Marks every pod as observed at {@code time}: a relist saw them all. */
   public void updateTime(Instant time) {
-    lock.lock();
-    try {
-      if (time.isAfter(globalTime)) {
-        globalTime = time;
-      }
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    guard.run(
+        () -> {
+          if (time.isAfter(globalTime)) {
+            globalTime = time;
+          }
+          guard.signalAll();
+        });
   }
 
   /** Whether a relist has seen every pod yet (false until the PLEG's first relist ends). */
   public boolean relisted() {
-    lock.lock();
-    try {
-      return !globalTime.equals(Instant.MIN);
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> !globalTime.equals(Instant.MIN));
   }
 
   public void delete(String uid) {
-    lock.lock();
-    try {
-      entries.remove(uid);
-    } finally {
-      lock.unlock();
-    }
+    guard.run(() -> entries.remove(uid));
   }
 
   /** The UIDs of every cached pod. */
   public Set<String> uids() {
-    lock.lock();
-    try {
-      return Set.copyOf(entries.keySet());
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> Set.copyOf(entries.keySet()));
   }
 
   /** A copy of every entry. */
   public Map<String, Entry> snapshot() {
-    lock.lock();
-    try {
-      return Map.copyOf(new HashMap<>(entries));
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> Map.copyOf(new HashMap<>(entries)));
   }
 }

@@ -3,7 +3,6 @@ package io.jkubelet.agent.pod;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.HashMap;
@@ -42,26 +41,22 @@ public final class PodRequests {
 
     /** The request's upstream {@code MilliValue()}, or 0 when absent. */
     public long milliRequest(String name) {
-      BigDecimal v = requests.get(name);
-      return v == null ? 0 : milli(v);
+      return milli(requests.getOrDefault(name, BigDecimal.ZERO));
     }
 
     /** The limit's upstream {@code MilliValue()}, or 0 when absent. */
     public long milliLimit(String name) {
-      BigDecimal v = limits.get(name);
-      return v == null ? 0 : milli(v);
+      return milli(limits.getOrDefault(name, BigDecimal.ZERO));
     }
 
     /** The request's upstream {@code Value()}, or 0 when absent. */
     public long request(String name) {
-      BigDecimal v = requests.get(name);
-      return v == null ? 0 : value(v);
+      return value(requests.getOrDefault(name, BigDecimal.ZERO));
     }
 
     /** The limit's upstream {@code Value()}, or 0 when absent. */
     public long limit(String name) {
-      BigDecimal v = limits.get(name);
-      return v == null ? 0 : value(v);
+      return value(limits.getOrDefault(name, BigDecimal.ZERO));
     }
   }
 
@@ -94,36 +89,25 @@ public final class PodRequests {
 
   /** The container's requests, a limited but unrequested resource requested at its limit. */
   public static Map<String, BigDecimal> requests(Container c) {
-    Map<String, BigDecimal> out = new HashMap<>();
-    ResourceRequirements r = c.getResources();
-    if (r == null) {
-      return out;
-    }
-    if (r.getRequests() != null) {
-      r.getRequests().forEach((k, q) -> out.put(k, amount(q)));
-    }
-    if (r.getLimits() != null) {
-      r.getLimits().forEach((k, q) -> out.putIfAbsent(k, amount(q)));
-    }
+    Map<String, BigDecimal> out = specRequests(c);
+    limits(c).forEach(out::putIfAbsent);
     return out;
   }
 
   /** The container's requests exactly as its spec gives them. */
   public static Map<String, BigDecimal> specRequests(Container c) {
-    Map<String, BigDecimal> out = new HashMap<>();
-    ResourceRequirements r = c.getResources();
-    if (r != null && r.getRequests() != null) {
-      r.getRequests().forEach((k, q) -> out.put(k, amount(q)));
-    }
-    return out;
+    return amounts(c.getResources() == null ? null : c.getResources().getRequests());
   }
 
   /** The container's limits exactly as its spec gives them. */
   public static Map<String, BigDecimal> limits(Container c) {
+    return amounts(c.getResources() == null ? null : c.getResources().getLimits());
+  }
+
+  private static Map<String, BigDecimal> amounts(Map<String, Quantity> list) {
     Map<String, BigDecimal> out = new HashMap<>();
-    ResourceRequirements r = c.getResources();
-    if (r != null && r.getLimits() != null) {
-      r.getLimits().forEach((k, q) -> out.put(k, amount(q)));
+    if (list != null) {
+      list.forEach((k, q) -> out.put(k, amount(q)));
     }
     return out;
   }

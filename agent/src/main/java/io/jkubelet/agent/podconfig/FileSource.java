@@ -11,7 +11,6 @@ import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
-import io.jkubelet.agent.util.Schedulers;
 import io.jkubelet.config.Durations;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,7 +20,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,7 +29,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * version, so a typo never kills a running pod; the error is logged (naming the file) and, when a
  * pod can be named, recorded as a {@code FailedValidation} event.
  *
- * <p>Scans run on one {@link Scheduler} from the injected {@link Schedulers}, one at a time, so
+ * <p>Scans run on one {@link Scheduler} from the injected {@code Schedulers}, one at a time, so
  * {@code files} needs no lock. The watch runs on a thread of its own and only asks for a scan.
  */
 public final class FileSource implements Lifecycle {
@@ -56,11 +53,8 @@ public final class FileSource implements Lifecycle {
   private static final Duration DEBOUNCE = Duration.ofMillis(100);
 
   private final Path dir;
-  private final Duration period;
-  private final Clock clock;
-  private final Schedulers schedulers;
+  private final SourceOptions options;
   private final ManifestParser parser;
-  private final Consumer<List<Pod>> sink;
   private final EventRecorder recorder;
 
   /** Per file: the content last read, and the pod of its last valid version (or null). */
@@ -75,21 +69,11 @@ public final class FileSource implements Lifecycle {
   private WatchService watcher;
   private Thread watchThread;
 
-  public FileSource(
-      Path dir,
-      Duration period,
-      String nodeName,
-      Clock clock,
-      Schedulers schedulers,
-      EventRecorder recorder,
-      Consumer<List<Pod>> sink) {
+  FileSource(Path dir, SourceOptions options, EventRecorder recorder) {
     this.dir = dir;
-    this.period = period;
-    this.clock = clock;
-    this.schedulers = schedulers;
-    this.parser = new ManifestParser(nodeName);
+    this.options = options;
+    this.parser = new ManifestParser(options.nodeName());
     this.recorder = recorder;
-    this.sink = sink;
   }
 
   @Override
@@ -97,10 +81,9 @@ public final class FileSource implements Lifecycle {
     if (!started.compareAndSet(false, true)) {
       return;
     }
-    scheduler = schedulers.create("file-source");
-    scheduler.withFixedDelay(Duration.ZERO, period, this::scanSafely);
+    scheduler = options.everyPeriod("file-source", this::scanSafely);
     watchThread = Thread.ofPlatform().name("file-source-watch").daemon(true).start(this::watchLoop);
-    log.info("file source: watching {} (rescan every {})", dir, Durations.format(period));
+    log.info("file source: watching {} (rescan every {})", dir, Durations.format(options.period()));
   }
 
   @Override
@@ -126,11 +109,11 @@ public final class FileSource implements Lifecycle {
 
   /** Scans once and sends the result. Tests call this directly. */
   public void scan() {
-    lastScan.set(clock.instant());
+    lastScan.set(options.clock().instant());
     if (!Files.isDirectory(dir)) {
       log.debug("file source: {} does not exist or is not a directory", dir);
       files.clear();
-      sink.accept(List.of());
+      options.sink().accept(List.of());
       return;
     }
     List<Path> candidates = new ArrayList<>();
@@ -139,14 +122,14 @@ public final class FileSource implements Lifecycle {
     } catch (IOException e) {
       // A transient listing failure must not remove every pod: keep what we had.
       log.error("file source: cannot list {}: {}; keeping the current pods", dir, e.toString());
-      sink.accept(currentPods());
+      options.sink().accept(currentPods());
       return;
     }
     files.keySet().retainAll(candidates);
     for (Path file : candidates) {
       readFile(file);
     }
-    sink.accept(currentPods());
+    options.sink().accept(currentPods());
   }
 
   private List<Pod> currentPods() {
@@ -253,7 +236,7 @@ public final class FileSource implements Lifecycle {
           "file source: cannot watch {} ({}); relying on the {} rescan",
           dir,
           e,
-          Durations.format(period));
+          Durations.format(options.period()));
     }
   }
 
@@ -271,7 +254,7 @@ public final class FileSource implements Lifecycle {
 
   private synchronized WatchService awaitWatcher() throws InterruptedException {
     while (watcher == null && started.get()) {
-      wait(period.toMillis());
+      wait(options.period().toMillis());
     }
     return watcher;
   }

@@ -6,20 +6,17 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
-import io.jkubelet.agent.util.Schedulers;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * is logged. A body that cannot be read keeps the last good set, so a broken upload never kills
  * running pods; an unreachable server keeps it too (it is an outage, not an answer).
  *
- * <p>Polls run one at a time on a {@link Scheduler} from the injected {@link Schedulers}.
+ * <p>Polls run one at a time on a {@link Scheduler} from the injected {@code Schedulers}.
  */
 public final class HttpSource implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(HttpSource.class);
@@ -41,11 +38,8 @@ public final class HttpSource implements Lifecycle {
 
   private final URI url;
   private final Map<String, List<String>> headers;
-  private final Duration period;
-  private final Clock clock;
-  private final Schedulers schedulers;
+  private final SourceOptions options;
   private final ManifestParser parser;
-  private final Consumer<List<Pod>> sink;
   private final HttpClient http =
       HttpClient.newBuilder()
           .connectTimeout(TIMEOUT)
@@ -57,27 +51,16 @@ public final class HttpSource implements Lifecycle {
   private boolean sentOnce;
   private Scheduler scheduler;
 
-  public HttpSource(
-      URI url,
-      Map<String, List<String>> headers,
-      Duration period,
-      String nodeName,
-      Clock clock,
-      Schedulers schedulers,
-      Consumer<List<Pod>> sink) {
+  HttpSource(URI url, Map<String, List<String>> headers, SourceOptions options) {
     this.url = url;
     this.headers = headers;
-    this.period = period;
-    this.clock = clock;
-    this.schedulers = schedulers;
-    this.parser = new ManifestParser(nodeName);
-    this.sink = sink;
+    this.options = options;
+    this.parser = new ManifestParser(options.nodeName());
   }
 
   @Override
   public void start() {
-    scheduler = schedulers.create("http-source");
-    scheduler.withFixedDelay(Duration.ZERO, period, this::pollSafely);
+    scheduler = options.everyPeriod("http-source", this::pollSafely);
   }
 
   @Override
@@ -128,7 +111,7 @@ public final class HttpSource implements Lifecycle {
       log.warn("HTTP source: {} answered {}; it now defines no pods", url, resp.statusCode());
       lastGood = List.of();
       sendSet(lastGood);
-      lastSuccess.set(clock.instant());
+      lastSuccess.set(options.clock().instant());
       return;
     }
     List<Pod> pods = parse(resp.body());
@@ -139,13 +122,13 @@ public final class HttpSource implements Lifecycle {
       return;
     }
     lastGood = pods;
-    lastSuccess.set(clock.instant());
+    lastSuccess.set(options.clock().instant());
     sendSet(pods);
   }
 
   private void sendSet(List<Pod> pods) {
     sentOnce = true;
-    sink.accept(pods);
+    options.sink().accept(pods);
   }
 
   /** The pods of a Pod or PodList body, or null (logged) when the body cannot be used. */

@@ -26,27 +26,30 @@ public final class PodSources {
       EventRecorder recorder,
       KubernetesClient api) {
     List<Lifecycle> sources = new ArrayList<>();
-    if (!config.staticPods().staticPodPath().isEmpty()) {
+    var settings = config.pods().staticPods();
+    if (!settings.staticPodPath().isEmpty()) {
       sources.add(
           new FileSource(
-              Path.of(config.staticPods().staticPodPath()),
-              config.staticPods().fileCheckFrequency(),
-              nodeName,
-              time.clock(),
-              time.schedulers(),
-              recorder,
-              podConfig.channel(Source.FILE)));
+              Path.of(settings.staticPodPath()),
+              new SourceOptions(
+                  settings.fileCheckFrequency(),
+                  nodeName,
+                  time.clock(),
+                  time.schedulers(),
+                  podConfig.channel(Source.FILE)),
+              recorder));
     }
-    if (!config.staticPods().staticPodURL().isEmpty()) {
+    if (!settings.staticPodURL().isEmpty()) {
       sources.add(
           new HttpSource(
-              URI.create(config.staticPods().staticPodURL()),
-              config.staticPods().staticPodURLHeader(),
-              config.staticPods().httpCheckFrequency(),
-              nodeName,
-              time.clock(),
-              time.schedulers(),
-              podConfig.channel(Source.HTTP)));
+              URI.create(settings.staticPodURL()),
+              settings.staticPodURLHeader(),
+              new SourceOptions(
+                  settings.httpCheckFrequency(),
+                  nodeName,
+                  time.clock(),
+                  time.schedulers(),
+                  podConfig.channel(Source.HTTP))));
     }
     if (api != null) {
       sources.add(new ApiSource(api, nodeName, podConfig.channel(Source.API)));

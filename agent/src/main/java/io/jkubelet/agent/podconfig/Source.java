@@ -1,5 +1,6 @@
 package io.jkubelet.agent.podconfig;
 
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -9,27 +10,21 @@ import java.util.Optional;
  */
 public enum Source {
   /** The static pod manifest directory. */
-  FILE("file"),
+  FILE,
   /** The static pod manifest URL. */
-  HTTP("http"),
+  HTTP,
   /** The pods the API server binds to this node. */
-  API("api");
+  API;
 
-  private final String annotation;
-
-  Source(String annotation) {
-    this.annotation = annotation;
-  }
-
-  /** The value of the {@code kubernetes.io/config.source} annotation, e.g. "file". */
+  /** The value of the {@code kubernetes.io/config.source} annotation: the name in lower case. */
   public String annotation() {
-    return annotation;
+    return name().toLowerCase(Locale.ROOT);
   }
 
   /** The source an annotation value names, or empty when it names none. */
   public static Optional<Source> fromAnnotation(String value) {
     for (Source s : values()) {
-      if (s.annotation.equals(value)) {
+      if (s.annotation().equals(value)) {
         return Optional.of(s);
       }
     }

@@ -10,6 +10,7 @@ import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Schedulers;
+import io.jkubelet.config.Records;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -49,13 +50,34 @@ import org.slf4j.LoggerFactory;
 public final class ProbeManager implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(ProbeManager.class);
 
-  private final ResultsManager results;
-  private final ExecRunner exec;
-  private final Function<String, Optional<PodStatus>> apiStatus;
+  /**
+   * What the manager works with.
+   *
+   * @param results where workers publish; its consumer is the sync loop
+   * @param exec runs exec probes in containers
+   * @param apiStatus the pod's status as last generated, by pod UID: what workers read of their
+   *     container, as upstream's workers read the status manager
+   * @param recorder where the {@code Unhealthy} events go
+   * @param clock the injected clock
+   * @param schedulers makes the timer that ticks every worker
+   * @param random uniform in [0, 1), for each worker's first delay
+   */
+  public record Deps(
+      ResultsManager results,
+      ExecRunner exec,
+      Function<String, Optional<PodStatus>> apiStatus,
+      EventRecorder recorder,
+      Clock clock,
+      Schedulers schedulers,
+      DoubleSupplier random) {
+    public Deps {
+      Records.requireNonNull(
+          Deps.class, results, exec, apiStatus, recorder, clock, schedulers, random);
+    }
+  }
+
+  private final Deps deps;
   private final UnhealthyEvents events;
-  private final Clock clock;
-  private final Schedulers schedulers;
-  private final DoubleSupplier random;
 
   private final Map<ProbeWorker.Key, ProbeWorker> workers = new ConcurrentHashMap<>();
   private final Map<ProbeWorker.Key, String> invalid = new ConcurrentHashMap<>();
@@ -73,29 +95,9 @@ public final class ProbeManager implements Lifecycle {
   private ProbeHttp http;
   private ProbeWorker.Shared shared;
 
-  /**
-   * @param results where workers publish; its consumer is the sync loop
-   * @param exec runs exec probes in containers
-   * @param apiStatus the pod's status as last generated, by pod UID: what workers read of their
-   *     container, as upstream's workers read the status manager
-   * @param schedulers makes the timer that ticks every worker
-   * @param random uniform in [0, 1), for each worker's first delay
-   */
-  public ProbeManager(
-      ResultsManager results,
-      ExecRunner exec,
-      Function<String, Optional<PodStatus>> apiStatus,
-      EventRecorder recorder,
-      Clock clock,
-      Schedulers schedulers,
-      DoubleSupplier random) {
-    this.results = Objects.requireNonNull(results, "results");
-    this.exec = Objects.requireNonNull(exec, "exec");
-    this.apiStatus = Objects.requireNonNull(apiStatus, "apiStatus");
-    this.events = new UnhealthyEvents(Objects.requireNonNull(recorder, "recorder"));
-    this.clock = Objects.requireNonNull(clock, "clock");
-    this.schedulers = Objects.requireNonNull(schedulers, "schedulers");
-    this.random = Objects.requireNonNull(random, "random");
+  public ProbeManager(Deps deps) {
+    this.deps = deps;
+    this.events = new UnhealthyEvents(deps.recorder());
   }
 
   @Override
@@ -103,11 +105,13 @@ public final class ProbeManager implements Lifecycle {
     if (shared != null) {
       return;
     }
-    timer = schedulers.create("prober-timer");
+    timer = deps.schedulers().create("prober-timer");
     attempts = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("prober-", 0).factory());
     http = new ProbeHttp(Prober.MAX_BODY_BYTES);
     http.start();
-    shared = new ProbeWorker.Shared(results, this::attempted, clock, timer, attempts, random);
+    shared =
+        new ProbeWorker.Shared(
+            deps.results(), this::attempted, deps.clock(), timer, attempts, deps.random());
     log.info("ProbeManager: started");
   }
 
@@ -205,7 +209,7 @@ public final class ProbeManager implements Lifecycle {
       return;
     }
     ofPod.put(key, probe);
-    switch (Probers.of(probe, c, exec, http)) {
+    switch (Probers.of(probe, c, deps.exec(), http)) {
       case ProbeDefinition.Valid v -> {
         ProbeWorker w =
             new ProbeWorker(
@@ -276,7 +280,7 @@ public final class ProbeManager implements Lifecycle {
    * whether the container has no such probe at all.
    */
   private boolean passed(String podUid, String container, String containerId, ProbeType type) {
-    Optional<ProbeResult> r = results.get(containerId, type);
+    Optional<ProbeResult> r = deps.results().get(containerId, type);
     if (r.isPresent()) {
       return r.get() == ProbeResult.SUCCESS;
     }
@@ -290,7 +294,7 @@ public final class ProbeManager implements Lifecycle {
    */
   public Optional<ProbeType> failedProbe(String containerId) {
     for (ProbeType type : List.of(ProbeType.LIVENESS, ProbeType.STARTUP)) {
-      if (results.get(containerId, type).orElse(null) == ProbeResult.FAILURE) {
+      if (deps.results().get(containerId, type).orElse(null) == ProbeResult.FAILURE) {
         return Optional.of(type);
       }
     }
@@ -356,7 +360,7 @@ public final class ProbeManager implements Lifecycle {
   /** What the container looks like in the pod's status now; empty until the status shows it. */
   private Optional<ContainerSnapshot> snapshot(String podUid, String container) {
     Pod pod = pods.get(podUid);
-    Optional<PodStatus> status = apiStatus.apply(podUid);
+    Optional<PodStatus> status = deps.apiStatus().apply(podUid);
     if (pod == null || status.isEmpty()) {
       return Optional.empty();
     }

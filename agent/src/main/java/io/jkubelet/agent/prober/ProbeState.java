@@ -1,6 +1,5 @@
 package io.jkubelet.agent.prober;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -37,28 +36,15 @@ final class ProbeState {
   private static final Step WAIT = new Step.Wait();
   private static final Step STOP = new Step.Stop();
 
-  private final ProbeWorker.Key key;
-  private final ProbeSettings settings;
-  private final ResultsManager results;
-  private final Clock clock;
-  private final AttemptStats stats;
+  private final ProbeWorker.Context ctx;
   private final ResultRun run;
   private String containerId;
   private boolean onHold;
   private ProbeOutcome lastOutcome;
 
-  ProbeState(
-      ProbeWorker.Key key,
-      ProbeSettings settings,
-      ResultsManager results,
-      Clock clock,
-      AttemptStats stats) {
-    this.key = Objects.requireNonNull(key, "key");
-    this.settings = Objects.requireNonNull(settings, "settings");
-    this.results = Objects.requireNonNull(results, "results");
-    this.clock = Objects.requireNonNull(clock, "clock");
-    this.stats = Objects.requireNonNull(stats, "stats");
-    this.run = new ResultRun(settings);
+  ProbeState(ProbeWorker.Context ctx) {
+    this.ctx = Objects.requireNonNull(ctx, "ctx");
+    this.run = new ResultRun(ctx.settings());
   }
 
   /** Follows {@code containerId} from a known result, published at once. */
@@ -86,7 +72,7 @@ final class ProbeState {
   /** Forgets the published result, as upstream when a worker stops. */
   void forget() {
     if (containerId != null) {
-      results.remove(containerId, key.type());
+      ctx.shared().results().remove(containerId, ctx.key().type());
     }
   }
 
@@ -120,25 +106,25 @@ final class ProbeState {
       publish(ProbeResult.FAILURE);
       return WAIT;
     }
-    Instant now = clock.instant();
+    Instant now = ctx.shared().clock().instant();
     if (c.startedAt() != null
-        && Duration.between(c.startedAt(), now).compareTo(settings.initialDelay()) < 0) {
+        && Duration.between(c.startedAt(), now).compareTo(ctx.settings().initialDelay()) < 0) {
       return WAIT;
     }
-    if (key.type() == ProbeType.STARTUP ? c.started() : !c.started()) {
+    if (ctx.key().type() == ProbeType.STARTUP ? c.started() : !c.started()) {
       return WAIT; // startup is done for a startup probe; not yet for the others
     }
-    stats.attempted(now);
-    return new Step.Probe(new ProbeTarget(c.podIp(), containerId, settings.timeout()));
+    ctx.stats().attempted(now);
+    return new Step.Probe(new ProbeTarget(c.podIp(), containerId, ctx.settings().timeout()));
   }
 
   /** A new container: the old one's state goes, as if its worker were replaced. */
   private void follow(String newId) {
     if (containerId != null) {
-      results.remove(containerId, key.type());
+      ctx.shared().results().remove(containerId, ctx.key().type());
     }
     containerId = newId;
-    publish(key.type().initialResult());
+    publish(ctx.key().type().initialResult());
     onHold = false;
     run.reset();
   }
@@ -147,23 +133,23 @@ final class ProbeState {
   void conclude(ProbeOutcome outcome) {
     lastOutcome = outcome;
     ProbeResult result = outcome.result();
-    stats.concluded(result);
+    ctx.stats().concluded(result);
     if (result == ProbeResult.UNKNOWN) {
-      log.debug("Prober {} attempt inconclusive: {}", key, outcome.output());
+      log.debug("Prober {} attempt inconclusive: {}", ctx.key(), outcome.output());
       return; // as upstream with a prober error: throw the result away
     }
     if (result == ProbeResult.FAILURE) {
-      log.debug("Prober {} attempt failed: {}", key, outcome.output());
+      log.debug("Prober {} attempt failed: {}", ctx.key(), outcome.output());
     } else {
-      log.debug("Prober {} attempt succeeded", key);
+      log.debug("Prober {} attempt succeeded", ctx.key());
     }
     if (!run.add(result)) {
       return;
     }
     if (publish(result)) {
-      log.info("Prober {} result {} ({})", key, result, outcome.output().strip());
+      log.info("Prober {} result {} ({})", ctx.key(), result, outcome.output().strip());
     }
-    if (key.type() != ProbeType.READINESS && result == ProbeResult.FAILURE) {
+    if (ctx.key().type() != ProbeType.READINESS && result == ProbeResult.FAILURE) {
       onHold = true;
       run.clear();
     }
@@ -171,6 +157,8 @@ final class ProbeState {
 
   /** Sets the current container's result; whether it changed. */
   private boolean publish(ProbeResult result) {
-    return results.set(key.podUid(), key.containerName(), containerId, key.type(), result);
+    return ctx.shared()
+        .results()
+        .set(ctx.key().podUid(), ctx.key().containerName(), containerId, ctx.key().type(), result);
   }
 }

@@ -29,10 +29,7 @@ final class ProbeTicker {
   /** How far past its timeout an attempt may run before {@link #reportOverrun} warns. */
   static final Duration OVERRUN_GRACE = Duration.ofSeconds(5);
 
-  private final ProbeWorker.Key key;
-  private final ProbeSettings settings;
-  private final ProbeWorker.Shared shared;
-  private final AttemptStats stats;
+  private final ProbeWorker.Context ctx;
   private final BooleanSupplier attempt;
   private final AtomicBoolean inFlight = new AtomicBoolean();
 
@@ -45,25 +42,17 @@ final class ProbeTicker {
   /**
    * @param attempt one attempt, as {@link ProbeWorker#probeOnce}: whether the worker keeps going
    */
-  ProbeTicker(
-      ProbeWorker.Key key,
-      ProbeSettings settings,
-      ProbeWorker.Shared shared,
-      AttemptStats stats,
-      BooleanSupplier attempt) {
-    this.key = Objects.requireNonNull(key, "key");
-    this.settings = Objects.requireNonNull(settings, "settings");
-    this.shared = Objects.requireNonNull(shared, "shared");
-    this.stats = Objects.requireNonNull(stats, "stats");
+  ProbeTicker(ProbeWorker.Context ctx, BooleanSupplier attempt) {
+    this.ctx = Objects.requireNonNull(ctx, "ctx");
     this.attempt = Objects.requireNonNull(attempt, "attempt");
   }
 
   /** Puts the ticks on the shared timer; the delay of the first. Under the worker's lock. */
   Duration schedule() {
-    long periodMs = settings.period().toMillis();
-    double r = Math.min(Math.max(shared.random().getAsDouble(), 0.0), 1.0);
+    long periodMs = ctx.settings().period().toMillis();
+    double r = Math.min(Math.max(ctx.shared().random().getAsDouble(), 0.0), 1.0);
     Duration first = Duration.ofMillis((long) (r * periodMs));
-    task = shared.timer().atFixedRate(first, Duration.ofMillis(periodMs), this::tick);
+    task = ctx.shared().timer().atFixedRate(first, Duration.ofMillis(periodMs), this::tick);
     return first;
   }
 
@@ -78,14 +67,14 @@ final class ProbeTicker {
   /** On the timer: hands one attempt to the attempt executor, unless one is still running. */
   private void tick() {
     if (!inFlight.compareAndSet(false, true)) {
-      stats.skipped(); // never the lock: the shared timer must not wait on any worker
+      ctx.stats().skipped(); // never the lock: the shared timer must not wait on any worker
       reportOverrun();
       return;
     }
-    attemptStarted = shared.clock().instant();
+    attemptStarted = ctx.shared().clock().instant();
     overrunReported = false;
     try {
-      shared.attempts().execute(this::attempt);
+      ctx.shared().attempts().execute(this::attempt);
     } catch (RejectedExecutionException e) {
       inFlight.set(false); // shutting down
     }
@@ -99,29 +88,29 @@ final class ProbeTicker {
   private void reportOverrun() {
     Instant since = attemptStarted;
     Duration running =
-        since == null ? Duration.ZERO : Duration.between(since, shared.clock().instant());
-    if (running.compareTo(settings.timeout().plus(OVERRUN_GRACE)) <= 0 || overrunReported) {
-      log.debug("Prober {}: previous attempt still running; tick skipped", key);
+        since == null ? Duration.ZERO : Duration.between(since, ctx.shared().clock().instant());
+    if (running.compareTo(ctx.settings().timeout().plus(OVERRUN_GRACE)) <= 0 || overrunReported) {
+      log.debug("Prober {}: previous attempt still running; tick skipped", ctx.key());
       return;
     }
     overrunReported = true;
     log.warn(
         "Prober {}: an attempt has run for {}s, past its timeout of {}s; not probing again until it"
             + " returns",
-        key,
+        ctx.key(),
         running.toSeconds(),
-        settings.timeout().toSeconds());
+        ctx.settings().timeout().toSeconds());
   }
 
   /** On the attempt executor: one attempt, whatever it throws. */
   private void attempt() {
     try {
       if (!attempt.getAsBoolean()) {
-        log.debug("Prober {} stopped: container terminated for good", key);
+        log.debug("Prober {} stopped: container terminated for good", ctx.key());
       }
     } catch (RuntimeException e) {
       // Never let one bad attempt end the worker: log it and try again next period.
-      log.warn("Prober {} attempt failed unexpectedly", key, e);
+      log.warn("Prober {} attempt failed unexpectedly", ctx.key(), e);
     } finally {
       inFlight.set(false);
     }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.prober;
 
+import io.jkubelet.agent.util.Guard;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.config.Records;
@@ -8,7 +9,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.DoubleSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -25,12 +25,12 @@ import org.slf4j.LoggerFactory;
  * {@link ProbeState} decides whether to probe, wait or stop, and applies the thresholds. Time
  * decisions (the initial delay, the stats) read the injected clock.
  *
- * <p>Thread-safe: {@code lock} guards the probing state ({@code started}, {@code finished}, the
+ * <p>Thread-safe: {@code guard} guards the probing state ({@code started}, {@code finished}, the
  * {@link ProbeState}, and the ticker's task); it is never held during an attempt's I/O, so {@link
  * #stop()} from the sync loop never waits for a slow probe. An attempt whose worker stopped, or
- * whose container changed, meanwhile is dropped. It is a {@link ReentrantLock}, not {@code
- * synchronized}, so that virtual threads never pin their carrier on it. The lock also guards the
- * worker's {@link AttemptStats}, but for the skipped ticks, which the timer counts without it.
+ * whose container changed, meanwhile is dropped. It is a {@link Guard}, not {@code synchronized},
+ * so that virtual threads never pin their carrier on it. It also guards the worker's {@link
+ * AttemptStats}, but for the skipped ticks, which the timer counts without it.
  */
 public final class ProbeWorker implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(ProbeWorker.class);
@@ -93,11 +93,17 @@ public final class ProbeWorker implements Lifecycle {
    */
   public record ResultCounts(Key key, long successful, long failed, long unknown) {}
 
+  /**
+   * What a worker's two halves, its {@link ProbeState} and its {@link ProbeTicker}, work from: its
+   * key and settings, what every worker shares, and its own stats.
+   */
+  record Context(Key key, ProbeSettings settings, Shared shared, AttemptStats stats) {}
+
   private final Key key;
   private final Prober prober;
   private final Supplier<Optional<ContainerSnapshot>> container;
   private final Shared shared;
-  private final ReentrantLock lock = new ReentrantLock();
+  private final Guard guard = new Guard();
   private final AttemptStats stats;
   private final ProbeState state;
   private final ProbeTicker ticker;
@@ -115,12 +121,12 @@ public final class ProbeWorker implements Lifecycle {
       Shared shared) {
     this.key = Objects.requireNonNull(key, "key");
     this.prober = Objects.requireNonNull(prober, "prober");
-    Objects.requireNonNull(settings, "settings");
     this.container = Objects.requireNonNull(container, "container");
     this.shared = Objects.requireNonNull(shared, "shared");
-    this.stats = new AttemptStats(settings.period());
-    this.state = new ProbeState(key, settings, shared.results(), shared.clock(), stats);
-    this.ticker = new ProbeTicker(key, settings, shared, stats, this::probeOnce);
+    this.stats = new AttemptStats(Objects.requireNonNull(settings, "settings").period());
+    Context ctx = new Context(key, settings, shared, stats);
+    this.state = new ProbeState(ctx);
+    this.ticker = new ProbeTicker(ctx, this::probeOnce);
   }
 
   public Key key() {
@@ -129,42 +135,22 @@ public final class ProbeWorker implements Lifecycle {
 
   /** The outcome of the latest attempt that ran, for events and logs. */
   public Optional<ProbeOutcome> lastOutcome() {
-    lock.lock();
-    try {
-      return Optional.ofNullable(state.lastOutcome());
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> Optional.ofNullable(state.lastOutcome()));
   }
 
   /** How regularly the attempts ran so far. */
   public Stats stats() {
-    lock.lock();
-    try {
-      return stats.snapshot(key);
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> stats.snapshot(key));
   }
 
   /** The attempts that ran so far, by result. */
   public ResultCounts results() {
-    lock.lock();
-    try {
-      return stats.results(key);
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> stats.results(key));
   }
 
   /** Whether the worker stopped, by {@link #stop()} or because its container ended for good. */
   public boolean finished() {
-    lock.lock();
-    try {
-      return finished;
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> finished);
   }
 
   /**
@@ -173,28 +159,20 @@ public final class ProbeWorker implements Lifecycle {
    * unready until its first probe. A different container starts over as usual.
    */
   public void seed(String containerId, ProbeResult result) {
-    lock.lock();
-    try {
-      state.seed(containerId, result);
-    } finally {
-      lock.unlock();
-    }
+    guard.run(() -> state.seed(containerId, result));
   }
 
   /** Puts the worker on the shared timer, ticking every period. Idempotent. */
   @Override
   public void start() {
-    lock.lock();
-    try {
-      if (started || finished) {
-        return;
-      }
-      started = true;
-      Duration first = ticker.schedule();
-      log.debug("Prober {} started, first attempt in {}ms", key, first.toMillis());
-    } finally {
-      lock.unlock();
-    }
+    guard.run(
+        () -> {
+          if (!started && !finished) {
+            started = true;
+            Duration first = ticker.schedule();
+            log.debug("Prober {} started, first attempt in {}ms", key, first.toMillis());
+          }
+        });
   }
 
   /**
@@ -203,13 +181,11 @@ public final class ProbeWorker implements Lifecycle {
    */
   @Override
   public void stop() {
-    lock.lock();
-    try {
-      cancel();
-      state.forget();
-    } finally {
-      lock.unlock();
-    }
+    guard.run(
+        () -> {
+          cancel();
+          state.forget();
+        });
   }
 
   private void cancel() {
@@ -219,12 +195,7 @@ public final class ProbeWorker implements Lifecycle {
 
   @Override
   public Health healthy() {
-    lock.lock();
-    try {
-      return started ? Health.OK : Health.failing("Prober " + key + " not started");
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> started ? Health.OK : Health.failing("Prober " + key + " not started"));
   }
 
   /**
@@ -235,37 +206,31 @@ public final class ProbeWorker implements Lifecycle {
    * @return whether the worker should keep going
    */
   public boolean probeOnce() {
-    ProbeTarget target;
-    lock.lock();
-    try {
-      if (finished) {
-        return false;
-      }
-      switch (state.next(container.get())) {
-        case ProbeState.Step.Stop stop -> {
-          cancel();
-          return false;
-        }
-        case ProbeState.Step.Wait wait -> {
-          return true;
-        }
-        case ProbeState.Step.Probe probe -> target = probe.target();
-      }
-    } finally {
-      lock.unlock();
+    ProbeState.Step step =
+        guard.get(
+            () -> {
+              if (finished) {
+                return new ProbeState.Step.Stop();
+              }
+              ProbeState.Step next = state.next(container.get());
+              if (next instanceof ProbeState.Step.Stop) {
+                cancel();
+              }
+              return next;
+            });
+    if (!(step instanceof ProbeState.Step.Probe(ProbeTarget target))) {
+      return step instanceof ProbeState.Step.Wait;
     }
-    // The attempt runs without the lock: stop() and the stats never wait for a slow probe.
+    // The attempt runs without the guard: stop() and the stats never wait for a slow probe.
     ProbeOutcome outcome = prober.probe(target);
-    lock.lock();
-    try {
-      if (finished || !state.follows(target.containerId())) {
-        return !finished; // stopped, or a new container, while the attempt ran: drop it
-      }
-      shared.listener().attempted(key, target.containerId(), outcome);
-      state.conclude(outcome);
-      return true;
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          if (finished || !state.follows(target.containerId())) {
+            return !finished; // stopped, or a new container, while the attempt ran: drop it
+          }
+          shared.listener().attempted(key, target.containerId(), outcome);
+          state.conclude(outcome);
+          return true;
+        });
   }
 }

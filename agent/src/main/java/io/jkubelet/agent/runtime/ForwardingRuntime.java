@@ -70,11 +70,6 @@ public abstract class ForwardingRuntime implements Runtime {
   }
 
   @Override
-  public long containerPid(String containerId) {
-    return delegate.containerPid(containerId);
-  }
-
-  @Override
   public String createContainer(String sandboxId, ContainerConfig config) {
     return delegate.createContainer(sandboxId, config);
   }

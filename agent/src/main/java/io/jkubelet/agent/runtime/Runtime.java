@@ -66,14 +66,6 @@ public interface Runtime {
    */
   String sandboxNetNs(String sandboxId);
 
-  /**
-   * The host pid of a running container's main process, for the OOM watch to tell its main process
-   * from a child; 0 when the container does not run or does not exist.
-   */
-  default long containerPid(String containerId) {
-    return 0;
-  }
-
   /** Removes a stopped sandbox. Missing sandboxes are not an error. */
   void removePodSandbox(String sandboxId);
 

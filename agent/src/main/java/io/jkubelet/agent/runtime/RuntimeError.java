@@ -1,7 +1,9 @@
 package io.jkubelet.agent.runtime;
 
+import io.jkubelet.agent.util.RuntimeFailure;
+
 /** A failed runtime call. The kind tells callers how to report it and whether to retry. */
-public final class RuntimeError extends RuntimeException {
+public final class RuntimeError extends RuntimeFailure {
 
   /** What failed. */
   public enum Kind {
@@ -19,14 +21,11 @@ public final class RuntimeError extends RuntimeException {
     OTHER
   }
 
-  private final Kind kind;
-
-  public RuntimeError(Kind kind, String message, Throwable cause) {
-    super(message, cause);
-    this.kind = kind;
+  public RuntimeError(Kind kind, String message) {
+    super(kind, message);
   }
 
   public Kind kind() {
-    return kind;
+    return detail();
   }
 }

@@ -55,7 +55,7 @@ public final class CoreRoutes implements Route {
     } else if (path.startsWith("/healthz/")) {
       Optional<Healthz.Report> r = healthz.one(path.substring("/healthz/".length()));
       if (r.isEmpty()) {
-        Responses.text(ctx, req, HttpResponseStatus.NOT_FOUND, "404 page not found");
+        Responses.notFound(ctx, req);
       } else {
         report(ctx, req, r.get());
       }

@@ -134,17 +134,13 @@ public final class KubeletApi implements Lifecycle {
             authorizer(config),
             routes);
     server.start();
-    if (config.server().healthzPort() > 0) {
+    if (config.server().healthz().healthzPort() > 0) {
       healthzServer =
           new KubeletServer(
-              new ServerOptions(
-                  config.server().healthzBindAddress(),
-                  config.server().healthzPort(),
-                  null,
-                  List.of(),
-                  options.nodeName(),
-                  null,
-                  TlsPolicy.DEFAULT),
+              ServerOptions.plain(
+                  config.server().healthz().healthzBindAddress(),
+                  config.server().healthz().healthzPort(),
+                  options.nodeName()),
               new Authenticator(true, Optional.empty()),
               Authorizer.ALWAYS_ALLOW,
               List.of(new CoreRoutes(healthz, null, null)));
@@ -154,9 +150,9 @@ public final class KubeletApi implements Lifecycle {
 
   /** The kubelet API's TLS, from {@code tlsMinVersion} and {@code tlsCipherSuites}. */
   private static TlsPolicy tls(KubeletConfiguration config) {
-    List<String> ciphers = config.server().tlsCipherSuites();
+    List<String> ciphers = config.server().tls().tlsCipherSuites();
     TlsPolicy.warnInsecure(ciphers, log);
-    return TlsPolicy.of(config.server().tlsMinVersion(), ciphers);
+    return TlsPolicy.of(config.server().tls().tlsMinVersion(), ciphers);
   }
 
   /**
@@ -199,11 +195,11 @@ public final class KubeletApi implements Lifecycle {
   private ServingIdentity identity(KubeletConfiguration config) {
     ServingCerts files = null;
     try {
-      if (!config.server().tlsCertFile().isEmpty()) {
+      if (!config.server().tls().tlsCertFile().isEmpty()) {
         files =
             ServingCerts.read(
-                Path.of(config.server().tlsCertFile()),
-                Path.of(config.server().tlsPrivateKeyFile()));
+                Path.of(config.server().tls().tlsCertFile()),
+                Path.of(config.server().tls().tlsPrivateKeyFile()));
       }
     } catch (IOException e) {
       throw new UncheckedIOException("kubelet server: serving certificate: " + e.getMessage(), e);

@@ -44,25 +44,21 @@ public final class PodTimelineRoute implements Route {
     }
     Matcher m = PATH.matcher(new QueryStringDecoder(req.uri()).path());
     if (!m.matches()) {
-      Responses.text(ctx, req, HttpResponseStatus.NOT_FOUND, "404 page not found");
+      Responses.notFound(ctx, req);
       return;
     }
     String namespace = m.group(1);
     String name = m.group(2);
     if (!timelines.enabled()) {
-      Responses.text(
-          ctx,
-          req,
-          HttpResponseStatus.NOT_FOUND,
-          "start-up timelines are off on this node (podStartTimeline: false)\n");
+      Responses.notFound(
+          ctx, req, "start-up timelines are off on this node (podStartTimeline: false)\n");
       return;
     }
     Optional<Timeline> t = timelines.find(namespace, name);
     if (t.isEmpty()) {
-      Responses.text(
+      Responses.notFound(
           ctx,
           req,
-          HttpResponseStatus.NOT_FOUND,
           "pod \"" + namespace + "/" + name + "\" has no start-up timeline on this node\n");
       return;
     }

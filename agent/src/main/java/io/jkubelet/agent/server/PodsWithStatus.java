@@ -20,7 +20,9 @@ import java.util.function.Supplier;
  * for it, or phase Pending when it has none yet. jkubelet's own annotations go on the copy only,
  * never to the API server: a pod waiting on image pulls carries their progress as {@value
  * #IMAGE_PULLS} (a JSON list, one entry per pull); a pod stuck Terminating carries what holds it as
- * {@value #TERMINATION_STUCK} (a JSON object, {@code terminating.StuckTerminations.Report}).
+ * {@value #TERMINATION_STUCK} (a JSON object, {@code terminating.StuckTerminations.Report}); a pod
+ * with runtime calls that have not returned carries them as {@value #RUNTIME_CALLS_HUNG} (a JSON
+ * list, {@code hung.HungCall.Report}).
  */
 public final class PodsWithStatus implements Supplier<List<Pod>> {
   /** The annotation of a pod in {@code /pods} that holds the progress of the pulls it waits on. */
@@ -31,13 +33,16 @@ public final class PodsWithStatus implements Supplier<List<Pod>> {
    */
   public static final String TERMINATION_STUCK = "jkubelet.io/termination-stuck";
 
+  /** The annotation of a pod in {@code /pods} that lists its runtime calls that hang now. */
+  public static final String RUNTIME_CALLS_HUNG = "jkubelet.io/runtime-calls-hung";
+
   private final Supplier<? extends Collection<Pod>> desired;
   private final Function<String, Optional<PodStatus>> statusByUid;
   private final Function<String, Map<String, String>> annotationsByUid;
 
   /**
    * @param annotationsByUid jkubelet's own annotations of a pod ({@link #IMAGE_PULLS}, {@link
-   *     #TERMINATION_STUCK}), by its UID; empty for none
+   *     #TERMINATION_STUCK}, {@link #RUNTIME_CALLS_HUNG}), by its UID; empty for none
    */
   public PodsWithStatus(
       Supplier<? extends Collection<Pod>> desired,

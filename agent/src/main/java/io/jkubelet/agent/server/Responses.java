@@ -22,6 +22,16 @@ public final class Responses {
     send(ctx, req, status, "text/plain; charset=utf-8", body.getBytes(StandardCharsets.UTF_8));
   }
 
+  /** Sends 404 with Go's default body, as upstream's mux answers a path it does not serve. */
+  public static void notFound(ChannelHandlerContext ctx, HttpRequest req) {
+    notFound(ctx, req, "404 page not found");
+  }
+
+  /** Sends 404 with a text body saying what was not found. */
+  public static void notFound(ChannelHandlerContext ctx, HttpRequest req, String body) {
+    text(ctx, req, HttpResponseStatus.NOT_FOUND, body);
+  }
+
   /** Sends a JSON body. */
   public static void json(
       ChannelHandlerContext ctx, HttpRequest req, HttpResponseStatus status, String body) {

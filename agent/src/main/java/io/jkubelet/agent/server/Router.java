@@ -153,7 +153,7 @@ final class Router extends SimpleChannelInboundHandler<FullHttpRequest> {
           return;
         }
       }
-      Responses.text(ctx, req, HttpResponseStatus.NOT_FOUND, "404 page not found");
+      Responses.notFound(ctx, req);
     } catch (RuntimeException e) {
       log.error("kubelet server: {} {} failed", req.method(), path, e);
       Responses.text(ctx, req, HttpResponseStatus.INTERNAL_SERVER_ERROR, "Internal Server Error");

@@ -42,4 +42,11 @@ public record ServerOptions(
       keys = CertificateKeyManager.fixed(fixed);
     }
   }
+
+  /**
+   * Plain HTTP on {@code address}:{@code port} (the healthz port): no certificate, no client CAs.
+   */
+  public static ServerOptions plain(String address, int port, String nodeName) {
+    return new ServerOptions(address, port, null, List.of(), nodeName, null, TlsPolicy.DEFAULT);
+  }
 }

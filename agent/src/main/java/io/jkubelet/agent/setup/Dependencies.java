@@ -128,7 +128,7 @@ public record Dependencies(
                         options.config().runtime().runtimeRequestTimeout())
                     .scopedTo(Map.of(Labels.NODE, options.nodeName())),
             r -> Thread.ofVirtual().name("docker-connect").start(r));
-    Rlimit.setOpenFiles(options.config().maxOpenFiles());
+    Rlimit.setOpenFiles(options.config().node().host().maxOpenFiles());
     // Host facts are read here, once, so that building the agent does no I/O.
     HostFacts host = HostFacts.read(options.nodeIp(), options.nodeName(), options.rootDir());
     Supplier<Engine> engine =

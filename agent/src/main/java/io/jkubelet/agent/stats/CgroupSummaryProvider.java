@@ -206,9 +206,8 @@ final class CgroupSummaryProvider implements SummaryProvider {
         options.nodeName(),
         system,
         r.startTime(),
-        r.cpu(),
-        reading.memory() == null ? null : reading.memory().stats(),
-        r.network(),
+        new Summary.Usage(
+            r.cpu(), reading.memory() == null ? null : reading.memory().stats(), r.network()),
         reading.fs() == null ? null : reading.fs().stats(),
         new Summary.RuntimeStats(reading.imageFs() == null ? null : reading.imageFs().stats()),
         reading.rlimit() == null ? null : reading.rlimit().stats());
@@ -272,9 +271,10 @@ final class CgroupSummaryProvider implements SummaryProvider {
             ref,
             start == null ? null : time(start),
             containers,
-            own == null ? null : cpu(p.pod().uid(), own.cpuNanos(), now, next),
-            own == null ? null : memory(own, time),
-            network,
+            new Summary.Usage(
+                own == null ? null : cpu(p.pod().uid(), own.cpuNanos(), now, next),
+                own == null ? null : memory(own, time),
+                network),
             volumes.isEmpty() ? null : volumes,
             storage.ephemeral(volumes, containers, time),
             // The processes of the pod's cgroups (cAdvisor's process_count): PID pressure ranks on

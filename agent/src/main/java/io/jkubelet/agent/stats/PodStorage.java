@@ -81,13 +81,14 @@ final class PodStorage {
   private static VolumeStats volume(Path dir, DiskUsage.Usage u) {
     FsStats m = measured(dir, u);
     return new VolumeStats(
-        m.time(),
-        m.availableBytes(),
-        m.capacityBytes(),
-        m.usedBytes(),
-        null,
-        null,
-        m.inodesUsed(),
+        new FsStats(
+            m.time(),
+            m.availableBytes(),
+            m.capacityBytes(),
+            m.usedBytes(),
+            null,
+            null,
+            m.inodesUsed()),
         dir.getFileName().toString());
   }
 
@@ -134,8 +135,8 @@ final class PodStorage {
     if (root == null) {
       return null;
     }
-    long used = volumes.stream().mapToLong(VolumeStats::usedBytes).sum();
-    long inodes = volumes.stream().mapToLong(VolumeStats::inodesUsed).sum();
+    long used = volumes.stream().mapToLong(v -> v.fs().usedBytes()).sum();
+    long inodes = volumes.stream().mapToLong(v -> v.fs().inodesUsed()).sum();
     for (ContainerStats c : containers) {
       for (FsStats f : new FsStats[] {c.rootfs(), c.logs()}) {
         if (f != null) {

@@ -2,6 +2,7 @@ package io.jkubelet.agent.stats;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import java.util.List;
 
 /**
@@ -12,29 +13,53 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Summary(NodeStats node, List<PodStats> pods) {
 
+  /** The node's figures; its {@link Usage} inline, as upstream's fields. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record NodeStats(
       String nodeName,
       List<ContainerStats> systemContainers,
       String startTime,
-      CpuStats cpu,
-      MemoryStats memory,
-      NetworkStats network,
+      @JsonUnwrapped Usage usage,
       FsStats fs,
       RuntimeStats runtime,
-      RlimitStats rlimit) {}
+      RlimitStats rlimit)
+      implements Measured {}
 
+  /** A pod's figures; its {@link Usage} inline, as upstream's fields. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record PodStats(
       PodReference podRef,
       String startTime,
       List<ContainerStats> containers,
-      CpuStats cpu,
-      MemoryStats memory,
-      NetworkStats network,
+      @JsonUnwrapped Usage usage,
       List<VolumeStats> volume,
       @JsonProperty("ephemeral-storage") FsStats ephemeralStorage,
-      @JsonProperty("process_stats") ProcessStats processStats) {}
+      @JsonProperty("process_stats") ProcessStats processStats)
+      implements Measured {}
+
+  /** A node's or a pod's figures, whose {@link Usage} reads through. */
+  public interface Measured {
+    Usage usage();
+
+    default CpuStats cpu() {
+      return usage() == null ? null : usage().cpu();
+    }
+
+    default MemoryStats memory() {
+      return usage() == null ? null : usage().memory();
+    }
+
+    default NetworkStats network() {
+      return usage() == null ? null : usage().network();
+    }
+  }
+
+  /**
+   * What a node or a pod uses of CPU, memory and network, each null when not known. In the JSON the
+   * three stand inline in the node's or pod's object.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Usage(CpuStats cpu, MemoryStats memory, NetworkStats network) {}
 
   public record PodReference(String name, String namespace, String uid) {}
 
@@ -90,15 +115,7 @@ public record Summary(NodeStats node, List<PodStats> pods) {
 
   /** A volume's {@code FsStats}, inline as Go's embedded struct, with the volume's name. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record VolumeStats(
-      String time,
-      Long availableBytes,
-      Long capacityBytes,
-      Long usedBytes,
-      Long inodesFree,
-      Long inodes,
-      Long inodesUsed,
-      String name) {}
+  public record VolumeStats(@JsonUnwrapped FsStats fs, String name) {}
 
   public record RuntimeStats(FsStats imageFs) {}
 

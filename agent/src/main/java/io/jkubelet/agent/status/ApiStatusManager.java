@@ -47,9 +47,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe, as each of its parts. The client is owned: {@link #stop()} closes it.
  */
-public final class ApiStatusManager implements StatusManager {
+public final class ApiStatusManager extends CachedStatusManager {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusManager.class);
   private static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+
+  /** The re-check period of every pod, as upstream's status manager. */
+  public static final Duration SYNC_PERIOD = Duration.ofSeconds(10);
 
   /**
    * Counters since start, for logs and tests.
@@ -77,7 +80,6 @@ public final class ApiStatusManager implements StatusManager {
 
   private final KubernetesClient client;
   private final Duration syncPeriod;
-  private final StatusCache cache = new StatusCache();
   private final StatusCounters counters = new StatusCounters();
   private final StatusSyncQueue queue;
   private final ApiStatusWriter writer;
@@ -111,11 +113,12 @@ public final class ApiStatusManager implements StatusManager {
     this.queue = new StatusSyncQueue(clock, syncPeriod, new Backoff.Policy(first, syncPeriod));
     this.writer =
         new ApiStatusWriter(
-            client,
-            new TokenBucket(clock, qps, burst),
-            queue::pause,
-            Objects.requireNonNull(canBeDeleted, "canBeDeleted"),
-            counters);
+            new ApiStatusWriter.Deps(
+                client,
+                new TokenBucket(clock, qps, burst),
+                queue::pause,
+                Objects.requireNonNull(canBeDeleted, "canBeDeleted"),
+                counters));
     this.loop =
         new StatusSyncLoop(cache, queue, writer, counters, Objects.requireNonNull(seen, "seen"));
   }
@@ -155,11 +158,6 @@ public final class ApiStatusManager implements StatusManager {
     return counters.snapshot(queue.pending());
   }
 
-  @Override
-  public Optional<PodStatus> getPodStatus(String uid) {
-    return cache.status(uid);
-  }
-
   /**
    * Records the pod's status after the {@link StatusCache} rules; never blocks on the API server. A
    * status the rules drop is never written.
@@ -187,13 +185,8 @@ public final class ApiStatusManager implements StatusManager {
   }
 
   @Override
-  public int size() {
-    return cache.size();
-  }
-
-  @Override
   public void removeOrphanedStatuses(Set<String> keep) {
-    cache.retainAll(keep);
+    super.removeOrphanedStatuses(keep);
     queue.retainAll(keep);
   }
 }

@@ -56,27 +56,26 @@ final class ApiStatusWriter {
   private static final int ABBREVIATE_AT = 300;
   private static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
-  private final KubernetesClient client;
-  private final TokenBucket budget;
-  private final Sleeper budgetWait;
-  private final Predicate<Pod> canBeDeleted;
-  private final StatusCounters counters;
-
   /**
+   * What the writer works with.
+   *
+   * @param client the API server's client
+   * @param budget the rate budget; every request spends a token of it
    * @param budgetWait waits for the rate budget; throws {@link InterruptedException} to give up
    * @param canBeDeleted whether a pod that is being deleted is finished on this node
+   * @param counters what the writes came to
    */
-  ApiStatusWriter(
+  record Deps(
       KubernetesClient client,
       TokenBucket budget,
       Sleeper budgetWait,
       Predicate<Pod> canBeDeleted,
-      StatusCounters counters) {
-    this.client = client;
-    this.budget = budget;
-    this.budgetWait = budgetWait;
-    this.canBeDeleted = canBeDeleted;
-    this.counters = counters;
+      StatusCounters counters) {}
+
+  private final Deps deps;
+
+  ApiStatusWriter(Deps deps) {
+    this.deps = deps;
   }
 
   /**
@@ -88,7 +87,7 @@ final class ApiStatusWriter {
     Pod pod = a.pod();
     acquire();
     Pod api =
-        client
+        deps.client()
             .pods()
             .inNamespace(pod.getMetadata().getNamespace())
             .withName(pod.getMetadata().getName())
@@ -116,7 +115,7 @@ final class ApiStatusWriter {
       return false;
     }
     try {
-      return canBeDeleted.test(pod);
+      return deps.canBeDeleted().test(pod);
     } catch (RuntimeException e) {
       log.warn(
           "StatusManager: cannot tell whether {} can be deleted: {}",
@@ -132,7 +131,7 @@ final class ApiStatusWriter {
     boolean isStatic = Annotations.isStatic(pod);
     if (api == null) {
       if (isStatic) {
-        counters.skipped();
+        deps.counters().skipped();
         log.debug(
             "StatusManager: {} has no mirror pod yet, its status waits", PodConfig.fullName(pod));
         return StatusSyncResult.NO_MIRROR;
@@ -144,7 +143,7 @@ final class ApiStatusWriter {
     String apiUid = api.getMetadata().getUid();
     if (isStatic) {
       if (!Annotations.isMirror(api) || !mirrorMatches(pod, api)) {
-        counters.skipped();
+        deps.counters().skipped();
         log.debug(
             "StatusManager: {} in the API is not the mirror of static pod {}, its status waits",
             PodConfig.fullName(api),
@@ -166,7 +165,7 @@ final class ApiStatusWriter {
     PodStatus apiStatus = api.getStatus();
     String apiPhase = apiStatus == null ? null : apiStatus.getPhase();
     if (PodPhases.isTerminal(apiPhase) && !apiPhase.equals(a.status().getPhase())) {
-      counters.skipped();
+      deps.counters().skipped();
       String msg =
           "StatusManager: "
               + PodConfig.fullName(a.pod())
@@ -182,7 +181,7 @@ final class ApiStatusWriter {
       return StatusSyncResult.KEPT_TERMINAL;
     }
     if (StatusPatches.semantic(apiStatus).equals(a.semantic())) {
-      counters.skipped();
+      deps.counters().skipped();
       return StatusSyncResult.IN_SYNC;
     }
     return patch(a, api);
@@ -193,7 +192,7 @@ final class ApiStatusWriter {
     String json = StatusPatches.mergePatch(api.getMetadata().getUid(), a.status(), api.getStatus());
     acquire();
     try {
-      client
+      deps.client()
           .pods()
           .inNamespace(api.getMetadata().getNamespace())
           .withName(api.getMetadata().getName())
@@ -210,7 +209,7 @@ final class ApiStatusWriter {
       }
       return failed(a, "status update", e);
     }
-    counters.written();
+    deps.counters().written();
     log.debug(
         "StatusManager: status of {} written (phase {})",
         PodConfig.fullName(pod),
@@ -228,7 +227,7 @@ final class ApiStatusWriter {
     HttpResponse<String> response;
     try {
       response =
-          client
+          deps.client()
               .getHttpClient()
               .sendAsync(deleteRequest(api), String.class)
               .get(requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -238,7 +237,7 @@ final class ApiStatusWriter {
     }
     int code = response.code();
     if (code == 200 || code == 202 || code == 404) {
-      counters.deleted();
+      deps.counters().deleted();
       log.info(
           "StatusManager: {} fully terminated and removed from the API server",
           PodConfig.fullName(api));
@@ -258,14 +257,14 @@ final class ApiStatusWriter {
             + "\"preconditions\":{\"uid\":\""
             + api.getMetadata().getUid()
             + "\"}}";
-    String base = client.getMasterUrl().toString();
+    String base = deps.client().getMasterUrl().toString();
     String url =
         (base.endsWith("/") ? base : base + "/")
             + "api/v1/namespaces/"
             + URLEncoder.encode(api.getMetadata().getNamespace(), StandardCharsets.UTF_8)
             + "/pods/"
             + URLEncoder.encode(api.getMetadata().getName(), StandardCharsets.UTF_8);
-    return client
+    return deps.client()
         .getHttpClient()
         .newHttpRequestBuilder()
         .uri(url)
@@ -274,7 +273,7 @@ final class ApiStatusWriter {
   }
 
   private Duration requestTimeout() {
-    Integer configured = client.getConfiguration().getRequestTimeout();
+    Integer configured = deps.client().getConfiguration().getRequestTimeout();
     return configured == null || configured <= 0
         ? DEFAULT_REQUEST_TIMEOUT
         : Duration.ofMillis(configured);
@@ -295,7 +294,7 @@ final class ApiStatusWriter {
   private StatusSyncResult failed(Attempt a, String what, int code, Throwable e) {
     String retry = "will retry in " + a.nextRetry().toMillis() + "ms (attempt " + a.attempt() + ")";
     if (code == 409) {
-      counters.conflict();
+      deps.counters().conflict();
       log.info(
           "StatusManager: conflict on {} of {}, {}: {}",
           what,
@@ -304,7 +303,7 @@ final class ApiStatusWriter {
           message(e));
       return StatusSyncResult.RETRY;
     }
-    counters.failed();
+    deps.counters().failed();
     String msg =
         "StatusManager: "
             + what
@@ -326,9 +325,7 @@ final class ApiStatusWriter {
 
   /** Takes a token of the rate budget, waiting for one; throws only to give up. */
   private void acquire() throws InterruptedException {
-    for (Duration wait = budget.tryAcquire(); !wait.isZero(); wait = budget.tryAcquire()) {
-      budgetWait.sleep(wait);
-    }
+    deps.budget().acquire(deps.budgetWait());
   }
 
   /** Whether the mirror pod belongs to this version of the static pod (same config hash). */

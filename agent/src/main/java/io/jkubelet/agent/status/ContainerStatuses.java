@@ -33,17 +33,22 @@ final class ContainerStatuses {
   private ContainerStatuses() {}
 
   /**
-   * @param previous the statuses generated last time for the same containers, or null
-   * @param init whether {@code containers} are init containers (one that exited 0 is done)
+   * The statuses of the pod's init containers or of its app containers.
+   *
+   * @param last the pod's status generated last time, or null
+   * @param init whether these are the init containers (one that exited 0 is done)
    */
   static List<ContainerStatus> of(
       Pod pod,
       PodStatus runtime,
       ReasonCache reasons,
-      List<ContainerStatus> previous,
-      List<Container> containers,
+      io.fabric8.kubernetes.api.model.PodStatus last,
       boolean init,
       ContainerHealth health) {
+    List<Container> containers =
+        init ? PodSpecs.initContainers(pod) : pod.getSpec().getContainers();
+    List<ContainerStatus> previous =
+        last == null ? null : init ? last.getInitContainerStatuses() : last.getContainerStatuses();
     Map<String, ContainerStatus> statuses = defaults(pod, previous, containers);
     applyRuntime(statuses, runtime, health);
     statuses

@@ -5,12 +5,12 @@ import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.jkubelet.agent.pod.PodPhases;
 import io.jkubelet.agent.podconfig.PodConfig;
+import io.jkubelet.agent.util.Guard;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * <p>Every accepted status gets a version, increasing across the whole cache, so a caller that
  * hands accepted statuses on from several threads can tell which one is the latest.
  *
- * <p>Thread-safe: {@code lock} guards {@code entries} and {@code version}. Statuses are copied on
+ * <p>Thread-safe: {@code guard} guards {@code entries} and {@code version}. Statuses are copied on
  * the way in and out, so nobody shares a mutable status with the cache.
  */
 final class StatusCache {
@@ -47,7 +47,7 @@ final class StatusCache {
    */
   record Cached(Pod pod, PodStatus status, long version) {}
 
-  private final ReentrantLock lock = new ReentrantLock();
+  private final Guard guard = new Guard();
   private final Map<String, Cached> entries = new HashMap<>();
   private long version;
 
@@ -60,28 +60,21 @@ final class StatusCache {
     String uid = Objects.requireNonNull(pod.getMetadata().getUid(), "pod without a uid");
     PodStatus next = new PodStatusBuilder(status).build();
     String restartPolicy = pod.getSpec() == null ? null : pod.getSpec().getRestartPolicy();
-    lock.lock();
-    try {
-      Cached old = entries.get(uid);
-      if (old != null && !applyRules(pod, old.status(), next, restartPolicy)) {
-        return Optional.empty();
-      }
-      Cached cached = new Cached(pod, next, ++version);
-      entries.put(uid, cached);
-      return Optional.of(cached);
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          Cached old = entries.get(uid);
+          if (old != null && !applyRules(pod, old.status(), next, restartPolicy)) {
+            return Optional.empty();
+          }
+          Cached cached = new Cached(pod, next, ++version);
+          entries.put(uid, cached);
+          return Optional.of(cached);
+        });
   }
 
   /** The pod's accepted status and its version, if any. */
   Optional<Cached> get(String uid) {
-    lock.lock();
-    try {
-      return Optional.ofNullable(entries.get(uid));
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> Optional.ofNullable(entries.get(uid)));
   }
 
   /** A copy of the pod's latest status, if any. */
@@ -90,22 +83,12 @@ final class StatusCache {
   }
 
   int size() {
-    lock.lock();
-    try {
-      return entries.size();
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(entries::size);
   }
 
   /** Forgets pods other than these. */
   void retainAll(Set<String> keep) {
-    lock.lock();
-    try {
-      entries.keySet().retainAll(keep);
-    } finally {
-      lock.unlock();
-    }
+    guard.run(() -> entries.keySet().retainAll(keep));
   }
 
   /**

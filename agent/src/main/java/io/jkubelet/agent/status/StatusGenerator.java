@@ -1,13 +1,11 @@
 package io.jkubelet.agent.status;
 
-import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodIP;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.cm.QosClass;
 import io.jkubelet.agent.pod.PodPhases;
-import io.jkubelet.agent.pod.PodSpecs;
 import io.jkubelet.agent.prober.ContainerHealth;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
@@ -26,8 +24,6 @@ import java.util.List;
 public final class StatusGenerator {
   private StatusGenerator() {}
 
-  /** How the API names a runtime's container ID: {@code docker://<id>}. */
-
   /**
    * @param previous the status generated last time (for transition times, start time, and the
    *     terminated states of containers that were garbage collected), or null
@@ -41,25 +37,10 @@ public final class StatusGenerator {
       Instant now,
       String hostIp,
       ContainerHealth health) {
-    List<Container> inits = PodSpecs.initContainers(pod);
     List<ContainerStatus> initStatuses =
-        ContainerStatuses.of(
-            pod,
-            runtime,
-            reasons,
-            previous == null ? null : previous.getInitContainerStatuses(),
-            inits,
-            true,
-            health);
+        ContainerStatuses.of(pod, runtime, reasons, previous, true, health);
     List<ContainerStatus> appStatuses =
-        ContainerStatuses.of(
-            pod,
-            runtime,
-            reasons,
-            previous == null ? null : previous.getContainerStatuses(),
-            pod.getSpec().getContainers(),
-            false,
-            health);
+        ContainerStatuses.of(pod, runtime, reasons, previous, false, health);
     appStatuses.sort(Comparator.comparing(ContainerStatus::getName));
 
     String phase = PodPhase.of(pod, initStatuses, appStatuses);

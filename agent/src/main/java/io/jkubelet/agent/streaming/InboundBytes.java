@@ -1,11 +1,10 @@
 package io.jkubelet.agent.streaming;
 
+import io.jkubelet.agent.util.Guard;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.util.ArrayDeque;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -15,15 +14,14 @@ import java.util.function.Consumer;
  * callback stops reading the connection ({@code true}), and resumes it ({@code false}) once a
  * reader has taken them below {@link #LOW_WATER}.
  *
- * <p>Thread-safe: {@code lock} guards every field. A blocked {@link #read} wakes on data, on {@link
- * #end}, and on interruption ({@link InterruptedIOException}, the flag restored).
+ * <p>Thread-safe: {@code guard} guards every field. A blocked {@link #read} wakes on data, on
+ * {@link #end}, and on interruption ({@link InterruptedIOException}, the flag restored).
  */
 final class InboundBytes extends InputStream {
   static final int HIGH_WATER = 256 * 1024;
   static final int LOW_WATER = 64 * 1024;
 
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition changed = lock.newCondition();
+  private final Guard guard = new Guard();
   private final ArrayDeque<byte[]> chunks = new ArrayDeque<>();
   private final Consumer<Boolean> pause;
   private int headOffset;
@@ -42,21 +40,21 @@ final class InboundBytes extends InputStream {
     if (chunk.length == 0) {
       return;
     }
-    boolean pauseNow = false;
-    lock.lock();
-    try {
-      if (ended || discarding) {
-        return;
-      }
-      chunks.add(chunk);
-      buffered += chunk.length;
-      if (buffered > HIGH_WATER && !paused) {
-        paused = pauseNow = true;
-      }
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    boolean pauseNow =
+        guard.get(
+            () -> {
+              if (ended || discarding) {
+                return false;
+              }
+              chunks.add(chunk);
+              buffered += chunk.length;
+              guard.signalAll();
+              if (buffered > HIGH_WATER && !paused) {
+                paused = true;
+                return true;
+              }
+              return false;
+            });
     if (pauseNow) {
       pause.accept(true);
     }
@@ -64,29 +62,26 @@ final class InboundBytes extends InputStream {
 
   /** The client's end of this stream: readers get the rest, then -1. */
   void end() {
-    lock.lock();
-    try {
-      ended = true;
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    guard.run(
+        () -> {
+          ended = true;
+          guard.signalAll();
+        });
   }
 
   /** Nobody reads any more: drops what waits and what comes, so the connection is never paused. */
   void discard() {
-    boolean resume;
-    lock.lock();
-    try {
-      discarding = true;
-      chunks.clear();
-      buffered = 0;
-      resume = paused;
-      paused = false;
-      changed.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    boolean resume =
+        guard.get(
+            () -> {
+              discarding = true;
+              chunks.clear();
+              buffered = 0;
+              boolean wasPaused = paused;
+              paused = false;
+              guard.signalAll();
+              return wasPaused;
+            });
     if (resume) {
       pause.accept(false);
     }
@@ -98,56 +93,54 @@ final class InboundBytes extends InputStream {
     return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
   }
 
+  /** What one read took: how many bytes ({@code -1} at the end), and whether to resume reading. */
+  private record Took(int n, boolean resume) {}
+
   @Override
   public int read(byte[] b, int off, int len) throws IOException {
     if (len == 0) {
       return 0;
     }
-    int n;
-    boolean resume = false;
-    lock.lock();
+    Took took;
     try {
-      while (chunks.isEmpty()) {
-        if (ended || discarding) {
-          return -1;
-        }
-        try {
-          changed.await();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new InterruptedIOException("interrupted while reading from the client");
-        }
-      }
-      byte[] head = chunks.peek();
-      n = Math.min(len, head.length - headOffset);
-      System.arraycopy(head, headOffset, b, off, n);
-      headOffset += n;
-      if (headOffset == head.length) {
-        chunks.poll();
-        headOffset = 0;
-      }
-      buffered -= n;
-      if (paused && buffered < LOW_WATER) {
-        paused = false;
-        resume = true;
-      }
-    } finally {
-      lock.unlock();
+      took = guard.call(() -> take(b, off, len));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while reading from the client");
     }
-    if (resume) {
+    if (took.resume()) {
       pause.accept(false);
     }
-    return n;
+    return took.n();
+  }
+
+  /** Under {@code guard}: waits for a chunk, then takes up to {@code len} bytes of it. */
+  private Took take(byte[] b, int off, int len) throws InterruptedException {
+    while (chunks.isEmpty()) {
+      if (ended || discarding) {
+        return new Took(-1, false);
+      }
+      guard.pause();
+    }
+    byte[] head = chunks.peek();
+    int n = Math.min(len, head.length - headOffset);
+    System.arraycopy(head, headOffset, b, off, n);
+    headOffset += n;
+    if (headOffset == head.length) {
+      chunks.poll();
+      headOffset = 0;
+    }
+    buffered -= n;
+    boolean resume = paused && buffered < LOW_WATER;
+    if (resume) {
+      paused = false;
+    }
+    return new Took(n, resume);
   }
 
   @Override
   public int available() {
-    lock.lock();
-    try {
-      return (int) Math.min(Integer.MAX_VALUE, buffered);
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(() -> (int) Math.min(Integer.MAX_VALUE, buffered));
   }
 
   @Override

@@ -47,16 +47,14 @@ final class RemoteCommand {
       Function<StreamIo, StreamHandle> starter) {
     StreamHandle handle;
     try {
-      handle =
-          starter.apply(
-              new StreamIo(client.stdin(), client.stdout(), client.stderr(), client.tty()));
+      handle = starter.apply(client.io());
     } catch (RuntimeError | IllegalArgumentException e) {
       log.info("Streaming: {} failed: {}", what, e.getMessage());
       client.finish(ExecStatus.internalError(kind.errorPrefix + e.getMessage()));
       return;
     }
     client.onResize(handle::resize);
-    client.onClientGone(() -> Thread.ofVirtual().name("remote-command-close").start(handle::close));
+    client.gone().then(() -> Thread.ofVirtual().name("remote-command-close").start(handle::close));
     try {
       int code = handle.await();
       log.debug("Streaming: {} ended with {}", what, code);

@@ -58,6 +58,9 @@ final class SpdyConnection extends ChannelInboundHandlerAdapter {
 
     /** The client went away (the connection closed or a GOAWAY came). */
     void clientGone();
+
+    /** Called once, before the upgrade, with the connection this acceptor decides for. */
+    default void attachTo(SpdyConnection connection) {}
   }
 
   private final Acceptor acceptor;

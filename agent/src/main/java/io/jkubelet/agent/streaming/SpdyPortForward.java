@@ -1,8 +1,5 @@
 package io.jkubelet.agent.streaming;
 
-import io.jkubelet.agent.runtime.RuntimeError;
-import io.jkubelet.agent.runtime.StreamHandle;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -33,7 +30,8 @@ final class SpdyPortForward implements SpdyConnection.Acceptor {
     this.target = target;
   }
 
-  void attachTo(SpdyConnection connection) {
+  @Override
+  public void attachTo(SpdyConnection connection) {
     this.connection = connection;
   }
 
@@ -99,30 +97,16 @@ final class SpdyPortForward implements SpdyConnection.Acceptor {
   }
 
   private void forward(Pair pair) {
-    int port = Integer.parseInt(pair.data.header("port"));
-    StreamHandle handle = null;
     try {
-      handle = target.forward(port, pair.data.input(), pair.data.output());
-      StreamHandle h = handle;
-      gone.then(() -> Thread.ofVirtual().name("port-forward-close").start(h::close));
-      handle.await();
-    } catch (RuntimeError e) {
-      String msg =
-          "error forwarding port "
-              + port
-              + " to pod "
-              + target.sandboxId()
-              + ", uid : "
-              + e.getMessage();
-      log.info("Streaming: {}", msg);
-      pair.error.writeAndFinish(msg.getBytes(StandardCharsets.UTF_8));
+      target.serve(
+          Integer.parseInt(pair.data.header("port")),
+          pair.data.input(),
+          pair.data.output(),
+          gone,
+          pair.error::writeAndFinish);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {
-      if (handle != null) {
-        handle.close();
-      }
-      pair.data.input().discard();
       pair.data.finish();
       pair.error.finish();
       SpdyConnection c = connection;

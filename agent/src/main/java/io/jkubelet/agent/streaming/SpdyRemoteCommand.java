@@ -1,7 +1,7 @@
 package io.jkubelet.agent.streaming;
 
+import io.jkubelet.agent.runtime.StreamIo;
 import io.jkubelet.agent.runtime.TerminalSize;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -41,7 +41,6 @@ final class SpdyRemoteCommand implements SpdyConnection.Acceptor, RemoteCommandS
   private final Map<String, SpdyStream> byType = new ConcurrentHashMap<>();
   private final ClientGone gone = new ClientGone();
   private final AtomicBoolean started = new AtomicBoolean();
-  private final AtomicBoolean finished = new AtomicBoolean();
   private final int expected;
   private int replied;
   private volatile SpdyConnection connection;
@@ -64,12 +63,21 @@ final class SpdyRemoteCommand implements SpdyConnection.Acceptor, RemoteCommandS
     return n;
   }
 
-  void attachTo(SpdyConnection connection) {
+  @Override
+  public void attachTo(SpdyConnection connection) {
     this.connection = connection;
   }
 
-  boolean started() {
-    return started.get();
+  /**
+   * Closes the connection if the client has not opened its streams yet: upstream's stream creation
+   * timeout. Called on the event loop.
+   */
+  void closeUnlessStarted() {
+    SpdyConnection c = connection;
+    if (!started.get() && c != null) {
+      log.info("Streaming: timed out waiting for client to create streams");
+      c.close();
+    }
   }
 
   @Override
@@ -108,26 +116,18 @@ final class SpdyRemoteCommand implements SpdyConnection.Acceptor, RemoteCommandS
   }
 
   @Override
-  public InputStream stdin() {
-    SpdyStream s = options.stdin() ? byType.get("stdin") : null;
-    return s == null ? null : s.input();
+  public StreamIo io() {
+    SpdyStream in = options.stdin() ? byType.get("stdin") : null;
+    return new StreamIo(
+        in == null ? null : in.input(),
+        output("stdout", options.stdout()),
+        output("stderr", options.stderr()),
+        options.tty());
   }
 
-  @Override
-  public OutputStream stdout() {
-    SpdyStream s = options.stdout() ? byType.get("stdout") : null;
+  private OutputStream output(String type, boolean wanted) {
+    SpdyStream s = wanted ? byType.get(type) : null;
     return s == null ? null : s.output();
-  }
-
-  @Override
-  public OutputStream stderr() {
-    SpdyStream s = options.stderr() ? byType.get("stderr") : null;
-    return s == null ? null : s.output();
-  }
-
-  @Override
-  public boolean tty() {
-    return options.tty();
   }
 
   @Override
@@ -139,15 +139,12 @@ final class SpdyRemoteCommand implements SpdyConnection.Acceptor, RemoteCommandS
   }
 
   @Override
-  public void onClientGone(Runnable action) {
-    gone.then(action);
+  public ClientGone gone() {
+    return gone;
   }
 
   @Override
   public void finish(ExecStatus status) {
-    if (!finished.compareAndSet(false, true)) {
-      return;
-    }
     SpdyStream error = byType.get("error");
     if (error != null) {
       if (protocol.equals(V4)) {

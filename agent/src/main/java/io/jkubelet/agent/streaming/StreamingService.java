@@ -23,7 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -88,11 +90,8 @@ public final class StreamingService {
       Map<String, List<String>> query,
       RemoteCommand.Kind kind,
       Function<String, Function<StreamIo, StreamHandle>> starter) {
-    StreamOptions options;
-    try {
-      options = StreamOptions.fromQuery(query);
-    } catch (IllegalArgumentException e) {
-      Upgrades.refuse(ctx, Upgrades.text(HttpResponseStatus.BAD_REQUEST, e.getMessage()));
+    StreamOptions options = fromQuery(ctx, () -> StreamOptions.fromQuery(query));
+    if (options == null) {
       return;
     }
     HttpRequest copy = copy(req);
@@ -122,38 +121,28 @@ public final class StreamingService {
       ChannelHandlerContext ctx,
       HttpRequest req,
       StreamOptions options,
-      java.util.function.Consumer<SpdyRemoteCommand> run) {
-    Upgrades.Negotiation n = Upgrades.negotiate(req, SpdyRemoteCommand.PROTOCOLS);
-    if (n.refusal() != null) {
-      Upgrades.refuse(ctx, n.refusal());
-      return;
+      Consumer<SpdyRemoteCommand> run) {
+    SpdyRemoteCommand rc =
+        Upgrades.toSpdy(
+            ctx,
+            req,
+            SpdyRemoteCommand.PROTOCOLS,
+            protocol -> new SpdyRemoteCommand(options, protocol, run));
+    if (rc != null) {
+      ctx.channel()
+          .eventLoop()
+          .schedule(rc::closeUnlessStarted, STREAM_CREATION_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
     }
-    SpdyRemoteCommand rc = new SpdyRemoteCommand(options, n.protocol(), run);
-    SpdyConnection connection = new SpdyConnection(rc);
-    rc.attachTo(connection);
-    Upgrades.toSpdy(ctx, n.protocol(), connection);
-    ctx.channel()
-        .eventLoop()
-        .schedule(
-            () -> {
-              if (!rc.started()) {
-                log.info("Streaming: timed out waiting for client to create streams");
-                connection.close();
-              }
-            },
-            STREAM_CREATION_TIMEOUT.toSeconds(),
-            TimeUnit.SECONDS);
   }
 
   /** {@code /portForward/{ns}/{pod}[/{uid}]}, with {@code ?port=} for a WebSocket. */
   public void portForward(
       ChannelHandlerContext ctx, HttpRequest req, Target t, Map<String, List<String>> query) {
     boolean webSocket = Upgrades.isWebSocket(req);
-    List<Integer> ports;
-    try {
-      ports = webSocket ? WebSocketPortForward.parsePorts(query.get("port")) : List.of();
-    } catch (IllegalArgumentException e) {
-      Upgrades.refuse(ctx, Upgrades.text(HttpResponseStatus.BAD_REQUEST, e.getMessage()));
+    List<Integer> ports =
+        fromQuery(
+            ctx, () -> webSocket ? WebSocketPortForward.parsePorts(query.get("port")) : List.of());
+    if (ports == null) {
       return;
     }
     HttpRequest copy = copy(req);
@@ -162,31 +151,15 @@ public final class StreamingService {
         () -> sandbox(t),
         sandboxId -> {
           PortForwardTarget target =
-              new PortForwardTarget() {
-                @Override
-                public String sandboxId() {
-                  return sandboxId;
-                }
-
-                @Override
-                public StreamHandle forward(
-                    int port, java.io.InputStream in, java.io.OutputStream out) {
-                  return targets.runtime().portForward(sandboxId, port, in, out);
-                }
-              };
+              new PortForwardTarget(
+                  sandboxId,
+                  (port, in, out) -> targets.runtime().portForward(sandboxId, port, in, out));
           if (webSocket) {
             WebSocketUpgrade.portForward(ctx, copy, target, ports);
             return;
           }
-          Upgrades.Negotiation n = Upgrades.negotiate(copy, List.of(SpdyPortForward.PROTOCOL));
-          if (n.refusal() != null) {
-            Upgrades.refuse(ctx, n.refusal());
-            return;
-          }
-          SpdyPortForward pf = new SpdyPortForward(target);
-          SpdyConnection connection = new SpdyConnection(pf);
-          pf.attachTo(connection);
-          Upgrades.toSpdy(ctx, n.protocol(), connection);
+          Upgrades.toSpdy(
+              ctx, copy, List.of(SpdyPortForward.PROTOCOL), p -> new SpdyPortForward(target));
         });
   }
 
@@ -276,10 +249,7 @@ public final class StreamingService {
    * event loop (not the handler's executor, which the HTTP layer may have made another); a {@link
    * Refusal} or runtime error becomes the answer instead.
    */
-  private static <T> void offLoop(
-      ChannelHandlerContext ctx,
-      java.util.function.Supplier<T> lookup,
-      java.util.function.Consumer<T> then) {
+  private static <T> void offLoop(ChannelHandlerContext ctx, Supplier<T> lookup, Consumer<T> then) {
     ctx.channel().config().setAutoRead(false);
     Thread.ofVirtual()
         .name("streaming-lookup")
@@ -316,6 +286,16 @@ public final class StreamingService {
                         }
                       });
             });
+  }
+
+  /** What {@code parse} makes of the query, or null once a 400 with its message has answered. */
+  private static <T> T fromQuery(ChannelHandlerContext ctx, Supplier<T> parse) {
+    try {
+      return parse.get();
+    } catch (IllegalArgumentException e) {
+      Upgrades.refuse(ctx, Upgrades.text(HttpResponseStatus.BAD_REQUEST, e.getMessage()));
+      return null;
+    }
   }
 
   /** The request line and headers, without a body the HTTP layer may release. */

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The HTTP side of the streaming protocols: which one a request asks for, the SPDY protocol
@@ -118,11 +119,33 @@ final class Upgrades {
   }
 
   /**
+   * Negotiates the protocol from {@code server}'s list, then upgrades to SPDY with the session that
+   * {@code session} makes for it; answers the refusal instead when the two sides share none.
+   * Returns the session, or null when refused.
+   */
+  static <A extends SpdyConnection.Acceptor> A toSpdy(
+      ChannelHandlerContext ctx,
+      HttpRequest req,
+      List<String> server,
+      Function<String, A> session) {
+    Negotiation n = negotiate(req, server);
+    if (n.refusal() != null) {
+      refuse(ctx, n.refusal());
+      return null;
+    }
+    A acceptor = session.apply(n.protocol());
+    SpdyConnection connection = new SpdyConnection(acceptor);
+    acceptor.attachTo(connection);
+    toSpdy(ctx, n.protocol(), connection);
+    return acceptor;
+  }
+
+  /**
    * Answers {@code 101} with {@code Upgrade: SPDY/3.1} and the negotiated protocol, then replaces
    * the HTTP codec, and every handler after it, with Netty's SPDY/3.1 frame codec and {@code
    * handler}. Bytes the client sent after the request go to the SPDY codec.
    */
-  static void toSpdy(ChannelHandlerContext ctx, String protocol, ChannelHandler handler) {
+  private static void toSpdy(ChannelHandlerContext ctx, String protocol, ChannelHandler handler) {
     FullHttpResponse ok =
         new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.SWITCHING_PROTOCOLS);
     ok.headers()

@@ -3,7 +3,6 @@ package io.jkubelet.agent.sync;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.cm.CgroupException;
 import io.jkubelet.agent.cm.ContainerManager;
-import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
@@ -26,6 +25,7 @@ import io.jkubelet.agent.status.StatusGenerator;
 import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.timeline.Phase;
 import io.jkubelet.agent.timeline.PodTimelines;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.workers.PodSyncFn;
 import io.jkubelet.agent.workers.SyncResult;
 import io.jkubelet.agent.workers.UpdatePodOptions;
@@ -55,9 +55,6 @@ import org.slf4j.LoggerFactory;
  * {@code cgroupRoot}) and is killed, then started again inside it (a pod with {@code restartPolicy:
  * Never} is only killed). NOTE: a pod whose cgroup exists is never killed for its cgroup, so a
  * restart of jkubelet leaves the pods it started running.
- *
- * <p>Three lines over 400 since the start-up timeline's marks joined the sync; the pod's cgroup
- * handling above is the part to move out first.
  */
 public final class PodSync implements PodSyncFn {
   private static final Logger log = LoggerFactory.getLogger(PodSync.class);
@@ -71,21 +68,9 @@ public final class PodSync implements PodSyncFn {
   /** How long a sync waits for the PLEG before it inspects the pod itself. */
   private static final Duration CACHE_WAIT = Duration.ofSeconds(2);
 
-  private final Runtime runtime;
-  private final RuntimeManager manager;
-  private final PodCache cache;
-  private final StatusManager statuses;
-  private final ReasonCache reasons;
-  private final Clock clock;
-  private final Supplier<String> hostIp;
-  private final Predicate<Pod> rejected;
-  private final OomEvents oomEvents;
-  private final EventRecorder recorder;
-  private final Function<String, ContainerHealth> health;
-  private final Actions.FailedProbes failedProbes;
-  private final Supplier<Optional<String>> networkError;
+  private final Deps deps;
+  private final Inputs inputs;
   private final Cgroups cgroups;
-  private final PodTimelines timelines;
   private final StartupMarks marks;
 
   /**
@@ -108,8 +93,8 @@ public final class PodSync implements PodSyncFn {
    * @param manager acts on the pod's containers
    * @param cache the runtime's pod statuses, written after a re-inspect
    * @param reasons why containers last failed to start, for their waiting reasons
-   * @param timelines the pods' start-up timelines: the pod cgroup, init containers' exits, the
-   *     first Ready (with its {@code StartupTimeline} event)
+   * @param reports the events, and the pods' start-up timelines: the pod cgroup, init containers'
+   *     exits, the first Ready (with its {@code StartupTimeline} event)
    */
   public record Deps(
       Runtime runtime,
@@ -118,21 +103,11 @@ public final class PodSync implements PodSyncFn {
       StatusManager statuses,
       ReasonCache reasons,
       OomEvents oomEvents,
-      EventRecorder recorder,
-      Clock clock,
-      PodTimelines timelines) {
+      RuntimeManager.Reports reports,
+      Clock clock) {
     public Deps {
       Records.requireNonNull(
-          Deps.class,
-          runtime,
-          manager,
-          cache,
-          statuses,
-          reasons,
-          oomEvents,
-          recorder,
-          clock,
-          timelines);
+          Deps.class, runtime, manager, cache, statuses, reasons, oomEvents, reports, clock);
     }
   }
 
@@ -160,22 +135,10 @@ public final class PodSync implements PodSyncFn {
    * @param cgroups the pods' cgroups; {@link Cgroups#NONE} without {@code cgroupsPerQOS}
    */
   public PodSync(Deps deps, Inputs inputs, Cgroups cgroups) {
+    this.deps = Objects.requireNonNull(deps, "deps");
+    this.inputs = Objects.requireNonNull(inputs, "inputs");
     this.cgroups = Objects.requireNonNull(cgroups, "cgroups");
-    this.networkError = inputs.networkError();
-    this.health = inputs.health();
-    this.failedProbes = inputs.failedProbes();
-    this.oomEvents = deps.oomEvents();
-    this.recorder = deps.recorder();
-    this.runtime = deps.runtime();
-    this.manager = deps.manager();
-    this.cache = deps.cache();
-    this.statuses = deps.statuses();
-    this.reasons = deps.reasons();
-    this.clock = deps.clock();
-    this.hostIp = inputs.hostIp();
-    this.rejected = inputs.rejected();
-    this.timelines = deps.timelines();
-    this.marks = new StartupMarks(deps.timelines(), deps.recorder());
+    this.marks = new StartupMarks(deps.reports().timelines(), deps.reports().recorder());
   }
 
   @Override
@@ -188,14 +151,14 @@ public final class PodSync implements PodSyncFn {
     if (work.type() == WorkType.KILL) {
       return kill(pod, ref, status, work.kill());
     }
-    if (rejected.test(pod)) {
+    if (inputs.rejected().test(pod)) {
       return new SyncResult(observed, null);
     }
     io.fabric8.kubernetes.api.model.PodStatus api = setStatus(pod, status);
     if (PodPhases.isTerminal(api.getPhase())) {
       // A pod that has finished is not restarted; only make sure nothing of it still runs.
       if (status.anyRunning()) {
-        manager.killPod(pod, status, null, false);
+        deps.manager().killPod(pod, status, null, false);
         updateQos();
         Observed after = inspect(pod, ref);
         setStatus(pod, after.status());
@@ -203,17 +166,19 @@ public final class PodSync implements PodSyncFn {
       }
       return new SyncResult(observed, null);
     }
-    Optional<String> network = networkError.get();
+    Optional<String> network = inputs.networkError().get();
     if (network.isPresent() && !Boolean.TRUE.equals(pod.getSpec().getHostNetwork())) {
       // As upstream: only host-network pods run until the network is ready (that is how a CNI
       // DaemonSet installs itself); the others are tried again shortly.
-      recorder.eventf(
-          Refs.pod(pod),
-          EventType.Warning,
-          Reasons.NETWORK_NOT_READY,
-          "%s: %s",
-          NETWORK_NOT_READY,
-          network.get());
+      deps.reports()
+          .recorder()
+          .eventf(
+              Refs.pod(pod),
+              EventType.Warning,
+              Reasons.NETWORK_NOT_READY,
+              "%s: %s",
+              NETWORK_NOT_READY,
+              network.get());
       return new SyncResult(observed, NETWORK_RETRY);
     }
     if (!cgroups.manager().exists(pod)) {
@@ -225,7 +190,7 @@ public final class PodSync implements PodSyncFn {
     }
     PodSyncResult result;
     try {
-      result = manager.syncPod(pod, status, failedProbes);
+      result = deps.manager().syncPod(pod, status, inputs.failedProbes());
     } catch (RuntimeManager.SyncError e) {
       // Show what is there, then let the worker retry with backoff.
       Observed after = inspect(pod, ref);
@@ -260,7 +225,7 @@ public final class PodSync implements PodSyncFn {
               + " again in there",
           PodConfig.fullName(pod),
           cgroups.manager().cgroupParent(pod));
-      manager.killPod(pod, status, null, false);
+      deps.manager().killPod(pod, status, null, false);
       updateQos();
       killed = Optional.of(inspect(pod, ref));
       if ("Never".equals(pod.getSpec().getRestartPolicy())) {
@@ -268,23 +233,26 @@ public final class PodSync implements PodSyncFn {
       }
     }
     updateQos();
-    PodTimelines.Span span = timelines.begin(ref.uid(), Phase.POD_CGROUP, null);
+    PodTimelines.Span span = deps.reports().timelines().begin(ref.uid(), Phase.POD_CGROUP, null);
     try {
       cgroups.manager().ensurePod(pod);
       span.end();
     } catch (CgroupException e) {
       span.fail(e.getMessage());
-      recorder.eventf(
-          Refs.pod(pod),
-          EventType.Warning,
-          Reasons.FAILED_CREATE_POD_CONTAINER,
-          "unable to ensure pod container exists: %s",
-          e.getMessage());
-      throw new RuntimeManager.SyncError(
-          "failed to ensure that the pod: "
-              + ref.uid()
-              + " cgroups exist and are correctly applied: "
-              + e.getMessage(),
+      deps.reports()
+          .recorder()
+          .eventf(
+              Refs.pod(pod),
+              EventType.Warning,
+              Reasons.FAILED_CREATE_POD_CONTAINER,
+              "unable to ensure pod container exists: %s",
+              e.getMessage());
+      throw Errors.withCause(
+          new RuntimeManager.SyncError(
+              "failed to ensure that the pod: "
+                  + ref.uid()
+                  + " cgroups exist and are correctly applied: "
+                  + e.getMessage()),
           e);
     }
     return killed;
@@ -302,7 +270,7 @@ public final class PodSync implements PodSyncFn {
   /** When the pod's active deadline passes, so that it is synced (and failed) right then. */
   private Duration deadline(Pod pod, io.fabric8.kubernetes.api.model.PodStatus api) {
     Instant start = api.getStartTime() == null ? null : Instant.parse(api.getStartTime());
-    return ActiveDeadline.remaining(pod, start, clock.instant())
+    return ActiveDeadline.remaining(pod, start, deps.clock().instant())
         .map(d -> d.isNegative() ? Duration.ZERO : d)
         .orElse(null);
   }
@@ -322,16 +290,16 @@ public final class PodSync implements PodSyncFn {
       throws RuntimeManager.SyncError {
     String name = PodConfig.fullName(pod);
     log.info("SyncPod KILL {}: {}", name, kill.reason());
-    Instant start = clock.instant();
-    manager.killPod(pod, status, kill.gracePeriodOverride(), kill.removeContainers());
+    Instant start = deps.clock().instant();
+    deps.manager().killPod(pod, status, kill.gracePeriodOverride(), kill.removeContainers());
     updateQos();
     Observed after = inspect(pod, ref);
     if (kill.removeContainers()) {
-      oomEvents.forget(ref.uid());
+      deps.oomEvents().forget(ref.uid());
     }
     log.info(
         "SyncPod KILL {}: done in {} ms", name, Duration.between(start, after.at()).toMillis());
-    if (kill.deletion() || statuses.getPodStatus(ref.uid()).isPresent()) {
+    if (kill.deletion() || deps.statuses().getPodStatus(ref.uid()).isPresent()) {
       setStatus(pod, after.status());
     }
     return new SyncResult(after.at(), null);
@@ -341,9 +309,9 @@ public final class PodSync implements PodSyncFn {
   private void rememberStartFailures(PodRef ref, PodSyncResult result) {
     for (PodSyncResult.StartResult s : result.starts()) {
       if (s.failure() == null) {
-        reasons.remove(ref.uid(), s.container());
+        deps.reasons().remove(ref.uid(), s.container());
       } else {
-        reasons.add(ref.uid(), s.container(), s.failure().reason(), s.failure().message());
+        deps.reasons().add(ref.uid(), s.container(), s.failure().reason(), s.failure().message());
       }
     }
   }
@@ -352,26 +320,28 @@ public final class PodSync implements PodSyncFn {
 
   /** Inspects the pod now and records it in the cache: the worker's own fast path. */
   private Observed inspect(Pod pod, PodRef ref) {
-    Instant at = clock.instant();
+    Instant at = deps.clock().instant();
     PodStatus s;
     try {
-      s = runtime.podStatus(ref);
+      s = deps.runtime().podStatus(ref);
     } catch (RuntimeException e) {
-      recorder.eventf(
-          Refs.pod(pod),
-          EventType.Warning,
-          Reasons.FAILED_SYNC,
-          "error determining status: %s",
-          e.getMessage());
+      deps.reports()
+          .recorder()
+          .eventf(
+              Refs.pod(pod),
+              EventType.Warning,
+              Reasons.FAILED_SYNC,
+              "error determining status: %s",
+              e.getMessage());
       throw e;
     }
-    cache.set(ref, s, null, at);
+    deps.cache().set(ref, s, null, at);
     return new Observed(s, at);
   }
 
   private PodCache.Entry statusNewerThan(Pod pod, PodRef ref, Instant lastSyncTime)
       throws InterruptedException {
-    Optional<PodCache.Entry> e = cache.getNewerThan(ref, lastSyncTime, CACHE_WAIT);
+    Optional<PodCache.Entry> e = deps.cache().getNewerThan(ref, lastSyncTime, CACHE_WAIT);
     if (e.isPresent() && e.get().error() == null) {
       return e.get();
     }
@@ -381,25 +351,26 @@ public final class PodSync implements PodSyncFn {
   }
 
   private io.fabric8.kubernetes.api.model.PodStatus setStatus(Pod pod, PodStatus status) {
-    oomEvents.observe(pod, status);
+    deps.oomEvents().observe(pod, status);
     // As upstream: the status last generated, else the one the API server has (after a restart of
     // jkubelet), so that transition times, the start time and terminated states carry over.
-    var previous = statuses.getPodStatus(pod.getMetadata().getUid()).orElse(pod.getStatus());
+    var previous = deps.statuses().getPodStatus(pod.getMetadata().getUid()).orElse(pod.getStatus());
     var api =
         StatusGenerator.generate(
             pod,
             status,
-            reasons,
+            deps.reasons(),
             previous,
-            clock.instant(),
-            hostIp.get(),
-            health.apply(pod.getMetadata().getUid()));
+            deps.clock().instant(),
+            inputs.hostIp().get(),
+            inputs.health().apply(pod.getMetadata().getUid()));
     if (ActiveDeadline.REASON.equals(api.getReason())
         && !ActiveDeadline.REASON.equals(previous == null ? null : previous.getReason())) {
-      recorder.event(
-          Refs.pod(pod), EventType.Normal, ActiveDeadline.REASON, ActiveDeadline.MESSAGE);
+      deps.reports()
+          .recorder()
+          .event(Refs.pod(pod), EventType.Normal, ActiveDeadline.REASON, ActiveDeadline.MESSAGE);
     }
-    statuses.setPodStatus(pod, api);
+    deps.statuses().setPodStatus(pod, api);
     marks.observe(pod, status, api);
     return api;
   }

@@ -18,16 +18,10 @@ import io.jkubelet.agent.timeline.PodTimelines;
  * engine's finish time) and the pod's first Ready, which closes its timeline and records the Normal
  * {@code StartupTimeline} event with the total and the three longest phases.
  *
- * <p>Thread-safe: it keeps no state; each pod's worker calls it for its own pod.
+ * <p>Thread-safe: it keeps no state but its two collaborators; each pod's worker calls it for its
+ * own pod.
  */
-final class StartupMarks {
-  private final PodTimelines timelines;
-  private final EventRecorder recorder;
-
-  StartupMarks(PodTimelines timelines, EventRecorder recorder) {
-    this.timelines = timelines;
-    this.recorder = recorder;
-  }
+record StartupMarks(PodTimelines timelines, EventRecorder recorder) {
 
   /** Marks what the status just generated shows of the pod's start. */
   void observe(Pod pod, PodStatus runtime, io.fabric8.kubernetes.api.model.PodStatus api) {

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.systemd;
 
+import io.jkubelet.agent.util.Errors;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,9 +73,10 @@ final class DbusSystemd implements Systemd {
               bus.getRemoteObject(DESTINATION, OBJECT, Properties.class));
     } catch (DBusException | RuntimeException busError) {
       if (!Files.exists(PRIVATE_SOCKET)) {
-        throw new SystemdException(
-            SystemdException.FAILED,
-            "cannot connect to the system bus: " + busError.getMessage(),
+        throw Errors.withCause(
+            new SystemdException(
+                SystemdException.FAILED,
+                "cannot connect to the system bus: " + busError.getMessage()),
             busError);
       }
       try {
@@ -87,9 +89,10 @@ final class DbusSystemd implements Systemd {
                 direct.getRemoteObject(OBJECT, Properties.class));
       } catch (DBusException | RuntimeException e) {
         e.addSuppressed(busError);
-        throw new SystemdException(
-            SystemdException.FAILED,
-            "cannot connect to systemd at the system bus or " + PRIVATE_SOCKET + ": " + e,
+        throw Errors.withCause(
+            new SystemdException(
+                SystemdException.FAILED,
+                "cannot connect to systemd at the system bus or " + PRIVATE_SOCKET + ": " + e),
             e);
       }
     }
@@ -108,8 +111,10 @@ final class DbusSystemd implements Systemd {
           });
     } catch (DBusException e) {
       close();
-      throw new SystemdException(
-          SystemdException.FAILED, "cannot subscribe to systemd's signals: " + e.getMessage(), e);
+      throw Errors.withCause(
+          new SystemdException(
+              SystemdException.FAILED, "cannot subscribe to systemd's signals: " + e.getMessage()),
+          e);
     } catch (SystemdException e) {
       close();
       throw e;
@@ -204,9 +209,10 @@ final class DbusSystemd implements Systemd {
       return "timeout-waiting";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new SystemdException(SystemdException.FAILED, "interrupted waiting for " + job, e);
+      throw Errors.withCause(
+          new SystemdException(SystemdException.FAILED, "interrupted waiting for " + job), e);
     } catch (ExecutionException e) {
-      throw new SystemdException(SystemdException.FAILED, e.getMessage(), e);
+      throw Errors.withCause(new SystemdException(SystemdException.FAILED, e.getMessage()), e);
     } finally {
       synchronized (jobs) {
         jobs.remove(job);
@@ -219,7 +225,8 @@ final class DbusSystemd implements Systemd {
       return call.get();
     } catch (DBusExecutionException e) {
       String name = errorName(e);
-      throw new SystemdException(name, what + ": " + name + ": " + e.getMessage(), e);
+      throw Errors.withCause(
+          new SystemdException(name, what + ": " + name + ": " + e.getMessage()), e);
     }
   }
 

@@ -1,7 +1,9 @@
 package io.jkubelet.agent.systemd;
 
+import io.jkubelet.agent.util.RuntimeFailure;
+
 /** A call to systemd that failed: {@link #errorName()} is the D-Bus error's name. */
-public final class SystemdException extends RuntimeException {
+public final class SystemdException extends RuntimeFailure {
   /** The unit is loaded already. */
   public static final String UNIT_EXISTS = "org.freedesktop.systemd1.UnitExists";
 
@@ -11,25 +13,17 @@ public final class SystemdException extends RuntimeException {
   /** The connection failed, or the job did not end well. */
   public static final String FAILED = "org.freedesktop.DBus.Error.Failed";
 
-  private final String errorName;
-
   public SystemdException(String errorName, String message) {
-    super(message);
-    this.errorName = errorName;
-  }
-
-  public SystemdException(String errorName, String message, Throwable cause) {
-    super(message, cause);
-    this.errorName = errorName;
+    super(errorName, message);
   }
 
   /** The D-Bus error's name, e.g. {@link #UNIT_EXISTS}. */
   public String errorName() {
-    return errorName;
+    return detail();
   }
 
   /** Whether this is the error {@code name}. */
   public boolean is(String name) {
-    return errorName.equals(name);
+    return errorName().equals(name);
   }
 }

@@ -15,7 +15,7 @@ import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.util.GoQuote;
-import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.agent.util.OwnedScheduler;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Durations;
 import java.time.Clock;
@@ -48,11 +48,10 @@ final class TerminationWatch implements StuckTerminations {
 
   private final Sources sources;
   private final Duration stuckAfter;
-  private final Time time;
   private final Clock clock;
   private final EventRecorder recorder;
   private final Map<String, Tracked> tracked = new ConcurrentHashMap<>();
-  private volatile Scheduler scheduler;
+  private final OwnedScheduler checks;
 
   /** A pod being deleted, as the checks follow it. */
   private static final class Tracked {
@@ -76,30 +75,29 @@ final class TerminationWatch implements StuckTerminations {
   TerminationWatch(Sources sources, Options options, Time time, EventRecorder recorder) {
     this.sources = sources;
     this.stuckAfter = options.stuckAfter();
-    this.time = time;
     this.clock = time.clock();
     this.recorder = recorder;
+    this.checks =
+        new OwnedScheduler(
+            time.schedulers(),
+            "termination-watch",
+            "termination watch not started",
+            s -> s.withFixedDelay(CHECK_PERIOD, CHECK_PERIOD, this::runOnce));
   }
 
   @Override
   public void start() {
-    Scheduler s = time.schedulers().create("termination-watch");
-    s.withFixedDelay(CHECK_PERIOD, CHECK_PERIOD, this::runOnce);
-    scheduler = s;
+    checks.start();
   }
 
   @Override
   public void stop() {
-    Scheduler s = scheduler;
-    scheduler = null;
-    if (s != null) {
-      s.close();
-    }
+    checks.stop();
   }
 
   @Override
   public Health healthy() {
-    return scheduler == null ? Health.failing("termination watch not started") : Health.OK;
+    return checks.healthy();
   }
 
   @Override

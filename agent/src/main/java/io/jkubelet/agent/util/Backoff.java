@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Per-key exponential backoff on an injected clock, ported from client-go's {@code
@@ -19,13 +18,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>{@link Policy} is the same doubling without keys, for a loop that retries one thing (the node
  * registration, a pod status write, a poll): every retry in jkubelet uses one or the other.
  *
- * <p>Thread-safe; {@code lock} guards {@code entries}.
+ * <p>Thread-safe; {@code guard} guards {@code entries}.
  */
 public final class Backoff {
   private final Clock clock;
   private final Policy policy;
   private final Duration max;
-  private final ReentrantLock lock = new ReentrantLock();
+  private final Guard guard = new Guard();
   private final Map<String, Entry> entries = new HashMap<>();
 
   private record Entry(Duration backoff, Instant lastUpdate) {}
@@ -59,14 +58,12 @@ public final class Backoff {
 
   /** Moves the key to its next backoff, recording {@code eventTime} as its last update. */
   public void next(String key, Instant eventTime) {
-    lock.lock();
-    try {
-      Entry e = entries.get(key);
-      Duration last = e == null || expired(e, eventTime) ? null : e.backoff;
-      entries.put(key, new Entry(policy.next(last), eventTime));
-    } finally {
-      lock.unlock();
-    }
+    guard.run(
+        () -> {
+          Entry e = entries.get(key);
+          Duration last = e == null || expired(e, eventTime) ? null : e.backoff;
+          entries.put(key, new Entry(policy.next(last), eventTime));
+        });
   }
 
   /**
@@ -79,61 +76,48 @@ public final class Backoff {
 
   /** How long until the backoff from {@code eventTime} ends; zero when it has. */
   public Duration remaining(String key, Instant eventTime) {
-    lock.lock();
-    try {
-      Entry e = entries.get(key);
-      Instant now = clock.instant();
-      if (e == null || expired(e, now)) {
-        return Duration.ZERO;
-      }
-      Duration left = Duration.between(now, eventTime.plus(e.backoff));
-      return left.isNegative() ? Duration.ZERO : left;
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          Entry e = entries.get(key);
+          Instant now = clock.instant();
+          if (e == null || expired(e, now)) {
+            return Duration.ZERO;
+          }
+          Duration left = Duration.between(now, eventTime.plus(e.backoff));
+          return left.isNegative() ? Duration.ZERO : left;
+        });
   }
 
   /** How long until the backoff from the key's last update ends; zero when it has. */
   public Duration remainingSinceUpdate(String key) {
-    lock.lock();
-    try {
-      Entry e = entries.get(key);
-      return e == null ? Duration.ZERO : remaining(key, e.lastUpdate);
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          Entry e = entries.get(key);
+          return e == null ? Duration.ZERO : remaining(key, e.lastUpdate);
+        });
   }
 
   /** The key's current backoff, or zero when it has none. */
   public Duration get(String key) {
-    lock.lock();
-    try {
-      Entry e = entries.get(key);
-      return e == null ? Duration.ZERO : e.backoff;
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          Entry e = entries.get(key);
+          return e == null ? Duration.ZERO : e.backoff;
+        });
   }
 
   /** Forgets every key that starts with the prefix, e.g. a pod's UID when it goes away. */
   public void forgetPrefix(String prefix) {
-    lock.lock();
-    try {
-      entries.keySet().removeIf(k -> k.startsWith(prefix));
-    } finally {
-      lock.unlock();
-    }
+    guard.run(() -> entries.keySet().removeIf(k -> k.startsWith(prefix)));
   }
 
   /** Drops entries that have expired, so the map does not grow without bound. */
   public void gc() {
-    lock.lock();
-    try {
-      Instant now = clock.instant();
-      entries.values().removeIf(e -> expired(e, now));
-    } finally {
-      lock.unlock();
-    }
+    guard.run(
+        () -> {
+          Instant now = clock.instant();
+          entries.values().removeIf(e -> expired(e, now));
+        });
   }
 
   private boolean expired(Entry e, Instant at) {

@@ -4,10 +4,25 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 
 /**
  * What a failure was, said briefly: the root cause of a wrapped exception, and the HTTP status of
- * an API server answer. The one place that walks causes and reads fabric8's error codes.
+ * an API server answer. The one place that walks causes and reads fabric8's error codes, and the
+ * one that gives a failure its cause ({@link #withCause}).
  */
 public final class Errors {
   private Errors() {}
+
+  /**
+   * The failure, caused by {@code cause}: {@link Throwable#initCause} that keeps the failure's own
+   * type, for {@code throw Errors.withCause(new MountFailure(volume, "..."), e)}. jkubelet's
+   * exceptions each have one constructor, without a cause, and no factories of their own: this is
+   * the one way any of them gets its cause.
+   *
+   * @param failure a new exception whose cause is not set yet
+   * @throws IllegalStateException if the failure's cause was set already
+   */
+  public static <X extends Throwable> X withCause(X failure, Throwable cause) {
+    failure.initCause(cause);
+    return failure;
+  }
 
   /** The innermost cause: what fabric8 or docker-java wrapped in "An error has occurred.". */
   public static Throwable rootCause(Throwable e) {

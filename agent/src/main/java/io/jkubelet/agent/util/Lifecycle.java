@@ -1,5 +1,7 @@
 package io.jkubelet.agent.util;
 
+import java.util.List;
+
 /**
  * The explicit lifecycle of a subsystem: constructors start nothing; {@link #start()} does, {@link
  * #stop()} undoes it, and {@link #healthy()} reports whether it works.
@@ -63,6 +65,18 @@ public interface Lifecycle {
 
     public static Health failing(String message) {
       return new Health(false, message);
+    }
+
+    /**
+     * Ok when every check is; otherwise what is wrong, as upstream's {@code
+     * utilerrors.NewAggregate} prints it: one message alone, several as {@code [a, b]}.
+     */
+    public static Health all(List<Health> checks) {
+      List<String> errors = checks.stream().filter(h -> !h.ok()).map(Health::message).toList();
+      if (errors.isEmpty()) {
+        return OK;
+      }
+      return failing(errors.size() == 1 ? errors.get(0) : "[" + String.join(", ", errors) + "]");
     }
   }
 }

@@ -47,6 +47,13 @@ public final class TokenBucket {
     return Duration.ZERO;
   }
 
+  /** Takes a token, sleeping on {@code sleeper} until one is available; throws only to give up. */
+  public void acquire(Sleeper sleeper) throws InterruptedException {
+    for (Duration wait = tryAcquire(); !wait.isZero(); wait = tryAcquire()) {
+      sleeper.sleep(wait);
+    }
+  }
+
   /**
    * Takes a token whether or not one is available, and returns how long the caller must wait before
    * its request: zero while the bucket holds a token, else until the token it took is due. As

@@ -38,8 +38,11 @@ import org.slf4j.LoggerFactory;
  * </ol>
  *
  * <p>Not thread-safe: one writer per volume directory at a time (the pod's worker).
+ *
+ * @param target the volume directory, which must exist
+ * @param context who writes, for log lines: {@code pod <ns>/<name> volume <volume>}
  */
-final class AtomicWriter {
+record AtomicWriter(Path target, Clock clock, String context) {
   private static final Logger log = LoggerFactory.getLogger(AtomicWriter.class);
   static final String DATA_DIR = "..data";
   static final String NEW_DATA_DIR = "..data_tmp";
@@ -47,20 +50,6 @@ final class AtomicWriter {
   private static final int MAX_FILE_NAME = 255;
   private static final DateTimeFormatter TS =
       DateTimeFormatter.ofPattern("'..'yyyy_MM_dd_HH_mm_ss'.'").withZone(ZoneOffset.UTC);
-
-  private final Path target;
-  private final Clock clock;
-  private final String context;
-
-  /**
-   * @param target the volume directory, which must exist
-   * @param context who writes, for log lines: {@code pod <ns>/<name> volume <volume>}
-   */
-  AtomicWriter(Path target, Clock clock, String context) {
-    this.target = target;
-    this.clock = clock;
-    this.context = context;
-  }
 
   /** A payload path that the writer refuses; upstream's message. */
   static final class InvalidPath extends Exception {

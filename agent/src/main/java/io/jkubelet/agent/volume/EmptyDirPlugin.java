@@ -3,6 +3,7 @@ package io.jkubelet.agent.volume;
 import io.fabric8.kubernetes.api.model.EmptyDirVolumeSource;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +41,8 @@ final class EmptyDirPlugin implements VolumePlugin {
         fresh = fresh || !mounter.isMountPoint(dir);
       }
     } catch (IOException e) {
-      throw new MountFailure(v.getName(), "cannot read the mount table: " + e.getMessage(), e);
+      throw Errors.withCause(
+          new MountFailure(v.getName(), "cannot read the mount table: " + e.getMessage()), e);
     }
     long size =
         memory && s.getSizeLimit() != null ? s.getSizeLimit().getNumericalAmount().longValue() : 0;
@@ -55,8 +57,7 @@ final class EmptyDirPlugin implements VolumePlugin {
         Ownership.apply(dir, fsGroup, false, Volumes.fsGroupChangePolicy(pod));
       }
     } catch (IOException e) {
-      throw new MountFailure(
-          v.getName(), "cannot set the mode of " + dir + ": " + e.getMessage(), null);
+      throw new MountFailure(v.getName(), "cannot set the mode of " + dir + ": " + e.getMessage());
     }
     return dir;
   }

@@ -2,6 +2,7 @@ package io.jkubelet.agent.volume;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,11 +36,11 @@ final class HostPathPlugin implements VolumePlugin {
           }
         }
         default ->
-            throw new MountFailure(v.getName(), "unsupported hostPath type \"" + type + "\"", null);
+            throw new MountFailure(v.getName(), "unsupported hostPath type \"" + type + "\"");
       }
     } catch (IOException e) {
-      throw new MountFailure(
-          v.getName(), "cannot prepare hostPath " + p + ": " + e.getMessage(), e);
+      throw Errors.withCause(
+          new MountFailure(v.getName(), "cannot prepare hostPath " + p + ": " + e.getMessage()), e);
     }
     return p;
   }
@@ -49,19 +50,17 @@ final class HostPathPlugin implements VolumePlugin {
       case "Directory" -> {
         if (!Files.isDirectory(p)) {
           throw new MountFailure(
-              volume, "hostPath type check failed: " + p + " is not a directory", null);
+              volume, "hostPath type check failed: " + p + " is not a directory");
         }
       }
       case "File" -> {
         if (!Files.isRegularFile(p)) {
-          throw new MountFailure(
-              volume, "hostPath type check failed: " + p + " is not a file", null);
+          throw new MountFailure(volume, "hostPath type check failed: " + p + " is not a file");
         }
       }
       case "Socket", "CharDevice", "BlockDevice" -> {
         if (!Files.exists(p)) {
-          throw new MountFailure(
-              volume, "hostPath type check failed: " + p + " does not exist", null);
+          throw new MountFailure(volume, "hostPath type check failed: " + p + " does not exist");
         }
       }
       default -> {

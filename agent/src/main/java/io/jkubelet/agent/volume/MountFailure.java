@@ -1,24 +1,24 @@
 package io.jkubelet.agent.volume;
 
+import io.jkubelet.agent.util.Failure;
+
 /**
  * A volume that cannot be set up. The {@code FailedMount} event reads {@code MountVolume.SetUp
  * failed for volume "<volume>" : <message>}, as upstream.
  */
-public final class MountFailure extends Exception {
-  private final String volume;
+public final class MountFailure extends Failure {
 
-  public MountFailure(String volume, String message, Throwable cause) {
-    super(message, cause);
-    this.volume = volume;
+  public MountFailure(String volume, String message) {
+    super(volume, message);
   }
 
   /** The volume's name in the pod spec. */
   public String volume() {
-    return volume;
+    return detail();
   }
 
   /** The event message, upstream's. */
   public String eventMessage() {
-    return "MountVolume.SetUp failed for volume \"" + volume + "\" : " + getMessage();
+    return "MountVolume.SetUp failed for volume \"" + volume() + "\" : " + getMessage();
   }
 }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.ProjectedVolumeSource;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeProjection;
+import io.jkubelet.agent.util.Errors;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,10 +55,11 @@ final class ProjectingPlugin implements VolumePlugin {
               var s = v.getSecret();
               return sources.secret(
                   pod,
-                  s.getSecretName(),
-                  s.getItems(),
-                  Sources.mode(s.getDefaultMode()),
-                  Boolean.TRUE.equals(s.getOptional()));
+                  new Sources.Keys(
+                      s.getSecretName(),
+                      s.getItems(),
+                      Sources.mode(s.getDefaultMode()),
+                      Boolean.TRUE.equals(s.getOptional())));
             }),
         new ProjectingPlugin(
             "kubernetes.io~configmap",
@@ -68,10 +70,11 @@ final class ProjectingPlugin implements VolumePlugin {
               var c = v.getConfigMap();
               return sources.configMap(
                   pod,
-                  c.getName(),
-                  c.getItems(),
-                  Sources.mode(c.getDefaultMode()),
-                  Boolean.TRUE.equals(c.getOptional()));
+                  new Sources.Keys(
+                      c.getName(),
+                      c.getItems(),
+                      Sources.mode(c.getDefaultMode()),
+                      Boolean.TRUE.equals(c.getOptional())));
             }),
         new ProjectingPlugin(
             "kubernetes.io~downward-api",
@@ -112,7 +115,7 @@ final class ProjectingPlugin implements VolumePlugin {
           try {
             return files.of(pod, v);
           } catch (Sources.SourceError e) {
-            throw new MountFailure(v.getName(), e.getMessage(), e);
+            throw Errors.withCause(new MountFailure(v.getName(), e.getMessage()), e);
           }
         });
   }
@@ -132,7 +135,7 @@ final class ProjectingPlugin implements VolumePlugin {
       }
     }
     if (!errors.isEmpty()) {
-      throw new MountFailure(volume, DownwardApi.aggregate(errors), null);
+      throw new MountFailure(volume, DownwardApi.aggregate(errors));
     }
     return payload;
   }
@@ -142,12 +145,14 @@ final class ProjectingPlugin implements VolumePlugin {
     if (p.getSecret() != null) {
       var s = p.getSecret();
       return sources.secret(
-          pod, s.getName(), s.getItems(), mode, Boolean.TRUE.equals(s.getOptional()));
+          pod,
+          new Sources.Keys(s.getName(), s.getItems(), mode, Boolean.TRUE.equals(s.getOptional())));
     }
     if (p.getConfigMap() != null) {
       var c = p.getConfigMap();
       return sources.configMap(
-          pod, c.getName(), c.getItems(), mode, Boolean.TRUE.equals(c.getOptional()));
+          pod,
+          new Sources.Keys(c.getName(), c.getItems(), mode, Boolean.TRUE.equals(c.getOptional())));
     }
     if (p.getDownwardAPI() != null) {
       return sources.downward(pod, p.getDownwardAPI().getItems(), mode);

@@ -6,6 +6,7 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -25,18 +26,8 @@ import org.slf4j.LoggerFactory;
  * now keeps its last files: a {@code FailedMount} Warning says why, and the pod goes on.
  * Thread-safe: it keeps no state.
  */
-final class Projector {
+record Projector(Mounter mounter, EventRecorder recorder, Clock clock) {
   private static final Logger log = LoggerFactory.getLogger(Projector.class);
-
-  private final Mounter mounter;
-  private final EventRecorder recorder;
-  private final Clock clock;
-
-  Projector(Mounter mounter, EventRecorder recorder, Clock clock) {
-    this.mounter = mounter;
-    this.recorder = recorder;
-    this.clock = clock;
-  }
 
   /** Computes a volume's files. */
   @FunctionalInterface
@@ -75,17 +66,20 @@ final class Projector {
     try {
       changed = new AtomicWriter(dir, clock, context).write(files);
     } catch (AtomicWriter.InvalidPath e) {
-      throw new MountFailure(v.getName(), e.getMessage(), null);
+      throw new MountFailure(v.getName(), e.getMessage());
     } catch (IOException e) {
-      throw new MountFailure(v.getName(), "error writing payload to dir: " + e.getMessage(), e);
+      throw Errors.withCause(
+          new MountFailure(v.getName(), "error writing payload to dir: " + e.getMessage()), e);
     }
     Long fsGroup = Volumes.fsGroup(pod);
     if (changed && fsGroup != null) {
       try {
         Ownership.apply(dir, fsGroup, true, null);
       } catch (IOException e) {
-        throw new MountFailure(
-            v.getName(), "cannot apply fsGroup " + fsGroup + ": " + e.getMessage(), e);
+        throw Errors.withCause(
+            new MountFailure(
+                v.getName(), "cannot apply fsGroup " + fsGroup + ": " + e.getMessage()),
+            e);
       }
     }
     return dir;
@@ -101,7 +95,8 @@ final class Projector {
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
-      throw new MountFailure(volume, "cannot create " + dir + ": " + e.getMessage(), e);
+      throw Errors.withCause(
+          new MountFailure(volume, "cannot create " + dir + ": " + e.getMessage()), e);
     }
     if (!tmpfs) {
       return;
@@ -111,12 +106,13 @@ final class Projector {
         mounter.mountTmpfs(dir, size);
       }
     } catch (IOException e) {
-      throw new MountFailure(
-          volume,
-          "cannot mount a tmpfs on "
-              + dir
-              + " (this volume is never written to disk): "
-              + e.getMessage(),
+      throw Errors.withCause(
+          new MountFailure(
+              volume,
+              "cannot mount a tmpfs on "
+                  + dir
+                  + " (this volume is never written to disk): "
+                  + e.getMessage()),
           e);
     }
   }

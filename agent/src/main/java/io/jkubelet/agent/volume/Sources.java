@@ -1,13 +1,12 @@
 package io.jkubelet.agent.volume;
 
-import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFile;
 import io.fabric8.kubernetes.api.model.KeyToPath;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.ServiceAccountTokenProjection;
 import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.objects.PodObjects;
+import io.jkubelet.agent.util.Errors;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -18,59 +17,61 @@ import java.util.Optional;
  * service-account token. Shared by the secret, configMap, downward API and projected plugins.
  * Thread-safe: its collaborators are.
  */
-final class Sources {
-  private final PodObjects objects;
-  private final TokenManager tokens;
-  private final NodeAllocatable allocatable;
-
-  Sources(PodObjects objects, TokenManager tokens, NodeAllocatable allocatable) {
-    this.objects = objects;
-    this.tokens = tokens;
-    this.allocatable = allocatable;
-  }
+record Sources(PodObjects objects, TokenManager tokens, NodeAllocatable allocatable) {
 
   /** A source that cannot give its payload; the message is upstream's. */
   static final class SourceError extends Exception {
-    SourceError(String message, Throwable cause) {
-      super(message, cause);
+    SourceError(String message) {
+      super(message);
     }
   }
 
-  Map<String, FileProjection> secret(
-      Pod pod, String name, List<KeyToPath> items, int defaultMode, boolean optional)
-      throws SourceError {
-    Optional<Secret> secret;
-    try {
-      secret = objects.secret(pod.getMetadata().getNamespace(), name);
-    } catch (PodObjects.Unavailable e) {
-      throw new SourceError(e.getMessage(), e);
-    }
-    if (secret.isEmpty() && !optional) {
-      throw new SourceError("secret \"" + name + "\" not found", null);
-    }
-    try {
-      return Payloads.secret(items, secret.orElse(null), defaultMode, optional);
-    } catch (Payloads.MissingKey e) {
-      throw new SourceError(e.getMessage(), e);
-    }
+  /**
+   * The keys a volume takes from a secret or a configMap.
+   *
+   * @param name the object's name
+   * @param items the keys and the paths they go to; every key when empty
+   * @param mode the mode of a file whose item does not say
+   * @param optional whether the object or a key may be missing
+   */
+  record Keys(String name, List<KeyToPath> items, int mode, boolean optional) {}
+
+  Map<String, FileProjection> secret(Pod pod, Keys keys) throws SourceError {
+    return keys(pod, keys, "secret", objects::secret, Payloads::secret);
   }
 
-  Map<String, FileProjection> configMap(
-      Pod pod, String name, List<KeyToPath> items, int defaultMode, boolean optional)
-      throws SourceError {
-    Optional<ConfigMap> cm;
+  Map<String, FileProjection> configMap(Pod pod, Keys keys) throws SourceError {
+    return keys(pod, keys, "configmap", objects::configMap, Payloads::configMap);
+  }
+
+  /** Reads an object of the pod's namespace. */
+  @FunctionalInterface
+  private interface Lookup<T> {
+    Optional<T> get(String namespace, String name) throws PodObjects.Unavailable;
+  }
+
+  /** An object's files, null for a missing optional object. */
+  @FunctionalInterface
+  private interface Project<T> {
+    Map<String, FileProjection> of(List<KeyToPath> items, T object, int mode, boolean optional)
+        throws Payloads.MissingKey;
+  }
+
+  private static <T> Map<String, FileProjection> keys(
+      Pod pod, Keys keys, String kind, Lookup<T> lookup, Project<T> project) throws SourceError {
+    Optional<T> object;
     try {
-      cm = objects.configMap(pod.getMetadata().getNamespace(), name);
+      object = lookup.get(pod.getMetadata().getNamespace(), keys.name());
     } catch (PodObjects.Unavailable e) {
-      throw new SourceError(e.getMessage(), e);
+      throw Errors.withCause(new SourceError(e.getMessage()), e);
     }
-    if (cm.isEmpty() && !optional) {
-      throw new SourceError("configmap \"" + name + "\" not found", null);
+    if (object.isEmpty() && !keys.optional()) {
+      throw new SourceError(kind + " \"" + keys.name() + "\" not found");
     }
     try {
-      return Payloads.configMap(items, cm.orElse(null), defaultMode, optional);
+      return project.of(keys.items(), object.orElse(null), keys.mode(), keys.optional());
     } catch (Payloads.MissingKey e) {
-      throw new SourceError(e.getMessage(), e);
+      throw Errors.withCause(new SourceError(e.getMessage()), e);
     }
   }
 
@@ -79,7 +80,7 @@ final class Sources {
     try {
       return DownwardApi.collect(items, pod, mode, allocatable);
     } catch (DownwardApi.FieldError e) {
-      throw new SourceError(e.getMessage(), e);
+      throw Errors.withCause(new SourceError(e.getMessage()), e);
     }
   }
 
@@ -91,7 +92,7 @@ final class Sources {
       String token = tokens.token(pod, p);
       return Map.of(p.getPath(), new FileProjection(token.getBytes(StandardCharsets.UTF_8), mode));
     } catch (TokenManager.TokenError e) {
-      throw new SourceError(e.getMessage(), e);
+      throw Errors.withCause(new SourceError(e.getMessage()), e);
     }
   }
 

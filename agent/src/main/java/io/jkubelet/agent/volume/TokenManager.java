@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.ServiceAccountTokenProjection;
 import io.fabric8.kubernetes.api.model.authentication.BoundObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequest;
 import io.fabric8.kubernetes.api.model.authentication.TokenRequestBuilder;
+import io.jkubelet.agent.util.Errors;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,8 +44,8 @@ final class TokenManager {
 
   /** A token that cannot be had; the message is the API server's answer. */
   static final class TokenError extends Exception {
-    TokenError(String message, Throwable cause) {
-      super(message, cause);
+    TokenError(String message) {
+      super(message);
     }
   }
 
@@ -77,8 +78,10 @@ final class TokenManager {
             e.getMessage());
         return cached.getStatus().getToken();
       }
-      throw new TokenError(
-          "failed to fetch token: " + (e.getMessage() == null ? e.toString() : e.getMessage()), e);
+      throw Errors.withCause(
+          new TokenError(
+              "failed to fetch token: " + (e.getMessage() == null ? e.toString() : e.getMessage())),
+          e);
     }
   }
 

@@ -7,6 +7,7 @@ import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -96,7 +97,7 @@ final class Volumes implements VolumeManager {
       }
     }
     throw new MountFailure(
-        v.getName(), "volume type \"" + type(v) + "\" is not supported by jkubelet", null);
+        v.getName(), "volume type \"" + type(v) + "\" is not supported by jkubelet");
   }
 
   /**
@@ -133,12 +134,13 @@ final class Volumes implements VolumeManager {
         mounter.makeRShared(rootDir);
         rootShared = true;
       } catch (IOException e) {
-        throw new MountFailure(
-            volume,
-            "mountPropagation needs the root dir "
-                + rootDir
-                + " on a shared mount, and making it rshared failed: "
-                + e.getMessage(),
+        throw Errors.withCause(
+            new MountFailure(
+                volume,
+                "mountPropagation needs the root dir "
+                    + rootDir
+                    + " on a shared mount, and making it rshared failed: "
+                    + e.getMessage()),
             e);
       }
     }

@@ -2,18 +2,18 @@ package io.jkubelet.agent.workers;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.podconfig.PodConfig;
+import io.jkubelet.agent.util.Guard;
 import io.jkubelet.agent.util.Jitter;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,8 +33,8 @@ import org.slf4j.MDC;
  *       when the sync asked; after a failed sync, after the error backoff.
  * </ul>
  *
- * <p>Thread-safe: {@code lock} guards {@code workers} and every {@link Worker}'s fields. Syncs run
- * outside the lock, on the given executor (virtual threads in production).
+ * <p>Thread-safe: {@code guard} guards {@code workers} and every {@link Worker}'s fields. Syncs run
+ * outside it, on the given executor (virtual threads in production).
  */
 public final class PodWorkers {
   private static final Logger log = LoggerFactory.getLogger(PodWorkers.class);
@@ -46,16 +46,28 @@ public final class PodWorkers {
     TERMINATED
   }
 
-  private final PodSyncFn syncFn;
-  private final WorkQueue queue;
-  private final Clock clock;
-  private final Duration resyncInterval;
-  private final Duration errorBackoff;
-  private final DoubleSupplier random;
-  private final ExecutorService executor;
+  /**
+   * What the workers are built from.
+   *
+   * @param syncFn the sync of one pod
+   * @param queue where a pod is put to be due again
+   * @param clock the injected clock
+   * @param resyncInterval a synced pod is due again after this, with jitter
+   * @param errorBackoff a pod whose sync failed is due again after this, with jitter
+   * @param random the jitter's source, in [0, 1)
+   * @param executor runs the syncs (virtual threads in production)
+   */
+  public record Options(
+      PodSyncFn syncFn,
+      WorkQueue queue,
+      Clock clock,
+      Duration resyncInterval,
+      Duration errorBackoff,
+      DoubleSupplier random,
+      ExecutorService executor) {}
 
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition idle = lock.newCondition();
+  private final Options options;
+  private final Guard guard = new Guard();
   private final Map<String, Worker> workers = new HashMap<>();
 
   private static final class Worker {
@@ -64,99 +76,88 @@ public final class PodWorkers {
     boolean working;
     PodState state = PodState.SYNCING;
     Instant lastSyncTime = Instant.EPOCH.minusNanos(1);
+
+    /** Whether a sync of the pod runs now or is pending. */
+    boolean busy() {
+      return working || pending != null;
+    }
   }
 
-  public PodWorkers(
-      PodSyncFn syncFn,
-      WorkQueue queue,
-      Clock clock,
-      Duration resyncInterval,
-      Duration errorBackoff,
-      DoubleSupplier random,
-      ExecutorService executor) {
-    this.syncFn = syncFn;
-    this.queue = queue;
-    this.clock = clock;
-    this.resyncInterval = resyncInterval;
-    this.errorBackoff = errorBackoff;
-    this.random = random;
-    this.executor = executor;
+  public PodWorkers(Options options) {
+    this.options = options;
   }
 
   /** Hands work to the pod's worker, starting one if it is idle. Never blocks on a sync. */
   public void update(UpdatePodOptions work) {
     String uid = work.uid();
-    boolean startWorker = false;
-    lock.lock();
-    try {
-      Worker w = workers.computeIfAbsent(uid, k -> new Worker());
-      boolean killing = w.state != PodState.SYNCING;
-      if (work.type() == WorkType.KILL) {
-        if (w.pending != null && w.pending.type() == WorkType.KILL) {
-          return; // a pending kill is never overwritten
-        }
-        w.state = PodState.TERMINATING;
-        w.afterKill = null;
-        w.pending = work;
-      } else if (killing) {
-        if (work.type() == WorkType.CREATE) {
-          if (w.state == PodState.TERMINATED && !w.working && w.pending == null) {
-            w.state = PodState.SYNCING;
-            w.pending = work;
-          } else {
-            w.afterKill = work; // runs once the kill is done
-          }
-        } else {
-          log.debug("pod workers: ignoring {} for pod {}, which is {}", work.type(), uid, w.state);
-          return;
-        }
-      } else if (w.pending != null && w.pending.type() == WorkType.CREATE) {
-        // Keep CREATE as the reason while carrying the newest pod.
-        w.pending = new UpdatePodOptions(work.pod(), WorkType.CREATE, null);
-      } else {
-        w.pending = work;
-      }
-      if (!w.working && w.pending != null) {
-        w.working = true;
-        startWorker = true;
-      }
-    } finally {
-      lock.unlock();
-    }
-    if (startWorker) {
+    if (guard.get(() -> enqueue(uid, work))) {
       try {
-        executor.execute(() -> run(uid));
+        options.executor().execute(() -> run(uid));
       } catch (RejectedExecutionException e) {
-        lock.lock();
-        try {
-          workers.get(uid).working = false;
-        } finally {
-          lock.unlock();
-        }
+        guard.run(() -> workers.get(uid).working = false);
         log.debug("pod workers: shutting down, dropped work for pod {}", uid);
       }
     }
   }
 
+  /** Under the guard: makes {@code work} the pod's pending work; whether a worker must start. */
+  private boolean enqueue(String uid, UpdatePodOptions work) {
+    Worker w = workers.computeIfAbsent(uid, k -> new Worker());
+    boolean killing = w.state != PodState.SYNCING;
+    if (work.type() == WorkType.KILL) {
+      if (w.pending != null && w.pending.type() == WorkType.KILL) {
+        return false; // a pending kill is never overwritten
+      }
+      w.state = PodState.TERMINATING;
+      w.afterKill = null;
+      w.pending = work;
+    } else if (killing) {
+      if (work.type() == WorkType.CREATE) {
+        if (w.state == PodState.TERMINATED && !w.working && w.pending == null) {
+          w.state = PodState.SYNCING;
+          w.pending = work;
+        } else {
+          w.afterKill = work; // runs once the kill is done
+        }
+      } else {
+        log.debug("pod workers: ignoring {} for pod {}, which is {}", work.type(), uid, w.state);
+        return false;
+      }
+    } else if (w.pending != null && w.pending.type() == WorkType.CREATE) {
+      // Keep CREATE as the reason while carrying the newest pod.
+      w.pending = new UpdatePodOptions(work.pod(), WorkType.CREATE, null);
+    } else {
+      w.pending = work;
+    }
+    if (!w.working && w.pending != null) {
+      w.working = true;
+      return true;
+    }
+    return false;
+  }
+
+  /** The pending work and the last sync time to run it with; null when the worker goes idle. */
+  private record Next(UpdatePodOptions work, Instant lastSync) {}
+
   private void run(String uid) {
     while (true) {
-      UpdatePodOptions work;
-      Instant lastSync;
-      lock.lock();
-      try {
-        Worker w = workers.get(uid);
-        work = w.pending;
-        w.pending = null;
-        if (work == null) {
-          w.working = false;
-          idle.signalAll();
-          return;
-        }
-        lastSync = w.lastSyncTime;
-      } finally {
-        lock.unlock();
+      Next next =
+          guard.get(
+              () -> {
+                Worker w = workers.get(uid);
+                UpdatePodOptions work = w.pending;
+                w.pending = null;
+                if (work == null) {
+                  w.working = false;
+                  guard.signalAll();
+                  return null;
+                }
+                return new Next(work, w.lastSyncTime);
+              });
+      if (next == null) {
+        return;
       }
-      finish(uid, work, sync(uid, work, lastSync));
+      finish(uid, next.work(), sync(uid, next.work(), next.lastSync()));
     }
   }
 
@@ -166,19 +167,19 @@ public final class PodWorkers {
    */
   private record Outcome(boolean ok, Instant observed, Duration requeue) {}
 
-  /** Runs one sync, outside the lock, with the pod in the MDC. */
+  /** Runs one sync, outside the guard, with the pod in the MDC. */
   private Outcome sync(String uid, UpdatePodOptions work, Instant lastSync) {
     Pod pod = work.pod();
     MDC.put("pod", PodConfig.fullName(pod));
     MDC.put("podUid", uid);
     try {
-      SyncResult r = syncFn.sync(work, lastSync);
+      SyncResult r = options.syncFn().sync(work, lastSync);
       Duration requeue =
-          r.requeueAfter() != null ? r.requeueAfter() : Jitter.jitter(resyncInterval, 0.5, random);
+          r.requeueAfter() != null ? r.requeueAfter() : jitter(options.resyncInterval());
       return new Outcome(true, r.statusObservedAt(), requeue);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return new Outcome(false, null, Jitter.jitter(errorBackoff, 0.5, random));
+      return new Outcome(false, null, jitter(options.errorBackoff()));
     } catch (Exception e) {
       log.warn(
           "pod workers: error syncing pod {} ({}): {}",
@@ -186,89 +187,80 @@ public final class PodWorkers {
           work.type(),
           e.toString());
       log.debug("pod workers: sync failure", e);
-      return new Outcome(false, null, Jitter.jitter(errorBackoff, 0.5, random));
+      return new Outcome(false, null, jitter(options.errorBackoff()));
     } finally {
       MDC.remove("pod");
       MDC.remove("podUid");
     }
   }
 
+  private Duration jitter(Duration d) {
+    return Jitter.jitter(d, 0.5, options.random());
+  }
+
   /** Records a sync's outcome: the pod's last sync time, its state after a kill, its requeue. */
   private void finish(String uid, UpdatePodOptions work, Outcome outcome) {
-    lock.lock();
-    try {
-      Worker w = workers.get(uid);
-      if (outcome.observed() != null) {
-        // The next sync may reuse a status observed at or after this instant.
-        w.lastSyncTime = outcome.observed().minusNanos(1);
-      } else if (outcome.ok()) {
-        w.lastSyncTime = clock.instant();
-      }
-      if (work.type() == WorkType.KILL && outcome.ok() && w.pending == null) {
-        w.state = PodState.TERMINATED;
-        if (w.afterKill != null) {
-          w.state = PodState.SYNCING;
-          w.pending = w.afterKill;
-          w.afterKill = null;
-        }
-      }
-      if (w.state == PodState.SYNCING || !outcome.ok()) {
-        queue.enqueue(uid, outcome.requeue());
-      } else {
-        queue.forget(uid);
-      }
-    } finally {
-      lock.unlock();
-    }
+    guard.run(
+        () -> {
+          Worker w = workers.get(uid);
+          if (outcome.observed() != null) {
+            // The next sync may reuse a status observed at or after this instant.
+            w.lastSyncTime = outcome.observed().minusNanos(1);
+          } else if (outcome.ok()) {
+            w.lastSyncTime = options.clock().instant();
+          }
+          if (work.type() == WorkType.KILL && outcome.ok() && w.pending == null) {
+            w.state = PodState.TERMINATED;
+            if (w.afterKill != null) {
+              w.state = PodState.SYNCING;
+              w.pending = w.afterKill;
+              w.afterKill = null;
+            }
+          }
+          if (w.state == PodState.SYNCING || !outcome.ok()) {
+            options.queue().enqueue(uid, outcome.requeue());
+          } else {
+            options.queue().forget(uid);
+          }
+        });
   }
 
   /** The pod's state, or null when no worker knows it. */
   public PodState state(String uid) {
-    lock.lock();
-    try {
-      Worker w = workers.get(uid);
-      return w == null ? null : w.state;
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          Worker w = workers.get(uid);
+          return w == null ? null : w.state;
+        });
   }
 
   /** Whether a sync of the pod runs now or is pending. */
   public boolean isWorking(String uid) {
-    lock.lock();
-    try {
-      Worker w = workers.get(uid);
-      return w != null && (w.working || w.pending != null);
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          Worker w = workers.get(uid);
+          return w != null && w.busy();
+        });
   }
 
   /** The pods whose sync runs now or is pending: those {@link #isWorking} says true of. */
   public Set<String> working() {
-    lock.lock();
-    try {
-      Set<String> out = new java.util.HashSet<>();
-      workers.forEach(
-          (uid, w) -> {
-            if (w.working || w.pending != null) {
-              out.add(uid);
-            }
-          });
-      return out;
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          Set<String> out = new HashSet<>();
+          workers.forEach(
+              (uid, w) -> {
+                if (w.busy()) {
+                  out.add(uid);
+                }
+              });
+          return out;
+        });
   }
 
   /** How many pods have a worker (idle or not); for {@code jkubelet_cache_entries}. */
   public int size() {
-    lock.lock();
-    try {
-      return workers.size();
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(workers::size);
   }
 
   /**
@@ -276,19 +268,15 @@ public final class PodWorkers {
    * this so the map does not grow without bound.
    */
   public void forgetNonExistent(Set<String> desired) {
-    lock.lock();
-    try {
-      workers
-          .entrySet()
-          .removeIf(
-              e ->
-                  !desired.contains(e.getKey())
-                      && !e.getValue().working
-                      && e.getValue().pending == null
-                      && e.getValue().state == PodState.TERMINATED);
-    } finally {
-      lock.unlock();
-    }
+    guard.run(
+        () ->
+            workers
+                .entrySet()
+                .removeIf(
+                    e ->
+                        !desired.contains(e.getKey())
+                            && !e.getValue().busy()
+                            && e.getValue().state == PodState.TERMINATED));
   }
 
   /**
@@ -298,37 +286,16 @@ public final class PodWorkers {
    */
   public boolean awaitTerminated(Collection<String> uids, Duration timeout)
       throws InterruptedException {
-    long nanos = timeout.toNanos();
-    lock.lock();
-    try {
-      while (uids.stream()
-          .map(workers::get)
-          .anyMatch(w -> w != null && (w.state != PodState.TERMINATED || w.working))) {
-        if (nanos <= 0) {
-          return false;
-        }
-        nanos = idle.awaitNanos(nanos);
-      }
-      return true;
-    } finally {
-      lock.unlock();
-    }
+    return guard.awaitTrue(
+        () ->
+            uids.stream()
+                .map(workers::get)
+                .noneMatch(w -> w != null && (w.state != PodState.TERMINATED || w.working)),
+        timeout);
   }
 
   /** Waits until no worker is busy, for tests and shutdown. Returns whether all went idle. */
   public boolean awaitIdle(Duration timeout) throws InterruptedException {
-    long nanos = timeout.toNanos();
-    lock.lock();
-    try {
-      while (workers.values().stream().anyMatch(w -> w.working)) {
-        if (nanos <= 0) {
-          return false;
-        }
-        nanos = idle.awaitNanos(nanos);
-      }
-      return true;
-    } finally {
-      lock.unlock();
-    }
+    return guard.awaitTrue(() -> workers.values().stream().noneMatch(w -> w.working), timeout);
   }
 }

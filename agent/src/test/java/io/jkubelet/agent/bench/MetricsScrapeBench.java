@@ -16,10 +16,10 @@ import io.jkubelet.agent.prober.ProbeWorker;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
-import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.stats.StatsOptions;
 import io.jkubelet.agent.stats.SummaryProvider;
 import io.jkubelet.agent.status.ApiStatusManager;
@@ -162,17 +162,9 @@ public class MetricsScrapeBench {
               name,
               sandbox,
               ContainerState.RUNNING,
-              now,
-              now,
-              null,
-              0,
-              "",
-              "",
-              "img",
-              "",
-              "h",
-              0,
-              Map.of(),
+              new ContainerStatus.Times(now, now, null),
+              new ContainerStatus.Exit(0, "", ""),
+              new ContainerStatus.Origin("img", "", "h", 0, Map.of()),
               0));
     }
     write(

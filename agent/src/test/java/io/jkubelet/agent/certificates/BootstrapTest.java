@@ -252,7 +252,7 @@ class BootstrapTest {
 
   @Test
   void aRefusedBootstrapTokenIsAnErrorNamingTheFile() {
-    api.failCreate(new ApiException(401, "Unauthorized", null));
+    api.failCreate(new ApiException(401, "Unauthorized"));
 
     assertThatThrownBy(() -> bootstrap(false).load())
         .isInstanceOf(BootstrapException.class)

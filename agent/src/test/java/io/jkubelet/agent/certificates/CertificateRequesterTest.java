@@ -181,7 +181,7 @@ class CertificateRequesterTest {
 
   @Test
   void aRefusedCreateIsAnApiErrorWithItsCode() {
-    api.failCreate(new ApiException(401, "Unauthorized", null));
+    api.failCreate(new ApiException(401, "Unauthorized"));
 
     assertThatThrownBy(() -> requester.request(api, csr, TIMEOUT))
         .isInstanceOfSatisfying(

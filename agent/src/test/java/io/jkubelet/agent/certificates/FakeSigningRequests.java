@@ -146,8 +146,7 @@ final class FakeSigningRequests implements SigningRequests {
         throw createError;
       }
       if (csrs.containsKey(name)) {
-        throw new ApiException(
-            409, "certificatesigningrequests \"" + name + "\" already exists", null);
+        throw new ApiException(409, "certificatesigningrequests \"" + name + "\" already exists");
       }
       put(
           new Csr(

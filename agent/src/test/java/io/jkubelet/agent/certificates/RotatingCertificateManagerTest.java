@@ -140,7 +140,7 @@ class RotatingCertificateManagerTest {
   @Test
   void failuresAreRetriedWithADoublingDelay() {
     stored(clock.instant(), LIFETIME);
-    api.failCreate(new ApiException(500, "etcd is down", null));
+    api.failCreate(new ApiException(500, "etcd is down"));
     var m = manager(() -> 0.0); // no jitter: 2 s, 4 s, 8 s...
     m.start();
     schedulers.advance(Duration.ofHours(70));

@@ -115,13 +115,13 @@ class CliTest {
             "--provider-id=external://n");
     var options = run.options();
     assertThat(options.engine().dockerHost()).isEqualTo("unix:///run/docker.sock");
-    assertThat(options.config().failSwapOn()).isFalse();
-    assertThat(options.config().providerID()).isEqualTo("external://n");
+    assertThat(options.config().node().host().failSwapOn()).isFalse();
+    assertThat(options.config().node().providerID()).isEqualTo("external://n");
     new CommandLine(run).parseArgs("--hostname-override", "n");
     assertThat(run.options().engine().dockerHost())
         .as("upstream's default endpoint is dockershim's: the engine is --docker-endpoint's")
         .isEqualTo("unix:///var/run/docker.sock");
-    assertThat(run.options().config().failSwapOn()).as("upstream's default").isTrue();
+    assertThat(run.options().config().node().host().failSwapOn()).as("upstream's default").isTrue();
   }
 
   @Test
@@ -214,9 +214,10 @@ class CliTest {
     var options = run.options();
     assertThat(options.config().server().authentication().anonymous()).as("file default").isFalse();
     assertThat(options.config().server().readOnlyPort()).isEqualTo(4321);
-    assertThat(options.config().staticPods().staticPodPath()).isEqualTo("/from/file");
-    assertThat(options.config().syncFrequency()).isEqualTo(Duration.ofMinutes(2));
-    assertThat(options.config().maxPods()).isEqualTo(7);
+    assertThat(options.config().pods().staticPods().staticPodPath()).isEqualTo("/from/file");
+    assertThat(options.config().pods().lifecycle().syncFrequency())
+        .isEqualTo(Duration.ofMinutes(2));
+    assertThat(options.config().pods().maxPods()).isEqualTo(7);
     assertThat(options.nodeName()).isEqualTo("node-a");
   }
 
@@ -417,7 +418,7 @@ class CliTest {
             "--minimum-container-ttl-duration=1m",
             "--maximum-dead-containers-per-container=3",
             "--maximum-dead-containers=100");
-    var gc = run.options().config().gc();
+    var gc = run.options().config().resources().gc();
     assertThat(gc.imageGCHighThresholdPercent()).as("from the file").isEqualTo(90);
     assertThat(gc.imageGCLowThresholdPercent()).as("the flag").isEqualTo(50);
     assertThat(gc.imageMinimumGCAge()).as("the flag wins").isEqualTo(Duration.ofSeconds(30));
@@ -444,7 +445,8 @@ class CliTest {
     assertThat(gc.imageGcPeriod()).as("upstream's").isEqualTo(Duration.ofMinutes(5));
     RunCommand fast = new RunCommand();
     new CommandLine(fast).parseArgs("--hostname-override", "n", "--image-gc-period=5s");
-    assertThat(fast.options().config().gc().imageGcPeriod()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(fast.options().config().resources().gc().imageGcPeriod())
+        .isEqualTo(Duration.ofSeconds(5));
     assertThat(Main.execute("run", "--hostname-override", "n", "--image-gc-period=0s"))
         .isEqualTo(2);
     assertThat(err.toString()).contains("--image-gc-period: must be positive, got 0s");
@@ -478,14 +480,15 @@ class CliTest {
             "--eviction-minimum-reclaim=memory.available=100Mi",
             "--eviction-max-pod-grace-period=15");
     var c = run.options().config();
-    assertThat(c.reservations().kube("memory")).as("from the file").isEqualTo(1L << 30);
-    assertThat(c.reservations().system("cpu")).isEqualTo(100);
-    assertThat(c.eviction().evictionHard())
+    assertThat(c.resources().reservations().kube("memory")).as("from the file").isEqualTo(1L << 30);
+    assertThat(c.resources().reservations().system("cpu")).isEqualTo(100);
+    assertThat(c.resources().eviction().evictionHard())
         .as("the flag's map replaces the file's")
         .isEqualTo(Map.of("memory.available", "300Mi"));
-    assertThat(c.eviction().thresholds(true)).hasSize(3);
-    assertThat(c.eviction().evictionPressureTransitionPeriod()).isEqualTo(Duration.ofMinutes(1));
-    assertThat(c.eviction().evictionMaxPodGracePeriod()).isEqualTo(15);
+    assertThat(c.resources().eviction().thresholds(true)).hasSize(3);
+    assertThat(c.resources().eviction().evictionPressureTransitionPeriod())
+        .isEqualTo(Duration.ofMinutes(1));
+    assertThat(c.resources().eviction().evictionMaxPodGracePeriod()).isEqualTo(15);
 
     assertThat(Main.execute("run", "--hostname-override", "n", "--kube-reserved", "gpu=1"))
         .isEqualTo(2);
@@ -528,7 +531,7 @@ class CliTest {
             tmp.resolve("events.jsonl").toString(),
             "--event-export-spool-max",
             "64Mi");
-    var e = run.options().config().eventExport();
+    var e = run.options().config().events().export();
     assertThat(e.url()).isEqualTo("http://elastic:pw@127.0.0.1:9200");
     assertThat(e.index()).isEqualTo("file-index");
     assertThat(e.spoolMax()).isEqualTo("64Mi");

@@ -64,7 +64,7 @@ class HollowCommandTest {
         .isEqualTo(tmp.resolve("kubemark-1.kubeconfig").toAbsolutePath());
     assertThat(second.deps().servesPorts()).isFalse();
     assertThat(second.options().config().server().readOnlyPort()).isZero();
-    assertThat(second.options().config().server().healthzPort()).isZero();
+    assertThat(second.options().config().server().healthz().healthzPort()).isZero();
   }
 
   private HollowCommand command(int nodes) {

@@ -225,7 +225,7 @@ class UpstreamFlagsTest {
     KubeletOptions options =
         run(List.of("--config=" + config, "--hostname-override=node-1", "--kubeconfig=/k"));
 
-    assertThat(options.config().providerID()).isEqualTo("external://node-1");
+    assertThat(options.config().node().providerID()).isEqualTo("external://node-1");
     assertThat(logs.list)
         .extracting(ILoggingEvent::getFormattedMessage)
         .as("every field is known: none unsupported, none unimplemented without a reason")

@@ -109,14 +109,14 @@ class CgroupNameTest {
             CgroupOptions.DEFAULT_CGROUP_FS);
     assertThat(custom.kubepods()).isEqualTo(name("jkubelet", "kubepods"));
     QosCgroups qos = new QosCgroups(null, custom.kubepods());
-    PodCgroups pods = new PodCgroups(null, qos, CgroupDriver.SYSTEMD, true, 100_000, -1);
+    PodCgroups pods = new PodCgroups(null, qos, custom);
     assertThat(pods.cgroupParent(pod("ab-12", container("", "", "", ""))))
         .isEqualTo("jkubelet-kubepods-besteffort-podab_12.slice");
     assertThat(pods.cgroupParent(pod("ab-12", container("1", "1Gi", "1", "1Gi"))))
         .isEqualTo("jkubelet-kubepods-podab_12.slice");
 
     QosCgroups atRoot = new QosCgroups(null, CgroupOptions.DEFAULTS.kubepods());
-    PodCgroups cgroupfs = new PodCgroups(null, atRoot, CgroupDriver.CGROUPFS, true, 100_000, -1);
+    PodCgroups cgroupfs = new PodCgroups(null, atRoot, CgroupOptions.DEFAULTS);
     assertThat(cgroupfs.cgroupParent(pod("ab-12", container("1", "", "", ""))))
         .isEqualTo("/kubepods/burstable/podab-12");
     assertThat(cgroupfs.cgroupParent(pod("ab-12", container("1", "1Gi", "1", "1Gi"))))

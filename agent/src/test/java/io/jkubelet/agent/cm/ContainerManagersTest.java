@@ -64,7 +64,7 @@ class ContainerManagersTest {
 
   private static final Supplier<Optional<String>> NOT_ANSWERING =
       () -> {
-        throw new RuntimeError(RuntimeError.Kind.OTHER, "connection refused", null);
+        throw new RuntimeError(RuntimeError.Kind.OTHER, "connection refused");
       };
 
   @Test

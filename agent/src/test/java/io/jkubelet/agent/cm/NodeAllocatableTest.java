@@ -184,6 +184,7 @@ class NodeAllocatableTest {
     return io.jkubelet.config.KubeletConfiguration.builder()
         .set("evictionHard", hard)
         .build()
+        .resources()
         .eviction();
   }
 }

@@ -88,6 +88,16 @@ class HungContainerE2EIT {
                               .contains("has not returned after"));
             });
     assertThat(hang.held()).isNotEmpty();
+    // The kubelet API's /pods lists the hung call on the pod.
+    assertThat(
+            podsOfNode("stuck")
+                .path("metadata")
+                .path("annotations")
+                .path("jkubelet.io/runtime-calls-hung")
+                .asText())
+        .contains("\"call\":\"ContainerStatus\"")
+        .contains("\"container\":\"app\"")
+        .contains("has not returned after");
 
     // Other pods come and go while it hangs, and the node stays Ready.
     Kubectl.apply(
@@ -126,6 +136,20 @@ class HungContainerE2EIT {
 
   private JsonNode pod(String name) throws Exception {
     return JSON.readTree(Kubectl.run("-n", ns, "get", "pod", name, "-o", "json").ok().out());
+  }
+
+  /** The pod with this name as the node's {@code /pods} has it, through the API server's proxy. */
+  private JsonNode podsOfNode(String name) throws Exception {
+    JsonNode items =
+        JSON.readTree(
+                Kubectl.run("get", "--raw", "/api/v1/nodes/" + node + "/proxy/pods").ok().out())
+            .path("items");
+    for (JsonNode p : items) {
+      if (p.path("metadata").path("name").asText().equals(name)) {
+        return p;
+      }
+    }
+    throw new AssertionError("no pod " + name + " in the node's /pods: " + items);
   }
 
   /** The running container's ID, without {@code docker://}; "" while none runs. */

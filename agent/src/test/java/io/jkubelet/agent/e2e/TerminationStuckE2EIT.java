@@ -17,8 +17,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Why a pod is stuck Terminating, end to end on the real engine and a real control plane, with
- * {@code --termination-stuck-after=3s}. The engine is reached through an {@link EngineProxy}, which
- * hangs one container's calls when a test asks. On a healthy engine neither a container that
+ * {@code --termination-stuck-after=10s} (3 s was too little on a loaded machine: after the grace
+ * period's SIGKILL, the sandbox's stop, the network's teardown and the API's deletion once took
+ * longer, and the normal case got the event). The engine is reached through an {@link EngineProxy},
+ * which hangs one container's calls when a test asks. On a healthy engine neither a container that
  * ignores SIGTERM nor a sleeping preStop hook outlasts the grace period (the engine's SIGKILL ends
  * the first, the grace period bounds the second), so those pods are gone first and never get the
  * event; they are held only by a stop or a hook's exec that the engine does not answer, which is
@@ -35,7 +37,7 @@ class TerminationStuckE2EIT {
       new ClusterNode(
           "stuck",
           List.of(
-              "--termination-stuck-after=3s", "--container-runtime-endpoint=" + PROXY.endpoint()));
+              "--termination-stuck-after=10s", "--container-runtime-endpoint=" + PROXY.endpoint()));
 
   private static EngineProxy proxy() {
     try {

@@ -267,7 +267,7 @@ class ApiEventSinkTest {
     ApiEventSink sink =
         new ApiEventSink(
             writer,
-            Correlator.of(new EventCorrelator(clock, CorrelatorOptions.defaults())),
+            new EventCorrelator(clock, CorrelatorOptions.defaults()),
             clock,
             sleeper,
             fixed(0.5),

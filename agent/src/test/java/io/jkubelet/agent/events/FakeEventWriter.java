@@ -22,7 +22,7 @@ final class FakeEventWriter implements EventWriter {
   /** The next creates fail with these HTTP codes (0: no answer), in order. */
   synchronized FakeEventWriter failCreates(int... codes) {
     for (int c : codes) {
-      createFailures.add(new EventWriteException(c, "fake failure " + c, null));
+      createFailures.add(new EventWriteException(c, "fake failure " + c));
     }
     return this;
   }
@@ -30,7 +30,7 @@ final class FakeEventWriter implements EventWriter {
   /** The next patches fail with these HTTP codes, in order. */
   synchronized FakeEventWriter failPatches(int... codes) {
     for (int c : codes) {
-      patchFailures.add(new EventWriteException(c, "fake failure " + c, null));
+      patchFailures.add(new EventWriteException(c, "fake failure " + c));
     }
     return this;
   }

@@ -43,9 +43,7 @@ class SummaryPodUsageTest {
         new Summary.PodReference(name, "default", "uid-" + name),
         T,
         containers,
-        null,
-        workingSet == null ? null : mem(workingSet),
-        null,
+        new Summary.Usage(null, workingSet == null ? null : mem(workingSet), null),
         null,
         new FsStats(T, 1L, 2L, 4096L, null, null, 3L),
         null);
@@ -92,9 +90,7 @@ class SummaryPodUsageTest {
             new Summary.PodReference("bare", "default", "uid-bare"),
             null,
             null,
-            null,
-            mem(MI),
-            null,
+            new Summary.Usage(null, mem(MI), null),
             null,
             null,
             null));

@@ -81,7 +81,7 @@ class ContainerGcDockerIT {
                 + "\n  containers:\n  - {name: a, image: jkubelet/busybox:1.35, command: [sh, -c,"
                 + " 'exit 1']}\n");
     String sandbox =
-        runtime.runPodSandbox(Configs.sandbox(pod, 0, "jkubelet/pause:3.2", 0, null, "gc"));
+        runtime.runPodSandbox(Configs.sandbox(pod, 0, "jkubelet/pause:3.2", 0, null, "gc", ""));
     List<String> dead = new ArrayList<>();
     for (int restart = 0; restart < 4; restart++) {
       String id =
@@ -91,10 +91,7 @@ class ContainerGcDockerIT {
                   pod,
                   pod.getSpec().getContainers().get(0),
                   false,
-                  sandbox,
-                  restart,
-                  Map.of(),
-                  List.of()));
+                  Configs.Instance.of(sandbox, restart, Map.of(), List.of())));
       runtime.startContainer(id);
       dead.add(id);
     }
@@ -107,13 +104,14 @@ class ContainerGcDockerIT {
                     .allMatch(c -> c.state() == ContainerState.EXITED));
     ContainerGc gc =
         new RealContainerGc(
-            runtime,
-            null,
-            new ContainerGcPolicy(Duration.ZERO, 2, -1),
-            EXISTING,
-            Clock.systemUTC(),
-            io.jkubelet.agent.events.EventRecorder.NOOP,
-            io.jkubelet.agent.events.Refs.node(node));
+            new RealContainerGc.Deps(
+                runtime,
+                null,
+                new ContainerGcPolicy(Duration.ZERO, 2, -1),
+                EXISTING,
+                Clock.systemUTC(),
+                io.jkubelet.agent.events.EventRecorder.NOOP,
+                io.jkubelet.agent.events.Refs.node(node)));
 
     gc.garbageCollect();
 

@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.kuberuntime.Configs;
 import io.jkubelet.agent.runtime.ContainerState;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,20 +60,21 @@ class ContainerGcTest {
 
   private ContainerGc gc(int perContainer, int max, Duration minAge) {
     return new RealContainerGc(
-        runtime,
-        null,
-        new ContainerGcPolicy(minAge, perContainer, max),
-        states,
-        clock,
-        (ref, type, reason, message) -> events.add(type + " " + reason + ": " + message),
-        io.jkubelet.agent.events.Refs.node("n1"));
+        new RealContainerGc.Deps(
+            runtime,
+            null,
+            new ContainerGcPolicy(minAge, perContainer, max),
+            states,
+            clock,
+            (ref, type, reason, message) -> events.add(type + " " + reason + ": " + message),
+            io.jkubelet.agent.events.Refs.node("n1")));
   }
 
   private String sandbox(Pod pod, int attempt) {
     clock.step(Duration.ofMinutes(1));
     String id =
         runtime.runPodSandbox(
-            Configs.sandbox(pod, attempt, PAUSE, 0, null, pod.getMetadata().getName()));
+            Configs.sandbox(pod, attempt, PAUSE, 0, null, pod.getMetadata().getName(), ""));
     return id;
   }
 
@@ -93,7 +94,11 @@ class ContainerGcTest {
       String id =
           runtime.createContainer(
               sandbox,
-              Configs.container(pod, spec.get(), false, sandbox, restarts++, Map.of(), List.of()));
+              Configs.container(
+                  pod,
+                  spec.get(),
+                  false,
+                  Configs.Instance.of(sandbox, restarts++, Map.of(), List.of())));
       runtime.startContainer(id);
       runtime.exit(id, 1, "");
       ids.add(id);
@@ -108,7 +113,11 @@ class ContainerGcTest {
     String id =
         runtime.createContainer(
             sandbox,
-            Configs.container(pod, spec.get(), false, sandbox, restarts++, Map.of(), List.of()));
+            Configs.container(
+                pod,
+                spec.get(),
+                false,
+                Configs.Instance.of(sandbox, restarts++, Map.of(), List.of())));
     runtime.startContainer(id);
     return id;
   }

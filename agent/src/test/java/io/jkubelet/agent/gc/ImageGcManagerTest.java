@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.runtime.FakeImageService;
+import io.jkubelet.agent.runtime.fake.FakeImageService;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import java.time.Duration;

@@ -9,7 +9,6 @@ import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pleg.PodLifecycleEvent;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerStatus;
-import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
@@ -17,6 +16,7 @@ import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import java.time.Duration;
@@ -102,6 +102,21 @@ class GuardedRuntimeTest {
                 + app.substring(0, 12)
                 + ") has not returned after 10s");
     assertThat(runtime.hung()).extracting(HungCall::pod).containsExactly(pod);
+    assertThat(runtime.hungOf(pod.uid()))
+        .as("as /pods shows it on the pod")
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.call()).isEqualTo("ContainerStatus");
+              assertThat(r.container()).isEqualTo("app");
+              assertThat(r.containerId()).isEqualTo(app);
+              assertThat(r.message())
+                  .isEqualTo(
+                      "ContainerStatus of container \"app\" ("
+                          + app.substring(0, 12)
+                          + ") has not returned after 10s");
+            });
+    assertThat(runtime.hungOf(other.uid())).isEmpty();
 
     // Again while it hangs: not sent to the engine a second time, and at once.
     PodStatus again = runtime.podStatus(pod);
@@ -120,6 +135,7 @@ class GuardedRuntimeTest {
                         + app.substring(0, 12)
                         + ")"));
     assertThat(runtime.hung()).isEmpty();
+    assertThat(runtime.hungOf(pod.uid())).isEmpty();
     assertThat(runtime.podStatus(pod).latest("app").orElseThrow().message()).isEmpty();
   }
 

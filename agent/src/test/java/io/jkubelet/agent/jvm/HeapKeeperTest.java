@@ -14,7 +14,11 @@ class HeapKeeperTest {
   private final FakeSchedulers schedulers = new FakeSchedulers(clock);
   private final FakeHeap heap = new FakeHeap(40 * MIB);
   private final HeapKeeper keeper =
-      new HeapKeeper(heap, clock, schedulers, Duration.ofMinutes(1), Duration.ofMinutes(5));
+      new HeapKeeper(
+          heap,
+          clock,
+          schedulers,
+          new HeapKeeper.Pace(Duration.ofMinutes(1), Duration.ofMinutes(5)));
 
   @AfterEach
   void stop() {
@@ -85,8 +89,7 @@ class HeapKeeperTest {
     // As on a node whose 110 pods' containers were all killed and started again: 0.5 MiB promoted a
     // second, garbage by the next collection. Once a minute at most every 5 minutes, the old
     // generation reached 160 MiB above what was live.
-    HeapKeeper agents =
-        new HeapKeeper(heap, clock, schedulers, HeapKeeper.PERIOD, HeapKeeper.MIN_INTERVAL);
+    HeapKeeper agents = new HeapKeeper(heap, clock, schedulers, HeapKeeper.Pace.AGENT);
     heap.promote(40 * MIB);
     heap.collect();
     agents.start();

@@ -73,17 +73,10 @@ class ActionsTest {
             name,
             "sb0",
             state,
-            T0.plusSeconds(seq++),
-            T0,
-            state == ContainerState.EXITED ? T0 : null,
-            exitCode,
-            "",
-            "",
-            spec.getImage(),
-            "",
-            ContainerHash.of(spec),
-            0,
-            Map.of(),
+            new ContainerStatus.Times(
+                T0.plusSeconds(seq++), T0, state == ContainerState.EXITED ? T0 : null),
+            new ContainerStatus.Exit(exitCode, "", ""),
+            new ContainerStatus.Origin(spec.getImage(), "", ContainerHash.of(spec), 0, Map.of()),
             0));
   }
 

@@ -26,11 +26,15 @@ class ConfigsCgroupParentTest {
 
   @Test
   void withoutAParentTheSandboxAndContainersKeepTheRuntimesDefault() throws Exception {
-    assertThat(Configs.sandbox(POD, 0, "jkubelet/pause:3.2", 0, null, "p").linux().cgroupParent())
+    assertThat(
+            Configs.sandbox(POD, 0, "jkubelet/pause:3.2", 0, null, "p", "").linux().cgroupParent())
         .isEmpty();
     assertThat(
             Configs.container(
-                    POD, POD.getSpec().getContainers().get(0), false, "sb", 0, Map.of(), List.of())
+                    POD,
+                    POD.getSpec().getContainers().get(0),
+                    false,
+                    Configs.Instance.of("sb", 0, Map.of(), List.of()))
                 .linux()
                 .cgroupParent())
         .isEmpty();
@@ -43,13 +47,8 @@ class ConfigsCgroupParentTest {
             POD,
             POD.getSpec().getContainers().get(0),
             false,
-            "sb",
-            0,
-            Map.of(),
-            List.of(),
-            ContainerConfig.Security.DEFAULT,
-            List.of(),
-            PARENT);
+            new Configs.Instance(
+                "sb", 0, Map.of(), List.of(), ContainerConfig.Security.DEFAULT, List.of(), PARENT));
 
     assertThat(c.linux().cgroupParent()).isEqualTo(PARENT);
   }

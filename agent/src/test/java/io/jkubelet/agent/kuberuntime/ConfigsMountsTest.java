@@ -29,7 +29,8 @@ class ConfigsMountsTest {
             .withImage("busybox")
             .withVolumeMounts(mount.withName("v").build())
             .build();
-    return Configs.container(POD, c, false, "sb", 0, Map.of("v", vol), List.of(env));
+    return Configs.container(
+        POD, c, false, Configs.Instance.of("sb", 0, Map.of("v", vol), List.of(env)));
   }
 
   @Test
@@ -79,7 +80,8 @@ class ConfigsMountsTest {
             .withImage("busybox")
             .withVolumeMounts(new VolumeMountBuilder().withName("v").withMountPath("/s").build())
             .build();
-    ContainerConfig config = Configs.container(pod, c, false, "sb", 0, Map.of("v", vol), List.of());
+    ContainerConfig config =
+        Configs.container(pod, c, false, Configs.Instance.of("sb", 0, Map.of("v", vol), List.of()));
     assertThat(config.mounts().get(0).readOnly()).isTrue();
   }
 

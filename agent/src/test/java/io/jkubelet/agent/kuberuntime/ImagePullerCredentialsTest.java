@@ -14,8 +14,8 @@ import io.jkubelet.agent.credentials.PullSecrets;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.objects.FakePodObjects;
-import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.RegistryAuth;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.FakeClock;
 import java.nio.charset.StandardCharsets;
@@ -37,13 +37,14 @@ class ImagePullerCredentialsTest {
   private final List<AuthConfig> nodeCreds = new ArrayList<>();
   private final ImagePuller puller =
       new ImagePuller(
-          runtime,
-          (o, t, reason, msg) -> events.add(reason + ": " + msg),
-          clock,
-          new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
-          Duration.ofMinutes(1),
-          new PullCredentials(objects, repository -> List.copyOf(nodeCreds)),
-          TestImagePulls.unstarted(runtime, EventRecorder.NOOP, clock));
+          new ImagePuller.Deps(
+              runtime,
+              (o, t, reason, msg) -> events.add(reason + ": " + msg),
+              clock,
+              new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
+              Duration.ofMinutes(1),
+              new PullCredentials(objects, repository -> List.copyOf(nodeCreds)),
+              TestImagePulls.unstarted(runtime, EventRecorder.NOOP, clock)));
 
   private Pod pod(String... pullSecrets) {
     Pod pod = TestPods.simple("u1", "p", "c");

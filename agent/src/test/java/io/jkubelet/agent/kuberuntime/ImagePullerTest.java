@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.runtime.FakeRuntime;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
@@ -22,13 +22,14 @@ class ImagePullerTest {
   private final List<String> events = new ArrayList<>();
   private final ImagePuller puller =
       new ImagePuller(
-          runtime,
-          (o, t, reason, msg) -> events.add(reason + ": " + msg),
-          clock,
-          new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
-          Duration.ofMinutes(1),
-          PullCredentials.NONE,
-          TestImagePulls.unstarted(runtime, EventRecorder.NOOP, clock));
+          new ImagePuller.Deps(
+              runtime,
+              (o, t, reason, msg) -> events.add(reason + ": " + msg),
+              clock,
+              new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
+              Duration.ofMinutes(1),
+              PullCredentials.NONE,
+              TestImagePulls.unstarted(runtime, EventRecorder.NOOP, clock)));
   private final Pod pod = TestPods.simple("u1", "p", "c");
 
   private Container container(String image, String policy) {

@@ -10,16 +10,17 @@ import io.jkubelet.agent.events.EventCorrelator;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
-import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.PullProgress;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import io.jkubelet.agent.util.Time;
+import io.jkubelet.config.ImageSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -45,37 +46,39 @@ class ImagePullsTest {
   private final Counts counts = new Counts();
   private final PodTimelines timelines =
       PodTimelines.create(clock, null, PodTimelines.Listener.NONE);
-  private final ImagePulls pulls =
-      new ImagePulls(
-          engine,
-          new EventRecorder() {
-            @Override
-            public void event(ObjectReference o, EventType type, String reason, String message) {
-              emit(o, null, Map.of(), type, reason, message);
-            }
+  private final EventRecorder recorder =
+      new EventRecorder() {
+        @Override
+        public void event(ObjectReference o, EventType type, String reason, String message) {
+          emit(o, null, Map.of(), type, reason, message);
+        }
 
-            @Override
-            public void emit(
-                ObjectReference o,
-                Instant when,
-                Map<String, String> annotations,
-                EventType type,
-                String reason,
-                String message) {
-              events.add(
-                  o.getName()
-                      + " "
-                      + reason
-                      + " ["
-                      + annotations.getOrDefault(EventCorrelator.PROGRESS_OF, "")
-                      + "]: "
-                      + message);
-            }
-          },
-          new Time(clock, d -> {}, schedulers),
-          Duration.ofMinutes(1),
-          counts,
-          timelines);
+        @Override
+        public void emit(
+            ObjectReference o,
+            Instant when,
+            Map<String, String> annotations,
+            EventType type,
+            String reason,
+            String message) {
+          events.add(
+              o.getName()
+                  + " "
+                  + reason
+                  + " ["
+                  + annotations.getOrDefault(EventCorrelator.PROGRESS_OF, "")
+                  + "]: "
+                  + message);
+        }
+      };
+
+  private final ImagePulls pulls = pullsWith(ImageSettings.DEFAULTS);
+
+  private ImagePulls pullsWith(ImageSettings settings) {
+    return new ImagePulls(
+        engine, recorder, new Time(clock, d -> {}, schedulers), settings, counts, timelines);
+  }
+
   private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
 
   /** An engine whose one pull runs until the test ends it, feeding the progress it is given. */
@@ -99,7 +102,7 @@ class ImagePullsTest {
       this.observer = observer;
       String failure = mine.join();
       if (failure != null) {
-        throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, failure, null);
+        throw new RuntimeError(RuntimeError.Kind.IMAGE_PULL, failure);
       }
     }
 
@@ -137,6 +140,10 @@ class ImagePullsTest {
   }
 
   private CompletableFuture<String> pull(String uid) {
+    return pull(pulls, uid);
+  }
+
+  private CompletableFuture<String> pull(ImagePulls pulls, String uid) {
     Pod pod = TestPods.simple(uid, "pod-" + uid, "app");
     ImagePulls.Waiter w = new ImagePulls.Waiter(uid, "app", Refs.container(pod, "app", false));
     return CompletableFuture.supplyAsync(
@@ -148,7 +155,7 @@ class ImagePullsTest {
   }
 
   @Test
-  void theProgressPatchesThePullingEventEveryTenSecondsOnlyWhenThereIsNews() {
+  void theProgressPatchesThePullingEventEveryTenSecondsOnlyWhenThereIsNews() throws Exception {
     pulls.start();
     CompletableFuture<String> done = pull("u1");
     awaitEnginePull();
@@ -177,9 +184,9 @@ class ImagePullsTest {
             s -> {
               assertThat(s.image()).isEqualTo(IMAGE);
               assertThat(s.containers()).containsExactly("app");
-              assertThat(s.bytes()).isEqualTo(50_000_000);
-              assertThat(s.totalBytes()).isEqualTo(100_000_000);
-              assertThat(s.secondsLeft()).isEqualTo(30);
+              assertThat(s.amounts().bytes()).isEqualTo(50_000_000);
+              assertThat(s.amounts().totalBytes()).isEqualTo(100_000_000);
+              assertThat(s.pace().secondsLeft()).isEqualTo(30);
             });
     assertThat(pulls.forPod("other")).isEmpty();
     assertThat(io.jkubelet.agent.util.ApiSerialization.SHARED.asJson(pulls.forPod("u1")))
@@ -189,6 +196,27 @@ class ImagePullsTest {
         .contains("\"totalBytes\":100000000")
         .contains("\"secondsLeft\":30")
         .contains("\"startedAt\":\"2026-11-28T10:00:00Z\"");
+    var json =
+        new com.fasterxml.jackson.databind.ObjectMapper()
+            .readTree(io.jkubelet.agent.util.ApiSerialization.SHARED.asJson(pulls.forPod("u1")))
+            .get(0);
+    List<String> keys = new java.util.ArrayList<>();
+    json.fieldNames().forEachRemaining(keys::add);
+    assertThat(keys)
+        .as("one flat object, its fields in this order")
+        .containsExactly(
+            "image",
+            "containers",
+            "bytes",
+            "totalBytes",
+            "totalKnown",
+            "layers",
+            "layersDone",
+            "bytesPerSecond",
+            "secondsLeft",
+            "startedAt",
+            "lastProgressAt",
+            "progress");
 
     engine.progress("aaa", "Pull complete", 0, 0);
     engine.outcome.complete(null);
@@ -236,6 +264,28 @@ class ImagePullsTest {
                 + " 1MB/9MB\"");
     assertThat(counts.finished).containsExactly(false);
     assertThat(schedulers.pending()).as("the pull's reports end with it").isZero();
+  }
+
+  @Test
+  void withProgressOffThePullingEventIsLeftAloneWhileTheDeadlineAndPodsStillWork() {
+    ImagePulls quiet = pullsWith(new ImageSettings(Duration.ofMinutes(1), false));
+    quiet.start();
+    try {
+      CompletableFuture<String> done = pull(quiet, "u1");
+      awaitEnginePull();
+      engine.progress("aaa", "Downloading", 25_000_000, 100_000_000);
+      schedulers.advance(Duration.ofSeconds(20));
+      assertThat(events).as("imagePullProgress: false tells the pod nothing more").isEmpty();
+      assertThat(quiet.forPod("u1"))
+          .as("/pods still shows where the pull stands")
+          .singleElement()
+          .satisfies(s -> assertThat(s.amounts().bytes()).isEqualTo(25_000_000));
+      schedulers.advance(Duration.ofSeconds(50));
+      assertThat(done.join()).contains("because of no progress for 1m0s");
+      assertThat(events).isEmpty();
+    } finally {
+      quiet.stop();
+    }
   }
 
   @Test

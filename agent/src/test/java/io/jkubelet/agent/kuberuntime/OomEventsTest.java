@@ -44,7 +44,7 @@ class OomEventsTest {
   private final List<String> resynced = new ArrayList<>();
   private final OomEvents oom =
       new OomEvents(
-          recorder, START, new OomEvents.Watch(source, id -> mainPid.get(), resynced::add));
+          recorder, START, new OomEvents.Watch(source, (pod, id) -> mainPid.get(), resynced::add));
   private final Pod pod = TestPods.simple("u1", "web", "app");
   private final PodRef ref = new PodRef("u1", "web", "default");
 
@@ -65,17 +65,10 @@ class OomEventsTest {
         "app",
         "s1",
         state,
-        at,
-        at,
-        state == ContainerState.EXITED ? at.plusSeconds(1) : null,
-        exitCode,
-        reason,
-        "",
-        "img",
-        "img@sha",
-        "h",
-        restarts,
-        Map.of(),
+        new ContainerStatus.Times(
+            at, at, state == ContainerState.EXITED ? at.plusSeconds(1) : null),
+        new ContainerStatus.Exit(exitCode, reason, ""),
+        new ContainerStatus.Origin("img", "img@sha", "h", restarts, Map.of()),
         0);
   }
 
@@ -164,6 +157,24 @@ class OomEventsTest {
   }
 
   @Test
+  void theMainProcessKilledWhileTheEngineStillSaysItRunsIsNoChild() {
+    source.setCounters(C1, counters(0));
+    observe(running(C1));
+    source.setCounters(C1, counters(1));
+    source.kill(kill(4000, "dd")); // the main process (mainPid 4000), not yet seen exit
+    observe(running(C1));
+    assertThat(events).as("no OOMKilling for the main process").isEmpty();
+
+    source.setCounters(C1, null);
+    observe(oomKilled(C1, 0));
+    assertThat(events)
+        .singleElement()
+        .asString()
+        .startsWith("Warning OOMKilled: ")
+        .contains("the OOM killer killed process 4000 (dd), the container's main process");
+  }
+
+  @Test
   void aKillSeenAsTheContainerExitsIsLeftToItsExit() {
     source.setCounters(C1, counters(0));
     observe(running(C1));
@@ -249,17 +260,9 @@ class OomEventsTest {
             "app",
             "s1",
             ContainerState.RUNNING,
-            START.minusSeconds(60),
-            START.minusSeconds(60),
-            null,
-            0,
-            "",
-            "",
-            "img",
-            "img@sha",
-            "h",
-            0,
-            Map.of(),
+            new ContainerStatus.Times(START.minusSeconds(60), START.minusSeconds(60), null),
+            new ContainerStatus.Exit(0, "", ""),
+            new ContainerStatus.Origin("img", "img@sha", "h", 0, Map.of()),
             0L);
     source.kill(kill(4242, "dd"));
     source.setCounters(C1, counters(3));

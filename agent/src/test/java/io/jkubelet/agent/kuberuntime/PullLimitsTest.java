@@ -3,11 +3,11 @@ package io.jkubelet.agent.kuberuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.PullObserver;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

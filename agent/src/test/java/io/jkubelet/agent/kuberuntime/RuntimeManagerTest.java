@@ -14,8 +14,8 @@ import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pod.WaitingReasons;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ExecResult;
-import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.RecordingSleeper;
@@ -61,13 +61,14 @@ class RuntimeManagerTest {
         new RuntimeManager.Deps(
             runtime,
             new ImagePuller(
-                runtime,
-                recorder,
-                clock,
-                pull,
-                Duration.ofMinutes(1),
-                PullCredentials.NONE,
-                TestImagePulls.unstarted(runtime, recorder, clock)),
+                new ImagePuller.Deps(
+                    runtime,
+                    recorder,
+                    clock,
+                    pull,
+                    Duration.ofMinutes(1),
+                    PullCredentials.NONE,
+                    TestImagePulls.unstarted(runtime, recorder, clock))),
             VolumeManager.create(
                 new VolumeManager.Options(
                     root,
@@ -80,9 +81,8 @@ class RuntimeManagerTest {
             hooks,
             PodObjects.NONE,
             new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
-            recorder,
-            clock,
-            timelines),
+            new RuntimeManager.Reports(recorder, timelines),
+            clock),
         new RuntimeManager.Options(
             "jkubelet/pause:3.2",
             0,
@@ -324,7 +324,7 @@ class RuntimeManagerTest {
 
   @Test
   void aSandboxThatCannotBeCreatedIsASyncErrorWithAnEvent() {
-    runtime.failNext("runPodSandbox", new RuntimeError(RuntimeError.Kind.START, "no room", null));
+    runtime.failNext("runPodSandbox", new RuntimeError(RuntimeError.Kind.START, "no room"));
     Pod pod = podWithGrace(30);
     assertThatThrownBy(
             () ->
@@ -359,8 +359,7 @@ class RuntimeManagerTest {
 
   @Test
   void aCreateFailureIsReportedPerContainerAndTheOthersStillStart() throws Exception {
-    runtime.failNext(
-        "createContainer", new RuntimeError(RuntimeError.Kind.CREATE, "bad spec", null));
+    runtime.failNext("createContainer", new RuntimeError(RuntimeError.Kind.CREATE, "bad spec"));
     Pod pod = podWithGrace(30);
     PodSyncResult r =
         manager().syncPod(pod, runtime.podStatus(Configs.ref(pod)), Actions.FailedProbes.NONE);
@@ -481,7 +480,10 @@ class RuntimeManagerTest {
     runtime.createContainer(
         sandbox,
         Configs.container(
-            pod, pod.getSpec().getContainers().get(0), false, sandbox, 1, Map.of(), List.of()));
+            pod,
+            pod.getSpec().getContainers().get(0),
+            false,
+            Configs.Instance.of(sandbox, 1, Map.of(), List.of())));
 
     int removed = m.removeDeadContainers(runtime.podStatus(Configs.ref(pod)), 1);
 
@@ -507,10 +509,7 @@ class RuntimeManagerTest {
                   pod,
                   pod.getSpec().getContainers().get(0),
                   false,
-                  sandbox,
-                  restart,
-                  Map.of(),
-                  List.of()));
+                  Configs.Instance.of(sandbox, restart, Map.of(), List.of())));
       runtime.startContainer(id);
       runtime.exit(id, 1, "");
       dead.add(id);

@@ -5,7 +5,6 @@ import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import io.jkubelet.agent.util.Time;
-import java.time.Duration;
 
 /** {@link ImagePulls} for tests that do not look at progress: not started, on a fake clock. */
 public final class TestImagePulls {
@@ -16,7 +15,7 @@ public final class TestImagePulls {
         runtime,
         recorder,
         new Time(clock, d -> {}, new FakeSchedulers(clock)),
-        Duration.ofMinutes(1),
+        io.jkubelet.config.ImageSettings.DEFAULTS,
         ImagePulls.Listener.NONE,
         io.jkubelet.agent.timeline.PodTimelines.NONE);
   }

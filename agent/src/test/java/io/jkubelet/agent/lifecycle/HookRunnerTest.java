@@ -115,7 +115,7 @@ class HookRunnerTest {
                 assertThat(m)
                     .contains("error: command 'sleep 60' did not complete within 2s")
                     .endsWith("message: \"half\""));
-    execError = new RuntimeError(RuntimeError.Kind.OTHER, "container cid is not running", null);
+    execError = new RuntimeError(RuntimeError.Kind.OTHER, "container cid is not running");
     assertThat(run("exec: {command: [true]}", Duration.ofSeconds(2)))
         .hasValueSatisfying(m -> assertThat(m).contains("error: container cid is not running"));
     assertThat(run("exec: {command: []}", Duration.ofSeconds(2)))

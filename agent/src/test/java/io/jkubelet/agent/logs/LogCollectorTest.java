@@ -3,11 +3,11 @@ package io.jkubelet.agent.logs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jkubelet.agent.runtime.ContainerConfig;
-import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.LogEntry;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import io.jkubelet.agent.util.Sleeper;

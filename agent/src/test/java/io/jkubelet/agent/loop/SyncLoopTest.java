@@ -12,6 +12,7 @@ import io.jkubelet.agent.prober.ProbeType;
 import io.jkubelet.agent.prober.ProberEvent;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
+import io.jkubelet.agent.util.Time;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -83,8 +84,7 @@ class SyncLoopTest {
               select.channel("hk", 1, LoopInput.HousekeepingTick::new),
               Duration.ofSeconds(1),
               Duration.ofSeconds(2)),
-          clock,
-          schedulers);
+          new Time(clock, clock::step, schedulers));
 
   @Test
   void configUpdatesGoToTheMatchingHandler() {

@@ -12,9 +12,9 @@ import io.jkubelet.agent.prober.ProbeType;
 import io.jkubelet.agent.prober.ProbeWorker;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerSummary;
-import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.stats.Summary;
 import io.jkubelet.agent.status.ApiStatusManager;
 import io.jkubelet.agent.util.FakeClock;
@@ -46,7 +46,7 @@ class KubeletMetricsTest {
     runtime.version();
     runtime.listContainers();
     runtime.listContainers();
-    fake.failNext("removeContainer", new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "down", null));
+    fake.failNext("removeContainer", new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "down"));
     assertThatThrownBy(() -> runtime.removeContainer("x")).isInstanceOf(RuntimeError.class);
 
     String text = scrape(KubeletMetrics.Endpoint.METRICS);
@@ -231,15 +231,14 @@ class KubeletMetricsTest {
     long ms = Instant.parse(time).toEpochMilli();
     var cpu = new Summary.CpuStats(time, null, 2_500_000_000L);
     var mem = new Summary.MemoryStats(time, null, 10L, 7L, null, null, null);
-    var node = new Summary.NodeStats("n", null, null, cpu, mem, null, null, null, null);
+    var node =
+        new Summary.NodeStats("n", null, null, new Summary.Usage(cpu, mem, null), null, null, null);
     var pod =
         new Summary.PodStats(
             new Summary.PodReference("web", "ns", "u1"),
             null,
             List.of(new Summary.ContainerStats("app", null, cpu, mem, null, null)),
-            cpu,
-            mem,
-            null,
+            new Summary.Usage(cpu, mem, null),
             null,
             null,
             null);
@@ -292,9 +291,10 @@ class KubeletMetricsTest {
         "n",
         null,
         null,
-        new Summary.CpuStats(time, null, 2_500_000_000L),
-        new Summary.MemoryStats(time, null, 10L, 7L, null, null, null),
-        null,
+        new Summary.Usage(
+            new Summary.CpuStats(time, null, 2_500_000_000L),
+            new Summary.MemoryStats(time, null, 10L, 7L, null, null, null),
+            null),
         null,
         null,
         null);
@@ -309,9 +309,7 @@ class KubeletMetricsTest {
         new Summary.PodReference(name, "ns", uid),
         start,
         List.of(new Summary.ContainerStats("app", start, cpu, mem, null, null)),
-        cpu,
-        mem,
-        null,
+        new Summary.Usage(cpu, mem, null),
         null,
         null,
         null);
@@ -338,9 +336,7 @@ class KubeletMetricsTest {
             twice.podRef(),
             twice.startTime(),
             List.of(twice.containers().get(0), twice.containers().get(0)),
-            twice.cpu(),
-            twice.memory(),
-            null,
+            new Summary.Usage(twice.cpu(), twice.memory(), null),
             null,
             null,
             null);

@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
+import io.jkubelet.agent.TestApiServer;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.runtime.ImageSummary;
@@ -108,7 +109,7 @@ class NodeStatusManagerApiTest {
   void cleanUp() {
     managers.forEach(NodeStatusManager::stop);
     clients.forEach(KubernetesClient::close);
-    admin.nodes().withName(nodeName).delete();
+    TestApiServer.deleteNode(admin, nodeName);
     admin.leases().inNamespace(NodeLease.NAMESPACE).withName(nodeName).delete();
   }
 
@@ -441,7 +442,7 @@ class NodeStatusManagerApiTest {
     Node first = awaitReady("True");
     await().atMost(WAIT).until(() -> lease() != null);
 
-    admin.nodes().withName(nodeName).delete();
+    TestApiServer.deleteNode(admin, nodeName);
 
     await()
         .atMost(WAIT)
@@ -574,7 +575,7 @@ class NodeStatusManagerApiTest {
     assertThat(lease().getSpec().getRenewTime().toInstant()).isEqualTo(clock.instant());
 
     // Deleted again: not registered again; the Lease is left to the garbage collector.
-    admin.nodes().withName(nodeName).delete();
+    TestApiServer.deleteNode(admin, nodeName);
     await().atMost(WAIT).until(() -> node() == null);
     for (int i = 0; i < 3; i++) {
       schedulers.advance(Duration.ofSeconds(10));

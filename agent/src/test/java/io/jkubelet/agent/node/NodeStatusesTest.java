@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
@@ -50,7 +51,8 @@ class NodeStatusesTest {
   private final FakeClock clock = new FakeClock(Instant.parse("2026-01-01T00:00:00.750Z"));
 
   private NodeStatuses.Desired desired(Health health, List<NodeCondition> previous) {
-    return NodeStatuses.desired(OPTIONS, MACHINE, DOCKER, health, previous, clock.instant());
+    return NodeStatuses.desired(
+        OPTIONS, MACHINE, DOCKER, health, previous, clock.instant(), Map.of(), Set.of());
   }
 
   private static NodeCondition condition(NodeStatus s, String type) {

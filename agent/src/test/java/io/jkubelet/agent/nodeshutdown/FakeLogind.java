@@ -125,7 +125,7 @@ public final class FakeLogind implements Logind {
 
   private void call(String what) {
     if (closed) {
-      throw new LogindException(what + ": the connection is closed", null);
+      throw new LogindException(what + ": the connection is closed");
     }
     calls.add(what);
   }

@@ -201,7 +201,7 @@ class NodeShutdownApiTest {
       }
       statuses.stop();
       asNode.close();
-      admin.nodes().withName(node).delete();
+      TestApiServer.deleteNode(admin, node);
     }
   }
 

@@ -61,7 +61,7 @@ public final class FakePodObjects implements PodObjects {
 
   private void check() throws Unavailable {
     if (unavailable != null) {
-      throw new Unavailable(unavailable, null);
+      throw new Unavailable(unavailable);
     }
   }
 

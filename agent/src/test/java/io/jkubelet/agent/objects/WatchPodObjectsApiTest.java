@@ -49,7 +49,7 @@ class WatchPodObjectsApiTest {
       ns.close();
     }
     if (admin != null) {
-      admin.nodes().withName(NODE).delete();
+      TestApiServer.deleteNode(admin, NODE);
       admin.close();
     }
   }

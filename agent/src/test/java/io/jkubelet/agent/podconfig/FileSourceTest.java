@@ -32,7 +32,8 @@ class FileSourceTest {
   private final FakeSchedulers schedulers = new FakeSchedulers(clock);
 
   private FileSource source(String node) {
-    return new FileSource(dir, PERIOD, node, clock, schedulers, recorder, last::set);
+    return new FileSource(
+        dir, new SourceOptions(PERIOD, node, clock, schedulers, last::set), recorder);
   }
 
   private static final Duration PERIOD = Duration.ofSeconds(20);
@@ -178,7 +179,11 @@ class FileSourceTest {
     assertThat(last.get()).isEmpty();
 
     List<List<Pod>> sent = new ArrayList<>();
-    new FileSource(dir.resolve("nope"), PERIOD, "n", clock, schedulers, recorder, sent::add).scan();
+    new FileSource(
+            dir.resolve("nope"),
+            new SourceOptions(PERIOD, "n", clock, schedulers, sent::add),
+            recorder)
+        .scan();
     assertThat(sent).containsExactly(List.of());
   }
 

@@ -45,11 +45,7 @@ class HttpSourceTest {
         new HttpSource(
             URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/pods"),
             Map.of("X-Token", List.of("secret")),
-            PERIOD,
-            "node1",
-            clock,
-            schedulers,
-            sent::set);
+            new SourceOptions(PERIOD, "node1", clock, schedulers, sent::set));
   }
 
   @AfterEach
@@ -128,11 +124,7 @@ class HttpSourceTest {
         new HttpSource(
             URI.create("http://127.0.0.1:1/pods"),
             Map.of(),
-            PERIOD,
-            "n",
-            clock,
-            schedulers,
-            sent::set);
+            new SourceOptions(PERIOD, "n", clock, schedulers, sent::set));
     nowhere.poll();
     assertThat(sent.get()).isEmpty();
     assertThat(nowhere.healthy().ok()).isFalse();

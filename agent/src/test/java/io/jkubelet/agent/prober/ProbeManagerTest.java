@@ -43,13 +43,14 @@ class ProbeManagerTest {
   private final ResultsManager results = new ResultsManager(published::add);
   private final ProbeManager manager =
       new ProbeManager(
-          results,
-          exec,
-          uid -> Optional.ofNullable(statuses.get(uid)),
-          recorder,
-          clock,
-          schedulers,
-          () -> 1.0);
+          new ProbeManager.Deps(
+              results,
+              exec,
+              uid -> Optional.ofNullable(statuses.get(uid)),
+              recorder,
+              clock,
+              schedulers,
+              () -> 1.0));
 
   @BeforeEach
   void start() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,7 +39,7 @@ class CallsInFlightTest {
 
         @Override
         public void removeContainer(String containerId) {
-          throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "no such container", null);
+          throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "no such container");
         }
       };
 

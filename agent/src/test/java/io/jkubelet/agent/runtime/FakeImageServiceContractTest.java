@@ -1,5 +1,7 @@
 package io.jkubelet.agent.runtime;
 
+import io.jkubelet.agent.runtime.fake.FakeImageService;
+
 /** {@link ImageServiceContract} on {@link FakeImageService}. */
 class FakeImageServiceContractTest extends ImageServiceContract {
   private final FakeImageService fake = new FakeImageService();

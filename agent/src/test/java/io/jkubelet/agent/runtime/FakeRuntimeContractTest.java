@@ -1,5 +1,6 @@
 package io.jkubelet.agent.runtime;
 
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
 import java.util.List;

@@ -6,8 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 
 /**
- * What image GC relies on of an {@link ImageService}, run against {@link FakeImageService} and
- * Docker: the fake's answers must be the engine's.
+ * What image GC relies on of an {@link ImageService}, run against {@link
+ * io.jkubelet.agent.runtime.fake.FakeImageService} and Docker: the fake's answers must be the
+ * engine's.
  */
 public abstract class ImageServiceContract {
   protected abstract ImageService service();

@@ -71,17 +71,9 @@ class SummaryProviderTest {
         name,
         SANDBOX,
         state,
-        created,
-        created.plusSeconds(1),
-        null,
-        0,
-        "",
-        "",
-        "img",
-        "",
-        "h",
-        0,
-        Map.of(),
+        new ContainerStatus.Times(created, created.plusSeconds(1), null),
+        new ContainerStatus.Exit(0, "", ""),
+        new ContainerStatus.Origin("img", "", "h", 0, Map.of()),
         0);
   }
 
@@ -405,10 +397,10 @@ class SummaryProviderTest {
 
     Files.write(cache.resolve("c"), new byte[2000]);
     clock.step(Duration.ofSeconds(30));
-    assertThat(provider.summary().pods().get(0).volume().get(0).usedBytes())
+    assertThat(provider.summary().pods().get(0).volume().get(0).fs().usedBytes())
         .isEqualTo(1500 + dirBytes);
     clock.step(Duration.ofSeconds(31));
-    assertThat(provider.summary().pods().get(0).volume().get(0).usedBytes())
+    assertThat(provider.summary().pods().get(0).volume().get(0).fs().usedBytes())
         .isEqualTo(3500 + Files.size(cache) + Files.size(cache.resolve("sub")));
   }
 
@@ -555,17 +547,9 @@ class SummaryProviderTest {
                     null,
                     SANDBOX,
                     ContainerState.RUNNING,
-                    T0,
-                    T0,
-                    null,
-                    0,
-                    "",
-                    "",
-                    "img",
-                    "",
-                    "h",
-                    0,
-                    Map.of(),
+                    new ContainerStatus.Times(T0, T0, null),
+                    new ContainerStatus.Exit(0, "", ""),
+                    new ContainerStatus.Origin("img", "", "h", 0, Map.of()),
                     0))));
     pods.add(pod(true));
 

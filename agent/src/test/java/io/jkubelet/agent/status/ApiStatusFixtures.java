@@ -38,17 +38,14 @@ final class ApiStatusFixtures {
               c.getName(),
               dockerId(uid + "/sandbox"),
               ContainerState.RUNNING,
-              now.minusSeconds(5),
-              now.minusSeconds(4),
-              null,
-              0,
-              "",
-              "",
-              c.getImage(),
-              "docker://sha256:" + dockerId(c.getImage()),
-              ContainerHash.of(c),
-              restarts,
-              Map.of(),
+              new ContainerStatus.Times(now.minusSeconds(5), now.minusSeconds(4), null),
+              new ContainerStatus.Exit(0, "", ""),
+              new ContainerStatus.Origin(
+                  c.getImage(),
+                  "docker://sha256:" + dockerId(c.getImage()),
+                  ContainerHash.of(c),
+                  restarts,
+                  Map.of()),
               0));
     }
     return generate(pod, now, ip, containers, ready);

@@ -94,7 +94,7 @@ class ApiStatusManagerTest {
     for (AutoCloseable c : closeAfter) {
       c.close();
     }
-    admin.nodes().withName(node).delete();
+    TestApiServer.deleteNode(admin, node);
   }
 
   private ApiStatusManager manager(Duration syncPeriod, Predicate<Pod> canBeDeleted) {

@@ -47,17 +47,15 @@ class StatusGeneratorTest {
             "a",
             "sb",
             state,
-            t,
-            t,
-            state == ContainerState.EXITED ? t.plusMillis(500) : null,
-            exit,
-            reason,
-            "",
-            "jkubelet/busybox:1.35",
-            "docker://sha256:abc",
-            ContainerHash.of(pod.getSpec().getContainers().get(0)),
-            restartCount,
-            Map.of(),
+            new io.jkubelet.agent.runtime.ContainerStatus.Times(
+                t, t, state == ContainerState.EXITED ? t.plusMillis(500) : null),
+            new io.jkubelet.agent.runtime.ContainerStatus.Exit(exit, reason, ""),
+            new io.jkubelet.agent.runtime.ContainerStatus.Origin(
+                "jkubelet/busybox:1.35",
+                "docker://sha256:abc",
+                ContainerHash.of(pod.getSpec().getContainers().get(0)),
+                restartCount,
+                Map.of()),
             0));
   }
 

@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.ExecWatch;
+import io.jkubelet.agent.TestApiServer;
 import io.jkubelet.agent.e2e.TestDockerAccess;
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.Labels;
@@ -269,7 +270,7 @@ class StreamingKubectlApiTest {
     }
     if (admin != null) {
       admin.namespaces().withName(ns).delete();
-      admin.nodes().withName(node).delete();
+      TestApiServer.deleteNode(admin, node);
       admin.close();
     }
     for (Container c :

@@ -21,8 +21,9 @@ import io.jkubelet.agent.objects.PodObjects;
 import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.prober.ContainerHealth;
 import io.jkubelet.agent.runtime.ContainerState;
-import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.fake.FakeContainer;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.status.ReasonCache;
 import io.jkubelet.agent.util.Backoff;
@@ -74,13 +75,15 @@ class PodSyncCgroupsTest {
         new RuntimeManager.Deps(
             runtime,
             new ImagePuller(
-                runtime,
-                recorder,
-                clock,
-                pull,
-                Duration.ofMinutes(1),
-                io.jkubelet.agent.kuberuntime.PullCredentials.NONE,
-                io.jkubelet.agent.kuberuntime.TestImagePulls.unstarted(runtime, recorder, clock)),
+                new ImagePuller.Deps(
+                    runtime,
+                    recorder,
+                    clock,
+                    pull,
+                    Duration.ofMinutes(1),
+                    io.jkubelet.agent.kuberuntime.PullCredentials.NONE,
+                    io.jkubelet.agent.kuberuntime.TestImagePulls.unstarted(
+                        runtime, recorder, clock))),
             VolumeManager.create(
                 new VolumeManager.Options(
                     root,
@@ -93,9 +96,8 @@ class PodSyncCgroupsTest {
             new HookRunner(runtime::exec, () -> null, new RecordingSleeper(clock)),
             PodObjects.NONE,
             new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5)),
-            recorder,
-            clock,
-            io.jkubelet.agent.timeline.PodTimelines.NONE),
+            new RuntimeManager.Reports(recorder, io.jkubelet.agent.timeline.PodTimelines.NONE),
+            clock),
         new RuntimeManager.Options(
             "jkubelet/pause:3.2",
             0,
@@ -118,9 +120,8 @@ class PodSyncCgroupsTest {
             new LocalStatusManager(),
             ReasonCache.create(),
             new OomEvents(recorder, clock.instant(), OomEvents.Watch.NONE),
-            recorder,
-            clock,
-            io.jkubelet.agent.timeline.PodTimelines.NONE),
+            new RuntimeManager.Reports(recorder, io.jkubelet.agent.timeline.PodTimelines.NONE),
+            clock),
         new PodSync.Inputs(
             () -> "10.1.1.1",
             p -> false,
@@ -147,14 +148,14 @@ class PodSyncCgroupsTest {
     sync.sync(new UpdatePodOptions(pod, WorkType.SYNC, null), clock.instant().minusMillis(1));
   }
 
-  private List<FakeRuntime.Fake> running(String uid) {
+  private List<FakeContainer> running(String uid) {
     return runtime.all().stream()
         .filter(f -> f.state == ContainerState.RUNNING)
         .filter(f -> uid.equals(f.labels.get(io.jkubelet.agent.runtime.Labels.POD_UID)))
         .toList();
   }
 
-  private static String parent(FakeRuntime.Fake f) {
+  private static String parent(FakeContainer f) {
     return f.sandbox ? f.sandboxConfig.linux().cgroupParent() : f.config.linux().cgroupParent();
   }
 

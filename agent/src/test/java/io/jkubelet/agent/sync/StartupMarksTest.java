@@ -47,17 +47,9 @@ class StartupMarksTest {
         name,
         "sandbox",
         ContainerState.EXITED,
-        finished.minusSeconds(3),
-        finished.minusSeconds(3),
-        finished,
-        code,
-        "",
-        "",
-        "busybox",
-        "",
-        "",
-        0,
-        Map.of(),
+        new ContainerStatus.Times(finished.minusSeconds(3), finished.minusSeconds(3), finished),
+        new ContainerStatus.Exit(code, "", ""),
+        new ContainerStatus.Origin("busybox", "", "", 0, Map.of()),
         0L);
   }
 

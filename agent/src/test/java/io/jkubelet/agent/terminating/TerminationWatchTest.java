@@ -13,10 +13,10 @@ import io.jkubelet.agent.kuberuntime.PreStopsRunning;
 import io.jkubelet.agent.runtime.CallsInFlight;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerStatus;
-import io.jkubelet.agent.runtime.FakeRuntime;
 import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
+import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
@@ -271,17 +271,9 @@ class TerminationWatchTest {
                     name,
                     "s1",
                     ContainerState.RUNNING,
-                    T0,
-                    T0,
-                    null,
-                    0,
-                    "",
-                    "",
-                    "img",
-                    "",
-                    "h",
-                    0,
-                    Map.of(),
+                    new ContainerStatus.Times(T0, T0, null),
+                    new ContainerStatus.Exit(0, "", ""),
+                    new ContainerStatus.Origin("img", "", "h", 0, Map.of()),
                     pid))));
   }
 }

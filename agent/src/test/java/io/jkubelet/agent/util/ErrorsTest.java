@@ -1,9 +1,11 @@
 package io.jkubelet.agent.util;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.jkubelet.agent.runtime.RuntimeError;
 import java.io.IOException;
 import java.net.ConnectException;
 import org.junit.jupiter.api.Test;
@@ -35,5 +37,17 @@ class ErrorsTest {
     assertThat(Errors.isRefused(answer(503, "unavailable"))).isFalse();
     assertThat(Errors.isConflict(answer(409, "c"))).isTrue();
     assertThat(Errors.isNotFound(answer(404, "gone"))).isTrue();
+  }
+
+  @Test
+  void aFailureGetsItsCauseOnceAndKeepsItsTypeAndDetail() {
+    IOException cause = new IOException("connection reset");
+    RuntimeError e =
+        Errors.withCause(new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "engine gone"), cause);
+    assertThat(e.kind()).isEqualTo(RuntimeError.Kind.UNAVAILABLE);
+    assertThat(e).hasMessage("engine gone").hasCause(cause);
+    assertThat(new RuntimeError(RuntimeError.Kind.OTHER, "x").getCause()).isNull();
+    assertThatThrownBy(() -> Errors.withCause(e, new IOException("again")))
+        .isInstanceOf(IllegalStateException.class);
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFile;
 import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFileBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.env.NodeAllocatable;
@@ -92,16 +93,45 @@ class DownwardApiTest {
     "limits.cpu, 1m, 4000",
   })
   void resources(String resource, String divisor, String expected) throws Exception {
-    var item =
-        new DownwardAPIVolumeFileBuilder()
-            .withPath("r")
-            .withNewResourceFieldRef()
-            .withContainerName("c")
-            .withResource(resource)
-            .withDivisor(new Quantity(divisor))
-            .endResourceFieldRef()
-            .build();
+    var item = resource("r", "c", resource, divisor);
     assertThat(data(DownwardApi.collect(List.of(item), pod(), 0644, NODE), "r"))
         .isEqualTo(expected);
+  }
+
+  @Test
+  void aZeroLimitIsTheNodesAllocatableAndHugePagesAreReadAsTheEnvironmentReadsThem()
+      throws Exception {
+    Pod pod =
+        new PodBuilder(pod())
+            .editSpec()
+            .addNewInitContainer()
+            .withName("init")
+            .withNewResources()
+            .withLimits(Map.of("memory", new Quantity("0"), "hugepages-2Mi", new Quantity("4Mi")))
+            .endResources()
+            .endInitContainer()
+            .endSpec()
+            .build();
+    var items =
+        List.of(
+            resource("m", "init", "limits.memory", "1Mi"),
+            resource("h", "init", "limits.hugepages-2Mi", "1Mi"));
+
+    var files = DownwardApi.collect(items, pod, 0644, NODE);
+
+    assertThat(data(files, "m")).isEqualTo("8192");
+    assertThat(data(files, "h")).isEqualTo("4");
+  }
+
+  private static DownwardAPIVolumeFile resource(
+      String path, String container, String resource, String divisor) {
+    return new DownwardAPIVolumeFileBuilder()
+        .withPath(path)
+        .withNewResourceFieldRef()
+        .withContainerName(container)
+        .withResource(resource)
+        .withDivisor(new Quantity(divisor))
+        .endResourceFieldRef()
+        .build();
   }
 }

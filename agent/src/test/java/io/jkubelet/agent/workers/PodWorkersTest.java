@@ -48,7 +48,14 @@ class PodWorkersTest {
       };
   private final PodWorkers workers =
       new PodWorkers(
-          fn, queue, clock, Duration.ofMinutes(1), Duration.ofSeconds(10), () -> 0.0, executor);
+          new PodWorkers.Options(
+              fn,
+              queue,
+              clock,
+              Duration.ofMinutes(1),
+              Duration.ofSeconds(10),
+              () -> 0.0,
+              executor));
 
   @AfterEach
   void stop() {
@@ -136,18 +143,19 @@ class PodWorkersTest {
   void aSyncedPodIsDueAgainAfterTheResyncIntervalAndAFailedOneAfterTheBackoff() throws Exception {
     PodWorkers failing =
         new PodWorkers(
-            (w, l) -> {
-              if (w.uid().equals("bad")) {
-                throw new IllegalStateException("boom");
-              }
-              return new SyncResult(clock.instant(), null);
-            },
-            queue,
-            clock,
-            Duration.ofMinutes(1),
-            Duration.ofSeconds(10),
-            () -> 0.0,
-            executor);
+            new PodWorkers.Options(
+                (w, l) -> {
+                  if (w.uid().equals("bad")) {
+                    throw new IllegalStateException("boom");
+                  }
+                  return new SyncResult(clock.instant(), null);
+                },
+                queue,
+                clock,
+                Duration.ofMinutes(1),
+                Duration.ofSeconds(10),
+                () -> 0.0,
+                executor));
     failing.update(UpdatePodOptions.of(pod("good", "a"), WorkType.CREATE));
     failing.update(UpdatePodOptions.of(pod("bad", "b"), WorkType.CREATE));
     assertThat(failing.awaitIdle(Duration.ofSeconds(5))).isTrue();
@@ -163,13 +171,14 @@ class PodWorkersTest {
   void aSyncCanAskToBeRequeuedSooner() throws Exception {
     PodWorkers w =
         new PodWorkers(
-            (work, l) -> new SyncResult(Instant.EPOCH, Duration.ofSeconds(3)),
-            queue,
-            clock,
-            Duration.ofMinutes(1),
-            Duration.ofSeconds(10),
-            () -> 0.0,
-            executor);
+            new PodWorkers.Options(
+                (work, l) -> new SyncResult(Instant.EPOCH, Duration.ofSeconds(3)),
+                queue,
+                clock,
+                Duration.ofMinutes(1),
+                Duration.ofSeconds(10),
+                () -> 0.0,
+                executor));
     w.update(UpdatePodOptions.of(pod("u1", "a"), WorkType.CREATE));
     assertThat(w.awaitIdle(Duration.ofSeconds(5))).isTrue();
     clock.step(Duration.ofSeconds(3));

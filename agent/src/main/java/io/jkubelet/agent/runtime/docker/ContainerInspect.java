@@ -9,6 +9,7 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.transport.DockerHttpClient;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -75,9 +76,10 @@ final class ContainerInspect {
       }
       return parse(response.getBody());
     } catch (JsonProcessingException e) {
-      throw new RuntimeError(
-          Kind.OTHER,
-          "docker: the inspect of " + id + " is not valid JSON: " + e.getOriginalMessage(),
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.OTHER,
+              "docker: the inspect of " + id + " is not valid JSON: " + e.getOriginalMessage()),
           e);
     } catch (IOException e) {
       throw new UncheckedIOException(e);

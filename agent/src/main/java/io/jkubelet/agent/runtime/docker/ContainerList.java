@@ -12,6 +12,7 @@ import com.github.dockerjava.transport.DockerHttpClient;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringWriter;
@@ -64,8 +65,11 @@ final class ContainerList {
       }
       return parse(response.getBody());
     } catch (JsonProcessingException e) {
-      throw new RuntimeError(
-          Kind.OTHER, "docker: the container list is not valid JSON: " + e.getOriginalMessage(), e);
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.OTHER,
+              "docker: the container list is not valid JSON: " + e.getOriginalMessage()),
+          e);
     } catch (IOException e) {
       throw DockerErrors.translate(new UncheckedIOException(e), null);
     } catch (RuntimeException e) {

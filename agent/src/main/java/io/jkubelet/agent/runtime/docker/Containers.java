@@ -12,6 +12,7 @@ import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.Errors;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -157,12 +158,13 @@ final class Containers {
       if (!DockerErrors.isNotModified(e)) { // 304: already running
         RuntimeError error = DockerErrors.translate(e, Kind.START);
         if (adj != null && negativeOom.failed(containerId, adj)) {
-          throw new RuntimeError(
-              Kind.START,
-              error.getMessage()
-                  + " (the runtime refused oom_score_adj="
-                  + adj
-                  + "; the next attempt uses 0)",
+          throw Errors.withCause(
+              new RuntimeError(
+                  Kind.START,
+                  error.getMessage()
+                      + " (the runtime refused oom_score_adj="
+                      + adj
+                      + "; the next attempt uses 0)"),
               e);
         }
         throw error;

@@ -33,26 +33,26 @@ final class DockerErrors {
       return re;
     }
     if (e instanceof NotFoundException nf) {
-      return new RuntimeError(Kind.NOT_FOUND, engineMessage(nf), e);
+      return Errors.withCause(new RuntimeError(Kind.NOT_FOUND, engineMessage(nf)), e);
     }
     if (e instanceof DockerException de) {
       Kind kind =
           onEngineError != null
               ? onEngineError
               : de.getHttpStatus() >= 500 ? Kind.UNAVAILABLE : Kind.OTHER;
-      return new RuntimeError(kind, engineMessage(de), e);
+      return Errors.withCause(new RuntimeError(kind, engineMessage(de)), e);
     }
     if (isConnectionFailure(e)) {
-      return new RuntimeError(Kind.UNAVAILABLE, failureMessage(e), e);
+      return Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, failureMessage(e)), e);
     }
-    return new RuntimeError(Kind.OTHER, failureMessage(e), e);
+    return Errors.withCause(new RuntimeError(Kind.OTHER, failureMessage(e)), e);
   }
 
   /** {@link #translate} for a failure that may not be a {@link RuntimeException}. */
   static RuntimeError translate(Throwable failure, Kind onEngineError) {
     return failure instanceof RuntimeException re
         ? translate(re, onEngineError)
-        : new RuntimeError(Kind.OTHER, failure.toString(), failure);
+        : Errors.withCause(new RuntimeError(Kind.OTHER, failure.toString()), failure);
   }
 
   /** 404: the container, exec or image does not exist (any more). */

@@ -5,6 +5,7 @@ import com.github.dockerjava.api.model.Container;
 import io.jkubelet.agent.runtime.ImageService;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.StatFs;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -112,8 +113,7 @@ final class DockerImageService implements ImageService {
     if (!users.isEmpty()) {
       throw new RuntimeError(
           Kind.OTHER,
-          "image " + id + " is in use by container " + users.get(0).getId().substring(0, 12),
-          null);
+          "image " + id + " is in use by container " + users.get(0).getId().substring(0, 12));
     }
     List<String> names = new ArrayList<>();
     if (inspected.getRepoTags() != null) {
@@ -143,12 +143,13 @@ final class DockerImageService implements ImageService {
             .orElseThrow(
                 () ->
                     new RuntimeError(
-                        Kind.UNAVAILABLE, "the engine does not say where it keeps its data", null));
+                        Kind.UNAVAILABLE, "the engine does not say where it keeps its data"));
     try {
       StatFs fs = StatFs.of(dir);
       return new FsUsage(fs.capacityBytes(), fs.availableBytes());
     } catch (IOException e) {
-      throw new RuntimeError(Kind.OTHER, "cannot read the file system of " + dir + ": " + e, e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.OTHER, "cannot read the file system of " + dir + ": " + e), e);
     }
   }
 }

@@ -232,11 +232,6 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   }
 
   @Override
-  public long containerPid(String containerId) {
-    return sandboxes.pid(containerId);
-  }
-
-  @Override
   public void removePodSandbox(String sandboxId) {
     containers.remove(sandboxId);
   }

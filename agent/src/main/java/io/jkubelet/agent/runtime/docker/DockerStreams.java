@@ -8,6 +8,7 @@ import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.StreamHandle;
 import io.jkubelet.agent.runtime.StreamIo;
 import io.jkubelet.agent.runtime.TerminalSize;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.config.Durations;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -55,7 +56,7 @@ final class DockerStreams {
   StreamHandle exec(String containerId, List<String> command, StreamIo io) {
     Objects.requireNonNull(containerId, "containerId");
     if (command == null || command.isEmpty()) {
-      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given", null);
+      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given");
     }
     String execId;
     try {
@@ -95,7 +96,7 @@ final class DockerStreams {
       throw DockerErrors.translate(e, null);
     }
     if (inspected.getState() == null || !Boolean.TRUE.equals(inspected.getState().getRunning())) {
-      throw new RuntimeError(Kind.OTHER, "container not running (" + containerId + ")", null);
+      throw new RuntimeError(Kind.OTHER, "container not running (" + containerId + ")");
     }
     boolean tty =
         inspected.getConfig() != null && Boolean.TRUE.equals(inspected.getConfig().getTty());
@@ -143,14 +144,13 @@ final class DockerStreams {
       Long code = execs.awaitExitCode(execId, clock.instant().plus(EXIT_CODE_WAIT));
       if (code == null) {
         throw new RuntimeError(
-            Kind.OTHER,
-            "exec " + execId + " still runs " + EXIT_CODE_WAIT + " after its streams",
-            null);
+            Kind.OTHER, "exec " + execId + " still runs " + EXIT_CODE_WAIT + " after its streams");
       }
       return Containers.clampToInt(code);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new RuntimeError(Kind.OTHER, "interrupted while waiting for exec " + execId, e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.OTHER, "interrupted while waiting for exec " + execId), e);
     } catch (RuntimeException e) {
       throw e instanceof RuntimeError r ? r : DockerErrors.translate(e, null);
     }

@@ -6,6 +6,7 @@ import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Sleeper;
 import io.jkubelet.config.Durations;
 import java.time.Clock;
@@ -65,7 +66,7 @@ final class ExecSync {
   ExecResult exec(String containerId, List<String> command, Duration timeout) {
     Objects.requireNonNull(containerId, "containerId");
     if (command == null || command.isEmpty()) {
-      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given", null);
+      throw new RuntimeError(Kind.OTHER, "exec in " + containerId + ": no command given");
     }
     Instant deadline =
         timeout != null && timeout.isPositive() ? clock.instant().plus(timeout) : null;
@@ -93,8 +94,10 @@ final class ExecSync {
     } catch (InterruptedException e) {
       callback.abandon();
       Thread.currentThread().interrupt();
-      throw new RuntimeError(
-          Kind.OTHER, "interrupted while running " + command + " in " + containerId, e);
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.OTHER, "interrupted while running " + command + " in " + containerId),
+          e);
     } catch (RuntimeException e) {
       callback.abandon();
       throw DockerErrors.translate(e, null);
@@ -162,7 +165,7 @@ final class ExecSync {
       return null;
     }
     if (ended.getExitCodeLong() == null) {
-      throw new RuntimeError(Kind.OTHER, "exec " + execId + " ended without an exit code", null);
+      throw new RuntimeError(Kind.OTHER, "exec " + execId + " ended without an exit code");
     }
     return ended.getExitCodeLong();
   }

@@ -2,6 +2,7 @@ package io.jkubelet.agent.runtime.docker;
 
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.Errors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,30 +51,16 @@ final class Hijack implements AutoCloseable {
    * engine's message otherwise (e.g. 409, a container that is not running).
    */
   static Hijack open(String host, String path, String jsonBody) {
-    SocketChannel channel = connect(host);
-    Hijack h = new Hijack(channel);
-    try {
-      byte[] body = jsonBody.getBytes(StandardCharsets.UTF_8);
-      String request =
-          "POST "
-              + path
-              + " HTTP/1.1\r\nHost: docker\r\nUser-Agent: jkubelet\r\n"
-              + "Content-Type: application/json\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
-              + "Content-Length: "
-              + body.length
-              + "\r\n\r\n";
-      h.out.write(request.getBytes(StandardCharsets.US_ASCII));
-      h.out.write(body);
-      h.out.flush();
-      h.readResponseHead(path);
-      return h;
-    } catch (IOException e) {
-      h.close();
-      throw new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage(), e);
-    } catch (RuntimeException e) {
-      h.close();
-      throw e;
-    }
+    byte[] body = jsonBody.getBytes(StandardCharsets.UTF_8);
+    String head =
+        "POST "
+            + path
+            + " HTTP/1.1\r\nHost: docker\r\nUser-Agent: jkubelet\r\n"
+            + "Content-Type: application/json\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n"
+            + "Content-Length: "
+            + body.length
+            + "\r\n\r\n";
+    return request(host, path, head, body);
   }
 
   /**
@@ -82,18 +69,27 @@ final class Hijack implements AutoCloseable {
    * body. Errors as {@link #open}.
    */
   static Hijack get(String host, String path) {
+    return request(
+        host,
+        path,
+        "GET " + path + " HTTP/1.0\r\nHost: docker\r\nUser-Agent: jkubelet\r\n\r\n",
+        new byte[0]);
+  }
+
+  /** Connects, sends the request's head and body, and reads the answer's head. */
+  private static Hijack request(String host, String path, String head, byte[] body) {
     SocketChannel channel = connect(host);
     Hijack h = new Hijack(channel);
     try {
-      h.out.write(
-          ("GET " + path + " HTTP/1.0\r\nHost: docker\r\nUser-Agent: jkubelet\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
+      h.out.write(head.getBytes(StandardCharsets.US_ASCII));
+      h.out.write(body);
       h.out.flush();
       h.readResponseHead(path);
       return h;
     } catch (IOException e) {
       h.close();
-      throw new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage(), e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.UNAVAILABLE, "docker: " + path + ": " + e.getMessage()), e);
     } catch (RuntimeException e) {
       h.close();
       throw e;
@@ -115,12 +111,11 @@ final class Hijack implements AutoCloseable {
                 new InetSocketAddress(uri.getHost(), uri.getPort() > 0 ? uri.getPort() : 2375));
         default ->
             throw new RuntimeError(
-                Kind.OTHER,
-                "streams need a unix:// or plain tcp:// docker host, not " + host,
-                null);
+                Kind.OTHER, "streams need a unix:// or plain tcp:// docker host, not " + host);
       };
     } catch (IOException e) {
-      throw new RuntimeError(Kind.UNAVAILABLE, "docker: cannot connect to " + host + ": " + e, e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.UNAVAILABLE, "docker: cannot connect to " + host + ": " + e), e);
     }
   }
 
@@ -138,8 +133,7 @@ final class Hijack implements AutoCloseable {
     message = DockerErrors.messageOf(message);
     throw new RuntimeError(
         code == 404 ? Kind.NOT_FOUND : code >= 500 ? Kind.UNAVAILABLE : Kind.OTHER,
-        message.isBlank() ? "docker: " + path + ": " + statusLine : message,
-        null);
+        message.isBlank() ? "docker: " + path + ": " + statusLine : message);
   }
 
   private String readHead() throws IOException {

@@ -14,6 +14,7 @@ import io.jkubelet.agent.runtime.PullProgress;
 import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
+import io.jkubelet.agent.util.Errors;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -102,16 +103,16 @@ final class Images {
       if (!callback.awaitCompletion(millis, TimeUnit.MILLISECONDS)) {
         throw new RuntimeError(
             Kind.IMAGE_PULL,
-            "pulling " + image + " did not complete within " + timeout.toSeconds() + " s",
-            null);
+            "pulling " + image + " did not complete within " + timeout.toSeconds() + " s");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new RuntimeError(Kind.IMAGE_PULL, "interrupted while pulling " + image, e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.IMAGE_PULL, "interrupted while pulling " + image), e);
     } catch (RuntimeError e) {
       throw e;
     } catch (RuntimeException e) {
-      throw new RuntimeError(Kind.IMAGE_PULL, pullFailure(e), e);
+      throw Errors.withCause(new RuntimeError(Kind.IMAGE_PULL, pullFailure(e)), e);
     } finally {
       DockerClients.closeQuietly(callback);
     }
@@ -247,18 +248,18 @@ final class Images {
       String c = cancelled;
       if (c != null) {
         log.debug("DockerRuntime: pulling {} cancelled: {}", image, c);
-        throw new RuntimeError(Kind.IMAGE_PULL, c, null);
+        throw new RuntimeError(Kind.IMAGE_PULL, c);
       }
       Throwable f = failure;
       if (f != null) {
         String message = pullFailure(f);
         log.debug("DockerRuntime: pulling {} failed: {}", image, message);
-        throw new RuntimeError(Kind.IMAGE_PULL, message, f);
+        throw Errors.withCause(new RuntimeError(Kind.IMAGE_PULL, message), f);
       }
       String e = error;
       if (e != null) {
         log.debug("DockerRuntime: pulling {} failed: {}", image, e);
-        throw new RuntimeError(Kind.IMAGE_PULL, e, null);
+        throw new RuntimeError(Kind.IMAGE_PULL, e);
       }
     }
   }

@@ -105,17 +105,14 @@ final class InspectMapping {
         labels.getOrDefault(Labels.CONTAINER_NAME, ""),
         labels.getOrDefault(Labels.SANDBOX_ID, ""),
         life.state,
-        createdAt,
-        life.startedAt,
-        life.finishedAt,
-        life.exitCode,
-        life.reason,
-        life.message,
-        r.config().image() == null ? "" : r.config().image(),
-        imageRefs.getOrDefault(imageId, imageId.isEmpty() ? "" : DOCKER_IMAGE + imageId),
-        labels.getOrDefault(Labels.CONTAINER_HASH, ""),
-        Labels.intLabel(labels, Labels.RESTART_COUNT, 0),
-        Map.copyOf(labels),
+        new ContainerStatus.Times(createdAt, life.startedAt, life.finishedAt),
+        new ContainerStatus.Exit(life.exitCode, life.reason, life.message),
+        new ContainerStatus.Origin(
+            r.config().image() == null ? "" : r.config().image(),
+            imageRefs.getOrDefault(imageId, imageId.isEmpty() ? "" : DOCKER_IMAGE + imageId),
+            labels.getOrDefault(Labels.CONTAINER_HASH, ""),
+            Labels.intLabel(labels, Labels.RESTART_COUNT, 0),
+            Map.copyOf(labels)),
         r.state() == null || !r.state().running() ? 0 : r.state().pid());
   }
 

@@ -10,6 +10,7 @@ import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.SandboxStatus;
+import io.jkubelet.agent.util.Errors;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -197,9 +198,10 @@ final class PodInspector {
       return out;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new RuntimeError(Kind.UNAVAILABLE, "interrupted while inspecting containers", e);
+      throw Errors.withCause(
+          new RuntimeError(Kind.UNAVAILABLE, "interrupted while inspecting containers"), e);
     } catch (RejectedExecutionException e) {
-      throw new RuntimeError(Kind.UNAVAILABLE, "the Docker runtime is closed", e);
+      throw Errors.withCause(new RuntimeError(Kind.UNAVAILABLE, "the Docker runtime is closed"), e);
     } finally {
       futures.values().forEach(f -> f.cancel(true)); // a no-op for the completed ones
     }
@@ -217,9 +219,10 @@ final class PodInspector {
       }
       throw DockerErrors.translate(cause, null);
     } catch (TimeoutException ex) {
-      throw new RuntimeError(
-          Kind.UNAVAILABLE,
-          "inspecting " + key + " took longer than " + INSPECT_TIMEOUT.toSeconds() + " s",
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.UNAVAILABLE,
+              "inspecting " + key + " took longer than " + INSPECT_TIMEOUT.toSeconds() + " s"),
           ex);
     }
   }

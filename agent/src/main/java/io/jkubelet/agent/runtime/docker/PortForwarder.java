@@ -6,6 +6,7 @@ import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.StreamHandle;
 import io.jkubelet.agent.runtime.TerminalSize;
+import io.jkubelet.agent.util.Errors;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -45,7 +46,7 @@ final class PortForwarder {
 
   StreamHandle forward(String sandboxId, int port, InputStream in, OutputStream out) {
     if (port < 1 || port > 65535) {
-      throw new RuntimeError(Kind.OTHER, "invalid port " + port, null);
+      throw new RuntimeError(Kind.OTHER, "invalid port " + port);
     }
     InspectContainerResponse inspected;
     try {
@@ -55,14 +56,16 @@ final class PortForwarder {
     }
     Long pid = inspected.getState() == null ? null : inspected.getState().getPidLong();
     if (!Boolean.TRUE.equals(inspected.getState().getRunning()) || pid == null || pid <= 0) {
-      throw new RuntimeError(Kind.OTHER, "container not running (" + sandboxId + ")", null);
+      throw new RuntimeError(Kind.OTHER, "container not running (" + sandboxId + ")");
     }
     Process process;
     try {
       process = new ProcessBuilder(command(pid, port)).start();
     } catch (IOException e) {
-      throw new RuntimeError(
-          Kind.OTHER, "unable to do port forwarding: cannot run nsenter: " + e.getMessage(), e);
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.OTHER, "unable to do port forwarding: cannot run nsenter: " + e.getMessage()),
+          e);
     }
     log.debug(
         "DockerRuntime: forwarding port {} of sandbox {}", port, DockerStreams.shortId(sandboxId));
@@ -175,7 +178,7 @@ final class PortForwarder {
       if (code != 0 && !closed.get()) {
         String message = stderr.toString(StandardCharsets.UTF_8).trim();
         throw new RuntimeError(
-            Kind.OTHER, message.isEmpty() ? "the relay exited with " + code : message, null);
+            Kind.OTHER, message.isEmpty() ? "the relay exited with " + code : message);
       }
       return NO_EXIT_CODE;
     }

@@ -9,6 +9,7 @@ import com.github.dockerjava.api.model.Ports;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,9 +51,13 @@ final class Sandboxes {
         rewriteResolvConf(id, config.network().dns());
       } catch (IOException | RuntimeException e) {
         containers.removeQuietly(id);
-        throw new RuntimeError(
-            Kind.START,
-            "rewrite resolv.conf failed for pod \"" + config.pod().name() + "\": " + e.getMessage(),
+        throw Errors.withCause(
+            new RuntimeError(
+                Kind.START,
+                "rewrite resolv.conf failed for pod \""
+                    + config.pod().name()
+                    + "\": "
+                    + e.getMessage()),
             e);
       }
     }
@@ -117,11 +122,8 @@ final class Sandboxes {
     return pid <= 0 ? "" : "/proc/" + pid + "/ns/net";
   }
 
-  /**
-   * The host pid of a running container's (or sandbox's) main process; 0 when it does not run or
-   * does not exist. See {@link io.jkubelet.agent.runtime.Runtime#containerPid}.
-   */
-  long pid(String id) {
+  /** The host pid of a running sandbox's main process; 0 when it does not run or does not exist. */
+  private long pid(String id) {
     com.github.dockerjava.api.command.InspectContainerResponse inspected;
     try {
       inspected = api.inspectContainerCmd(id).exec();

@@ -9,6 +9,7 @@ import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.SandboxConfig;
+import io.jkubelet.agent.util.Errors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -103,8 +104,7 @@ final class SecurityOptions {
           Kind.CREATE,
           "failed to generate seccomp security options for container: unknown seccomp profile"
               + " option: "
-              + profile,
-          null);
+              + profile);
     }
     String file = profile.substring(LOCALHOST_PREFIX.length());
     Path path = Path.of(file);
@@ -114,24 +114,26 @@ final class SecurityOptions {
           "failed to generate seccomp security options for container: seccomp profile path must"
               + " be absolute, but got relative path \""
               + file
-              + "\"",
-          null);
+              + "\"");
     }
     try {
       return List.of("seccomp=" + JSON.readTree(Files.readString(path)).toString());
     } catch (JsonProcessingException e) {
-      throw new RuntimeError(
-          Kind.CREATE,
-          "failed to generate seccomp security options for container: " + e.getOriginalMessage(),
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.CREATE,
+              "failed to generate seccomp security options for container: "
+                  + e.getOriginalMessage()),
           e);
     } catch (IOException e) {
-      throw new RuntimeError(
-          Kind.CREATE,
-          "failed to generate seccomp security options for container: cannot load seccomp profile"
-              + " \""
-              + file
-              + "\": "
-              + e.getMessage(),
+      throw Errors.withCause(
+          new RuntimeError(
+              Kind.CREATE,
+              "failed to generate seccomp security options for container: cannot load seccomp profile"
+                  + " \""
+                  + file
+                  + "\": "
+                  + e.getMessage()),
           e);
     }
   }
@@ -151,8 +153,7 @@ final class SecurityOptions {
                 + field
                 + ": unknown capability: \""
                 + (bare.equals("ALL") ? bare : "CAP_" + bare)
-                + "\"",
-            null);
+                + "\"");
       }
     }
     return out;

@@ -88,11 +88,10 @@ public class FakeImageService implements ImageService {
       return;
     }
     if (failing.contains(id)) {
-      throw new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "cannot remove " + id, null);
+      throw new RuntimeError(RuntimeError.Kind.UNAVAILABLE, "cannot remove " + id);
     }
     if (users.containsValue(id)) {
-      throw new RuntimeError(
-          RuntimeError.Kind.OTHER, "image " + id + " is in use by a container", null);
+      throw new RuntimeError(RuntimeError.Kind.OTHER, "image " + id + " is in use by a container");
     }
     images.remove(id);
     removed.add(id);

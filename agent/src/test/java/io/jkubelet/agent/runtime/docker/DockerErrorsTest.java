@@ -64,7 +64,7 @@ class DockerErrorsTest {
 
   @Test
   void aRuntimeErrorPassesThroughAndOtherFailuresAreOther() {
-    RuntimeError mine = new RuntimeError(Kind.IMAGE_PULL, "no", null);
+    RuntimeError mine = new RuntimeError(Kind.IMAGE_PULL, "no");
     assertThat(DockerErrors.translate(mine, Kind.CREATE)).isSameAs(mine);
     assertThat(DockerErrors.translate(new IllegalStateException("odd"), null).kind())
         .isEqualTo(Kind.OTHER);
