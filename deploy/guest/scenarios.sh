@@ -419,10 +419,84 @@ scenario_shutdown() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# service: kubelet.service from the package as a service manager treats it (standalone, as reboot's
+# unit). `systemctl stop kubelet` leaves the pods' containers running; `systemctl start kubelet`
+# adopts them (the same sandboxes and containers, no restart counted); jkubelet's log is in the
+# journal; `kill -9` of its main process brings it back through Restart=always, with the same
+# containers again. The crashloop example restarts on its own, so its containers are left out.
+steady_containers() { # the running containers of every pod but crashloop's, sorted
+  docker ps --filter label=io.kubernetes.docker.type=container \
+    --format '{{.ID}} {{.Label "io.kubernetes.pod.name"}}' | grep -v ' crashloop' | sort | tr '\n' ' '
+}
+steady_restarts() { # restarts of every pod but crashloop's
+  pods | jq '[.items[] | select(.metadata.name | startswith("crashloop") | not)
+    | .status.containerStatuses[]?.restartCount] | add // 0'
+}
+sandboxes() { docker ps -q --filter label=io.kubernetes.docker.type=podsandbox | sort | tr '\n' ' '; }
+scenario_service() {
+  UNIT=kubelet
+  install_package || finish
+  write_standalone_unit
+  JK_START=$(date +%s)
+  systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
+  step "systemctl enable --now kubelet ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
+  wait_for_standalone || finish
+  wait_for_pods || finish
+  local boxes containers restarts_before now pid npid nrestarts
+  boxes=$(sandboxes)
+  containers=$(steady_containers)
+  restarts_before=$(steady_restarts)
+  # stop: the unit's processes end; the pods' containers (in Docker's cgroups) run on.
+  systemctl stop kubelet >>"$OUT/systemctl.log" 2>&1
+  step "systemctl stop kubelet"
+  [ "$(unit_state kubelet)" = inactive ] && verdict=PASS || verdict=FAIL
+  result stop:unit-inactive $verdict "ActiveState $(unit_state kubelet)"
+  stopped_long_enough() { [ "$(since "$STOPPED")" -ge 20 ]; }
+  STOPPED=$(date +%s)
+  wait_until 60 "20 s with kubelet stopped" stopped_long_enough || true
+  now=$(steady_containers)
+  [ -n "$containers" ] && [ "$now" = "$containers" ] && verdict=PASS || verdict=FAIL
+  result stop:pods-keep-running $verdict "before: $containers; 20 s after the stop: $now"
+  # start: the same sandboxes and containers, adopted.
+  JK_START=$(date +%s)
+  systemctl start kubelet >>"$OUT/systemctl.log" 2>&1
+  step "systemctl start kubelet"
+  if wait_for_standalone && wait_until 600 "all pods Running after the start" all_running; then
+    figure "start-to-pods-running $(since "$JK_START") s"
+    now="$(sandboxes)|$(steady_containers)|$(steady_restarts)"
+    [ "$now" = "$boxes|$containers|$restarts_before" ] && verdict=PASS || verdict=FAIL
+    result start:pods-adopted $verdict "sandboxes|containers|restarts before: $boxes|$containers|$restarts_before; after: $now"
+  else
+    result start:pods-running FAIL "$(pods | jq -c '[.items[] | {n: .metadata.name, p: .status.phase}]' 2>/dev/null)"
+  fi
+  # The journal: jkubelet's own log lines under the unit, from both runs.
+  save journal journalctl -u kubelet -o short-monotonic --no-pager
+  local lines
+  lines=$(grep -c 'ContainerManager: cgroup driver' "$OUT/boot1-journal" 2>/dev/null || true)
+  [ "${lines:-0}" -ge 2 ] && verdict=PASS || verdict=FAIL
+  result journal-has-the-log $verdict "$lines starts logged ('ContainerManager: cgroup driver ...') in journalctl -u kubelet"
+  # kill -9: Restart=always (RestartSec=10) starts it again; the containers are adopted again.
+  pid=$(systemctl show -p MainPID --value kubelet)
+  nrestarts=$(systemctl show -p NRestarts --value kubelet)
+  JK_START=$(date +%s)
+  kill -9 "$pid"
+  step "kill -9 $pid (kubelet's main process)"
+  back() { npid=$(systemctl show -p MainPID --value kubelet); [ "${npid:-0}" -gt 0 ] && [ "$npid" != "$pid" ] && pods >/dev/null; }
+  if wait_until 900 "kubelet back after kill -9" back && wait_until 600 "all pods Running after kill -9" all_running; then
+    figure "kill-9-to-pods-answering-and-running $(since "$JK_START") s"
+    now="$(sandboxes)|$(steady_containers)|$(steady_restarts)"
+    [ "$(systemctl show -p NRestarts --value kubelet)" -gt "$nrestarts" ] && [ "$now" = "$boxes|$containers|$restarts_before" ] && verdict=PASS || verdict=FAIL
+    result kill-9:restarted-and-adopted $verdict "NRestarts $nrestarts -> $(systemctl show -p NRestarts --value kubelet), MainPID $pid -> $npid; after: $now"
+  else
+    result kill-9:restarted-and-adopted FAIL "state $(unit_state kubelet), NRestarts $(systemctl show -p NRestarts --value kubelet)"
+  fi
+  save journal journalctl -u kubelet -o short-monotonic --no-pager
+}
+
+# ---------------------------------------------------------------------------------------------
 # Planned scenarios (issue 38). Each is a function here plus a line in guest-scenarios.sh's list:
 # - kubeadm-cluster: two guests on a -netdev socket link (guest-lib.sh: GUEST_LINK), kubeadm init
 #   and join with the package's defaults.
-# - service: systemctl stop/restart kubelet, kill -9 and Restart=always, the journal.
 # - memory-pressure: a BestEffort pod past the eviction threshold on cgroup v2.
 # - upstream-side-by-side: stock-host, reboot and the limits with the upstream kubelet v1.20.2 that
 #   deploy/scripts/kubelet-ref.sh builds into the k8s cache (bin/kubelet-ref), copied onto the
