@@ -273,7 +273,7 @@ CNI
   cat >/etc/systemd/system/kubelet.service.d/20-standalone.conf <<UNIT
 [Service]
 ExecStart=
-ExecStart=/usr/bin/kubelet --pod-manifest-path=/etc/jkubelet/manifests --read-only-port=10255 --pod-infra-container-image=jkubelet/pause:3.2 --network-plugin=cni --cni-bin-dir=/usr/lib/cni --cni-conf-dir=/etc/cni/net.d ${JKUBELET_GUEST_FLAGS:-}
+ExecStart=${KUBELET_BIN:-/usr/bin/kubelet} --pod-manifest-path=/etc/jkubelet/manifests --read-only-port=10255 --pod-infra-container-image=jkubelet/pause:3.2 --network-plugin=cni --cni-bin-dir=/usr/lib/cni --cni-conf-dir=/etc/cni/net.d ${JKUBELET_GUEST_FLAGS:-}
 UNIT
   systemctl daemon-reload
 }
@@ -494,11 +494,28 @@ scenario_service() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# upstream-side-by-side: the reboot scenario with the upstream kubelet v1.20.2 (the reference
+# binary deploy/scripts/kubelet-ref.sh builds from the same tree as the control plane, copied onto
+# the shared disk) in jkubelet's place, under the package's kubelet.service and the same drop-in,
+# so that each of reboot's figures has upstream's beside it. Upstream v1.20 takes no cgroup driver
+# from Docker: on a stock host it needs --cgroup-driver=systemd, which the drop-in gives it.
+# Upstream v1.20 has no graceful shutdown. The checks keep reboot's names ("jkubelet-starts" is
+# the upstream kubelet's start here).
+scenario_upstream_side_by_side() {
+  KUBELET_BIN=/usr/local/bin/kubelet-ref
+  if [ "$BOOT" -eq 1 ]; then
+    install -m 0755 "$GB/kubelet-ref" "$KUBELET_BIN" ||
+      { result upstream-binary FAIL "no kubelet-ref on the shared disk"; finish; }
+    result upstream-binary INFO "$("$KUBELET_BIN" --version 2>&1)"
+  fi
+  JKUBELET_GUEST_FLAGS="--cgroup-driver=systemd ${JKUBELET_GUEST_FLAGS:-}"
+  scenario_reboot
+}
+
+# ---------------------------------------------------------------------------------------------
 # Planned scenarios (issue 38). Each is a function here plus a line in guest-scenarios.sh's list:
 # - kubeadm-cluster: two guests on a -netdev socket link (guest-lib.sh: GUEST_LINK), kubeadm init
 #   and join with the package's defaults.
 # - memory-pressure: a BestEffort pod past the eviction threshold on cgroup v2.
-# - upstream-side-by-side: stock-host, reboot and the limits with the upstream kubelet v1.20.2 that
-#   deploy/scripts/kubelet-ref.sh builds into the k8s cache (bin/kubelet-ref), copied onto the
-#   shared disk by guest-scenarios.sh and run with the same flags (a static Go binary: it needs no
-#   package in the image), so that each figure has upstream's beside it.
+# - upstream stock-host: the README's command has no upstream equivalent that takes its cgroup driver
+#   from Docker; upstream-side-by-side gives reboot's figures and the limits.
