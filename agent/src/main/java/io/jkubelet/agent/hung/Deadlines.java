@@ -19,12 +19,13 @@ import java.util.function.Supplier;
  * Runs calls under a deadline on the injected time: each call runs on a virtual thread of its own,
  * and a task on the {@link Scheduler} fails the caller's wait when the bound passes. The call
  * itself cannot be cancelled (a socket read that the engine never answers), so it stays outstanding
- * until it returns. While it does, the same call (same name, same container) is not sent again:
- * another caller joins it and waits for its answer up to that caller's own bound, counted from when
- * the call was sent. So a caller with a short bound (the PLEG's relist) fails at once on a call
- * that has outlasted it, while one with a longer bound (a pod worker's sync, that has nothing to
- * keep instead) waits for the same answer; and retries never pile up threads and connections on a
- * hung container.
+ * until it returns. While it hangs (past a bound), the same call (same name, same container) is not
+ * sent again but fails at once ({@link #submit}), so that retries do not pile up threads and
+ * connections on a hung container. A read that every caller may share (an inspect) is {@link
+ * #join}ed instead: a second caller waits for the answer of the call in flight up to its own bound,
+ * counted from when the call was sent. So a caller with a short bound (the PLEG's relist) fails at
+ * once on an inspect that has outlasted it, while one with a longer bound (a pod worker's sync,
+ * that has nothing to keep instead) waits for the same answer.
  *
  * <p>A call is hung from the moment its first caller's bound passes until it returns: the {@link
  * Listener} hears both, once each.
@@ -43,7 +44,7 @@ final class Deadlines {
   private final Clock clock;
   private final Listener listener;
 
-  /** The calls sent and not yet returned, by {@link #key}. */
+  /** The shared calls ({@link #join}) sent and not yet returned, by {@link #key}. */
   private final Map<String, Flight<?>> flights = new ConcurrentHashMap<>();
 
   /** The calls past a bound that have not returned, by {@link #key}. */
@@ -63,14 +64,38 @@ final class Deadlines {
   }
 
   /**
-   * Sends {@code fn}, or joins the same call in flight, and returns its answer, which fails with
-   * {@code UNAVAILABLE} (cause a {@link TimeoutException}) once {@code bound} from the call's
-   * sending passes on {@code scheduler}: at once when it already has. With a null scheduler (not
-   * started) the call runs on the caller's thread, unbounded.
+   * Sends {@code fn} and returns its answer, which fails with {@code UNAVAILABLE} (cause a {@link
+   * TimeoutException}) once {@code bound} passes on {@code scheduler}; with a null scheduler (not
+   * started) the call runs on the caller's thread, unbounded. A call whose previous run still hangs
+   * fails at once.
    */
-  @SuppressWarnings("unchecked")
   <T> CompletableFuture<T> submit(
       Scheduler scheduler, Call call, Duration bound, Describer describer, Supplier<T> fn) {
+    HungCall previous = hung.get(key(call));
+    if (previous != null && scheduler != null) {
+      return CompletableFuture.failedFuture(error(previous, " (not sent again)"));
+    }
+    return send(scheduler, call, bound, describer, fn, false);
+  }
+
+  /**
+   * As {@link #submit}, for a call whose answer any caller may share: joins the same call in flight
+   * rather than send it again, and fails once {@code bound} from the call's sending passes (at once
+   * when it already has).
+   */
+  <T> CompletableFuture<T> join(
+      Scheduler scheduler, Call call, Duration bound, Describer describer, Supplier<T> fn) {
+    return send(scheduler, call, bound, describer, fn, true);
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T> CompletableFuture<T> send(
+      Scheduler scheduler,
+      Call call,
+      Duration bound,
+      Describer describer,
+      Supplier<T> fn,
+      boolean shared) {
     if (scheduler == null) {
       try {
         return CompletableFuture.completedFuture(fn.get());
@@ -78,13 +103,21 @@ final class Deadlines {
         return CompletableFuture.failedFuture(e);
       }
     }
-    Flight<?>[] sent = new Flight<?>[1];
-    Flight<T> flight =
-        (Flight<T>)
-            flights.computeIfAbsent(key(call), k -> sent[0] = new Flight<>(call, clock.instant()));
-    if (sent[0] == flight) {
-      Thread.ofVirtual().name("runtime-call").start(() -> flight.run(fn));
+    Flight<T> flight;
+    if (shared) {
+      Flight<?>[] sent = new Flight<?>[1];
+      flight =
+          (Flight<T>)
+              flights.computeIfAbsent(
+                  key(call), k -> sent[0] = new Flight<>(call, clock.instant(), true));
+      if (sent[0] != flight) {
+        return flight.await(scheduler, bound, describer);
+      }
+    } else {
+      flight = new Flight<>(call, clock.instant(), false);
     }
+    Flight<T> started = flight;
+    Thread.ofVirtual().name("runtime-call").start(() -> started.run(fn));
     return flight.await(scheduler, bound, describer);
   }
 
@@ -133,11 +166,14 @@ final class Deadlines {
     final CompletableFuture<T> result = new CompletableFuture<>();
     final Call call;
     final Instant since;
+    final boolean shared;
     private HungCall marked; // guarded by this
+    private boolean returned; // guarded by this
 
-    Flight(Call call, Instant since) {
+    Flight(Call call, Instant since, boolean shared) {
       this.call = call;
       this.since = since;
+      this.shared = shared;
     }
 
     void run(Supplier<T> fn) {
@@ -150,7 +186,10 @@ final class Deadlines {
       }
       HungCall h;
       synchronized (this) {
-        flights.remove(key(call), this);
+        returned = true;
+        if (shared) {
+          flights.remove(key(call), this);
+        }
         h = marked;
       }
       if (failure != null) {
@@ -193,7 +232,7 @@ final class Deadlines {
     /** Marks the call hung, telling the listener the first time; null when it has returned. */
     private HungCall mark(HungCall h) {
       synchronized (this) {
-        if (flights.get(key(call)) != this) {
+        if (returned) {
           return null;
         }
         if (marked != null) {

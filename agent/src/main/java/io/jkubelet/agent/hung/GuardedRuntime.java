@@ -38,7 +38,7 @@ import java.util.function.Supplier;
  * <p>A container whose inspect does not return in time keeps its last known status, with a message
  * that says which call hangs and for how long, while the pod's other containers are inspected as
  * usual: the relist goes on for everything else. The call stays outstanding until the engine
- * answers; meanwhile it is not sent again, and a second caller joins it ({@link Deadlines}). The
+ * answers; meanwhile it is not sent again, and a second inspect joins it ({@link Deadlines}). The
  * {@link Listener} hears when a call hangs (a Warning event on its pod) and when it returns (the
  * PLEG inspects the pod again). A container never inspected before has no last known status: its
  * inspect waits up to {@code requestTimeout}, and then its pod's inspect fails rather than leave it
@@ -243,7 +243,7 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
       Duration bound = known(last, id) ? options.inspectTimeout() : options.requestTimeout();
       inspects.put(
           id,
-          deadlines.submit(
+          deadlines.join(
               scheduler,
               new Deadlines.Call("ContainerStatus", id, ""),
               bound,

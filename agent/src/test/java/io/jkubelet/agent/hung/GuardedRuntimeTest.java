@@ -179,6 +179,22 @@ class GuardedRuntimeTest {
   }
 
   @Test
+  void aSecondStopWithItsOwnGraceIsSentNotJoined() throws Exception {
+    runtime.start();
+    String app = run(pod, "app");
+    engine.hang(app);
+    CompletableFuture<Void> graceful =
+        CompletableFuture.runAsync(() -> runtime.stopContainer(app, Duration.ofSeconds(30)));
+    await().until(() -> engine.entered.getCount() == 0);
+    CompletableFuture<Void> forced = // a deletion with --grace-period=0 while the first runs
+        CompletableFuture.runAsync(() -> runtime.stopContainer(app, Duration.ZERO));
+    await().alias("the forced stop reaches the engine").until(() -> engine.hungCalls.get() == 2);
+    engine.release.countDown();
+    graceful.get(5, TimeUnit.SECONDS);
+    forced.get(5, TimeUnit.SECONDS);
+  }
+
+  @Test
   void aHungStopFailsAfterItsGracePlusTheRequestTimeoutAndIsNotSentAgain() throws Exception {
     runtime.start();
     String app = run(pod, "app");
