@@ -277,6 +277,17 @@ ExecStart=${KUBELET_BIN:-/usr/bin/kubelet} --pod-manifest-path=/etc/jkubelet/man
 UNIT
   systemctl daemon-reload
 }
+# enable_standalone_unit: the package installed, its unit (standalone, as written above) enabled
+# and started, and the pods Running; ends the scenario when one of these fails.
+enable_standalone_unit() {
+  install_package || finish
+  write_standalone_unit
+  JK_START=$(date +%s)
+  systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
+  step "systemctl enable --now kubelet ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
+  wait_for_standalone || finish
+  wait_for_pods || finish
+}
 # leaked_ips: addresses in the IP store that no pod of /pods holds.
 leaked_ips() {
   local json held
@@ -288,13 +299,7 @@ scenario_reboot() {
   local reboots=${JKUBELET_GUEST_REBOOTS:-5} leaked
   UNIT=kubelet
   if [ "$BOOT" -eq 1 ]; then
-    install_package || finish
-    write_standalone_unit
-    JK_START=$(date +%s)
-    systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
-    step "systemctl enable --now kubelet ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
-    wait_for_standalone || finish
-    wait_for_pods || finish
+    enable_standalone_unit
     figure "boot-to-pods-running (guest uptime) $(up) s"
     save ips bash -c "ls $REBOOT_NET"
     reboot_guest
@@ -435,13 +440,7 @@ steady_restarts() { # restarts of every pod but crashloop's
 sandboxes() { docker ps -q --filter label=io.kubernetes.docker.type=podsandbox | sort | tr '\n' ' '; }
 scenario_service() {
   UNIT=kubelet
-  install_package || finish
-  write_standalone_unit
-  JK_START=$(date +%s)
-  systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
-  step "systemctl enable --now kubelet ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
-  wait_for_standalone || finish
-  wait_for_pods || finish
+  enable_standalone_unit
   local boxes containers restarts_before now pid npid nrestarts
   boxes=$(sandboxes)
   containers=$(steady_containers)
