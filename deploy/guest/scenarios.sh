@@ -273,9 +273,20 @@ CNI
   cat >/etc/systemd/system/kubelet.service.d/20-standalone.conf <<UNIT
 [Service]
 ExecStart=
-ExecStart=/usr/bin/kubelet --pod-manifest-path=/etc/jkubelet/manifests --read-only-port=10255 --pod-infra-container-image=jkubelet/pause:3.2 --network-plugin=cni --cni-bin-dir=/usr/lib/cni --cni-conf-dir=/etc/cni/net.d ${JKUBELET_GUEST_FLAGS:-}
+ExecStart=${KUBELET_BIN:-/usr/bin/kubelet} --pod-manifest-path=/etc/jkubelet/manifests --read-only-port=10255 --pod-infra-container-image=jkubelet/pause:3.2 --network-plugin=cni --cni-bin-dir=/usr/lib/cni --cni-conf-dir=/etc/cni/net.d ${JKUBELET_GUEST_FLAGS:-}
 UNIT
   systemctl daemon-reload
+}
+# enable_standalone_unit: the package installed, its unit (standalone, as written above) enabled
+# and started, and the pods Running; ends the scenario when one of these fails.
+enable_standalone_unit() {
+  install_package || finish
+  write_standalone_unit
+  JK_START=$(date +%s)
+  systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
+  step "systemctl enable --now kubelet ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
+  wait_for_standalone || finish
+  wait_for_pods || finish
 }
 # leaked_ips: addresses in the IP store that no pod of /pods holds.
 leaked_ips() {
@@ -288,13 +299,7 @@ scenario_reboot() {
   local reboots=${JKUBELET_GUEST_REBOOTS:-5} leaked
   UNIT=kubelet
   if [ "$BOOT" -eq 1 ]; then
-    install_package || finish
-    write_standalone_unit
-    JK_START=$(date +%s)
-    systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
-    step "systemctl enable --now kubelet ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
-    wait_for_standalone || finish
-    wait_for_pods || finish
+    enable_standalone_unit
     figure "boot-to-pods-running (guest uptime) $(up) s"
     save ips bash -c "ls $REBOOT_NET"
     reboot_guest
@@ -419,12 +424,97 @@ scenario_shutdown() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# service: kubelet.service from the package as a service manager treats it (standalone, as reboot's
+# unit). `systemctl stop kubelet` leaves the pods' containers running; `systemctl start kubelet`
+# adopts them (the same sandboxes and containers, no restart counted); jkubelet's log is in the
+# journal; `kill -9` of its main process brings it back through Restart=always, with the same
+# containers again. The crashloop example restarts on its own, so its containers are left out.
+steady_containers() { # the running containers of every pod but crashloop's, sorted
+  docker ps --filter label=io.kubernetes.docker.type=container \
+    --format '{{.ID}} {{.Label "io.kubernetes.pod.name"}}' | grep -v ' crashloop' | sort | tr '\n' ' '
+}
+steady_restarts() { # restarts of every pod but crashloop's
+  pods | jq '[.items[] | select(.metadata.name | startswith("crashloop") | not)
+    | .status.containerStatuses[]?.restartCount] | add // 0'
+}
+sandboxes() { docker ps -q --filter label=io.kubernetes.docker.type=podsandbox | sort | tr '\n' ' '; }
+scenario_service() {
+  UNIT=kubelet
+  enable_standalone_unit
+  local boxes containers restarts_before now pid npid nrestarts
+  boxes=$(sandboxes)
+  containers=$(steady_containers)
+  restarts_before=$(steady_restarts)
+  # stop: the unit's processes end; the pods' containers (in Docker's cgroups) run on.
+  systemctl stop kubelet >>"$OUT/systemctl.log" 2>&1
+  step "systemctl stop kubelet"
+  [ "$(unit_state kubelet)" = inactive ] && verdict=PASS || verdict=FAIL
+  result stop:unit-inactive $verdict "ActiveState $(unit_state kubelet)"
+  stopped_long_enough() { [ "$(since "$STOPPED")" -ge 20 ]; }
+  STOPPED=$(date +%s)
+  wait_until 60 "20 s with kubelet stopped" stopped_long_enough || true
+  now=$(steady_containers)
+  [ -n "$containers" ] && [ "$now" = "$containers" ] && verdict=PASS || verdict=FAIL
+  result stop:pods-keep-running $verdict "before: $containers; 20 s after the stop: $now"
+  # start: the same sandboxes and containers, adopted.
+  JK_START=$(date +%s)
+  systemctl start kubelet >>"$OUT/systemctl.log" 2>&1
+  step "systemctl start kubelet"
+  if wait_for_standalone && wait_until 600 "all pods Running after the start" all_running; then
+    figure "start-to-pods-running $(since "$JK_START") s"
+    now="$(sandboxes)|$(steady_containers)|$(steady_restarts)"
+    [ "$now" = "$boxes|$containers|$restarts_before" ] && verdict=PASS || verdict=FAIL
+    result start:pods-adopted $verdict "sandboxes|containers|restarts before: $boxes|$containers|$restarts_before; after: $now"
+  else
+    result start:pods-running FAIL "$(pods | jq -c '[.items[] | {n: .metadata.name, p: .status.phase}]' 2>/dev/null)"
+  fi
+  # The journal: jkubelet's own log lines under the unit, from both runs.
+  save journal journalctl -u kubelet -o short-monotonic --no-pager
+  local lines
+  lines=$(grep -c 'ContainerManager: cgroup driver' "$OUT/boot1-journal" 2>/dev/null || true)
+  [ "${lines:-0}" -ge 2 ] && verdict=PASS || verdict=FAIL
+  result journal-has-the-log $verdict "$lines starts logged ('ContainerManager: cgroup driver ...') in journalctl -u kubelet"
+  # kill -9: Restart=always (RestartSec=10) starts it again; the containers are adopted again.
+  pid=$(systemctl show -p MainPID --value kubelet)
+  nrestarts=$(systemctl show -p NRestarts --value kubelet)
+  JK_START=$(date +%s)
+  kill -9 "$pid"
+  step "kill -9 $pid (kubelet's main process)"
+  back() { npid=$(systemctl show -p MainPID --value kubelet); [ "${npid:-0}" -gt 0 ] && [ "$npid" != "$pid" ] && pods >/dev/null; }
+  if wait_until 900 "kubelet back after kill -9" back && wait_until 600 "all pods Running after kill -9" all_running; then
+    figure "kill-9-to-pods-answering-and-running $(since "$JK_START") s"
+    now="$(sandboxes)|$(steady_containers)|$(steady_restarts)"
+    [ "$(systemctl show -p NRestarts --value kubelet)" -gt "$nrestarts" ] && [ "$now" = "$boxes|$containers|$restarts_before" ] && verdict=PASS || verdict=FAIL
+    result kill-9:restarted-and-adopted $verdict "NRestarts $nrestarts -> $(systemctl show -p NRestarts --value kubelet), MainPID $pid -> $npid; after: $now"
+  else
+    result kill-9:restarted-and-adopted FAIL "state $(unit_state kubelet), NRestarts $(systemctl show -p NRestarts --value kubelet)"
+  fi
+  save journal journalctl -u kubelet -o short-monotonic --no-pager
+}
+
+# ---------------------------------------------------------------------------------------------
+# upstream-side-by-side: the reboot scenario with the upstream kubelet v1.20.2 (the reference
+# binary deploy/scripts/kubelet-ref.sh builds from the same tree as the control plane, copied onto
+# the shared disk) in jkubelet's place, under the package's kubelet.service and the same drop-in,
+# so that each of reboot's figures has upstream's beside it. Upstream v1.20 takes no cgroup driver
+# from Docker: on a stock host it needs --cgroup-driver=systemd, which the drop-in gives it.
+# Upstream v1.20 has no graceful shutdown. The checks keep reboot's names ("jkubelet-starts" is
+# the upstream kubelet's start here).
+scenario_upstream_side_by_side() {
+  KUBELET_BIN=/usr/local/bin/kubelet-ref
+  if [ "$BOOT" -eq 1 ]; then
+    install -m 0755 "$GB/kubelet-ref" "$KUBELET_BIN" ||
+      { result upstream-binary FAIL "no kubelet-ref on the shared disk"; finish; }
+    result upstream-binary INFO "$("$KUBELET_BIN" --version 2>&1)"
+  fi
+  JKUBELET_GUEST_FLAGS="--cgroup-driver=systemd ${JKUBELET_GUEST_FLAGS:-}"
+  scenario_reboot
+}
+
+# ---------------------------------------------------------------------------------------------
 # Planned scenarios (issue 38). Each is a function here plus a line in guest-scenarios.sh's list:
 # - kubeadm-cluster: two guests on a -netdev socket link (guest-lib.sh: GUEST_LINK), kubeadm init
 #   and join with the package's defaults.
-# - service: systemctl stop/restart kubelet, kill -9 and Restart=always, the journal.
 # - memory-pressure: a BestEffort pod past the eviction threshold on cgroup v2.
-# - upstream-side-by-side: stock-host, reboot and the limits with the upstream kubelet v1.20.2 that
-#   deploy/scripts/kubelet-ref.sh builds into the k8s cache (bin/kubelet-ref), copied onto the
-#   shared disk by guest-scenarios.sh and run with the same flags (a static Go binary: it needs no
-#   package in the image), so that each figure has upstream's beside it.
+# - upstream stock-host: the README's command has no upstream equivalent that takes its cgroup driver
+#   from Docker; upstream-side-by-side gives reboot's figures and the limits.

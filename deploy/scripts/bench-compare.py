@@ -758,8 +758,8 @@ def fmt(v, unit):
 
 
 def table(results, params, a="jkubelet", b="kubelet"):
-    """The rows of agents a and b side by side; b is the upstream kubelet unless it is jkubelet-off."""
-    name = {"jkubelet": "jkubelet", "kubelet": "upstream", "jkubelet-off": "off"}
+    """The rows of agents a and b side by side; b is the upstream kubelet, jkubelet-off or jkubelet-base."""
+    name = {"jkubelet": "jkubelet", "kubelet": "upstream", "jkubelet-off": "off", "jkubelet-base": "base"}
     an, bn = name.get(a, a), name.get(b, b)
     got = {}
     for line in open(results):
@@ -769,6 +769,9 @@ def table(results, params, a="jkubelet", b="kubelet"):
     if b == "kubelet":
         print(f"jkubelet against the upstream kubelet v1.20.2, same machine ({os.cpu_count()} cores), engine and control plane;"
               f" each figure the median of its runs; ratio = jkubelet / upstream")
+    elif b == "jkubelet-base":
+        print(f"jkubelet against another build of itself (JKUBELET_BASE={os.environ.get('JKUBELET_BASE', '?')}), same machine"
+              f" ({os.cpu_count()} cores), engine and control plane; each figure the median of its runs; ratio = {an} / {bn}")
     else:
         print(f"jkubelet against itself with its own reports off (start-up timeline, pull progress), same machine"
               f" ({os.cpu_count()} cores), engine and control plane; each figure the median of its runs; ratio = {an} / {bn}")

@@ -18,7 +18,10 @@
 #   RUNS=5                 runs per row and agent (the table shows their median)
 #   AGAINST=kubelet        what jkubelet is measured against: kubelet (the upstream kubelet), or
 #                          jkubelet-off (jkubelet itself with its own reports off: the start-up
-#                          timeline and the pull progress, issue 40's cost check)
+#                          timeline and the pull progress, issue 40's cost check), or
+#                          jkubelet-base (another build of jkubelet: the checkout in JKUBELET_BASE,
+#                          built there with `mvn -pl config,agent -DskipTests package`; e.g. the
+#                          commit before a change, to see what the change costs)
 #   ONLY=jkubelet|AGAINST  measure one agent; the table then also shows the other agent's rows
 #                          from RESULTS, if that file holds them from an earlier run
 #   ROWS=podstart,delete,logs,streams,scrapes,footprint,failures
@@ -48,7 +51,10 @@ APISERVER_DOWN=${APISERVER_DOWN:-60}
 AGAINST=${AGAINST:-kubelet}
 case $AGAINST in
   kubelet | jkubelet-off) ;;
-  *) echo "bench-compare: AGAINST is kubelet or jkubelet-off, not $AGAINST" >&2; exit 2 ;;
+  jkubelet-base)
+    [ -x "${JKUBELET_BASE:-}/agent/target/jkubelet/bin/jkubelet" ] ||
+      { echo "bench-compare: AGAINST=jkubelet-base needs JKUBELET_BASE, a checkout with agent/target/jkubelet built" >&2; exit 2; } ;;
+  *) echo "bench-compare: AGAINST is kubelet, jkubelet-off or jkubelet-base, not $AGAINST" >&2; exit 2 ;;
 esac
 kinds=(jkubelet "$AGAINST")
 case ${ONLY:-} in

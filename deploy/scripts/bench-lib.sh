@@ -104,6 +104,8 @@ bench_java() {
 #   jkubelet  the launcher (agent/target/jkubelet) with `run`, its pod logs under DIR;
 #   jkubelet-off  the same with jkubelet's own reports off (--pod-start-timeline=false
 #             --image-pull-progress=false), to measure what they cost;
+#   jkubelet-base  the same with another checkout's build (JKUBELET_BASE), e.g. the commit before
+#             a change, with only the flags that build knows too;
 #   kubelet   the upstream kubelet v1.20.2 (kubelet-ref.sh, built once per machine) on the machine's
 #             Docker engine through dockershim, as bed-up.sh runs it, with its dockershim socket
 #             and checkpoints under DIR, so that it never meets another upstream kubelet of the
@@ -118,8 +120,10 @@ bench_agent_argv() {
   local kind=$1 dir=$2 engine=${3:-unix:///var/run/docker.sock}
   mkdir -p "$dir"
   case $kind in
-    jkubelet | jkubelet-off)
-      bench_argv=("$bench_root/agent/target/jkubelet/bin/jkubelet" run --docker-endpoint "$engine" --cgroups-per-qos=false
+    jkubelet | jkubelet-off | jkubelet-base)
+      local build=$bench_root
+      if [ "$kind" = jkubelet-base ]; then build=$JKUBELET_BASE; fi
+      bench_argv=("$build/agent/target/jkubelet/bin/jkubelet" run --docker-endpoint "$engine" --cgroups-per-qos=false
         --enforce-node-allocatable= --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers"
         --fail-swap-on=false)
       if [ "$kind" = jkubelet-off ]; then bench_argv+=(--pod-start-timeline=false --image-pull-progress=false); fi
@@ -131,6 +135,6 @@ bench_agent_argv() {
         --experimental-dockershim-root-directory="$dir/dockershim" --cgroup-driver=cgroupfs --fail-swap-on=false
         --cgroups-per-qos=false --enforce-node-allocatable= --image-gc-high-threshold=100 --eviction-hard=
         --cert-dir "$dir/pki") ;;
-    *) echo "bench: no agent $kind (jkubelet or kubelet)" >&2; return 2 ;;
+    *) echo "bench: no agent $kind (jkubelet, jkubelet-off, jkubelet-base or kubelet)" >&2; return 2 ;;
   esac
 }

@@ -14,8 +14,12 @@
 #                SIGTERM to the shared disk, then `systemctl poweroff`: logind's delay raised by the
 #                drop-in, the delay lock held, the pods stopped within the grace period before
 #                systemd stops kubelet (journal of that boot, read on the next)
-#   planned (reported SKIP, no guest booted): kubeadm-cluster, service, memory-pressure,
-#                upstream-side-by-side
+#   service      kubelet.service from the package (standalone): `systemctl stop` leaves the pods
+#                running, `systemctl start` adopts them, the log is in the journal, and
+#                Restart=always brings it back after `kill -9` with the same containers
+#   upstream-side-by-side  reboot's scenario and figures with the upstream kubelet v1.20.2
+#                (kubelet-ref.sh's build) in jkubelet's place, --cgroup-driver=systemd added
+#   planned (reported SKIP, no guest booted): kubeadm-cluster, memory-pressure
 #
 # Environment:
 #   JKUBELET_GUEST_FLAGS    extra flags for jkubelet in the guest (e.g. --cgroup-driver=systemd)
@@ -134,8 +138,13 @@ run_guest_scenario() {
 
 for s in "${scenarios[@]}"; do
   case $s in
-    stock-host | reboot | shutdown) run_guest_scenario "$s" ;;
-    kubeadm-cluster | service | memory-pressure | upstream-side-by-side)
+    stock-host | reboot | shutdown | service) run_guest_scenario "$s" ;;
+    upstream-side-by-side)
+      # The reference kubelet, built once per machine into the k8s cache, on this scenario's disk.
+      cp "$("$here/kubelet-ref.sh")" "$work/shared/kubelet-ref"
+      run_guest_scenario "$s"
+      rm -f "$work/shared/kubelet-ref" ;;
+    kubeadm-cluster | memory-pressure)
       echo "== $s: SKIP (planned: deploy/guest/scenarios.sh says what it will check)" ;;
     *)
       echo "guest: unknown scenario $s" >&2

@@ -42,18 +42,12 @@ public final class BroadcastRecorder implements EventRecorder {
 
   @Override
   public void event(ObjectReference involved, EventType type, String reason, String message) {
-    emit(involved, null, Map.of(), type, reason, message);
+    emit(Occurrence.now(involved, type, reason, message));
   }
 
   @Override
-  public void emit(
-      ObjectReference involved,
-      Instant when,
-      Map<String, String> annotations,
-      EventType type,
-      String reason,
-      String message) {
-    broadcaster.action(make(involved, when, annotations, type, reason, message));
+  public void emit(Occurrence o) {
+    broadcaster.action(make(o));
   }
 
   @Override
@@ -62,15 +56,11 @@ public final class BroadcastRecorder implements EventRecorder {
   }
 
   /** The Event as it will be written; package-private for tests. */
-  Event make(
-      ObjectReference involved,
-      Instant when,
-      Map<String, String> annotations,
-      EventType type,
-      String reason,
-      String message) {
+  Event make(Occurrence o) {
+    ObjectReference involved = o.involved();
+    Map<String, String> annotations = o.annotations();
     Instant now = clock.instant();
-    Instant at = when == null ? now : when;
+    Instant at = o.when() == null ? now : o.when();
     String ts = rfc3339(at);
     String namespace =
         involved.getNamespace() == null || involved.getNamespace().isEmpty()
@@ -86,9 +76,9 @@ public final class BroadcastRecorder implements EventRecorder {
             annotations == null || annotations.isEmpty() ? null : new LinkedHashMap<>(annotations))
         .endMetadata()
         .withInvolvedObject(new ObjectReferenceBuilder(involved).build())
-        .withReason(reason)
-        .withMessage(message)
-        .withType(type.name())
+        .withReason(o.reason())
+        .withMessage(o.message())
+        .withType(o.type().name())
         .withNewSource()
         .withComponent(COMPONENT)
         .withHost(nodeName)

@@ -25,14 +25,8 @@ public interface EventRecorder {
    * for now) with extra annotations on the Event object (empty for none). The default ignores both
    * and calls {@link #event}, so a recorder written as a lambda still records everything.
    */
-  default void emit(
-      ObjectReference involved,
-      Instant when,
-      Map<String, String> annotations,
-      EventType type,
-      String reason,
-      String message) {
-    event(involved, type, reason, message);
+  default void emit(Occurrence o) {
+    event(o.involved(), o.type(), o.reason(), o.message());
   }
 
   /** An event that happened at {@code when}, as client-go's {@code PastEventf}. */
@@ -43,7 +37,7 @@ public interface EventRecorder {
       String reason,
       String format,
       Object... args) {
-    emit(involved, when, Map.of(), type, reason, String.format(format, args));
+    emit(new Occurrence(involved, when, Map.of(), type, reason, String.format(format, args)));
   }
 
   /** An event with annotations on the Event object, as client-go's {@code AnnotatedEventf}. */
@@ -54,7 +48,7 @@ public interface EventRecorder {
       String reason,
       String format,
       Object... args) {
-    emit(involved, null, annotations, type, reason, String.format(format, args));
+    emit(new Occurrence(involved, null, annotations, type, reason, String.format(format, args)));
   }
 
   /**

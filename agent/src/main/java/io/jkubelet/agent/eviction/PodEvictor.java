@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.Occurrence;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.config.EvictionSettings.Threshold;
 import java.time.Duration;
@@ -56,12 +57,13 @@ final class PodEvictor {
     parts
         .recorder()
         .emit(
-            Refs.pod(pod),
-            null,
-            annotations,
-            EventType.Warning,
-            DefaultEvictionManager.REASON,
-            message);
+            new Occurrence(
+                Refs.pod(pod),
+                null,
+                annotations,
+                EventType.Warning,
+                DefaultEvictionManager.REASON,
+                message));
     PodStatus current = parts.pods().status().apply(pod).orElse(null);
     PodStatus failed =
         (current == null ? new PodStatusBuilder() : new PodStatusBuilder(current))

@@ -31,15 +31,20 @@ import java.util.function.Supplier;
  * The runtime as the PLEG and the pod workers call it: every call that the engine should answer
  * promptly is bounded (upstream's {@code --runtime-request-timeout}, {@code requestTimeout}; a stop
  * by its grace period plus that; a sandbox's start by twice that, as upstream's remote runtime),
- * and so is a pod's inspect, container by container, with the shorter {@code inspectTimeout}.
+ * and so is a pod's inspect, container by container: with the shorter {@code inspectTimeout} for a
+ * container whose last known status can stand in, with {@code requestTimeout} for one never
+ * inspected.
  *
  * <p>A container whose inspect does not return in time keeps its last known status, with a message
  * that says which call hangs and for how long, while the pod's other containers are inspected as
  * usual: the relist goes on for everything else. The call stays outstanding until the engine
- * answers; meanwhile it is not sent again ({@link Deadlines}). The {@link Listener} hears when a
- * call hangs (a Warning event on its pod) and when it returns (the PLEG inspects the pod again). A
- * container never inspected before has no last known status: its pod's inspect then fails, as
- * before, rather than leave it out (a worker would create it again).
+ * answers; meanwhile it is not sent again, and a second inspect joins it ({@link Deadlines}). The
+ * {@link Listener} hears when a call hangs (a Warning event on its pod) and when it returns (the
+ * PLEG inspects the pod again). A container never inspected before has no last known status: its
+ * inspect waits up to {@code requestTimeout}, and then its pod's inspect fails rather than leave it
+ * out (a worker would create it again). On 29 November, with 30 pods created at once on a busy
+ * 2-core machine, Docker took 10 to 27 s to inspect a new sandbox: with the short bound for those
+ * too, the pods' syncs failed and waited out the workers' 10 s error backoff.
  *
  * <p>Streams (exec, attach, logs, port-forward, events) and image pulls are not bounded here: they
  * have deadlines of their own.
@@ -229,19 +234,22 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
     if (scheduler == null || containerIds.isEmpty()) {
       return remember(pod, delegate.podStatus(pod, containerIds));
     }
+    PodStatus last = lastKnown.get(pod.uid());
     Map<String, CompletableFuture<PodStatus>> inspects = new LinkedHashMap<>();
     for (String id : new HashSet<>(containerIds)) {
       owners.putIfAbsent(id, pod);
+      // A container with a last known state keeps it after the short bound; one without waits as
+      // any call does: failing its pod's inspect sooner would only put off the pod's sync.
+      Duration bound = known(last, id) ? options.inspectTimeout() : options.requestTimeout();
       inspects.put(
           id,
-          deadlines.submit(
+          deadlines.join(
               scheduler,
               new Deadlines.Call("ContainerStatus", id, ""),
-              options.inspectTimeout(),
+              bound,
               this::describe,
               () -> delegate.podStatus(pod, List.of(id))));
     }
-    PodStatus last = lastKnown.get(pod.uid());
     List<SandboxStatus> sandboxes = new ArrayList<>();
     List<ContainerStatus> containers = new ArrayList<>();
     for (Map.Entry<String, CompletableFuture<PodStatus>> e : inspects.entrySet()) {
@@ -259,6 +267,12 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
       one.containers().stream().filter(c -> c.id().equals(id)).forEach(containers::add);
     }
     return remember(pod, new PodStatus(pod, sandboxes, containers));
+  }
+
+  private static boolean known(PodStatus last, String id) {
+    return last != null
+        && (last.sandboxes().stream().anyMatch(s -> s.id().equals(id))
+            || last.containers().stream().anyMatch(c -> c.id().equals(id)));
   }
 
   /**

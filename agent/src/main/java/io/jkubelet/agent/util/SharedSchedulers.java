@@ -14,12 +14,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link Schedulers} that share a few timer threads among many schedulers, for many agents in one
- * process (hollow nodes): where {@link Schedulers#system()} gives each scheduler a platform thread,
- * here the timers only hand due tasks over, and each scheduler runs its tasks one at a time, in the
- * order they fell due, on a virtual thread named after it. A scheduler thus keeps the contract of
- * {@link Scheduler} (one task at a time, a failing task keeps its schedule) while a hundred agents
- * cost the timers' threads and no more.
+ * {@link Schedulers} that share a few timer threads among many schedulers: the timers only hand due
+ * tasks over, and each scheduler runs its tasks one at a time, in the order they fell due, on a
+ * virtual thread named after it. A scheduler thus keeps the contract of {@link Scheduler} (one task
+ * at a time, a failing task keeps its schedule) while an agent's dozen schedulers, or a hundred
+ * hollow agents', cost the timers' threads and no more. {@link #SYSTEM} is the process's, with one
+ * timer thread ({@link Schedulers#system()}).
  *
  * <p>A fixed-rate run that falls due while the previous one has not ended is skipped rather than
  * run late, so that a task slower than its period never piles up runs. A fixed delay is counted
@@ -27,6 +27,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class SharedSchedulers implements Schedulers {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
+
+  /** The process's schedulers: one timer thread, {@code timer-0}. */
+  static final SharedSchedulers SYSTEM = create("timer", 1);
+
   private final ScheduledThreadPoolExecutor timers;
 
   private SharedSchedulers(ScheduledThreadPoolExecutor timers) {

@@ -180,11 +180,11 @@ class ApiEventSinkApiTest {
   void aRejectedEventIsGivenUpAtOnce() {
     // The same name twice: the second create answers 409 AlreadyExists.
     Event e =
-        recorder.make(Refs.pod(pod), null, Map.of(), EventType.Normal, "Pulled", "image pulled");
+        recorder.make(Occurrence.now(Refs.pod(pod), EventType.Normal, "Pulled", "image pulled"));
     sink.accept(e);
     sink.accept(new EventBuilder(e).build());
     // An involved object in another namespace than the event's: 422 Invalid.
-    Event invalid = recorder.make(Refs.pod(pod), null, Map.of(), EventType.Normal, "Pulled", "x");
+    Event invalid = recorder.make(Occurrence.now(Refs.pod(pod), EventType.Normal, "Pulled", "x"));
     invalid.getInvolvedObject().setNamespace(ns.name + "-other");
     sink.accept(invalid);
 

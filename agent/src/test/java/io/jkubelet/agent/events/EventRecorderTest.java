@@ -27,7 +27,7 @@ class EventRecorderTest {
   void aPodEventHasTheUpstreamFields() {
     Event e =
         TestEvents.recorder(clock)
-            .make(Refs.pod(pod), null, Map.of(), EventType.Normal, "Pulled", "done");
+            .make(Occurrence.now(Refs.pod(pod), EventType.Normal, "Pulled", "done"));
 
     assertThat(e.getApiVersion()).isEqualTo("v1");
     assertThat(e.getKind()).isEqualTo("Event");
@@ -57,12 +57,8 @@ class EventRecorderTest {
     Event e =
         TestEvents.recorder(clock)
             .make(
-                Refs.container(pod, "init", true),
-                null,
-                Map.of(),
-                EventType.Warning,
-                "Failed",
-                "x");
+                Occurrence.now(
+                    Refs.container(pod, "init", true), EventType.Warning, "Failed", "x"));
     assertThat(e.getInvolvedObject().getFieldPath()).isEqualTo("spec.initContainers{init}");
     assertThat(e.getInvolvedObject().getUid()).isEqualTo("2b7c-uid");
     assertThat(e.getType()).isEqualTo("Warning");
@@ -73,12 +69,8 @@ class EventRecorderTest {
     Event e =
         TestEvents.recorder(clock)
             .make(
-                Refs.node("node1"),
-                null,
-                Map.of(),
-                EventType.Normal,
-                "Starting",
-                "Starting kubelet.");
+                Occurrence.now(
+                    Refs.node("node1"), EventType.Normal, "Starting", "Starting kubelet."));
     assertThat(e.getMetadata().getNamespace()).isEqualTo("default");
     assertThat(e.getMetadata().getName()).startsWith("node1.");
     assertThat(e.getInvolvedObject().getKind()).isEqualTo("Node");
@@ -92,7 +84,7 @@ class EventRecorderTest {
     List<String> names = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
       names.add(
-          r.make(Refs.pod(pod), null, Map.of(), EventType.Normal, "A", "b")
+          r.make(Occurrence.now(Refs.pod(pod), EventType.Normal, "A", "b"))
               .getMetadata()
               .getName());
     }

@@ -34,8 +34,8 @@ class EventStoreTest {
     store.accept(ev(web2, "C"));
     clock.step(Duration.ofSeconds(1));
     store.accept(
-        maker.make(Refs.container(web, "c", false), null, Map.of(), EventType.Warning, "D", "d"));
-    store.accept(maker.make(Refs.node("node1"), null, Map.of(), EventType.Normal, "E", "e"));
+        maker.make(Occurrence.now(Refs.container(web, "c", false), EventType.Warning, "D", "d")));
+    store.accept(maker.make(Occurrence.now(Refs.node("node1"), EventType.Normal, "E", "e")));
 
     assertThat(store.list(ANY, ANY, ANY))
         .extracting(Event::getReason)
@@ -64,12 +64,13 @@ class EventStoreTest {
     store.accept(ev(web, "Later"));
     store.accept(
         maker.make(
-            Refs.pod(web),
-            clock.instant().minusSeconds(30),
-            Map.of(),
-            EventType.Normal,
-            "Earlier",
-            "x"));
+            new Occurrence(
+                Refs.pod(web),
+                clock.instant().minusSeconds(30),
+                Map.of(),
+                EventType.Normal,
+                "Earlier",
+                "x")));
     assertThat(store.list(ANY, ANY, ANY))
         .extracting(Event::getReason)
         .containsExactly("Earlier", "Later");

@@ -4,7 +4,6 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.util.FakeClock;
-import java.util.Map;
 
 /** Events for tests, made by a real {@link BroadcastRecorder} on a fake clock. */
 final class TestEvents {
@@ -21,6 +20,6 @@ final class TestEvents {
 
   static Event podEvent(
       BroadcastRecorder recorder, Pod pod, EventType type, String reason, String message) {
-    return recorder.make(Refs.pod(pod), null, Map.of(), type, reason, message);
+    return recorder.make(Occurrence.now(Refs.pod(pod), type, reason, message));
   }
 }

@@ -148,9 +148,50 @@ class GuardedRuntimeTest {
         CompletableFuture.supplyAsync(() -> runtime.podStatus(pod));
     await().until(() -> engine.entered.getCount() == 0);
     schedulers.advance(GuardedRuntime.INSPECT_TIMEOUT);
+    assertThat(status).as("nothing to keep: it waits as any call does").isNotDone();
+    schedulers.advance(REQUEST.minus(GuardedRuntime.INSPECT_TIMEOUT));
     assertThatThrownBy(status::join)
         .hasCauseInstanceOf(RuntimeError.class)
-        .hasMessageContaining("has not returned after 10s");
+        .hasMessageContaining("has not returned after 2m");
+  }
+
+  @Test
+  void aSecondCallerJoinsTheCallInFlightAndBothGetItsAnswer() throws Exception {
+    runtime.start();
+    String app = run(pod, "app"); // never inspected: both wait up to the request timeout
+    engine.hang(app);
+    CompletableFuture<PodStatus> first =
+        CompletableFuture.supplyAsync(() -> runtime.podStatus(pod));
+    await().until(() -> engine.entered.getCount() == 0);
+    int deadlines = schedulers.pending();
+    CompletableFuture<PodStatus> second = // a worker's inspect of the same container
+        CompletableFuture.supplyAsync(() -> runtime.podStatus(pod, List.of(app)));
+    await().alias("the second caller's own deadline").until(() -> schedulers.pending() > deadlines);
+    schedulers.advance(Duration.ofSeconds(30)); // a slow engine, not a hung one
+    assertThat(first).isNotDone();
+    assertThat(second).isNotDone();
+
+    engine.release.countDown();
+    assertThat(first.get(5, TimeUnit.SECONDS).latest("app").orElseThrow().running()).isTrue();
+    assertThat(second.get(5, TimeUnit.SECONDS).latest("app").orElseThrow().running()).isTrue();
+    assertThat(engine.hungCalls.get()).as("sent to the engine once").isEqualTo(1);
+    assertThat(heard).isEmpty();
+  }
+
+  @Test
+  void aSecondStopWithItsOwnGraceIsSentNotJoined() throws Exception {
+    runtime.start();
+    String app = run(pod, "app");
+    engine.hang(app);
+    CompletableFuture<Void> graceful =
+        CompletableFuture.runAsync(() -> runtime.stopContainer(app, Duration.ofSeconds(30)));
+    await().until(() -> engine.entered.getCount() == 0);
+    CompletableFuture<Void> forced = // a deletion with --grace-period=0 while the first runs
+        CompletableFuture.runAsync(() -> runtime.stopContainer(app, Duration.ZERO));
+    await().alias("the forced stop reaches the engine").until(() -> engine.hungCalls.get() == 2);
+    engine.release.countDown();
+    graceful.get(5, TimeUnit.SECONDS);
+    forced.get(5, TimeUnit.SECONDS);
   }
 
   @Test

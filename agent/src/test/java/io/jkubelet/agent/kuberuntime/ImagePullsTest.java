@@ -3,12 +3,11 @@ package io.jkubelet.agent.kuberuntime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.events.EventCorrelator;
 import io.jkubelet.agent.events.EventRecorder;
-import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.RecordingRecorder;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.PullObserver;
@@ -24,7 +23,6 @@ import io.jkubelet.config.ImageSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -47,30 +45,16 @@ class ImagePullsTest {
   private final PodTimelines timelines =
       PodTimelines.create(clock, null, PodTimelines.Listener.NONE);
   private final EventRecorder recorder =
-      new EventRecorder() {
-        @Override
-        public void event(ObjectReference o, EventType type, String reason, String message) {
-          emit(o, null, Map.of(), type, reason, message);
-        }
-
-        @Override
-        public void emit(
-            ObjectReference o,
-            Instant when,
-            Map<String, String> annotations,
-            EventType type,
-            String reason,
-            String message) {
-          events.add(
-              o.getName()
-                  + " "
-                  + reason
-                  + " ["
-                  + annotations.getOrDefault(EventCorrelator.PROGRESS_OF, "")
-                  + "]: "
-                  + message);
-        }
-      };
+      RecordingRecorder.to(
+          o ->
+              events.add(
+                  o.involved().getName()
+                      + " "
+                      + o.reason()
+                      + " ["
+                      + o.annotations().getOrDefault(EventCorrelator.PROGRESS_OF, "")
+                      + "]: "
+                      + o.message()));
 
   private final ImagePulls pulls = pullsWith(ImageSettings.DEFAULTS);
 

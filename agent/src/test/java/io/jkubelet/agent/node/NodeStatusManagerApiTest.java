@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.jkubelet.agent.TestApiServer;
 import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.RecordingRecorder;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.runtime.ImageSummary;
 import io.jkubelet.agent.util.FakeClock;

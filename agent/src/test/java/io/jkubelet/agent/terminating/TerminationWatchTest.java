@@ -2,13 +2,12 @@ package io.jkubelet.agent.terminating;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.jkubelet.agent.TestPods;
 import io.jkubelet.agent.events.EventCorrelator;
 import io.jkubelet.agent.events.EventRecorder;
-import io.jkubelet.agent.events.EventType;
+import io.jkubelet.agent.events.RecordingRecorder;
 import io.jkubelet.agent.kuberuntime.PreStopsRunning;
 import io.jkubelet.agent.runtime.CallsInFlight;
 import io.jkubelet.agent.runtime.ContainerState;
@@ -68,31 +67,19 @@ class TerminationWatchTest {
           clock);
   private final List<String> events = new ArrayList<>();
   private final EventRecorder recorder =
-      new EventRecorder() {
-        @Override
-        public void event(ObjectReference o, EventType type, String reason, String message) {
-          emit(o, null, Map.of(), type, reason, message);
-        }
-
-        @Override
-        public void emit(
-            ObjectReference o,
-            Instant when,
-            Map<String, String> annotations,
-            EventType type,
-            String reason,
-            String message) {
-          events.add(
-              o.getName()
-                  + " "
-                  + type
-                  + " "
-                  + reason
-                  + (annotations.containsKey(EventCorrelator.PROGRESS_OF) ? " (repeat)" : "")
-                  + ": "
-                  + message);
-        }
-      };
+      RecordingRecorder.to(
+          o ->
+              events.add(
+                  o.involved().getName()
+                      + " "
+                      + o.type()
+                      + " "
+                      + o.reason()
+                      + (o.annotations().containsKey(EventCorrelator.PROGRESS_OF)
+                          ? " (repeat)"
+                          : "")
+                      + ": "
+                      + o.message()));
   private final StuckTerminations watch =
       StuckTerminations.create(
           new StuckTerminations.Sources(
