@@ -72,6 +72,11 @@ import org.slf4j.LoggerFactory;
  * every pod running: the next start adopts them. Parts that need the agent's later state (the
  * Node's readiness and pressure, whether a deleted pod is finished here) are given this object's
  * methods, as upstream gives its subsystems the {@code Kubelet} itself.
+ *
+ * <p>A few lines over the house's 400: this is the one composition root, the ordered lifecycle list
+ * and the methods the parts are given. The pods' half is already {@link
+ * io.jkubelet.agent.parts.PodParts}; the next cut is the node's half (registration, status, lease,
+ * certificates) into a {@code parts.NodeParts}, planned, not done.
  */
 public final class Agent implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(Agent.class);

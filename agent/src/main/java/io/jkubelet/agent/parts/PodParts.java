@@ -70,6 +70,11 @@ import java.util.function.Predicate;
  * terminations), and (through {@link PressureParts}) the node's readings, admission and eviction.
  * The fields are the parts, final and set by the constructor. This class only builds; the root
  * starts and stops, and builds the sync loop's handler on these parts.
+ *
+ * <p>A few lines over the house's 400: each part's construction is a block of its options, and the
+ * watchers ({@link PodWatchers}) and pressure ({@link PressureParts}) are already cut out. The next
+ * cut is the runtime stack (engine, in-flight calls, the hung-call guard, metrics) into a part of
+ * its own; planned, not done.
  */
 public final class PodParts {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PodParts.class);
