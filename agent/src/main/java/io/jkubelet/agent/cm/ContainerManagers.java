@@ -2,10 +2,10 @@ package io.jkubelet.agent.cm;
 
 import io.jkubelet.agent.node.NodeInfo;
 import io.jkubelet.agent.runtime.RuntimeError;
+import io.jkubelet.agent.util.KernelFiles;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.KubeletConfiguration;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -113,13 +113,14 @@ public final class ContainerManagers {
 
   /**
    * {@code kernel.pid_max}, or 0 (no pids limit on {@code kubepods}) when it cannot be read. NOTE:
-   * read by lines: the JDK's {@code Files.readString} returns only the first character of this file
-   * (its size is reported as 0), and {@code kubepods} would then hold 3 processes.
+   * read by {@link KernelFiles}: the JDK's {@code Files.readString} returns only the first
+   * character of this file (its size is reported as 0), and {@code kubepods} would then hold 3
+   * processes.
    */
   static long pidMax(Path file) {
     try {
-      return Long.parseLong(Files.readAllLines(file).get(0).trim());
-    } catch (IOException | NumberFormatException | IndexOutOfBoundsException e) {
+      return KernelFiles.number(file);
+    } catch (IOException e) {
       log.warn(
           "ContainerManager: cannot read {} ({}); kubepods gets no pids limit", file, e.toString());
       return 0;

@@ -11,6 +11,7 @@ import io.jkubelet.agent.stats.Summary.MemoryStats;
 import io.jkubelet.agent.stats.Summary.NetworkStats;
 import io.jkubelet.agent.stats.Summary.PodStats;
 import io.jkubelet.agent.stats.Summary.VolumeStats;
+import io.jkubelet.agent.util.Guard;
 import io.jkubelet.agent.util.StatFs;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -25,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,8 +51,8 @@ import org.slf4j.LoggerFactory;
  * while that reading is the same). The summary reads the node itself only when nobody has for
  * {@link StatsOptions#NODE_READING_MAX_AGE}.
  *
- * <p>Thread-safe: {@code lock} guards the cached summary and the previous CPU samples; scrapes that
- * come together wait for one reading.
+ * <p>Thread-safe: {@code guard} guards the cached summary and the previous CPU samples; scrapes
+ * that come together wait for one reading.
  */
 final class CgroupSummaryProvider implements SummaryProvider {
   private static final Logger log = LoggerFactory.getLogger(CgroupSummaryProvider.class);
@@ -70,7 +70,7 @@ final class CgroupSummaryProvider implements SummaryProvider {
 
   private final NodeReader node;
 
-  private final ReentrantLock lock = new ReentrantLock();
+  private final Guard guard = new Guard();
   private Read read;
   private Instant readAt;
   private Summary cached;
@@ -102,34 +102,30 @@ final class CgroupSummaryProvider implements SummaryProvider {
 
   @Override
   public Summary summary() {
-    lock.lock();
-    try {
-      Instant now = clock.instant();
-      // Taken at every call: the node's reading moves with the eviction manager's (100 ms).
-      NodeReading reading = node.current(StatsOptions.NODE_READING_MAX_AGE);
-      if (read == null || Duration.between(readAt, now).compareTo(options.ttl()) >= 0) {
-        read = read(now, VOLUME_TTL);
-        readAt = now;
-        cached = null;
-      }
-      return assemble(reading);
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          Instant now = clock.instant();
+          // Taken at every call: the node's reading moves with the eviction manager's (100 ms).
+          NodeReading reading = node.current(StatsOptions.NODE_READING_MAX_AGE);
+          if (read == null || Duration.between(readAt, now).compareTo(options.ttl()) >= 0) {
+            read = read(now, VOLUME_TTL);
+            readAt = now;
+            cached = null;
+          }
+          return assemble(reading);
+        });
   }
 
   @Override
   public Summary fresh(Duration diskMaxAge) {
-    lock.lock();
-    try {
-      Duration age = diskMaxAge.compareTo(VOLUME_TTL) < 0 ? diskMaxAge : VOLUME_TTL;
-      read = read(clock.instant(), age);
-      readAt = clock.instant();
-      cached = null;
-      return assemble(node.current(StatsOptions.NODE_READING_MAX_AGE));
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          Duration age = diskMaxAge.compareTo(VOLUME_TTL) < 0 ? diskMaxAge : VOLUME_TTL;
+          read = read(clock.instant(), age);
+          readAt = clock.instant();
+          cached = null;
+          return assemble(node.current(StatsOptions.NODE_READING_MAX_AGE));
+        });
   }
 
   /** The summary of the last read and the node's reading; under the lock. */

@@ -1,9 +1,13 @@
 package io.jkubelet.agent.stats;
 
+import static io.jkubelet.agent.util.KernelFiles.keyValues;
+import static io.jkubelet.agent.util.KernelFiles.number;
+
+import io.jkubelet.agent.util.ContainerCgroupPaths;
+import io.jkubelet.agent.util.KernelFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,15 +17,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * Reads CPU and memory usage from cgroup files under a cgroup root (normally {@code
  * /sys/fs/cgroup}), v1 or v2 as detected there: v2 when the root has {@code cgroup.controllers}.
  *
- * <p>A container's cgroup is found by its id where Docker puts it: {@code docker/<id>} with the
- * cgroupfs driver, {@code system.slice/docker-<id>.scope} with the systemd driver (under each v1
- * controller, or directly under the v2 root); or below its pod's cgroup, {@code <pod cgroup>/<id>}
- * or {@code <pod cgroup>/docker-<id>.scope}, when jkubelet gives pods cgroups. A custom {@code
- * --cgroup-parent} of the engine is not searched. Found paths are remembered by id.
+ * <p>A container's cgroup is found by its id where Docker puts it ({@link ContainerCgroupPaths}):
+ * {@code docker/<id>} with the cgroupfs driver, {@code system.slice/docker-<id>.scope} with the
+ * systemd driver (under each v1 controller, or directly under the v2 root); or below its pod's
+ * cgroup, {@code <pod cgroup>/<id>} or {@code <pod cgroup>/docker-<id>.scope}, when jkubelet gives
+ * pods cgroups. A custom {@code --cgroup-parent} of the engine is not searched. Found paths are
+ * remembered by id.
  *
  * <p>Working set, as cAdvisor computes it: usage minus inactive file pages, never negative. The one
- * reader of cgroup memory: the summary's containers, pods and node, and through {@link NodeReader}
- * the eviction manager's memory signals.
+ * reader of cgroup memory usage: the summary's containers, pods and node, and through {@link
+ * NodeReader} the eviction manager's memory signals (the OOM watch reads a container's OOM counters
+ * itself, with the same {@link io.jkubelet.agent.util.KernelFiles}).
  *
  * <p>Thread-safe: the path cache is a concurrent map; every read goes to the files.
  */
@@ -44,10 +50,6 @@ final class Cgroups {
       long rss,
       long pageFaults,
       long majorPageFaults) {}
-
-  private static final List<String> LAYOUTS = List.of("docker/%s", "system.slice/docker-%s.scope");
-
-  private static final List<String> POD_LAYOUTS = List.of("%s/%s", "%s/docker-%s.scope");
 
   private final Path root;
   private final Version version;
@@ -176,16 +178,11 @@ final class Cgroups {
    * memory.max}; empty when it has none (v2 {@code max}, v1's page-rounded {@code LONG_MAX}).
    */
   Optional<Long> memoryLimit(String rel) throws IOException {
-    if (version == Version.V2) {
-      String max = line(root.resolve(rel).resolve("memory.max"));
-      return max.equals("max") ? Optional.empty() : Optional.of(Long.parseLong(max));
-    }
-    long limit = number(root.resolve("memory").resolve(rel).resolve("memory.limit_in_bytes"));
-    return limit >= UNLIMITED ? Optional.empty() : Optional.of(limit);
+    return KernelFiles.limit(
+        version == Version.V2
+            ? root.resolve(rel).resolve("memory.max")
+            : root.resolve("memory").resolve(rel).resolve("memory.limit_in_bytes"));
   }
-
-  /** No memory limit on v1: the kernel writes a page-rounded {@code LONG_MAX}. */
-  private static final long UNLIMITED = Long.MAX_VALUE / 2;
 
   private Optional<String> relative(String podUid, String id) {
     String known = relByContainer.get(id);
@@ -195,18 +192,9 @@ final class Cgroups {
       }
       relByContainer.remove(id);
     }
-    List<String> candidates = new java.util.ArrayList<>();
-    for (String layout : LAYOUTS) {
-      candidates.add(String.format(layout, id));
-    }
-    if (!podUid.isEmpty()) {
-      for (String pod : podCgroups.apply(podUid)) {
-        String dir = pod.startsWith("/") ? pod.substring(1) : pod;
-        for (String layout : POD_LAYOUTS) {
-          candidates.add(String.format(layout, dir, id));
-        }
-      }
-    }
+    List<String> candidates =
+        ContainerCgroupPaths.candidates(
+            podUid.isEmpty() ? List.of() : podCgroups.apply(podUid), id);
     for (String rel : candidates) {
       if (Files.isDirectory(cpuDir(rel))) {
         relByContainer.put(id, rel);
@@ -248,39 +236,5 @@ final class Cgroups {
   private static long pick(Map<String, Long> stat, String first, String second) {
     Long v = stat.get(first);
     return v != null ? v : stat.getOrDefault(second, 0L);
-  }
-
-  /** A file's first line, trimmed. NOTE: read by lines: the JDK reads some kernel files short. */
-  static String line(Path file) throws IOException {
-    List<String> lines = Files.readAllLines(file);
-    if (lines.isEmpty()) {
-      throw new IOException(file + " is empty");
-    }
-    return lines.get(0).trim();
-  }
-
-  /** A file that holds one number, as {@code memory.usage_in_bytes}. */
-  static long number(Path file) throws IOException {
-    try {
-      return Long.parseLong(line(file));
-    } catch (NumberFormatException e) {
-      throw new IOException(file + " holds no number: " + e.getMessage());
-    }
-  }
-
-  /** "key value" lines, as memory.stat and cpu.stat; lines that do not parse are skipped. */
-  static Map<String, Long> keyValues(Path file) throws IOException {
-    Map<String, Long> out = new HashMap<>();
-    for (String line : Files.readAllLines(file)) {
-      int space = line.indexOf(' ');
-      if (space > 0) {
-        try {
-          out.put(line.substring(0, space), Long.parseLong(line.substring(space + 1).trim()));
-        } catch (NumberFormatException e) {
-          // not a counter
-        }
-      }
-    }
-    return out;
   }
 }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.stats;
 
+import io.jkubelet.agent.util.Guard;
 import io.jkubelet.agent.util.StatFs;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -10,7 +11,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * use too. The engine's root directory is asked for until it answers, at most once a minute ({@link
  * EngineRoot}).
  *
- * <p>Thread-safe: {@code lock} guards the reads and what they update; the latest reading is
+ * <p>Thread-safe: {@code guard} guards the reads and what they update; the latest reading is
  * published through a volatile field.
  */
 final class HostNodeReader implements NodeReader {
@@ -46,10 +46,10 @@ final class HostNodeReader implements NodeReader {
   private final String pods;
   private final EngineRoot engineRoot;
 
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Set<String> failing = new HashSet<>(); // guarded by lock
-  private long memTotal; // guarded by lock
-  private Instant lastFullRead; // guarded by lock
+  private final Guard guard = new Guard();
+  private final Set<String> failing = new HashSet<>(); // guarded by guard
+  private long memTotal; // guarded by guard
+  private Instant lastFullRead; // guarded by guard
 
   private volatile NodeReading latest = NodeReading.NONE;
 
@@ -65,50 +65,48 @@ final class HostNodeReader implements NodeReader {
 
   @Override
   public NodeReading read(boolean memoryOnly) {
-    lock.lock();
-    try {
-      Instant now = clock.instant();
-      NodeReading last = latest;
-      NodeReading.Memory memory = attempt("memory", () -> nodeMemory(now));
-      NodeReading.Memory podsMemory = pods == null ? null : attempt("pods", () -> podsMemory(now));
-      NodeReading r;
-      if (memoryOnly) {
-        r =
-            new NodeReading(
-                memory != null ? memory : last.memory(),
-                podsMemory != null ? podsMemory : last.pods(),
-                last.fs(),
-                last.imageFs(),
-                last.rlimit());
-      } else {
-        lastFullRead = now;
-        r =
-            new NodeReading(
-                memory,
-                podsMemory,
-                attempt("nodefs", () -> fs(options.rootDir(), now)),
-                attempt("imagefs", () -> fs(imageFsDir(), now)),
-                attempt("rlimit", () -> new NodeReading.Rlimit(now, proc.pidMax(), proc.tasks())));
-      }
-      latest = r;
-      return r;
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          Instant now = clock.instant();
+          NodeReading last = latest;
+          NodeReading.Memory memory = attempt("memory", () -> nodeMemory(now));
+          NodeReading.Memory podsMemory =
+              pods == null ? null : attempt("pods", () -> podsMemory(now));
+          NodeReading r;
+          if (memoryOnly) {
+            r =
+                new NodeReading(
+                    memory != null ? memory : last.memory(),
+                    podsMemory != null ? podsMemory : last.pods(),
+                    last.fs(),
+                    last.imageFs(),
+                    last.rlimit());
+          } else {
+            lastFullRead = now;
+            r =
+                new NodeReading(
+                    memory,
+                    podsMemory,
+                    attempt("nodefs", () -> fs(options.rootDir(), now)),
+                    attempt("imagefs", () -> fs(imageFsDir(), now)),
+                    attempt(
+                        "rlimit", () -> new NodeReading.Rlimit(now, proc.pidMax(), proc.tasks())));
+          }
+          latest = r;
+          return r;
+        });
   }
 
   @Override
   public NodeReading current(Duration maxAge) {
-    lock.lock();
-    try {
-      if (lastFullRead == null
-          || Duration.between(lastFullRead, clock.instant()).compareTo(maxAge) > 0) {
-        return read(false);
-      }
-      return latest;
-    } finally {
-      lock.unlock();
-    }
+    return guard.get(
+        () -> {
+          if (lastFullRead == null
+              || Duration.between(lastFullRead, clock.instant()).compareTo(maxAge) > 0) {
+            return read(false);
+          }
+          return latest;
+        });
   }
 
   private interface Reading<T> {

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.stats;
 
+import io.jkubelet.agent.util.KernelFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -107,13 +108,13 @@ final class ProcFs {
 
   /** {@code kernel.pid_max}. */
   long pidMax() throws IOException {
-    return Cgroups.number(proc.resolve("sys/kernel/pid_max"));
+    return KernelFiles.number(proc.resolve("sys/kernel/pid_max"));
   }
 
   /** The number of tasks the kernel schedules (the total in {@code /proc/loadavg}). */
   long tasks() throws IOException {
     Path file = proc.resolve("loadavg");
-    String[] f = Cgroups.line(file).split("\\s+");
+    String[] f = KernelFiles.line(file).split("\\s+");
     try {
       return Long.parseLong(f[3].substring(f[3].indexOf('/') + 1));
     } catch (RuntimeException e) {
