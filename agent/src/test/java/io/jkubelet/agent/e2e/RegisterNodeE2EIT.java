@@ -15,11 +15,8 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,7 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * renews its Lease, leaving its labels and taints to the admin.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(300)
 class RegisterNodeE2EIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -106,9 +102,10 @@ class RegisterNodeE2EIT {
     return Kubectl.run("get", "node", node, "--no-headers").code() == 0;
   }
 
+  /** One node's story, in order: no Node while it has none, then the one an admin creates. */
   @Test
-  @Order(1)
-  void noNodeIsCreatedAndTheStaticPodRuns() throws Exception {
+  void noNodeIsCreatedAndTheStaticPodRunsUntilAnAdminCreatesTheNodeWhichIsThenTakenUp()
+      throws Exception {
     await().atMost(Duration.ofSeconds(120)).until(this::staticContainerRunning);
     // Long enough for several status rounds (every 2 s) and any registration to have happened.
     await()
@@ -120,11 +117,8 @@ class RegisterNodeE2EIT {
         .isNotZero();
     assertThat(jkubelet.log()).contains("registerNode is false and node " + node);
     assertThat(staticContainerRunning()).isTrue();
-  }
 
-  @Test
-  @Order(2)
-  void aNodeCreatedByAnAdminIsTakenUp() throws Exception {
+    // An admin creates the Node.
     Kubectl.runWithInput(
             """
             apiVersion: v1

@@ -14,11 +14,8 @@ import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -28,7 +25,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (as their node) and Docker, and the tests look inside the containers with {@code docker exec}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Timeout(300)
 class VolumesE2EIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -117,7 +113,6 @@ class VolumesE2EIT {
   }
 
   @Test
-  @Order(1)
   void thePodRunsWithItsTokenSecretConfigMapDownwardAndProjectedVolumes() throws Exception {
     Kubectl.run("-n", ns, "create", "secret", "generic", "creds", "--from-literal=password=s3cret")
         .ok();
@@ -212,51 +207,95 @@ class VolumesE2EIT {
   }
 
   @Test
-  @Order(2)
   void aConfigMapUpdateAndALabelChangeReachTheFilesWithinSeconds() throws Exception {
-    Kubectl.run("-n", ns, "patch", "configmap", "settings", "-p", "{\"data\":{\"a\":\"changed\"}}")
+    Kubectl.run(
+            "-n",
+            ns,
+            "create",
+            "configmap",
+            "updated",
+            "--from-literal=a=one",
+            "--from-literal=b=2")
         .ok();
-    Kubectl.run("-n", ns, "label", "pod", "full", "tier=front").ok();
+    apply(
+        """
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: updates, labels: {app: web}}
+        spec:
+          nodeName: %s
+          terminationGracePeriodSeconds: 2
+          containers:
+          - name: c
+            image: jkubelet/busybox:1.35
+            command: [sleep, '3600']
+            volumeMounts:
+            - {name: settings, mountPath: /etc/settings}
+            - {name: info, mountPath: /etc/info}
+            - {name: settings, mountPath: /etc/b.conf, subPath: b}
+          volumes:
+          - {name: settings, configMap: {name: updated}}
+          - name: info
+            downwardAPI:
+              items: [{path: labels, fieldRef: {fieldPath: metadata.labels}}]
+        """
+            .formatted(node));
+    awaitRunning("updates");
+    assertThat(exec("updates", "cat /etc/settings/a")).isEqualTo("one");
+
+    Kubectl.run("-n", ns, "patch", "configmap", "updated", "-p", "{\"data\":{\"a\":\"changed\"}}")
+        .ok();
+    Kubectl.run("-n", ns, "label", "pod", "updates", "tier=front").ok();
     // The sync period is 1m: only the watch gets the change there this soon.
     await()
         .atMost(Duration.ofSeconds(10))
         .ignoreExceptions()
         .untilAsserted(
-            () -> assertThat(exec("full", "cat /etc/settings/sub/a.txt")).isEqualTo("changed"));
+            () -> assertThat(exec("updates", "cat /etc/settings/a")).isEqualTo("changed"));
     await()
         .atMost(Duration.ofSeconds(10))
         .ignoreExceptions()
         .untilAsserted(
             () ->
-                assertThat(exec("full", "cat /etc/info/labels"))
+                assertThat(exec("updates", "cat /etc/info/labels"))
                     .isEqualTo("app=\"web\"\ntier=\"front\""));
     // A subPath mount is not updated, as upstream.
-    Kubectl.run("-n", ns, "patch", "configmap", "settings", "-p", "{\"data\":{\"b\":\"3\"}}").ok();
+    Kubectl.run("-n", ns, "patch", "configmap", "updated", "-p", "{\"data\":{\"b\":\"3\"}}").ok();
     await()
         .atMost(Duration.ofSeconds(10))
         .ignoreExceptions()
-        .untilAsserted(() -> assertThat(exec("full", "cat /etc/settings/b")).isEqualTo("3"));
-    assertThat(exec("full", "cat /etc/b.conf")).isEqualTo("2");
+        .untilAsserted(() -> assertThat(exec("updates", "cat /etc/settings/b")).isEqualTo("3"));
+    assertThat(exec("updates", "cat /etc/b.conf")).isEqualTo("2");
   }
 
   @Test
-  @Order(3)
   void aSecretDeletedWhileInUseKeepsItsFilesWithAWarning() throws Exception {
-    Kubectl.run("-n", ns, "delete", "secret", "creds").ok();
+    Kubectl.run("-n", ns, "create", "secret", "generic", "kept", "--from-literal=password=s3cret")
+        .ok();
+    apply(
+        Kubectl.boundPod(
+            "keeps",
+            node,
+            "  - {name: creds, secret: {secretName: kept}}",
+            "  - {name: c, image: jkubelet/busybox:1.35, command: [sleep, '3600'],"
+                + " volumeMounts: [{name: creds, mountPath: /etc/creds}]}"));
+    awaitRunning("keeps");
+    assertThat(exec("keeps", "cat /etc/creds/password")).isEqualTo("s3cret");
+
+    Kubectl.run("-n", ns, "delete", "secret", "kept").ok();
     await()
         .atMost(Duration.ofSeconds(15))
         .ignoreExceptions()
         .until(
             () ->
-                eventMessages("full", "FailedMount")
+                eventMessages("keeps", "FailedMount")
                     .contains(
-                        "MountVolume.SetUp failed for volume \"creds\" : secret \"creds\" not found"));
-    assertThat(exec("full", "cat /etc/creds/password")).isEqualTo("s3cret");
-    assertThat(status("full")).isEqualTo("Running");
+                        "MountVolume.SetUp failed for volume \"creds\" : secret \"kept\" not found"));
+    assertThat(exec("keeps", "cat /etc/creds/password")).isEqualTo("s3cret");
+    assertThat(status("keeps")).isEqualTo("Running");
   }
 
   @Test
-  @Order(3)
   void aMissingSecretIsAFailedMountUntilItIsCreated() throws Exception {
     apply(
         Kubectl.boundPod(
@@ -281,7 +320,6 @@ class VolumesE2EIT {
   }
 
   @Test
-  @Order(4)
   void anUnsupportedVolumeIsAFailedMountNamingItsType() throws Exception {
     apply(
         Kubectl.boundPod(
@@ -303,11 +341,22 @@ class VolumesE2EIT {
   }
 
   @Test
-  @Order(5)
   void aDeletedPodsTmpfsMountsAndDirectoryGo() throws Exception {
-    String podDir = tmp.resolve("root/pods/" + uid("full")).toString();
-    assertThat(hostMounts()).contains(podDir);
-    Kubectl.run("-n", ns, "delete", "pod", "full", "--timeout=60s").ok();
+    Kubectl.run("-n", ns, "create", "secret", "generic", "gone", "--from-literal=k=v").ok();
+    apply(
+        Kubectl.boundPod(
+            "deleted",
+            node,
+            "  - {name: s, secret: {secretName: gone}}\n"
+                + "  - {name: cache, emptyDir: {medium: Memory}}",
+            "  - {name: c, image: jkubelet/busybox:1.35, command: [sleep, '3600'],"
+                + " volumeMounts: [{name: s, mountPath: /s}, {name: cache, mountPath: /cache}]}"));
+    awaitRunning("deleted");
+    String podDir = tmp.resolve("root/pods/" + uid("deleted")).toString();
+    assertThat(hostMounts())
+        .contains(podDir + "/volumes/kubernetes.io~secret/s tmpfs")
+        .contains(podDir + "/volumes/kubernetes.io~empty-dir/cache tmpfs");
+    Kubectl.run("-n", ns, "delete", "pod", "deleted", "--timeout=60s").ok();
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
@@ -318,7 +367,6 @@ class VolumesE2EIT {
   }
 
   @Test
-  @Order(6)
   void aHostToContainerMountSeesWhatTheHostMountsInTheVolumeLater() throws Exception {
     apply(
         Kubectl.boundPod(
