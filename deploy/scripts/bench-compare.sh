@@ -40,6 +40,9 @@
 #                          stop with it)
 #   KUBELET_PORT=12350     the agents' API port (one at a time)
 #   KEEP_LOG=1             keep the agents' logs
+#   JKUBELET_BENCH_FLAGS   more flags for this build of jkubelet (not the base's), e.g.
+#                          "--kube-api-qps=50 --kube-api-burst=100", the base's defaults before
+#                          they became v1.20's 5 and 10
 # Control plane as k8s-up.sh: JKUBELET_BENCH_K8S_STATE (default /tmp/jkubelet-k8s-bench),
 # JKUBELET_APISERVER_PORT, JKUBELET_ETCD_PORT. One that already ran there is left running.
 set -euo pipefail

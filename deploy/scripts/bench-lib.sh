@@ -106,6 +106,8 @@ bench_java() {
 #             --image-pull-progress=false), to measure what they cost;
 #   jkubelet-base  the same with another checkout's build (JKUBELET_BASE), e.g. the commit before
 #             a change, with only the flags that build knows too;
+#   JKUBELET_BENCH_FLAGS  more flags for jkubelet and jkubelet-off (not the base), e.g. to give
+#             this build a setting whose default changed since the base's;
 #   kubelet   the upstream kubelet v1.20.2 (kubelet-ref.sh, built once per machine) on the machine's
 #             Docker engine through dockershim, as bed-up.sh runs it, with its dockershim socket
 #             and checkpoints under DIR, so that it never meets another upstream kubelet of the
@@ -127,6 +129,8 @@ bench_agent_argv() {
         --enforce-node-allocatable= --pod-logs-dir "$dir/logs/pods" --container-logs-dir "$dir/logs/containers"
         --fail-swap-on=false)
       if [ "$kind" = jkubelet-off ]; then bench_argv+=(--pod-start-timeline=false --image-pull-progress=false); fi
+      # shellcheck disable=SC2206 # the flags are words
+      if [ "$kind" != jkubelet-base ]; then bench_argv+=(${JKUBELET_BENCH_FLAGS:-}); fi
       ;;
     kubelet)
       bench_argv=("$bench_root/deploy/scripts/kubelet-ref-ns.sh" "$dir" "$("$bench_root/deploy/scripts/kubelet-ref.sh")"
