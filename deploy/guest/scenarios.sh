@@ -1,7 +1,9 @@
 # The test bed's scenarios, sourced by run.sh inside the guest at every boot. Each scenario_NAME
 # reads $BOOT (1 on a fresh overlay) and ends the boot with finish or reboot_guest; it reports with
 # step, figure and result (run.sh). $GB is the shared disk, $OUT its out/ directory, and
-# config.env sets SCENARIO and JKUBELET_GUEST_FLAGS (extra flags for jkubelet, empty by default).
+# config.env sets SCENARIO, JKUBELET_GUEST_FLAGS (extra flags for jkubelet, empty by default) and,
+# for the cluster scenarios, EXPECTED_PODS (how many pods the control plane has for this node); their
+# node credentials are in $GB/kube (guest-cluster.sh on the host).
 # shellcheck shell=bash
 
 READ_ONLY=http://127.0.0.1:10255
@@ -47,7 +49,10 @@ answering_or_dead() {
   # A unit with Restart=always (the package's) is never failed: it restarts.
   [ "$(systemctl show -p NRestarts --value "$UNIT" 2>/dev/null)" -gt 0 ] 2>/dev/null
 }
-manifest_count() { ls /etc/jkubelet/manifests | wc -l; }
+# The pods this node should run: the control plane's (cluster scenarios), else the manifests'.
+manifest_count() {
+  if [ -n "${EXPECTED_PODS:-}" ]; then echo "$EXPECTED_PODS"; else ls /etc/jkubelet/manifests | wc -l; fi
+}
 # pods_check JQ_ARGS...: jq -e over /pods; false when jkubelet does not answer (bookworm's jq 1.6
 # exits 0 with -e on no input at all).
 pods_check() {
@@ -256,9 +261,9 @@ scenario_stock_host() {
 # addresses in the IP store that no running pod holds (leaked). Passes when none leaked after the
 # last reboot.
 REBOOT_NET=/var/lib/cni/networks/bed
-write_standalone_unit() {
-  mkdir -p /etc/jkubelet/manifests /etc/cni/net.d /etc/systemd/system/kubelet.service.d
-  cp "$GB"/manifests/* /etc/jkubelet/manifests/
+# write_cni_conf: a CNI bridge with host-local IPAM, Debian's plugins.
+write_cni_conf() {
+  mkdir -p /etc/cni/net.d
   cat >/etc/cni/net.d/10-bed.conflist <<'CNI'
 {"cniVersion": "0.4.0", "name": "bed", "plugins": [
   {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": true,
@@ -266,6 +271,11 @@ write_standalone_unit() {
             "routes": [{"dst": "0.0.0.0/0"}]}},
   {"type": "portmap", "capabilities": {"portMappings": true}}]}
 CNI
+}
+write_standalone_unit() {
+  mkdir -p /etc/jkubelet/manifests /etc/systemd/system/kubelet.service.d
+  cp "$GB"/manifests/* /etc/jkubelet/manifests/
+  write_cni_conf
   # The package's unit runs kubeadm's command line; an operator without a cluster replaces it.
   # The node's name and root dir are the package's defaults: the kernel's host name, which needs no
   # resolution (on 28 November jkubelet resolved it and exited at once on a stock host, whose name
@@ -332,62 +342,62 @@ scenario_reboot() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# shutdown: graceful node shutdown through logind. kubelet.service from the package (standalone,
-# as reboot's) with shutdownGracePeriod 30s and shutdownGracePeriodCriticalPods 10s in a config
-# file, two pods of the bed's own that log the guest's uptime to the shared disk on SIGTERM and
-# on their exit: shutdown-quick (terminationGracePeriodSeconds 3, exits 1 s after TERM) and
-# shutdown-slow (60, ignores TERM: the shutdown's 10 s cut it short with SIGKILL). Boot 1 checks
-# the logind side (the drop-in raising InhibitDelayMaxSec, the delay lock listed), then
-# `systemctl poweroff`; boot 2 reads the pods' log and the journal of boot 1 (made persistent
-# first). NOTE: standalone, every pod is static, so every pod is critical (upstream's
-# IsCriticalPod): both are stopped in the critical window, and the order of critical pods last
-# needs API pods (a control plane the guest can reach: docs/testing.md says what is missing).
-SHUTDOWN_CONF=/etc/jkubelet/shutdown.yaml
-shutdown_pod() { # NAME GRACE SECONDS_AFTER_TERM
-  cat <<POD
-apiVersion: v1
-kind: Pod
-metadata: {name: $1}
-spec:
-  terminationGracePeriodSeconds: $2
-  volumes: [{name: out, hostPath: {path: $OUT, type: Directory}}]
-  containers:
-  - name: app
-    image: jkubelet/busybox:1.35
-    volumeMounts: [{name: out, mountPath: /out}]
-    command: [sh, -c]
-    args:
-    - trap 'echo "\$(cut -d" " -f1 /proc/uptime) $1 TERM" >>/out/stops.log; sleep $3;
-        echo "\$(cut -d" " -f1 /proc/uptime) $1 EXIT" >>/out/stops.log; exit 0' TERM;
-      while true; do sleep 1 & wait \$!; done
-POD
+# Cluster scenarios: the guest is a node of the control plane that guest-cluster.sh runs on the
+# host. enable_cluster_unit [CONFIG_LINE...]: the package installed, and its unit as kubeadm's join
+# leaves it: the node's kubeconfig (/etc/kubernetes/kubelet.conf) and client certificate
+# (/var/lib/kubelet/pki/kubelet-client-current.pem), /var/lib/kubelet/config.yaml (x509 and webhook
+# authentication, Webhook authorization, the read-only port this bed reads, and the lines given),
+# kubeadm-flags.env (CNI, the pause image), and the package's own drop-in unchanged; enabled and
+# started. Ends the scenario when jkubelet does not answer.
+enable_cluster_unit() {
+  install_package || finish
+  mkdir -p /etc/kubernetes/pki /var/lib/kubelet/pki
+  install -m 0644 "$GB/kube/ca.crt" /etc/kubernetes/pki/ca.crt
+  install -m 0600 "$GB/kube/kubelet-client-current.pem" /var/lib/kubelet/pki/kubelet-client-current.pem
+  install -m 0600 "$GB/kube/kubelet.conf" /etc/kubernetes/kubelet.conf
+  write_cni_conf
+  {
+    printf '%s\n' 'apiVersion: kubelet.config.k8s.io/v1beta1' 'kind: KubeletConfiguration' \
+      'authentication: {x509: {clientCAFile: /etc/kubernetes/pki/ca.crt}, webhook: {enabled: true}, anonymous: {enabled: false}}' \
+      'authorization: {mode: Webhook}' 'readOnlyPort: 10255'
+    printf '%s\n' "$@"
+  } >/var/lib/kubelet/config.yaml
+  echo "KUBELET_KUBEADM_ARGS=\"--network-plugin=cni --cni-bin-dir=/usr/lib/cni --pod-infra-container-image=jkubelet/pause:3.2 ${JKUBELET_GUEST_FLAGS:-}\"" \
+    >/var/lib/kubelet/kubeadm-flags.env
+  JK_START=$(date +%s)
+  systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
+  step "systemctl enable --now kubelet: kubeadm's layout, the API server at" \
+    "$(sed -n 's/.*server: "\([^"]*\)".*/\1/p' /etc/kubernetes/kubelet.conf)"
+  wait_for_standalone || { save journal journalctl -u kubelet -o short-monotonic --no-pager; finish; }
 }
+
+# ---------------------------------------------------------------------------------------------
+# shutdown: graceful node shutdown through logind, on a node of the bed's control plane, with
+# shutdownGracePeriod 60s and shutdownGracePeriodCriticalPods 20s in the kubelet's config file (60
+# rather than a real node's 30: under TCG each of Docker's stops takes seconds), and the three
+# pods of deploy/guest/cluster/shutdown.yaml, which log the guest's uptime to the shared disk on
+# SIGTERM and on their exit. Boot 1 checks the logind side (the drop-in raising
+# InhibitDelayMaxSec, the delay lock listed), then `systemctl poweroff`; while the guest is off
+# the host reads the pods' final statuses and the node's NotReady at the API server; boot 2 reads
+# the pods' log and the journal of boot 1 (made persistent first): the shutdown seen, the critical
+# pod stopped after the others, all within the grace period and before systemd stopped kubelet.
+SHUTDOWN_GRACE=60
 # mono LOGFILE PATTERN: the monotonic seconds of the first journal line matching PATTERN.
 mono() { grep -m1 -E "$2" "$1" | sed -E 's/^\[ *([0-9.]+)\].*/\1/'; }
+# stop_at POD KIND: the guest uptime of POD's first KIND (TERM or EXIT) line in stops.log.
+stop_at() { awk -v p="$1" -v k="$2" '$2 == p && $3 == k { print $1; exit }' "$OUT/stops.log" 2>/dev/null; }
 scenario_shutdown() {
   UNIT=kubelet
   if [ "$BOOT" -eq 1 ]; then
     # Boot 1's journal is read on boot 2: persistent storage for it.
     mkdir -p /var/log/journal && systemctl restart systemd-journald
-    install_package || finish
-    JKUBELET_GUEST_FLAGS="${JKUBELET_GUEST_FLAGS:-} --config=$SHUTDOWN_CONF"
-    write_standalone_unit
-    printf '%s\n' 'apiVersion: kubelet.config.k8s.io/v1beta1' 'kind: KubeletConfiguration' \
-      'shutdownGracePeriod: 30s' 'shutdownGracePeriodCriticalPods: 10s' \
-      'authentication: {anonymous: {enabled: true}, webhook: {enabled: false}}' \
-      'authorization: {mode: AlwaysAllow}' >"$SHUTDOWN_CONF"
-    rm -f /etc/jkubelet/manifests/*
-    shutdown_pod shutdown-quick 3 1 >/etc/jkubelet/manifests/shutdown-quick.yaml
-    shutdown_pod shutdown-slow 60 30 >/etc/jkubelet/manifests/shutdown-slow.yaml
-    JK_START=$(date +%s)
-    systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
-    wait_for_standalone || finish
+    enable_cluster_unit "shutdownGracePeriod: ${SHUTDOWN_GRACE}s" 'shutdownGracePeriodCriticalPods: 20s'
     wait_for_pods || finish
     local delay dropin
     delay=$(busctl get-property org.freedesktop.login1 /org/freedesktop/login1 \
       org.freedesktop.login1.Manager InhibitDelayMaxUSec 2>&1)
     dropin=$(cat /etc/systemd/logind.conf.d/99-kubelet.conf 2>&1 | tr '\n' ' ')
-    [ "$delay" = "t 30000000" ] && verdict=PASS || verdict=FAIL
+    [ "$delay" = "t ${SHUTDOWN_GRACE}000000" ] && verdict=PASS || verdict=FAIL
     result logind-delay-raised $verdict "InhibitDelayMaxUSec: $delay; 99-kubelet.conf: $dropin"
     save inhibitors systemd-inhibit --list --no-pager
     grep -q 'kubelet.*Kubelet needs time to handle node shutdown.*delay' "$OUT/boot1-inhibitors" &&
@@ -409,18 +419,22 @@ scenario_shutdown() {
   tstop=$(mono "$j" 'Stopping kubelet.service|Stopping .*[Kk]ubelet')
   [ -n "$tstart" ] && verdict=PASS || verdict=FAIL
   result prepare-for-shutdown-seen $verdict "poweroff at $t0 s, the manager's event at ${tstart:-none} s"
-  awk -v a="$t0" -v b="$tdone" 'BEGIN { exit !(b != "" && b - a <= 32) }' && verdict=PASS || verdict=FAIL
-  result pods-stopped-within-grace $verdict "completed at ${tdone:-none} s, $(awk -v a="$t0" -v b="$tdone" 'BEGIN { printf "%.1f", b - a }') s after poweroff (shutdownGracePeriod 30s)"
+  awk -v a="$t0" -v b="$tdone" -v g="$SHUTDOWN_GRACE" 'BEGIN { exit !(b != "" && b - a <= g + 2) }' && verdict=PASS || verdict=FAIL
+  result pods-stopped-within-grace $verdict "completed at ${tdone:-none} s, $(awk -v a="$t0" -v b="$tdone" 'BEGIN { printf "%.1f", b - a }') s after poweroff (shutdownGracePeriod ${SHUTDOWN_GRACE}s)"
   awk -v a="$tdone" -v b="$tstop" 'BEGIN { exit !(a != "" && b != "" && b >= a) }' && verdict=PASS || verdict=FAIL
   result lock-released-before-kubelet-stopped $verdict "manager done ${tdone:-none} s, systemd stopped kubelet at ${tstop:-none} s"
-  local q s
-  q=$(grep -c 'shutdown-quick TERM' "$OUT/stops.log" 2>/dev/null || true)
-  s=$(grep -c 'shutdown-slow TERM' "$OUT/stops.log" 2>/dev/null || true)
-  [ "${q:-0}" -ge 1 ] && [ "${s:-0}" -ge 1 ] && verdict=PASS || verdict=FAIL
+  local quick slow crit
+  quick=$(stop_at shutdown-quick TERM) slow=$(stop_at shutdown-slow TERM) crit=$(stop_at shutdown-critical TERM)
+  [ -n "$quick" ] && [ -n "$slow" ] && [ -n "$crit" ] && verdict=PASS || verdict=FAIL
   result pods-got-sigterm $verdict "$(tr '\n' ';' <"$OUT/stops.log" 2>/dev/null)"
-  grep -q 'shutdown-quick EXIT' "$OUT/stops.log" 2>/dev/null && verdict=PASS || verdict=FAIL
+  [ -n "$(stop_at shutdown-quick EXIT)" ] && verdict=PASS || verdict=FAIL
   result quick-pod-exited-in-its-own-grace $verdict "$(grep shutdown-quick "$OUT/stops.log" 2>/dev/null | tr '\n' ';')"
-  result critical-last INFO "standalone: both pods are static, so critical; stopped with grace $(grep -oE 'killing pod [^ ]+ with gracePeriod: [0-9]+' "$j" | sed 's/killing pod //' | tr '\n' ';')"
+  # The slow pod ignores TERM for 90 s: the window for pods that are not critical (40 s) ends it,
+  # and only then may the critical pod get its TERM.
+  awk -v c="$crit" -v s="$slow" 'BEGIN { exit !(c != "" && s != "" && c - s >= 30) }' && verdict=PASS || verdict=FAIL
+  result critical-last $verdict "critical TERM at ${crit:-none} s, $(awk -v c="$crit" -v s="$slow" 'BEGIN { printf "%.1f", c - s }') s after the slow pod's TERM (its window: 40 s); $(grep -oE 'killing pod [^ ]+ with gracePeriod: [0-9]+' "$j" | sed 's/killing pod //' | tr '\n' ';')"
+  [ -z "$(stop_at shutdown-slow EXIT)" ] && verdict=PASS || verdict=FAIL
+  result slow-pod-cut-short $verdict "$(grep shutdown-slow "$OUT/stops.log" 2>/dev/null | tr '\n' ';')"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -512,9 +526,50 @@ scenario_upstream_side_by_side() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# memory-pressure: eviction on cgroup v2, on a node of the bed's control plane, with evictionHard
+# memory.available<1Gi in the kubelet's config file and the pods of
+# deploy/guest/cluster/memory-pressure.yaml: a BestEffort pod that grows by 32 MiB a second, and
+# a Guaranteed and a Burstable one that stay small. The BestEffort pod must be evicted (Failed,
+# reason Evicted) and the others keep running with no restart. The host checks the same at the
+# API server, with the node's MemoryPressure, the Evicted event, and kubectl logs and exec through
+# the API server (its exec leaves a file in the guaranteed pod, which this side waits for).
+pod_field() { # NAME JQ: JQ over pod NAME of /pods
+  pods | jq -r --arg n "$1" ".items[] | select(.metadata.name == \$n) | $2"
+}
+scenario_memory_pressure() {
+  UNIT=kubelet
+  enable_cluster_unit 'evictionHard: {memory.available: 1Gi}' 'evictionPressureTransitionPeriod: 30s'
+  save meminfo-start cat /proc/meminfo
+  evicted() { [ "$(pod_field hog '.status.phase + "/" + (.status.reason // "")')" = Failed/Evicted ]; }
+  if wait_until 1200 "the BestEffort pod evicted" evicted; then
+    figure "jkubelet-start-to-besteffort-evicted $(since "$JK_START") s"
+    result besteffort-evicted PASS "hog: $(pod_field hog '.status.message')"
+  else
+    result besteffort-evicted FAIL "hog: $(pod_field hog '.status.phase + "/" + (.status.reason // "") + ", restarts " + ([.status.containerStatuses[]?.restartCount] | add // 0 | tostring)')"
+  fi
+  save meminfo-after cat /proc/meminfo
+  local p st
+  for p in guaranteed burstable; do
+    st=$(pod_field $p '.status.phase + " restarts " + ([.status.containerStatuses[]?.restartCount] | add // 0 | tostring) + " qos " + .status.qosClass')
+    case $st in "Running restarts 0 "*) verdict=PASS ;; *) verdict=FAIL ;; esac
+    result "$p-kept" $verdict "$p: $st"
+  done
+  # The host's kubectl exec (through the API server to this kubelet) touches a file in the pod.
+  exec_seen() {
+    local c
+    c=$(docker ps -q --filter label=io.kubernetes.pod.name=guaranteed --filter label=io.kubernetes.docker.type=container | head -n 1)
+    [ -n "$c" ] && docker exec "$c" test -f /tmp/exec-from-the-api-server
+  }
+  wait_until 600 "the host's kubectl exec" exec_seen && verdict=PASS || verdict=FAIL
+  result exec-from-the-api-server-arrived $verdict "/tmp/exec-from-the-api-server in the guaranteed pod's container"
+  save stats curl -s "$READ_ONLY/stats/summary"
+  save pods pods
+  save journal journalctl -u kubelet -o short-monotonic --no-pager
+}
+
+# ---------------------------------------------------------------------------------------------
 # Planned scenarios (issue 38). Each is a function here plus a line in guest-scenarios.sh's list:
 # - kubeadm-cluster: two guests on a -netdev socket link (guest-lib.sh: GUEST_LINK), kubeadm init
 #   and join with the package's defaults.
-# - memory-pressure: a BestEffort pod past the eviction threshold on cgroup v2.
 # - upstream stock-host: the README's command has no upstream equivalent that takes its cgroup driver
 #   from Docker; upstream-side-by-side gives reboot's figures and the limits.

@@ -4,7 +4,8 @@
 # machine, one scenario per fresh copy-on-write overlay of a cached image. docs/testing.md, "The
 # operator's-machine test bed", says what each scenario checks.
 #
-# Usage: deploy/scripts/guest-scenarios.sh [SCENARIO...]   (default: stock-host)
+# Usage: deploy/scripts/guest-scenarios.sh [SCENARIO...|all]   (default: stock-host; all: every
+#        scenario below, one after the other: several hours under TCG)
 #   stock-host   dpkg -i, then the README's standalone command with no extra flag; the pods run and
 #                every node and pod limit in /sys/fs/cgroup holds after all containers started
 #   reboot       kubelet.service from the package (standalone, CNI bridge), rebooted
@@ -19,7 +20,19 @@
 #                Restart=always brings it back after `kill -9` with the same containers
 #   upstream-side-by-side  reboot's scenario and figures with the upstream kubelet v1.20.2
 #                (kubelet-ref.sh's build) in jkubelet's place, --cgroup-driver=systemd added
-#   planned (reported SKIP, no guest booted): kubeadm-cluster, memory-pressure
+#   The cluster scenarios: the guest joins a control plane on this machine (k8s-up.sh's) through
+#   the package's unit as kubeadm's join leaves it, and this side checks what the API server saw:
+#   shutdown     shutdownGracePeriod 60s (20s critical), three API pods that log SIGTERM to the
+#                shared disk (one system-node-critical), then `systemctl poweroff`: logind's delay
+#                raised by the drop-in, the delay lock held, the critical pod stopped last, all
+#                within the grace period and before systemd stops kubelet (journal of that boot,
+#                read on the next); at the API server: the Node NotReady ("node is shutting
+#                down") and each pod's final status (Failed, reason Shutdown)
+#   memory-pressure  evictionHard memory.available<1Gi; a BestEffort pod that grows past it is
+#                evicted, the Guaranteed and Burstable pods keep running with no restart; the
+#                API server has the eviction, the node's MemoryPressure, and kubectl logs and
+#                exec of a pod on the guest
+#   planned (reported SKIP, no guest booted): kubeadm-cluster
 #
 # Environment:
 #   JKUBELET_GUEST_FLAGS    extra flags for jkubelet in the guest (e.g. --cgroup-driver=systemd)
@@ -27,6 +40,8 @@
 #   JKUBELET_GUEST_TIMEOUT  seconds a guest boot may take from QEMU's start to its last marker
 #                           (default 3600: TCG on 2 busy cores; stock-host restarts jkubelet too)
 #   JKUBELET_GUEST_IMAGES   the local Docker images loaded into the guest (default the examples')
+#   JKUBELET_GUEST_API_PORT the cluster scenarios' API server port (default 6560; etcd's is
+#                           JKUBELET_GUEST_ETCD_PORT, default 23980)
 #   and guest-image.sh's and guest-lib.sh's variables (cache, acceleration, memory, CPUs, keep).
 # Exit status: 0 when every check passed, 1 when one failed, 2 when the bed itself failed.
 set -euo pipefail
@@ -37,9 +52,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 here=$root/deploy/scripts
 # shellcheck source=deploy/scripts/guest-lib.sh
 source "$here/guest-lib.sh"
+# shellcheck source=deploy/scripts/guest-cluster.sh
+source "$here/guest-cluster.sh"
 
 scenarios=("$@")
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(stock-host)
+[ "${scenarios[*]}" != all ] ||
+  scenarios=(stock-host reboot service shutdown memory-pressure upstream-side-by-side kubeadm-cluster)
 RESULTS=${JKUBELET_GUEST_RESULTS:-$root/target/guestbed}
 TIMEOUT=${JKUBELET_GUEST_TIMEOUT:-3600}
 IMAGES=${JKUBELET_GUEST_IMAGES:-jkubelet/busybox:1.35 jkubelet/pause:3.2}
@@ -57,6 +76,7 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/jkubelet-guestbed.XXXXXX")
 cleanup() {
   guest_cleanup
+  cluster_down
   [ "${JKUBELET_GUEST_KEEP:-0}" = 1 ] && echo "guest: kept $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -91,7 +111,9 @@ run_guest_scenario() {
     echo "SCENARIO=$name"
     printf 'JKUBELET_GUEST_FLAGS=%q\n' "${JKUBELET_GUEST_FLAGS:-}"
     printf 'JKUBELET_GUEST_REBOOTS=%q\n' "${JKUBELET_GUEST_REBOOTS:-5}"
+    printf 'EXPECTED_PODS=%q\n' "${BED_EXPECTED_PODS:-}"
   } >"$src/config.env"
+  [ -z "${BED_KUBE:-}" ] || cp -r "$BED_KUBE" "$src/kube"
   guest_new "$dir" "$src"
   while :; do
     boot=$((boot + 1))
@@ -122,11 +144,13 @@ run_guest_scenario() {
       guest_wait_exit "$GUEST_PID" 30 || guest_stop "$GUEST_PID"
     fi
     echo "guest: $name: boot $boot ended after $(($(date +%s) - GUEST_T0)) s (QEMU exited)" >&2
+    # This side's checks of what the API server saw while the guest ran (cluster scenarios).
+    if declare -F "host_after_${name//-/_}" >/dev/null; then "host_after_${name//-/_}" "$boot" "$dir" || true; fi
     tail -n 1 "$dir/timed.log" | grep -q ' REBOOT ' || break
   done
   guest_results "$dir" "$out"
   echo "== $name: results (also in $out)"
-  grep -E ' (FIGURE|RESULT) ' "$dir/timed.log" | sed -E 's/^\[host \+([0-9]+)s\] @@GB ([0-9]+) ([0-9.]+) /host +\1 s, boot \2, uptime \3 s: /' || true
+  grep -E ' (FIGURE|RESULT) ' "$dir/timed.log" | sed -E 's/^\[host \+([0-9]+)s\] @@GB ([0-9]+) ([0-9.]+|host) /host +\1 s, boot \2, uptime \3 s: /' || true
   if grep -q ' RESULT [^ ]* [^ ]* FAIL ' "$dir/timed.log"; then
     [ $status -ne 0 ] || status=1
   fi
@@ -138,13 +162,14 @@ run_guest_scenario() {
 
 for s in "${scenarios[@]}"; do
   case $s in
-    stock-host | reboot | shutdown | service) run_guest_scenario "$s" ;;
+    stock-host | reboot | service) run_guest_scenario "$s" ;;
+    shutdown | memory-pressure) run_cluster_scenario "$s" ;;
     upstream-side-by-side)
       # The reference kubelet, built once per machine into the k8s cache, on this scenario's disk.
       cp "$("$here/kubelet-ref.sh")" "$work/shared/kubelet-ref"
       run_guest_scenario "$s"
       rm -f "$work/shared/kubelet-ref" ;;
-    kubeadm-cluster | memory-pressure)
+    kubeadm-cluster)
       echo "== $s: SKIP (planned: deploy/guest/scenarios.sh says what it will check)" ;;
     *)
       echo "guest: unknown scenario $s" >&2

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Sourced by guest-scenarios.sh: the cluster scenarios, whose guest joins a control plane on this
+# machine. k8s-up.sh's control plane (the real API server with Node,RBAC and NodeRestriction, the
+# controller manager, the scheduler) listens on an address of a link that the bed makes and removes
+# (BED_LINK: a bridge with no port, as some kernels have no dummy links), so that nothing but this
+# machine and its guests ever sees it:
+# - the guest reaches the API server at the same address and port through a `guestfwd` rule of its
+#   user-mode network (each connection spawns `socat` here), so its kubeconfig names the address
+#   the serving certificate was made for;
+# - the API server reaches the guest's kubelet (logs, exec) at the guest's own address, which the
+#   guest reports as its InternalIP: the link holds that address too, with a `hostfwd` of its port
+#   10250 into the guest.
+# The guest's node credentials (a client certificate for system:node:debian, the host name of the
+# image) go onto its shared disk, with the kubeconfig kubeadm's join would leave.
+#
+# Environment: JKUBELET_GUEST_API_PORT (default 6560), JKUBELET_GUEST_ETCD_PORT (default 23980).
+
+BED_LINK=jkbed0
+BED_API_ADDR=10.0.2.100 # in the guest's user-mode network: forwarded to the same address here
+BED_NODE_ADDR=10.0.2.15 # the guest's own address in that network (QEMU's default)
+BED_NODE=debian
+BED_API_PORT=${JKUBELET_GUEST_API_PORT:-6560}
+BED_ETCD_PORT=${JKUBELET_GUEST_ETCD_PORT:-23980}
+BED_STATE=''
+BED_WATCHES=()
+
+BED_KUBECTL=${JKUBELET_K8S_CACHE:-/var/cache/jkubelet-k8s}/bin/kubectl
+bed_kubectl() { "$BED_KUBECTL" --kubeconfig "$BED_STATE/admin.kubeconfig" "$@"; }
+
+# cluster_up STATE: the link, the control plane in STATE, and BED_KUBE (a directory for the
+# guest's shared disk: ca.crt, the node's client certificate and key in one PEM as the kubelet's
+# TLS bootstrap leaves it, and kubelet.conf naming them by their paths in the guest).
+cluster_up() {
+  BED_STATE=$1
+  if ip link show "$BED_LINK" >/dev/null 2>&1; then
+    echo "guest: link $BED_LINK exists already (another bed running?)" >&2
+    return 1
+  fi
+  ip link add "$BED_LINK" type bridge &&
+    ip addr add "$BED_API_ADDR/32" dev "$BED_LINK" &&
+    ip addr add "$BED_NODE_ADDR/32" dev "$BED_LINK" &&
+    ip link set "$BED_LINK" up || return 1
+  JKUBELET_APISERVER_ADDRESS=$BED_API_ADDR JKUBELET_APISERVER_PORT=$BED_API_PORT \
+    JKUBELET_ETCD_PORT=$BED_ETCD_PORT "$here/k8s-up.sh" "$BED_STATE" >/dev/null || return 1
+  local kc pki=$BED_STATE/pki
+  kc=$("$here/k8s-node-kubeconfig.sh" "$BED_STATE" "$BED_NODE") || return 1
+  BED_KUBE=$BED_STATE/guest-kube
+  mkdir -p "$BED_KUBE"
+  cp "$pki/ca.crt" "$BED_KUBE/ca.crt"
+  cat "$pki/node-$BED_NODE.crt" "$pki/node-$BED_NODE.key" >"$BED_KUBE/kubelet-client-current.pem"
+  cat >"$BED_KUBE/kubelet.conf" <<KCF
+apiVersion: v1
+kind: Config
+clusters:
+- name: bed
+  cluster: {server: "https://$BED_API_ADDR:$BED_API_PORT", certificate-authority: /etc/kubernetes/pki/ca.crt}
+users:
+- name: system:node:$BED_NODE
+  user: {client-certificate: /var/lib/kubelet/pki/kubelet-client-current.pem, client-key: /var/lib/kubelet/pki/kubelet-client-current.pem}
+contexts:
+- name: system:node:$BED_NODE@bed
+  context: {cluster: bed, user: "system:node:$BED_NODE"}
+current-context: system:node:$BED_NODE@bed
+KCF
+  echo "guest: control plane on https://$BED_API_ADDR:$BED_API_PORT ($kc)" >&2
+}
+
+cluster_down() {
+  local pid
+  for pid in "${BED_WATCHES[@]}"; do kill "$pid" 2>/dev/null || true; done
+  BED_WATCHES=()
+  if [ -n "$BED_STATE" ]; then
+    "$here/k8s-down.sh" "$BED_STATE" >/dev/null 2>&1 || true
+    BED_STATE=''
+  fi
+  ip link del "$BED_LINK" 2>/dev/null || true
+}
+
+# host_result BOOT DIR CHECK PASS|FAIL|INFO DETAIL...: a result of this side's, in the scenario's
+# timed log beside the guest's (the same RESULT format, "host" for the guest's uptime).
+host_result() {
+  local boot=$1 dir=$2 check=$3 verdict=$4 t0
+  shift 4
+  t0=$(cat "$dir/t0")
+  printf '[host +%ss] @@GB %s host RESULT %s %s %s %s\n' "$(($(date +%s) - t0))" "$boot" \
+    "$(basename "$dir")" "$check" "$verdict" "$*" | tee -a "$dir/timed.log" >&2
+}
+
+# run_cluster_scenario NAME: a fresh control plane, NAME's pods (deploy/guest/cluster/NAME.yaml)
+# created there before the guest boots, watches of the nodes and pods kept in the scenario's
+# results, then the guest, then the control plane's end.
+run_cluster_scenario() {
+  local name=$1 out=$RESULTS/$1 sa ns
+  if ! cluster_up "$work/k8s-$name"; then
+    echo "guest: $name: the control plane did not start" >&2
+    status=2
+    cluster_down
+    return
+  fi
+  # Pods need their namespace's default ServiceAccount (admission), which the controller manager
+  # makes.
+  for ns in default kube-system; do
+    for _ in $(seq 1 120); do
+      sa=$(bed_kubectl -n "$ns" get serviceaccount default -o name 2>/dev/null) && [ -n "$sa" ] && break
+      sleep 1
+    done
+  done
+  bed_kubectl apply -f "$root/deploy/guest/cluster/$name.yaml" >&2
+  BED_EXPECTED_PODS=$(bed_kubectl get pods -A --no-headers 2>/dev/null | wc -l)
+  mkdir -p "$work/watch-$name"
+  # The binary itself in the background (not the function, whose subshell would outlive a kill).
+  "$BED_KUBECTL" --kubeconfig "$BED_STATE/admin.kubeconfig" get nodes -w --output-watch-events \
+    -o json >"$work/watch-$name/nodes.json" 2>&1 &
+  BED_WATCHES+=($!)
+  "$BED_KUBECTL" --kubeconfig "$BED_STATE/admin.kubeconfig" get pods -A -w --output-watch-events \
+    -o json >"$work/watch-$name/pods.json" 2>&1 &
+  BED_WATCHES+=($!)
+  if declare -F "host_during_${name//-/_}" >/dev/null; then
+    "host_during_${name//-/_}" "$work/watch-$name" &
+    BED_WATCHES+=($!)
+  fi
+  GUEST_HOSTFWD="hostfwd=tcp:$BED_NODE_ADDR:10250-:10250,guestfwd=tcp:$BED_API_ADDR:$BED_API_PORT-cmd:socat - TCP:$BED_API_ADDR:$BED_API_PORT" \
+    run_guest_scenario "$name"
+  bed_kubectl get nodes,pods,events -A -o wide >"$out/api-objects.txt" 2>&1 || true
+  cluster_down
+  cp -r "$work/watch-$name" "$out/watch"
+  cp "$work/k8s-$name"/*.log "$out/watch/" 2>/dev/null || true
+  BED_EXPECTED_PODS='' BED_KUBE=''
+}
+
+# node_saw WATCH_DIR JQ: true when some node event of the watch matches JQ (over the object).
+node_saw() { jq -e -s "any(.[] | .object? // empty; $2)" "$1/nodes.json" >/dev/null 2>&1; }
+ready_message() { jq -r '.status.conditions[]? | select(.type == "Ready") | .status + " " + .reason + ": " + .message'; }
+
+# shutdown, boot 1 ended (the guest powered off): the pods' final statuses and the node's
+# NotReady, as the API server has them while the guest is off.
+host_after_shutdown() {
+  local boot=$1 dir=$2 w=$work/watch-shutdown pods verdict p
+  [ "$boot" = 1 ] || return 0
+  pods=$(bed_kubectl get pods -A -o json)
+  for p in shutdown-quick shutdown-slow shutdown-critical; do
+    local st
+    st=$(jq -r --arg p "$p" '.items[] | select(.metadata.name == $p) | .status.phase + "/" + (.status.reason // "") + ": " + (.status.message // "")' <<<"$pods")
+    case $st in Failed/Shutdown:*) verdict=PASS ;; *) verdict=FAIL ;; esac
+    host_result "$boot" "$dir" "api:final-status:$p" "$verdict" "${st:-no such pod}"
+  done
+  node_saw "$w" '.status.conditions[]? | select(.type == "Ready") | .status == "False" and (.message | test("node is shutting down"))' &&
+    verdict=PASS || verdict=FAIL
+  host_result "$boot" "$dir" api:node-not-ready-shutting-down "$verdict" \
+    "Ready as the API server has it now: $(bed_kubectl get node "$BED_NODE" -o json 2>/dev/null | ready_message)"
+}
+
+# memory-pressure, while the guest runs: kubectl logs and exec through the API server, once the
+# guaranteed pod runs (they reach the guest's kubelet on BED_NODE_ADDR:10250).
+host_during_memory_pressure() {
+  local w=$1
+  for _ in $(seq 1 3600); do
+    if [ "$(bed_kubectl get pod guaranteed -o jsonpath='{.status.phase}' 2>/dev/null)" = Running ]; then
+      sleep 5
+      bed_kubectl logs guaranteed >"$w/logs.txt" 2>&1
+      echo "rc=$?" >>"$w/logs.txt"
+      # The guest waits for this file (scenario_memory_pressure).
+      bed_kubectl exec guaranteed -- sh -c 'touch /tmp/exec-from-the-api-server && hostname' >"$w/exec.txt" 2>&1
+      echo "rc=$?" >>"$w/exec.txt"
+      return 0
+    fi
+    sleep 1
+  done
+}
+
+host_after_memory_pressure() {
+  local boot=$1 dir=$2 w=$work/watch-memory-pressure pods verdict st
+  pods=$(bed_kubectl get pods -o json)
+  st=$(jq -r '.items[] | select(.metadata.name == "hog") | .status.phase + "/" + (.status.reason // "") + ": " + (.status.message // "")' <<<"$pods")
+  case $st in Failed/Evicted:*) verdict=PASS ;; *) verdict=FAIL ;; esac
+  host_result "$boot" "$dir" api:besteffort-evicted "$verdict" "hog: ${st:-no such pod}"
+  for p in guaranteed burstable; do
+    st=$(jq -r --arg p "$p" '.items[] | select(.metadata.name == $p) | .status.phase + " restarts " + ([.status.containerStatuses[]?.restartCount] | add // 0 | tostring) + " qos " + .status.qosClass' <<<"$pods")
+    case $st in "Running restarts 0 "*) verdict=PASS ;; *) verdict=FAIL ;; esac
+    host_result "$boot" "$dir" "api:$p-kept" "$verdict" "$p: ${st:-no such pod}"
+  done
+  node_saw "$w" '.status.conditions[]? | select(.type == "MemoryPressure") | .status == "True"' &&
+    verdict=PASS || verdict=FAIL
+  host_result "$boot" "$dir" api:node-memory-pressure "$verdict" "a MemoryPressure True condition in the nodes' watch"
+  st=$(bed_kubectl get events --field-selector reason=Evicted -o jsonpath='{range .items[*]}{.involvedObject.name}: {.message}{"\n"}{end}' 2>&1 | head -n 2 | tr '\n' ' ')
+  case $st in hog:*) verdict=PASS ;; *) verdict=FAIL ;; esac
+  host_result "$boot" "$dir" api:evicted-event "$verdict" "${st:-none}"
+  grep -q 'guaranteed up' "$w/logs.txt" 2>/dev/null && grep -q rc=0 "$w/logs.txt" && verdict=PASS || verdict=FAIL
+  host_result "$boot" "$dir" api:kubectl-logs "$verdict" "$(tr '\n' ' ' <"$w/logs.txt" 2>/dev/null | cut -c1-200)"
+  grep -q 'rc=0' "$w/exec.txt" 2>/dev/null && verdict=PASS || verdict=FAIL
+  host_result "$boot" "$dir" api:kubectl-exec "$verdict" "$(tr '\n' ' ' <"$w/exec.txt" 2>/dev/null | cut -c1-200)"
+}
