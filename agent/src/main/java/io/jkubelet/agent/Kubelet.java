@@ -85,8 +85,7 @@ public final class Kubelet implements SyncHandler {
                 parts.in.timelines()));
     return new SyncLoop(
         kubelet,
-        new SyncLoop.Pods(
-            parts.podManager::byUid, kubelet::podsToSync, parts.podConfig::seenAllSources),
+        new SyncLoop.Pods(parts.podManager::byUid, kubelet::podsToSync, parts.sourcesReady),
         parts.channels.select(),
         new SyncLoop.Ticks(
             parts.channels.sync(), parts.channels.housekeeping(), SYNC_TICK, HOUSEKEEPING_TICK),

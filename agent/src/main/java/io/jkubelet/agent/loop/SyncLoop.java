@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -54,13 +53,14 @@ public final class SyncLoop implements Lifecycle {
    *
    * @param byUid finds a desired pod by UID (for PLEG events and probe results)
    * @param toSync pods due for their periodic resync or a retry (drains the work queue)
-   * @param sourcesReady whether every source has sent its first set; until then housekeeping does
-   *     not run, so nothing is killed for being absent from a source that has not spoken yet
+   * @param sourcesReady whether every source has sent its first set and this loop has handled it;
+   *     until then housekeeping does not run, so nothing is killed for being absent from a source
+   *     that has not spoken yet, or whose pods wait in the channel
    */
   public record Pods(
       Function<String, Optional<Pod>> byUid,
       Supplier<List<Pod>> toSync,
-      BooleanSupplier sourcesReady) {
+      SourcesReady sourcesReady) {
     public Pods {
       Records.requireNonNull(Pods.class, byUid, toSync, sourcesReady);
     }
@@ -144,8 +144,8 @@ public final class SyncLoop implements Lifecycle {
         }
       }
       case LoopInput.HousekeepingTick h -> {
-        if (!pods.sourcesReady().getAsBoolean()) {
-          log.debug("SyncLoop (housekeeping): skipped, not every source is ready");
+        if (!pods.sourcesReady().check()) {
+          log.debug("SyncLoop (housekeeping): skipped, not every source's pods are handled");
         } else {
           handler.handlePodCleanups();
         }

@@ -21,6 +21,7 @@ import io.jkubelet.agent.kuberuntime.RuntimeManager;
 import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.logs.LogCollector;
 import io.jkubelet.agent.loop.LoopChannels;
+import io.jkubelet.agent.loop.SourcesReady;
 import io.jkubelet.agent.metrics.AgentDocuments;
 import io.jkubelet.agent.metrics.CacheBounds;
 import io.jkubelet.agent.metrics.ContainerGcCollector;
@@ -101,6 +102,10 @@ public final class PodParts {
       Executors.newSingleThreadExecutor(
           r -> Thread.ofPlatform().name("housekeeping").daemon(true).unstarted(r));
   public final PodConfig podConfig;
+
+  /** Whether the loop has handled every source's first set: housekeeping and GC wait for it. */
+  public final SourcesReady sourcesReady;
+
   public final List<Lifecycle> sources;
   public final GenericPleg pleg;
   public final ProbeManager probes;
@@ -153,6 +158,7 @@ public final class PodParts {
                     "PodConfig: interrupted while sending {} of {} pods", u.op(), u.pods().size());
               }
             });
+    sourcesReady = new SourcesReady(podConfig::seenAllSources, channels.config()::size);
     sources =
         PodSources.create(
             config, in.options().nodeName(), podConfig, time, recorder, in.apiClient());
@@ -366,7 +372,7 @@ public final class PodParts {
                 cache,
                 in.statuses(),
                 activePods(),
-                podConfig::seenAllSources,
+                sourcesReady,
                 in.mirrors()),
             new Housekeeping.Forgetting(
                 reasons, probes, logCollector::removePodLogs, List.of(crashBackoff, pullBackoff)),

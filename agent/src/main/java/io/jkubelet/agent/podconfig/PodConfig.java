@@ -89,9 +89,10 @@ public final class PodConfig {
     lock.lock();
     try {
       updates = mergeLocked(source, pods);
-      seen.add(source);
-      // Sent under the lock, so that updates leave in merge order.
+      // Sent under the lock, so that updates leave in merge order; the source counts as seen only
+      // once they are on their way (loop.SourcesReady relies on it).
       updates.forEach(out);
+      seen.add(source);
     } finally {
       lock.unlock();
     }

@@ -23,6 +23,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,7 +33,9 @@ class SyncLoopTest {
   private final Pod p1 = TestPods.simple("u1", "p1", "c");
   private final Pod p2 = TestPods.simple("u2", "p2", "c");
   private final Map<String, Pod> desired = Map.of("u1", p1, "u2", p2);
-  private final AtomicBoolean sourcesReady = new AtomicBoolean();
+  private final AtomicBoolean sourcesSeen = new AtomicBoolean();
+  private final AtomicInteger pendingUpdates = new AtomicInteger();
+  private final SourcesReady sourcesReady = new SourcesReady(sourcesSeen::get, pendingUpdates::get);
   private List<Pod> due = List.of();
 
   private final SyncHandler handler =
@@ -76,8 +79,7 @@ class SyncLoopTest {
   private final SyncLoop loop =
       new SyncLoop(
           handler,
-          new SyncLoop.Pods(
-              uid -> Optional.ofNullable(desired.get(uid)), () -> due, sourcesReady::get),
+          new SyncLoop.Pods(uid -> Optional.ofNullable(desired.get(uid)), () -> due, sourcesReady),
           select,
           new SyncLoop.Ticks(
               select.channel("sync", 1, LoopInput.SyncTick::new),
@@ -135,15 +137,37 @@ class SyncLoopTest {
   void housekeepingWaitsUntilEverySourceHasSpoken() {
     loop.runOnce(new LoopInput.HousekeepingTick(Instant.EPOCH));
     assertThat(calls).isEmpty();
-    sourcesReady.set(true);
+    assertThat(sourcesReady.getAsBoolean()).isFalse();
+    sourcesSeen.set(true);
     loop.runOnce(new LoopInput.HousekeepingTick(Instant.EPOCH));
     assertThat(calls).containsExactly("housekeeping");
+    assertThat(sourcesReady.getAsBoolean()).as("housekeeping's and GC's view").isTrue();
+  }
+
+  @Test
+  void housekeepingWaitsUntilTheLoopHasHandledTheSourcesFirstSets() {
+    // Every source has been merged, but the ADD waits in the channel behind the tick: housekeeping
+    // now would kill the pods to adopt as not desired (the bed's restart, 29 Nov).
+    sourcesSeen.set(true);
+    pendingUpdates.set(1);
+    loop.runOnce(new LoopInput.HousekeepingTick(Instant.EPOCH));
+    assertThat(calls).isEmpty();
+    assertThat(sourcesReady.getAsBoolean()).isFalse();
+
+    pendingUpdates.set(0);
+    loop.runOnce(new LoopInput.Config(new PodUpdate(PodUpdate.Op.ADD, List.of(p1), Source.FILE)));
+    loop.runOnce(new LoopInput.HousekeepingTick(Instant.EPOCH));
+    assertThat(calls).containsExactly("add [p1]", "housekeeping");
+
+    pendingUpdates.set(5); // later updates in the channel hold nothing up: set once
+    loop.runOnce(new LoopInput.HousekeepingTick(Instant.EPOCH));
+    assertThat(calls).containsExactly("add [p1]", "housekeeping", "housekeeping");
   }
 
   @Test
   void theFakeClockStepsTheSyncAndHousekeepingTickers() throws Exception {
     due = List.of(p1);
-    sourcesReady.set(true);
+    sourcesSeen.set(true);
     loop.start();
     try {
       assertThat(schedulers.created()).containsExactly("sync-loop-ticker");
