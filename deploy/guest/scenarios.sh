@@ -568,8 +568,83 @@ scenario_memory_pressure() {
 }
 
 # ---------------------------------------------------------------------------------------------
-# Planned scenarios (issue 38). Each is a function here plus a line in guest-scenarios.sh's list:
-# - kubeadm-cluster: two guests on a -netdev socket link (guest-lib.sh: GUEST_LINK), kubeadm init
-#   and join with the package's defaults.
-# - upstream stock-host: the README's command has no upstream equivalent that takes its cgroup driver
-#   from Docker; upstream-side-by-side gives reboot's figures and the limits.
+# kubeadm-cluster: this guest joins a cluster that `kubeadm init` made on the host
+# (guest-cluster.sh, run_kubeadm_cluster), as an operator follows kubeadm's install guide on a
+# stock host: its own host name (guest$ROLE), the link to the other guest and the route to its pod
+# subnet in systemd-networkd, br_netfilter and the sysctls kubeadm's preflight wants, the package
+# installed, kubeadm (the host's v1.20.2 binary, as Debian's kubeadm package would put it), a CNI
+# bridge on this guest's pod subnet (10.244.$ROLE.0/24, routed, not masqueraded), forwarding of pod
+# traffic past Docker's FORWARD policy, and the pause image under kubeadm's name (no registry is
+# reachable). Then `kubeadm join` with the host's token and nothing else: the package's unit,
+# kubeadm's drop-in and the kubelet config kubeadm downloads. The second guest joins once the
+# first's kubelet answers over the link, so that the two TCG guests do not start their JVMs at
+# once. The host checks the cluster; its pod bed-done-guest$ROLE on this node ends the scenario.
+scenario_kubeadm_cluster() {
+  local me=$ROLE other=$((3 - ROLE)) mac nic
+  UNIT=kubelet
+  hostnamectl set-hostname "guest$me"
+  printf '127.0.1.1\tguest%s\n' "$me" >>/etc/hosts
+  mac=52:54:00:12:35:0$me
+  cat >/etc/systemd/network/05-bed-link.network <<NET
+[Match]
+MACAddress=$mac
+
+[Network]
+Address=192.168.251.$me/24
+
+[Route]
+Destination=10.244.$other.0/24
+Gateway=192.168.251.$other
+NET
+  networkctl reload
+  nic=$(ip -o link | awk -v m="$mac" 'index($0, m) { sub(":", "", $2); print $2; exit }')
+  has_link_address() { ip -4 addr show dev "$nic" 2>/dev/null | grep -q "192.168.251.$me/"; }
+  wait_until 60 "the link's address" has_link_address || true
+  step "host name guest$me; link $nic 192.168.251.$me; route to 10.244.$other.0/24"
+  modprobe br_netfilter
+  sysctl -qw net.bridge.bridge-nf-call-iptables=1 net.ipv4.ip_forward=1
+  iptables -I FORWARD -s 10.244.0.0/16 -j ACCEPT
+  iptables -I FORWARD -d 10.244.0.0/16 -j ACCEPT
+  install_package || finish
+  systemctl enable kubelet >>"$OUT/systemctl.log" 2>&1 # kubeadm's guide; join starts it
+  install -m 0755 "$GB/kube/kubeadm" /usr/bin/kubeadm
+  docker tag jkubelet/pause:3.2 k8s.gcr.io/pause:3.2
+  mkdir -p /etc/cni/net.d
+  cat >/etc/cni/net.d/10-bed.conflist <<CNI
+{"cniVersion": "0.4.0", "name": "bed", "plugins": [
+  {"type": "bridge", "bridge": "cni0", "isGateway": true, "ipMasq": false,
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": "10.244.$me.0/24"}]],
+            "routes": [{"dst": "0.0.0.0/0"}]}},
+  {"type": "portmap", "capabilities": {"portMappings": true}}]}
+CNI
+  if [ "$me" = 2 ]; then
+    first_joined() { timeout 5 bash -c 'exec 3<>/dev/tcp/192.168.251.1/10250' 2>/dev/null; }
+    wait_until 2400 "guest1's kubelet over the link" first_joined &&
+      result link-reaches-guest1 PASS "192.168.251.1:10250 answers" ||
+      result link-reaches-guest1 FAIL "192.168.251.1:10250 does not answer"
+  fi
+  local t0 rc
+  t0=$(date +%s)
+  step "kubeadm join (the host's token)"
+  # shellcheck disable=SC2046 # the join command's words
+  kubeadm $(sed 's/^kubeadm //' "$GB/kube/join") >"$OUT/kubeadm-join.log" 2>&1
+  rc=$?
+  figure "kubeadm-join $(since "$t0") s, exit $rc"
+  if [ $rc = 0 ]; then
+    result kubeadm-join PASS "$(grep -m1 'This node has joined' "$OUT/kubeadm-join.log")"
+  else
+    result kubeadm-join FAIL "$(grep -E 'ERROR|error' "$OUT/kubeadm-join.log" | head -n 3 | tr '\n' ' ')"
+    save journal journalctl -u kubelet -o short-monotonic --no-pager
+    finish
+  fi
+  save kubeadm-flags cat /var/lib/kubelet/kubeadm-flags.env
+  done_pod() { docker ps -q --filter "label=io.kubernetes.pod.name=bed-done-guest$me" | grep -q .; }
+  wait_until 3000 "the host's bed-done-guest$me pod" done_pod || true
+  figure "joined-to-done $(since "$t0") s"
+  save journal journalctl -u kubelet -o short-monotonic --no-pager
+  save docker-ps docker ps -a
+}
+
+# ---------------------------------------------------------------------------------------------
+# Not a scenario of its own: the README's command has no upstream equivalent that takes its cgroup
+# driver from Docker; upstream-side-by-side gives reboot's figures and the limits.

@@ -25,6 +25,7 @@ BED_STATE=''
 BED_WATCHES=()
 
 BED_KUBECTL=${JKUBELET_K8S_CACHE:-/var/cache/jkubelet-k8s}/bin/kubectl
+BIN_KUBEADM=${JKUBELET_K8S_CACHE:-/var/cache/jkubelet-k8s}/bin/kubeadm
 bed_kubectl() { "$BED_KUBECTL" --kubeconfig "$BED_STATE/admin.kubeconfig" "$@"; }
 
 # cluster_up STATE: the link, the control plane in STATE, and BED_KUBE (a directory for the
@@ -189,4 +190,145 @@ host_after_memory_pressure() {
   host_result "$boot" "$dir" api:kubectl-logs "$verdict" "$(tr '\n' ' ' <"$w/logs.txt" 2>/dev/null | cut -c1-200)"
   grep -q 'rc=0' "$w/exec.txt" 2>/dev/null && verdict=PASS || verdict=FAIL
   host_result "$boot" "$dir" api:kubectl-exec "$verdict" "$(tr '\n' ' ' <"$w/exec.txt" 2>/dev/null | cut -c1-200)"
+}
+
+# ---------------------------------------------------------------------------------------------
+# kubeadm-cluster: a cluster across machines. `kubeadm init` makes the control-plane node on this
+# machine (kubeadm-cluster.sh, its control plane as static pods on jkubelet; TCG makes a control
+# plane inside a guest too slow), advertised on 10.0.2.11 of its own bridge; two guests `kubeadm
+# join` it with a bootstrap token and the package's defaults. Each guest reaches the API server at
+# that address through its guestfwd, and the API server reaches each guest's kubelet at its own
+# address (10.0.2.15, 10.0.2.16: the second guest's user-mode network hands out .16) through a
+# hostfwd of 10250. The guests reach each other over a socket netdev between their QEMUs
+# (192.168.251.1 and .2), each routing the other's pod subnet. This side checks at the API
+# server: both nodes Ready; a Deployment of two pods, one on each guest, serving their names;
+# each pod reaches the other's address over the guests' network (kubectl exec, wget); kubectl logs
+# of both. Then a pod named bed-done on each node tells the guests to end.
+KADM_NET=10.0.2
+KADM_API_PORT=${JKUBELET_GUEST_KUBEADM_API_PORT:-16443}
+KADM_STATE=''
+kadm_kubectl() { "$BED_KUBECTL" --kubeconfig "$KADM_STATE/admin.conf" "$@"; }
+
+kadm_down() {
+  [ -n "$KADM_STATE" ] || return 0
+  "$here/kubeadm-cluster.sh" down "$KADM_STATE" >"$KADM_STATE.down.log" 2>&1 || true
+  KADM_STATE=''
+}
+
+# kadm_result DIR CHECK VERDICT DETAIL...: a result of this side's in guest DIR's timed log.
+kadm_result() { host_result 1 "$@"; }
+
+run_kubeadm_cluster() {
+  local name=kubeadm-cluster g t0 deadline rc
+  local dirs=("$work/$name-1" "$work/$name-2") pids=() link_port
+  KADM_STATE=$work/kadm
+  mkdir -p "$KADM_STATE"
+  echo "guest: $name: kubeadm init on this machine (log: $KADM_STATE/kubeadm-init.log)" >&2
+  if ! JKUBELET_KUBEADM_NODE_NET=$KADM_NET JKUBELET_KUBEADM_WORKER=0 \
+    JKUBELET_KUBEADM_API_PORT=$KADM_API_PORT "$here/kubeadm-cluster.sh" up "$KADM_STATE" >/dev/null; then
+    echo "guest: $name: kubeadm init on this machine failed" >&2
+    status=2
+    kadm_down
+    return
+  fi
+  # The guests' own addresses, where the API server finds their kubelets.
+  ip addr replace "$KADM_NET.15/32" dev jkadm0
+  ip addr replace "$KADM_NET.16/32" dev jkadm0
+  mkdir -p "$work/kadm-kube"
+  "$BIN_KUBEADM" token create --print-join-command --kubeconfig "$KADM_STATE/admin.conf" \
+    >"$work/kadm-kube/join"
+  cp "$BIN_KUBEADM" "$work/kadm-kube/kubeadm"
+  link_port=$((KADM_API_PORT + 100))
+  for g in 1 2; do
+    local src=$work/src-$name-$g
+    rm -rf "$src"
+    cp -a "$work/shared" "$src"
+    cp -r "$work/kadm-kube" "$src/kube"
+    {
+      echo "SCENARIO=$name"
+      echo "ROLE=$g"
+      printf 'JKUBELET_GUEST_FLAGS=%q\n' "${JKUBELET_GUEST_FLAGS:-}"
+    } >"$src/config.env"
+    guest_new "${dirs[$g - 1]}" "$src"
+  done
+  for g in 1 2; do
+    local fwd="hostfwd=tcp:$KADM_NET.$((14 + g)):10250-:10250,guestfwd=tcp:$KADM_NET.11:$KADM_API_PORT-cmd:socat - TCP:$KADM_NET.11:$KADM_API_PORT"
+    [ "$g" = 1 ] || fwd="dhcpstart=$KADM_NET.16,$fwd"
+    GUEST_HOSTFWD=$fwd GUEST_LINK_MAC=52:54:00:12:35:0$g \
+      GUEST_LINK=$([ "$g" = 1 ] && echo "listen=127.0.0.1:$link_port" || echo "connect=127.0.0.1:$link_port") \
+      guest_start "${dirs[$g - 1]}"
+    pids+=("$GUEST_PID")
+  done
+  t0=$(date +%s)
+  # Both nodes Ready, or a guest gone (its scenario ended early: a failed join).
+  deadline=$((t0 + TIMEOUT))
+  rc=1
+  while [ "$(date +%s)" -lt "$deadline" ]; do
+    for g in 1 2; do guest_follow "${dirs[$g - 1]}"; done
+    if [ "$(kadm_kubectl get nodes guest1 guest2 --no-headers 2>/dev/null | grep -c ' Ready ')" = 2 ]; then
+      rc=0
+      break
+    fi
+    guest_running "${pids[0]}" && guest_running "${pids[1]}" || { rc=2; break; }
+    sleep 5
+  done
+  local d1=${dirs[0]}
+  if [ $rc = 0 ]; then
+    kadm_result "$d1" nodes-ready PASS "$(kadm_kubectl get nodes -o wide --no-headers | awk '{print $1 "=" $2 "@" $6}' | tr '\n' ' ')($(($(date +%s) - t0)) s after the guests' QEMUs started)"
+    kadm_checks "$d1"
+  else
+    kadm_result "$d1" nodes-ready FAIL "$(kadm_kubectl get nodes --no-headers 2>&1 | tr '\n' ';') ($([ $rc = 1 ] && echo "timeout, $TIMEOUT s" || echo "a guest ended"))"
+  fi
+  # The guests end when they see their bed-done pod, or at the deadline.
+  for g in 1 2; do
+    kadm_kubectl run "bed-done-guest$g" --image=jkubelet/busybox:1.35 --restart=Never \
+      --overrides="{\"spec\": {\"nodeName\": \"guest$g\"}}" -- sleep 3600 >/dev/null 2>&1 || true
+  done
+  for g in 1 2; do
+    guest_wait "${dirs[$g - 1]}" "${pids[$g - 1]}" '@@GB [0-9]+ [0-9.]+ DONE ' 1800 || guest_stop "${pids[$g - 1]}"
+    guest_wait_exit "${pids[$g - 1]}" 60 || guest_stop "${pids[$g - 1]}"
+  done
+  kadm_kubectl get nodes,pods,events -A -o wide >"$work/kadm-api-objects.txt" 2>&1 || true
+  kadm_down
+  local out pass=0 fail=0
+  for g in 1 2; do
+    out=$RESULTS/$name/guest$g
+    rm -rf "$out"
+    guest_results "${dirs[$g - 1]}" "$out"
+    echo "== $name, guest$g: results (also in $out)"
+    grep -E ' (FIGURE|RESULT) ' "${dirs[$g - 1]}/timed.log" | sed -E 's/^\[host \+([0-9]+)s\] @@GB ([0-9]+) ([0-9.]+|host) /host +\1 s, boot \2, uptime \3 s: /' || true
+    pass=$((pass + $(grep -c ' RESULT [^ ]* [^ ]* PASS ' "${dirs[$g - 1]}/timed.log" || true)))
+    fail=$((fail + $(grep -c ' RESULT [^ ]* [^ ]* FAIL ' "${dirs[$g - 1]}/timed.log" || true)))
+  done
+  cp "$work/kadm-api-objects.txt" "$KADM_STATE"/*.log "$RESULTS/$name/" 2>/dev/null || true
+  echo "guest: $name: $pass passed, $fail failed" >&2
+  [ "$fail" = 0 ] || [ $status -ne 0 ] || status=1
+}
+
+# kadm_checks DIR: the Deployment across both guests, and what reaches what.
+kadm_checks() {
+  local d=$1 pods n1 n2 ip1 ip2 p1 p2 out verdict
+  kadm_kubectl apply -f "$root/deploy/guest/cluster/kubeadm-cluster.yaml" >&2
+  for _ in $(seq 1 1200); do
+    [ "$(kadm_kubectl get pods -l app=bed-web --no-headers 2>/dev/null | grep -c ' Running ')" = 2 ] && break
+    for g in 1 2; do guest_follow "$work/kubeadm-cluster-$g"; done
+    sleep 2
+  done
+  pods=$(kadm_kubectl get pods -l app=bed-web -o json)
+  read -r p1 n1 ip1 p2 n2 ip2 < <(jq -r '[.items[] | .metadata.name, .spec.nodeName, (.status.podIP // "-")] | join(" ")' <<<"$pods")
+  [ "$(jq '[.items[] | select(.status.phase == "Running")] | length' <<<"$pods")" = 2 ] &&
+    [ -n "$n1" ] && [ "$n1" != "$n2" ] && verdict=PASS || verdict=FAIL
+  kadm_result "$d" deployment-on-both-guests "$verdict" "$p1 on $n1 ($ip1), $p2 on $n2 ($ip2)"
+  [ "$verdict" = PASS ] || return 0
+  out=$(kadm_kubectl exec "$p1" -- wget -qO- -T 20 "http://$ip2:8080/" 2>&1)
+  [ "$out" = "$p2" ] && verdict=PASS || verdict=FAIL
+  kadm_result "$d" "pod-to-pod:$n1-to-$n2" "$verdict" "kubectl exec $p1 -- wget http://$ip2:8080/: $out"
+  out=$(kadm_kubectl exec "$p2" -- wget -qO- -T 20 "http://$ip1:8080/" 2>&1)
+  [ "$out" = "$p1" ] && verdict=PASS || verdict=FAIL
+  kadm_result "$d" "pod-to-pod:$n2-to-$n1" "$verdict" "kubectl exec $p2 -- wget http://$ip1:8080/: $out"
+  for p in "$p1" "$p2"; do
+    out=$(kadm_kubectl logs "$p" 2>&1)
+    case $out in *"serving $p"*) verdict=PASS ;; *) verdict=FAIL ;; esac
+    kadm_result "$d" "kubectl-logs:$p" "$verdict" "$(echo "$out" | head -n 2 | tr '\n' ' ')"
+  done
 }

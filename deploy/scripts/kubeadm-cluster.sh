@@ -41,7 +41,9 @@
 #              JKUBELET_KUBEADM_CP_PORTS ("10250 10248": the control-plane kubelet's port and
 #              healthz port; kubeadm's defaults), JKUBELET_KUBEADM_WORKER_PORTS ("10350 10348"),
 #              JKUBELET_KUBEADM_BRIDGE (bridge name prefix, jkadm), JKUBELET_KUBEADM_ENGINE_NET
-#              (the worker engine's default bridge network, first three octets, 10.252.0).
+#              (the worker engine's default bridge network, first three octets, 10.252.0),
+#              JKUBELET_KUBEADM_WORKER=0 (the control-plane node alone: the guest bed's
+#              kubeadm-cluster scenario joins guests to it instead).
 # Owns, while up: /etc/kubernetes, /var/lib/kubelet, etcd's ports 2379, 2380 and 2381 (metrics),
 # 10257 and 10259 (controller manager, scheduler), the API port and the kubelets' ports.
 set -euo pipefail
@@ -58,6 +60,7 @@ POD_CIDR=${JKUBELET_KUBEADM_POD_CIDR:-10.247.0.0/16}
 read -r CP_PORT CP_HEALTHZ <<<"${JKUBELET_KUBEADM_CP_PORTS:-10250 10248}"
 read -r WORKER_PORT WORKER_HEALTHZ <<<"${JKUBELET_KUBEADM_WORKER_PORTS:-10350 10348}"
 BRIDGE=${JKUBELET_KUBEADM_BRIDGE:-jkadm}
+WITH_WORKER=${JKUBELET_KUBEADM_WORKER:-1}
 ENGINE_NET=${JKUBELET_KUBEADM_ENGINE_NET:-10.252.0}
 CNI_BIN=${JKUBELET_CNI_BIN:-/usr/lib/cni}
 DROPIN=$root/deploy/debian/10-kubeadm.conf
@@ -354,6 +357,12 @@ up() {
   say "kubeadm init: $(since "$t0") s"
   cp /etc/kubernetes/admin.conf "$STATE/admin.conf"
 
+  if [ "$WITH_WORKER" != 1 ]; then
+    wait_ready "$CP" "$cp" 120
+    say "the control-plane node Ready $(since "$t0") s after kubeadm init started (no worker here)"
+    echo "$STATE/admin.conf"
+    return
+  fi
   # The worker: a bootstrap token, and kubeadm join in its namespace. The preflight error ignored:
   #   Port-10250: the control-plane kubelet's port, in the network namespace both nodes share;
   #     the worker's kubelet listens on its own.
