@@ -139,7 +139,9 @@ run_guest_scenario() {
       status=2
       break
     fi
-    if tail -n 1 "$dir/timed.log" | grep -q ' REBOOT '; then
+    local rebooting=0
+    tail -n 1 "$dir/timed.log" | grep -q ' REBOOT ' && rebooting=1
+    if [ $rebooting = 1 ]; then
       guest_wait_exit "$GUEST_PID" 300 || { echo "guest: $name: did not reboot; stopping QEMU" >&2; guest_stop "$GUEST_PID"; }
     else
       # DONE: the shared disk is read-only by now. A power-off with pods running waits up to 90 s
@@ -149,7 +151,7 @@ run_guest_scenario() {
     echo "guest: $name: boot $boot ended after $(($(date +%s) - GUEST_T0)) s (QEMU exited)" >&2
     # This side's checks of what the API server saw while the guest ran (cluster scenarios).
     if declare -F "host_after_${name//-/_}" >/dev/null; then "host_after_${name//-/_}" "$boot" "$dir" || true; fi
-    tail -n 1 "$dir/timed.log" | grep -q ' REBOOT ' || break
+    [ $rebooting = 1 ] || break
   done
   guest_results "$dir" "$out"
   echo "== $name: results (also in $out)"
