@@ -296,7 +296,7 @@ enable_standalone_unit() {
   systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
   step "systemctl enable --now kubelet ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
   wait_for_standalone || finish
-  wait_for_pods || finish
+  wait_for_pods || { save journal journalctl -u "$UNIT" -o short-monotonic --no-pager; finish; }
 }
 # leaked_ips: addresses in the IP store that no pod of /pods holds.
 leaked_ips() {

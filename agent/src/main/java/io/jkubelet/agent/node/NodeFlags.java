@@ -2,15 +2,14 @@ package io.jkubelet.agent.node;
 
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.jkubelet.agent.util.LabelSyntax;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Pattern;
 
 /**
  * Parsers for the node flags {@code --register-with-taints} and {@code --node-labels}, following
@@ -24,10 +23,6 @@ public final class NodeFlags {
   /** The effects a taint may have. */
   public static final List<String> TAINT_EFFECTS =
       List.of("NoSchedule", "PreferNoSchedule", "NoExecute");
-
-  private static final Pattern NAME = Pattern.compile("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
-  private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   /** The labels in the kubernetes.io and k8s.io namespaces that a kubelet may set. */
   private static final Set<String> KUBELET_LABELS =
@@ -90,8 +85,8 @@ public final class NodeFlags {
     }
     String key = kv[0];
     String value = kv.length == 2 ? kv[1] : "";
-    checkLabelKey(key).ifPresent(err -> throwBadTaint(entry, "key: " + err));
-    checkLabelValue(value).ifPresent(err -> throwBadTaint(entry, "value: " + err));
+    LabelSyntax.checkKey(key).ifPresent(err -> throwBadTaint(entry, "key: " + err));
+    LabelSyntax.checkValue(value).ifPresent(err -> throwBadTaint(entry, "value: " + err));
     return new TaintBuilder().withKey(key).withValue(value).withEffect(effect).build();
   }
 
@@ -119,8 +114,8 @@ public final class NodeFlags {
       }
       String key = raw.substring(0, eq).trim();
       String value = raw.substring(eq + 1).trim();
-      checkLabelKey(key).ifPresent(err -> throwBadLabel(raw.trim(), "key: " + err));
-      checkLabelValue(value).ifPresent(err -> throwBadLabel(raw.trim(), "value: " + err));
+      LabelSyntax.checkKey(key).ifPresent(err -> throwBadLabel(raw.trim(), "key: " + err));
+      LabelSyntax.checkValue(value).ifPresent(err -> throwBadLabel(raw.trim(), "value: " + err));
       if (isKubernetesLabel(key) && !isKubeletLabel(key)) {
         restricted.add(key);
       }
@@ -135,58 +130,6 @@ public final class NodeFlags {
               + new TreeSet<>(KUBELET_LABELS));
     }
     return labels;
-  }
-
-  /** Why the key is not a qualified name ({@code [prefix/]name}), or empty when it is one. */
-  static Optional<String> checkLabelKey(String key) {
-    if (key == null || key.isEmpty()) {
-      return Optional.of("must not be empty");
-    }
-    String[] parts = key.split("/", -1);
-    String name;
-    if (parts.length == 1) {
-      name = parts[0];
-    } else if (parts.length == 2) {
-      String prefix = parts[0];
-      if (prefix.isEmpty()) {
-        return Optional.of("prefix part must not be empty");
-      }
-      if (prefix.length() > 253 || !DNS_SUBDOMAIN.matcher(prefix).matches()) {
-        return Optional.of(
-            "prefix part must be a lowercase DNS subdomain of at most 253 characters");
-      }
-      name = parts[1];
-    } else {
-      return Optional.of("must be a name with an optional DNS subdomain prefix and one '/'");
-    }
-    if (name.isEmpty()) {
-      return Optional.of("name part must not be empty");
-    }
-    if (name.length() > 63) {
-      return Optional.of("name part must be no more than 63 characters");
-    }
-    if (!NAME.matcher(name).matches()) {
-      return Optional.of(
-          "name part must consist of alphanumeric characters, '-', '_' or '.', and must start"
-              + " and end with an alphanumeric character");
-    }
-    return Optional.empty();
-  }
-
-  /** Why the value is not a label value, or empty when it is one. */
-  static Optional<String> checkLabelValue(String value) {
-    if (value == null) {
-      return Optional.of("must not be null");
-    }
-    if (value.length() > 63) {
-      return Optional.of("must be no more than 63 characters");
-    }
-    if (!value.isEmpty() && !NAME.matcher(value).matches()) {
-      return Optional.of(
-          "must be empty or consist of alphanumeric characters, '-', '_' or '.', and must start"
-              + " and end with an alphanumeric character");
-    }
-    return Optional.empty();
   }
 
   private static String namespace(String key) {

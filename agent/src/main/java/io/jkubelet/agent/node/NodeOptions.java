@@ -2,6 +2,7 @@ package io.jkubelet.agent.node;
 
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.jkubelet.agent.util.LabelSyntax;
 import io.jkubelet.config.KubeletConfiguration;
 import io.jkubelet.config.Records;
 import java.nio.file.Path;
@@ -229,9 +230,8 @@ public record NodeOptions(
     Map<String, String> copy = new LinkedHashMap<>();
     labels.forEach(
         (k, v) -> {
-          NodeFlags.checkLabelKey(k).ifPresent(err -> fail("label key \"" + k + "\": " + err));
-          NodeFlags.checkLabelValue(v)
-              .ifPresent(err -> fail("value of label \"" + k + "\": " + err));
+          LabelSyntax.checkKey(k).ifPresent(err -> fail("label key \"" + k + "\": " + err));
+          LabelSyntax.checkValue(v).ifPresent(err -> fail("value of label \"" + k + "\": " + err));
           copy.put(k, v);
         });
     return Collections.unmodifiableMap(copy);

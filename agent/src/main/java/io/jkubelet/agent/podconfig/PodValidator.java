@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.jkubelet.agent.util.LabelSyntax;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -36,6 +37,7 @@ public final class PodValidator {
       return errs;
     }
     validateMetadata(pod.getMetadata().getName(), pod.getMetadata().getNamespace(), errs);
+    validateLabels(pod.getMetadata().getLabels(), errs);
     PodSpec spec = pod.getSpec();
     if (spec == null) {
       errs.add("spec: Required value");
@@ -74,6 +76,23 @@ public final class PodValidator {
     if (ns != null && !ns.isEmpty() && (ns.length() > 63 || !DNS1123_LABEL.matcher(ns).matches())) {
       errs.add("metadata.namespace: Invalid value: \"" + ns + "\": must be a DNS-1123 label");
     }
+  }
+
+  /**
+   * Each label's key and value, as the API server's {@code ValidateLabels}: upstream's file and
+   * HTTP sources refuse a pod with a bad label, and so would the API server its mirror pod.
+   */
+  private static void validateLabels(Map<String, String> labels, List<String> errs) {
+    if (labels == null) {
+      return;
+    }
+    labels.forEach(
+        (k, v) -> {
+          LabelSyntax.checkKey(k)
+              .ifPresent(why -> errs.add("metadata.labels: Invalid value: \"" + k + "\": " + why));
+          LabelSyntax.checkValue(v)
+              .ifPresent(why -> errs.add("metadata.labels: Invalid value: \"" + v + "\": " + why));
+        });
   }
 
   /** Validates the volumes and returns their names. */

@@ -169,6 +169,37 @@ class FileSourceTest {
   }
 
   @Test
+  void aPodWithABadLabelIsRefusedAsUpstreamRefusesIt() throws IOException {
+    // The example crashloop.json had "purpose: shows CrashLoopBackOff": upstream's file source
+    // refused it (its validation of the labels), jkubelet ran it.
+    write("good.yaml", POD.formatted("good", "1"));
+    write(
+        "spaced.yaml",
+        POD.formatted("spaced", "1")
+            .replace(
+                "  name: spaced", "  name: spaced\n  labels: {purpose: shows CrashLoopBackOff}"));
+    write(
+        "badkey.yaml",
+        POD.formatted("badkey", "1")
+            .replace("  name: badkey", "  name: badkey\n  labels: {-x: y}"));
+    source("node1").scan();
+    assertThat(names()).containsExactly("good-node1");
+    assertThat(events)
+        .anySatisfy(
+            e ->
+                assertThat(e)
+                    .startsWith("FailedValidation spaced-node1")
+                    .contains(
+                        "metadata.labels: Invalid value: \"shows CrashLoopBackOff\": must be empty"
+                            + " or consist of alphanumeric characters"))
+        .anySatisfy(
+            e ->
+                assertThat(e)
+                    .startsWith("FailedValidation badkey-node1")
+                    .contains("metadata.labels: Invalid value: \"-x\": name part must consist"));
+  }
+
+  @Test
   void aDeletedFileRemovesItsPodAndAMissingDirectoryIsAnEmptySet() throws IOException {
     FileSource s = source("node1");
     write("a.yaml", POD.formatted("a", "1"));
