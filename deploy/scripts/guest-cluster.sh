@@ -40,7 +40,8 @@ cluster_up() {
   ip link add "$BED_LINK" type bridge &&
     ip addr add "$BED_API_ADDR/32" dev "$BED_LINK" &&
     ip addr add "$BED_NODE_ADDR/32" dev "$BED_LINK" &&
-    ip link set "$BED_LINK" up || return 1
+    ip link set "$BED_LINK" up &&
+    node_address_source "$BED_NODE_ADDR" "$BED_LINK" "$BED_API_ADDR" || return 1
   JKUBELET_APISERVER_ADDRESS=$BED_API_ADDR JKUBELET_APISERVER_PORT=$BED_API_PORT \
     JKUBELET_ETCD_PORT=$BED_ETCD_PORT "$here/k8s-up.sh" "$BED_STATE" >/dev/null || return 1
   local kc pki=$BED_STATE/pki
@@ -64,6 +65,16 @@ contexts:
 current-context: system:node:$BED_NODE@bed
 KCF
   echo "guest: control plane on https://$BED_API_ADDR:$BED_API_PORT ($kc)" >&2
+}
+
+# node_address_source NODE_ADDR LINK SOURCE: connections from here to a guest's own address leave
+# from SOURCE, an address the guest reaches through its user-mode network (a guestfwd address),
+# not from NODE_ADDR itself, the kernel's choice for an address of this machine. QEMU's user-mode
+# network shows a forwarded connection to the guest as coming from the connecting side's address
+# (unless that is a loopback one): from NODE_ADDR, the guest's own, its answers never left it, and
+# the API server's connections to the kubelet hung before the TLS handshake.
+node_address_source() {
+  ip route replace table local local "$1" dev "$2" proto kernel scope host src "$3"
 }
 
 cluster_down() {
@@ -234,6 +245,8 @@ run_kubeadm_cluster() {
   # The guests' own addresses, where the API server finds their kubelets.
   ip addr replace "$KADM_NET.15/32" dev jkadm0
   ip addr replace "$KADM_NET.16/32" dev jkadm0
+  node_address_source "$KADM_NET.15" jkadm0 "$KADM_NET.11"
+  node_address_source "$KADM_NET.16" jkadm0 "$KADM_NET.11"
   mkdir -p "$work/kadm-kube"
   "$BIN_KUBEADM" token create --print-join-command --kubeconfig "$KADM_STATE/admin.conf" \
     >"$work/kadm-kube/join"
