@@ -29,8 +29,11 @@ final class PodEvictor {
     this.parts = parts;
   }
 
-  /** For a threshold: upstream's message and annotations, naming the containers over request. */
-  void evict(Pod pod, Threshold threshold, String resource, PodUsage usage) {
+  /**
+   * For a threshold: upstream's message and annotations, naming the containers over request.
+   * Returns the grace period of the kill, in seconds.
+   */
+  long evict(Pod pod, Threshold threshold, String resource, PodUsage usage) {
     long own =
         pod.getSpec().getTerminationGracePeriodSeconds() == null
             ? 30
@@ -44,6 +47,7 @@ final class PodEvictor {
         grace,
         Ranking.message(resource, pod, usage),
         Ranking.annotations(resource, pod, usage));
+    return grace;
   }
 
   /** Upstream's {@code evictPod}: the pod Failed with reason Evicted, an event, and the kill. */

@@ -41,6 +41,7 @@ class DefaultEvictionManagerTest {
   private boolean dedicatedImageFs;
   private final List<Duration> usageReads = new ArrayList<>();
   private final Set<String> stopped = new HashSet<>();
+  private Duration rankingTakes = Duration.ZERO;
 
   private DefaultEvictionManager manager(EvictionSettings settings) {
     return manager(settings, 0);
@@ -57,6 +58,7 @@ class DefaultEvictionManagerTest {
             signals,
             freshDisk -> {
               usageReads.add(freshDisk);
+              clock.step(rankingTakes);
               return Map.copyOf(usage);
             },
             () -> dedicatedImageFs,
@@ -470,6 +472,33 @@ class DefaultEvictionManagerTest {
     stopped.add("uid-first");
     clock.step(Duration.ofMillis(100));
     assertThat(m.runOnce(memory(10 * MI))).contains(second);
+  }
+
+  @Test
+  void aPodThatDoesNotStopHoldsTheNextEvictionForItsKillAndCleanupCountedFromTheEviction() {
+    // As upstream: the kill's own wait (grace 0: 10 s), then 30 s for the cleanup. Counted from the
+    // eviction, not from the round's start: on the bed's TCG guest the ranking took 18 s, and the
+    // next pod, a Burstable one within its requests, was evicted 14 s after the first.
+    var m = manager(EvictionSettings.DEFAULTS);
+    Pod first = pod("first", "", "");
+    Pod second = pod("second", "", "");
+    running(first, 500 * MI);
+    running(second, 400 * MI);
+    rankingTakes = Duration.ofSeconds(18);
+
+    assertThat(m.runOnce(memory(10 * MI))).contains(first);
+    active.remove(first);
+    rankingTakes = Duration.ZERO;
+    clock.step(Duration.ofSeconds(39));
+    assertThat(m.runOnce(memory(10 * MI))).as("39 s after the eviction").isEmpty();
+    clock.step(Duration.ofSeconds(1));
+    assertThat(m.runOnce(memory(10 * MI))).as("40 s after the eviction").contains(second);
+  }
+
+  @Test
+  void killWaitIsUpstreamsKillPodNowTimeout() {
+    assertThat(DefaultEvictionManager.killWait(0)).isEqualTo(Duration.ofSeconds(10));
+    assertThat(DefaultEvictionManager.killWait(30)).isEqualTo(Duration.ofSeconds(45));
   }
 
   @Test
