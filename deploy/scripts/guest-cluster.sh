@@ -5,8 +5,9 @@
 # (BED_LINK: a bridge with no port, as some kernels have no dummy links), so that nothing but this
 # machine and its guests ever sees it:
 # - the guest reaches the API server at the same address and port through a `guestfwd` rule of its
-#   user-mode network (each connection spawns `socat` here), so its kubeconfig names the address
-#   the serving certificate was made for;
+#   user-mode network (each connection spawns `socat` here, bound to that address: should the link
+#   be gone, the connection fails rather than leave the machine), so its kubeconfig names the
+#   address the serving certificate was made for;
 # - the API server reaches the guest's kubelet (logs, exec) at the guest's own address, which the
 #   guest reports as its InternalIP: the link holds that address too, with a `hostfwd` of its port
 #   10250 into the guest.
@@ -15,7 +16,7 @@
 #
 # Environment: JKUBELET_GUEST_API_PORT (default 6560), JKUBELET_GUEST_ETCD_PORT (default 23980).
 
-BED_LINK=jkbed0
+BED_LINK=jkguest0 # not jkbed*, the multi-node bed's (bed-down.sh removes every jkbed<N>)
 BED_API_ADDR=10.0.2.100 # in the guest's user-mode network: forwarded to the same address here
 BED_NODE_ADDR=10.0.2.15 # the guest's own address in that network (QEMU's default)
 BED_NODE=debian
@@ -131,7 +132,7 @@ run_cluster_scenario() {
     "host_during_${name//-/_}" "$work/watch-$name" &
     BED_WATCHES+=($!)
   fi
-  GUEST_HOSTFWD="hostfwd=tcp:$BED_NODE_ADDR:10250-:10250,guestfwd=tcp:$BED_API_ADDR:$BED_API_PORT-cmd:socat - TCP:$BED_API_ADDR:$BED_API_PORT" \
+  GUEST_HOSTFWD="hostfwd=tcp:$BED_NODE_ADDR:10250-:10250,guestfwd=tcp:$BED_API_ADDR:$BED_API_PORT-cmd:socat - TCP:$BED_API_ADDR:$BED_API_PORT,bind=$BED_API_ADDR" \
     run_guest_scenario "$name"
   bed_kubectl get nodes,pods,events -A -o wide >"$out/api-objects.txt" 2>&1 || true
   cluster_down
@@ -217,13 +218,14 @@ host_after_memory_pressure() {
 # each pod reaches the other's address over the guests' network (kubectl exec, wget); kubectl logs
 # of both. Then a pod named bed-done on each node tells the guests to end.
 KADM_NET=10.0.2
+KADM_BRIDGE=jkgadm # kubeadm-cluster.sh's bridges (jkgadm0), apart from KubeadmE2EIT's jkadm
 KADM_API_PORT=${JKUBELET_GUEST_KUBEADM_API_PORT:-16443}
 KADM_STATE=''
 kadm_kubectl() { "$BED_KUBECTL" --kubeconfig "$KADM_STATE/admin.conf" "$@"; }
 
 kadm_down() {
   [ -n "$KADM_STATE" ] || return 0
-  "$here/kubeadm-cluster.sh" down "$KADM_STATE" >"$KADM_STATE.down.log" 2>&1 || true
+  JKUBELET_KUBEADM_BRIDGE=$KADM_BRIDGE "$here/kubeadm-cluster.sh" down "$KADM_STATE" >"$KADM_STATE.down.log" 2>&1 || true
   KADM_STATE=''
 }
 
@@ -236,7 +238,7 @@ run_kubeadm_cluster() {
   KADM_STATE=$work/kadm
   mkdir -p "$KADM_STATE"
   echo "guest: $name: kubeadm init on this machine (log: $KADM_STATE/kubeadm-init.log)" >&2
-  if ! JKUBELET_KUBEADM_NODE_NET=$KADM_NET JKUBELET_KUBEADM_WORKER=0 \
+  if ! JKUBELET_KUBEADM_NODE_NET=$KADM_NET JKUBELET_KUBEADM_WORKER=0 JKUBELET_KUBEADM_BRIDGE=$KADM_BRIDGE \
     JKUBELET_KUBEADM_API_PORT=$KADM_API_PORT "$here/kubeadm-cluster.sh" up "$KADM_STATE" >/dev/null; then
     echo "guest: $name: kubeadm init on this machine failed" >&2
     status=2
@@ -244,10 +246,10 @@ run_kubeadm_cluster() {
     return
   fi
   # The guests' own addresses, where the API server finds their kubelets.
-  ip addr replace "$KADM_NET.15/32" dev jkadm0
-  ip addr replace "$KADM_NET.16/32" dev jkadm0
-  node_address_source "$KADM_NET.15" jkadm0 "$KADM_NET.11"
-  node_address_source "$KADM_NET.16" jkadm0 "$KADM_NET.11"
+  ip addr replace "$KADM_NET.15/32" dev ${KADM_BRIDGE}0
+  ip addr replace "$KADM_NET.16/32" dev ${KADM_BRIDGE}0
+  node_address_source "$KADM_NET.15" "${KADM_BRIDGE}0" "$KADM_NET.11"
+  node_address_source "$KADM_NET.16" "${KADM_BRIDGE}0" "$KADM_NET.11"
   mkdir -p "$work/kadm-kube"
   "$BIN_KUBEADM" token create --print-join-command --kubeconfig "$KADM_STATE/admin.conf" \
     >"$work/kadm-kube/join"
@@ -266,7 +268,7 @@ run_kubeadm_cluster() {
     guest_new "${dirs[$g - 1]}" "$src"
   done
   for g in 1 2; do
-    local fwd="hostfwd=tcp:$KADM_NET.$((14 + g)):10250-:10250,guestfwd=tcp:$KADM_NET.11:$KADM_API_PORT-cmd:socat - TCP:$KADM_NET.11:$KADM_API_PORT"
+    local fwd="hostfwd=tcp:$KADM_NET.$((14 + g)):10250-:10250,guestfwd=tcp:$KADM_NET.11:$KADM_API_PORT-cmd:socat - TCP:$KADM_NET.11:$KADM_API_PORT,bind=$KADM_NET.11"
     [ "$g" = 1 ] || fwd="dhcpstart=$KADM_NET.16,$fwd"
     GUEST_HOSTFWD=$fwd GUEST_LINK_MAC=52:54:00:12:35:0$g \
       GUEST_LINK=$([ "$g" = 1 ] && echo "listen=127.0.0.1:$link_port" || echo "connect=127.0.0.1:$link_port") \
