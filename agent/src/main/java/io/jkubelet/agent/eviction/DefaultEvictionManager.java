@@ -291,7 +291,8 @@ final class DefaultEvictionManager implements EvictionManager {
       parts.listener().evicted(threshold.signal().upstream());
       pending = pod;
       // From the eviction itself, not from this round's start (the ranking may take seconds).
-      pendingUntil = clock.instant().plus(killWait(grace)).plus(options.cleanupTimeout());
+      pendingUntil =
+          clock.instant().plus(EvictionOptions.killWait(grace)).plus(options.cleanupTimeout());
       return Optional.of(pod);
     }
     log.info("Eviction manager: unable to evict any pods from the node");
@@ -302,18 +303,6 @@ final class DefaultEvictionManager implements EvictionManager {
   /** The latest sensible readings, as the summary reports them. Manager thread (or test) only. */
   Map<Signal, Observation> observations() {
     return Map.copyOf(readings);
-  }
-
-  /**
-   * How long upstream's eviction waits for the kill itself ({@code killPodNow}): half as long again
-   * as its grace period, at least 10 s. Upstream's kill blocks the eviction that long before its
-   * cleanup wait ({@code podCleanupTimeout}) begins; jkubelet's kill runs on the pod's worker, so
-   * the wait for the pod to be cleaned up covers both. Counting only the cleanup wait, a pod whose
-   * kill took over 30 s (the guest bed's TCG guest, a BestEffort pod of 2.5 GiB) had the next one,
-   * a Burstable pod within its requests, evicted while its own memory was not yet freed.
-   */
-  static Duration killWait(long graceSeconds) {
-    return Duration.ofSeconds(Math.max(10, graceSeconds + graceSeconds / 2));
   }
 
   /** Whether the last evicted pod is still stopping: nothing more is evicted meanwhile. */

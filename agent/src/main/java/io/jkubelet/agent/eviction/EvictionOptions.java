@@ -62,4 +62,16 @@ public record EvictionOptions(
         FULL_PERIOD,
         CLEANUP_TIMEOUT);
   }
+
+  /**
+   * How long upstream's eviction waits for the kill itself ({@code killPodNow}): half as long again
+   * as its grace period, at least 10 s. Upstream's kill blocks the eviction that long before its
+   * cleanup wait ({@code podCleanupTimeout}) begins; jkubelet's kill runs on the pod's worker, so
+   * the wait for the pod to be cleaned up covers both. Counting only the cleanup wait, a pod whose
+   * kill took over 30 s (the guest bed's TCG guest, a BestEffort pod of 2.5 GiB) had the next one,
+   * a Burstable pod within its requests, evicted while its own memory was not yet freed.
+   */
+  static Duration killWait(long graceSeconds) {
+    return Duration.ofSeconds(Math.max(10, graceSeconds + graceSeconds / 2));
+  }
 }

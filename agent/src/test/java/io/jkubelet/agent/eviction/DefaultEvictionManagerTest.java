@@ -497,8 +497,8 @@ class DefaultEvictionManagerTest {
 
   @Test
   void killWaitIsUpstreamsKillPodNowTimeout() {
-    assertThat(DefaultEvictionManager.killWait(0)).isEqualTo(Duration.ofSeconds(10));
-    assertThat(DefaultEvictionManager.killWait(30)).isEqualTo(Duration.ofSeconds(45));
+    assertThat(EvictionOptions.killWait(0)).isEqualTo(Duration.ofSeconds(10));
+    assertThat(EvictionOptions.killWait(30)).isEqualTo(Duration.ofSeconds(45));
   }
 
   @Test
