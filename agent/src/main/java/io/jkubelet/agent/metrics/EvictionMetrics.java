@@ -30,6 +30,7 @@ public final class EvictionMetrics implements EvictionManager.Listener, MultiCol
               "Time between when stats are collected, and when pod is evicted based on those"
                   + " stats by eviction signal")
           .classicOnly()
+          .withoutExemplars()
           .classicUpperBounds(KubeletMetrics.DEF_BUCKETS)
           .labelNames("eviction_signal")
           .build();

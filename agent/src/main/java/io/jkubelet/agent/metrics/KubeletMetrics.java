@@ -27,6 +27,10 @@ import java.time.Instant;
  *       them.
  * </ul>
  *
+ * <p>No counter or histogram keeps exemplars, as upstream's do not: the client library's sampler
+ * asks its own timer thread for every observation, and with no tracer there is never an exemplar to
+ * keep.
+ *
  * <p>Thread-safe: the client library's metrics are, and collectors run on the scraping thread.
  */
 public final class KubeletMetrics {
@@ -168,7 +172,12 @@ public final class KubeletMetrics {
   }
 
   private Counter counter(String name, String help, String... labels) {
-    return Counter.builder().name(name).help(help).labelNames(labels).register(main);
+    return Counter.builder()
+        .name(name)
+        .help(help)
+        .labelNames(labels)
+        .withoutExemplars()
+        .register(main);
   }
 
   private Gauge gauge(String name, String help, String... labels) {
@@ -176,7 +185,7 @@ public final class KubeletMetrics {
   }
 
   private static Histogram.Builder histogram(String name, String help) {
-    return Histogram.builder().name(name).help(help).classicOnly();
+    return Histogram.builder().name(name).help(help).classicOnly().withoutExemplars();
   }
 
   /**
