@@ -131,9 +131,8 @@ public final class BulkExporter implements Exporter {
     slots = new Semaphore(options.inFlight());
     senders =
         Executors.newFixedThreadPool(
-            options.inFlight(),
-            Thread.ofPlatform().daemon().name("event-export-send-", 0).factory());
-    thread = Thread.ofPlatform().daemon().name("event-export").start(this::run);
+            options.inFlight(), Thread.ofVirtual().name("event-export-send-", 0).factory());
+    thread = Thread.ofVirtual().name("event-export").start(this::run);
   }
 
   @Override

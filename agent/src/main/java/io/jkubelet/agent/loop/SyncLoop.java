@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * {@link SyncHandler}. It never blocks on a pod: the handler hands work to the pod workers.
  *
  * <p>{@link #runOnce} is one iteration; tests drive it with hand-made inputs. {@link #start} runs
- * it on one named platform thread and starts the sync and housekeeping tickers on a {@link
+ * it on one named virtual thread and starts the sync and housekeeping tickers on a {@link
  * Scheduler} from the injected {@link Schedulers}, so a fake clock steps them.
  */
 public final class SyncLoop implements Lifecycle {
@@ -181,7 +181,7 @@ public final class SyncLoop implements Lifecycle {
     Duration housekeeping = ticks.housekeepingPeriod();
     tickers.atFixedRate(
         housekeeping, housekeeping, () -> ticks.housekeeping().offer(clock.instant()));
-    thread = Thread.ofPlatform().name("sync-loop").start(this::run);
+    thread = Thread.ofVirtual().name("sync-loop").start(this::run);
   }
 
   private void run() {

@@ -70,9 +70,7 @@ final class GracefulShutdown implements NodeShutdownManager {
     if (thread != null) {
       return;
     }
-    thread =
-        Executors.newSingleThreadExecutor(
-            r -> Thread.ofPlatform().name("node-shutdown").daemon(true).unstarted(r));
+    thread = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("node-shutdown").factory());
     try {
       logind = connect.get();
       ensureInhibitDelay();

@@ -99,8 +99,7 @@ public final class PodParts {
   private final ReasonCache reasons = ReasonCache.create();
   private final ExecutorService workerExecutor = Executors.newVirtualThreadPerTaskExecutor();
   public final ExecutorService background =
-      Executors.newSingleThreadExecutor(
-          r -> Thread.ofPlatform().name("housekeeping").daemon(true).unstarted(r));
+      Executors.newSingleThreadExecutor(Thread.ofVirtual().name("housekeeping").factory());
   public final PodConfig podConfig;
 
   /** Whether the loop has handled every source's first set: housekeeping and GC wait for it. */

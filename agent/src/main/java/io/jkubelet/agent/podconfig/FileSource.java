@@ -82,7 +82,7 @@ public final class FileSource implements Lifecycle {
       return;
     }
     scheduler = options.everyPeriod("file-source", this::scanSafely);
-    watchThread = Thread.ofPlatform().name("file-source-watch").daemon(true).start(this::watchLoop);
+    watchThread = Thread.ofVirtual().name("file-source-watch").start(this::watchLoop);
     log.info("file source: watching {} (rescan every {})", dir, Durations.format(options.period()));
   }
 

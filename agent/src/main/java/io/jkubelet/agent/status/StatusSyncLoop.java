@@ -71,9 +71,8 @@ final class StatusSyncLoop {
       throw new IllegalStateException("StatusManager: cannot start again after stop");
     }
     Thread t =
-        Thread.ofPlatform()
+        Thread.ofVirtual()
             .name(THREAD_NAME)
-            .daemon(true)
             .uncaughtExceptionHandler(
                 (th, e) -> {
                   died = e;

@@ -2,7 +2,6 @@ package io.jkubelet.agent.util;
 
 import com.sun.jna.Function;
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Memory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,6 +9,9 @@ import org.slf4j.LoggerFactory;
  * The process's limit of open files ({@code RLIMIT_NOFILE}), set as upstream's {@code
  * rlimit.SetNumFiles} sets it for {@code --max-open-files}: soft and hard limit both, through the C
  * library's {@code setrlimit(2)}. A failure is logged, as upstream's, and the agent goes on.
+ *
+ * <p>The {@code struct rlimit} is a Java array of two longs, which JNA copies in and out: its own
+ * native memory would start its cleaner thread.
  */
 public final class Rlimit {
   private static final Logger log = LoggerFactory.getLogger(Rlimit.class);
@@ -26,9 +28,8 @@ public final class Rlimit {
    * @return whether the limit is now {@code n}
    */
   public static boolean setOpenFiles(long n) {
-    try (Memory limit = new Memory(16)) {
-      limit.setLong(0, n);
-      limit.setLong(8, n);
+    try {
+      long[] limit = {n, n};
       Function.getFunction("c", "setrlimit", Function.THROW_LAST_ERROR)
           .invokeInt(new Object[] {RLIMIT_NOFILE, limit});
       return true;
@@ -43,10 +44,11 @@ public final class Rlimit {
 
   /** The soft and hard limit of open files, or null when they cannot be read. */
   public static long[] openFiles() {
-    try (Memory limit = new Memory(16)) {
+    try {
+      long[] limit = new long[2];
       int rc =
           Function.getFunction("c", "getrlimit").invokeInt(new Object[] {RLIMIT_NOFILE, limit});
-      return rc != 0 ? null : new long[] {limit.getLong(0), limit.getLong(8)};
+      return rc != 0 ? null : limit;
     } catch (UnsatisfiedLinkError | RuntimeException e) {
       return null;
     }

@@ -9,7 +9,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,19 +37,14 @@ public final class SharedSchedulers implements Schedulers {
   }
 
   /**
-   * Schedulers on {@code threads} daemon timer threads named {@code <name>-N}, started when first
-   * needed. Never shut down: they live as long as the process, as the agents that use them.
+   * Schedulers on {@code threads} timer threads named {@code <name>-N}, started when first needed.
+   * The timers are virtual threads: they only wait and hand tasks over, and the JDK's own timer
+   * wakes a waiting virtual thread, so they cost no thread of the process's own. Never shut down:
+   * they live as long as the process, as the agents that use them.
    */
   public static SharedSchedulers create(String name, int threads) {
-    AtomicInteger n = new AtomicInteger();
     ScheduledThreadPoolExecutor timers =
-        new ScheduledThreadPoolExecutor(
-            threads,
-            r ->
-                Thread.ofPlatform()
-                    .name(name + "-" + n.getAndIncrement())
-                    .daemon(true)
-                    .unstarted(r));
+        new ScheduledThreadPoolExecutor(threads, Thread.ofVirtual().name(name + "-", 0).factory());
     timers.setRemoveOnCancelPolicy(true);
     return new SharedSchedulers(timers);
   }

@@ -1,11 +1,11 @@
 package io.jkubelet.agent.util;
 
 import com.sun.jna.Function;
-import com.sun.jna.Memory;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * The size and free space of the file system that holds a path, as {@code statvfs(3)} gives them:
@@ -78,22 +78,16 @@ public record StatFs(
   /**
    * {@code statvfs(3)} through the C library: f_bsize, f_frsize, f_blocks, f_bfree, f_bavail,
    * f_files, f_ffree (the 64-bit Linux layout, eight bytes each); null when it cannot be called or
-   * fails.
+   * fails. The buffer is a Java array, which the C library fills through a copy: JNA's own native
+   * memory would start its cleaner thread.
    */
   private static long[] statvfs(Path path) {
-    try (Memory buf = new Memory(256)) {
-      buf.clear();
+    try {
+      long[] buf = new long[32]; // struct statvfs is 112 bytes; 256 leaves room
       int rc =
           Function.getFunction("c", "statvfs")
               .invokeInt(new Object[] {path.toAbsolutePath().toString(), buf});
-      if (rc != 0) {
-        return null;
-      }
-      long[] v = new long[7];
-      for (int i = 0; i < v.length; i++) {
-        v[i] = buf.getLong(i * 8L);
-      }
-      return v;
+      return rc != 0 ? null : Arrays.copyOf(buf, 7);
     } catch (UnsatisfiedLinkError | RuntimeException e) {
       return null;
     }

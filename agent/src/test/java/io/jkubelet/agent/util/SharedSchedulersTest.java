@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -63,18 +65,33 @@ class SharedSchedulersTest extends SchedulerContract {
   }
 
   @Test
-  void manySchedulersShareTheTimerThreads() {
+  void manySchedulersCostNoPlatformThread() {
     List<Scheduler> many =
         java.util.stream.IntStream.range(0, 50).mapToObj(i -> SHARED.create("s" + i)).toList();
     AtomicInteger runs = new AtomicInteger();
-    many.forEach(s -> s.atFixedRate(Duration.ZERO, PERIOD, runs::incrementAndGet));
+    Set<String> ranOn = ConcurrentHashMap.newKeySet();
+    many.forEach(
+        s ->
+            s.atFixedRate(
+                Duration.ZERO,
+                PERIOD,
+                () -> {
+                  runs.incrementAndGet();
+                  if (!Thread.currentThread().isVirtual()) {
+                    ranOn.add(Thread.currentThread().getName());
+                  }
+                }));
     awaitRuns(runs, 150);
-    long timers =
+    // Thread.getAllStackTraces lists the platform threads only: neither the timer nor any of the
+    // 50 schedulers' runners is one.
+    List<String> ours =
         Thread.getAllStackTraces().keySet().stream()
-            .filter(t -> t.getName().startsWith("shared-test-timer"))
-            .count();
+            .map(Thread::getName)
+            .filter(n -> n.startsWith("shared-test-timer") || n.matches("s[0-9]+"))
+            .toList();
     many.forEach(Scheduler::close);
-    assertThat(timers).isEqualTo(1);
+    assertThat(ours).isEmpty();
+    assertThat(ranOn).isEmpty();
   }
 
   private static void awaitQuietly(CountDownLatch latch) {

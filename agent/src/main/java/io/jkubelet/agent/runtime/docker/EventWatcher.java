@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * gap while reconnecting only delays a change).
  *
  * <p>Reconnects wait {@link #RECONNECT} on the injected sleeper: 1 s after a stream that had
- * opened, doubling while the engine does not answer. Thread-safe; each watch runs on its own daemon
- * thread, named "docker-events", until closed.
+ * opened, doubling while the engine does not answer. Thread-safe; each watch runs on a virtual
+ * thread of its own, named "docker-events", until closed.
  */
 final class EventWatcher {
   private static final Logger log = LoggerFactory.getLogger(EventWatcher.class);
@@ -44,7 +44,7 @@ final class EventWatcher {
   /** Starts following; {@code onChange} runs on the watch's thread. Returns what stops it. */
   AutoCloseable watch(Runnable onChange) {
     Watch watch = new Watch(onChange);
-    Thread thread = Thread.ofPlatform().name("docker-events").daemon(true).start(watch::run);
+    Thread thread = Thread.ofVirtual().name("docker-events").start(watch::run);
     return () -> watch.close(thread);
   }
 

@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * DockerRuntime#listContainers} and {@link DockerRuntime#podStatus}, mapped by {@link
  * InspectMapping}; the listings are streamed by {@link ContainerList} and the inspects by {@link
  * ContainerInspect} when the client's transport is at hand (docker-java's binding otherwise). A
- * pod's containers and images are inspected in parallel on a small pool whose threads start on
- * demand and die after 30 s idle.
+ * pod's containers and images are inspected in parallel on a small pool of virtual threads that
+ * start on demand and die after 30 s idle.
  *
  * <p>Thread-safe: the pool and the image-ref cache are concurrent.
  */
@@ -79,7 +79,7 @@ final class PodInspector {
             30,
             TimeUnit.SECONDS,
             new LinkedBlockingQueue<>(),
-            Thread.ofPlatform().name("docker-runtime-inspect-", 1).daemon(true).factory());
+            Thread.ofVirtual().name("docker-runtime-inspect-", 1).factory());
     this.pool.allowCoreThreadTimeOut(true);
   }
 
