@@ -132,7 +132,7 @@ run_cluster_scenario() {
     "host_during_${name//-/_}" "$work/watch-$name" &
     BED_WATCHES+=($!)
   fi
-  GUEST_HOSTFWD="hostfwd=tcp:$BED_NODE_ADDR:10250-:10250,guestfwd=tcp:$BED_API_ADDR:$BED_API_PORT-cmd:socat - TCP:$BED_API_ADDR:$BED_API_PORT,bind=$BED_API_ADDR" \
+  GUEST_HOSTFWD="hostfwd=tcp:$BED_NODE_ADDR:10250-:10250,guestfwd=tcp:$BED_API_ADDR:$BED_API_PORT-cmd:socat - TCP:$BED_API_ADDR:$BED_API_PORT,,bind=$BED_API_ADDR" \
     run_guest_scenario "$name"
   bed_kubectl get nodes,pods,events -A -o wide >"$out/api-objects.txt" 2>&1 || true
   cluster_down
@@ -268,7 +268,7 @@ run_kubeadm_cluster() {
     guest_new "${dirs[$g - 1]}" "$src"
   done
   for g in 1 2; do
-    local fwd="hostfwd=tcp:$KADM_NET.$((14 + g)):10250-:10250,guestfwd=tcp:$KADM_NET.11:$KADM_API_PORT-cmd:socat - TCP:$KADM_NET.11:$KADM_API_PORT,bind=$KADM_NET.11"
+    local fwd="hostfwd=tcp:$KADM_NET.$((14 + g)):10250-:10250,guestfwd=tcp:$KADM_NET.11:$KADM_API_PORT-cmd:socat - TCP:$KADM_NET.11:$KADM_API_PORT,,bind=$KADM_NET.11"
     [ "$g" = 1 ] || fwd="dhcpstart=$KADM_NET.16,$fwd"
     GUEST_HOSTFWD=$fwd GUEST_LINK_MAC=52:54:00:12:35:0$g \
       GUEST_LINK=$([ "$g" = 1 ] && echo "listen=127.0.0.1:$link_port" || echo "connect=127.0.0.1:$link_port") \

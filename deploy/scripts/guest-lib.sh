@@ -153,7 +153,7 @@ guest_stop() {
 guest_results() {
   mkdir -p "$2"
   debugfs -R "rdump /out $2" "$1/shared.img" >/dev/null 2>&1 || true
-  cp "$1/console.log" "$1/results.log" "$1/timed.log" "$2/" 2>/dev/null || true
+  cp "$1/console.log" "$1/results.log" "$1/timed.log" "$1/qemu.log" "$2/" 2>/dev/null || true
 }
 
 guest_cleanup() {

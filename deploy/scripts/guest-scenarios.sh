@@ -124,7 +124,8 @@ run_guest_scenario() {
     rc=0
     guest_wait "$dir" "$GUEST_PID" '@@GB [0-9]+ [0-9.]+ BOOT ' 600 || rc=$?
     if [ $rc -ne 0 ]; then
-      echo "guest: $name: boot $boot gave no BOOT marker ($([ $rc = 1 ] && echo timeout || echo QEMU ended)); console:" >&2
+      echo "guest: $name: boot $boot gave no BOOT marker ($([ $rc = 1 ] && echo timeout || echo QEMU ended)); QEMU's own output, then the console:" >&2
+      tail -n 5 "$dir/qemu.log" >&2
       tail -n 30 "$dir/console.log" >&2
       guest_stop "$GUEST_PID"
       status=2
