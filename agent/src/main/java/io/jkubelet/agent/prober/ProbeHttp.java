@@ -2,6 +2,7 @@ package io.jkubelet.agent.prober;
 
 import io.jkubelet.agent.util.HostPort;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.NettyLoops;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
@@ -11,7 +12,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
@@ -27,7 +27,6 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -92,15 +91,12 @@ public final class ProbeHttp implements Lifecycle {
     } catch (SSLException e) {
       throw new IllegalStateException("probes: cannot build a TLS context", e);
     }
-    group = new NioEventLoopGroup(1, new DefaultThreadFactory("prober-io", true));
+    group = NettyLoops.shared();
   }
 
   @Override
   public synchronized void stop() {
-    if (group != null) {
-      group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-      group = null;
-    }
+    group = null; // the process's loops stay for their other users
   }
 
   @Override

@@ -4,13 +4,13 @@ import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.NativeTls;
+import io.jkubelet.agent.util.NettyLoops;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpObjectAggregator;
@@ -20,7 +20,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import io.netty.handler.stream.ChunkedWriteHandler;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.security.cert.X509Certificate;
@@ -69,8 +68,8 @@ public final class KubeletServer implements Lifecycle {
   @Override
   public void start() {
     SslContext ssl = sslContext();
-    // One group accepts and serves: an accept costs next to nothing, and a thread less.
-    workers = new NioEventLoopGroup(2, new DefaultThreadFactory("kubelet-server-io", true));
+    // The process's loops accept and serve, beside the probes' client and any other server.
+    workers = NettyLoops.shared();
     authExecutor = Executors.newVirtualThreadPerTaskExecutor();
     channels = new DefaultChannelGroup("kubelet-server", GlobalEventExecutor.INSTANCE);
     Router router = new Router(routes, authenticator, authorizer, options.nodeName(), authExecutor);
@@ -159,9 +158,6 @@ public final class KubeletServer implements Lifecycle {
     }
     if (channels != null) {
       channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-    }
-    if (workers != null) {
-      workers.shutdownGracefully(0, 2, TimeUnit.SECONDS);
     }
     if (authExecutor != null) {
       authExecutor.shutdownNow();

@@ -2,6 +2,8 @@ package io.jkubelet.agent.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jkubelet.agent.prober.ProbeHttp;
+import io.jkubelet.agent.prober.Prober;
 import io.jkubelet.agent.server.auth.Attributes;
 import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
@@ -15,6 +17,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
@@ -154,6 +157,37 @@ class KubeletServerTest {
         .containsExactly(
             new Attributes("get", "nodes", "proxy", "node-a", "/containerLogs/ns/p/c"));
     assertThat(served).isEmpty();
+  }
+
+  @Test
+  void serversAndTheProbeClientShareTheProcesssTwoLoops() throws Exception {
+    ServingCerts certs = start(null, true, Authorizer.ALWAYS_ALLOW);
+    KubeletServer other =
+        new KubeletServer(
+            ServerOptions.plain("127.0.0.1", 0, "node-a"),
+            new Authenticator(true, Optional.empty()),
+            Authorizer.ALWAYS_ALLOW,
+            List.of(echo));
+    other.start();
+    ProbeHttp probes = new ProbeHttp(1024);
+    probes.start();
+    ProbeHttp.Response answer =
+        probes.get(
+            new ProbeHttp.Request(
+                Prober.Scheme.HTTP, "127.0.0.1", other.port(), "/stats/summary", List.of()),
+            Duration.ofSeconds(10));
+    assertThat(answer.body()).isEqualTo("hello system:anonymous");
+    List<String> loops =
+        Thread.getAllStackTraces().keySet().stream()
+            .map(Thread::getName)
+            .filter(
+                n -> n.startsWith("netty-io") || n.contains("server-io") || n.contains("prober"))
+            .toList();
+    assertThat(loops).allMatch(n -> n.startsWith("netty-io")).hasSizeLessThanOrEqualTo(2);
+    // Stopping one user leaves the loops to the others.
+    other.stop();
+    probes.stop();
+    assertThat(get(certs, null, "/stats/summary", null).body()).isEqualTo("hello system:anonymous");
   }
 
   @Test
