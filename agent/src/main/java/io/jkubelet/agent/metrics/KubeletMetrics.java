@@ -27,9 +27,9 @@ import java.time.Instant;
  *       them.
  * </ul>
  *
- * <p>No counter or histogram keeps exemplars, as upstream's do not: the client library's sampler
- * asks its own timer thread for every observation, and with no tracer there is never an exemplar to
- * keep.
+ * <p>No counter, gauge or histogram keeps exemplars, as upstream's do not: the client library's
+ * sampler asks its own timer thread for every observation, and with no tracer there is never an
+ * exemplar to keep.
  *
  * <p>Thread-safe: the client library's metrics are, and collectors run on the scraping thread.
  */
@@ -181,7 +181,12 @@ public final class KubeletMetrics {
   }
 
   private Gauge gauge(String name, String help, String... labels) {
-    return Gauge.builder().name(name).help(help).labelNames(labels).register(main);
+    return Gauge.builder()
+        .name(name)
+        .help(help)
+        .labelNames(labels)
+        .withoutExemplars()
+        .register(main);
   }
 
   private static Histogram.Builder histogram(String name, String help) {

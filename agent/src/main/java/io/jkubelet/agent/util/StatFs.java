@@ -2,6 +2,7 @@ package io.jkubelet.agent.util;
 
 import com.sun.jna.Function;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,15 +79,15 @@ public record StatFs(
   /**
    * {@code statvfs(3)} through the C library: f_bsize, f_frsize, f_blocks, f_bfree, f_bavail,
    * f_files, f_ffree (the 64-bit Linux layout, eight bytes each); null when it cannot be called or
-   * fails. The buffer is a Java array, which the C library fills through a copy: JNA's own native
-   * memory would start its cleaner thread.
+   * fails. The path and the buffer are Java arrays, which JNA copies in and out: its own native
+   * memory (a String argument's too) would start its cleaner thread.
    */
   private static long[] statvfs(Path path) {
     try {
       long[] buf = new long[32]; // struct statvfs is 112 bytes; 256 leaves room
-      int rc =
-          Function.getFunction("c", "statvfs")
-              .invokeInt(new Object[] {path.toAbsolutePath().toString(), buf});
+      // The path as a NUL-terminated byte array: a String would go through JNA's native memory.
+      byte[] name = (path.toAbsolutePath() + "\0").getBytes(StandardCharsets.UTF_8);
+      int rc = Function.getFunction("c", "statvfs").invokeInt(new Object[] {name, buf});
       return rc != 0 ? null : Arrays.copyOf(buf, 7);
     } catch (UnsatisfiedLinkError | RuntimeException e) {
       return null;
