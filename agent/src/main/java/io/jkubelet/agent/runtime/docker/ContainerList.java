@@ -165,14 +165,27 @@ final class ContainerList {
 
   /** {@code {"label":[…]}}, URL-encoded, as docker-java sends it. */
   static String filters(List<String> labelFilter) {
+    return filters(Map.of("label", labelFilter));
+  }
+
+  /**
+   * The engine's {@code filters} query parameter, encoded: each filter's values; empty ones left
+   * out.
+   */
+  static String filters(Map<String, List<String>> filters) {
     StringWriter w = new StringWriter();
     try (JsonGenerator g = JSON.createGenerator(w)) {
       g.writeStartObject();
-      g.writeArrayFieldStart("label");
-      for (String f : labelFilter) {
-        g.writeString(f);
+      for (Map.Entry<String, List<String>> f : filters.entrySet()) {
+        if (f.getValue().isEmpty()) {
+          continue;
+        }
+        g.writeArrayFieldStart(f.getKey());
+        for (String v : f.getValue()) {
+          g.writeString(v);
+        }
+        g.writeEndArray();
       }
-      g.writeEndArray();
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a StringWriter does not fail

@@ -309,12 +309,22 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
     return events.watch(onChange);
   }
 
+  /**
+   * One event stream: read on the watch's own thread from the long calls' transport ({@link
+   * EngineEvents}), or through docker-java's {@code eventsCmd} (which reads it on a thread of its
+   * own) for a client without one.
+   */
   private void openEvents(ResultCallback<Event> callback) {
+    var transport = DockerClients.transportOf(clients.longCalls());
+    if (transport.isPresent()) {
+      new EngineEvents(transport.get(), scope).open(callback);
+      return;
+    }
     clients
         .longCalls()
         .eventsCmd()
         .withEventTypeFilter(EventType.CONTAINER)
-        .withEventFilter("start", "die", "destroy", "oom")
+        .withEventFilter(EngineEvents.EVENTS.toArray(String[]::new))
         .withLabelFilter(scope.labels())
         .exec(callback);
   }

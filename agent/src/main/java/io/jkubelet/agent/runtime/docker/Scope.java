@@ -23,6 +23,13 @@ record Scope(Map<String, String> labels) {
   List<String> filter(String key, String value) {
     List<String> filter = new ArrayList<>();
     filter.add(value == null ? key : key + "=" + value);
+    filter.addAll(labelFilter());
+    return filter;
+  }
+
+  /** The scope's own labels as the engine's label filter takes them: {@code key=value} each. */
+  List<String> labelFilter() {
+    List<String> filter = new ArrayList<>();
     labels.forEach((k, v) -> filter.add(k + "=" + v));
     return filter;
   }

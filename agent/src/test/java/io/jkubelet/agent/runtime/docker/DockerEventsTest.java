@@ -69,6 +69,10 @@ class DockerEventsTest {
       await()
           .atMost(Duration.ofSeconds(10))
           .untilAsserted(() -> assertThat(changes.get()).isEqualTo(2));
+      // The stream is read on the watch's virtual thread: docker-java starts no reader of its own.
+      assertThat(Thread.getAllStackTraces().keySet())
+          .extracting(Thread::getName)
+          .noneMatch(n -> n.startsWith("docker-java-stream"));
     }
   }
 }
