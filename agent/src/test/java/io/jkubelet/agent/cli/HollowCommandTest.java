@@ -42,9 +42,13 @@ class HollowCommandTest {
       // Every node's clients have asked the API server something by now, on the one engine.
       await().atMost(Duration.ofSeconds(60)).until(() -> threads("vert.x-eventloop-").size() > 0);
       assertThat(threads("vert.x-eventloop-")).hasSizeLessThanOrEqualTo(2);
-      assertThat(threads("hollow-timer-")).hasSize(HollowNodes.TIMER_THREADS);
+      // No platform thread per node: the nodes' timers and their schedulers' tasks are virtual
+      // threads (util.SharedSchedulers).
+      assertThat(threads("hollow-timer-")).isEmpty();
       assertThat(threads("pleg")).isEmpty();
       assertThat(threads("node-status")).isEmpty();
+      assertThat(threads("sync-loop")).isEmpty();
+      assertThat(threads("status-manager")).isEmpty();
       assertThat(listeningSockets()).isSubsetOf(listeningBefore);
     } finally {
       HollowCommand.stopAll(agents);

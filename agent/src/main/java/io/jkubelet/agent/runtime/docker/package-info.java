@@ -13,7 +13,8 @@
  *   <li>{@code Sandboxes} and {@code Containers}: create, start, stop and remove;
  *   <li>{@code Images}: presence, pull, an image's entrypoint;
  *   <li>{@code ExecSync} (with {@code ExecCallback}): exec with an output cap and a timeout;
- *   <li>{@code EventWatcher}: the container event stream, reconnected with a backoff;
+ *   <li>{@code EventWatcher}: the container event stream, reconnected with a backoff; {@code
+ *       EngineEvents}: that stream read on the watch's own thread from docker-java's transport;
  *   <li>{@code EngineLogs}: log streams from the engine's log API; {@code JsonFileLogs} (with
  *       {@code JsonLogFiles}, {@code JsonLogLine} and {@code LogTime}): a log read from the
  *       json-file itself;
