@@ -111,11 +111,13 @@ wait_for_standalone() {
 
 # wait_for_pods: pods Running, then every container started; figures from jkubelet's start and
 # from boot (guest uptime).
+# On a failure it keeps the kubelet's, Docker's and containerd's journals of this boot.
 wait_for_pods() {
   if wait_until 900 "all pods Running" all_running; then
     figure "jkubelet-start-to-pods-running $(since "$JK_START") s (guest uptime $(up) s)"
   else
     result pods-running FAIL "$(pods | jq -c '[.items[] | {n: .metadata.name, p: .status.phase}]')"
+    save_journals
     return 1
   fi
   if wait_until 300 "every container started" all_started; then
@@ -123,8 +125,13 @@ wait_for_pods() {
     result pods-running PASS "$(pods | jq -r '[.items[] | .metadata.name + "=" + .status.phase] | join(" ")')"
   else
     result pods-running FAIL "not every container started"
+    save_journals
     return 1
   fi
+}
+save_journals() {
+  save journal journalctl -u "$UNIT" -b -o short-monotonic --no-pager
+  save engine-journal journalctl -u docker -u containerd -b -o short-monotonic --no-pager
 }
 
 # Quantities of the manifests' limits: bytes of a memory quantity, millicores of a cpu quantity.
@@ -222,7 +229,7 @@ scenario_stock_host() {
   install_package || finish
   start_standalone
   wait_for_standalone || finish
-  wait_for_pods || { save journal journalctl -u "$UNIT" -o short-monotonic --no-pager; finish; }
+  wait_for_pods || finish
   figure "boot-to-pods-running (guest uptime) $(up) s"
   read_limits after-start
   local before
@@ -296,7 +303,7 @@ enable_standalone_unit() {
   systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
   step "systemctl enable --now kubelet ${JKUBELET_GUEST_FLAGS:-(no extra flags)}"
   wait_for_standalone || finish
-  wait_for_pods || { save journal journalctl -u "$UNIT" -o short-monotonic --no-pager; finish; }
+  wait_for_pods || finish
 }
 # leaked_ips: addresses in the IP store that no pod of /pods holds.
 leaked_ips() {
