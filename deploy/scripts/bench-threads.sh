@@ -13,10 +13,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$root/deploy/scripts/build-env.sh"
 settle=${1:-60}
 port=${READ_ONLY_PORT:-10355}
-jar=$root/agent/target/jkubelet/lib/jkubelet-agent.jar
-if [ ! -f "$jar" ] || [ -n "$(find "$root/agent/src" "$root/config/src" -newer "$jar" -print -quit)" ]; then
-  (cd "$root" && mvn -B -ntp -q -pl config,agent -DskipTests package) >&2
-fi
+jkubelet_built
 name=threads-$$
 work=$(mktemp -d)
 mkdir -p "$work/manifests"

@@ -15,3 +15,18 @@ if ! command -v mvn >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends maven >&2
 fi
 "$here/docker-up.sh"
+
+# jkubelet_built: builds the agent's distribution (agent/target/jkubelet) when it is missing or
+# older than a source. The agent's jar is what a build rewrites; the launcher is copied only when it
+# changed, so its age says nothing.
+JKUBELET_TOP=$(cd "$here/../.." && pwd)
+jkubelet_built() {
+  local top=$JKUBELET_TOP launcher jar
+  launcher=$top/agent/target/jkubelet/bin/jkubelet
+  jar=$top/agent/target/jkubelet/lib/jkubelet-agent.jar
+  if [ ! -x "$launcher" ] || [ ! -f "$jar" ] ||
+    [ -n "$(find "$top/agent/src" "$top/config/src" -newer "$jar" -print -quit)" ]; then
+    echo "build-env: building jkubelet (mvn -pl config,agent -DskipTests package)" >&2
+    (cd "$top" && mvn -B -ntp -q -pl config,agent -DskipTests package) >&2
+  fi
+}

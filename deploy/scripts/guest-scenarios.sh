@@ -91,14 +91,7 @@ echo "guest: image ready in $GUEST_CACHE ($(($(date +%s) - t)) s here; built in 
 
 # The package, as an operator gets it: the project's own package-deb.sh on a fresh build.
 source "$here/build-env.sh"
-# The agent's jar is what a build rewrites (the launcher is copied only when it changed).
-launcher=$root/agent/target/jkubelet/bin/jkubelet
-jar=$root/agent/target/jkubelet/lib/jkubelet-agent.jar
-if [ ! -x "$launcher" ] || [ ! -f "$jar" ] ||
-  [ -n "$(find "$root/agent/src" "$root/config/src" -newer "$jar" -print -quit)" ]; then
-  echo "guest: building jkubelet (mvn -pl config,agent -DskipTests package)" >&2
-  (cd "$root" && mvn -B -ntp -q -pl config,agent -DskipTests package) >&2
-fi
+jkubelet_built
 mkdir -p "$work/shared/deb" "$work/shared/images"
 "$here/package-deb.sh" "$work/shared/deb" >/dev/null
 # shellcheck disable=SC2086 # the image names are words

@@ -9,13 +9,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 source "$root/deploy/scripts/build-env.sh"
 manifests=${1:-$root/deploy/examples/manifests}
 launcher=$root/agent/target/jkubelet/bin/jkubelet
-# Built when missing or older than a source: the agent's jar is what a build rewrites (the launcher
-# is copied only when it changed).
-jar=$root/agent/target/jkubelet/lib/jkubelet-agent.jar
-if [ ! -x "$launcher" ] || [ ! -f "$jar" ] ||
-  [ -n "$(find "$root/agent/src" "$root/config/src" -newer "$jar" -print -quit)" ]; then
-  (cd "$root" && mvn -B -ntp -q -DskipTests package)
-fi
+jkubelet_built
 echo "jkubelet: pods at http://localhost:${READ_ONLY_PORT:-10255}/pods, health at /healthz" >&2
 exec "$launcher" run \
   --pod-manifest-path "$manifests" \
