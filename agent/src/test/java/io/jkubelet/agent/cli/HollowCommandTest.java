@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.jkubelet.agent.Agent;
 import io.jkubelet.agent.hollow.HollowNodes;
+import io.jkubelet.agent.testing.PlatformThreads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,15 +41,17 @@ class HollowCommandTest {
     try {
       assertThat(agents).hasSize(3).doesNotHaveDuplicates();
       // Every node's clients have asked the API server something by now, on the one engine.
-      await().atMost(Duration.ofSeconds(60)).until(() -> threads("vert.x-eventloop-").size() > 0);
-      assertThat(threads("vert.x-eventloop-")).hasSizeLessThanOrEqualTo(2);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> PlatformThreads.startingWith("vert.x-eventloop-").size() > 0);
+      assertThat(PlatformThreads.startingWith("vert.x-eventloop-")).hasSizeLessThanOrEqualTo(2);
       // No platform thread per node: the nodes' timers and their schedulers' tasks are virtual
       // threads (util.SharedSchedulers).
-      assertThat(threads("hollow-timer-")).isEmpty();
-      assertThat(threads("pleg")).isEmpty();
-      assertThat(threads("node-status")).isEmpty();
-      assertThat(threads("sync-loop")).isEmpty();
-      assertThat(threads("status-manager")).isEmpty();
+      assertThat(PlatformThreads.startingWith("hollow-timer-")).isEmpty();
+      assertThat(PlatformThreads.startingWith("pleg")).isEmpty();
+      assertThat(PlatformThreads.startingWith("node-status")).isEmpty();
+      assertThat(PlatformThreads.startingWith("sync-loop")).isEmpty();
+      assertThat(PlatformThreads.startingWith("status-manager")).isEmpty();
       assertThat(listeningSockets()).isSubsetOf(listeningBefore);
     } finally {
       HollowCommand.stopAll(agents);
@@ -99,12 +102,6 @@ class HollowCommandTest {
         current-context: c
         """
         .formatted(node, node);
-  }
-
-  private static List<Thread> threads(String prefix) {
-    return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().startsWith(prefix))
-        .toList();
   }
 
   /** The inodes of the TCP sockets this process listens on. */

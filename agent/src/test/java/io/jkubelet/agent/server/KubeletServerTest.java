@@ -8,6 +8,7 @@ import io.jkubelet.agent.server.auth.Attributes;
 import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.server.auth.Subject;
+import io.jkubelet.agent.testing.PlatformThreads;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -178,11 +179,8 @@ class KubeletServerTest {
             Duration.ofSeconds(10));
     assertThat(answer.body()).isEqualTo("hello system:anonymous");
     List<String> loops =
-        Thread.getAllStackTraces().keySet().stream()
-            .map(Thread::getName)
-            .filter(
-                n -> n.startsWith("netty-io") || n.contains("server-io") || n.contains("prober"))
-            .toList();
+        PlatformThreads.named(
+            n -> n.startsWith("netty-io") || n.contains("server-io") || n.contains("prober"));
     assertThat(loops).allMatch(n -> n.startsWith("netty-io")).hasSizeLessThanOrEqualTo(2);
     // Stopping one user leaves the loops to the others.
     other.stop();

@@ -3,6 +3,7 @@ package io.jkubelet.agent.util;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.jkubelet.agent.testing.PlatformThreads;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -82,13 +83,9 @@ class SharedSchedulersTest extends SchedulerContract {
                   }
                 }));
     awaitRuns(runs, 150);
-    // Thread.getAllStackTraces lists the platform threads only: neither the timer nor any of the
-    // 50 schedulers' runners is one.
+    // Neither the timer nor any of the 50 schedulers' runners is a platform thread.
     List<String> ours =
-        Thread.getAllStackTraces().keySet().stream()
-            .map(Thread::getName)
-            .filter(n -> n.startsWith("shared-test-timer") || n.matches("s[0-9]+"))
-            .toList();
+        PlatformThreads.named(n -> n.startsWith("shared-test-timer") || n.matches("s[0-9]+"));
     many.forEach(Scheduler::close);
     assertThat(ours).isEmpty();
     assertThat(ranOn).isEmpty();

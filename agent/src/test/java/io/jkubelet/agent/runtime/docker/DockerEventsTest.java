@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.github.dockerjava.api.DockerClient;
 import io.jkubelet.agent.runtime.Labels;
+import io.jkubelet.agent.testing.PlatformThreads;
 import io.jkubelet.agent.util.Time;
 import java.time.Duration;
 import java.util.Map;
@@ -70,9 +71,7 @@ class DockerEventsTest {
           .atMost(Duration.ofSeconds(10))
           .untilAsserted(() -> assertThat(changes.get()).isEqualTo(2));
       // The stream is read on the watch's virtual thread: docker-java starts no reader of its own.
-      assertThat(Thread.getAllStackTraces().keySet())
-          .extracting(Thread::getName)
-          .noneMatch(n -> n.startsWith("docker-java-stream"));
+      assertThat(PlatformThreads.startingWith("docker-java-stream")).isEmpty();
     }
   }
 }
