@@ -35,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * The kubelet API: HTTPS on Netty, every request authenticated and authorized (as upstream's {@code
  * InstallAuthFilter}) before the first matching {@link Route} serves it.
  *
- * <p>Threads: one acceptor and two I/O event loop threads ({@code kubelet-server-*}); the
- * authentication and authorization of each request (which may call the API server) on a virtual
- * thread. Routes run as {@link Route} says.
+ * <p>Threads: none of its own. It accepts and serves on the process's shared Netty loops ({@link
+ * NettyLoops}); the authentication and authorization of each request (which may call the API
+ * server) run on a virtual thread. Routes run as {@link Route} says. In plain HTTP with every
+ * request let in, it is also the healthz port and the read-only port ({@link ReadOnlyServer}).
  */
 public final class KubeletServer implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(KubeletServer.class);

@@ -1,48 +1,41 @@
 package io.jkubelet.agent.server;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.EventList;
-import io.fabric8.kubernetes.api.model.EventListBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.prober.ProbeWorker;
-import io.jkubelet.agent.util.ApiSerialization;
+import io.jkubelet.agent.server.auth.Authenticator;
+import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.util.Lifecycle;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The read-only port: {@code GET /healthz} ("ok", or 500 naming each unhealthy subsystem), {@code
- * GET /pods} (a v1 PodList of the pods this node runs, with the status jkubelet computed), {@code
- * GET /events} (a v1 EventList of the events kept locally, oldest first by lastTimestamp, filtered
- * by the query parameters {@code namespace}, {@code pod} and {@code uid}) and {@code GET /probes}
- * (how regularly each probe ran), and the documents added with {@link #serve} (the metrics and the
- * stats summary, as upstream's read-only port serves them). Requests run on virtual threads.
+ * The read-only port: {@code GET /healthz} ("ok", or 500 naming each unhealthy subsystem, and
+ * {@code /healthz/ping} and {@code /healthz/<check>}), {@code GET /pods} (a v1 PodList of the pods
+ * this node runs, with the status jkubelet computed), {@code GET /events} (a v1 EventList of the
+ * events kept locally, oldest first by lastTimestamp, filtered by the query parameters {@code
+ * namespace}, {@code pod} and {@code uid}) and {@code GET /probes} (how regularly each probe ran),
+ * and the documents added with {@link #serve} (the metrics and the stats summary, as upstream's
+ * read-only port serves them).
+ *
+ * <p>It is a {@link KubeletServer} in plain HTTP that lets every request in, as upstream's
+ * read-only port has no authentication: the same routes and answers as the kubelet API ({@link
+ * CoreRoutes}, {@link DocumentRoute}), on the process's shared Netty loops. Documents, events and
+ * probes are made on a virtual thread per request.
  */
 public final class ReadOnlyServer implements Lifecycle {
-  private static final Logger log = LoggerFactory.getLogger(ReadOnlyServer.class);
   private static final ObjectMapper STATS_JSON = new ObjectMapper();
+  private static final Executor PER_REQUEST =
+      r -> Thread.ofVirtual().name("read-only-request").start(r);
 
   private final String address;
   private final int port;
@@ -51,8 +44,7 @@ public final class ReadOnlyServer implements Lifecycle {
   private final Events events;
   private final Supplier<List<ProbeWorker.Stats>> probes;
   private final Map<String, Resource> resources = new LinkedHashMap<>();
-  private HttpServer server;
-  private ExecutorService executor;
+  private KubeletServer server;
 
   /**
    * A document served at one path on GET, made at each request: {@code /metrics}, {@code
@@ -102,64 +94,44 @@ public final class ReadOnlyServer implements Lifecycle {
 
   @Override
   public void start() {
+    List<Route> routes = new ArrayList<>();
+    routes.add(new CoreRoutes(new Healthz(checks), pods, null));
+    routes.add(new EventsRoute(events, PER_REQUEST));
+    routes.add(
+        new DocumentRoute(
+            "/probes", new Resource("application/json", this::probesJson), PER_REQUEST));
+    resources.forEach((path, r) -> routes.add(new DocumentRoute(path, r, PER_REQUEST)));
+    KubeletServer s =
+        new KubeletServer(
+            ServerOptions.plain(address, port, "read-only"),
+            new Authenticator(true, Optional.empty()),
+            Authorizer.ALWAYS_ALLOW,
+            routes);
     try {
-      server = HttpServer.create(new InetSocketAddress(address, port), 64);
-    } catch (IOException e) {
+      s.start();
+    } catch (IllegalStateException e) {
       throw new IllegalStateException(
           "cannot listen on " + address + ":" + port + " for the read-only port: " + e.getMessage(),
           e);
     }
-    executor = Executors.newVirtualThreadPerTaskExecutor();
-    server.setExecutor(executor);
-    server.createContext("/healthz", this::healthz);
-    server.createContext("/pods", this::pods);
-    server.createContext("/events", this::events);
-    server.createContext("/probes", this::probes);
-    resources.forEach((path, r) -> server.createContext(path, ex -> resource(ex, path, r)));
-    server.createContext("/", ex -> send(ex, 404, "text/plain", "404 page not found\n"));
-    server.start();
-    log.info("read-only server: listening on {}:{}", address, port());
+    server = s;
   }
 
   /** The bound port (useful when 0 asked for an ephemeral one). */
   public int port() {
-    return server == null ? port : server.getAddress().getPort();
+    return server == null ? port : server.port();
   }
 
   @Override
   public void stop() {
     if (server != null) {
-      server.stop(0);
-    }
-    if (executor != null) {
-      executor.shutdownNow();
+      server.stop();
     }
   }
 
   @Override
   public Health healthy() {
-    return server != null ? Health.OK : Health.failing("read-only server is not started");
-  }
-
-  private void healthz(HttpExchange ex) throws IOException {
-    if (!"GET".equals(ex.getRequestMethod()) && !"HEAD".equals(ex.getRequestMethod())) {
-      send(ex, 405, "text/plain", "method not allowed\n");
-      return;
-    }
-    Healthz.Report r = new Healthz(checks).all();
-    send(ex, r.ok() ? 200 : 500, "text/plain; charset=utf-8", r.body());
-  }
-
-  private void pods(HttpExchange ex) throws IOException {
-    if (!"GET".equals(ex.getRequestMethod())) {
-      send(ex, 405, "text/plain", "method not allowed\n");
-      return;
-    }
-    send(
-        ex,
-        200,
-        "application/json",
-        ApiSerialization.SHARED.asJson(PodsWithStatus.podList(pods.get())));
+    return server != null ? server.healthy() : Health.failing("read-only server is not started");
   }
 
   /**
@@ -167,11 +139,7 @@ public final class ReadOnlyServer implements Lifecycle {
    * the worst interval between attempts (milliseconds), and the ticks skipped because an attempt
    * was still running. For operators and the probe benchmark.
    */
-  private void probes(HttpExchange ex) throws IOException {
-    if (!"GET".equals(ex.getRequestMethod())) {
-      send(ex, 405, "text/plain", "method not allowed\n");
-      return;
-    }
+  private byte[] probesJson() {
     ArrayNode items = STATS_JSON.createArrayNode();
     for (ProbeWorker.Stats st : probes.get()) {
       items
@@ -187,92 +155,10 @@ public final class ReadOnlyServer implements Lifecycle {
     }
     ObjectNode body = STATS_JSON.createObjectNode();
     body.set("items", items);
-    send(ex, 200, "application/json", STATS_JSON.writeValueAsString(body));
-  }
-
-  private static void resource(HttpExchange ex, String path, Resource r) throws IOException {
-    if (!path.equals(ex.getRequestURI().getPath())) {
-      send(ex, 404, "text/plain", "404 page not found\n");
-      return;
-    }
-    if (!"GET".equals(ex.getRequestMethod())) {
-      send(ex, 405, "text/plain", "method not allowed\n");
-      return;
-    }
-    byte[] body;
     try {
-      body = r.body().get();
-    } catch (RuntimeException e) {
-      log.warn("read-only server: {} failed: {}", path, e.toString());
-      send(ex, 500, "text/plain", "internal error\n");
-      return;
-    }
-    ex.getResponseHeaders().set("Content-Type", r.contentType());
-    ex.sendResponseHeaders(200, body.length == 0 ? -1 : body.length);
-    try (OutputStream os = ex.getResponseBody()) {
-      os.write(body);
-    }
-  }
-
-  private void events(HttpExchange ex) throws IOException {
-    if (!"GET".equals(ex.getRequestMethod())) {
-      send(ex, 405, "text/plain", "method not allowed\n");
-      return;
-    }
-    if (!"/events".equals(ex.getRequestURI().getPath())
-        && !"/events/".equals(ex.getRequestURI().getPath())) {
-      send(ex, 404, "text/plain", "404 page not found\n");
-      return;
-    }
-    Map<String, String> q = query(ex.getRequestURI().getRawQuery());
-    List<Event> items =
-        new ArrayList<>(
-            events.list(
-                Optional.ofNullable(q.get("namespace")).filter(v -> !v.isEmpty()),
-                Optional.ofNullable(q.get("pod")).filter(v -> !v.isEmpty()),
-                Optional.ofNullable(q.get("uid")).filter(v -> !v.isEmpty())));
-    items.sort(Comparator.comparing(e -> instant(e.getLastTimestamp())));
-    EventList list =
-        new EventListBuilder()
-            .withApiVersion("v1")
-            .withKind("EventList")
-            .withNewMetadata()
-            .endMetadata()
-            .withItems(items)
-            .build();
-    send(ex, 200, "application/json", ApiSerialization.SHARED.asJson(list));
-  }
-
-  private static Map<String, String> query(String raw) {
-    Map<String, String> out = new HashMap<>();
-    if (raw == null || raw.isEmpty()) {
-      return out;
-    }
-    for (String pair : raw.split("&")) {
-      int eq = pair.indexOf('=');
-      String k = eq < 0 ? pair : pair.substring(0, eq);
-      String v = eq < 0 ? "" : pair.substring(eq + 1);
-      out.putIfAbsent(
-          URLDecoder.decode(k, StandardCharsets.UTF_8),
-          URLDecoder.decode(v, StandardCharsets.UTF_8));
-    }
-    return out;
-  }
-
-  private static Instant instant(String ts) {
-    try {
-      return ts == null ? Instant.MIN : Instant.parse(ts);
-    } catch (DateTimeParseException e) {
-      return Instant.MIN;
-    }
-  }
-
-  private static void send(HttpExchange ex, int code, String type, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", type);
-    ex.sendResponseHeaders(code, bytes.length == 0 ? -1 : bytes.length);
-    try (OutputStream os = ex.getResponseBody()) {
-      os.write(bytes);
+      return STATS_JSON.writeValueAsBytes(body);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("probes: " + e.getMessage(), e);
     }
   }
 }
