@@ -22,8 +22,8 @@ public record CgroupSettings(
             oneOf = {"cgroupfs", "systemd"},
             zeroIsUnset = true,
             doc =
-                "cgroupfs or systemd; must match Docker's. None: Docker's own (docker info), as"
-                    + " upstream v1.28+ takes the runtime's")
+                "cgroupfs or systemd. Docker's own (docker info) wins, as upstream v1.28+ takes"
+                    + " the runtime's: another is overridden with a warning")
         String cgroupDriver,
     @Field(value = "true", doc = "Whether cpu limits are CFS quotas") boolean cpuCFSQuota,
     @Field(

@@ -56,11 +56,16 @@ public final class ContainerManagers {
   }
 
   /**
-   * The options with their cgroup driver settled, and logged with where it came from. A driver
-   * given (flag or file) must be Docker's: another is refused with upstream v1.20's message. None
-   * given takes Docker's own, as upstream v1.28+ takes the runtime's (KubeletCgroupDriverFromCRI).
-   * An engine that does not answer is not checked: the agent starts without it and its pods wait
-   * for it; the driver is then the one given, else upstream's default, {@code cgroupfs}.
+   * The options with their cgroup driver settled, and logged with where it came from. Docker's own
+   * driver wins, as upstream v1.28+ takes the runtime's (KubeletCgroupDriverFromCRI): none given
+   * takes it, and a driver given (flag or file) that is not Docker's is overridden with a warning
+   * that names both. Upstream v1.20 exits there instead ({@code misconfiguration: kubelet cgroup
+   * driver ... is different from docker cgroup driver}), and under systemd's {@code Restart=} that
+   * is a restart loop; it happens to every node that {@code kubeadm join} gives the cluster's
+   * {@code cgroupDriver} when its Docker has another, since kubeadm v1.20 takes the driver from
+   * Docker only on {@code init}. An engine that does not answer is not checked: the agent starts
+   * without it and its pods wait for it; the driver is then the one given, else upstream's default,
+   * {@code cgroupfs}.
    */
   static CgroupOptions withDriver(CgroupOptions options, Supplier<Optional<String>> engineDriver) {
     String given = options.cgroupDriver();
@@ -77,17 +82,21 @@ public final class ContainerManagers {
       return options.withDriver(assumed);
     }
     if (!given.isEmpty()) {
-      if (engine.isPresent() && !engine.get().equals(given)) {
-        throw new ConfigException(
-            "--cgroup-driver",
-            "misconfiguration: kubelet cgroup driver: \""
-                + given
-                + "\" is different from docker cgroup driver: \""
-                + engine.get()
-                + "\"");
+      if (engine.isEmpty() || engine.get().equals(given)) {
+        log.info(
+            "ContainerManager: cgroup driver {}, as given ({})",
+            given,
+            engine.isEmpty() ? "Docker does not say its own" : "Docker's is the same");
+        return options;
       }
-      log.info("ContainerManager: cgroup driver {}, as given (Docker's is the same)", given);
-      return options;
+      log.warn(
+          "ContainerManager: cgroup driver: the configured \"{}\" is different from docker cgroup"
+              + " driver: \"{}\"; using Docker's, as upstream v1.28+ uses the runtime's (upstream"
+              + " v1.20 exits here: set cgroupDriver to \"{}\" in the configuration to silence"
+              + " this)",
+          given,
+          engine.get(),
+          engine.get());
     }
     if (engine.isEmpty()) {
       log.warn(
@@ -105,9 +114,11 @@ public final class ContainerManagers {
               + engine.get()
               + "\" is not supported: jkubelet needs cgroupfs or systemd");
     }
-    log.info(
-        "ContainerManager: cgroup driver {}, Docker's (docker info; --cgroup-driver not given)",
-        driver.flagValue());
+    if (given.isEmpty()) {
+      log.info(
+          "ContainerManager: cgroup driver {}, Docker's (docker info; --cgroup-driver not given)",
+          driver.flagValue());
+    }
     return options.withDriver(driver);
   }
 

@@ -68,14 +68,23 @@ class ContainerManagersTest {
       };
 
   @Test
-  void aDriverGivenOtherThanDockersIsRefusedWithUpstreamsMessage() {
-    assertThatThrownBy(() -> create(given("cgroupfs"), MACHINE, docker("systemd")))
-        .isInstanceOf(ConfigException.class)
-        .hasMessage(
-            "--cgroup-driver: misconfiguration: kubelet cgroup driver: \"cgroupfs\" is different"
-                + " from docker cgroup driver: \"systemd\"");
-    assertThatThrownBy(() -> create(given("systemd"), MACHINE, docker("cgroupfs")))
-        .hasMessageContaining("kubelet cgroup driver: \"systemd\" is different");
+  void aDriverGivenOtherThanDockersGivesWayToDockersWithAWarningThatNamesBoth() {
+    // kubeadm v1.20's join writes the cluster's cgroupDriver into every node's config.yaml: a node
+    // whose Docker has another would exit (upstream v1.20) and restart for ever under systemd.
+    ContainerManager systemd = create(given("cgroupfs"), MACHINE, docker("systemd"));
+    assertThat(systemd.podCgroupRoot()).isEqualTo("/kubepods.slice");
+    ContainerManager cgroupfs = create(given("systemd"), MACHINE, docker("cgroupfs"));
+    assertThat(cgroupfs.podCgroupRoot()).isEqualTo("/kubepods");
+    assertThat(logged())
+        .containsExactly(
+            "WARN ContainerManager: cgroup driver: the configured \"cgroupfs\" is different from"
+                + " docker cgroup driver: \"systemd\"; using Docker's, as upstream v1.28+ uses the"
+                + " runtime's (upstream v1.20 exits here: set cgroupDriver to \"systemd\" in the"
+                + " configuration to silence this)",
+            "WARN ContainerManager: cgroup driver: the configured \"systemd\" is different from"
+                + " docker cgroup driver: \"cgroupfs\"; using Docker's, as upstream v1.28+ uses the"
+                + " runtime's (upstream v1.20 exits here: set cgroupDriver to \"cgroupfs\" in the"
+                + " configuration to silence this)");
   }
 
   @Test

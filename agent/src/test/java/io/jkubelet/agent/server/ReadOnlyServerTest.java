@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.PodList;
 import io.jkubelet.agent.TestPods;
+import io.jkubelet.agent.testing.PlatformThreads;
 import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import java.net.URI;
@@ -14,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
@@ -59,6 +61,28 @@ class ReadOnlyServerTest {
     HttpResponse<String> r = get("/healthz");
     assertThat(r.statusCode()).isEqualTo(500);
     assertThat(r.body()).contains("[-]pleg failed: PLEG is not healthy").doesNotContain("syncloop");
+  }
+
+  @Test
+  void letsEveryRequestInAndStartsNoThreadOfItsOwn() throws Exception {
+    Set<Thread> before = PlatformThreads.live();
+    start();
+    HttpResponse<String> withToken =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/pods"))
+                .header("Authorization", "Bearer not-a-token")
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(withToken.statusCode()).isEqualTo(200);
+    assertThat(get("/probes").body()).isEqualTo("{\"items\":[]}");
+    // Served on the process's shared Netty loops (started here if no test before did): not the
+    // JDK's HTTP server and its dispatcher and idle-timeout threads. (This test's own client
+    // starts workers of its own.)
+    Set<Thread> started = PlatformThreads.live();
+    started.removeAll(before);
+    assertThat(started)
+        .extracting(Thread::getName)
+        .allMatch(n -> n.startsWith("netty-io") || n.startsWith("HttpClient-"));
   }
 
   @Test

@@ -1,6 +1,8 @@
 package io.jkubelet.agent.testing;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -10,6 +12,11 @@ import java.util.function.Predicate;
  */
 public final class PlatformThreads {
   private PlatformThreads() {}
+
+  /** The live platform threads, in a set of the caller's own. */
+  public static Set<Thread> live() {
+    return new HashSet<>(Thread.getAllStackTraces().keySet());
+  }
 
   /** The live platform threads whose names match. */
   public static List<String> named(Predicate<String> match) {
