@@ -16,8 +16,11 @@ public record CniSettings(
         Path cniConfDir,
     @Field(
             file = Field.FLAG_ONLY,
-            value = "/opt/cni/bin",
-            doc = "Where CNI plugin binaries are, in order")
+            value = "/opt/cni/bin,/usr/lib/cni",
+            doc =
+                "Where CNI plugin binaries are, in order (upstream's default is /opt/cni/bin;"
+                    + " Debian's containernetworking-plugins, which the package recommends, are in"
+                    + " /usr/lib/cni)")
         List<String> cniBinDir,
     @Field(
             file = Field.FLAG_ONLY,

@@ -38,7 +38,7 @@ public record NetworkOptions(
           "",
           new Cni(
               Path.of("/etc/cni/net.d"),
-              List.of(Path.of("/opt/cni/bin")),
+              List.of(Path.of("/opt/cni/bin"), Path.of("/usr/lib/cni")),
               Path.of("/var/lib/cni/cache"),
               DEFAULT_EXEC_TIMEOUT),
           0,
