@@ -41,6 +41,7 @@ import io.jkubelet.agent.parts.ServerParts;
 import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.runtime.CallsInFlight;
 import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.server.HealthzPort;
 import io.jkubelet.agent.setup.Dependencies;
 import io.jkubelet.agent.setup.KubeletOptions;
 import io.jkubelet.agent.status.ApiStatusManager;
@@ -97,7 +98,8 @@ public final class Agent implements Lifecycle {
       EventPipeline events,
       PodEngine engine,
       ClientCertificates certificates,
-      ApiClients clients) {
+      ApiClients clients,
+      HealthzPort healthzPort) {
     this.options = options;
     var config = options.config();
     StatusManager statuses = new LocalStatusManager();
@@ -158,7 +160,8 @@ public final class Agent implements Lifecycle {
                 loop::healthy,
                 new Memo<>(RUNTIME_CHECK_TTL, deps.time().clock(), this::runtimeHealth),
                 clusterChecks),
-            serving);
+            serving,
+            healthzPort);
     // The one order. The pods' cgroups first: a failure refuses the start with nothing to stop.
     // The event pipeline next, so no event of the start or the stop is lost. The pod sources
     // early: the API source's first list is the longest wait of a start, and what they deliver
@@ -196,13 +199,32 @@ public final class Agent implements Lifecycle {
   }
 
   /**
-   * Builds the agent. In cluster mode the node's client certificate comes first (TLS bootstrap,
-   * retried until it succeeds: this blocks), then the API clients; then the engine is waited for.
+   * Builds the agent. The healthz port is served first (see {@link HealthzPort}: it answers "ok"
+   * until the kubelet API hands it the node's checks). In cluster mode the node's client
+   * certificate comes next (TLS bootstrap, retried until it succeeds: this blocks), then the API
+   * clients; then the engine is waited for.
    *
    * @throws io.jkubelet.config.ConfigException for a kubeconfig, certificate or export target that
    *     cannot be used
    */
   public static Agent create(KubeletOptions options, Dependencies deps)
+      throws InterruptedException {
+    var healthz = options.config().server().healthz();
+    HealthzPort healthzPort =
+        deps.servesPorts()
+            ? new HealthzPort(
+                healthz.healthzBindAddress(), healthz.healthzPort(), options.nodeName())
+            : HealthzPort.NONE;
+    healthzPort.start();
+    try {
+      return create(options, deps, healthzPort);
+    } catch (RuntimeException | InterruptedException e) {
+      healthzPort.stop();
+      throw e;
+    }
+  }
+
+  private static Agent create(KubeletOptions options, Dependencies deps, HealthzPort healthzPort)
       throws InterruptedException {
     KubeletMetrics metrics = new KubeletMetrics(options.nodeName());
     EventPipeline events =
@@ -260,7 +282,8 @@ public final class Agent implements Lifecycle {
             imageGc,
             timelines);
     pods.imageGc().ifPresent(g -> metrics.register(new ImageGcCollector(g::stats)));
-    Agent agent = new Agent(options, deps, metrics, events, pods, certificates, clients);
+    Agent agent =
+        new Agent(options, deps, metrics, events, pods, certificates, clients, healthzPort);
     EventCaches.register(metrics.caches(), events.broadcaster(), events.store());
     return agent;
   }

@@ -4,6 +4,7 @@ import io.jkubelet.agent.certificates.CertificateManager;
 import io.jkubelet.agent.logs.ContainerLogsRoute;
 import io.jkubelet.agent.logs.SystemLogRoute;
 import io.jkubelet.agent.server.Healthz;
+import io.jkubelet.agent.server.HealthzPort;
 import io.jkubelet.agent.server.KubeletApi;
 import io.jkubelet.agent.server.PodsWithStatus;
 import io.jkubelet.agent.server.ReadOnlyServer;
@@ -51,8 +52,11 @@ public final class ServerParts {
 
   /**
    * @param serving the serving certificate's manager with {@code serverTLSBootstrap}; else null
+   * @param healthzPort the healthz port, which the root started first; the kubelet API hands it the
+   *     checks
    */
-  public ServerParts(PodParts parts, Checks more, CertificateManager serving) {
+  public ServerParts(
+      PodParts parts, Checks more, CertificateManager serving, HealthzPort healthzPort) {
     this.parts = parts;
     var in = parts.in;
     this.serves = in.deps().servesPorts();
@@ -85,7 +89,8 @@ public final class ServerParts {
             new Healthz(checks),
             parts::podsWithStatus,
             routes(config),
-            in.metrics().caches()::add);
+            in.metrics().caches()::add,
+            healthzPort);
   }
 
   /** The kubelet API's routes beyond its own: logs, metrics and stats, streaming. */

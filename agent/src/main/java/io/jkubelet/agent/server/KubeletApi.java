@@ -44,7 +44,7 @@ public final class KubeletApi implements Lifecycle {
   private final Supplier<List<Pod>> pods;
   private final List<Route> extra;
   private KubeletServer server;
-  private KubeletServer healthzServer;
+  private final HealthzPort healthzPort;
   private volatile ServingIdentity identity;
 
   /** The webhooks, once {@link #start()} made them; read by the cache gauges. */
@@ -83,14 +83,18 @@ public final class KubeletApi implements Lifecycle {
    * @param pods the node's pods with their status
    * @param extra routes of other packages (logs, streaming, metrics), asked after the built-in ones
    * @param caches where the webhooks' answer caches are shown, when there are webhooks
+   * @param healthzPort the healthz port, which may be serving already (the root starts it first);
+   *     this API hands it the checks and stops it
    */
   public KubeletApi(
       Options options,
       Healthz healthz,
       Supplier<List<Pod>> pods,
       List<Route> extra,
-      Caches caches) {
+      Caches caches,
+      HealthzPort healthzPort) {
     this.options = options;
+    this.healthzPort = healthzPort;
     this.healthz = healthz;
     this.pods = pods;
     this.extra = List.copyOf(extra);
@@ -134,18 +138,8 @@ public final class KubeletApi implements Lifecycle {
             authorizer(config),
             routes);
     server.start();
-    if (config.server().healthz().healthzPort() > 0) {
-      healthzServer =
-          new KubeletServer(
-              ServerOptions.plain(
-                  config.server().healthz().healthzBindAddress(),
-                  config.server().healthz().healthzPort(),
-                  options.nodeName()),
-              new Authenticator(true, Optional.empty()),
-              Authorizer.ALWAYS_ALLOW,
-              List.of(new CoreRoutes(healthz, null, null)));
-      healthzServer.start();
-    }
+    healthzPort.serve(healthz);
+    healthzPort.start();
   }
 
   /** The kubelet API's TLS, from {@code tlsMinVersion} and {@code tlsCipherSuites}. */
@@ -288,9 +282,7 @@ public final class KubeletApi implements Lifecycle {
 
   @Override
   public void stop() {
-    if (healthzServer != null) {
-      healthzServer.stop();
-    }
+    healthzPort.stop();
     if (server != null) {
       server.stop();
     }
