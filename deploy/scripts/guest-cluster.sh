@@ -274,7 +274,23 @@ run_kubeadm_cluster() {
       GUEST_LINK=$([ "$g" = 1 ] && echo "listen=127.0.0.1:$link_port" || echo "connect=127.0.0.1:$link_port") \
       guest_start "${dirs[$g - 1]}"
     pids+=("$GUEST_PID")
+    # QEMU's socket netdev connects once, at its start, and runs on unlinked when nothing listens
+    # yet: the second guest starts only once the first's QEMU listens (a probe would connect and
+    # take the listener's one peer, so ss only looks).
+    if [ "$g" = 1 ]; then
+      for _ in $(seq 1 60); do
+        ss -tln "sport = :$link_port" | grep -q LISTEN && break
+        sleep 1
+      done
+    fi
   done
+  for _ in $(seq 1 30); do
+    ss -Htn state established "( sport = :$link_port or dport = :$link_port )" | grep -q . && break
+    sleep 1
+  done
+  if ! ss -Htn state established "( sport = :$link_port or dport = :$link_port )" | grep -q .; then
+    echo "guest: $name: the guests' link (socket netdev on 127.0.0.1:$link_port) did not connect" >&2
+  fi
   t0=$(date +%s)
   # Both nodes Ready, or a guest gone (its scenario ended early: a failed join).
   deadline=$((t0 + TIMEOUT))
