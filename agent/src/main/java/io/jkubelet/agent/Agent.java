@@ -69,10 +69,11 @@ import org.slf4j.LoggerFactory;
  * in order and stopped in reverse. The {@link Kubelet} it builds is the sync loop's handler.
  *
  * <p>Building does no I/O but the node's client certificate (TLS bootstrap, which upstream also
- * does before it builds the kubelet) and starts nothing; {@link #start()} does. Stopping leaves
- * every pod running: the next start adopts them. Parts that need the agent's later state (the
- * Node's readiness and pressure, whether a deleted pod is finished here) are given this object's
- * methods, as upstream gives its subsystems the {@code Kubelet} itself.
+ * does before it builds the kubelet) and starts nothing but the healthz port, which answers from
+ * the first step ({@link HealthzPort}: kubeadm's join waits for it); {@link #start()} does the
+ * rest. Stopping leaves every pod running: the next start adopts them. Parts that need the agent's
+ * later state (the Node's readiness and pressure, whether a deleted pod is finished here) are given
+ * this object's methods, as upstream gives its subsystems the {@code Kubelet} itself.
  *
  * <p>A few lines over the house's 400: this is the one composition root, the ordered lifecycle list
  * and the methods the parts are given. The pods' half is already {@link
@@ -212,8 +213,7 @@ public final class Agent implements Lifecycle {
     var healthz = options.config().server().healthz();
     HealthzPort healthzPort =
         deps.servesPorts()
-            ? new HealthzPort(
-                healthz.healthzBindAddress(), healthz.healthzPort(), options.nodeName())
+            ? new HealthzPort(healthz.healthzBindAddress(), healthz.healthzPort())
             : HealthzPort.NONE;
     healthzPort.start();
     try {

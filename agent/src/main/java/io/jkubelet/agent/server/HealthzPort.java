@@ -1,14 +1,11 @@
 package io.jkubelet.agent.server;
 
-import io.jkubelet.agent.server.auth.Authenticator;
-import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.server.auth.Subject;
 import io.jkubelet.agent.util.Lifecycle;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The healthz port ({@code healthzPort} on {@code healthzBindAddress}, plain HTTP): {@code
@@ -24,18 +21,16 @@ import java.util.Optional;
  */
 public final class HealthzPort implements Lifecycle {
   /** No healthz port ({@code healthzPort: 0}, or a process that serves no port). */
-  public static final HealthzPort NONE = new HealthzPort("127.0.0.1", 0, "");
+  public static final HealthzPort NONE = new HealthzPort("127.0.0.1", 0);
 
   private final String address;
   private final int port;
-  private final String nodeName;
   private volatile CoreRoutes routes = new CoreRoutes(new Healthz(Map.of()), null, null);
   private KubeletServer server;
 
-  public HealthzPort(String address, int port, String nodeName) {
+  public HealthzPort(String address, int port) {
     this.address = address;
     this.port = port;
-    this.nodeName = nodeName;
   }
 
   /** From now on {@code /healthz} runs these checks. */
@@ -48,12 +43,7 @@ public final class HealthzPort implements Lifecycle {
     if (port == 0 || server != null) {
       return;
     }
-    KubeletServer s =
-        new KubeletServer(
-            ServerOptions.plain(address, port, nodeName),
-            new Authenticator(true, Optional.empty()),
-            Authorizer.ALWAYS_ALLOW,
-            List.of(new Current()));
+    KubeletServer s = KubeletServer.open(address, port, List.of(new Current()));
     s.start();
     server = s;
   }

@@ -24,6 +24,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -64,6 +65,19 @@ public final class KubeletServer implements Lifecycle {
     this.authenticator = authenticator;
     this.authorizer = authorizer;
     this.routes = List.copyOf(routes);
+  }
+
+  /**
+   * Plain HTTP on {@code address}:{@code port} that lets every request in (anonymous, always
+   * allowed), as upstream's healthz and read-only ports: {@link HealthzPort}, {@link
+   * ReadOnlyServer}.
+   */
+  public static KubeletServer open(String address, int port, List<Route> routes) {
+    return new KubeletServer(
+        ServerOptions.plain(address, port, ""),
+        new Authenticator(true, Optional.empty()),
+        Authorizer.ALWAYS_ALLOW,
+        routes);
   }
 
   @Override

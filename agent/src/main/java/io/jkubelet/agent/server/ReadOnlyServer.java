@@ -7,8 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.prober.ProbeWorker;
-import io.jkubelet.agent.server.auth.Authenticator;
-import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.util.Lifecycle;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -101,12 +99,7 @@ public final class ReadOnlyServer implements Lifecycle {
         new DocumentRoute(
             "/probes", new Resource("application/json", this::probesJson), PER_REQUEST));
     resources.forEach((path, r) -> routes.add(new DocumentRoute(path, r, PER_REQUEST)));
-    KubeletServer s =
-        new KubeletServer(
-            ServerOptions.plain(address, port, "read-only"),
-            new Authenticator(true, Optional.empty()),
-            Authorizer.ALWAYS_ALLOW,
-            routes);
+    KubeletServer s = KubeletServer.open(address, port, routes);
     try {
       s.start();
     } catch (IllegalStateException e) {

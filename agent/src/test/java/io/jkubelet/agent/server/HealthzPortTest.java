@@ -37,7 +37,7 @@ class HealthzPortTest {
 
   @Test
   void answersOkBeforeTheAgentIsBuiltThenRunsTheChecksItIsHanded() throws Exception {
-    port = new HealthzPort("127.0.0.1", freePort(), "node-a");
+    port = new HealthzPort("127.0.0.1", freePort());
     port.start();
     // What kubeadm's kubelet check asks while the agent is still being built (TLS bootstrap).
     assertThat(get("/healthz").statusCode()).isEqualTo(200);
