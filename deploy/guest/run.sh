@@ -21,6 +21,9 @@ echo "$BOOT" >"$OUT/boots"
 sync
 
 up() { cut -d' ' -f1 /proc/uptime; }
+# A heartbeat on the host's results log every 60 s while this boot runs, so that the host can tell a
+# guest that hung from one that waits (guest-lib.sh's JKUBELET_GUEST_SILENCE).
+(while sleep 60; do echo "@@GB $BOOT $(up) ALIVE" >/dev/ttyS1 2>/dev/null; done) &
 mark() { # KIND TEXT...
   local kind=$1
   shift

@@ -111,6 +111,7 @@ guest_follow() {
   [ "$total" -gt "$seen" ] || return 0
   t0=$(cat "$dir/t0")
   tail -n +"$((seen + 1))" "$dir/results.log" | head -n "$((total - seen))" | tr -d '\r' |
+    grep -Ev '^@@GB [0-9]+ [0-9.]+ ALIVE$' |
     while IFS= read -r line; do
       printf '[host +%ss] %s\n' "$(($(date +%s) - t0))" "$line"
     done | tee -a "$dir/timed.log" >&2
@@ -118,15 +119,25 @@ guest_follow() {
 }
 
 # guest_wait DIR PID REGEX SECONDS: follows DIR's markers until one matches the extended REGEX (0),
-# QEMU PID exits first (2), or SECONDS pass (1). Polls once a second.
+# QEMU PID exits first (2), or SECONDS pass (1). Polls once a second. A guest that has written
+# nothing to its results log (markers, or run.sh's heartbeat every 60 s) for
+# JKUBELET_GUEST_SILENCE seconds (default 900; 0: never) since its QEMU started has hung: that
+# counts as the deadline, said on stderr.
 guest_wait() {
-  local dir=$1 pid=$2 regex=$3 deadline=$(($(date +%s) + $4)) from
+  local dir=$1 pid=$2 regex=$3 deadline=$(($(date +%s) + $4)) from silence=${JKUBELET_GUEST_SILENCE:-900}
+  local last
   from=$(wc -l <"$dir/timed.log")
   while :; do
     guest_follow "$dir"
     tail -n +"$((from + 1))" "$dir/timed.log" | grep -Eq "$regex" && return 0
     guest_running "$pid" || { guest_follow "$dir"; tail -n +"$((from + 1))" "$dir/timed.log" | grep -Eq "$regex" && return 0; return 2; }
     [ "$(date +%s)" -lt "$deadline" ] || return 1
+    last=$(stat -c %Y "$dir/results.log")
+    [ "$last" -ge "$(cat "$dir/t0")" ] || last=$(cat "$dir/t0")
+    if [ "$silence" -gt 0 ] && [ $(($(date +%s) - last)) -ge "$silence" ]; then
+      echo "guest: $(basename "$dir") said nothing for $silence s, not even its heartbeat: it hung" >&2
+      return 1
+    fi
     sleep 1
   done
 }

@@ -38,6 +38,8 @@
 #
 # Environment:
 #   JKUBELET_GUEST_FLAGS    extra flags for jkubelet in the guest (e.g. --cgroup-driver=systemd)
+#   JKUBELET_GUEST_SILENCE  seconds a guest may say nothing, not even its heartbeat (every 60 s),
+#                           before it counts as hung (default 900; 0: never)
 #   JKUBELET_GUEST_RESULTS  where each scenario's results go (default target/guestbed/SCENARIO)
 #   JKUBELET_GUEST_TIMEOUT  seconds a guest boot may take from QEMU's start to its last marker
 #                           (default 3600: TCG on 2 busy cores; stock-host restarts jkubelet too)
