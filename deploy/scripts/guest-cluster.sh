@@ -311,13 +311,16 @@ run_kubeadm_cluster() {
   else
     kadm_result "$d1" nodes-ready FAIL "$(kadm_kubectl get nodes --no-headers 2>&1 | tr '\n' ';') ($([ $rc = 1 ] && echo "timeout, $TIMEOUT s" || echo "a guest ended"))"
   fi
-  # The guests end when they see their bed-done pod, or at the deadline.
+  # The guests end when they see their bed-done pod, or at the deadline: a short one when the
+  # nodes never were both Ready (a guest that did not join waits for nothing that will come).
+  local done_wait=1800
+  [ $rc = 0 ] || done_wait=120
   for g in 1 2; do
     kadm_kubectl run "bed-done-guest$g" --image=jkubelet/busybox:1.35 --restart=Never \
       --overrides="{\"spec\": {\"nodeName\": \"guest$g\"}}" -- sleep 3600 >/dev/null 2>&1 || true
   done
   for g in 1 2; do
-    guest_wait "${dirs[$g - 1]}" "${pids[$g - 1]}" '@@GB [0-9]+ [0-9.]+ DONE ' 1800 || guest_stop "${pids[$g - 1]}"
+    guest_wait "${dirs[$g - 1]}" "${pids[$g - 1]}" '@@GB [0-9]+ [0-9.]+ DONE ' "$done_wait" || guest_stop "${pids[$g - 1]}"
     guest_wait_exit "${pids[$g - 1]}" 60 || guest_stop "${pids[$g - 1]}"
   done
   kadm_kubectl get nodes,pods,events -A -o wide >"$work/kadm-api-objects.txt" 2>&1 || true
