@@ -111,7 +111,7 @@ guest_follow() {
   [ "$total" -gt "$seen" ] || return 0
   t0=$(cat "$dir/t0")
   tail -n +"$((seen + 1))" "$dir/results.log" | head -n "$((total - seen))" | tr -d '\r' |
-    grep -Ev '^@@GB [0-9]+ [0-9.]+ ALIVE$' |
+    { grep -Ev '^@@GB [0-9]+ [0-9.]+ ALIVE$' || true; } |
     while IFS= read -r line; do
       printf '[host +%ss] %s\n' "$(($(date +%s) - t0))" "$line"
     done | tee -a "$dir/timed.log" >&2
