@@ -1,16 +1,10 @@
 package io.jkubelet.agent;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.jkubelet.agent.certificates.CertificateManager;
 import io.jkubelet.agent.client.ApiClients;
 import io.jkubelet.agent.client.ClientCertificates;
-import io.jkubelet.agent.client.ContentType;
-import io.jkubelet.agent.client.RateLimit;
 import io.jkubelet.agent.cm.NodeAllocatable;
-import io.jkubelet.agent.events.ApiEventSink;
-import io.jkubelet.agent.events.CorrelatorOptions;
-import io.jkubelet.agent.events.EventBroadcaster;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.export.EventPipeline;
@@ -26,28 +20,23 @@ import io.jkubelet.agent.metrics.InstrumentedRuntime;
 import io.jkubelet.agent.metrics.KubeletMetrics;
 import io.jkubelet.agent.metrics.PodStartPhaseMetrics;
 import io.jkubelet.agent.metrics.RestClientMetrics;
-import io.jkubelet.agent.metrics.StatusCollector;
 import io.jkubelet.agent.network.PluginNetwork;
 import io.jkubelet.agent.network.PodNetwork;
-import io.jkubelet.agent.node.HeartbeatClient;
-import io.jkubelet.agent.node.NodeOptions;
-import io.jkubelet.agent.node.NodeResources;
 import io.jkubelet.agent.node.NodeStatusManager;
-import io.jkubelet.agent.objects.WatchPodObjects;
 import io.jkubelet.agent.parts.Inputs;
+import io.jkubelet.agent.parts.NodeParts;
 import io.jkubelet.agent.parts.PodEngine;
 import io.jkubelet.agent.parts.PodParts;
 import io.jkubelet.agent.parts.ServerParts;
-import io.jkubelet.agent.pod.MirrorClient;
 import io.jkubelet.agent.runtime.CallsInFlight;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.server.HealthzPort;
 import io.jkubelet.agent.setup.Dependencies;
 import io.jkubelet.agent.setup.KubeletOptions;
-import io.jkubelet.agent.status.ApiStatusManager;
 import io.jkubelet.agent.status.LocalStatusManager;
 import io.jkubelet.agent.status.StatusManager;
 import io.jkubelet.agent.timeline.PodTimelines;
+import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.LifecycleList;
 import io.jkubelet.agent.util.Memo;
@@ -64,9 +53,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The composition root, as upstream's {@code NewMainKubelet} and {@code Kubelet.Run}: {@link
  * #create} builds every subsystem from the {@link KubeletOptions} and the {@link Dependencies} (the
- * event pipeline, the API's parts and the node's status here; the parts that run pods and the
- * servers by {@code parts}), and the agent owns the one ordered list of their lifecycles, started
- * in order and stopped in reverse. The {@link Kubelet} it builds is the sync loop's handler.
+ * event pipeline, the client certificate and the engine here; the pods', node's and servers' parts
+ * by {@code parts}), and the agent owns the one ordered list of their lifecycles, started in order
+ * and stopped in reverse. The {@link Kubelet} it builds is the sync loop's handler.
  *
  * <p>Building does no I/O but the node's client certificate (TLS bootstrap, which upstream also
  * does before it builds the kubelet) and starts nothing but the healthz port, which answers from
@@ -75,10 +64,9 @@ import org.slf4j.LoggerFactory;
  * later state (the Node's readiness and pressure, whether a deleted pod is finished here) are given
  * this object's methods, as upstream gives its subsystems the {@code Kubelet} itself.
  *
- * <p>A few lines over the house's 400: this is the one composition root, the ordered lifecycle list
- * and the methods the parts are given. The pods' half is already {@link
- * io.jkubelet.agent.parts.PodParts}; the next cut is the node's half (registration, status, lease,
- * certificates) into a {@code parts.NodeParts}, planned, not done.
+ * <p>The pods' half is {@link PodParts}, the node's half in cluster mode (the API's clients,
+ * statuses, events to the API server, registration, status and Lease) {@link NodeParts}, the
+ * servers {@link ServerParts}; this class keeps the order and the methods the parts are given.
  */
 public final class Agent implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(Agent.class);
@@ -103,30 +91,16 @@ public final class Agent implements Lifecycle {
       HealthzPort healthzPort) {
     this.options = options;
     var config = options.config();
-    StatusManager statuses = new LocalStatusManager();
-    Inputs.Cluster cluster = Inputs.Cluster.NONE;
-    if (clients != null) {
-      // The pods', statuses', mirror pods' and objects' requests share upstream's kube-api limit;
-      // the events and the heartbeat have their own.
-      RateLimit limit =
-          RateLimit.kubeApi(config.client().kubeAPIQPS(), config.client().kubeAPIBurst());
-      ApiClients kube = clients.limited("kube-api", limit, deps.time());
-      ContentType.logUsed(config.client().contentType());
-      KubernetesClient pods = kube.newClient();
-      ApiStatusManager api = apiStatuses(kube, limit, deps);
-      statuses = api;
-      metrics.register(apiEvents(clients, deps, events.broadcaster(), metrics));
-      metrics.register(new StatusCollector(api::stats));
-      cluster =
-          new Inputs.Cluster(
-              pods,
-              new MirrorClient(pods, options.nodeName(), this::nodeUid),
-              WatchPodObjects.create(kube.newClient()));
-    } else {
+    NodeParts cluster =
+        clients == null
+            ? null
+            : NodeParts.create(options, deps, clients, metrics, events.broadcaster(), this::parts);
+    if (cluster == null) {
       metrics.register(
           new EventCollector(
               events.broadcaster()::recorded, events.broadcaster()::dropped, null, null));
     }
+    StatusManager statuses = cluster == null ? new LocalStatusManager() : cluster.statuses();
     this.in =
         new Inputs(
             options,
@@ -140,12 +114,9 @@ public final class Agent implements Lifecycle {
                 0,
                 config.resources().reservations(),
                 config.resources().eviction()),
-            cluster);
+            cluster == null ? Inputs.Cluster.NONE : cluster.cluster());
     this.parts = new PodParts(in);
-    this.node = clients == null ? null : nodeStatus(clients);
-    if (node != null) {
-      in.network().podCidrsFrom(node::podCidrs);
-    }
+    this.node = cluster == null ? null : cluster.node(in, parts, this::healthy);
     this.loop = Kubelet.loop(parts, deps.time());
     CertificateManager serving =
         certificates == null || node == null ? null : certificates.serving(in.apiClient(), node);
@@ -239,6 +210,8 @@ public final class Agent implements Lifecycle {
     ClientCertificates certificates = null;
     ApiClients clients = null;
     if (options.clusterMode()) {
+      // The readers of the API's responses, built meanwhile off the HTTP engine's event loop.
+      ApiSerialization.warmUpInBackground();
       certificates =
           new ClientCertificates(
               options.subsystems().certificates(),
@@ -286,72 +259,6 @@ public final class Agent implements Lifecycle {
         new Agent(options, deps, metrics, events, pods, certificates, clients, healthzPort);
     EventCaches.register(metrics.caches(), events.broadcaster(), events.store());
     return agent;
-  }
-
-  /** The pods' status manager on a client of its own; it reads the parts, built after it. */
-  private ApiStatusManager apiStatuses(ApiClients clients, RateLimit limit, Dependencies deps) {
-    return new ApiStatusManager(
-        clients.newClient(),
-        deps.time().clock(),
-        (int) limit.qps(),
-        limit.burst(),
-        pod -> parts.reclaimed.test(pod),
-        uid -> parts.podManager.apiObject(uid),
-        ApiStatusManager.SYNC_PERIOD);
-  }
-
-  /** Events to the API server, on a client and budget of their own; what the events count. */
-  private EventCollector apiEvents(
-      ApiClients clients, Dependencies deps, EventBroadcaster broadcaster, KubeletMetrics metrics) {
-    var config = options.config();
-    ApiEventSink sink =
-        ApiEventSink.create(
-            clients.newClient(),
-            deps.time().clock(),
-            deps.time().sleeper(),
-            CorrelatorOptions.defaults()
-                .withSpamFilter(
-                    config.events().eventSpamRefillPeriod(), config.events().eventSpamBurst()),
-            config.events().eventRecordQPS(),
-            config.events().eventBurst());
-    broadcaster.addWatcher("api", sink);
-    metrics.caches().addCorrelator("api", sink::correlatorCaches);
-    return new EventCollector(
-        broadcaster::recorded, broadcaster::dropped, sink::correlatorStats, sink::counts);
-  }
-
-  /** The Node's UID once it is registered, for mirror pods' owner reference; else "". */
-  private String nodeUid() {
-    return node == null ? "" : node.lastReported().map(n -> n.getMetadata().getUid()).orElse("");
-  }
-
-  /** Registration, node status and Lease, on a client of its own. */
-  private NodeStatusManager nodeStatus(ApiClients clients) {
-    var deps = in.deps();
-    NodeOptions nodeOptions =
-        NodeOptions.of(
-            options.config(),
-            options.nodeName(),
-            deps.host().nodeIp(),
-            new NodeOptions.Registration(
-                options.node().labels(),
-                options.node().taints(),
-                options.config().node().providerID(),
-                options.config().node().registerNode()),
-            options.rootDir());
-    Runtime runtime = in.runtime();
-    return NodeStatusManager.create(
-        nodeOptions,
-        HeartbeatClient.create(clients.base(), nodeOptions, clients.customizer()),
-        deps.time(),
-        new NodeStatusManager.Sources(
-            deps.host().machine(),
-            () -> runtime.type() + "://" + runtime.version(),
-            runtime::listImages,
-            this::healthy,
-            new NodeResources(
-                in.allocatable().reservationByResource(), parts.eviction::nodeConditions)),
-        in.events().recorder());
   }
 
   private void logRuntime() {
@@ -428,6 +335,11 @@ public final class Agent implements Lifecycle {
       log.warn("Container runtime sanity check failed: {}", e.getMessage());
       return Health.failing("container runtime is down");
     }
+  }
+
+  /** The pods' parts, for the node's parts built before them. */
+  private PodParts parts() {
+    return parts;
   }
 
   // For tests.

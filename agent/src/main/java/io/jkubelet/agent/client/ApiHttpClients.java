@@ -56,6 +56,11 @@ public final class ApiHttpClients {
             .setWorkerPoolSize(1)
             .setInternalBlockingPoolSize(1)
             .setUseDaemonThread(true)
+            // A blocked event loop is said every 10 s rather than every second, with its stack
+            // only past a minute: on a guest under emulation the default printed a stack of 150
+            // lines a second for two minutes into the journal, slowing the start further.
+            .setBlockedThreadCheckInterval(10_000)
+            .setWarningExceptionTime(60_000_000_000L)
             .setFileSystemOptions(
                 new FileSystemOptions()
                     .setFileCachingEnabled(false)

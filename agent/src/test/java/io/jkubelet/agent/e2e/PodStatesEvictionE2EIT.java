@@ -328,17 +328,38 @@ class PodStatesEvictionE2EIT {
 
     // Real memory pressure from a BestEffort hog: 1100 MiB leaves kubepods below 500 MiB free.
     Kubectl.apply(ns, pod("hog", "Always", 2, "", EvictionE2EIT.hold(1100), ""));
-    JsonNode hog =
-        await()
-            .atMost(Duration.ofSeconds(120))
-            .pollInterval(Duration.ofMillis(500))
-            .ignoreExceptions()
-            .until(
-                () -> {
-                  wholeSummary(); // whole during the pressure too
-                  return n.pod("hog");
-                },
-                p -> phase(p).equals("Failed"));
+    JsonNode hog;
+    try {
+      hog =
+          await()
+              .atMost(Duration.ofSeconds(120))
+              .pollInterval(Duration.ofMillis(500))
+              .ignoreExceptions()
+              .until(
+                  () -> {
+                    wholeSummary(); // whole during the pressure too
+                    return n.pod("hog");
+                  },
+                  p -> phase(p).equals("Failed"));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      // What the eviction manager saw: the hog's status, the node's memory and its decisions.
+      throw new AssertionError(
+          "the hog was not evicted: "
+              + n.pod("hog").get("status")
+              + "\nsummary: "
+              + podOf(wholeSummary(), "hog").get("memory")
+              + " node "
+              + wholeSummary().at("/node/memory")
+              + "\n"
+              + String.join(
+                  "\n",
+                  n.jkubelet()
+                      .log()
+                      .lines()
+                      .filter(l -> l.contains("viction") || l.contains("hog"))
+                      .toList()),
+          e);
+    }
     assertThat(hog.at("/status/reason").asText()).isEqualTo("Evicted");
     assertThat(hog.at("/status/message").asText())
         .matches(

@@ -1,11 +1,20 @@
 package io.jkubelet.agent.e2e;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
 
-/** Prints the last lines of the jkubelet under test's log when a test fails. */
+/**
+ * When a test fails: prints the last lines of the jkubelet under test's log, and keeps the whole
+ * log in {@code target/it-logs/<class>.<method>.log}, where a failure in a long run can be read
+ * afterwards.
+ */
 final class PrintLogOnFailure implements TestWatcher {
+  static final Path KEPT = Path.of("target", "it-logs");
+
   private final Supplier<JkubeletProcess> jkubelet;
 
   PrintLogOnFailure(Supplier<JkubeletProcess> jkubelet) {
@@ -16,7 +25,22 @@ final class PrintLogOnFailure implements TestWatcher {
   public void testFailed(ExtensionContext context, Throwable cause) {
     JkubeletProcess p = jkubelet.get();
     String log = p == null ? "" : p.log();
-    System.err.println("---- jkubelet log (last 200 lines) ----");
+    Path kept =
+        KEPT.resolve(
+            context.getRequiredTestClass().getSimpleName()
+                + "."
+                + context.getTestMethod().map(m -> m.getName()).orElse("all")
+                + ".log");
+    try {
+      Files.createDirectories(KEPT);
+      Files.writeString(kept, log);
+    } catch (IOException e) {
+      kept = null;
+    }
+    System.err.println(
+        "---- jkubelet log (last 200 lines"
+            + (kept == null ? "" : "; all of it in " + kept.toAbsolutePath())
+            + ") ----");
     log.lines().skip(Math.max(0, log.lines().count() - 200)).forEach(System.err::println);
   }
 }

@@ -44,4 +44,11 @@ class ApiSerializationTest {
     assertThat(ApiSerialization.SHARED.getRegisteredKubernetesResource("apps/v1", "Deployment"))
         .isNull();
   }
+
+  /** Every type of the warm-up reads; an entry that cannot (and so warms nothing) fails here. */
+  @Test
+  void theWarmUpReadsEveryTypeOfTheApisResponses() {
+    assertThat(ApiSerialization.warmUp()).isEqualTo(ApiSerialization.READ_TYPES.size());
+    assertThat(ApiSerialization.READ_TYPES).contains(Pod.class, WatchEvent.class);
+  }
 }
