@@ -356,10 +356,11 @@ kadm_checks() {
     [ -n "$n1" ] && [ "$n1" != "$n2" ] && verdict=PASS || verdict=FAIL
   kadm_result "$d" deployment-on-both-guests "$verdict" "$p1 on $n1 ($ip1), $p2 on $n2 ($ip2)"
   [ "$verdict" = PASS ] || return 0
-  out=$(kadm_kubectl exec "$p1" -- wget -qO- -T 20 "http://$ip2:8080/" 2>&1) || true
+  # busybox's own timeout: Debian 12's static busybox 1.35 segfaults on `wget -T`.
+  out=$(kadm_kubectl exec "$p1" -- timeout 20 wget -qO- "http://$ip2:8080/" 2>&1) || true
   [ "$out" = "$p2" ] && verdict=PASS || verdict=FAIL
   kadm_result "$d" "pod-to-pod:$n1-to-$n2" "$verdict" "kubectl exec $p1 -- wget http://$ip2:8080/: $out"
-  out=$(kadm_kubectl exec "$p2" -- wget -qO- -T 20 "http://$ip1:8080/" 2>&1) || true
+  out=$(kadm_kubectl exec "$p2" -- timeout 20 wget -qO- "http://$ip1:8080/" 2>&1) || true
   [ "$out" = "$p1" ] && verdict=PASS || verdict=FAIL
   kadm_result "$d" "pod-to-pod:$n2-to-$n1" "$verdict" "kubectl exec $p2 -- wget http://$ip1:8080/: $out"
   for p in "$p1" "$p2"; do
