@@ -1,5 +1,8 @@
 package io.jkubelet.agent.cli;
 
+import io.jkubelet.agent.jvm.ClassDataArchive;
+import io.jkubelet.agent.util.Schedulers;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -15,6 +18,10 @@ import sun.misc.Signal;
  * systemd counts as a failure: after {@code systemctl stop kubelet} the unit was {@code failed}
  * rather than {@code inactive} (the operator's-machine bed's {@code service} scenario, 29 Nov). Any
  * other way out of the JVM (SIGINT, {@code System.exit}) keeps its own status.
+ *
+ * <p>Once the daemon has started, the launcher's class-data archive is written, when the launcher
+ * asked for one ({@link ClassDataArchive}): a concern of the JVM the launcher started, whichever
+ * daemon runs in it.
  */
 final class UntilStopped {
   private static final Logger log = LoggerFactory.getLogger(UntilStopped.class);
@@ -29,11 +36,13 @@ final class UntilStopped {
 
   static void run(Start start, Runnable stop) throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
+    Optional<ClassDataArchive> archive = ClassDataArchive.fromLauncher(Schedulers.system());
     if (HOOK_INSTALLED.compareAndSet(false, true)) {
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(
                   () -> {
+                    archive.ifPresent(ClassDataArchive::stop);
                     stop.run();
                     stopped.countDown();
                   },
@@ -41,6 +50,7 @@ final class UntilStopped {
       exitZeroOnSigterm();
     }
     start.run();
+    archive.ifPresent(ClassDataArchive::start);
     stopped.await();
   }
 

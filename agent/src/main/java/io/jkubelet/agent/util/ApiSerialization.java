@@ -69,13 +69,17 @@ public final class ApiSerialization {
   private ApiSerialization() {}
 
   /**
-   * Builds the readers of {@link #READ_TYPES} on a virtual thread, once per process; returns at
-   * once. A response read meanwhile waits for the reader being built (Jackson's lock), rather than
-   * building it on the event loop.
+   * Builds the readers of {@link #READ_TYPES} on a daemon platform thread, once per process;
+   * returns at once. A response read meanwhile waits for the reader being built (Jackson's lock),
+   * rather than building it on the event loop. Not a virtual thread: the work is class loading and
+   * reflection, which would pin a carrier of the agent's other virtual threads for its whole run.
    */
   public static void warmUpInBackground() {
     if (warming.compareAndSet(false, true)) {
-      Thread.ofVirtual().name("api-serialization-warm-up").start(ApiSerialization::warmUp);
+      Thread.ofPlatform()
+          .daemon()
+          .name("api-serialization-warm-up")
+          .start(ApiSerialization::warmUp);
     }
   }
 
