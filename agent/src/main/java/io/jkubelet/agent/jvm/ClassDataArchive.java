@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * an archive of the start-up's classes alone that every later run mapped and none replaced. A run
  * that ends before {@link #AFTER} writes nothing here, and the next one tries again.
  *
- * <p>The dump stops the JVM while it writes (about a second at 110 pods; far longer under
- * emulation), once per archive. It goes to a file beside the archive that is then renamed over it:
+ * <p>The dump links every loaded class and then copies them with the JVM stopped: 6.3 s in all on
+ * the 2-core test machine during a burst of 30 pods (bench-compare.sh, 30 November), far longer
+ * under emulation; once per archive. It goes to a file beside the archive that is then renamed over it:
  * a run that dies while dumping leaves no partial archive, which the JVM would refuse to start
  * with.
  */
