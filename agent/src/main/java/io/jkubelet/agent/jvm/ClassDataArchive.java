@@ -1,7 +1,7 @@
 package io.jkubelet.agent.jvm;
 
 import io.jkubelet.agent.util.Lifecycle;
-import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.agent.util.OwnedScheduler;
 import io.jkubelet.agent.util.Schedulers;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The dump links every loaded class and then copies them with the JVM stopped: 6.3 s in all on
  * the 2-core test machine during a burst of 30 pods (bench-compare.sh, 30 November), far longer
- * under emulation; once per archive. It goes to a file beside the archive that is then renamed over it:
- * a run that dies while dumping leaves no partial archive, which the JVM would refuse to start
+ * under emulation; once per archive. It goes to a file beside the archive that is then renamed over
+ * it: a run that dies while dumping leaves no partial archive, which the JVM would refuse to start
  * with.
  */
 public final class ClassDataArchive implements Lifecycle {
@@ -72,14 +72,18 @@ public final class ClassDataArchive implements Lifecycle {
 
   private final Options options;
   private final Dumper dumper;
-  private final Schedulers schedulers;
   private final AtomicBoolean written = new AtomicBoolean();
-  private volatile Scheduler scheduler;
+  private final OwnedScheduler scheduler;
 
   public ClassDataArchive(Options options, Dumper dumper, Schedulers schedulers) {
     this.options = options;
     this.dumper = dumper;
-    this.schedulers = schedulers;
+    this.scheduler =
+        new OwnedScheduler(
+            schedulers,
+            "class-data-archive",
+            "ClassDataArchive has not started",
+            s -> s.after(options.after(), this::write));
   }
 
   /** The archive the launcher asked for; empty when it maps one already, or is not the launcher. */
@@ -103,23 +107,18 @@ public final class ClassDataArchive implements Lifecycle {
   }
 
   @Override
-  public synchronized void start() {
-    if (scheduler == null) {
-      scheduler = schedulers.create("class-data-archive");
-      scheduler.after(options.after(), this::write);
-    }
+  public void start() {
+    scheduler.start();
   }
 
   @Override
-  public synchronized void stop() {
-    if (scheduler != null) {
-      scheduler.close();
-    }
+  public void stop() {
+    scheduler.stop();
   }
 
   @Override
   public Health healthy() {
-    return scheduler == null ? Health.failing("ClassDataArchive has not started") : Health.OK;
+    return scheduler.healthy();
   }
 
   /** Whether this run wrote the archive. */
