@@ -20,8 +20,8 @@ import sun.misc.Signal;
  * other way out of the JVM (SIGINT, {@code System.exit}) keeps its own status.
  *
  * <p>Once the daemon has started, the launcher's class-data archive is written, when the launcher
- * asked for one ({@link ClassDataArchive}): a concern of the JVM the launcher started, whichever
- * daemon runs in it.
+ * asked for one ({@link ClassDataArchive}; {@code export-events}, which has a run of its own,
+ * starts it likewise).
  */
 final class UntilStopped {
   private static final Logger log = LoggerFactory.getLogger(UntilStopped.class);
