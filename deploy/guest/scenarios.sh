@@ -266,7 +266,7 @@ scenario_stock_host() {
 # $JKUBELET_GUEST_REBOOTS reboots (default 5) of the same overlay while the pods run. At every boot after
 # the first: the time from boot until the pods are Running again through the unit, and the
 # addresses in the IP store that no running pod holds (leaked). Passes when none leaked after the
-# last reboot. jkubelet's class-data archive: written on the first boot, mapped after a reboot.
+# last reboot.
 REBOOT_NET=/var/lib/cni/networks/bed
 # write_cni_conf: a CNI bridge with host-local IPAM, Debian's plugins.
 write_cni_conf() {
@@ -312,12 +312,6 @@ leaked_ips() {
   held=$(jq -r '.items[].status.podIP // empty' <<<"$json")
   find "$REBOOT_NET" -maxdepth 1 -type f -name '[0-9]*' -printf '%f\n' 2>/dev/null | grep -vxF -f <(echo "${held:-none}") || true
 }
-# The package's class-data archive (kubelet.service's JKUBELET_CDS_ARCHIVE): jkubelet's first start
-# writes it two minutes in (jvm.ClassDataArchive), and every later start maps it.
-CDS_ARCHIVE=/var/cache/jkubelet/kubelet.jsa
-kubelet_maps_archive() {
-  grep -qF "$CDS_ARCHIVE" "/proc/$(systemctl show -p MainPID --value kubelet)/maps" 2>/dev/null
-}
 scenario_reboot() {
   local reboots=${JKUBELET_GUEST_REBOOTS:-5} leaked
   UNIT=kubelet
@@ -325,13 +319,6 @@ scenario_reboot() {
     enable_standalone_unit
     figure "boot-to-pods-running (guest uptime) $(up) s"
     save ips bash -c "ls $REBOOT_NET"
-    if [ -z "${KUBELET_BIN:-}" ]; then
-      if wait_until 300 "the class-data archive" test -s "$CDS_ARCHIVE"; then
-        result class-data-archive-written PASS "$(ls -l "$CDS_ARCHIVE" | cut -d' ' -f5) bytes; $(journalctl -u kubelet -b --no-pager -o cat | grep -o 'Class-data archive .*' | head -n 1)"
-      else
-        result class-data-archive-written FAIL "no $CDS_ARCHIVE 300 s after the pods ran"
-      fi
-    fi
     reboot_guest
   fi
   # Boot 2 and later: the unit brings jkubelet back; the clock starts at the kernel's.
@@ -340,10 +327,6 @@ scenario_reboot() {
   JK_START=$(($(date +%s) - ${uptime%.*}))
   if wait_until 900 "pods back after reboot $((BOOT - 1))" all_back; then
     figure "reboot-$((BOOT - 1))-boot-to-pods-back (an IP each, every container started anew; guest uptime) $(up) s"
-    if [ "$BOOT" -eq 2 ] && [ -z "${KUBELET_BIN:-}" ]; then
-      kubelet_maps_archive && verdict=PASS || verdict=FAIL
-      result class-data-archive-mapped $verdict "kubelet.service's JVM maps $CDS_ARCHIVE after the reboot"
-    fi
   else
     result "reboot-$((BOOT - 1)):pods-running" FAIL "$(pods | jq -c '[.items[] | {n: .metadata.name, p: .status.phase}]' 2>/dev/null)"
     save journal journalctl -u kubelet -b -o short-monotonic --no-pager
@@ -633,22 +616,7 @@ NET
   iptables -I FORWARD -s 10.244.0.0/16 -j ACCEPT
   iptables -I FORWARD -d 10.244.0.0/16 -j ACCEPT
   install_package || finish
-  if [ "$me" = 1 ]; then
-    # kubeadm's install guide: `systemctl enable --now kubelet`, after which the kubelet "is now
-    # restarting every few seconds, as it waits in a crashloop for kubeadm to tell it what to do".
-    # The second guest only enables it (join starts it): under TCG a JVM that starts and exits
-    # again and again takes a CPU that the first guest's join needs.
-    systemctl enable --now kubelet >>"$OUT/systemctl.log" 2>&1
-    restarted() { [ "$(systemctl show -p NRestarts --value kubelet)" -ge 1 ] 2>/dev/null; }
-    if wait_until 600 "kubelet.service's first restart before the join" restarted; then
-      [ ! -e "$CDS_ARCHIVE" ] && verdict=PASS || verdict=FAIL
-      result crash-loop-writes-no-archive $verdict "NRestarts=$(systemctl show -p NRestarts --value kubelet); $(ls -l "$CDS_ARCHIVE" 2>&1 | cut -d' ' -f5-)"
-    else
-      result crash-loop-writes-no-archive FAIL "kubelet.service did not restart in 600 s without a configuration"
-    fi
-  else
-    systemctl enable kubelet >>"$OUT/systemctl.log" 2>&1 # join starts it
-  fi
+  systemctl enable kubelet >>"$OUT/systemctl.log" 2>&1 # kubeadm's guide; join starts it
   install -m 0755 "$GB/kube/kubeadm" /usr/bin/kubeadm
   docker tag jkubelet/pause:3.2 k8s.gcr.io/pause:3.2
   mkdir -p /etc/cni/net.d
@@ -683,8 +651,6 @@ CNI
   done_pod() { docker ps -q --filter "label=io.kubernetes.pod.name=bed-done-guest$me" | grep -q .; }
   wait_until 3000 "the host's bed-done-guest$me pod" done_pod || true
   figure "joined-to-done $(since "$t0") s"
-  [ -s "$CDS_ARCHIVE" ] && verdict=PASS || verdict=FAIL
-  result class-data-archive-after-join $verdict "$(journalctl -u kubelet --no-pager -o cat | grep -o 'Class-data archive .*' | head -n 1)"
   save journal journalctl -u kubelet -o short-monotonic --no-pager
   save docker-ps docker ps -a
 }

@@ -168,10 +168,6 @@ path, kind, rows = sys.argv[1], sys.argv[2], set(sys.argv[3].split(","))
 keep = [l for l in open(path) if l.strip() and not (json.loads(l)["kind"] == kind and json.loads(l)["row"] in rows)]
 open(path, "w").writelines(keep)
 PY
-  # Each kind of jkubelet starts without a class-data archive and writes its own two minutes after
-  # a start (jvm.ClassDataArchive), as on a node where the package was just installed: neither
-  # maps the other's, nor one an earlier run left.
-  JKUBELET_CDS_ARCHIVE=$work/$kind/kubelet.jsa \
   python3 "$bench_root/deploy/scripts/bench-compare.py" measure "$work/$kind.json" ||
     { echo "bench-compare: $kind failed; the end of its log:" >&2; tail -n 30 "$work/$node.log" >&2; exit 1; }
   rm -f "$work/agent.pid"

@@ -55,10 +55,10 @@ if [ ! -x "$launcher" ] || [ -n "$(find "$root/agent/src" "$root/config/src" -ne
   (cd "$root" && mvn -B -ntp -q $offline -pl agent -am -DskipTests package)
 fi
 
-# The class-data archive holds the classes of the run that wrote it, two minutes after its start
-# (jvm.ClassDataArchive), and the pages of it that a run maps are part of its RSS: one left by an
-# earlier run that did more, or less, than this benchmark would move the figures. The benchmark's
-# first run to last two minutes (the one that creates the pods, at 110 pods) writes its own.
+# The class-data archive holds the classes of the run that wrote it, at its exit (README,
+# "Footprint"), and the pages of it that a run maps are part of its RSS: one left by an earlier run
+# that did more, or less, than this benchmark would move the figures. The benchmark's first run
+# (which creates the pods) writes its own when it is stopped for the first restart.
 [ "${REFERENCE:-}" = only ] || rm -f "$(dirname "$launcher")/../lib/jkubelet-run-cluster.jsa"
 
 state=${JKUBELET_BENCH_K8S_STATE:-/tmp/jkubelet-k8s-bench}

@@ -9,7 +9,6 @@ import io.jkubelet.agent.client.ApiHttpClients;
 import io.jkubelet.agent.client.Kubeconfig;
 import io.jkubelet.agent.export.ClusterEventExporter;
 import io.jkubelet.agent.export.Exporter;
-import io.jkubelet.agent.jvm.ClassDataArchive;
 import io.jkubelet.agent.node.NodeName;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.ConfigException;
@@ -22,7 +21,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -123,19 +121,15 @@ public final class ExportEventsCommand implements Callable<Integer> {
                 new KubernetesClientBuilder().withConfig(Kubeconfig.load(kubeconfig, time.clock())))
             .build();
     var exporter = new ClusterEventExporter(client, namespace, exporters);
-    // The launcher's class-data archive, as for `run` (UntilStopped): written once this daemon ran.
-    Optional<ClassDataArchive> archive = ClassDataArchive.fromLauncher(time.schedulers());
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
-                  archive.ifPresent(ClassDataArchive::stop);
                   exporter.stop();
                   stopped.countDown();
                 },
                 "shutdown"));
-    archive.ifPresent(ClassDataArchive::start);
     if (!leaderElect) {
       exporter.start();
       stopped.await();

@@ -1,8 +1,5 @@
 package io.jkubelet.agent.cli;
 
-import io.jkubelet.agent.jvm.ClassDataArchive;
-import io.jkubelet.agent.util.Schedulers;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -18,10 +15,6 @@ import sun.misc.Signal;
  * systemd counts as a failure: after {@code systemctl stop kubelet} the unit was {@code failed}
  * rather than {@code inactive} (the operator's-machine bed's {@code service} scenario, 29 Nov). Any
  * other way out of the JVM (SIGINT, {@code System.exit}) keeps its own status.
- *
- * <p>Once the daemon has started, the launcher's class-data archive is written, when the launcher
- * asked for one ({@link ClassDataArchive}; {@code export-events}, which has a run of its own,
- * starts it likewise).
  */
 final class UntilStopped {
   private static final Logger log = LoggerFactory.getLogger(UntilStopped.class);
@@ -36,13 +29,11 @@ final class UntilStopped {
 
   static void run(Start start, Runnable stop) throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
-    Optional<ClassDataArchive> archive = ClassDataArchive.fromLauncher(Schedulers.system());
     if (HOOK_INSTALLED.compareAndSet(false, true)) {
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(
                   () -> {
-                    archive.ifPresent(ClassDataArchive::stop);
                     stop.run();
                     stopped.countDown();
                   },
@@ -50,7 +41,6 @@ final class UntilStopped {
       exitZeroOnSigterm();
     }
     start.run();
-    archive.ifPresent(ClassDataArchive::start);
     stopped.await();
   }
 

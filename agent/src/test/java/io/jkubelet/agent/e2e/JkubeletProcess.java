@@ -15,9 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,8 +38,7 @@ final class JkubeletProcess implements AutoCloseable {
 
   private static final AtomicBoolean FAIL_FAST_SET = new AtomicBoolean();
 
-  private Path launcher;
-  private final Map<String, String> environment = new HashMap<>();
+  private final Path launcher;
   private final List<String> args;
   private final Path log;
   private final int port;
@@ -118,18 +115,6 @@ final class JkubeletProcess implements AutoCloseable {
     this.args = List.copyOf(all);
   }
 
-  /** Starts another copy of the distribution's launcher (LauncherE2EIT). */
-  JkubeletProcess launcher(Path other) {
-    this.launcher = other;
-    return this;
-  }
-
-  /** Sets a variable of the process's environment; null removes an inherited one. */
-  JkubeletProcess environment(String name, String value) {
-    environment.put(name, value);
-    return this;
-  }
-
   /** The kubelet API's HTTPS port. */
   int apiPort() {
     return apiPort;
@@ -145,19 +130,11 @@ final class JkubeletProcess implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(launcher.toString());
     cmd.addAll(args);
-    ProcessBuilder builder =
+    process =
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    environment.forEach(
-        (name, value) -> {
-          if (value == null) {
-            builder.environment().remove(name);
-          } else {
-            builder.environment().put(name, value);
-          }
-        });
-    process = builder.start();
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
     if (FAIL_FAST_SET.compareAndSet(false, true)) {
       Awaitility.setDefaultFailFastCondition(
           "a jkubelet process exited", JkubeletProcess::failFastOnExit);

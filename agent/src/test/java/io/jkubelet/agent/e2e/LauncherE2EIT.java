@@ -1,12 +1,10 @@
 package io.jkubelet.agent.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -17,10 +15,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The packaged launcher's class-data archives: one per use, written by a daemon that has started
- * (jvm.ClassDataArchive) and mapped by the next run; none for a short command or a run that ends at
- * once. Runs a copy of the distribution (the launcher, links to the jars) so that the archives it
- * writes are this test's own.
+ * The packaged launcher's class-data archives: one per use, written when the JVM exits, and none
+ * for a short command. Runs a copy of the distribution (the launcher, links to the jars) so that
+ * the archives it writes are this test's own.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class LauncherE2EIT {
@@ -62,47 +59,15 @@ class LauncherE2EIT {
   }
 
   @Test
-  void aRunThatEndsAtOnceWritesNoArchiveAndNorDoesAShortCommand() throws Exception {
+  void oneArchivePerUseAndNoneForAShortCommand() throws Exception {
     Files.writeString(dist.resolve("lib/jkubelet.jsa"), "an earlier release's one archive");
     assertThat(launch("--help")).isZero();
     assertThat(archives()).as("after --help, the earlier release's archive removed").isEmpty();
 
-    // Each exits at once with a configuration error, as a kubelet.service started before kubeadm
-    // gave it one does every 10 s: an archive of such a run would be kept by every later one.
+    // Each exits at once with a configuration error; the JVM writes the archive as it exits.
     assertThat(launch("run", "--kubeconfig", dist.resolve("missing").toString())).isEqualTo(2);
     assertThat(launch("run", "--max-pods", "lots")).isEqualTo(2);
-    assertThat(archives()).isEmpty();
-  }
-
-  @Test
-  void aDaemonWritesItsArchiveOnceStartedAndTheNextRunMapsIt(@TempDir Path work) throws Exception {
-    Path manifests = Files.createDirectories(work.resolve("manifests"));
-    Path archive = dist.resolve("lib/jkubelet-run-standalone.jsa");
-    try (JkubeletProcess first = daemon(manifests, work.resolve("root"), work.resolve("1.log"))) {
-      first.start().awaitHealthy();
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .untilAsserted(
-              () -> assertThat(archives()).containsExactly(archive.getFileName().toString()));
-      assertThat(first.log()).contains("Class-data archive " + archive + " written");
-      first.stop();
-    }
-    try (JkubeletProcess second = daemon(manifests, work.resolve("root"), work.resolve("2.log"))) {
-      second.start().awaitHealthy();
-      assertThat(Files.readString(Path.of("/proc", Long.toString(second.pid()), "maps")))
-          .as("the second run maps the first one's archive")
-          .contains(archive.toString());
-      second.stop();
-      assertThat(second.log()).doesNotContain("Class-data archive");
-    }
-    assertThat(archives()).containsExactly(archive.getFileName().toString());
-  }
-
-  /** A standalone daemon of this copy, which writes its archive 3 s after it started. */
-  private JkubeletProcess daemon(Path manifests, Path root, Path log) throws IOException {
-    return new JkubeletProcess("launcher-cds", manifests, root, log)
-        .launcher(dist.resolve("bin/jkubelet"))
-        .environment("JKUBELET_CDS_ARCHIVE", null)
-        .environment("JKUBELET_JAVA_OPTS", "-Djkubelet.cds.archive.after=PT3S");
+    assertThat(archives())
+        .containsExactly("jkubelet-run-cluster.jsa", "jkubelet-run-standalone.jsa");
   }
 }
