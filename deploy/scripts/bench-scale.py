@@ -7,17 +7,22 @@ Per kind: the nodes start and go Ready; the API server's request counters
 (apiserver_request_total) are read before and after an idle window, less the same window with no
 hollow node (the control plane's own traffic), and divided by N and the minutes; the watches held
 open (apiserver_registered_watchers) likewise; the hollow nodes' memory (RSS) and threads, the
-JVM's total over N for jkubelet, the processes' sum over N for kubemark. With CHURN=1, a Deployment
-of 10 x N pods is created, scaled to 0 and back, twice: pod start from creation to Running as a
-watch of the API sees them (p50, p99), and the requests per node during the churn."""
+JVM's total over N for jkubelet, the processes' sum over N for kubemark; the API server's and etcd's
+CPU seconds over the idle window (less the baseline's) and RSS at its end; the bytes the API server
+received and sent on its port (each connection's TCP counters, from ss), less the baseline's. With
+CHURN=1, a Deployment of 10 x N pods is created, scaled to 0 and back, twice: pod start from
+creation to Running as a watch of the API sees them (p50, p99), and the requests per node during
+the churn. N may be a list ("10 50 100"): one baseline, then each N in turn, one table each."""
 import json, os, re, subprocess, sys, threading, time
 
 KUBECTL = os.environ["BENCH_KUBECTL"]
 KUBECONFIG = os.environ["BENCH_KUBECONFIG"]
 STATE = os.environ["BENCH_STATE"]
 SCRIPTS = os.path.dirname(os.path.abspath(__file__))
-N = int(os.environ.get("N", "10"))
+NS_LIST = [int(n) for n in os.environ.get("N", "10").split()]
+N = NS_LIST[0]
 IDLE = int(os.environ.get("IDLE", "600"))
+SETTLE = int(os.environ.get("SETTLE", "120"))
 CHURN = os.environ.get("CHURN", "1") == "1"
 KINDS = os.environ.get("KINDS", "jkubelet kubemark").split()
 JKUBELET = os.environ["BENCH_JKUBELET"]
@@ -61,11 +66,54 @@ def diff(a, b):
     return {k: b.get(k, 0) - a.get(k, 0) for k in set(a) | set(b) if k[0] == "requests"}
 
 
+def api_port():
+    with open(KUBECONFIG) as f:
+        return int(re.search(r"server: \"?https?://[^:\s]+:(\d+)", f.read()).group(1))
+
+
+def process(name):
+    """(CPU seconds, RSS MiB) of the control plane's process NAME (its pid file under STATE)."""
+    pid = open(os.path.join(STATE, name + ".pid")).read().strip()
+    stat = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()
+    cpu = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+    rss = int(re.search(r"VmRSS:\s+(\d+)", open("/proc/%s/status" % pid).read()).group(1)) / 1024
+    return cpu, rss
+
+
+def sockets():
+    """{(local, peer): (bytes received, bytes acked)} of the API server's side of its connections."""
+    out = subprocess.run(["ss", "-tinH", "state", "established", "( sport = :%d )" % api_port()],
+                         capture_output=True, text=True).stdout.splitlines()
+    conns, key = {}, None
+    for line in out:
+        if not line.startswith((" ", "\t")):
+            f = line.split()
+            key = (f[-2], f[-1]) if len(f) >= 2 else None
+        elif key:
+            rx = re.search(r"bytes_received:(\d+)", line)
+            tx = re.search(r"bytes_acked:(\d+)", line)
+            conns[key] = (int(rx.group(1)) if rx else 0, int(tx.group(1)) if tx else 0)
+    return conns
+
+
+def bytes_between(a, b):
+    """Bytes in and out between two socket readings: a connection's growth, or all of a new one's."""
+    rx = tx = 0
+    for k, (r, t) in b.items():
+        r0, t0 = a.get(k, (0, 0))
+        rx, tx = rx + r - r0, tx + t - t0
+    return rx, tx
+
+
 def idle_window(seconds):
-    a = scrape()
+    a, sa = scrape(), sockets()
+    cpu_a = {n: process(n)[0] for n in ("apiserver", "etcd")}
     time.sleep(seconds)
-    b = scrape()
-    return diff(a, b), {k: v for k, v in b.items() if k[0] == "watchers"}
+    b, sb = scrape(), sockets()
+    procs = {n: process(n) for n in ("apiserver", "etcd")}
+    return {"requests": diff(a, b), "watch": {k: v for k, v in b.items() if k[0] == "watchers"},
+            "cpu": {n: procs[n][0] - cpu_a[n] for n in procs}, "rss": {n: procs[n][1] for n in procs},
+            "bytes": bytes_between(sa, sb), "load": os.getloadavg()}
 
 
 def node_kubeconfig(name):
@@ -171,7 +219,7 @@ def churn(prefix):
                              "key": "kubernetes.io/hostname", "operator": "In",
                              "values": [prefix + str(i) for i in range(N)]}]}]}}},
                      "containers": [{"name": "c", "image": "k8s.gcr.io/pause:3.2"}]}}}})
-    a = scrape()
+    a, cpu0 = scrape(), process("apiserver")[0]
     t0 = time.time()
     subprocess.run([KUBECTL, "--kubeconfig", KUBECONFIG, "-n", NS, "apply", "-f", "-"],
                    input=manifest, text=True, check=True, capture_output=True)
@@ -196,10 +244,11 @@ def churn(prefix):
     wait(0)
     minutes = (time.time() - t0) / 60
     d = diff(a, scrape())
+    cpu = process("apiserver")[0] - cpu0
     w.terminate()
     with lock:
         starts = sorted(running[u] - seen[u] for u in running if u in seen)
-    return ok, starts, d, minutes, len(seen)
+    return ok, starts, d, minutes, len(seen), cpu
 
 
 def pct(xs, p):
@@ -209,10 +258,19 @@ def pct(xs, p):
 
 
 def main():
+    global N
     kubectl("create", "namespace", NS, check=False)
-    log("baseline: %d s with no hollow node" % IDLE)
-    base, base_watch = idle_window(IDLE)
+    # The control plane's first minutes are its own start (and the garbage of earlier runs).
+    log("settling %d s, then a baseline of %d s with no hollow node" % (SETTLE, IDLE))
+    time.sleep(SETTLE)
+    base = idle_window(IDLE)
+    for N in NS_LIST:
+        table(run(base), base)
+
+
+def run(base):
     results = {}
+    minutes = IDLE / 60
     for kind in KINDS:
         prefix = ("jk" if kind == "jkubelet" else "km") + "-hollow-%d-" % N
         log("%s: starting %d hollow nodes" % (kind, N))
@@ -223,16 +281,20 @@ def main():
         ready_after = time.time() - t
         log("%s: %d of %d Ready after %.0f s; idle %d s" % (kind, ready_nodes(prefix), N, ready_after, IDLE))
         time.sleep(30)
-        reqs, watch = idle_window(IDLE)
-        r = {"ready": ready_nodes(prefix), "ready_s": ready_after,
-             "idle": {k: (v - base.get(k, 0)) / N / (IDLE / 60) for k, v in reqs.items()},
-             "watches": (sum(watch.values()) - sum(base_watch.values())) / N}
+        w = idle_window(IDLE)
+        r = {"ready": ready_nodes(prefix), "ready_s": ready_after, "window": w,
+             "idle": {k: (v - base["requests"].get(k, 0)) / N / minutes for k, v in w["requests"].items()},
+             "watches": (sum(w["watch"].values()) - sum(base["watch"].values())) / N,
+             "cpu": {n: (w["cpu"][n] - base["cpu"][n]) / N / minutes for n in w["cpu"]},
+             "bytes": [(w["bytes"][i] - base["bytes"][i]) / N / minutes for i in (0, 1)]}
         r["rss_mib"], r["threads"] = footprint(procs)
         if CHURN:
             log("%s: churn of %d pods" % (kind, 10 * N))
-            ok, starts, d, minutes, pods = churn(prefix)
+            ok, starts, d, churn_minutes, pods, cpu = churn(prefix)
             r["churn"] = {"ok": ok, "p50": pct(starts, 50), "p99": pct(starts, 99), "pods": pods,
-                          "per_node_min": sum(d.values()) / N / minutes,
+                          "minutes": churn_minutes, "apiserver_cpu": cpu,
+                          "per_node_min": sum(d.values()) / N / churn_minutes,
+                          "per_node": sum(d.values()) / N,
                           "status_writes_per_pod": d.get(("requests", "PATCH", "pods/status"), 0) / max(pods, 1)}
             r["ready_after_churn"] = ready_nodes(prefix)
         results[kind] = r
@@ -245,13 +307,16 @@ def main():
                 p.kill()
         nodes = [prefix + str(i) for i in range(N)]
         kubectl("delete", "node", *nodes, "--wait=false", check=False)
-    table(results)
+    return results
 
 
-def table(results):
+def table(results, base):
     kinds = list(results)
     print("\n## Scale: %d hollow nodes per kind, idle %d s, churn %s (%s)\n" %
           (N, IDLE, "10 x N pods" if CHURN else "not run", time.strftime("%Y-%m-%d")))
+    print("Load average (1, 5, 15 min) at the end of each idle window: baseline %s; %s\n" % (
+        "/".join("%.1f" % x for x in base["load"]),
+        "; ".join("%s %s" % (k, "/".join("%.1f" % x for x in results[k]["window"]["load"])) for k in kinds)))
     print("| row | " + " | ".join(kinds) + " |")
     print("|---|" + "---|" * len(kinds))
 
@@ -268,6 +333,14 @@ def table(results):
     row("&nbsp;&nbsp;everything else", lambda r: "%.2f" % sum(
         v for k, v in r["idle"].items() if k not in keys))
     row("watches held open per node", lambda r: "%.1f" % r["watches"])
+    row("KiB per node per minute into the API server, idle", lambda r: "%.1f" % (r["bytes"][0] / 1024))
+    row("KiB per node per minute out of the API server, idle", lambda r: "%.1f" % (r["bytes"][1] / 1024))
+    row("API server CPU ms per node per minute, idle", lambda r: "%.1f" % (r["cpu"]["apiserver"] * 1000))
+    row("etcd CPU ms per node per minute, idle", lambda r: "%.1f" % (r["cpu"]["etcd"] * 1000))
+    row("API server RSS at the idle window's end (MiB; baseline %.0f)" % base["rss"]["apiserver"],
+        lambda r: "%.0f" % r["window"]["rss"]["apiserver"])
+    row("etcd RSS at the idle window's end (MiB; baseline %.0f)" % base["rss"]["etcd"],
+        lambda r: "%.0f" % r["window"]["rss"]["etcd"])
     row("RSS per hollow node (MiB)", lambda r: "%.1f" % (r["rss_mib"] / N))
     row("threads per hollow node", lambda r: "%.1f" % (r["threads"] / N))
     if CHURN:
@@ -275,8 +348,12 @@ def table(results):
         row("churn: pod start p50 (s)", lambda r: "%.2f" % r["churn"]["p50"])
         row("churn: pod start p99 (s)", lambda r: "%.2f" % r["churn"]["p99"])
         row("churn: API requests per node per minute", lambda r: "%.1f" % r["churn"]["per_node_min"])
+        row("churn: API requests per node, in all", lambda r: "%.0f" % r["churn"]["per_node"])
+        row("churn: length (min)", lambda r: "%.1f" % r["churn"]["minutes"])
+        row("churn: API server CPU s per pod started", lambda r: "%.3f" % (r["churn"]["apiserver_cpu"] / max(r["churn"]["pods"], 1)))
         row("churn: pod status writes per pod", lambda r: "%.2f" % r["churn"]["status_writes_per_pod"])
         row("nodes Ready after churn", lambda r: "%d / %d" % (r["ready_after_churn"], N))
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":

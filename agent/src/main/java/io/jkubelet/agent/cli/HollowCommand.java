@@ -69,7 +69,8 @@ public final class HollowCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description =
           "A KubeletConfiguration file every node runs with; the ports, cgroups and eviction are"
-              + " switched off whatever it says.")
+              + " switched off whatever it says. Without it, kubemark's hollow kubelet's settings:"
+              + " 10 API requests a second (burst 20) and a 10 s sync period.")
   Path configFile;
 
   @Option(
@@ -114,7 +115,7 @@ public final class HollowCommand implements Callable<Integer> {
   HollowNodes hollowNodes() {
     KubeletConfiguration config =
         configFile == null
-            ? KubeletConfiguration.builder().build()
+            ? HollowNodes.kubemarkDefaults()
             : ConfigLoader.load(configFile).config();
     ConfigValidator.validate(config);
     if (nodes < 1) {

@@ -153,6 +153,20 @@ public final class HollowNodes {
   }
 
   /**
+   * The configuration a hollow node runs with when none is given: kubemark v1.20's hollow kubelet's
+   * ({@code pkg/kubemark/hollow_kubelet.go} and {@code cmd/kubemark/hollow-node.go}), so that a
+   * side-by-side run compares like with like: its client's 10 requests a second (burst 20) where a
+   * kubelet has 5 (10), and its 10-second sync period where a kubelet has a minute.
+   */
+  public static KubeletConfiguration kubemarkDefaults() {
+    return KubeletConfiguration.builder()
+        .set("kubeAPIQPS", 10)
+        .set("kubeAPIBurst", 20)
+        .set("syncFrequency", Duration.ofSeconds(10))
+        .build();
+  }
+
+  /**
    * The configuration with what a hollow node cannot or should not do switched off: the read-only
    * and healthz ports (nothing listens), the pods' cgroups, and eviction (no thresholds: the
    * machine is not the host's).

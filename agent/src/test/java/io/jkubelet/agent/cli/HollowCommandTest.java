@@ -74,6 +74,16 @@ class HollowCommandTest {
     assertThat(second.options().config().server().healthz().healthzPort()).isZero();
   }
 
+  @Test
+  void withoutAConfigFileEachNodeHasKubemarksClientRateAndSyncPeriod() {
+    HollowNodes.Node node = command(1).hollowNodes().node(0);
+
+    assertThat(node.options().config().client().kubeAPIQPS()).isEqualTo(10);
+    assertThat(node.options().config().client().kubeAPIBurst()).isEqualTo(20);
+    assertThat(node.options().config().pods().lifecycle().syncFrequency())
+        .isEqualTo(Duration.ofSeconds(10));
+  }
+
   private HollowCommand command(int nodes) {
     HollowCommand c = new HollowCommand();
     c.nodes = nodes;
