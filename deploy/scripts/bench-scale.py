@@ -149,7 +149,8 @@ def start(kind, prefix):
             tmp = os.path.join(WORK, "km", name)
             os.makedirs(tmp, exist_ok=True)
             procs.append(subprocess.Popen(
-                ["nice", "-n", "5", KUBEMARK, "--morph=kubelet", "--name=" + name,
+                ["nice", "-n", "5", KUBEMARK, "--morph=kubelet", "--name=" + name]
+                + (["--kube-api-content-type=application/json"] if kind == "kubemark-json" else []) + [
                  "--kubeconfig=" + os.path.join(STATE, "nodes", name + ".kubeconfig"),
                  "--kubelet-port=%d" % (31000 + i), "--kubelet-read-only-port=0", "--v=0"],
                 stdout=logf, stderr=subprocess.STDOUT, env=dict(os.environ, TMPDIR=tmp)))
@@ -272,7 +273,7 @@ def run(base):
     results = {}
     minutes = IDLE / 60
     for kind in KINDS:
-        prefix = ("jk" if kind == "jkubelet" else "km") + "-hollow-%d-" % N
+        prefix = {"jkubelet": "jk", "kubemark": "km", "kubemark-json": "kmj"}[kind] + "-hollow-%d-" % N
         log("%s: starting %d hollow nodes" % (kind, N))
         procs = start(kind, prefix)
         t = time.time()
@@ -317,11 +318,19 @@ def table(results, base):
     print("Load average (1, 5, 15 min) at the end of each idle window: baseline %s; %s\n" % (
         "/".join("%.1f" % x for x in base["load"]),
         "; ".join("%s %s" % (k, "/".join("%.1f" % x for x in results[k]["window"]["load"])) for k in kinds)))
-    print("| row | " + " | ".join(kinds) + " |")
-    print("|---|" + "---|" * len(kinds))
+    ratio = "jkubelet" in kinds and "kubemark" in kinds
+    print("| row | " + " | ".join(kinds) + (" | jkubelet / kubemark" if ratio else "") + " |")
+    print("|---|" + "---|" * (len(kinds) + ratio))
 
     def row(name, f):
-        print("| %s | %s |" % (name, " | ".join(f(results[k]) for k in kinds)))
+        cells = [f(results[k]) for k in kinds]
+        if ratio:
+            try:
+                a, b = (float(f(results[k]).split()[0]) for k in ("jkubelet", "kubemark"))
+                cells.append("%.2f" % (a / b) if b > 0 and a >= 0 else "")
+            except ValueError:
+                cells.append("")
+        print("| %s | %s |" % (name, " | ".join(cells)))
     row("nodes Ready / N", lambda r: "%d / %d (%.0f s)" % (r["ready"], N, r["ready_s"]))
     row("API requests per node per minute, idle", lambda r: "%.1f" % sum(v for v in r["idle"].values()))
     # Rows of at least 0.2 per node per minute; the rest (the control plane's own watches coming

@@ -31,7 +31,7 @@ cleanup() {
 trap cleanup EXIT
 kubeconfig=$("$root/deploy/scripts/k8s-up.sh" "$state")
 kubemark=''
-case " ${KINDS:-jkubelet kubemark} " in *" kubemark "*) kubemark=$("$root/deploy/scripts/kubemark.sh") ;; esac
+case " ${KINDS:-jkubelet kubemark} " in *" kubemark "* | *" kubemark-json "*) kubemark=$("$root/deploy/scripts/kubemark.sh") ;; esac
 launcher=$root/agent/target/jkubelet/bin/jkubelet
 if [ ! -x "$launcher" ]; then
   offline=-o
