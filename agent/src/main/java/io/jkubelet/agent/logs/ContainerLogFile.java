@@ -4,6 +4,7 @@ import io.jkubelet.agent.runtime.LogEntry;
 import io.jkubelet.agent.runtime.LogEntrySink;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.Runtime;
+import io.jkubelet.agent.runtime.RuntimeError;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +48,10 @@ final class ContainerLogFile implements LogEntrySink {
     this.runtime = runtime;
   }
 
-  /** Starts (or resumes) following; a failure is logged and leaves it ended, to be retried. */
+  /**
+   * Starts (or resumes) following; a failure is logged and leaves it ended, to be retried, but a
+   * container already gone only ends it.
+   */
   synchronized void follow() {
     if (stopped) {
       return;
@@ -61,8 +65,14 @@ final class ContainerLogFile implements LogEntrySink {
       stream = runtime.followLogEntries(containerId, from.map(ResumePoint::time), this);
     } catch (IOException | RuntimeException e) {
       ended = true;
-      failed = true;
-      warnOnce("cannot follow the output of {}: {}", e);
+      if (e instanceof RuntimeError r && r.kind() == RuntimeError.Kind.NOT_FOUND) {
+        // Removed before its output was followed (a pod scaled away at once): nothing to follow,
+        // nothing to try again.
+        log.debug("ContainerLogs: {} is gone before its output was followed", containerId);
+      } else {
+        failed = true;
+        warnOnce("cannot follow the output of {}: {}", e);
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.LogEntry;
 import io.jkubelet.agent.runtime.PodRef;
+import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxConfig;
 import io.jkubelet.agent.runtime.fake.FakeRuntime;
 import io.jkubelet.agent.util.FakeClock;
@@ -226,6 +227,20 @@ class LogCollectorTest {
       assertThat(names.get(1)).matches("0\\.log\\.\\d{8}-\\d{6}");
     }
     assertThat(String.join("\n", lines(appDir.resolve("0.log")))).doesNotContain("line 0\n");
+  }
+
+  @Test
+  void aContainerGoneBeforeItsOutputIsFollowedIsNotTriedAgain() {
+    String id = run(new PodRef("ns", "p", "uid-1"), "c", 0);
+    runtime.exit(id, 0, "Completed");
+    runtime.failNext("followLogEntries", new RuntimeError(RuntimeError.Kind.NOT_FOUND, "gone"));
+    collector.start();
+
+    tick();
+    tick();
+    tick();
+
+    assertThat(runtime.calls()).filteredOn(c -> c.startsWith("followLogEntries")).hasSize(1);
   }
 
   @Test
