@@ -151,9 +151,12 @@ def start(kind, prefix):
             # kubemark's fake runtime listens on the fixed /tmp/kubelet_remote.sock
             # (pkg/kubelet/cri/remote/fake/endpoint.go): as in a pod of its own, each process gets
             # a /tmp of its own, in a mount namespace; else they take over each other's socket.
+            # The state dir (its kubeconfigs and certificates) stays where it was under /tmp.
+            keep = os.path.relpath(STATE, "/tmp") if STATE.startswith("/tmp/") else ""
             procs.append(subprocess.Popen(
                 ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                 'mount --bind "$0" /tmp && exec "$@"', tmp,
+                 'if [ -n "$1" ]; then mkdir -p "$0/$1" && mount --bind "/tmp/$1" "$0/$1" || exit 1; fi;'
+                 ' mount --rbind "$0" /tmp && shift && exec "$@"', tmp, keep,
                  "nice", "-n", "5", KUBEMARK, "--morph=kubelet", "--name=" + name]
                 + (["--kube-api-content-type=application/json"] if kind == "kubemark-json" else []) + [
                  "--kubeconfig=" + os.path.join(STATE, "nodes", name + ".kubeconfig"),
