@@ -9,7 +9,9 @@
 # of the API sees it, requests per node per minute and status writes per pod during the churn.
 # The computation is bench-scale.py.
 #
-# Usage: [N=10 | N="10 50 100"] [IDLE=600] [SETTLE=120] [CHURN=1] [KINDS="jkubelet kubemark"] deploy/scripts/bench-scale.sh
+# Usage: [N=10 | N="10 50 100"] [IDLE=600] [SETTLE=120] [CHURN=1] [KINDS="jkubelet kubemark"]
+#   deploy/scripts/bench-scale.sh   (KINDS may add kubemark-json: kubemark speaking JSON, not protobuf)
+# Runs as root when kubemark is a kind: each kubemark process gets a /tmp of its own.
 # Environment: JKUBELET_BENCH_K8S_STATE (the control plane's state dir, default
 # /tmp/jkubelet-k8s-bench; started with k8s-up.sh if it does not run, and then stopped at the end),
 # JKUBELET_APISERVER_PORT and JKUBELET_ETCD_PORT (read by k8s-up.sh), JKUBELET_MVN_ONLINE.
