@@ -306,6 +306,7 @@ def run(base):
                           "minutes": churn_minutes, "apiserver_cpu": cpu,
                           "per_node_min": sum(d.values()) / N / churn_minutes,
                           "per_node": sum(d.values()) / N,
+                          "by_kind": {k: v / N for k, v in d.items()},
                           "status_writes_per_pod": d.get(("requests", "PATCH", "pods/status"), 0) / max(pods, 1)}
             r["ready_after_churn"] = ready_nodes(prefix)
         results[kind] = r
@@ -368,6 +369,11 @@ def table(results, base):
         row("churn: pod start p99 (s)", lambda r: "%.2f" % r["churn"]["p99"])
         row("churn: API requests per node per minute", lambda r: "%.1f" % r["churn"]["per_node_min"])
         row("churn: API requests per node, in all", lambda r: "%.0f" % r["churn"]["per_node"])
+        # By verb and resource, those of at least 1 per node in either kind.
+        churn_keys = sorted({k for r in results.values() for k, v in r["churn"]["by_kind"].items() if v >= 1},
+                            key=lambda k: -max(results[x]["churn"]["by_kind"].get(k, 0) for x in kinds))
+        for k in churn_keys:
+            row("&nbsp;&nbsp;%s %s" % (k[1], k[2]), lambda r, k=k: "%.1f" % r["churn"]["by_kind"].get(k, 0))
         row("churn: length (min)", lambda r: "%.1f" % r["churn"]["minutes"])
         row("churn: API server CPU s per pod started", lambda r: "%.3f" % (r["churn"]["apiserver_cpu"] / max(r["churn"]["pods"], 1)))
         row("churn: pod status writes per pod", lambda r: "%.2f" % r["churn"]["status_writes_per_pod"])
