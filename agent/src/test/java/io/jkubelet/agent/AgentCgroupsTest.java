@@ -12,7 +12,6 @@ import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.config.KubeletConfiguration;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,15 +35,7 @@ class AgentCgroupsTest {
 
   private Agent agent() throws Exception {
     manifests = Files.createDirectories(tmp.resolve("manifests"));
-    KubeletConfiguration config =
-        KubeletConfiguration.builder()
-            .set("staticPodPath", manifests.toString())
-            .set("fileCheckFrequency", Duration.ofSeconds(1))
-            .set("readOnlyPort", 0)
-            .set("port", 0)
-            .set("healthzPort", 0)
-            .set("address", "127.0.0.1")
-            .build();
+    KubeletConfiguration config = TestAgents.staticPods(manifests);
     agent =
         Agent.create(
             TestAgents.standalone("node1", tmp.resolve("root"), "10.1.1.1", config),
@@ -58,17 +49,6 @@ class AgentCgroupsTest {
       agent.stop();
     }
   }
-
-  private static final String POD =
-      """
-      apiVersion: v1
-      kind: Pod
-      metadata: {name: web}
-      spec:
-        terminationGracePeriodSeconds: 1
-        containers:
-        - {name: c, image: 'jkubelet/busybox:1.35', command: [sleep, '3600']}
-      """;
 
   private String uid() {
     return agent.podsWithStatus().get(0).getMetadata().getUid();
@@ -102,7 +82,7 @@ class AgentCgroupsTest {
   @Test
   void housekeepingKeepsARunningPodsCgroupAndRemovesItOnceThePodIsGone() throws Exception {
     agent().start();
-    Files.writeString(manifests.resolve("web.yaml"), POD);
+    Files.writeString(manifests.resolve("web.yaml"), TestAgents.WEB_POD);
     await().until(() -> runtime.running().size() == 2);
     String uid = uid();
     assertThat(cgroups.calls()).contains("ensurePod " + uid);

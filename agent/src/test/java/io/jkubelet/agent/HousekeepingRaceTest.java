@@ -89,15 +89,7 @@ class HousekeepingRaceTest {
   @Test
   void aPodStartedDuringARoundOfHousekeepingKeepsRunning() throws Exception {
     Path manifests = Files.createDirectories(tmp.resolve("manifests"));
-    KubeletConfiguration config =
-        KubeletConfiguration.builder()
-            .set("staticPodPath", manifests.toString())
-            .set("fileCheckFrequency", Duration.ofSeconds(1))
-            .set("readOnlyPort", 0)
-            .set("port", 0)
-            .set("healthzPort", 0)
-            .set("address", "127.0.0.1")
-            .build();
+    KubeletConfiguration config = TestAgents.staticPods(manifests);
     agent =
         Agent.create(
             TestAgents.standalone("node1", tmp.resolve("root"), "10.1.1.1", config),
@@ -109,7 +101,7 @@ class HousekeepingRaceTest {
     runtime.shut();
     await().atMost(Duration.ofSeconds(30)).until(() -> runtime.held.get() == 1);
     // Meanwhile a pod is added, started and seen Running.
-    Files.writeString(manifests.resolve("web.yaml"), POD);
+    Files.writeString(manifests.resolve("web.yaml"), TestAgents.WEB_POD);
     await()
         .atMost(Duration.ofSeconds(30))
         .until(
@@ -134,15 +126,4 @@ class HousekeepingRaceTest {
   private long housekeepingRounds() {
     return cgroups.calls().stream().filter(c -> c.startsWith("cleanup")).count();
   }
-
-  private static final String POD =
-      """
-      apiVersion: v1
-      kind: Pod
-      metadata: {name: web}
-      spec:
-        terminationGracePeriodSeconds: 1
-        containers:
-        - {name: c, image: 'jkubelet/busybox:1.35', command: [sleep, '3600']}
-      """;
 }

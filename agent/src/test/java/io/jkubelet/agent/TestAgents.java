@@ -59,6 +59,33 @@ final class TestAgents {
     }
   }
 
+  /** A static pod's manifest: {@code web}, one busybox container sleeping, a 1 s grace period. */
+  static final String WEB_POD =
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: web}
+      spec:
+        terminationGracePeriodSeconds: 1
+        containers:
+        - {name: c, image: 'jkubelet/busybox:1.35', command: [sleep, '3600']}
+      """;
+
+  /**
+   * A standalone agent's configuration on a manifest directory, read every second, serving no port
+   * (each on port 0, the read-only and healthz ports off).
+   */
+  static KubeletConfiguration staticPods(Path manifests) {
+    return KubeletConfiguration.builder()
+        .set("staticPodPath", manifests.toString())
+        .set("fileCheckFrequency", Duration.ofSeconds(1))
+        .set("readOnlyPort", 0)
+        .set("port", 0)
+        .set("healthzPort", 0)
+        .set("address", "127.0.0.1")
+        .build();
+  }
+
   /**
    * Standalone options with every default but these, whose log directories stay under {@code
    * rootDir}.
