@@ -337,7 +337,7 @@ def table(results, base):
         cells = [f(results[k]) for k in kinds]
         if ratio:
             try:
-                a, b = (float(f(results[k]).split()[0]) for k in ("jkubelet", "kubemark"))
+                a, b = (float(cells[kinds.index(k)].split()[0]) for k in ("jkubelet", "kubemark"))
                 cells.append("%.2f" % (a / b) if b > 0 and a >= 0 else "")
             except ValueError:
                 cells.append("")
