@@ -96,6 +96,13 @@ public final class HollowCommand implements Callable<Integer> {
       description = "The sandbox image the nodes report pulling (default ${DEFAULT-VALUE}).")
   String podInfraContainerImage;
 
+  @Option(
+      names = "--api-events",
+      description =
+          "Send each node's events to the API server. Without it, as kubemark's hollow kubelet,"
+              + " events are only logged.")
+  boolean apiEvents;
+
   @Mixin Verbosity verbosity;
 
   @Override
@@ -131,7 +138,14 @@ public final class HollowCommand implements Callable<Integer> {
     }
     return HollowNodes.of(
         new HollowNodes.Options(
-            nodes, namePrefix, kubeconfig, rootDir, nodeIp, config, podInfraContainerImage));
+            nodes,
+            namePrefix,
+            kubeconfig,
+            rootDir,
+            nodeIp,
+            config,
+            podInfraContainerImage,
+            apiEvents));
   }
 
   /** Builds every node's agent with the one composition root; starts none. */

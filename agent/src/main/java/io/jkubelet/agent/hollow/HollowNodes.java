@@ -28,7 +28,8 @@ import java.util.Map;
  * host is replaced: the runtime by {@link FakeRuntime#hollow} (every image pulls, containers run
  * until stopped), the machine by fixed facts, the pods' cgroups by none, the network plugin by
  * none; and nothing listens ({@code Dependencies.servesPorts} false, the read-only and healthz
- * ports off), nor are eviction thresholds read from the host (none).
+ * ports off), nor are eviction thresholds read from the host (none). As kubemark's, the nodes'
+ * events go to the log but not to the API server unless {@code apiEvents} says so.
  *
  * <p>Shared between the nodes, as their behaviour does not depend on it: the clock, the timers
  * ({@link SharedSchedulers}: a few threads for every node's periodic tasks) and, through {@code
@@ -66,6 +67,8 @@ public final class HollowNodes {
    * @param config the configuration every node runs with, before the hollow overrides ({@link
    *     #hollowConfig})
    * @param podInfraImage the sandbox image
+   * @param apiEvents whether the nodes' events go to the API server: kubemark's hollow kubelet
+   *     sends none (it has no event client), so a side-by-side run leaves them out
    */
   public record Options(
       int count,
@@ -74,7 +77,8 @@ public final class HollowNodes {
       Path rootDir,
       String nodeIp,
       KubeletConfiguration config,
-      String podInfraImage) {
+      String podInfraImage,
+      boolean apiEvents) {
     public Options {
       Records.requireNonNull(Options.class, namePrefix, rootDir, nodeIp, config, podInfraImage);
       if (count < 1) {
@@ -148,7 +152,7 @@ public final class HollowNodes {
             () -> {
               throw new IllegalStateException("a hollow node has no logind: no graceful shutdown");
             },
-            Dependencies.Role.HOLLOW);
+            Dependencies.Role.hollow(options.apiEvents()));
     return new Node(kubelet, deps);
   }
 

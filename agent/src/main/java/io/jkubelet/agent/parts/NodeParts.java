@@ -22,6 +22,8 @@ import io.jkubelet.agent.setup.KubeletOptions;
 import io.jkubelet.agent.status.ApiStatusManager;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The node's half of the agent in cluster mode, as the composition root builds it: the pods'
@@ -32,6 +34,8 @@ import java.util.function.Supplier;
  * {@link #statuses()} and {@link #cluster()}), {@link #node} after them. Thread-safe once built.
  */
 public final class NodeParts {
+  private static final Logger log = LoggerFactory.getLogger(NodeParts.class);
+
   private final KubeletOptions options;
   private final ApiClients clients;
   private final ApiStatusManager statuses;
@@ -78,7 +82,13 @@ public final class NodeParts {
             pod -> parts.get().reclaimed.test(pod),
             uid -> parts.get().podManager.apiObject(uid),
             ApiStatusManager.SYNC_PERIOD);
-    metrics.register(apiEvents(options, deps, clients, broadcaster, metrics));
+    if (deps.apiEvents()) {
+      metrics.register(apiEvents(options, deps, clients, broadcaster, metrics));
+    } else {
+      log.info(
+          "Events: logged, not sent to the API server (as kubemark's hollow kubelet, which has no"
+              + " event client)");
+    }
     metrics.register(new StatusCollector(statuses::stats));
     return new NodeParts(options, clients, kube, statuses);
   }

@@ -71,21 +71,33 @@ public record Dependencies(
    * @param ownsJvm whether the agent runs in a JVM of its own, whose heap it then keeps small
    * @param servesPorts whether the node's servers listen (the kubelet API, and the read-only and
    *     healthz ports its configuration asks for)
+   * @param apiEvents whether the node's events go to the API server (they always go to the log and
+   *     the other sinks)
    */
-  public record Role(boolean ownsJvm, boolean servesPorts) {
+  public record Role(boolean ownsJvm, boolean servesPorts, boolean apiEvents) {
     /** The daemon: its own JVM, its ports. */
-    public static final Role DAEMON = new Role(true, true);
+    public static final Role DAEMON = new Role(true, true, true);
 
     /** An agent in a test's JVM, serving its ports. */
-    public static final Role EMBEDDED = new Role(false, true);
+    public static final Role EMBEDDED = new Role(false, true, true);
 
-    /** One of many hollow nodes in one JVM: no ports. */
-    public static final Role HOLLOW = new Role(false, false);
+    /**
+     * One of many hollow nodes in one JVM: no ports, and, as kubemark's hollow kubelet (which has
+     * no event client), no events to the API server unless asked for.
+     */
+    public static Role hollow(boolean apiEvents) {
+      return new Role(false, false, apiEvents);
+    }
   }
 
   /** Whether the agent runs in a JVM of its own. */
   public boolean ownsJvm() {
     return role.ownsJvm();
+  }
+
+  /** Whether the node's events go to the API server. */
+  public boolean apiEvents() {
+    return role.apiEvents();
   }
 
   /** Whether the node's servers listen; hollow nodes' do not. */

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * pod as upstream's {@code needsReconcile} does: against the pod as the pod source last saw it (the
  * API source's informer; for a static pod, its mirror), without a request. Only a pod whose status
  * there differs from ours (someone else changed it, or an earlier write was lost), or which is
- * being deleted and may now go, is synced: a GET of the API object, then a patch or a delete.
+ * being deleted and may now go, is synced: a patch or a delete, as {@link ApiStatusWriter} says.
  *
  * <p>Failures are retried with a per-pod backoff of 1 s doubling up to {@code syncPeriod}. The
  * thread survives any exception, so while the API server is down statuses keep accumulating in
@@ -115,12 +115,12 @@ public final class ApiStatusManager extends CachedStatusManager {
         new ApiStatusWriter(
             new ApiStatusWriter.Deps(
                 client,
+                Objects.requireNonNull(seen, "seen"),
                 new TokenBucket(clock, qps, burst),
                 queue::pause,
                 Objects.requireNonNull(canBeDeleted, "canBeDeleted"),
                 counters));
-    this.loop =
-        new StatusSyncLoop(cache, queue, writer, counters, Objects.requireNonNull(seen, "seen"));
+    this.loop = new StatusSyncLoop(cache, queue, writer, counters, seen);
   }
 
   @Override

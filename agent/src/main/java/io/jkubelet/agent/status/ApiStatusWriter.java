@@ -19,24 +19,35 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Writes one pod's status to the API server, as upstream's {@code syncPod} in {@code
- * status_manager.go}: GETs the API object, patches its status when it differs from ours, and
+ * status_manager.go}: looks at the API object, patches its status when it differs from ours, and
  * deletes a pod that is finished on this node. Says how that ended as a {@link StatusSyncResult},
  * which decides whether and when the pod is tried again.
  *
  * <p>The API object of a regular pod ({@code config.source=api}) is the pod itself. The API object
  * of a static pod is its mirror pod, which has the same namespace and name and a UID of its own;
- * until a mirror exists, the static pod's status waits. Each write is a JSON merge patch of {@code
- * pods/<name>/status} carrying the API object's UID as a precondition (see {@link StatusPatches}).
- * A terminal phase in the API is never moved back.
+ * until a mirror exists, the static pod's status waits. Each write is a strategic merge patch of
+ * {@code pods/<name>/status} carrying the API object's UID as a precondition, and needing nothing
+ * of the object's status (see {@link StatusPatches}). A terminal phase in the API is never moved
+ * back.
+ *
+ * <p>The API object looked at is the pod source's copy (its watch), where upstream GETs the object
+ * before every write: a write is one request, not two. Only a pod the source does not have is read
+ * with a GET. The copy may be behind our last write by the watch's latency, so it proves a write
+ * needless ({@link StatusSyncResult#IN_SYNC}) only when nothing we wrote since differs from it: a
+ * status that went A, B, A is written back to A although the copy may still say A. A copy that is
+ * behind a deletion is caught by the patch: the pod is gone (404) or replaced (the UID
+ * precondition).
  *
  * <p>When a regular pod's API object has a deletionTimestamp and {@code canBeDeleted} accepts it,
  * the pod is deleted with grace period 0 and a UID precondition, so {@code kubectl delete} returns
@@ -60,6 +71,8 @@ final class ApiStatusWriter {
    * What the writer works with.
    *
    * @param client the API server's client
+   * @param seen the pod by UID as the pod source last saw it in the API (for a static pod, its
+   *     mirror pod), empty when it has none
    * @param budget the rate budget; every request spends a token of it
    * @param budgetWait waits for the rate budget; throws {@link InterruptedException} to give up
    * @param canBeDeleted whether a pod that is being deleted is finished on this node
@@ -67,6 +80,7 @@ final class ApiStatusWriter {
    */
   record Deps(
       KubernetesClient client,
+      Function<String, Optional<Pod>> seen,
       TokenBucket budget,
       Sleeper budgetWait,
       Predicate<Pod> canBeDeleted,
@@ -85,13 +99,16 @@ final class ApiStatusWriter {
    */
   StatusSyncResult sync(Attempt a) throws InterruptedException {
     Pod pod = a.pod();
-    acquire();
-    Pod api =
-        deps.client()
-            .pods()
-            .inNamespace(pod.getMetadata().getNamespace())
-            .withName(pod.getMetadata().getName())
-            .get();
+    Pod api = deps.seen().apply(a.uid()).orElse(null);
+    if (api == null) {
+      acquire();
+      api =
+          deps.client()
+              .pods()
+              .inNamespace(pod.getMetadata().getNamespace())
+              .withName(pod.getMetadata().getName())
+              .get();
+    }
     StatusSyncResult missing = checkApiObject(a, api);
     if (missing != null) {
       return missing;
@@ -180,7 +197,8 @@ final class ApiStatusWriter {
       }
       return StatusSyncResult.KEPT_TERMINAL;
     }
-    if (StatusPatches.semantic(apiStatus).equals(a.semantic())) {
+    if (StatusPatches.semantic(apiStatus).equals(a.semantic())
+        && (a.turn().written() == null || a.turn().written().equals(a.semantic()))) {
       deps.counters().skipped();
       return StatusSyncResult.IN_SYNC;
     }
@@ -189,15 +207,15 @@ final class ApiStatusWriter {
 
   private StatusSyncResult patch(Attempt a, Pod api) throws InterruptedException {
     Pod pod = a.pod();
-    String json = StatusPatches.mergePatch(api.getMetadata().getUid(), a.status(), api.getStatus());
+    String json = StatusPatches.patch(api.getMetadata().getUid(), a.status());
     acquire();
     try {
+      // On the object as looked at: fabric8 GETs it first before a patch by name alone.
       deps.client()
           .pods()
-          .inNamespace(api.getMetadata().getNamespace())
-          .withName(api.getMetadata().getName())
+          .resource(api)
           .subresource("status")
-          .patch(PatchContext.of(PatchType.JSON_MERGE), json);
+          .patch(PatchContext.of(PatchType.STRATEGIC_MERGE), json);
     } catch (KubernetesClientException e) {
       if (Errors.isNotFound(e) || isUidMismatch(e)) {
         if (Annotations.isStatic(pod)) {

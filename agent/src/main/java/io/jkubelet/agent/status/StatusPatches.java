@@ -13,14 +13,15 @@ import java.util.Set;
 /**
  * What the kubelet owns of a pod's status, how two statuses compare, and the patch that writes it.
  *
- * <p>The patch is a JSON merge patch (RFC 7386) of {@code pods/<name>/status}, not a strategic
- * merge patch. NOTE: a strategic merge patch merges {@code conditions} by {@code type} and {@code
- * podIPs} by {@code ip}: a condition keeps the {@code reason} and {@code message} of its previous
- * version when the new one has none, and an old IP stays in {@code podIPs}. Upstream avoids that by
- * computing a two-way patch from the old status; a merge patch replaces every list whole, and an
- * explicit {@code null} clears a field we no longer set. Conditions the kubelet does not own
- * (readiness gates, for instance) are carried over from the API's status, as upstream's {@code
- * mergePodStatus}.
+ * <p>The patch is a strategic merge patch of {@code pods/<name>/status}, as upstream's, but one
+ * that does not depend on the status it replaces: upstream computes a two-way patch from the status
+ * it has just read (a GET before every write); this one clears what it does not set by itself, so a
+ * write is one request. NOTE: a strategic merge patch merges {@code conditions} by {@code type} and
+ * {@code podIPs} by {@code ip}: without the explicit nulls a condition would keep the {@code
+ * reason} and {@code message} of its previous version, and without the replace directive an old IP
+ * would stay in {@code podIPs} (which the API server refuses). Conditions the kubelet does not own
+ * (readiness gates, for instance) are left to the API server's merge, as upstream's {@code
+ * mergePodStatus} carries them over.
  *
  * <p>Stateless; thread-safe.
  */
@@ -43,6 +44,10 @@ final class StatusPatches {
   /** Upstream's {@code kubetypes.PodConditionsByKubelet}. */
   static final Set<String> KUBELET_CONDITIONS =
       Set.of("PodScheduled", "Ready", "Initialized", "Unschedulable", "ContainersReady");
+
+  /** The fields of a pod condition; those a condition of ours lacks are cleared. */
+  private static final List<String> CONDITION_FIELDS =
+      List.of("type", "status", "lastProbeTime", "lastTransitionTime", "reason", "message");
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -81,12 +86,17 @@ final class StatusPatches {
   }
 
   /**
-   * The merge patch that makes the API object's status ours: {@code metadata.uid} as the
-   * precondition (the API server refuses to change a UID, so a patch aimed at a pod that was
-   * replaced fails instead of landing on the new one), and every owned field, null when we do not
-   * set it.
+   * The strategic merge patch that makes the API object's status ours, whatever it held before, so
+   * that it needs no read of the object first: {@code metadata.uid} as the precondition (the API
+   * server refuses to change a UID, so a patch aimed at a pod that was replaced fails instead of
+   * landing on the new one), and every owned field, null when we do not set it. The API server
+   * merges {@code conditions} by type, so conditions others own (readiness gates) stay as they are;
+   * each of ours carries an explicit null for a field it lacks, so no reason or message of its
+   * previous version survives. {@code podIPs}, merged by IP otherwise, is replaced whole (a {@code
+   * $patch: replace} element), and the container status lists, which have no merge key, are
+   * replaced as they are.
    */
-  static String mergePatch(String uid, PodStatus ours, PodStatus api) {
+  static String patch(String uid, PodStatus ours) {
     Map<String, Object> tree = tree(ours);
     Map<String, Object> status = new LinkedHashMap<>();
     for (String field : OWNED_FIELDS) {
@@ -94,18 +104,26 @@ final class StatusPatches {
     }
     List<Object> conditions = new ArrayList<>();
     if (status.get("conditions") instanceof List<?> mine) {
-      conditions.addAll(mine);
-    }
-    if (api != null && api.getConditions() != null) {
-      api.getConditions().stream()
-          .filter(c -> !KUBELET_CONDITIONS.contains(c.getType()))
-          .forEach(c -> conditions.add(prune(tree(c))));
+      for (Object c : mine) {
+        Map<Object, Object> full = new LinkedHashMap<>();
+        CONDITION_FIELDS.forEach(f -> full.put(f, null));
+        full.putAll((Map<?, ?>) c);
+        conditions.add(full);
+      }
     }
     status.put("conditions", conditions);
-    for (String list : List.of("initContainerStatuses", "containerStatuses", "podIPs")) {
+    for (String list : List.of("initContainerStatuses", "containerStatuses")) {
       if (status.get(list) == null) {
         status.put(list, List.of()); // an empty list, not null: clears it all the same
       }
+    }
+    if (status.get("podIPs") instanceof List<?> mine) {
+      // NOTE: apiserver 1.20 turns a list of the directive alone into one empty IP, and refuses
+      // it; no IPs is the null (set above), which clears the field.
+      List<Object> ips = new ArrayList<>();
+      ips.add(Map.of("$patch", "replace"));
+      ips.addAll(mine);
+      status.put("podIPs", ips);
     }
     Map<String, Object> patch = new LinkedHashMap<>();
     patch.put("metadata", Map.of("uid", uid));

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.util.Backoff;
+import io.jkubelet.config.Nullable;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,8 +48,14 @@ final class StatusSyncQueue {
    * @param attempt 1, or one more than the failed attempts in a row before it
    * @param nextRetry when this attempt fails, the delay before the next
    * @param keptTerminal whether an earlier sync already kept the API's terminal phase (and said so)
+   * @param written the semantic status the API was last seen to hold (written or confirmed), null
+   *     when none was
    */
-  record Turn(int attempt, Duration nextRetry, boolean keptTerminal) {}
+  record Turn(
+      int attempt,
+      Duration nextRetry,
+      boolean keptTerminal,
+      @Nullable Map<String, Object> written) {}
 
   /**
    * What one sync works on: the turn and the cached status it writes.
@@ -307,7 +314,8 @@ final class StatusSyncQueue {
         return Optional.empty();
       }
       s.deleteRequested = false; // this sync looks at the deletion
-      return Optional.of(new Turn(s.failuresInRow + 1, retries.next(s.retryDelay), s.keptTerminal));
+      return Optional.of(
+          new Turn(s.failuresInRow + 1, retries.next(s.retryDelay), s.keptTerminal, s.written));
     } finally {
       lock.unlock();
     }

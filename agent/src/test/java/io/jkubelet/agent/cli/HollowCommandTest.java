@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * {@code jkubelet hollow} builds one real agent per node with the one composition root; started,
@@ -82,6 +83,21 @@ class HollowCommandTest {
     assertThat(node.options().config().client().kubeAPIBurst()).isEqualTo(20);
     assertThat(node.options().config().pods().lifecycle().syncFrequency())
         .isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void eventsGoToTheApiServerOnlyWithApiEvents() {
+    assertThat(command(1).hollowNodes().node(0).deps().apiEvents()).isFalse();
+    HollowCommand c = new HollowCommand();
+    new CommandLine(c)
+        .parseArgs(
+            "--kubeconfig",
+            tmp.resolve("{node}.kubeconfig").toString(),
+            "--root-dir",
+            tmp.resolve("root").toString(),
+            "--api-events");
+
+    assertThat(c.hollowNodes().node(0).deps().apiEvents()).isTrue();
   }
 
   private HollowCommand command(int nodes) {

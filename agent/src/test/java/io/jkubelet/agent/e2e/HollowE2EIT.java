@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code jkubelet hollow} against the real control plane: three hollow nodes in one process, each
  * with its own node identity, register and go Ready; a pod bound to one reaches Running as the API
- * server sees it, and deleting it removes it.
+ * server sees it, and deleting it removes it. As kubemark's, the nodes send no events.
  */
 @Timeout(600)
 class HollowE2EIT {
@@ -115,6 +115,13 @@ class HollowE2EIT {
       await()
           .atMost(Duration.ofSeconds(60))
           .until(() -> Kubectl.run("-n", NS, "get", "pod", "web").code() != 0);
+      // As kubemark's hollow kubelet, the nodes log their events but send none (no --api-events).
+      assertThat(Files.readString(log)).contains("reason: 'Started' Started container c");
+      assertThat(
+              Kubectl.run("-n", NS, "get", "events", "-o", "jsonpath={.items[*].source.component}")
+                  .ok()
+                  .out())
+          .doesNotContain("kubelet");
     } catch (AssertionError | RuntimeException e) {
       System.err.println("hollow log:\n" + Files.readString(log));
       throw e;

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodConditionBuilder;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.jkubelet.agent.TestPods;
@@ -43,28 +42,25 @@ class ApiStatusPatchesTest {
   }
 
   @Test
-  void thePatchReplacesOwnedFieldsClearsUnsetOnesAndKeepsForeignConditions() throws Exception {
+  void thePatchSetsOwnedFieldsAndClearsUnsetOnesWithoutTheOldStatus() throws Exception {
     PodStatus ours = ApiStatusFixtures.running(pod, T0, "10.88.0.4", true, 0);
-    PodStatus api =
-        new PodStatusBuilder(ApiStatusFixtures.running(pod, T0, "10.88.0.3", false, 0))
-            .withReason("Evicted")
-            .withNominatedNodeName("n2")
-            .addToConditions(
-                new PodConditionBuilder().withType("example.com/gate").withStatus("True").build())
-            .build();
 
-    JsonNode patch = new ObjectMapper().readTree(StatusPatches.mergePatch("mirror-uid", ours, api));
+    JsonNode patch = new ObjectMapper().readTree(StatusPatches.patch("mirror-uid", ours));
 
     assertThat(patch.at("/metadata/uid").asText()).isEqualTo("mirror-uid");
     JsonNode status = patch.get("status");
     assertThat(status.get("reason").isNull()).as("an explicit null clears the old reason").isTrue();
     assertThat(status.has("nominatedNodeName")).isFalse();
-    assertThat(status.get("podIPs").toString()).isEqualTo("[{\"ip\":\"10.88.0.4\"}]");
+    assertThat(status.get("podIPs").toString())
+        .as("replaced whole, not merged by IP")
+        .isEqualTo("[{\"$patch\":\"replace\"},{\"ip\":\"10.88.0.4\"}]");
     assertThat(status.get("initContainerStatuses").toString()).isEqualTo("[]");
     assertThat(status.get("conditions").findValuesAsText("type"))
-        .containsExactly(
-            "Initialized", "Ready", "ContainersReady", "PodScheduled", "example.com/gate");
-    assertThat(status.at("/conditions/1").has("reason")).isFalse();
+        .as("ours only: the API server merges them by type with the others'")
+        .containsExactly("Initialized", "Ready", "ContainersReady", "PodScheduled");
+    assertThat(status.at("/conditions/1/reason").isNull())
+        .as("an explicit null clears the reason of the condition's previous version")
+        .isTrue();
     assertThat(status.get("containerStatuses").findValuesAsText("name")).containsExactly("a", "b");
   }
 }

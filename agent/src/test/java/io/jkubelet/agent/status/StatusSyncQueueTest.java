@@ -104,7 +104,7 @@ class StatusSyncQueueTest {
             PERIOD);
     queue.record(attempt("u1", A), StatusSyncResult.WRITTEN);
     change("u1", B);
-    assertThat(attempt("u1", B).turn()).isEqualTo(new Turn(1, Duration.ofSeconds(1), false));
+    assertThat(attempt("u1", B).turn()).isEqualTo(new Turn(1, Duration.ofSeconds(1), false, A));
   }
 
   @Test
