@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.jkubelet.agent.client.CachedReads;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
@@ -25,9 +26,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The status half of the node heartbeat, as upstream's {@code tryUpdateNodeStatus}: GETs the Node,
- * computes its status against what the API holds, and PATCHes it when it changed or when {@code
- * statusReportFrequency} has passed since the last report.
+ * The status half of the node heartbeat, as upstream's {@code tryUpdateNodeStatus}: GETs the Node
+ * (from the API server's watch cache, as upstream's first try), computes its status against what
+ * the API holds, and PATCHes it when it changed or when {@code statusReportFrequency} has passed
+ * since the last report.
  *
  * <p>Reading the Node on every sync is what lets the agent see that the Node was deleted (the
  * result is {@link Result.Gone}) and that a controller changed a condition it owns (corrected at
@@ -152,7 +154,12 @@ final class NodeStatusSync {
   Result sync(Instant now, String knownUid) {
     Node current;
     try {
-      current = client.nodes().withName(name).get();
+      // As upstream's first try, from the API server's watch cache: no read of etcd. After a
+      // failure, and when the cache has no such Node (just registered, or deleted), from etcd.
+      current = failures == 0 ? CachedReads.get(client, "nodes", name, Node.class) : null;
+      if (current == null) {
+        current = client.nodes().withName(name).get();
+      }
     } catch (RuntimeException e) {
       return failed(e, knownUid);
     }

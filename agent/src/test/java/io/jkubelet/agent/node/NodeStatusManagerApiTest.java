@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.jkubelet.agent.TestApiServer;
+import io.jkubelet.agent.client.CachedReads;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.RecordingRecorder;
 import io.jkubelet.agent.events.Refs;
@@ -152,6 +153,21 @@ class NodeStatusManagerApiTest {
 
   private Node node() {
     return admin.nodes().withName(nodeName).get();
+  }
+
+  /**
+   * Waits until the API server's watch cache, which each round reads the Node from, has it at
+   * {@code rv}: with a fake clock the next round comes at once, not 10 s later.
+   */
+  private void awaitCached(String rv) {
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                rv.equals(
+                    CachedReads.get(admin, "nodes", nodeName, Node.class)
+                        .getMetadata()
+                        .getResourceVersion()));
   }
 
   private NodeCondition condition(Node node, String type) {
@@ -692,6 +708,58 @@ class NodeStatusManagerApiTest {
     assertThat(lease().getSpec().getRenewTime().toInstant()).isEqualTo(t0.plusSeconds(35));
   }
 
+  /**
+   * As upstream's first try of each status update, a round reads the Node from the API server's
+   * watch cache ({@code resourceVersion=0}), which costs no read of etcd.
+   */
+  @Test
+  void eachRoundReadsTheNodeFromTheApiServersCache() {
+    FakeClock clock = new FakeClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
+    FakeSchedulers schedulers = new FakeSchedulers(clock);
+    NodeOptions options = NodeOptions.defaults(nodeName, "10.1.2.3", rootDir);
+    String path = "/api/v1/nodes/" + nodeName;
+    List<String> reads = java.util.Collections.synchronizedList(new ArrayList<>());
+    Interceptor recording =
+        new Interceptor() {
+          @Override
+          public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+            if (request.method().equals("GET") && request.uri().getPath().equals(path)) {
+              reads.add(String.valueOf(request.uri().getQuery()));
+            }
+          }
+        };
+    KubernetesClient heartbeat =
+        HeartbeatClient.create(
+            config,
+            options,
+            b ->
+                b.withHttpClientBuilderConsumer(
+                    h -> h.addOrReplaceInterceptor("recording", recording)));
+    clients.add(heartbeat);
+    ApiNodeStatusManager m =
+        new ApiNodeStatusManager(
+            options,
+            heartbeat,
+            new Time(clock, new RecordingSleeper(clock), schedulers),
+            new NodeStatusManager.Sources(
+                machine,
+                () -> "docker://20.10.24",
+                images::get,
+                () -> Health.OK,
+                NodeResources.NONE),
+            recorder);
+    managers.add(m);
+    m.start();
+    schedulers.runDue(); // registers
+    awaitCached(node().getMetadata().getResourceVersion());
+    reads.clear();
+
+    schedulers.advance(Duration.ofSeconds(10));
+    schedulers.advance(Duration.ofSeconds(10));
+
+    assertThat(reads).containsExactly("resourceVersion=0", "resourceVersion=0");
+  }
+
   @Test
   void theStatusIsPatchedOnlyWhenItChangesOrEveryReportFrequency() {
     FakeClock clock = new FakeClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
@@ -716,6 +784,7 @@ class NodeStatusManagerApiTest {
     Node registered = node();
     String t0 = condition(registered, "Ready").getLastHeartbeatTime();
     String rv = registered.getMetadata().getResourceVersion();
+    awaitCached(rv);
 
     schedulers.advance(Duration.ofSeconds(10));
     assertThat(node().getMetadata().getResourceVersion()).as("unchanged: no PATCH").isEqualTo(rv);
@@ -742,6 +811,7 @@ class NodeStatusManagerApiTest {
     assertThat(condition(changed, "Ready").getLastTransitionTime()).isEqualTo(t0);
     assertThat(condition(changed, "NetworkUnavailable")).isNotNull();
     rv = changed.getMetadata().getResourceVersion();
+    awaitCached(rv);
 
     // The runtime is down: the last known version is kept, so nothing changed.
     version.set(null);
