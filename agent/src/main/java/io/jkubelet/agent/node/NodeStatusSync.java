@@ -6,13 +6,13 @@ import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.jkubelet.agent.client.CachedReads;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.Reasons;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.node.NodeStatuses.Desired;
 import io.jkubelet.agent.runtime.ImageSummary;
+import io.jkubelet.agent.util.ApiRequests;
 import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import io.jkubelet.config.Durations;
@@ -156,7 +156,7 @@ final class NodeStatusSync {
     try {
       // As upstream's first try, from the API server's watch cache: no read of etcd. After a
       // failure, and when the cache has no such Node (just registered, or deleted), from etcd.
-      current = failures == 0 ? CachedReads.get(client, "nodes", name, Node.class) : null;
+      current = failures == 0 ? ApiRequests.getCached(client, "nodes", name, Node.class) : null;
       if (current == null) {
         current = client.nodes().withName(name).get();
       }

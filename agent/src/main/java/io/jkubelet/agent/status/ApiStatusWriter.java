@@ -12,16 +12,15 @@ import io.jkubelet.agent.pod.PodPhases;
 import io.jkubelet.agent.podconfig.Annotations;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.status.StatusSyncQueue.Attempt;
+import io.jkubelet.agent.util.ApiRequests;
 import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Sleeper;
 import io.jkubelet.agent.util.TokenBucket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -65,7 +64,6 @@ final class ApiStatusWriter {
   private static final Logger log = LoggerFactory.getLogger(ApiStatusWriter.class);
   private static final int WARN_EVERY = 10;
   private static final int ABBREVIATE_AT = 300;
-  private static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
   /**
    * What the writer works with.
@@ -244,11 +242,7 @@ final class ApiStatusWriter {
     acquire();
     HttpResponse<String> response;
     try {
-      response =
-          deps.client()
-              .getHttpClient()
-              .sendAsync(deleteRequest(api), String.class)
-              .get(requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      response = ApiRequests.send(deps.client(), deleteRequest(api));
     } catch (ExecutionException | TimeoutException e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
       return failed(a, "delete", 0, cause);
@@ -275,26 +269,19 @@ final class ApiStatusWriter {
             + "\"preconditions\":{\"uid\":\""
             + api.getMetadata().getUid()
             + "\"}}";
-    String base = deps.client().getMasterUrl().toString();
     String url =
-        (base.endsWith("/") ? base : base + "/")
-            + "api/v1/namespaces/"
-            + URLEncoder.encode(api.getMetadata().getNamespace(), StandardCharsets.UTF_8)
-            + "/pods/"
-            + URLEncoder.encode(api.getMetadata().getName(), StandardCharsets.UTF_8);
+        ApiRequests.url(
+            deps.client(),
+            "api/v1/namespaces/"
+                + URLEncoder.encode(api.getMetadata().getNamespace(), StandardCharsets.UTF_8)
+                + "/pods/"
+                + URLEncoder.encode(api.getMetadata().getName(), StandardCharsets.UTF_8));
     return deps.client()
         .getHttpClient()
         .newHttpRequestBuilder()
         .uri(url)
         .method("DELETE", "application/json", body)
         .build();
-  }
-
-  private Duration requestTimeout() {
-    Integer configured = deps.client().getConfiguration().getRequestTimeout();
-    return configured == null || configured <= 0
-        ? DEFAULT_REQUEST_TIMEOUT
-        : Duration.ofMillis(configured);
   }
 
   /** {@link #failed(Attempt, String, int, Throwable)} with the API server's answer, if any. */

@@ -20,11 +20,11 @@ import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.jkubelet.agent.TestApiServer;
-import io.jkubelet.agent.client.CachedReads;
 import io.jkubelet.agent.events.EventType;
 import io.jkubelet.agent.events.RecordingRecorder;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.runtime.ImageSummary;
+import io.jkubelet.agent.util.ApiRequests;
 import io.jkubelet.agent.util.FakeClock;
 import io.jkubelet.agent.util.FakeSchedulers;
 import io.jkubelet.agent.util.Lifecycle.Health;
@@ -165,7 +165,7 @@ class NodeStatusManagerApiTest {
         .until(
             () ->
                 rv.equals(
-                    CachedReads.get(admin, "nodes", nodeName, Node.class)
+                    ApiRequests.getCached(admin, "nodes", nodeName, Node.class)
                         .getMetadata()
                         .getResourceVersion()));
   }
