@@ -131,16 +131,35 @@ class NodeStatusManagerApiTest {
       Supplier<String> runtimeVersion,
       Supplier<Health> readiness,
       NodeResources resources) {
-    KubernetesClient heartbeat = HeartbeatClient.create(config, Duration.ofSeconds(5));
-    clients.add(heartbeat);
-    ApiNodeStatusManager m =
-        new ApiNodeStatusManager(
+    return manager(
+        HeartbeatClient.create(config, Duration.ofSeconds(5)),
+        options,
+        time,
+        new NodeStatusManager.Sources(machine, runtimeVersion, images::get, readiness, resources));
+  }
+
+  /** A ready manager whose heartbeat client's requests also go through {@code recording}. */
+  private ApiNodeStatusManager recorded(NodeOptions options, Time time, Interceptor recording) {
+    return manager(
+        HeartbeatClient.create(
+            config,
             options,
-            heartbeat,
-            time,
-            new NodeStatusManager.Sources(
-                machine, runtimeVersion, images::get, readiness, resources),
-            recorder);
+            b ->
+                b.withHttpClientBuilderConsumer(
+                    h -> h.addOrReplaceInterceptor("recording", recording))),
+        options,
+        time,
+        new NodeStatusManager.Sources(
+            machine, () -> "docker://20.10.24", images::get, () -> Health.OK, NodeResources.NONE));
+  }
+
+  private ApiNodeStatusManager manager(
+      KubernetesClient heartbeat,
+      NodeOptions options,
+      Time time,
+      NodeStatusManager.Sources sources) {
+    clients.add(heartbeat);
+    ApiNodeStatusManager m = new ApiNodeStatusManager(options, heartbeat, time, sources, recorder);
     managers.add(m);
     return m;
   }
@@ -505,27 +524,7 @@ class NodeStatusManagerApiTest {
             requests.add(request.method() + " " + request.uri().getPath());
           }
         };
-    KubernetesClient heartbeat =
-        HeartbeatClient.create(
-            config,
-            options(),
-            b ->
-                b.withHttpClientBuilderConsumer(
-                    h -> h.addOrReplaceInterceptor("recording", recording)));
-    clients.add(heartbeat);
-    ApiNodeStatusManager again =
-        new ApiNodeStatusManager(
-            options(),
-            heartbeat,
-            Time.system(),
-            new NodeStatusManager.Sources(
-                machine,
-                () -> "docker://20.10.24",
-                images::get,
-                () -> Health.OK,
-                NodeResources.NONE),
-            recorder);
-    managers.add(again);
+    ApiNodeStatusManager again = recorded(options(), Time.system(), recording);
     again.start();
 
     await().atMost(WAIT).until(() -> requests.stream().anyMatch(r -> r.startsWith("PUT")));
@@ -728,27 +727,8 @@ class NodeStatusManagerApiTest {
             }
           }
         };
-    KubernetesClient heartbeat =
-        HeartbeatClient.create(
-            config,
-            options,
-            b ->
-                b.withHttpClientBuilderConsumer(
-                    h -> h.addOrReplaceInterceptor("recording", recording)));
-    clients.add(heartbeat);
     ApiNodeStatusManager m =
-        new ApiNodeStatusManager(
-            options,
-            heartbeat,
-            new Time(clock, new RecordingSleeper(clock), schedulers),
-            new NodeStatusManager.Sources(
-                machine,
-                () -> "docker://20.10.24",
-                images::get,
-                () -> Health.OK,
-                NodeResources.NONE),
-            recorder);
-    managers.add(m);
+        recorded(options, new Time(clock, new RecordingSleeper(clock), schedulers), recording);
     m.start();
     schedulers.runDue(); // registers
     awaitCached(node().getMetadata().getResourceVersion());
