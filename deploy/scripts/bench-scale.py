@@ -11,8 +11,9 @@ JVM's total over N for jkubelet, the processes' sum over N for kubemark; the API
 CPU seconds over the idle window (less the baseline's) and RSS at its end; the bytes the API server
 received and sent on its port (each connection's TCP counters, from ss), less the baseline's. With
 CHURN=1, a Deployment of 10 x N pods is created, scaled to 0 and back, twice: pod start from
-creation to Running as a watch of the API sees them (p50, p99), and the requests per node during
-the churn. N may be a list ("10 50 100"): one baseline, then each N in turn, one table each."""
+creation to Running as a watch of the API sees them (p50, p99), from binding to Running (the
+kubelet's share of it), the requests per node and the hollow nodes' own CPU seconds during the
+churn. N may be a list ("10 50 100"): one baseline, then each N in turn, one table each."""
 import json, os, re, subprocess, sys, threading, time
 
 KUBECTL = os.environ["BENCH_KUBECTL"]
@@ -78,6 +79,23 @@ def process(name):
     cpu = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
     rss = int(re.search(r"VmRSS:\s+(\d+)", open("/proc/%s/status" % pid).read()).group(1)) / 1024
     return cpu, rss
+
+
+def cpu_of(pid):
+    """CPU seconds of the process."""
+    stat = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def hollow_cpu(procs):
+    """CPU seconds of the hollow nodes' processes (the JVM, or each kubemark), so far."""
+    total = 0.0
+    for p in procs:
+        try:
+            total += cpu_of(pid_of_java(p))
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total
 
 
 def sockets():
@@ -188,34 +206,39 @@ def footprint(procs):
     return rss / 1024, threads
 
 
-def churn(prefix):
+def churn(prefix, procs):
     """Pod start from creation to Running as a watch of the API sees it; requests during churn."""
-    seen, running, lock = {}, {}, threading.Lock()
+    seen, bound, running, lock = {}, {}, {}, threading.Lock()
     w = subprocess.Popen([KUBECTL, "--kubeconfig", KUBECONFIG, "-n", NS, "get", "pods", "-w",
-                          "-o", "json", "--output-watch-events"], stdout=subprocess.PIPE, text=True)
+                          "-o", "json", "--output-watch-events"], stdout=subprocess.PIPE)
 
     def read():
-        buf = ""
-        depth = 0
-        for ch in iter(lambda: w.stdout.read(1), ""):
-            buf += ch
-            depth += ch == "{"
-            depth -= ch == "}"
-            if depth == 0 and buf.strip():
-                now = time.time()
+        # The watch prints one JSON object after another; read what is there, decode every whole
+        # object in it, and keep the rest for the next read.
+        decoder, buf = json.JSONDecoder(), ""
+        while True:
+            chunk = os.read(w.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return
+            now = time.time()
+            buf += chunk.decode()
+            while True:
+                buf = buf.lstrip()
                 try:
-                    ev = json.loads(buf)
+                    ev, end = decoder.raw_decode(buf)
                 except ValueError:
-                    buf = ""
-                    continue
-                buf = ""
+                    break
+                buf = buf[end:]
                 pod = ev.get("object", {})
                 uid = pod.get("metadata", {}).get("uid")
+                if not uid:
+                    continue
                 with lock:
-                    if uid and uid not in seen:
-                        seen[uid] = now
-                    if uid and pod.get("status", {}).get("phase") == "Running" and uid not in running:
-                        running[uid] = now
+                    seen.setdefault(uid, now)
+                    if pod.get("spec", {}).get("nodeName"):
+                        bound.setdefault(uid, now)
+                    if pod.get("status", {}).get("phase") == "Running":
+                        running.setdefault(uid, now)
     threading.Thread(target=read, daemon=True).start()
     replicas = 10 * N
     manifest = json.dumps({
@@ -228,7 +251,7 @@ def churn(prefix):
                              "key": "kubernetes.io/hostname", "operator": "In",
                              "values": [prefix + str(i) for i in range(N)]}]}]}}},
                      "containers": [{"name": "c", "image": "k8s.gcr.io/pause:3.2"}]}}}})
-    a, cpu0 = scrape(), process("apiserver")[0]
+    a, cpu0, hollow0 = scrape(), process("apiserver")[0], hollow_cpu(procs)
     t0 = time.time()
     subprocess.run([KUBECTL, "--kubeconfig", KUBECONFIG, "-n", NS, "apply", "-f", "-"],
                    input=manifest, text=True, check=True, capture_output=True)
@@ -254,10 +277,12 @@ def churn(prefix):
     minutes = (time.time() - t0) / 60
     d = diff(a, scrape())
     cpu = process("apiserver")[0] - cpu0
+    hollow = hollow_cpu(procs) - hollow0
     w.terminate()
     with lock:
         starts = sorted(running[u] - seen[u] for u in running if u in seen)
-    return ok, starts, d, minutes, len(seen), cpu
+        kubelet = sorted(running[u] - bound[u] for u in running if u in bound)
+    return ok, starts, kubelet, d, minutes, len(seen), cpu, hollow
 
 
 def pct(xs, p):
@@ -301,9 +326,10 @@ def run(base):
         r["rss_mib"], r["threads"] = footprint(procs)
         if CHURN:
             log("%s: churn of %d pods" % (kind, 10 * N))
-            ok, starts, d, churn_minutes, pods, cpu = churn(prefix)
+            ok, starts, kubelet, d, churn_minutes, pods, cpu, hollow = churn(prefix, procs)
             r["churn"] = {"ok": ok, "p50": pct(starts, 50), "p99": pct(starts, 99), "pods": pods,
-                          "minutes": churn_minutes, "apiserver_cpu": cpu,
+                          "bound_p50": pct(kubelet, 50), "bound_p99": pct(kubelet, 99),
+                          "minutes": churn_minutes, "apiserver_cpu": cpu, "hollow_cpu": hollow,
                           "per_node_min": sum(d.values()) / N / churn_minutes,
                           "per_node": sum(d.values()) / N,
                           "by_kind": {k: v / N for k, v in d.items()},
@@ -367,6 +393,8 @@ def table(results, base):
         row("churn: every pod Running", lambda r: str(r["churn"]["ok"]))
         row("churn: pod start p50 (s)", lambda r: "%.2f" % r["churn"]["p50"])
         row("churn: pod start p99 (s)", lambda r: "%.2f" % r["churn"]["p99"])
+        row("churn: from binding to Running, p50 (s)", lambda r: "%.2f" % r["churn"]["bound_p50"])
+        row("churn: from binding to Running, p99 (s)", lambda r: "%.2f" % r["churn"]["bound_p99"])
         row("churn: API requests per node per minute", lambda r: "%.1f" % r["churn"]["per_node_min"])
         row("churn: API requests per node, in all", lambda r: "%.0f" % r["churn"]["per_node"])
         # By verb and resource, those of at least 1 per node in either kind.
@@ -376,6 +404,7 @@ def table(results, base):
             row("&nbsp;&nbsp;%s %s" % (k[1], k[2]), lambda r, k=k: "%.1f" % r["churn"]["by_kind"].get(k, 0))
         row("churn: length (min)", lambda r: "%.1f" % r["churn"]["minutes"])
         row("churn: API server CPU s per pod started", lambda r: "%.3f" % (r["churn"]["apiserver_cpu"] / max(r["churn"]["pods"], 1)))
+        row("churn: hollow nodes' CPU s per pod started", lambda r: "%.3f" % (r["churn"]["hollow_cpu"] / max(r["churn"]["pods"], 1)))
         row("churn: pod status writes per pod", lambda r: "%.2f" % r["churn"]["status_writes_per_pod"])
         row("nodes Ready after churn", lambda r: "%d / %d" % (r["ready_after_churn"], N))
     sys.stdout.flush()

@@ -56,17 +56,28 @@ public final class ApiRequests {
       return null;
     }
     if (!response.isSuccessful()) {
-      Status status = null;
-      try {
-        status = client.getKubernetesSerialization().unmarshal(response.body(), Status.class);
-      } catch (RuntimeException notStatus) {
-        // the body is not a Status: the code says enough
-      }
-      String message = status != null && status.getMessage() != null ? status.getMessage() : "";
-      throw new KubernetesClientException(
-          "GET " + path + ": " + response.code() + " " + message, response.code(), status);
+      throw error(client, "GET " + path, response);
     }
     return client.getKubernetesSerialization().unmarshal(response.body(), type);
+  }
+
+  /**
+   * The exception fabric8 would throw for the API server's refusal: its code, and the {@code
+   * Status} of the answer's body when it is one (its message then in the exception's).
+   *
+   * @param what the request, e.g. {@code GET api/v1/nodes/n1}
+   */
+  public static KubernetesClientException error(
+      KubernetesClient client, String what, HttpResponse<String> response) {
+    Status status = null;
+    try {
+      status = client.getKubernetesSerialization().unmarshal(response.body(), Status.class);
+    } catch (RuntimeException notStatus) {
+      // the body is not a Status: the code says enough
+    }
+    String message = status != null && status.getMessage() != null ? status.getMessage() : "";
+    return new KubernetesClientException(
+        what + ": " + response.code() + " " + message, response.code(), status);
   }
 
   /** The URL of {@code path} (no leading slash) on the client's API server. */

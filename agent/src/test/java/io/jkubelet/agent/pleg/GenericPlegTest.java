@@ -2,6 +2,7 @@ package io.jkubelet.agent.pleg;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.Runtime;
@@ -132,6 +133,22 @@ class GenericPlegTest {
 
   @Test
   void theFakeClockStepsTheRelistsAndARequestRelistsAtOnce() {
+    // A runtime without an event stream: only the period and explicit requests relist.
+    GenericPleg pleg =
+        new GenericPleg(
+            new ForwardingRuntime(runtime) {
+              @Override
+              public AutoCloseable watchContainerEvents(Runnable onChange) {
+                return () -> {};
+              }
+            },
+            cache,
+            clock,
+            schedulers,
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(3),
+            events::add,
+            GenericPleg.RelistListener.NONE);
     pleg.start();
     try {
       assertThat(schedulers.created()).containsExactly("pleg");
@@ -154,6 +171,31 @@ class GenericPlegTest {
       pleg.stop();
     }
     assertThat(schedulers.pending()).as("stop closes the scheduler").isZero();
+  }
+
+  @Test
+  void theRuntimesEventsRelistAtOnceAndStopWithThePleg() {
+    pleg.start();
+    try {
+      schedulers.runDue();
+      String id = sandbox();
+      schedulers.runDue();
+      assertThat(events)
+          .as("a sandbox that starts is seen without waiting for the period")
+          .containsExactly(new PodLifecycleEvent.ContainerStarted("u1", id));
+
+      events.clear();
+      runtime.exit(id, 0, "");
+      schedulers.runDue();
+      assertThat(events).containsExactly(new PodLifecycleEvent.ContainerDied("u1", id));
+    } finally {
+      pleg.stop();
+    }
+    events.clear();
+    runtime.removeContainer(runtime.all().get(0).id);
+    schedulers.runDue();
+    assertThat(events).as("no relist after stop").isEmpty();
+    assertThat(schedulers.pending()).isZero();
   }
 
   @Test

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.Test;
  * killed), dockershim's names and {@code io.kubernetes.*} labels, restart count and labels round
  * trips, listing by pod UID, unknown ids, name conflicts, exec results, output cap and timeout,
  * interactive exec (stdin and its end, exit code, close), attach, port-forward to a loopback port,
- * following a container's output to its end, image presence, and an image's user.
+ * following a container's output to its end, image presence, an image's user, and the event watch
+ * that wakes the PLEG.
  *
  * <p>Every container carries {@link Labels#NODE} with {@link #node}, unique to the test instance; a
  * subclass scopes its runtime to it and removes only those containers afterwards.
@@ -312,6 +314,32 @@ public abstract class RuntimeContract {
     ContainerStatus after = runtime().podStatus(pod).latest("app").orElseThrow();
     assertThat(after.state()).isEqualTo(ContainerState.RUNNING);
     assertThat(after.startedAt()).isEqualTo(before.startedAt());
+  }
+
+  @Test
+  void theEventWatchIsToldWhenASandboxOrContainerStartsDiesAndGoesAway() throws Exception {
+    AtomicInteger changes = new AtomicInteger();
+    try (AutoCloseable watch = runtime().watchContainerEvents(changes::incrementAndGet)) {
+      PodRef pod = newPod();
+      String sandboxId = runtime().runPodSandbox(sandbox(pod, 0, false));
+      awaitChanges(changes, 1);
+      String id = runtime().createContainer(sandboxId, app(pod, "app", 0).build());
+      runtime().startContainer(id);
+      awaitChanges(changes, 2);
+      runtime().stopContainer(id, Duration.ofSeconds(1));
+      awaitChanges(changes, 3);
+      runtime().removeContainer(id);
+      awaitChanges(changes, 4);
+    }
+  }
+
+  /**
+   * Until the watch was told at least {@code n} times: an engine's stream reports a while after.
+   */
+  private static void awaitChanges(AtomicInteger changes, int n) {
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(changes.get()).isGreaterThanOrEqualTo(n));
   }
 
   // --- errors ---

@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -60,6 +61,10 @@ public class FakeRuntime implements Runtime {
   private boolean recording = true;
 
   private final Map<String, RuntimeError> failNext = new HashMap<>();
+
+  /** Told of every container that starts, dies or goes away ({@link #watchContainerEvents}). */
+  private final List<Runnable> watchers = new CopyOnWriteArrayList<>();
+
   private boolean down;
   private Runnable onStop = () -> {};
 
@@ -139,6 +144,7 @@ public class FakeRuntime implements Runtime {
     f.finishedAt = clock.instant();
     notifyAll(); // ends attaches
     logs.end(id);
+    changed();
   }
 
   public synchronized List<FakeContainer> all() {
@@ -259,6 +265,7 @@ public class FakeRuntime implements Runtime {
     f.state = ContainerState.RUNNING;
     f.startedAt = clock.instant();
     containers.put(id, f);
+    changed();
     return id;
   }
 
@@ -321,6 +328,7 @@ public class FakeRuntime implements Runtime {
     f.exitCode = 0;
     f.reason = "";
     f.startedAt = clock.instant();
+    changed();
   }
 
   @Override
@@ -337,14 +345,34 @@ public class FakeRuntime implements Runtime {
     f.finishedAt = clock.instant();
     notifyAll(); // ends attaches
     logs.end(containerId);
+    changed();
   }
 
   @Override
   public synchronized void removeContainer(String containerId) {
     call("removeContainer", containerId);
-    containers.remove(containerId);
+    if (containers.remove(containerId) != null) {
+      changed();
+    }
     notifyAll(); // ends attaches
     logs.forget(containerId);
+  }
+
+  /**
+   * As Docker's event stream: {@code onChange} is called after each container that starts, dies
+   * (stopped, exited or killed) or is removed, on the thread that changed it and with this
+   * runtime's lock held, so it must only hand the news on (the PLEG requests a relist).
+   */
+  @Override
+  public AutoCloseable watchContainerEvents(Runnable onChange) {
+    watchers.add(onChange);
+    return () -> watchers.remove(onChange);
+  }
+
+  private void changed() {
+    for (Runnable w : watchers) {
+      w.run();
+    }
   }
 
   // --- logs, exec and streams ({@link FakeLogs}, {@link FakeStreams}) ---
