@@ -25,17 +25,24 @@ class GenericPlegTest {
   private final FakeSchedulers schedulers = new FakeSchedulers(clock);
   private final PodCache cache = new PodCache();
   private final List<PodLifecycleEvent> events = new ArrayList<>();
-  private final GenericPleg pleg =
-      new GenericPleg(
-          runtime,
-          cache,
-          clock,
-          schedulers,
-          Duration.ofSeconds(1),
-          Duration.ofMinutes(3),
-          events::add,
-          GenericPleg.RelistListener.NONE);
+  private final GenericPleg pleg = plegOn(runtime);
   private final PodRef pod = new PodRef("u1", "p", "default");
+
+  /**
+   * A PLEG on the runtime: relists every second, unhealthy after 3 minutes, events to {@code
+   * events}.
+   */
+  private GenericPleg plegOn(Runtime r) {
+    return new GenericPleg(
+        r,
+        cache,
+        clock,
+        schedulers,
+        Duration.ofSeconds(1),
+        Duration.ofMinutes(3),
+        events::add,
+        GenericPleg.RelistListener.NONE);
+  }
 
   private String sandbox() {
     return runtime.runPodSandbox(
@@ -89,16 +96,7 @@ class GenericPlegTest {
                     inFlight.decrementAndGet();
                   }
                 });
-    GenericPleg parallel =
-        new GenericPleg(
-            slow,
-            cache,
-            clock,
-            schedulers,
-            Duration.ofSeconds(1),
-            Duration.ofMinutes(3),
-            events::add,
-            GenericPleg.RelistListener.NONE);
+    GenericPleg parallel = plegOn(slow);
 
     parallel.relist();
 
@@ -135,20 +133,13 @@ class GenericPlegTest {
   void theFakeClockStepsTheRelistsAndARequestRelistsAtOnce() {
     // A runtime without an event stream: only the period and explicit requests relist.
     GenericPleg pleg =
-        new GenericPleg(
+        plegOn(
             new ForwardingRuntime(runtime) {
               @Override
               public AutoCloseable watchContainerEvents(Runnable onChange) {
                 return () -> {};
               }
-            },
-            cache,
-            clock,
-            schedulers,
-            Duration.ofSeconds(1),
-            Duration.ofMinutes(3),
-            events::add,
-            GenericPleg.RelistListener.NONE);
+            });
     pleg.start();
     try {
       assertThat(schedulers.created()).containsExactly("pleg");
