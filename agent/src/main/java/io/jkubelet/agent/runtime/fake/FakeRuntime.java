@@ -46,7 +46,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * out.
  *
  * <p>Over the house's 400 lines by the {@link Runtime}'s face alone: each call is recorded here and
- * carried out by the part for its job; the tests' controls stand beside them.
+ * carried out by the part for its job; the tests' controls stand beside them, and the event watch
+ * (Docker's start, die and destroy) is told from the calls that change a container, under the same
+ * lock. The next cut: the container table (create, start, stop, remove, exit and their events) into
+ * a part of its own, as {@link FakeImages} holds the images.
  */
 public class FakeRuntime implements Runtime {
   private final Clock clock;
