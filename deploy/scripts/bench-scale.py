@@ -14,7 +14,7 @@ CHURN=1, a Deployment of 10 x N pods is created, scaled to 0 and back, twice: po
 creation to Running as a watch of the API sees them (p50, p99), from binding to Running (the
 kubelet's share of it), the requests per node and the hollow nodes' own CPU seconds during the
 churn. N may be a list ("10 50 100"): one baseline, then each N in turn, one table each."""
-import json, os, re, subprocess, sys, threading, time
+import codecs, json, os, re, subprocess, sys, threading, time
 
 KUBECTL = os.environ["BENCH_KUBECTL"]
 KUBECONFIG = os.environ["BENCH_KUBECONFIG"]
@@ -74,11 +74,9 @@ def api_port():
 
 def process(name):
     """(CPU seconds, RSS MiB) of the control plane's process NAME (its pid file under STATE)."""
-    pid = open(os.path.join(STATE, name + ".pid")).read().strip()
-    stat = open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()
-    cpu = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
-    rss = int(re.search(r"VmRSS:\s+(\d+)", open("/proc/%s/status" % pid).read()).group(1)) / 1024
-    return cpu, rss
+    pid = int(open(os.path.join(STATE, name + ".pid")).read().strip())
+    rss = int(re.search(r"VmRSS:\s+(\d+)", open("/proc/%d/status" % pid).read()).group(1)) / 1024
+    return cpu_of(pid), rss
 
 
 def cpu_of(pid):
@@ -215,13 +213,13 @@ def churn(prefix, procs):
     def read():
         # The watch prints one JSON object after another; read what is there, decode every whole
         # object in it, and keep the rest for the next read.
-        decoder, buf = json.JSONDecoder(), ""
+        decoder, text, buf = json.JSONDecoder(), codecs.getincrementaldecoder("utf-8")(), ""
         while True:
             chunk = os.read(w.stdout.fileno(), 1 << 16)
             if not chunk:
                 return
             now = time.time()
-            buf += chunk.decode()
+            buf += text.decode(chunk)  # a character may straddle two reads
             while True:
                 buf = buf.lstrip()
                 try:
