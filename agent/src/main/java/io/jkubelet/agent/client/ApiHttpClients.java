@@ -2,11 +2,25 @@ package io.jkubelet.agent.client;
 
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.jkubelet.agent.util.ApiSerialization;
+import io.jkubelet.agent.util.NettyLoops;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.InternetProtocolFamily;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.file.FileSystemOptions;
+import io.vertx.core.impl.VertxBuilder;
+import io.vertx.core.impl.VertxInternal;
+import io.vertx.core.impl.transports.JDKTransport;
+import io.vertx.core.spi.transport.Transport;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -14,13 +28,14 @@ import java.util.concurrent.TimeUnit;
  * The HTTP engine of the API clients. Left to itself, fabric8 gives every client a Vert.x of its
  * own sized for a server: up to twice the cores in event loops and twenty threads in each blocking
  * pool, so that the five clients of a node took 28 threads; one small engine each still took 15.
- * Here all clients share one engine, made when the first client is built: two event loops, and one
- * thread in each blocking pool, started when first needed. The clients run their callbacks (watch
- * and informer events) on a shared cached pool of platform threads, never on the event loops, so
- * that no caller blocking on one of them holds up another client's traffic. The threads are
- * daemons, as fabric8's own, and the engine lives as long as the process: closing a client leaves
- * it running for the others. Their TLS is BoringSSL where it loads ({@link
- * NativeTlsClientFactory}).
+ * Here all clients share one engine, made when the first client is built, and it has no event loops
+ * of its own: it runs on the process's Netty loops ({@link NettyLoops}), beside the kubelet API's
+ * servers and the probes, and its two blocking pools have one thread each, started when first
+ * needed and ended when idle. The clients run their callbacks (watch and informer events) on a
+ * shared cached pool of platform threads, never on the event loops, so that no caller blocking on
+ * one of them holds up another client's traffic. The threads are daemons, as fabric8's own, and the
+ * engine lives as long as the process: closing a client leaves it running for the others. Their TLS
+ * is BoringSSL where it loads ({@link NativeTlsClientFactory}).
  *
  * <p>An earlier release shared engines and saw secret watches stop after restarts under 110 pods;
  * those restarts also replaced running sandboxes (the {@code PodCache} defect, since fixed), and
@@ -37,16 +52,16 @@ public final class ApiHttpClients {
    * pod 0.5 to 1.6 s after a {@code kubectl} watch beside it (p50), and 0.01 s on platform threads
    * (docs/performance.md, bench-scale.sh). Never shut down.
    */
+  private static final long TASK_KEEP_ALIVE_SECONDS = 5;
+
   private static final Executor TASKS =
       new ThreadPoolExecutor(
           0,
           Integer.MAX_VALUE,
-          ApiHttpClients.TASK_KEEP_ALIVE_SECONDS,
+          TASK_KEEP_ALIVE_SECONDS,
           TimeUnit.SECONDS,
           new SynchronousQueue<>(),
           Thread.ofPlatform().name("api-client-task-", 0).daemon().factory());
-
-  private static final long TASK_KEEP_ALIVE_SECONDS = 5;
 
   private ApiHttpClients() {}
 
@@ -69,15 +84,10 @@ public final class ApiHttpClients {
   private static Vertx vertx() {
     VertxOptions options =
         new VertxOptions()
-            .setEventLoopPoolSize(2)
+            .setEventLoopPoolSize(NettyLoops.THREADS)
             .setWorkerPoolSize(1)
             .setInternalBlockingPoolSize(1)
             .setUseDaemonThread(true)
-            // A blocked event loop is said every 10 s rather than every second, with its stack
-            // only past a minute: on a guest under emulation the default printed a stack of 150
-            // lines a second for two minutes into the journal, slowing the start further.
-            .setBlockedThreadCheckInterval(10_000)
-            .setWarningExceptionTime(60_000_000_000L)
             .setFileSystemOptions(
                 new FileSystemOptions()
                     .setFileCachingEnabled(false)
@@ -87,13 +97,78 @@ public final class ApiHttpClients {
     String before = System.getProperty(key);
     System.setProperty(key, "true");
     try {
-      return Vertx.vertx(options);
+      // NOTE: VertxBuilder is Vert.x's own (io.vertx.core.impl), the one way in 4.x to give it
+      // event loops and pools it does not make itself.
+      Vertx vertx =
+          new VertxBuilder(options)
+              .findTransport(new SharedLoops())
+              .executorServiceFactory(ApiHttpClients::idleEndingPool)
+              .init()
+              .vertx();
+      // Its blocked-thread checker (a timer thread) watches Vert.x's own threads: not the Netty
+      // loops, and its blocking pools are there to block.
+      ((VertxInternal) vertx).blockedThreadChecker().close();
+      return vertx;
     } finally {
       if (before == null) {
         System.clearProperty(key);
       } else {
         System.setProperty(key, before);
       }
+    }
+  }
+
+  /**
+   * A Vert.x blocking pool whose threads end after {@value #TASK_KEEP_ALIVE_SECONDS} s idle, where
+   * Vert.x's own keeps each thread it ever started.
+   */
+  private static ExecutorService idleEndingPool(
+      ThreadFactory threads, Integer concurrency, Integer maxConcurrency) {
+    int size = Math.max(1, maxConcurrency);
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            size,
+            size,
+            TASK_KEEP_ALIVE_SECONDS,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            threads);
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
+
+  /**
+   * Vert.x's JDK transport (NIO) on the process's Netty loops ({@link NettyLoops}), which the
+   * kubelet API's servers and the probes already run on, instead of event loops of its own. The
+   * loops are never shut down: the engine lives as long as the process.
+   */
+  private static final class SharedLoops implements Transport {
+    private final Transport jdk = JDKTransport.INSTANCE;
+
+    @Override
+    public EventLoopGroup eventLoopGroup(
+        int type, int threads, ThreadFactory factory, int ioRatio) {
+      return NettyLoops.shared();
+    }
+
+    @Override
+    public DatagramChannel datagramChannel() {
+      return jdk.datagramChannel();
+    }
+
+    @Override
+    public DatagramChannel datagramChannel(InternetProtocolFamily family) {
+      return jdk.datagramChannel(family);
+    }
+
+    @Override
+    public ChannelFactory<? extends Channel> channelFactory(boolean domainSocket) {
+      return jdk.channelFactory(domainSocket);
+    }
+
+    @Override
+    public ChannelFactory<? extends ServerChannel> serverChannelFactory(boolean domainSocket) {
+      return jdk.serverChannelFactory(domainSocket);
     }
   }
 }

@@ -1,12 +1,11 @@
 package io.jkubelet.agent.oom;
 
+import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.agent.util.Schedulers;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -18,16 +17,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link OomSource} on this host: the cgroup files, and {@code /dev/kmsg} read by one thread,
- * {@code oom-kmsg}, that blocks on it and parses each record ({@link KmsgParser}).
+ * {@link OomSource} on this host: the cgroup files, and {@code /dev/kmsg}, opened without blocking
+ * ({@link KernelLogFile}) and read to its end every {@link #PERIOD}, and at once before each {@link
+ * #takeKills}, so that a container's exit never misses a kill the kernel has already reported. Each
+ * record is parsed by {@link KmsgParser}. No thread waits on the log: a blocked read would hold one
+ * for the node's life.
  *
  * <p>{@code /dev/kmsg} gives one record per read, and a new reader starts at the oldest record the
  * kernel still keeps: kills from before the start are read too, and matched only to containers that
- * are still there. A reader that falls behind gets {@code EPIPE} once and goes on from the oldest
- * record left. Closing the channel at {@link #stop()} wakes the blocked read.
+ * are still there. A reader that falls behind is told so once and goes on from the oldest record
+ * left.
  *
- * <p>Thread-safe: the recent kills are guarded by {@code this}; {@code missing} and {@code channel}
- * are volatile.
+ * <p>Thread-safe: {@code reading} guards the file and the parser, and is taken before {@code this},
+ * which guards the recent kills; {@code missing} is volatile.
  */
 final class HostOomSource implements OomSource {
   private static final Logger log = LoggerFactory.getLogger(HostOomSource.class);
@@ -35,47 +37,56 @@ final class HostOomSource implements OomSource {
   /** The kills kept for {@link #takeKills}: the newest, across the node's containers. */
   static final int RECENT = 256;
 
+  /** How often the kernel log is read to its end. */
+  static final Duration PERIOD = Duration.ofSeconds(1);
+
   private final CgroupMemory cgroups;
   private final Path kmsg;
+  private final Schedulers schedulers;
+  private final Object reading = new Object();
+  private final KmsgParser parser = new KmsgParser();
+  private final byte[] buf = new byte[8192];
   private final Deque<KernelKill> recent = new ArrayDeque<>();
   private volatile Consumer<KernelKill> listener = k -> {};
   private volatile String missing = "the kernel log is not read yet";
-  private volatile FileChannel channel;
-  private Thread reader;
+  private KernelLogFile file;
+  private Scheduler scheduler;
 
-  HostOomSource(CgroupMemory cgroups, Path kmsg) {
+  HostOomSource(CgroupMemory cgroups, Path kmsg, Schedulers schedulers) {
     this.cgroups = cgroups;
     this.kmsg = kmsg;
+    this.schedulers = schedulers;
   }
 
   @Override
   public void start() {
-    try {
-      channel = FileChannel.open(kmsg, StandardOpenOption.READ);
-    } catch (IOException | UnsupportedOperationException | SecurityException e) {
-      missing = "the kernel log (" + kmsg + ") is not readable: " + e;
-      log.info("OOM watch: {}; kills are known from the cgroups' counters only", missing);
-      return;
+    synchronized (reading) {
+      try {
+        file = KernelLogFile.open(kmsg);
+      } catch (IOException e) {
+        missing = "the kernel log (" + kmsg + ") is not readable: " + e.getMessage();
+        log.info("OOM watch: {}; kills are known from the cgroups' counters only", missing);
+        return;
+      }
+      missing = null;
+      scheduler = schedulers.create("oom-kmsg");
+      scheduler.withFixedDelay(Duration.ZERO, PERIOD, this::drain);
     }
-    missing = null;
-    FileChannel c = channel;
-    reader = Thread.ofPlatform().name("oom-kmsg").daemon().start(() -> read(c));
   }
 
   @Override
   public void stop() {
-    FileChannel c = channel;
-    channel = null;
-    if (c != null) {
-      try {
-        c.close();
-      } catch (IOException e) {
-        log.debug("OOM watch: closing the kernel log: {}", e.toString());
+    Scheduler s;
+    synchronized (reading) {
+      s = scheduler;
+      scheduler = null;
+      if (file != null) {
+        file.close();
+        file = null;
       }
     }
-    Thread t = reader;
-    if (t != null) {
-      t.interrupt();
+    if (s != null) {
+      s.close();
     }
   }
 
@@ -84,29 +95,28 @@ final class HostOomSource implements OomSource {
     return Health.OK; // an unreadable kernel log is said in the events, not a failure
   }
 
-  private void read(FileChannel c) {
-    KmsgParser parser = new KmsgParser();
-    ByteBuffer buf = ByteBuffer.allocate(8192);
-    while (c.isOpen()) {
-      buf.clear();
-      int n;
-      try {
-        n = c.read(buf);
-      } catch (ClosedChannelException e) {
-        return; // stopped
-      } catch (IOException e) {
-        if (String.valueOf(e.getMessage()).contains("Broken pipe")) {
+  /** Reads every record waiting in the kernel log, and parses each. */
+  private void drain() {
+    synchronized (reading) {
+      while (file != null) {
+        int n;
+        try {
+          n = file.read(buf);
+        } catch (IOException e) {
+          missing = "the kernel log (" + kmsg + ") stopped: " + e.getMessage();
+          log.warn("OOM watch: {}", missing);
+          file.close();
+          file = null;
+          return;
+        }
+        if (n == KernelLogFile.OVERRUN) {
           continue; // records overwritten before they were read: go on from the oldest left
         }
-        missing = "the kernel log (" + kmsg + ") stopped: " + e;
-        log.warn("OOM watch: {}", missing);
-        return;
+        if (n == KernelLogFile.NONE) {
+          return;
+        }
+        parser.feed(new String(buf, 0, n, StandardCharsets.UTF_8)).ifPresent(this::add);
       }
-      if (n < 0) {
-        missing = "the kernel log (" + kmsg + ") ended";
-        return;
-      }
-      parser.feed(new String(buf.array(), 0, n, StandardCharsets.UTF_8)).ifPresent(this::add);
     }
   }
 
@@ -137,7 +147,14 @@ final class HostOomSource implements OomSource {
   }
 
   @Override
-  public synchronized List<KernelKill> takeKills(String containerId) {
+  public List<KernelKill> takeKills(String containerId) {
+    drain();
+    synchronized (this) {
+      return take(containerId);
+    }
+  }
+
+  private List<KernelKill> take(String containerId) {
     List<KernelKill> out = new ArrayList<>();
     for (Iterator<KernelKill> it = recent.iterator(); it.hasNext(); ) {
       KernelKill k = it.next();

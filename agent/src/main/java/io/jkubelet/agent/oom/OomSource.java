@@ -1,6 +1,7 @@
 package io.jkubelet.agent.oom;
 
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.Schedulers;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -9,8 +10,8 @@ import java.util.function.Function;
 
 /**
  * Where the OOM watch reads what the kernel's OOM killer did: a container's memory cgroup (its
- * counters, {@link MemoryCounters}) and the kernel log's kill records ({@link KernelKill}), read as
- * they come by one thread for the node, not one per container.
+ * counters, {@link MemoryCounters}) and the kernel log's kill records ({@link KernelKill}), read
+ * for the node, not per container.
  *
  * <p>{@link #forHost} reads {@code /sys/fs/cgroup} and {@code /dev/kmsg}; tests give a fake. The
  * kernel log is often not readable (no {@code CAP_SYSLOG} with {@code kernel.dmesg_restrict}, or no
@@ -25,13 +26,17 @@ public interface OomSource extends Lifecycle {
   OomSource NONE = new NoOomSource();
 
   /**
-   * This host's cgroups under {@code cgroupRoot} and its kernel log at {@code kmsg}; starts
-   * nothing.
+   * This host's cgroups under {@code cgroupRoot} and its kernel log at {@code kmsg}, read on a
+   * scheduler of {@code schedulers}; starts nothing.
    *
    * @param podCgroups by pod uid, the paths below a hierarchy where the pod's cgroup may be
    */
-  static OomSource forHost(Path cgroupRoot, Path kmsg, Function<String, List<String>> podCgroups) {
-    return new HostOomSource(new CgroupMemory(cgroupRoot, podCgroups), kmsg);
+  static OomSource forHost(
+      Path cgroupRoot,
+      Path kmsg,
+      Function<String, List<String>> podCgroups,
+      Schedulers schedulers) {
+    return new HostOomSource(new CgroupMemory(cgroupRoot, podCgroups), kmsg, schedulers);
   }
 
   /** The counters of the container's memory cgroup; empty when it is gone or not found. */
@@ -48,8 +53,8 @@ public interface OomSource extends Lifecycle {
   Optional<String> kernelLogMissing();
 
   /**
-   * Calls {@code listener} with each kill as the kernel log reports it, on the reader's thread: it
-   * must return quickly. Set before {@link #start()}.
+   * Calls {@code listener} with each kill as the kernel log is read, on the reading thread: it must
+   * return quickly. Set before {@link #start()}.
    */
   void onKill(Consumer<KernelKill> listener);
 }

@@ -11,6 +11,7 @@ import io.jkubelet.agent.runtime.Labels;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.docker.DockerRuntime;
 import io.jkubelet.agent.util.Rlimit;
+import io.jkubelet.agent.util.Schedulers;
 import io.jkubelet.agent.util.Time;
 import io.jkubelet.config.Records;
 import java.nio.file.Path;
@@ -154,7 +155,11 @@ public record Dependencies(
                 options.subsystems().cgroups(), host.machine(), e.cgroupDriver(), options.config());
     Function<ContainerManager, OomSource> oom =
         cm ->
-            OomSource.forHost(Path.of("/sys/fs/cgroup"), Path.of("/dev/kmsg"), cm::podCgroupPaths);
+            OomSource.forHost(
+                Path.of("/sys/fs/cgroup"),
+                Path.of("/dev/kmsg"),
+                cm::podCgroupPaths,
+                Schedulers.system());
     return new Dependencies(
         time, host, engine, cgroups, oom, Map.of(), Logind::connect, Role.DAEMON);
   }

@@ -6,14 +6,16 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 
 /**
  * The process's Netty event loops, shared by everything in it that speaks Netty: the kubelet API's
- * servers and the probes' HTTP client (and, in {@code jkubelet hollow}, every node's), as {@link
- * SharedSchedulers}' timer is shared by every scheduler. Two daemon threads, {@code netty-io-N}
- * (one per core of this project's 2-core machines; a loop waits on its selector, it never spins),
- * started when first asked for and never shut down: each user closes its own channels and leaves
- * the loops to the others. What runs on them must not block. Thread-safe.
+ * servers, the probes' HTTP client and the API clients' engine ({@code client.ApiHttpClients}; and,
+ * in {@code jkubelet hollow}, every node's), as {@link SharedSchedulers}' timer is shared by every
+ * scheduler. Two daemon threads, {@code netty-io-N} (one per core of this project's 2-core
+ * machines; a loop waits on its selector, it never spins), started when first asked for and never
+ * shut down: each user closes its own channels and leaves the loops to the others. What runs on
+ * them must not block. Thread-safe.
  */
 public final class NettyLoops {
-  private static final int THREADS = 2;
+  /** The number of loops. */
+  public static final int THREADS = 2;
 
   private static volatile EventLoopGroup shared;
 
