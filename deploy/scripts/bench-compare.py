@@ -11,6 +11,7 @@ agent itself (its command line is in CONFIG), because the footprint and failure 
 Everything goes to the API server as the admin (client certificate), and to the kubelet's port
 with the same certificate; times are from time.monotonic().
 """
+import http.client
 import json
 import os
 import random
@@ -111,6 +112,23 @@ class Api:
 
     def get(self, path, **kw):
         return self.call("GET", path, **kw)
+
+    def kubelet_parts(self, port, path):
+        """A GET on the kubelet's port in parts (ms): the TCP connect and TLS handshake, the GET on
+        that connection, and a second GET on it (the connection kept alive)."""
+        conn = http.client.HTTPSConnection(self.kubelet_addr, port, context=self.kctx, timeout=60)
+        try:
+            t0 = time.monotonic()
+            conn.connect()
+            t1 = time.monotonic()
+            times = []
+            for _ in range(2):
+                conn.request("GET", path)
+                conn.getresponse().read()
+                times.append(time.monotonic())
+            return (t1 - t0) * 1000, (times[0] - t1) * 1000, (times[1] - times[0]) * 1000
+        finally:
+            conn.close()
 
     def kubelet(self, port, path, timeout=60):
         """GET on the kubelet's port: (status, bytes)."""
@@ -554,6 +572,7 @@ class Bench:
                 series = sum(1 for l in body.decode().splitlines() if l and not l.startswith("#"))
                 sizes[row] = f"{len(body) // 1024} KiB" + ("" if row == "scrape.summary" else f", {series} series")
         vals = {r: [] for r in paths}
+        parts = {r: [] for r in paths}
         loads = []
         for _ in range(self.runs):
             loads.append(load1())
@@ -563,12 +582,15 @@ class Bench:
                 t0 = time.monotonic()
                 code, body = self.api.kubelet(self.port, path)
                 vals[row].append((time.monotonic() - t0) * 1000)
+                parts[row].append(self.api.kubelet_parts(self.port, path))
         for row in paths:
             if self.want(row):
                 if row in absent:
                     self.record(row, [], loads, "not served (404)")
                 else:
-                    self.record(row, vals[row], loads, sizes[row])
+                    hs, first, again = (statistics.median(p[i] for p in parts[row]) for i in range(3))
+                    self.record(row, vals[row], loads, f"{sizes[row]}; medians: TLS handshake {hs:.1f} ms, "
+                                f"the GET on it {first:.1f} ms, a second GET on it {again:.1f} ms")
 
     def metric_count(self, name):
         code, body = self.api.kubelet(self.port, "/metrics", timeout=10)

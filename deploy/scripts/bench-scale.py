@@ -12,7 +12,8 @@ CPU seconds over the idle window (less the baseline's) and RSS at its end; the b
 received and sent on its port (each connection's TCP counters, from ss), less the baseline's. With
 CHURN=1, a Deployment of 10 x N pods is created, scaled to 0 and back, twice: pod start from
 creation to Running as a watch of the API sees them (p50, p99), from binding to Running (the
-kubelet's share of it), the requests per node and the hollow nodes' own CPU seconds during the
+kubelet's share of it), the requests per node (all the API server's, and the nodes' own from its
+audit log of them, STATE/audit-nodes.log) and the hollow nodes' own CPU seconds during the
 churn. N may be a list ("10 50 100"): one baseline, then each N in turn, one table each."""
 import codecs, json, os, re, subprocess, sys, threading, time
 
@@ -250,6 +251,7 @@ def churn(prefix, procs):
                              "values": [prefix + str(i) for i in range(N)]}]}]}}},
                      "containers": [{"name": "c", "image": "k8s.gcr.io/pause:3.2"}]}}}})
     a, cpu0, hollow0 = scrape(), process("apiserver")[0], hollow_cpu(procs)
+    audit0 = audit_size()
     t0 = time.time()
     subprocess.run([KUBECTL, "--kubeconfig", KUBECONFIG, "-n", NS, "apply", "-f", "-"],
                    input=manifest, text=True, check=True, capture_output=True)
@@ -274,13 +276,48 @@ def churn(prefix, procs):
     wait(0)
     minutes = (time.time() - t0) / 60
     d = diff(a, scrape())
+    own = nodes_own_requests(audit0, prefix)
     cpu = process("apiserver")[0] - cpu0
     hollow = hollow_cpu(procs) - hollow0
     w.terminate()
     with lock:
         starts = sorted(running[u] - seen[u] for u in running if u in seen)
         kubelet = sorted(running[u] - bound[u] for u in running if u in bound)
-    return ok, starts, kubelet, d, minutes, len(seen), cpu, hollow
+    return ok, starts, kubelet, d, own, minutes, len(seen), cpu, hollow
+
+
+AUDIT = os.path.join(STATE, "audit-nodes.log")
+
+
+def audit_size():
+    """Where the API server's audit log of the nodes' requests ends now; None without one."""
+    try:
+        return os.path.getsize(AUDIT)
+    except OSError:
+        return None
+
+
+def nodes_own_requests(start, prefix):
+    """The requests the nodes named prefix* made since the audit log's offset start, by verb and
+    resource: {("requests", VERB, "resource[/subresource]"): count}; None without the log."""
+    if start is None:
+        return None
+    out = {}
+    user_prefix = "system:node:" + prefix
+    with open(AUDIT, "rb") as f:
+        f.seek(start)
+        for line in f:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue  # a line the API server is still writing
+            if not ev.get("user", {}).get("username", "").startswith(user_prefix):
+                continue
+            ref = ev.get("objectRef") or {}
+            res = ref.get("resource", "") + ("/" + ref["subresource"] if ref.get("subresource") else "")
+            key = ("requests", ev.get("verb", "").upper(), res)
+            out[key] = out.get(key, 0) + 1
+    return out
 
 
 def pct(xs, p):
@@ -324,13 +361,14 @@ def run(base):
         r["rss_mib"], r["threads"] = footprint(procs)
         if CHURN:
             log("%s: churn of %d pods" % (kind, 10 * N))
-            ok, starts, kubelet, d, churn_minutes, pods, cpu, hollow = churn(prefix, procs)
+            ok, starts, kubelet, d, own, churn_minutes, pods, cpu, hollow = churn(prefix, procs)
             r["churn"] = {"ok": ok, "p50": pct(starts, 50), "p99": pct(starts, 99), "pods": pods,
                           "bound_p50": pct(kubelet, 50), "bound_p99": pct(kubelet, 99),
                           "minutes": churn_minutes, "apiserver_cpu": cpu, "hollow_cpu": hollow,
                           "per_node_min": sum(d.values()) / N / churn_minutes,
                           "per_node": sum(d.values()) / N,
                           "by_kind": {k: v / N for k, v in d.items()},
+                          "own": None if own is None else {k: v / N for k, v in own.items()},
                           "status_writes_per_pod": d.get(("requests", "PATCH", "pods/status"), 0) / max(pods, 1)}
             r["ready_after_churn"] = ready_nodes(prefix)
         results[kind] = r
@@ -393,8 +431,21 @@ def table(results, base):
         row("churn: pod start p99 (s)", lambda r: "%.2f" % r["churn"]["p99"])
         row("churn: from binding to Running, p50 (s)", lambda r: "%.2f" % r["churn"]["bound_p50"])
         row("churn: from binding to Running, p99 (s)", lambda r: "%.2f" % r["churn"]["bound_p99"])
-        row("churn: API requests per node per minute", lambda r: "%.1f" % r["churn"]["per_node_min"])
-        row("churn: API requests per node, in all", lambda r: "%.0f" % r["churn"]["per_node"])
+        if all(results[k]["churn"]["own"] is not None for k in kinds):
+            # What the nodes asked themselves (the audit log's lines of system:node:<name>).
+            row("churn: the nodes' own API requests per node per minute",
+                lambda r: "%.1f" % (sum(r["churn"]["own"].values()) / r["churn"]["minutes"]))
+            row("churn: the nodes' own API requests per node, in all",
+                lambda r: "%.0f" % sum(r["churn"]["own"].values()))
+            own_keys = sorted({k for r in results.values() for k, v in r["churn"]["own"].items() if v >= 1},
+                              key=lambda k: -max(results[x]["churn"]["own"].get(k, 0) for x in kinds))
+            for k in own_keys:
+                row("&nbsp;&nbsp;%s %s" % (k[1], k[2]), lambda r, k=k: "%.1f" % r["churn"]["own"].get(k, 0))
+        # Every client's: the controllers' and the scheduler's work for the pods is in it too.
+        row("churn: API server requests per node per minute, every client's",
+            lambda r: "%.1f" % r["churn"]["per_node_min"])
+        row("churn: API server requests per node, in all, every client's",
+            lambda r: "%.0f" % r["churn"]["per_node"])
         # By verb and resource, those of at least 1 per node in either kind.
         churn_keys = sorted({k for r in results.values() for k, v in r["churn"]["by_kind"].items() if v >= 1},
                             key=lambda k: -max(results[x]["churn"]["by_kind"].get(k, 0) for x in kinds))

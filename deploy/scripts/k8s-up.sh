@@ -23,7 +23,11 @@
 #              the lifetime of the certificates it signs (--cluster-signing-duration), e.g. 10m to
 #              see kubelets rotate theirs; v1.20's signer backdates each by 5 minutes, so a duration
 #              under about 6m gives certificates that have expired when they arrive. It applies
-#              when the controller manager starts.
+#              when the controller manager starts;
+#              JKUBELET_AUDIT_NODES=1: the API server writes one audit line per request of a node
+#              (group system:nodes; user, verb, resource, no bodies) to STATE_DIR/audit-nodes.log,
+#              so that a benchmark counts what each node asked; nothing of other clients. It applies
+#              when the API server starts.
 # The controller manager and the scheduler serve their health checks on API port + 20000 and
 # API port + 21000, so control planes on different ports can run side by side (JKUBELET_CM_PORT and
 # JKUBELET_SCHED_PORT override them where two control planes' derived ports would collide).
@@ -191,6 +195,20 @@ start etcd etcd --name jkubelet-test --data-dir "$STATE/etcd" \
   --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
   --listen-peer-urls "http://127.0.0.1:$((ETCD_PORT + 10))" --initial-advertise-peer-urls "http://127.0.0.1:$((ETCD_PORT + 10))" \
   --initial-cluster "jkubelet-test=http://127.0.0.1:$((ETCD_PORT + 10))"
+audit=()
+if [ "${JKUBELET_AUDIT_NODES:-0}" = 1 ]; then
+  cat >"$STATE/audit-nodes.yaml" <<'EOF2'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived, ResponseStarted]
+rules:
+- level: Metadata
+  userGroups: ["system:nodes"]
+- level: None
+EOF2
+  audit=(--audit-policy-file="$STATE/audit-nodes.yaml" --audit-log-path="$STATE/audit-nodes.log"
+    --audit-log-format=json)
+fi
 # The default admission plugins (ServiceAccount among them) plus NodeRestriction, and bootstrap
 # tokens (nodes join with one, as kubeadm's do), as kubeadm sets.
 start apiserver "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
@@ -205,7 +223,8 @@ start apiserver "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_POR
   --requestheader-client-ca-file="$PKI/front-proxy-ca.crt" --requestheader-allowed-names=front-proxy-client \
   --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
   --requestheader-extra-headers-prefix=X-Remote-Extra- \
-  --proxy-client-cert-file="$PKI/front-proxy-client.crt" --proxy-client-key-file="$PKI/front-proxy-client.key"
+  --proxy-client-cert-file="$PKI/front-proxy-client.crt" --proxy-client-key-file="$PKI/front-proxy-client.key" \
+  ${audit[@]+"${audit[@]}"}
 
 alive() { running "$STATE/$1.pid"; }
 # wait_until CHECK NAME...: up to 90 s for CHECK to pass while the processes NAME... run.

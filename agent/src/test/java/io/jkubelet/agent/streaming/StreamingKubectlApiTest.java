@@ -33,6 +33,7 @@ import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.InputStreamReader;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -64,7 +65,7 @@ import org.junit.jupiter.api.Timeout;
  * kube-apiserver, which proxies to a {@link KubeletServer} as to a kubelet (a Node registered with
  * 127.0.0.1 and the server's port; the API server's kubelet client certificate checked against the
  * cluster CA), over {@link StreamingRoutes} on the real {@link DockerRuntime} and busybox
- * containers. A client that goes away leaves no exec running and no relay process.
+ * containers. A client that goes away leaves no exec running and no forwarded connection open.
  *
  * <p>Needs {@code JKUBELET_TEST_KUBECONFIG} (an admin kubeconfig from {@code k8s-up.sh}) and {@code
  * JKUBELET_TEST_KUBECTL}; fails without them, as the other API tests do.
@@ -432,17 +433,49 @@ class StreamingKubectlApiTest {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).isEqualTo("hello-from-pod\n");
       }
+      // A client connection held open is one connection to the port inside the pod...
+      long sandboxPid = sandboxPid("web");
+      try (Socket held = new Socket("127.0.0.1", localPort)) {
+        await().atMost(WAIT).until(() -> establishedTo(sandboxPid, 8080) == 1);
+      }
+      // ...which ends with it.
+      await().atMost(WAIT).until(() -> establishedTo(sandboxPid, 8080) == 0);
     } finally {
       pf.destroy();
       pf.waitFor(10, TimeUnit.SECONDS);
     }
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                ProcessHandle.current()
-                    .children()
-                    .noneMatch(p -> p.info().command().orElse("").endsWith("nsenter")));
+  }
+
+  private long sandboxPid(String pod) {
+    Container sandbox =
+        docker
+            .listContainersCmd()
+            .withLabelFilter(
+                Map.of(
+                    Labels.NODE,
+                    node,
+                    Labels.POD_NAME,
+                    pod,
+                    Labels.DOCKER_TYPE,
+                    Labels.TYPE_SANDBOX))
+            .exec()
+            .getFirst();
+    return docker.inspectContainerCmd(sandbox.getId()).exec().getState().getPidLong();
+  }
+
+  /**
+   * The TCP connections established to {@code port} in the network namespace of process {@code
+   * pid}, as its {@code /proc/<pid>/net/tcp} lists them (local address, then state 01).
+   */
+  private static long establishedTo(long pid, int port) throws java.io.IOException {
+    String local = String.format(":%04X", port);
+    try (var lines = Files.lines(Path.of("/proc", Long.toString(pid), "net", "tcp"))) {
+      return lines
+          .skip(1)
+          .map(l -> l.trim().split("\\s+"))
+          .filter(f -> f.length > 3 && f[1].endsWith(local) && f[3].equals("01"))
+          .count();
+    }
   }
 
   @Test

@@ -6,37 +6,29 @@ import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.runtime.StreamHandle;
 import io.jkubelet.agent.runtime.TerminalSize;
-import io.jkubelet.agent.util.Errors;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Port-forwarding into a pod, as dockershim's {@code portForward}: it enters the sandbox's network
- * namespace with {@code nsenter -t <sandbox pid> -n} and relays there, so that a port bound to
- * 127.0.0.1 inside the pod is reached as well as one on the pod IP.
+ * Port-forwarding into a pod, as dockershim's {@code portForward}: the connection is made to
+ * 127.0.0.1 inside the sandbox's network namespace, so that a port bound to 127.0.0.1 inside the
+ * pod is reached as well as one on the pod IP. Dockershim runs {@code nsenter -t <sandbox pid> -n
+ * socat - TCP4:localhost:<port>} per connection; here a thread of jkubelet's enters the namespace
+ * and makes the connection ({@link NetnsDialer}), and two virtual threads copy between it and the
+ * client: no process, nothing needed on the node.
  *
- * <p>The relay is {@link PortRelay} in a small JVM of its own (the JVM that runs jkubelet, with
- * jkubelet's class path), not socat: a node then needs nothing but {@code nsenter} (util-linux),
- * which every distribution has. A JVM starts in a fraction of a second, once per forwarded
- * connection; {@code kubectl port-forward} opens one per client connection.
- *
- * <p>Thread-safe. Each forwarded connection owns one relay process and two virtual threads; {@link
- * StreamHandle#close} kills the process and so ends both.
+ * <p>Thread-safe. Each forwarded connection owns one socket and two virtual threads; {@link
+ * StreamHandle#close} closes the socket and so ends both.
  */
 final class PortForwarder {
   private static final Logger log = LoggerFactory.getLogger(PortForwarder.class);
-  private static final int MAX_STDERR = 4096;
 
   private final DockerClient api;
 
@@ -58,127 +50,87 @@ final class PortForwarder {
     if (!Boolean.TRUE.equals(inspected.getState().getRunning()) || pid == null || pid <= 0) {
       throw new RuntimeError(Kind.OTHER, "container not running (" + sandboxId + ")");
     }
-    Process process;
-    try {
-      process = new ProcessBuilder(command(pid, port)).start();
-    } catch (IOException e) {
-      throw Errors.withCause(
-          new RuntimeError(
-              Kind.OTHER, "unable to do port forwarding: cannot run nsenter: " + e.getMessage()),
-          e);
-    }
     log.debug(
         "DockerRuntime: forwarding port {} of sandbox {}", port, DockerStreams.shortId(sandboxId));
-    return new Relay(process, in, out).start();
+    return new Relay(pid, port, in, out).start();
   }
 
-  /** {@code nsenter -t PID -n -- JAVA ... PortRelay PORT}. */
-  static List<String> command(long pid, int port) {
-    List<String> cmd = new ArrayList<>();
-    cmd.addAll(List.of(nsenter(), "-t", Long.toString(pid), "-n", "--"));
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(
-        List.of(
-            "-XX:TieredStopAtLevel=1",
-            "-XX:+UseSerialGC",
-            "-Xmx16m",
-            "-XX:-UsePerfData",
-            "-Xshare:auto",
-            "-cp",
-            relayClassPath(),
-            PortRelay.class.getName(),
-            Integer.toString(port)));
-    return cmd;
-  }
-
-  /** Where {@link PortRelay} is: jkubelet's own jar (or class directory), nothing else. */
-  private static String relayClassPath() {
-    try {
-      return Path.of(PortRelay.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-          .toString();
-    } catch (java.net.URISyntaxException | RuntimeException e) {
-      return System.getProperty("java.class.path");
-    }
-  }
-
-  private static String nsenter() {
-    for (String dir : List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin")) {
-      Path p = Path.of(dir, "nsenter");
-      if (Files.isExecutable(p)) {
-        return p.toString();
-      }
-    }
-    return "nsenter";
-  }
-
-  /** One forwarded connection: the relay process and the two copies. */
+  /** One forwarded connection: the socket in the pod's namespace and the two copies. */
   private static final class Relay implements StreamHandle {
-    private final Process process;
+    private final long pid;
+    private final int port;
     private final InputStream in;
     private final OutputStream out;
-    private final CountDownLatch outputDone = new CountDownLatch(1);
-    private final ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+    private final CountDownLatch done = new CountDownLatch(1);
     private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile SocketChannel socket;
     private volatile Thread upThread;
+    private volatile IOException failure;
 
-    Relay(Process process, InputStream in, OutputStream out) {
-      this.process = process;
+    Relay(long pid, int port, InputStream in, OutputStream out) {
+      this.pid = pid;
+      this.port = port;
       this.in = in;
       this.out = out;
     }
 
     Relay start() {
-      upThread = Thread.ofVirtual().name("port-forward-up").start(this::copyUp);
-      Thread.ofVirtual().name("port-forward-down").start(this::copyDown);
+      Thread.ofVirtual().name("port-forward-down").start(this::connectThenCopyDown);
       return this;
     }
 
-    private void copyUp() {
-      // NOTE: the process's stdin is buffered: flush every chunk, or a request waits for more.
-      byte[] buf = new byte[32 * 1024];
-      try (OutputStream toRelay = process.getOutputStream()) {
-        int n;
-        while ((n = in.read(buf)) >= 0) {
-          toRelay.write(buf, 0, n);
-          toRelay.flush();
+    private void connectThenCopyDown() {
+      try {
+        SocketChannel ch = NetnsDialer.connect(pid, port);
+        socket = ch;
+        if (closed.get()) {
+          closeSocket();
+          return;
         }
+        upThread = Thread.ofVirtual().name("port-forward-up").start(() -> copyUp(ch));
+        copyDown(ch);
       } catch (IOException e) {
-        // the relay or the client went away
+        failure = e;
+      } finally {
+        done.countDown();
       }
     }
 
-    private void copyDown() {
+    private void copyUp(SocketChannel ch) {
       byte[] buf = new byte[32 * 1024];
-      try (InputStream fromRelay = process.getInputStream()) {
+      try {
         int n;
-        while ((n = fromRelay.read(buf)) >= 0) {
-          out.write(buf, 0, n);
+        while ((n = in.read(buf)) >= 0) {
+          ch.write(ByteBuffer.wrap(buf, 0, n));
+        }
+        ch.shutdownOutput(); // the client's end of input, passed on as socat does
+      } catch (IOException e) {
+        // the port or the client went away
+      }
+    }
+
+    private void copyDown(SocketChannel ch) {
+      ByteBuffer buf = ByteBuffer.allocate(32 * 1024);
+      try {
+        while (ch.read(buf.clear()) >= 0) {
+          out.write(buf.array(), 0, buf.position());
           out.flush();
         }
       } catch (IOException e) {
-        close(); // the client went away
-      } finally {
-        try (InputStream err = process.getErrorStream()) {
-          stderr.write(err.readNBytes(MAX_STDERR));
-        } catch (IOException e) {
-          // no message then
-        }
-        outputDone.countDown();
+        close(); // the client or the port went away
       }
     }
 
     @Override
     public int await() throws InterruptedException {
-      outputDone.await();
-      int code = process.waitFor();
+      done.await();
       Thread up = upThread;
       if (up != null) {
         up.interrupt();
       }
-      if (code != 0 && !closed.get()) {
-        String message = stderr.toString(StandardCharsets.UTF_8).trim();
-        throw new RuntimeError(
-            Kind.OTHER, message.isEmpty() ? "the relay exited with " + code : message);
+      IOException e = failure;
+      if (e != null && !closed.get()) {
+        throw new RuntimeError(Kind.OTHER, e.getMessage());
       }
       return NO_EXIT_CODE;
     }
@@ -189,10 +141,21 @@ final class PortForwarder {
     @Override
     public void close() {
       if (closed.compareAndSet(false, true)) {
-        process.destroyForcibly();
+        closeSocket();
         Thread up = upThread;
         if (up != null) {
           up.interrupt();
+        }
+      }
+    }
+
+    private void closeSocket() {
+      SocketChannel ch = socket;
+      if (ch != null) {
+        try {
+          ch.close();
+        } catch (IOException e) {
+          // closed already
         }
       }
     }
