@@ -1,27 +1,18 @@
 package io.jkubelet.agent.oom;
 
-import com.sun.jna.Function;
-import com.sun.jna.LastErrorException;
+import io.jkubelet.agent.util.LibC;
 import java.io.IOException;
 import java.nio.file.Path;
 
 /**
- * The kernel log ({@code /dev/kmsg}) opened without blocking, through the C library's {@code
- * open(2)} and {@code read(2)}: the JDK opens no file with {@code O_NONBLOCK}, and a blocking read
- * would hold a thread for the node's life (a platform thread, or a virtual thread's carrier). Each
- * {@link #read} gives one record, or nothing when none is waiting. The buffer is a Java array,
- * which JNA copies out: its own native memory would start its cleaner thread.
+ * The kernel log ({@code /dev/kmsg}) opened without blocking ({@link LibC}): the JDK opens no file
+ * with {@code O_NONBLOCK}, and a blocking read would hold a thread for the node's life (a platform
+ * thread, or a virtual thread's carrier). Each {@link #read} gives one record, or nothing when none
+ * is waiting.
  *
  * <p>Not thread-safe: one reader at a time.
  */
 final class KernelLogFile implements AutoCloseable {
-  private static final int O_RDONLY = 0;
-  private static final int O_NONBLOCK = 0x800;
-  private static final int O_CLOEXEC = 0x80000;
-  private static final int EINTR = 4;
-  private static final int EAGAIN = 11;
-  private static final int EPIPE = 32;
-
   /** What {@link #read} gives when no record is waiting. */
   static final int NONE = 0;
 
@@ -38,16 +29,8 @@ final class KernelLogFile implements AutoCloseable {
 
   /** Opens {@code path} for reading without blocking. */
   static KernelLogFile open(Path path) throws IOException {
-    try {
-      int fd =
-          Function.getFunction("c", "open", Function.THROW_LAST_ERROR)
-              .invokeInt(new Object[] {path.toString(), O_RDONLY | O_NONBLOCK | O_CLOEXEC});
-      return new KernelLogFile(path, fd);
-    } catch (LastErrorException e) {
-      throw new IOException(path + ": " + e.getMessage(), e);
-    } catch (UnsatisfiedLinkError e) {
-      throw new IOException(path + ": the C library's open(2) is not reachable: " + e, e);
-    }
+    return new KernelLogFile(
+        path, LibC.open(path.toString(), LibC.O_RDONLY | LibC.O_NONBLOCK | LibC.O_CLOEXEC));
   }
 
   /**
@@ -61,16 +44,14 @@ final class KernelLogFile implements AutoCloseable {
     }
     while (true) {
       try {
-        return (int)
-            Function.getFunction("c", "read", Function.THROW_LAST_ERROR)
-                .invokeLong(new Object[] {fd, buf, (long) buf.length});
-      } catch (LastErrorException e) {
-        switch (e.getErrorCode()) {
-          case EINTR -> {}
-          case EAGAIN -> {
+        return LibC.read(fd, buf);
+      } catch (IOException e) {
+        switch (LibC.errno(e)) {
+          case LibC.EINTR -> {}
+          case LibC.EAGAIN -> {
             return NONE;
           }
-          case EPIPE -> {
+          case LibC.EPIPE -> {
             return OVERRUN;
           }
           default -> throw new IOException(path + ": " + e.getMessage(), e);
@@ -82,7 +63,7 @@ final class KernelLogFile implements AutoCloseable {
   @Override
   public void close() {
     if (fd >= 0) {
-      Function.getFunction("c", "close").invokeInt(new Object[] {fd});
+      LibC.close(fd);
       fd = -1;
     }
   }

@@ -1,7 +1,6 @@
 package io.jkubelet.agent.runtime.docker;
 
-import com.sun.jna.Function;
-import com.sun.jna.LastErrorException;
+import io.jkubelet.agent.util.LibC;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -13,19 +12,15 @@ import java.util.concurrent.ExecutionException;
 /**
  * Connects to a port on 127.0.0.1 inside a process's network namespace, as dockershim's {@code
  * nsenter -t <pid> -n socat - TCP4:localhost:<port>} does, without a process: a platform thread of
- * its own enters the namespace ({@code setns(2)} on {@code /proc/<pid>/ns/net}, through the C
- * library), opens and connects the socket there, and ends. A network namespace is a thread's own,
- * not the process's, and a socket stays in the namespace it was made in, so the connection is used
- * from any thread afterwards while every other thread stays in the host's namespace. The thread
- * that entered it is never used again. Needs {@code CAP_SYS_ADMIN}, as nsenter does.
+ * its own enters the namespace ({@code setns(2)} on {@code /proc/<pid>/ns/net}, {@link LibC}),
+ * opens and connects the socket there, and ends. A network namespace is a thread's own, not the
+ * process's, and a socket stays in the namespace it was made in, so the connection is used from any
+ * thread afterwards while every other thread stays in the host's namespace. The thread that entered
+ * it is never used again. Needs {@code CAP_SYS_ADMIN}, as nsenter does.
  *
  * <p>Stateless; thread-safe.
  */
 final class NetnsDialer {
-  private static final int O_RDONLY = 0;
-  private static final int O_CLOEXEC = 0x80000;
-  private static final int CLONE_NEWNET = 0x40000000;
-
   private NetnsDialer() {}
 
   /**
@@ -64,23 +59,11 @@ final class NetnsDialer {
 
   /** Moves the calling thread into the network namespace of {@code pid}. */
   private static void enter(long pid) throws IOException {
-    String path = "/proc/" + pid + "/ns/net";
-    int fd;
+    int fd = LibC.open("/proc/" + pid + "/ns/net", LibC.O_RDONLY | LibC.O_CLOEXEC);
     try {
-      fd =
-          Function.getFunction("c", "open", Function.THROW_LAST_ERROR)
-              .invokeInt(new Object[] {path, O_RDONLY | O_CLOEXEC});
-    } catch (LastErrorException e) {
-      throw new IOException("cannot open " + path + ": " + e.getMessage(), e);
-    }
-    try {
-      Function.getFunction("c", "setns", Function.THROW_LAST_ERROR)
-          .invokeInt(new Object[] {fd, CLONE_NEWNET});
-    } catch (LastErrorException e) {
-      throw new IOException(
-          "cannot enter the network namespace " + path + ": " + e.getMessage(), e);
+      LibC.setns(fd, LibC.CLONE_NEWNET);
     } finally {
-      Function.getFunction("c", "close").invokeInt(new Object[] {fd});
+      LibC.close(fd);
     }
   }
 
