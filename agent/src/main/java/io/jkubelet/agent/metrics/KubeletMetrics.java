@@ -7,9 +7,7 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -73,8 +71,6 @@ public final class KubeletMetrics {
   private final PrometheusRegistry main = new PrometheusRegistry();
   private final PrometheusRegistry probes = new PrometheusRegistry();
   private final PrometheusRegistry resource = new PrometheusRegistry();
-  private final PrometheusTextFormatWriter writer =
-      PrometheusTextFormatWriter.builder().setTimestampsInMs(true).build();
 
   final Counter runtimeOperations;
   final Counter runtimeErrors;
@@ -218,19 +214,18 @@ public final class KubeletMetrics {
 
   /** One scrape of an endpoint, in the text format ({@link #CONTENT_TYPE}). */
   public byte[] scrape(Endpoint endpoint) {
+    return TextExposition.write(snapshots(endpoint), EscapingScheme.UNDERSCORE_ESCAPING);
+  }
+
+  /** What a scrape of an endpoint reads, before it is written. */
+  MetricSnapshots snapshots(Endpoint endpoint) {
     PrometheusRegistry registry =
         switch (endpoint) {
           case METRICS -> main;
           case PROBES -> probes;
           case RESOURCE -> resource;
         };
-    ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
-    try {
-      writer.write(out, registry.scrape(), EscapingScheme.UNDERSCORE_ESCAPING);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e); // a byte array does not fail
-    }
-    return out.toByteArray();
+    return registry.scrape();
   }
 
   /** Seconds from {@code start} to {@code end}, never negative (a clock stepped back). */
