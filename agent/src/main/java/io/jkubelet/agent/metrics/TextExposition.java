@@ -24,6 +24,7 @@ import io.prometheus.metrics.model.snapshots.StateSetSnapshot;
 import io.prometheus.metrics.model.snapshots.SummarySnapshot;
 import io.prometheus.metrics.model.snapshots.UnknownSnapshot;
 import java.nio.charset.StandardCharsets;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The Prometheus text format (0.0.4) of a scrape, the same bytes as the Prometheus client's {@code
@@ -61,24 +62,31 @@ final class TextExposition {
   }
 
   private static void counter(StringBuilder out, CounterSnapshot snapshot, EscapingScheme scheme) {
-    MetricMetadata metadata = snapshot.getMetadata();
-    String name = expositionName(metadata, "_total", scheme);
-    metadata(out, name, "counter", metadata);
-    for (CounterSnapshot.CounterDataPointSnapshot data : snapshot.getDataPoints()) {
-      nameAndLabels(out, name, data.getLabels(), scheme, null, 0);
-      number(out, data.getValue());
-      end(out, data);
-    }
+    String name = expositionName(snapshot.getMetadata(), "_total", scheme);
+    values(
+        out, name, "counter", snapshot, scheme, CounterSnapshot.CounterDataPointSnapshot::getValue);
   }
 
   private static void gauge(
       StringBuilder out, GaugeSnapshot snapshot, String originalName, EscapingScheme scheme) {
-    MetricMetadata metadata = snapshot.getMetadata();
-    String name = getLegacyGaugeName(metadata, originalName, scheme);
-    metadata(out, name, "gauge", metadata);
-    for (GaugeSnapshot.GaugeDataPointSnapshot data : snapshot.getDataPoints()) {
+    String name = getLegacyGaugeName(snapshot.getMetadata(), originalName, scheme);
+    values(out, name, "gauge", snapshot, scheme, GaugeSnapshot.GaugeDataPointSnapshot::getValue);
+  }
+
+  /** A family whose samples are one number each: a counter, a gauge, an unknown. */
+  private static <P extends DataPointSnapshot> void values(
+      StringBuilder out,
+      String name,
+      String type,
+      MetricSnapshot snapshot,
+      EscapingScheme scheme,
+      ToDoubleFunction<P> value) {
+    metadata(out, name, type, snapshot.getMetadata());
+    for (DataPointSnapshot data : snapshot.getDataPoints()) {
       nameAndLabels(out, name, data.getLabels(), scheme, null, 0);
-      number(out, data.getValue());
+      @SuppressWarnings("unchecked")
+      P point = (P) data;
+      number(out, value.applyAsDouble(point));
       end(out, data);
     }
   }
@@ -234,14 +242,9 @@ final class TextExposition {
   }
 
   private static void unknown(StringBuilder out, UnknownSnapshot snapshot, EscapingScheme scheme) {
-    MetricMetadata metadata = snapshot.getMetadata();
-    String name = getMetadataName(metadata, scheme);
-    metadata(out, name, "untyped", metadata);
-    for (UnknownSnapshot.UnknownDataPointSnapshot data : snapshot.getDataPoints()) {
-      nameAndLabels(out, name, data.getLabels(), scheme, null, 0);
-      number(out, data.getValue());
-      end(out, data);
-    }
+    String name = getMetadataName(snapshot.getMetadata(), scheme);
+    values(
+        out, name, "untyped", snapshot, scheme, UnknownSnapshot.UnknownDataPointSnapshot::getValue);
   }
 
   /**
