@@ -114,7 +114,10 @@ final class InboundBytes extends InputStream {
     return took.n();
   }
 
-  /** Under {@code guard}: waits for a chunk, then takes up to {@code len} bytes of it. */
+  /**
+   * Under {@code guard}: waits for a chunk, then takes up to {@code len} bytes of the chunks that
+   * wait: a reader that copies to a socket then writes what came in several frames at once.
+   */
   private Took take(byte[] b, int off, int len) throws InterruptedException {
     while (chunks.isEmpty()) {
       if (ended || discarding) {
@@ -122,13 +125,17 @@ final class InboundBytes extends InputStream {
       }
       guard.pause();
     }
-    byte[] head = chunks.peek();
-    int n = Math.min(len, head.length - headOffset);
-    System.arraycopy(head, headOffset, b, off, n);
-    headOffset += n;
-    if (headOffset == head.length) {
-      chunks.poll();
-      headOffset = 0;
+    int n = 0;
+    while (n < len && !chunks.isEmpty()) {
+      byte[] head = chunks.peek();
+      int k = Math.min(len - n, head.length - headOffset);
+      System.arraycopy(head, headOffset, b, off + n, k);
+      n += k;
+      headOffset += k;
+      if (headOffset == head.length) {
+        chunks.poll();
+        headOffset = 0;
+      }
     }
     buffered -= n;
     boolean resume = paused && buffered < LOW_WATER;
