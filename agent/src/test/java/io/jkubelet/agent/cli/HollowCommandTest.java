@@ -21,9 +21,9 @@ import picocli.CommandLine;
 
 /**
  * {@code jkubelet hollow} builds one real agent per node with the one composition root; started,
- * they share the process's HTTP engine and timers and listen on no port. The API server here is one
- * that does not answer: what is checked is what the process holds, not what the nodes do (the E2E
- * test, {@code HollowE2EIT}, runs them against a real one).
+ * they share the process's HTTP engine (on its Netty loops) and timers and listen on no port. The
+ * API server here is one that does not answer: what is checked is what the process holds, not what
+ * the nodes do (the E2E test, {@code HollowE2EIT}, runs them against a real one).
  */
 @Timeout(120)
 class HollowCommandTest {
@@ -41,11 +41,14 @@ class HollowCommandTest {
     HollowCommand.startAll(agents);
     try {
       assertThat(agents).hasSize(3).doesNotHaveDuplicates();
-      // Every node's clients have asked the API server something by now, on the one engine.
+      // The nodes' clients have asked the API server something by now, on the one engine, whose
+      // event loops are the process's Netty loops (util.NettyLoops), not loops of its own.
       await()
           .atMost(Duration.ofSeconds(60))
-          .until(() -> PlatformThreads.startingWith("vert.x-eventloop-").size() > 0);
-      assertThat(PlatformThreads.startingWith("vert.x-eventloop-")).hasSizeLessThanOrEqualTo(2);
+          .until(() -> PlatformThreads.startingWith("netty-io-").size() > 0);
+      assertThat(PlatformThreads.startingWith("netty-io-")).hasSizeLessThanOrEqualTo(2);
+      assertThat(PlatformThreads.startingWith("vert.x-eventloop-")).isEmpty();
+      assertThat(PlatformThreads.startingWith("vertx-blocked-thread-checker")).isEmpty();
       // No platform thread per node: the nodes' timers and their schedulers' tasks are virtual
       // threads (util.SharedSchedulers).
       assertThat(PlatformThreads.startingWith("hollow-timer-")).isEmpty();
