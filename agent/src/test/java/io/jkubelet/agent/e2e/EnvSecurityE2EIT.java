@@ -141,8 +141,14 @@ class EnvSecurityE2EIT {
               assertThat(waiting(pod, "secret").path("message").asText())
                   .isEqualTo("secret \"later\" not found");
             });
-    assertThat(describe("missing"))
-        .containsPattern("Warning\\s+Failed\\s+.*Error: secret \"later\" not found");
+    // The event is written on its own, after the status or before it: kubectl describe shows it
+    // once it is in.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(describe("missing"))
+                    .containsPattern("Warning\\s+Failed\\s+.*Error: secret \"later\" not found"));
 
     Kubectl.run("-n", ns, "create", "secret", "generic", "later", "--from-literal=k=v").ok();
     awaitRunning("missing", "secret");

@@ -207,10 +207,15 @@ class ProbesE2EIT {
         .until(() -> readyColumn("ready").equals("0/1"));
     assertThat(condition(get("ready"), "Ready").path("status").asText()).isEqualTo("False");
     assertThat(container(get("ready")).path("restartCount").asInt()).isZero();
-    assertThat(describe("ready"))
-        .containsPattern(
-            "Warning\\s+Unhealthy\\s+.*kubelet\\s+Readiness probe failed: command exited with"
-                + " code 1");
+    // The event is written on its own, beside the status: describe shows it once it is in.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(describe("ready"))
+                    .containsPattern(
+                        "Warning\\s+Unhealthy\\s+.*kubelet\\s+Readiness probe failed: command"
+                            + " exited with code 1"));
   }
 
   @Test
