@@ -42,6 +42,9 @@ import java.util.concurrent.TimeUnit;
  * the watches are retried by {@code objects.WatchPodObjects} when they fail.
  */
 public final class ApiHttpClients {
+  /** How long an idle thread of the callbacks' pool or of Vert.x's blocking pools lives. */
+  private static final long TASK_KEEP_ALIVE_SECONDS = 5;
+
   /**
    * Where the clients run their callbacks (each watch event's decoding and the informers'
    * handlers): one cached pool of platform threads for every client, instead of fabric8's pool per
@@ -52,8 +55,6 @@ public final class ApiHttpClients {
    * pod 0.5 to 1.6 s after a {@code kubectl} watch beside it (p50), and 0.01 s on platform threads
    * (docs/performance.md, bench-scale.sh). Never shut down.
    */
-  private static final long TASK_KEEP_ALIVE_SECONDS = 5;
-
   private static final Executor TASKS =
       new ThreadPoolExecutor(
           0,
