@@ -11,6 +11,7 @@ import io.jkubelet.agent.export.EventPipeline;
 import io.jkubelet.agent.gc.ImageGcManager;
 import io.jkubelet.agent.gc.ImageGcPolicy;
 import io.jkubelet.agent.jvm.HeapKeeper;
+import io.jkubelet.agent.jvm.NativeHeapTrimmer;
 import io.jkubelet.agent.loop.SyncLoop;
 import io.jkubelet.agent.metrics.EventCaches;
 import io.jkubelet.agent.metrics.EventCollector;
@@ -166,6 +167,7 @@ public final class Agent implements Lifecycle {
     engine.imageGc().ifPresent(order::add);
     if (deps.ownsJvm()) {
       HeapKeeper.forThisJvm(deps.time().clock(), deps.time().schedulers()).ifPresent(order::add);
+      order.add(NativeHeapTrimmer.forThisProcess(deps.time().schedulers()));
     }
     this.lifecycles = new LifecycleList(order);
   }

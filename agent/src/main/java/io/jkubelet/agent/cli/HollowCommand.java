@@ -2,7 +2,10 @@ package io.jkubelet.agent.cli;
 
 import io.jkubelet.agent.Agent;
 import io.jkubelet.agent.hollow.HollowNodes;
+import io.jkubelet.agent.jvm.NativeHeapTrimmer;
 import io.jkubelet.agent.util.NativeTls;
+import io.jkubelet.agent.util.NettyLoops;
+import io.jkubelet.agent.util.Schedulers;
 import io.jkubelet.config.ConfigException;
 import io.jkubelet.config.ConfigLoader;
 import io.jkubelet.config.ConfigValidator;
@@ -108,13 +111,20 @@ public final class HollowCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     NativeTls.preload();
+    NettyLoops.use(Runtime.getRuntime().availableProcessors());
     List<Agent> agents = agents();
+    // The nodes share the JVM, so the process's own keeping is done once, here.
+    NativeHeapTrimmer trimmer = NativeHeapTrimmer.forThisProcess(Schedulers.system());
     UntilStopped.run(
         () -> {
           startAll(agents);
+          trimmer.start();
           log.info("Hollow: {} nodes started", agents.size());
         },
-        () -> stopAll(agents));
+        () -> {
+          trimmer.stop();
+          stopAll(agents);
+        });
     return 0;
   }
 

@@ -85,7 +85,7 @@ public final class ApiHttpClients {
   private static Vertx vertx() {
     VertxOptions options =
         new VertxOptions()
-            .setEventLoopPoolSize(NettyLoops.THREADS)
+            .setEventLoopPoolSize(NettyLoops.threads())
             .setWorkerPoolSize(1)
             .setInternalBlockingPoolSize(1)
             .setUseDaemonThread(true)

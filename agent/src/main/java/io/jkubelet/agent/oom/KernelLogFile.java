@@ -42,21 +42,13 @@ final class KernelLogFile implements AutoCloseable {
     if (fd < 0) {
       throw new IOException(path + " is closed");
     }
-    while (true) {
-      try {
-        return LibC.read(fd, buf);
-      } catch (IOException e) {
-        switch (LibC.errno(e)) {
-          case LibC.EINTR -> {}
-          case LibC.EAGAIN -> {
-            return NONE;
-          }
-          case LibC.EPIPE -> {
-            return OVERRUN;
-          }
-          default -> throw new IOException(path + ": " + e.getMessage(), e);
-        }
+    try {
+      return LibC.readAvailable(fd, buf);
+    } catch (IOException e) {
+      if (LibC.errno(e) == LibC.EPIPE) {
+        return OVERRUN;
       }
+      throw new IOException(path + ": " + e.getMessage(), e);
     }
   }
 

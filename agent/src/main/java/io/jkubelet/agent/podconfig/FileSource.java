@@ -1,9 +1,5 @@
 package io.jkubelet.agent.podconfig;
 
-import static java.nio.file.StandardWatchEventKinds.ENTRY_CREATE;
-import static java.nio.file.StandardWatchEventKinds.ENTRY_DELETE;
-import static java.nio.file.StandardWatchEventKinds.ENTRY_MODIFY;
-
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.events.EventRecorder;
 import io.jkubelet.agent.events.EventType;
@@ -14,12 +10,9 @@ import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.config.Durations;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.WatchKey;
-import java.nio.file.WatchService;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,12 +38,14 @@ import org.slf4j.LoggerFactory;
  * version, so a typo never kills a running pod; the error is logged (naming the file) and, when a
  * pod can be named, recorded as a {@code FailedValidation} event.
  *
- * <p>Scans run on one {@link Scheduler} from the injected {@code Schedulers}, one at a time, so
- * {@code files} needs no lock. The watch runs on a thread of its own and only asks for a scan.
+ * <p>Scans, and the watch's polls ({@link DirectoryWatch}, every {@link #WATCH_POLL}), run on one
+ * {@link Scheduler} from the injected {@code Schedulers}, one at a time, so {@code files} and the
+ * watch need no lock. A poll that finds a change only asks for a scan.
  */
 public final class FileSource implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(FileSource.class);
   private static final Duration DEBOUNCE = Duration.ofMillis(100);
+  static final Duration WATCH_POLL = Duration.ofSeconds(1);
 
   private final Path dir;
   private final SourceOptions options;
@@ -66,8 +61,7 @@ public final class FileSource implements Lifecycle {
   private final AtomicBoolean scanPending = new AtomicBoolean();
   private final AtomicReference<Instant> lastScan = new AtomicReference<>();
   private Scheduler scheduler;
-  private WatchService watcher;
-  private Thread watchThread;
+  private DirectoryWatch watch;
 
   FileSource(Path dir, SourceOptions options, EventRecorder recorder) {
     this.dir = dir;
@@ -82,7 +76,7 @@ public final class FileSource implements Lifecycle {
       return;
     }
     scheduler = options.everyPeriod("file-source", this::scanSafely);
-    watchThread = Thread.ofVirtual().name("file-source-watch").start(this::watchLoop);
+    scheduler.withFixedDelay(WATCH_POLL, WATCH_POLL, this::pollWatch);
     log.info("file source: watching {} (rescan every {})", dir, Durations.format(options.period()));
   }
 
@@ -91,11 +85,8 @@ public final class FileSource implements Lifecycle {
     if (!started.compareAndSet(true, false)) {
       return;
     }
-    closeWatcher();
-    if (watchThread != null) {
-      watchThread.interrupt();
-    }
     scheduler.close();
+    closeWatch();
   }
 
   @Override
@@ -221,67 +212,46 @@ public final class FileSource implements Lifecycle {
     }
   }
 
-  /** Registers the directory watch when the directory exists and no watch is set. */
+  /** Sets the directory watch when the directory exists and no watch is set. */
   private synchronized void ensureWatch() {
-    if (watcher != null || !started.get() || !Files.isDirectory(dir)) {
+    if (watch != null || !started.get() || !Files.isDirectory(dir)) {
       return;
     }
     try {
-      WatchService w = dir.getFileSystem().newWatchService();
-      dir.register(w, ENTRY_CREATE, ENTRY_DELETE, ENTRY_MODIFY);
-      watcher = w;
-      notifyAll();
+      watch = DirectoryWatch.open(dir);
     } catch (IOException e) {
       log.warn(
           "file source: cannot watch {} ({}); relying on the {} rescan",
           dir,
-          e,
+          e.getMessage(),
           Durations.format(options.period()));
     }
   }
 
-  private synchronized void closeWatcher() {
-    if (watcher != null) {
-      try {
-        watcher.close();
-      } catch (IOException ignored) {
-        // closing
-      }
-      watcher = null;
+  private synchronized void closeWatch() {
+    if (watch != null) {
+      watch.close();
+      watch = null;
     }
-    notifyAll();
   }
 
-  private synchronized WatchService awaitWatcher() throws InterruptedException {
-    while (watcher == null && started.get()) {
-      wait(options.period().toMillis());
+  private synchronized void pollWatch() {
+    if (watch == null) {
+      return;
     }
-    return watcher;
-  }
-
-  private void watchLoop() {
-    while (started.get()) {
-      try {
-        WatchService w = awaitWatcher();
-        if (w == null) {
-          return;
-        }
-        WatchKey key = w.take();
-        key.pollEvents();
-        requestScan();
-        if (!key.reset()) {
-          // The directory went away: drop the watch; the periodic scan re-registers it.
-          closeWatcher();
+    try {
+      switch (watch.poll()) {
+        case NOTHING -> {}
+        case CHANGE -> requestScan();
+        case GONE -> {
+          // The directory went away: drop the watch; the scan sets a new one if it is back.
+          closeWatch();
           requestScan();
         }
-      } catch (ClosedWatchServiceException e) {
-        // stopped, or the directory was removed
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (RuntimeException e) {
-        log.warn("file source: watch of {} failed: {}", dir, e.toString());
       }
+    } catch (IOException e) {
+      log.warn("file source: watch of {} failed: {}", dir, e.getMessage());
+      closeWatch();
     }
   }
 }

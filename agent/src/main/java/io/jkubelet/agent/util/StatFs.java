@@ -1,12 +1,9 @@
 package io.jkubelet.agent.util;
 
-import com.sun.jna.Function;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 
 /**
  * The size and free space of the file system that holds a path, as {@code statvfs(3)} gives them:
@@ -15,8 +12,8 @@ import java.util.Arrays;
  * <p>NOTE: the JDK's {@link Files#getFileStore} reads the whole of {@code /proc/self/mounts} to
  * find the mount on every call, a few milliseconds each on a node with hundreds of mounts (every
  * pod's volumes are mounts), and {@code /stats/summary} asks for two file systems per pod. So this
- * calls the C library's {@code statvfs} directly (one system call), and falls back to the JDK only
- * where the C library cannot be called.
+ * calls the C library's {@code statvfs} directly ({@link LibC}, one system call), and falls back to
+ * the JDK only where the C library cannot be called.
  *
  * @param capacityBytes the file system's size ({@code f_blocks × f_frsize})
  * @param freeBytes the free space, including what only root may use ({@code f_bfree})
@@ -76,20 +73,11 @@ public record StatFs(
     return p;
   }
 
-  /**
-   * {@code statvfs(3)} through the C library: f_bsize, f_frsize, f_blocks, f_bfree, f_bavail,
-   * f_files, f_ffree (the 64-bit Linux layout, eight bytes each); null when it cannot be called or
-   * fails. The path and the buffer are Java arrays, which JNA copies in and out: its own native
-   * memory (a String argument's too) would start its cleaner thread.
-   */
+  /** {@code statvfs(3)} through {@link LibC}; null when it cannot be called or fails. */
   private static long[] statvfs(Path path) {
     try {
-      long[] buf = new long[32]; // struct statvfs is 112 bytes; 256 leaves room
-      // The path as a NUL-terminated byte array: a String would go through JNA's native memory.
-      byte[] name = (path.toAbsolutePath() + "\0").getBytes(StandardCharsets.UTF_8);
-      int rc = Function.getFunction("c", "statvfs").invokeInt(new Object[] {name, buf});
-      return rc != 0 ? null : Arrays.copyOf(buf, 7);
-    } catch (UnsatisfiedLinkError | RuntimeException e) {
+      return LibC.statvfs(path.toAbsolutePath().toString());
+    } catch (IOException e) {
       return null;
     }
   }

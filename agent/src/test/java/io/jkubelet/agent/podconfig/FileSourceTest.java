@@ -260,4 +260,29 @@ class FileSourceTest {
       s.stop();
     }
   }
+
+  @Test
+  void aDirectoryRemovedAndMadeAgainIsWatchedAgainFromTheNextRescan() throws IOException {
+    FileSource s = source("node1");
+    s.start();
+    try {
+      write("a.yaml", POD.formatted("a", "1"));
+      schedulers.runDue();
+      assertThat(names()).containsExactly("a-node1");
+      Files.delete(dir.resolve("a.yaml"));
+      Files.delete(dir);
+      schedulers.advance(FileSource.WATCH_POLL.plusMillis(200));
+      assertThat(last.get()).as("the watch saw the directory go").isEmpty();
+
+      Files.createDirectory(dir);
+      write("b.yaml", POD.formatted("b", "1"));
+      schedulers.advance(PERIOD);
+      assertThat(names()).as("the rescan finds the directory again").containsExactly("b-node1");
+      write("c.yaml", POD.formatted("c", "1"));
+      schedulers.advance(FileSource.WATCH_POLL.plusMillis(200));
+      assertThat(names()).as("and watches it again").containsExactly("b-node1", "c-node1");
+    } finally {
+      s.stop();
+    }
+  }
 }

@@ -9,6 +9,7 @@ import io.jkubelet.agent.server.auth.Authenticator;
 import io.jkubelet.agent.server.auth.Authorizer;
 import io.jkubelet.agent.server.auth.Subject;
 import io.jkubelet.agent.testing.PlatformThreads;
+import io.jkubelet.agent.util.NettyLoops;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -181,7 +182,9 @@ class KubeletServerTest {
     List<String> loops =
         PlatformThreads.named(
             n -> n.startsWith("netty-io") || n.contains("server-io") || n.contains("prober"));
-    assertThat(loops).allMatch(n -> n.startsWith("netty-io")).hasSizeLessThanOrEqualTo(2);
+    assertThat(loops)
+        .allMatch(n -> n.startsWith("netty-io"))
+        .hasSizeLessThanOrEqualTo(NettyLoops.THREADS);
     // Stopping one user leaves the loops to the others.
     other.stop();
     probes.stop();
