@@ -40,7 +40,9 @@ import io.jkubelet.agent.timeline.PodTimelines;
 import io.jkubelet.agent.util.ApiSerialization;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.LifecycleList;
+import io.jkubelet.agent.util.LoopWatchdog;
 import io.jkubelet.agent.util.Memo;
+import io.jkubelet.agent.util.NettyLoops;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -168,6 +170,8 @@ public final class Agent implements Lifecycle {
     if (deps.ownsJvm()) {
       HeapKeeper.forThisJvm(deps.time().clock(), deps.time().schedulers()).ifPresent(order::add);
       order.add(NativeHeapTrimmer.forThisProcess(deps.time().schedulers()));
+      order.add(
+          new LoopWatchdog(NettyLoops::shared, deps.time().clock(), deps.time().schedulers()));
     }
     this.lifecycles = new LifecycleList(order);
   }
