@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * pod can be named, recorded as a {@code FailedValidation} event.
  *
  * <p>Scans, and the watch's polls ({@link DirectoryWatch}, every {@link #WATCH_POLL}), run on one
- * {@link Scheduler} from the injected {@code Schedulers}, one at a time, so {@code files} and the
- * watch need no lock. A poll that finds a change only asks for a scan.
+ * {@link Scheduler} from the injected {@code Schedulers}, one at a time, so {@code files} needs no
+ * lock (the watch's only orders a stop against a poll). A poll that finds a change only asks for a
+ * scan.
  */
 public final class FileSource implements Lifecycle {
   private static final Logger log = LoggerFactory.getLogger(FileSource.class);
