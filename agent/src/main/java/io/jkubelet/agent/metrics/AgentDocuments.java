@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executor;
 
 /**
  * The documents both servers serve ({@code /metrics}, {@code /metrics/probes}, {@code
@@ -57,12 +56,12 @@ public final class AgentDocuments {
 
   /**
    * The kubelet API's routes for the documents (its authorization maps them to {@code
-   * nodes/metrics} and {@code nodes/stats}); each document is made on a virtual thread.
+   * nodes/metrics} and {@code nodes/stats}); each document is made on the virtual thread that
+   * authorized its request.
    */
   public List<Route> routes() {
-    Executor scrapes = r -> Thread.ofVirtual().name("kubelet-api-metrics").start(r);
     List<Route> out = new ArrayList<>();
-    documents().forEach((path, doc) -> out.add(new DocumentRoute(path, doc, scrapes)));
+    documents().forEach((path, doc) -> out.add(new DocumentRoute(path, doc)));
     return out;
   }
 

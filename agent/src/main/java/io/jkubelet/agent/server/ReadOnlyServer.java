@@ -95,10 +95,8 @@ public final class ReadOnlyServer implements Lifecycle {
     List<Route> routes = new ArrayList<>();
     routes.add(new CoreRoutes(new Healthz(checks), pods, null));
     routes.add(new EventsRoute(events, PER_REQUEST));
-    routes.add(
-        new DocumentRoute(
-            "/probes", new Resource("application/json", this::probesJson), PER_REQUEST));
-    resources.forEach((path, r) -> routes.add(new DocumentRoute(path, r, PER_REQUEST)));
+    routes.add(new DocumentRoute("/probes", new Resource("application/json", this::probesJson)));
+    resources.forEach((path, r) -> routes.add(new DocumentRoute(path, r)));
     KubeletServer s = KubeletServer.open(address, port, routes);
     try {
       s.start();

@@ -17,7 +17,9 @@ import io.netty.handler.codec.http.FullHttpRequest;
  *       subresource comes from the path, see {@code auth.Attributes#of}), on the channel's Netty
  *       event loop, with auto-read on. It must not block there: work that blocks (runtime calls,
  *       file reads, following a log) goes to another thread and writes back through {@code
- *       ctx.channel()}, which Netty makes safe from any thread.
+ *       ctx.channel()}, which Netty makes safe from any thread. A route that is only such work (a
+ *       document to make and send) says so with {@link #blocking}: its {@code handle} is then
+ *       called on the virtual thread that authorized the request, and may block.
  *   <li>The pipeline holds, in order, {@code "ssl"}, {@code "http"} (an {@code HttpServerCodec}),
  *       {@code "aggregator"} (an {@code HttpObjectAggregator}, so the request is full), {@code
  *       "chunked"} (a {@code ChunkedWriteHandler}) and {@code "router"}. A route answers with a
@@ -37,4 +39,12 @@ public interface Route {
 
   /** Serves the request of an authenticated and authorized subject. */
   void handle(ChannelHandlerContext ctx, FullHttpRequest request, Subject subject);
+
+  /**
+   * Whether {@link #handle} blocks, and so is called off the event loop, on the thread that
+   * authorized the request: two hand-overs fewer than going back to the loop and off it again.
+   */
+  default boolean blocking() {
+    return false;
+  }
 }

@@ -96,7 +96,12 @@ final class Router extends SimpleChannelInboundHandler<FullHttpRequest> {
         finish(ctx, req, HttpResponseStatus.FORBIDDEN, msg);
         return;
       }
-      ctx.executor().execute(() -> route(ctx, req, path, subject));
+      Route route = find(path);
+      if (route != null && route.blocking()) {
+        route(ctx, req, route, path, subject);
+      } else {
+        ctx.executor().execute(() -> route(ctx, req, route, path, subject));
+      }
     } catch (RuntimeException e) {
       String msg =
           attrs == null
@@ -144,16 +149,26 @@ final class Router extends SimpleChannelInboundHandler<FullHttpRequest> {
             });
   }
 
-  private void route(ChannelHandlerContext ctx, FullHttpRequest req, String path, Subject subject) {
+  /** The first route that serves the path, or null. */
+  private Route find(String path) {
+    for (Route r : routes) {
+      if (r.matches(path)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  /** Hands the request to its route (null: a 404), on the loop or, for a blocking one, here. */
+  private static void route(
+      ChannelHandlerContext ctx, FullHttpRequest req, Route route, String path, Subject subject) {
     ctx.channel().config().setAutoRead(true);
     try {
-      for (Route r : routes) {
-        if (r.matches(path)) {
-          r.handle(ctx, req, subject);
-          return;
-        }
+      if (route == null) {
+        Responses.notFound(ctx, req);
+      } else {
+        route.handle(ctx, req, subject);
       }
-      Responses.notFound(ctx, req);
     } catch (RuntimeException e) {
       log.error("kubelet server: {} {} failed", req.method(), path, e);
       Responses.text(ctx, req, HttpResponseStatus.INTERNAL_SERVER_ERROR, "Internal Server Error");

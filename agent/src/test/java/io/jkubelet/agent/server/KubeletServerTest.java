@@ -51,9 +51,35 @@ class KubeletServerTest {
         @Override
         public void handle(ChannelHandlerContext ctx, FullHttpRequest req, Subject subject) {
           served.add(subject);
+          ranOn.add(ctx.executor().inEventLoop() ? "loop" : "elsewhere");
           Responses.text(ctx, req, HttpResponseStatus.OK, "hello " + subject.name());
         }
       };
+
+  /** A route that blocks: handled on the thread that authorized its request. */
+  private final Route blocking =
+      new Route() {
+        @Override
+        public boolean matches(String path) {
+          return path.equals("/metrics");
+        }
+
+        @Override
+        public boolean blocking() {
+          return true;
+        }
+
+        @Override
+        public void handle(ChannelHandlerContext ctx, FullHttpRequest req, Subject subject) {
+          ranOn.add(
+              ctx.executor().inEventLoop()
+                  ? "loop"
+                  : Thread.currentThread().isVirtual() ? "virtual" : "platform");
+          Responses.text(ctx, req, HttpResponseStatus.OK, "made for " + subject.name());
+        }
+      };
+
+  private final List<String> ranOn = new CopyOnWriteArrayList<>();
 
   @AfterEach
   void stop() {
@@ -85,7 +111,7 @@ class KubeletServerTest {
               asked.add(a);
               return authz.allowed(s, a);
             },
-            List.of(echo));
+            List.of(echo, blocking));
     server.start();
     return certs;
   }
@@ -114,6 +140,14 @@ class KubeletServerTest {
     assertThat(res.body()).isEqualTo("hello system:anonymous");
     assertThat(get(certs, null, "/nothing", null).statusCode()).isEqualTo(404);
     assertThat(get(certs, null, "/nothing", null).body()).isEqualTo("404 page not found");
+  }
+
+  @Test
+  void aRouteIsHandledOnTheLoopUnlessItBlocks() throws Exception {
+    ServingCerts certs = start(null, true, Authorizer.ALWAYS_ALLOW);
+    assertThat(get(certs, null, "/stats/summary", null).body()).isEqualTo("hello system:anonymous");
+    assertThat(get(certs, null, "/metrics", null).body()).isEqualTo("made for system:anonymous");
+    assertThat(ranOn).containsExactly("loop", "virtual");
   }
 
   @Test

@@ -24,7 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,7 +39,6 @@ import org.junit.jupiter.api.io.TempDir;
 class MetricsOverKubeletApiTest {
   private static final Clock CLOCK =
       Clock.fixed(Instant.parse("2026-03-01T00:00:00Z"), ZoneOffset.UTC);
-  private static final Executor VIRTUAL = r -> Thread.ofVirtual().start(r);
 
   @TempDir Path dir;
   private KubeletServer server;
@@ -61,8 +59,7 @@ class MetricsOverKubeletApiTest {
       routes.add(
           new DocumentRoute(
               e.path(),
-              new ReadOnlyServer.Resource(KubeletMetrics.CONTENT_TYPE, () -> metrics.scrape(e)),
-              VIRTUAL));
+              new ReadOnlyServer.Resource(KubeletMetrics.CONTENT_TYPE, () -> metrics.scrape(e))));
     }
     server =
         new KubeletServer(
