@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * watches the manifest directory the same way (fsnotify, on inotify).
  *
  * <p>NOTE: not the JDK's {@code WatchService}, which reads inotify on a platform thread of its own
- * for the process's life; here whoever polls (the file source's scheduler, every second) reads.
+ * for the process's life; here whoever polls (the file source's scheduler, every 100 ms) reads.
  *
  * <p>Not thread-safe: one poller at a time.
  */
