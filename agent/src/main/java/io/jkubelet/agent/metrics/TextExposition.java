@@ -24,7 +24,7 @@ import io.prometheus.metrics.model.snapshots.StateSetSnapshot;
 import io.prometheus.metrics.model.snapshots.SummarySnapshot;
 import io.prometheus.metrics.model.snapshots.UnknownSnapshot;
 import java.nio.charset.StandardCharsets;
-import java.util.function.ToDoubleFunction;
+import java.util.function.BiConsumer;
 
 /**
  * The Prometheus text format (0.0.4) of a scrape, the same bytes as the Prometheus client's {@code
@@ -64,29 +64,40 @@ final class TextExposition {
   private static void counter(StringBuilder out, CounterSnapshot snapshot, EscapingScheme scheme) {
     String name = expositionName(snapshot.getMetadata(), "_total", scheme);
     values(
-        out, name, "counter", snapshot, scheme, CounterSnapshot.CounterDataPointSnapshot::getValue);
+        out,
+        name,
+        "counter",
+        snapshot,
+        scheme,
+        (StringBuilder o, CounterSnapshot.CounterDataPointSnapshot p) -> number(o, p.getValue()));
   }
 
   private static void gauge(
       StringBuilder out, GaugeSnapshot snapshot, String originalName, EscapingScheme scheme) {
     String name = getLegacyGaugeName(snapshot.getMetadata(), originalName, scheme);
-    values(out, name, "gauge", snapshot, scheme, GaugeSnapshot.GaugeDataPointSnapshot::getValue);
+    values(
+        out,
+        name,
+        "gauge",
+        snapshot,
+        scheme,
+        (StringBuilder o, GaugeSnapshot.GaugeDataPointSnapshot p) -> number(o, p.getValue()));
   }
 
-  /** A family whose samples are one number each: a counter, a gauge, an unknown. */
+  /** A family whose samples are one value each: a counter, a gauge, an info, an unknown. */
   private static <P extends DataPointSnapshot> void values(
       StringBuilder out,
       String name,
       String type,
       MetricSnapshot snapshot,
       EscapingScheme scheme,
-      ToDoubleFunction<P> value) {
+      BiConsumer<StringBuilder, P> value) {
     metadata(out, name, type, snapshot.getMetadata());
     for (DataPointSnapshot data : snapshot.getDataPoints()) {
       nameAndLabels(out, name, data.getLabels(), scheme, null, 0);
       @SuppressWarnings("unchecked")
       P point = (P) data;
-      number(out, value.applyAsDouble(point));
+      value.accept(out, point);
       end(out, data);
     }
   }
@@ -203,14 +214,14 @@ final class TextExposition {
   }
 
   private static void info(StringBuilder out, InfoSnapshot snapshot, EscapingScheme scheme) {
-    MetricMetadata metadata = snapshot.getMetadata();
-    String name = expositionName(metadata, "_info", scheme);
-    metadata(out, name, "gauge", metadata);
-    for (InfoSnapshot.InfoDataPointSnapshot data : snapshot.getDataPoints()) {
-      nameAndLabels(out, name, data.getLabels(), scheme, null, 0);
-      out.append('1');
-      end(out, data);
-    }
+    String name = expositionName(snapshot.getMetadata(), "_info", scheme);
+    values(
+        out,
+        name,
+        "gauge",
+        snapshot,
+        scheme,
+        (StringBuilder o, InfoSnapshot.InfoDataPointSnapshot p) -> o.append('1'));
   }
 
   private static void stateSet(
@@ -244,7 +255,12 @@ final class TextExposition {
   private static void unknown(StringBuilder out, UnknownSnapshot snapshot, EscapingScheme scheme) {
     String name = getMetadataName(snapshot.getMetadata(), scheme);
     values(
-        out, name, "untyped", snapshot, scheme, UnknownSnapshot.UnknownDataPointSnapshot::getValue);
+        out,
+        name,
+        "untyped",
+        snapshot,
+        scheme,
+        (StringBuilder o, UnknownSnapshot.UnknownDataPointSnapshot p) -> number(o, p.getValue()));
   }
 
   /**
