@@ -1,7 +1,7 @@
 package io.jkubelet.agent.jvm;
 
 import io.jkubelet.agent.util.Lifecycle;
-import io.jkubelet.agent.util.Scheduler;
+import io.jkubelet.agent.util.OwnedScheduler;
 import io.jkubelet.agent.util.Schedulers;
 import java.time.Clock;
 import java.time.Duration;
@@ -42,9 +42,8 @@ public final class HeapKeeper implements Lifecycle {
 
   private final Heap heap;
   private final Clock clock;
-  private final Schedulers schedulers;
   private final Pace pace;
-  private volatile Scheduler scheduler;
+  private final OwnedScheduler scheduler;
   private volatile Instant lastCollection = Instant.MIN;
   private final AtomicLong collections = new AtomicLong();
 
@@ -64,28 +63,28 @@ public final class HeapKeeper implements Lifecycle {
   public HeapKeeper(Heap heap, Clock clock, Schedulers schedulers, Pace pace) {
     this.heap = heap;
     this.clock = clock;
-    this.schedulers = schedulers;
     this.pace = pace;
+    this.scheduler =
+        new OwnedScheduler(
+            schedulers,
+            "heap-keeper",
+            "HeapKeeper has not started",
+            s -> s.withFixedDelay(pace.period(), pace.period(), this::check));
   }
 
   @Override
-  public synchronized void start() {
-    if (scheduler == null) {
-      scheduler = schedulers.create("heap-keeper");
-      scheduler.withFixedDelay(pace.period(), pace.period(), this::check);
-    }
+  public void start() {
+    scheduler.start();
   }
 
   @Override
-  public synchronized void stop() {
-    if (scheduler != null) {
-      scheduler.close();
-    }
+  public void stop() {
+    scheduler.stop();
   }
 
   @Override
   public Health healthy() {
-    return scheduler == null ? Health.failing("HeapKeeper has not started") : Health.OK;
+    return scheduler.healthy();
   }
 
   /** Full collections asked for so far. */

@@ -2,6 +2,7 @@ package io.jkubelet.agent.jvm;
 
 import io.jkubelet.agent.util.LibC;
 import io.jkubelet.agent.util.Lifecycle;
+import io.jkubelet.agent.util.OwnedScheduler;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Schedulers;
 import java.io.IOException;
@@ -31,17 +32,19 @@ public final class NativeHeapTrimmer implements Lifecycle {
     boolean trim() throws IOException;
   }
 
-  private final Schedulers schedulers;
-  private final Duration period;
   private final Trim trim;
   private final AtomicLong trims = new AtomicLong();
-  private volatile Scheduler scheduler;
+  private final OwnedScheduler scheduler;
   private volatile Scheduler.Task task;
 
   public NativeHeapTrimmer(Schedulers schedulers, Duration period, Trim trim) {
-    this.schedulers = schedulers;
-    this.period = period;
     this.trim = trim;
+    this.scheduler =
+        new OwnedScheduler(
+            schedulers,
+            "native-heap-trim",
+            "NativeHeapTrimmer has not started",
+            s -> task = s.atFixedRate(period, period, this::trimOnce));
   }
 
   /** This process's trimmer, through the C library. */
@@ -50,23 +53,18 @@ public final class NativeHeapTrimmer implements Lifecycle {
   }
 
   @Override
-  public synchronized void start() {
-    if (scheduler == null) {
-      scheduler = schedulers.create("native-heap-trim");
-      task = scheduler.atFixedRate(period, period, this::trimOnce);
-    }
+  public void start() {
+    scheduler.start();
   }
 
   @Override
-  public synchronized void stop() {
-    if (scheduler != null) {
-      scheduler.close();
-    }
+  public void stop() {
+    scheduler.stop();
   }
 
   @Override
   public Health healthy() {
-    return scheduler == null ? Health.failing("NativeHeapTrimmer has not started") : Health.OK;
+    return scheduler.healthy();
   }
 
   /** Trims made so far. */

@@ -36,10 +36,9 @@ public final class LoopWatchdog implements Lifecycle {
 
   private final Supplier<? extends EventExecutorGroup> loops;
   private final Clock clock;
-  private final Schedulers schedulers;
+  private final OwnedScheduler scheduler;
   private final Map<EventExecutor, Probe> probes = new ConcurrentHashMap<>();
   private final AtomicLong blocks = new AtomicLong();
-  private volatile Scheduler scheduler;
 
   /** One loop's last task: when it was handed over, and whether it has run. */
   private static final class Probe {
@@ -54,27 +53,27 @@ public final class LoopWatchdog implements Lifecycle {
       Supplier<? extends EventExecutorGroup> loops, Clock clock, Schedulers schedulers) {
     this.loops = loops;
     this.clock = clock;
-    this.schedulers = schedulers;
+    this.scheduler =
+        new OwnedScheduler(
+            schedulers,
+            "netty-loop-watch",
+            "LoopWatchdog has not started",
+            s -> s.atFixedRate(Duration.ZERO, PERIOD, this::check));
   }
 
   @Override
-  public synchronized void start() {
-    if (scheduler == null) {
-      scheduler = schedulers.create("netty-loop-watch");
-      scheduler.atFixedRate(Duration.ZERO, PERIOD, this::check);
-    }
+  public void start() {
+    scheduler.start();
   }
 
   @Override
-  public synchronized void stop() {
-    if (scheduler != null) {
-      scheduler.close();
-    }
+  public void stop() {
+    scheduler.stop();
   }
 
   @Override
   public Health healthy() {
-    return scheduler == null ? Health.failing("LoopWatchdog has not started") : Health.OK;
+    return scheduler.healthy();
   }
 
   /** Blocks seen so far. */
