@@ -102,7 +102,7 @@ class EnvSecurityE2EIT {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
-                assertThat(describe("env"))
+                assertThat(Kubectl.describe(ns, "env"))
                     .containsPattern(
                         "Warning\\s+InvalidEnvironmentVariableNames\\s+.*Keys \\[1bad\\] from"
                             + " the EnvFrom configMap "
@@ -147,7 +147,7 @@ class EnvSecurityE2EIT {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
-                assertThat(describe("missing"))
+                assertThat(Kubectl.describe(ns, "missing"))
                     .containsPattern("Warning\\s+Failed\\s+.*Error: secret \"later\" not found"));
 
     Kubectl.run("-n", ns, "create", "secret", "generic", "later", "--from-literal=k=v").ok();
@@ -364,10 +364,6 @@ class EnvSecurityE2EIT {
 
   private JsonNode get(String pod) throws Exception {
     return JSON.readTree(Kubectl.run("-n", ns, "get", "pod", pod, "-o", "json").ok().out());
-  }
-
-  private String describe(String pod) throws Exception {
-    return Kubectl.run("-n", ns, "describe", "pod", pod).ok().out();
   }
 
   private static JsonNode status(JsonNode pod, String container) {

@@ -29,10 +29,6 @@ class EventsE2EIT {
     Kubectl.apply(ns, yaml);
   }
 
-  private String describe(String pod) throws Exception {
-    return Kubectl.run("-n", ns, "describe", "pod", pod).ok().out();
-  }
-
   private List<JsonNode> events(String namespace, String name) throws Exception {
     return Kubectl.events(namespace, name);
   }
@@ -76,7 +72,7 @@ class EventsE2EIT {
         .ignoreExceptions()
         .untilAsserted(
             () -> {
-              String d = describe("crash");
+              String d = Kubectl.describe(ns, "crash");
               assertThat(d).contains("Created container c", "Started container c");
               assertThat(d)
                   .containsPattern(
@@ -87,7 +83,7 @@ class EventsE2EIT {
         .ignoreExceptions()
         .untilAsserted(
             () ->
-                assertThat(describe("never"))
+                assertThat(Kubectl.describe(ns, "never"))
                     .containsPattern(
                         "Warning\\s+ErrImageNeverPull\\s+.*Container image \"jkubelet/not-there:1\" is not present with pull policy of Never"));
     // The events reference the exact pod and container.
@@ -116,7 +112,7 @@ class EventsE2EIT {
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
-        .until(() -> describe("doomed").contains("Started container c"));
+        .until(() -> Kubectl.describe(ns, "doomed").contains("Started container c"));
     Kubectl.run("-n", ns, "delete", "pod", "doomed", "--timeout=60s").ok();
     await()
         .atMost(Duration.ofSeconds(30))
@@ -153,7 +149,7 @@ class EventsE2EIT {
         .ignoreExceptions()
         .untilAsserted(
             () -> {
-              String d = describe("seed");
+              String d = Kubectl.describe(ns, "seed");
               assertThat(d)
                   .containsPattern(
                       "Warning\\s+OOMKilled\\s+.*Container hog was killed for exceeding its memory limit of 16Mi");
@@ -167,7 +163,7 @@ class EventsE2EIT {
         .ignoreExceptions()
         .untilAsserted(
             () ->
-                assertThat(describe("seed"))
+                assertThat(Kubectl.describe(ns, "seed"))
                     .containsPattern(
                         "\\(x\\d+ over [^)]*\\)\\s+kubelet\\s+Back-off restarting failed container"));
 
@@ -219,7 +215,7 @@ class EventsE2EIT {
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()
-        .until(() -> describe("storm").contains("Started container late"));
+        .until(() -> Kubectl.describe(ns, "storm").contains("Started container late"));
 
     Kubectl.killApiServer();
     long down = System.nanoTime();

@@ -184,6 +184,11 @@ final class Kubectl {
   }
 
   /** The events of an object in {@code namespace}, as {@code kubectl get events} lists them. */
+  /** {@code kubectl describe pod}: what a user reads, events included. */
+  static String describe(String namespace, String pod) throws IOException, InterruptedException {
+    return run("-n", namespace, "describe", "pod", pod).ok().out();
+  }
+
   static List<com.fasterxml.jackson.databind.JsonNode> events(String namespace, String name)
       throws Exception {
     com.fasterxml.jackson.databind.JsonNode list =

@@ -69,10 +69,6 @@ class ProbesE2EIT {
     return line.split("\\s+")[1];
   }
 
-  private String describe(String pod) throws Exception {
-    return Kubectl.run("-n", ns, "describe", "pod", pod).ok().out();
-  }
-
   private static JsonNode condition(JsonNode pod, String type) {
     for (JsonNode c : pod.path("status").path("conditions")) {
       if (type.equals(c.path("type").asText())) {
@@ -129,7 +125,7 @@ class ProbesE2EIT {
         .ignoreExceptions()
         .untilAsserted(
             () ->
-                assertThat(describe("live"))
+                assertThat(Kubectl.describe(ns, "live"))
                     .containsPattern(
                         "Warning\\s+Unhealthy\\s+.*kubelet\\s+Liveness probe failed: HTTP probe"
                             + " failed with statuscode: 404, body: \"<HTML><HEAD><TITLE>404 Not"
@@ -212,7 +208,7 @@ class ProbesE2EIT {
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
             () ->
-                assertThat(describe("ready"))
+                assertThat(Kubectl.describe(ns, "ready"))
                     .containsPattern(
                         "Warning\\s+Unhealthy\\s+.*kubelet\\s+Readiness probe failed: command"
                             + " exited with code 1"));
@@ -263,7 +259,7 @@ class ProbesE2EIT {
             });
     // Started, and its liveness probe now runs and passes: still the first container.
     assertThat(container(get("slow")).path("restartCount").asInt()).isZero();
-    String d = describe("slow");
+    String d = Kubectl.describe(ns, "slow");
     assertThat(d).contains("Startup probe failed");
     assertThat(d).doesNotContain("failed liveness probe").doesNotContain("Liveness probe failed");
   }
@@ -304,7 +300,7 @@ class ProbesE2EIT {
         .ignoreExceptions()
         .untilAsserted(
             () -> {
-              assertThat(describe("badhook"))
+              assertThat(Kubectl.describe(ns, "badhook"))
                   .containsPattern(
                       "Warning\\s+FailedPostStartHook\\s+.*kubelet\\s+Exec lifecycle hook \\(\\[sh"
                           + " -c echo no config here; exit 3\\]\\) for Container \"app\" in Pod"
@@ -343,7 +339,7 @@ class ProbesE2EIT {
         .ignoreExceptions()
         .untilAsserted(
             () ->
-                assertThat(describe("badprobe"))
+                assertThat(Kubectl.describe(ns, "badprobe"))
                     .containsPattern(
                         "Warning\\s+Unhealthy\\s+.*kubelet\\s+Liveness probe errored: invalid probe:"
                             + " tcpSocket.port: named port \"nosuchport\" not found"));
