@@ -15,7 +15,7 @@ creation to Running as a watch of the API sees them (p50, p99), from binding to 
 kubelet's share of it), the requests per node (all the API server's, and the nodes' own from its
 audit log of them, STATE/audit-nodes.log) and the hollow nodes' own CPU seconds during the
 churn. N may be a list ("10 50 100"): one baseline, then each N in turn, one table each."""
-import codecs, json, os, re, subprocess, sys, threading, time
+import codecs, datetime, glob, json, os, re, subprocess, sys, threading, time
 
 KUBECTL = os.environ["BENCH_KUBECTL"]
 KUBECONFIG = os.environ["BENCH_KUBECONFIG"]
@@ -251,7 +251,6 @@ def churn(prefix, procs):
                              "values": [prefix + str(i) for i in range(N)]}]}]}}},
                      "containers": [{"name": "c", "image": "k8s.gcr.io/pause:3.2"}]}}}})
     a, cpu0, hollow0 = scrape(), process("apiserver")[0], hollow_cpu(procs)
-    audit0 = audit_size()
     t0 = time.time()
     subprocess.run([KUBECTL, "--kubeconfig", KUBECONFIG, "-n", NS, "apply", "-f", "-"],
                    input=manifest, text=True, check=True, capture_output=True)
@@ -276,7 +275,7 @@ def churn(prefix, procs):
     wait(0)
     minutes = (time.time() - t0) / 60
     d = diff(a, scrape())
-    own = nodes_own_requests(audit0, prefix)
+    own = nodes_own_requests(t0, time.time(), prefix)
     cpu = process("apiserver")[0] - cpu0
     hollow = hollow_cpu(procs) - hollow0
     w.terminate()
@@ -286,37 +285,35 @@ def churn(prefix, procs):
     return ok, starts, kubelet, d, own, minutes, len(seen), cpu, hollow
 
 
-AUDIT = os.path.join(STATE, "audit-nodes.log")
-
-
-def audit_size():
-    """Where the API server's audit log of the nodes' requests ends now; None without one."""
-    try:
-        return os.path.getsize(AUDIT)
-    except OSError:
-        return None
-
-
-def nodes_own_requests(start, prefix):
-    """The requests the nodes named prefix* made since the audit log's offset start, by verb and
-    resource: {("requests", VERB, "resource[/subresource]"): count}; None without the log."""
-    if start is None:
+def nodes_own_requests(start, end, prefix):
+    """The requests the nodes named prefix* made from start to end (seconds since the epoch, the
+    times the API server received them), by verb and resource: {("requests", VERB,
+    "resource[/subresource]"): count}; None without an audit log. The rotated logs are read too: at
+    N = 100 one churn's requests pass 100 MB, where the API server starts a new file."""
+    logs = sorted(glob.glob(os.path.join(STATE, "audit-nodes*.log")))
+    if not logs:
         return None
     out = {}
     user_prefix = "system:node:" + prefix
-    with open(AUDIT, "rb") as f:
-        f.seek(start)
-        for line in f:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue  # a line the API server is still writing
-            if not ev.get("user", {}).get("username", "").startswith(user_prefix):
-                continue
-            ref = ev.get("objectRef") or {}
-            res = ref.get("resource", "") + ("/" + ref["subresource"] if ref.get("subresource") else "")
-            key = ("requests", ev.get("verb", "").upper(), res)
-            out[key] = out.get(key, 0) + 1
+    for log in logs:
+        if os.path.getmtime(log) < start:
+            continue  # rotated before the window began
+        with open(log, "rb") as f:
+            for line in f:
+                try:
+                    ev = json.loads(line)
+                except ValueError:
+                    continue  # a line the API server is still writing
+                if not ev.get("user", {}).get("username", "").startswith(user_prefix):
+                    continue
+                at = datetime.datetime.fromisoformat(
+                    ev.get("requestReceivedTimestamp", "").replace("Z", "+00:00")).timestamp()
+                if not start <= at <= end:
+                    continue
+                ref = ev.get("objectRef") or {}
+                res = ref.get("resource", "") + ("/" + ref["subresource"] if ref.get("subresource") else "")
+                key = ("requests", ev.get("verb", "").upper(), res)
+                out[key] = out.get(key, 0) + 1
     return out
 
 
