@@ -182,11 +182,22 @@ public final class LibC {
 
   /** The functions' addresses, looked up on first use; empty when the C library is not there. */
   private static final class Functions {
+    /**
+     * The system's library directories, for JNA. Unless this is set, JNA's {@code NativeLibrary}
+     * learns them from {@code ldconfig -p} when its class is loaded: a process, and with it the
+     * JDK's process reaper, a thread that lives a minute after the process ends. The C library
+     * needs no search path (JNA takes it from the process, where the JVM loaded it).
+     */
+    static final String PLATFORM_PATH = "jna.platform.library.path";
+
     static volatile String error = "";
     static final Map<String, Function> BY_NAME = resolve();
 
     private static Map<String, Function> resolve() {
       Map<String, Function> byName = new HashMap<>();
+      if (System.getProperty(PLATFORM_PATH) == null) {
+        System.setProperty(PLATFORM_PATH, "");
+      }
       try {
         NativeLibrary c = NativeLibrary.getInstance("c");
         try {
