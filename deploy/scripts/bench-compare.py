@@ -21,6 +21,7 @@ import ssl
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -137,6 +138,39 @@ class Api:
                 return r.status, r.read()
         except urllib.error.HTTPError as e:
             return e.code, e.read()
+
+
+def kubectl_steps(log, path, start, end):
+    """A kubectl run in three steps (ms), from its log at -v=7 and the wall clock around it: from
+    its start until it sends the POST to path (its own start-up and the GET of the pod), that POST
+    until the 101 (the API server's connection to the kubelet and the upgrade there), and the 101
+    until end (what follows on the upgraded connection, and for exec the command itself)."""
+    post = upgraded = None
+    for line in log.splitlines():
+        if post is None and "POST " in line and path in line:
+            post = log_time(line, start)
+        elif post is not None and upgraded is None and "101 Switching Protocols in" in line:
+            upgraded = log_time(line, start)
+    if post is None or upgraded is None:
+        raise RuntimeError(f"kubectl's log shows no POST {path} and its 101: {log[-300:]!r}")
+    return (post - start) * 1000, (upgraded - post) * 1000, (end - upgraded) * 1000
+
+
+def log_time(line, near):
+    """The time of a klog line ("I1201 00:15:06.335700 ..."), local time, as epoch seconds: the
+    date is the one of near (an epoch time within a second of it)."""
+    clock = line.split()[1]
+    h, m, sec = clock.split(":")
+    day = time.localtime(near)
+    t = time.mktime((day.tm_year, day.tm_mon, day.tm_mday, int(h), int(m), 0, 0, 0, -1)) + float(sec)
+    return t - 86400 if t - near > 43200 else t + 86400 if near - t > 43200 else t
+
+
+def steps_note(steps, what):
+    """The medians of kubectl_steps' three steps, as a row's note."""
+    a, b, c = (statistics.median(s[i] for s in steps) for i in range(3))
+    return (f"medians of {len(steps)} more runs at -v=7: kubectl until its POST {a:.1f} ms, the upgrade "
+            f"(the 101) {b:.1f} ms, from it until {what} {c:.1f} ms")
 
 
 def containers_running(p):
@@ -475,20 +509,24 @@ class Bench:
         self.up("web", pod(self.node, "web", WEB))
         if self.want("exec"):
             self.run_kubectl("exec", "web", "--", "true")
-            vals, loads = [], []
+            vals, loads, steps = [], [], []
             for _ in range(self.runs):
                 loads.append(load1())
                 t0 = time.monotonic()
                 self.run_kubectl("exec", "web", "--", "true")
                 vals.append((time.monotonic() - t0) * 1000)
-            self.record("exec", vals, loads)
+            for _ in range(self.runs):
+                steps.append(self.exec_steps())
+            self.record("exec", vals, loads, steps_note(steps, "the process's end and kubectl's exit"))
         if self.want("portforward"):
-            vals, loads = [], []
+            vals, loads, steps = [], [], []
             for i in range(self.runs + 1):
                 if i:
                     loads.append(load1())
                 vals.append(self.port_forward())
-            self.record("portforward", vals[1:], loads)
+            for _ in range(self.runs):
+                steps.append(self.port_forward(steps=True))
+            self.record("portforward", vals[1:], loads, steps_note(steps, "the first byte"))
         if self.want("cp"):
             src = self.c["cp_file"]
             size = os.path.getsize(src)
@@ -504,11 +542,24 @@ class Bench:
             self.record("cp", vals, loads)
         self.delete("web")
 
-    def port_forward(self):
-        """ms from starting kubectl port-forward to the first byte of an HTTP answer through it."""
+    def exec_steps(self):
+        """kubectl exec -- true in steps (ms), from kubectl's log (-v=7): see kubectl_steps."""
+        start = time.time()
+        r = subprocess.run(self.kubectl + ["-v=7", "exec", "web", "--", "true"], capture_output=True, text=True,
+                           timeout=600)
+        end = time.time()
+        if r.returncode != 0:
+            raise RuntimeError(f"kubectl exec: {r.returncode} {r.stderr[-300:]!r}")
+        return kubectl_steps(r.stderr, "/exec?", start, end)
+
+    def port_forward(self, steps=False):
+        """ms from starting kubectl port-forward to the first byte of an HTTP answer through it;
+        with steps, that time in steps instead (kubectl's log, -v=7: see kubectl_steps)."""
+        log = tempfile.TemporaryFile(mode="w+") if steps else subprocess.DEVNULL
+        start = time.time()
         t0 = time.monotonic()
-        p = subprocess.Popen(self.kubectl + ["port-forward", "pod/web", ":8080"], stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True)
+        p = subprocess.Popen(self.kubectl + (["-v=7"] if steps else []) + ["port-forward", "pod/web", ":8080"],
+                             stdout=subprocess.PIPE, stderr=log, text=True)
         try:
             line = p.stdout.readline()  # Forwarding from 127.0.0.1:NNNNN -> 8080
             if "127.0.0.1:" not in line:
@@ -519,12 +570,20 @@ class Bench:
                 if not s.recv(1):
                     raise RuntimeError("port-forward: no answer")
                 ms = (time.monotonic() - t0) * 1000
+                end = time.time()
                 while s.recv(65536):
                     pass
+            if steps:
+                p.kill()
+                p.wait()
+                log.seek(0)
+                return kubectl_steps(log.read(), "/portforward", start, end)
             return ms
         finally:
             p.kill()
             p.wait()
+            if steps:
+                log.close()
 
     def many(self):
         """PODS pods on the node, a third with an HTTP readiness and a TCP liveness probe."""
