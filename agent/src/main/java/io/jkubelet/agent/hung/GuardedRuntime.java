@@ -214,19 +214,17 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
 
   @Override
   public PodStatus podStatus(PodRef pod) {
-    return podStatus(
-        pod,
-        call(
-            "ListContainers",
-            "",
-            "pod " + pod.namespace() + "/" + pod.name(),
-            options.requestTimeout(),
-            () -> delegate.containerIds(pod)));
+    return podStatus(pod, listContainers(pod).stream().map(ContainerSummary::id).toList());
   }
 
   @Override
-  public List<String> containerIds(PodRef pod) {
-    return delegate.containerIds(pod);
+  public List<ContainerSummary> listContainers(PodRef pod) {
+    return call(
+        "ListContainers",
+        "",
+        "pod " + pod.namespace() + "/" + pod.name(),
+        options.requestTimeout(),
+        () -> delegate.listContainers(pod));
   }
 
   @Override

@@ -87,8 +87,8 @@ public final class InstrumentedRuntime extends ForwardingRuntime {
   }
 
   @Override
-  public List<String> containerIds(PodRef pod) {
-    return record("list_containers", () -> delegate.containerIds(pod));
+  public List<ContainerSummary> listContainers(PodRef pod) {
+    return record("list_containers", () -> delegate.listContainers(pod));
   }
 
   @Override

@@ -30,8 +30,8 @@ public abstract class ForwardingRuntime implements Runtime {
   }
 
   @Override
-  public List<String> containerIds(PodRef pod) {
-    return delegate.containerIds(pod);
+  public List<ContainerSummary> listContainers(PodRef pod) {
+    return delegate.listContainers(pod);
   }
 
   @Override

@@ -44,14 +44,12 @@ public interface Runtime {
   }
 
   /**
-   * The ids of the pod's sandboxes and containers, running or not, as {@link #listContainers} would
-   * name them: what {@link #podStatus(PodRef)} inspects.
+   * The pod's sandboxes and containers, running or not, as {@link #listContainers} lists them: what
+   * {@link #podStatus(PodRef)} inspects. A runtime that can list one pod's alone does (the engine's
+   * work then does not grow with the node's pods).
    */
-  default List<String> containerIds(PodRef pod) {
-    return listContainers().stream()
-        .filter(c -> c.pod().uid().equals(pod.uid()))
-        .map(ContainerSummary::id)
-        .toList();
+  default List<ContainerSummary> listContainers(PodRef pod) {
+    return listContainers().stream().filter(c -> c.pod().uid().equals(pod.uid())).toList();
   }
 
   /** Creates and starts a sandbox; returns its id. */

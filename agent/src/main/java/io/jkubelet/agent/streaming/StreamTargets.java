@@ -1,6 +1,7 @@
 package io.jkubelet.agent.streaming;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.jkubelet.agent.kuberuntime.Configs;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.Runtime;
@@ -14,8 +15,9 @@ import java.util.function.Supplier;
 /**
  * Finds what a streaming request names, as upstream's {@code GetPodByName} and {@code
  * findContainer}: the pod among the node's desired pods, then its running container (or sandbox) in
- * the runtime. A UID in the path must be the pod's, or that of its mirror pod (the API server knows
- * a static pod by its mirror). Thread-safe if the suppliers are.
+ * the runtime, which lists that pod's alone (upstream lists every running pod's). A UID in the path
+ * must be the pod's, or that of its mirror pod (the API server knows a static pod by its mirror).
+ * Thread-safe if the suppliers are.
  */
 public final class StreamTargets {
   private final Supplier<List<Pod>> pods;
@@ -67,10 +69,8 @@ public final class StreamTargets {
   }
 
   private java.util.stream.Stream<ContainerSummary> running(Pod pod) {
-    String uid = pod.getMetadata().getUid();
-    return runtime.listContainers().stream()
-        .filter(c -> c.state() == ContainerState.RUNNING)
-        .filter(c -> uid.equals(c.pod().uid()));
+    return runtime.listContainers(Configs.ref(pod)).stream()
+        .filter(c -> c.state() == ContainerState.RUNNING);
   }
 
   Runtime runtime() {

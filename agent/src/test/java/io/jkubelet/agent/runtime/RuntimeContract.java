@@ -272,7 +272,7 @@ public abstract class RuntimeContract {
   }
 
   @Test
-  void listingFindsEveryContainerByItsPodAndPodStatusOnlyThatPods() {
+  void listingFindsEveryContainerByItsPodAndPodStatusAndThePodsListingOnlyThatPods() {
     PodRef a = newPod();
     PodRef b = newPod();
     String sandboxA = runtime().runPodSandbox(sandbox(a, 0, false));
@@ -300,6 +300,9 @@ public abstract class RuntimeContract {
     PodStatus status = runtime().podStatus(a);
     assertThat(status.sandboxes()).extracting(SandboxStatus::id).containsExactly(sandboxA);
     assertThat(status.containers()).extracting(ContainerStatus::id).containsExactly(appA);
+    assertThat(runtime().listContainers(b))
+        .containsExactlyInAnyOrder(summary(all, sandboxB), summary(all, appB));
+    assertThat(runtime().listContainers(newPod())).isEmpty();
   }
 
   @Test

@@ -207,8 +207,8 @@ public final class DockerRuntime implements Runtime, AutoCloseable {
   }
 
   @Override
-  public List<String> containerIds(PodRef pod) {
-    return inspector.containerIds(pod, scope);
+  public List<ContainerSummary> listContainers(PodRef pod) {
+    return inspector.listContainers(pod, scope);
   }
 
   @Override

@@ -105,7 +105,7 @@ final class PodInspector {
 
   /** Inspects the pod's sandboxes and containers, and the images of its containers. */
   PodStatus podStatus(PodRef pod, Scope scope) {
-    return podStatus(pod, containerIds(pod, scope));
+    return podStatus(pod, listContainers(pod, scope).stream().map(ContainerSummary::id).toList());
   }
 
   /** The pod's status from these of its containers, as a listing just named them. */
@@ -142,14 +142,11 @@ final class PodInspector {
   }
 
   /**
-   * The ids of the pod's containers. A non-empty pod UID in the filter makes every listed container
-   * name a pod, so the streamed listing leaves none out.
+   * The pod's sandboxes and containers, as {@link #listContainers}, the engine asked for its UID.
    */
-  List<String> containerIds(PodRef pod, Scope scope) {
+  List<ContainerSummary> listContainers(PodRef pod, Scope scope) {
     List<String> filter = scope.filter(Labels.POD_UID, pod.uid());
-    return fastList != null && !pod.uid().isEmpty()
-        ? fastList.list(filter).stream().map(ContainerSummary::id).toList()
-        : list(filter).stream().map(Container::getId).toList();
+    return fastList != null ? fastList.list(filter) : listThroughDockerJava(filter);
   }
 
   private List<Container> list(List<String> labelFilter) {
