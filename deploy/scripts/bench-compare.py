@@ -158,7 +158,7 @@ def kubectl_steps(log, path, start, end):
 
 def log_time(line, near):
     """The time of a klog line ("I1201 00:15:06.335700 ..."), local time, as epoch seconds: the
-    date is the one of near (an epoch time within a second of it)."""
+    date is the one of near (an epoch time within half a day of it)."""
     clock = line.split()[1]
     h, m, sec = clock.split(":")
     day = time.localtime(near)
