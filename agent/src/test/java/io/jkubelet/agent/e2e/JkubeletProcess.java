@@ -207,6 +207,31 @@ final class JkubeletProcess implements AutoCloseable {
     return process.pid();
   }
 
+  /**
+   * Writes every thread of the process, virtual ones included, to {@code file} as text, with the
+   * {@code jcmd} of the JDK that runs it.
+   *
+   * @throws IOException when jcmd cannot be run or fails
+   */
+  void dumpThreads(Path file) throws IOException, InterruptedException {
+    Path java =
+        Path.of(process.info().command().orElseThrow(() -> new IOException("no command line")));
+    Path jcmd = java.resolveSibling("jcmd");
+    Process dump =
+        new ProcessBuilder(
+                jcmd.toString(),
+                Long.toString(process.pid()),
+                "Thread.dump_to_file",
+                "-format=text",
+                file.toString())
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(dump.getInputStream().readAllBytes());
+    if (!dump.waitFor(30, TimeUnit.SECONDS) || dump.exitValue() != 0) {
+      throw new IOException("jcmd failed: " + out.strip());
+    }
+  }
+
   /** SIGTERM, as systemd stops it; waits for the exit. */
   int stop() throws InterruptedException {
     WATCHED.remove(this);
