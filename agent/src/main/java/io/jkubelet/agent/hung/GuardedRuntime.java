@@ -214,7 +214,7 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
 
   @Override
   public PodStatus podStatus(PodRef pod) {
-    return podStatus(pod, listContainers(pod).stream().map(ContainerSummary::id).toList());
+    return podStatus(pod, ContainerSummary.ids(listContainers(pod)));
   }
 
   @Override

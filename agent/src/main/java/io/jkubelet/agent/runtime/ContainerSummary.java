@@ -28,4 +28,9 @@ public record ContainerSummary(
       java.util.Comparator.comparing(ContainerSummary::createdAt)
           .thenComparingInt(ContainerSummary::attempt)
           .reversed();
+
+  /** The ids of a listing's containers, in its order. */
+  public static java.util.List<String> ids(java.util.List<ContainerSummary> listing) {
+    return listing.stream().map(ContainerSummary::id).toList();
+  }
 }

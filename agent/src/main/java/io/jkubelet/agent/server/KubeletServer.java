@@ -22,7 +22,7 @@ import io.netty.handler.ssl.SupportedCipherSuiteFilter;
 import io.netty.handler.stream.ChunkedWriteHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
-import java.security.cert.X509Certificate;
+import java.security.GeneralSecurityException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -137,8 +137,8 @@ public final class KubeletServer implements Lifecycle {
       // plain key manager returns), so a new serving certificate is presented without a restart.
       SslContextBuilder b = SslContextBuilder.forServer(options.keys());
       if (!options.clientCAs().isEmpty()) {
-        b.trustManager(options.clientCAs().toArray(X509Certificate[]::new))
-            .clientAuth(ClientAuth.OPTIONAL);
+        // Chains accepted once are not verified again while they are valid.
+        b.trustManager(VerifiedChains.of(options.clientCAs())).clientAuth(ClientAuth.OPTIONAL);
       }
       TlsPolicy tls = options.tls();
       b.protocols(tls.protocols());
@@ -155,7 +155,7 @@ public final class KubeletServer implements Lifecycle {
         }
       }
       return ctx;
-    } catch (SSLException e) {
+    } catch (SSLException | GeneralSecurityException e) {
       throw new IllegalStateException("kubelet server: TLS setup failed: " + e.getMessage(), e);
     }
   }

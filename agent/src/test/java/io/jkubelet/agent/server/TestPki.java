@@ -6,7 +6,6 @@ import java.security.KeyPairGenerator;
 import java.security.KeyStore;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,6 +39,11 @@ public final class TestPki {
         kp, sign(new X500Name(subject), kp, new X500Name("CN=test-ca"), caKey, false));
   }
 
+  /** When every certificate of this CA's is valid: a year before 2026 until ten years after. */
+  public static final Instant NOT_BEFORE = Instant.parse("2025-01-01T00:00:00Z");
+
+  public static final Instant NOT_AFTER = Instant.parse("2036-01-01T00:00:00Z");
+
   /** A client TLS context presenting the client (or none) and trusting any server. */
   static SSLContext clientContext(Client client, X509Certificate serverCert) throws Exception {
     KeyStore trust = KeyStore.getInstance("PKCS12");
@@ -72,13 +76,12 @@ public final class TestPki {
   private static X509Certificate sign(
       X500Name subject, KeyPair subjectKey, X500Name issuer, KeyPair issuerKey, boolean ca)
       throws Exception {
-    Instant now = Instant.parse("2026-01-01T00:00:00Z");
     var b =
         new JcaX509v3CertificateBuilder(
                 issuer,
                 BigInteger.valueOf(SERIAL.incrementAndGet()),
-                Date.from(now.minus(Duration.ofDays(365))),
-                Date.from(now.plus(Duration.ofDays(3650))),
+                Date.from(NOT_BEFORE),
+                Date.from(NOT_AFTER),
                 subject,
                 subjectKey.getPublic())
             .addExtension(Extension.basicConstraints, true, new BasicConstraints(ca));

@@ -105,7 +105,7 @@ final class PodInspector {
 
   /** Inspects the pod's sandboxes and containers, and the images of its containers. */
   PodStatus podStatus(PodRef pod, Scope scope) {
-    return podStatus(pod, listContainers(pod, scope).stream().map(ContainerSummary::id).toList());
+    return podStatus(pod, ContainerSummary.ids(listContainers(pod, scope)));
   }
 
   /** The pod's status from these of its containers, as a listing just named them. */
