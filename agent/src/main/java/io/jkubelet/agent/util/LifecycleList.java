@@ -1,5 +1,6 @@
 package io.jkubelet.agent.util;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -14,6 +15,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class LifecycleList {
   private static final Logger log = LoggerFactory.getLogger(LifecycleList.class);
+
+  /** A part's stop slower than this is logged. */
+  static final Duration SLOW_STOP = Duration.ofSeconds(1);
 
   private final List<Lifecycle> order;
   private final List<Lifecycle> running = new ArrayList<>(); // guarded by this
@@ -80,11 +84,20 @@ public final class LifecycleList {
     }
   }
 
+  /**
+   * Stops one part; one that takes over {@link #SLOW_STOP} is named in the log with its time, so
+   * that a slow shutdown (systemd waits for it) says which part held it.
+   */
   private static void stopOne(Lifecycle l) {
+    long start = System.nanoTime(); // a duration for the log only: no clock is needed
     try {
       l.stop();
     } catch (RuntimeException e) {
       log.error("Stopping {} failed: {}", l, e.toString(), e);
+    }
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    if (took.compareTo(SLOW_STOP) > 0) {
+      log.info("Stopping {} took {} ms", l, took.toMillis());
     }
   }
 
