@@ -1,6 +1,7 @@
 package io.jkubelet.agent.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jkubelet.agent.prober.ProbeHttp;
 import io.jkubelet.agent.prober.Prober;
@@ -13,6 +14,7 @@ import io.jkubelet.agent.util.NettyLoops;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -179,6 +181,20 @@ class KubeletServerTest {
             null);
     assertThat(res.body()).isEqualTo("hello kube-apiserver-kubelet-client");
     assertThat(served.get(0).groups()).containsExactly("system:masters", "system:authenticated");
+  }
+
+  @Test
+  void aClientCertificateOfAnotherCaIsRefusedAlsoAfterOneOfTheCaWasAccepted() throws Exception {
+    TestPki ca = new TestPki("test-ca");
+    ServingCerts certs = start(ca, false, Authorizer.ALWAYS_ALLOW);
+    TestPki.Client alice = ca.client("CN=alice,O=system:masters");
+    assertThat(get(certs, alice, "/stats/summary", null).body()).isEqualTo("hello alice");
+    // The same names, signed by another key: refused in the handshake, as upstream's server does.
+    TestPki.Client forged = new TestPki("test-ca").client("CN=alice,O=system:masters");
+    assertThatThrownBy(() -> get(certs, forged, "/stats/summary", null))
+        .isInstanceOf(IOException.class);
+    assertThat(get(certs, alice, "/stats/summary", null).body()).isEqualTo("hello alice");
+    assertThat(served).hasSize(2);
   }
 
   @Test
