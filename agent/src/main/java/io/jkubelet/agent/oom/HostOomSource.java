@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * left.
  *
  * <p>Thread-safe: {@code reading} guards the file and the parser, and is taken before {@code this},
- * which guards the recent kills; {@code missing} is volatile.
+ * which guards the recent kills and those not yet told; the listener is told on the reader's
+ * thread, holding neither; {@code missing} is volatile.
  */
 final class HostOomSource implements OomSource {
   private static final Logger log = LoggerFactory.getLogger(HostOomSource.class);
@@ -47,6 +48,7 @@ final class HostOomSource implements OomSource {
   private final KmsgParser parser = new KmsgParser();
   private final byte[] buf = new byte[8192];
   private final Deque<KernelKill> recent = new ArrayDeque<>();
+  private final Deque<KernelKill> untold = new ArrayDeque<>();
   private volatile Consumer<KernelKill> listener = k -> {};
   private volatile String missing = "the kernel log is not read yet";
   private KernelLogFile file;
@@ -70,7 +72,7 @@ final class HostOomSource implements OomSource {
       }
       missing = null;
       scheduler = schedulers.create("oom-kmsg");
-      scheduler.withFixedDelay(Duration.ZERO, PERIOD, this::drain);
+      scheduler.withFixedDelay(Duration.ZERO, PERIOD, this::tick);
     }
   }
 
@@ -95,7 +97,28 @@ final class HostOomSource implements OomSource {
     return Health.OK; // an unreadable kernel log is said in the events, not a failure
   }
 
-  /** Reads every record waiting in the kernel log, and parses each. */
+  /**
+   * The reader's tick: reads the kernel log to its end, then tells the listener of every kill read
+   * since the last tick, on this thread, holding no lock. NOTE: the listener is never told under
+   * {@code reading}, nor by {@link #takeKills}'s read on its caller's thread: the listener ({@code
+   * kuberuntime.OomEvents}) takes pods' locks, and a pod's sync takes kills holding its pod's lock.
+   * A listener told under {@code reading} deadlocked the two at a restart (the kernel log's old
+   * kills read while a running pod's first sync took its kills), and the agent's stop with them;
+   * told by a sync's own read, two pods' syncs could deadlock each other.
+   */
+  private void tick() {
+    drain();
+    List<KernelKill> now;
+    synchronized (this) {
+      now = List.copyOf(untold);
+      untold.clear();
+    }
+    now.forEach(this::tell);
+  }
+
+  /**
+   * Reads every record waiting in the kernel log and keeps each kill in it, to take and to tell.
+   */
   private void drain() {
     synchronized (reading) {
       while (file != null) {
@@ -115,19 +138,26 @@ final class HostOomSource implements OomSource {
         if (n == KernelLogFile.NONE) {
           return;
         }
-        parser.feed(new String(buf, 0, n, StandardCharsets.UTF_8)).ifPresent(this::add);
+        parser.feed(new String(buf, 0, n, StandardCharsets.UTF_8)).ifPresent(this::keep);
       }
     }
   }
 
-  /** A kill read from the kernel log; also the tests' way in. */
-  void add(KernelKill kill) {
+  private void keep(KernelKill kill) {
     synchronized (this) {
       recent.addLast(kill);
       while (recent.size() > RECENT) {
         recent.removeFirst();
       }
+      untold.addLast(kill);
+      while (untold.size() > RECENT) {
+        untold.removeFirst();
+      }
     }
+  }
+
+  /** Logs the kill and tells the listener; called holding no lock. */
+  private void tell(KernelKill kill) {
     // At debug: a start reads the kills of the whole kernel log again, most of them old.
     log.debug(
         "OOM watch: the kernel killed process {} ({}) in cgroup {}",

@@ -54,7 +54,9 @@ public interface OomSource extends Lifecycle {
 
   /**
    * Calls {@code listener} with each kill as the kernel log is read, on the reading thread: it must
-   * return quickly. Set before {@link #start()}.
+   * return quickly. It is called holding no lock of the source's, and never from {@link
+   * #takeKills}'s caller's thread, so it may wait on a lock that a caller of takeKills holds around
+   * it (a pod's, in {@code kuberuntime.OomEvents}). Set before {@link #start()}.
    */
   void onKill(Consumer<KernelKill> listener);
 }

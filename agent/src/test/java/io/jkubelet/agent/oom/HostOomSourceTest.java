@@ -15,7 +15,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,6 +120,88 @@ class HostOomSourceTest {
     assertThat(schedulers.pending()).isZero();
     schedulers.advance(Duration.ofSeconds(10));
     assertThat(heard).hasSize(1);
+  }
+
+  @Test
+  void aKillReadWhileKillsAreTakenIsToldAtTheReadersNextTickOnItsThread() throws Exception {
+    Path kmsg = pipe();
+    List<Thread> tellers = new CopyOnWriteArrayList<>();
+    source = new HostOomSource(new CgroupMemory(dir, uid -> List.of()), kmsg, schedulers);
+    source.onKill(k -> tellers.add(Thread.currentThread()));
+    source.start();
+    kernel = new FileOutputStream(kmsg.toFile());
+    write(OOM_KILL);
+    assertThat(source.takeKills("another-container")).isEmpty();
+    write(KILLED);
+    assertThat(source.takeKills("another-container")).isEmpty(); // the kill is read here
+    assertThat(tellers).isEmpty(); // and not told on this thread, which may hold a pod's lock
+    ExecutorService reader = Executors.newSingleThreadExecutor();
+    try {
+      Thread readerThread = reader.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
+      reader.submit(() -> schedulers.advance(HostOomSource.PERIOD)).get(10, TimeUnit.SECONDS);
+      assertThat(tellers).containsExactly(readerThread);
+    } finally {
+      reader.shutdownNow();
+    }
+    assertThat(source.takeKills(ID)).singleElement().extracting(KernelKill::pid).isEqualTo(10522L);
+  }
+
+  /**
+   * As at a restart on a node whose kernel log holds kills: the reader tells the listener of a kill
+   * while a pod's sync takes kills. The listener (OomEvents) waits on the pod's lock, which the
+   * sync holds around its takeKills: the sync must get its kills, and the listener its turn after.
+   */
+  @Test
+  void aListenerWaitingOnTheLockOfOneTakingKillsHoldsNeitherUp() throws Exception {
+    Path kmsg = pipe();
+    ReentrantLock podLock = new ReentrantLock();
+    CountDownLatch told = new CountDownLatch(1);
+    CountDownLatch locked = new CountDownLatch(1);
+    List<KernelKill> heard = new CopyOnWriteArrayList<>();
+    source = new HostOomSource(new CgroupMemory(dir, uid -> List.of()), kmsg, schedulers);
+    source.onKill(
+        k -> {
+          told.countDown();
+          try {
+            podLock.lockInterruptibly(); // interrupted only when the test fails, to end it
+            podLock.unlock();
+            heard.add(k);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
+    source.start();
+    kernel = new FileOutputStream(kmsg.toFile());
+    write(OOM_KILL);
+    schedulers.advance(HostOomSource.PERIOD); // the kill's first record read: nothing to tell yet
+    write(KILLED);
+    ExecutorService sync = Executors.newSingleThreadExecutor();
+    ExecutorService reader = Executors.newSingleThreadExecutor();
+    try {
+      Future<List<KernelKill>> taken =
+          sync.submit(
+              () -> {
+                podLock.lock();
+                try {
+                  locked.countDown();
+                  assertThat(told.await(10, TimeUnit.SECONDS)).isTrue();
+                  return source.takeKills(ID);
+                } finally {
+                  podLock.unlock();
+                }
+              });
+      assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+      Future<?> tick = reader.submit(() -> schedulers.advance(HostOomSource.PERIOD));
+      assertThat(taken.get(10, TimeUnit.SECONDS))
+          .singleElement()
+          .extracting(KernelKill::pid)
+          .isEqualTo(10522L);
+      tick.get(10, TimeUnit.SECONDS);
+      assertThat(heard).singleElement().extracting(KernelKill::pid).isEqualTo(10522L);
+    } finally {
+      reader.shutdownNow(); // a listener still waiting lets the reader go, and so the sync
+      sync.shutdownNow();
+    }
   }
 
   @Test
