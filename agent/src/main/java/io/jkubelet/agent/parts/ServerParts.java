@@ -112,7 +112,7 @@ public final class ServerParts {
     routes.addAll(parts.documents.routes());
     routes.add(new io.jkubelet.agent.server.PodTimelineRoute(in.timelines()));
     if (config.server().handlers().enableDebuggingHandlers()) {
-      routes.add(StreamingRoutes.forNode(in.runtime(), parts.podManager));
+      routes.add(StreamingRoutes.forNode(in.runtime(), parts.podManager, parts.cache));
     }
     return routes;
   }

@@ -1,5 +1,6 @@
 package io.jkubelet.agent.streaming;
 
+import io.jkubelet.agent.pleg.PodCache;
 import io.jkubelet.agent.pod.PodManager;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.server.Route;
@@ -33,10 +34,18 @@ public final class StreamingRoutes implements Route {
     this.service = service;
   }
 
-  /** The routes over the node's pods (static pods known by their mirrors' UIDs too). */
-  public static StreamingRoutes forNode(Runtime runtime, PodManager pods) {
+  /**
+   * The routes over the node's pods (static pods known by their mirrors' UIDs too), their
+   * containers found first in what the pod cache last saw of them.
+   */
+  public static StreamingRoutes forNode(Runtime runtime, PodManager pods, PodCache seen) {
     return new StreamingRoutes(
-        new StreamingService(new StreamTargets(pods::pods, pods::mirrorOf, runtime)));
+        new StreamingService(
+            new StreamTargets(
+                pods::pods,
+                pods::mirrorOf,
+                uid -> seen.get(uid).filter(e -> e.error() == null).map(PodCache.Entry::status),
+                runtime)));
   }
 
   /** Whether the path is one of the streaming paths (its first segment is). */

@@ -184,7 +184,11 @@ class StreamingKubectlApiTest {
     StreamingRoutes routes =
         new StreamingRoutes(
             new StreamingService(
-                new StreamTargets(() -> pods, p -> java.util.Optional.empty(), runtime)));
+                new StreamTargets(
+                    () -> pods,
+                    p -> java.util.Optional.empty(),
+                    uid -> java.util.Optional.empty(),
+                    runtime)));
     kubeletServer =
         new KubeletServer(
             new ServerOptions(

@@ -71,7 +71,9 @@ final class TestStreamingServer implements AutoCloseable {
     runtime.startContainer(containerId);
     StreamingRoutes routes =
         new StreamingRoutes(
-            new StreamingService(new StreamTargets(() -> pods, p -> Optional.empty(), runtime)));
+            new StreamingService(
+                new StreamTargets(
+                    () -> pods, p -> Optional.empty(), uid -> Optional.empty(), runtime)));
     server =
         new ServerBootstrap()
             .group(group)
