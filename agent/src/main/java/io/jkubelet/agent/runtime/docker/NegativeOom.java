@@ -1,10 +1,11 @@
 package io.jkubelet.agent.runtime.docker;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -36,30 +37,42 @@ final class NegativeOom {
     this.probe = probe;
   }
 
-  /** For an engine on this host: {@code sh -c 'echo -1 > /proc/self/oom_score_adj'}. */
+  /**
+   * For an engine on this host: whether this process may lower its own score to -1, as {@code sh -c
+   * 'echo -1 > /proc/self/oom_score_adj'} would tell of a child, asked without one (a child process
+   * of the JVM costs a fork and keeps the JDK's process reaper thread a minute). A score already at
+   * -1 or below needs no change: allowed, as the shell would say. A score lowered to -1 is put back
+   * at once (raising it is always allowed).
+   */
   static Supplier<Optional<Boolean>> localProbe(String dockerHost) {
     if (!dockerHost.startsWith("unix://")) {
       return Optional::empty; // a remote engine's host is not this one
     }
-    return () -> {
-      try {
-        Process p =
-            new ProcessBuilder("sh", "-c", "echo -1 > /proc/self/oom_score_adj")
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        if (!p.waitFor(5, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-          return Optional.empty();
-        }
-        return Optional.of(p.exitValue() == 0);
-      } catch (IOException e) {
-        return Optional.empty();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return Optional.empty();
+    return () -> probeOwnScore(Path.of("/proc/self/oom_score_adj"));
+  }
+
+  /** {@link #localProbe}'s check on the score file of this process. */
+  static Optional<Boolean> probeOwnScore(Path file) {
+    String current;
+    try {
+      current = Files.readString(file).trim();
+      if (Integer.parseInt(current) <= -1) {
+        return Optional.of(true);
       }
-    };
+    } catch (IOException | NumberFormatException e) {
+      return Optional.empty(); // no such file here: cannot tell
+    }
+    try {
+      Files.writeString(file, "-1");
+    } catch (IOException e) {
+      return Optional.of(false); // EACCES: lowering it needs CAP_SYS_RESOURCE, which this lacks
+    }
+    try {
+      Files.writeString(file, current);
+    } catch (IOException e) {
+      log.warn("DockerRuntime: could not put this process's oom_score_adj back to {}", current);
+    }
+    return Optional.of(true);
   }
 
   /** Containers created with a negative value while it was unknown, not yet started. */
