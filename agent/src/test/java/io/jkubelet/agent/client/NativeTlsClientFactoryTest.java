@@ -210,11 +210,16 @@ class NativeTlsClientFactoryTest {
       assertThat(identity.openConnections()).isEqualTo(1);
 
       current.set(certificate(pki.client("CN=system:node:node-b")));
-      assertThat(hello(k, "127.0.0.1"))
-          .as("the open connection keeps the certificate it was made with")
-          .isEqualTo("hello system:node:node-a");
+      // The request goes on the open connection, which keeps the certificate it was made with;
+      // unless the pool has not taken that connection back yet when it is sent (Vert.x hands it
+      // back on its loop after the response), and opens another, which presents the new one.
+      String second = hello(k, "127.0.0.1");
+      int open = identity.openConnections();
+      assertThat(second)
+          .as("%d open connection(s): each presents the certificate it was made with", open)
+          .isEqualTo(open == 1 ? "hello system:node:node-a" : "hello system:node:node-b");
 
-      assertThat(identity.renew()).isEqualTo(1);
+      assertThat(identity.renew()).isEqualTo(open);
       assertThat(hello(k, "127.0.0.1"))
           .as("a new connection, with a full handshake (no resumed session)")
           .isEqualTo("hello system:node:node-b");
