@@ -25,9 +25,10 @@ import javax.net.ssl.X509ExtendedTrustManager;
  * validity; a chain that fails is never remembered, so it is verified (and refused) each time.
  *
  * <p>Why: the PKIX check parses the chain and builds and validates its path on every handshake, in
- * the TLS engine's verify callback on an event loop: about half a millisecond of each new
- * connection on a small node, and for TLS 1.3 the client sees part of it in its first request.
- * Upstream's Go server verifies each time too, in compiled code.
+ * the TLS engine's verify callback on an event loop: a few tenths of a millisecond of each new
+ * connection on an idle node, about 1.8 ms on one with 110 pods (docs/performance.md), and for TLS
+ * 1.3 the client sees it in its first request. Upstream's Go server verifies each time too, in
+ * compiled code.
  *
  * <p>What is not re-checked for a remembered chain: the client CAs (fixed for this trust manager's
  * life: a new CA file builds a new server) and the JDK's algorithm constraints (the same chain
