@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.internal.SSLUtils;
 import io.jkubelet.agent.util.Time;
 import java.io.File;
@@ -129,18 +130,33 @@ class ApiSigningRequestsApiTest extends SigningRequestsContract {
         .deny(condition("Denied", reason, message));
   }
 
+  /**
+   * Sets the certificate unless the controller manager's signer was first. The signer may sign
+   * between this read and this write (the request is approved); the write then meets a conflict and
+   * is tried again on what the signer left.
+   */
   @Override
   protected void issue(String name, String certificatePem) {
     var csrs = admin.certificates().v1().certificateSigningRequests();
-    var csr = csrs.withName(name).get();
-    String current = csr.getStatus() == null ? null : csr.getStatus().getCertificate();
-    if (current != null && !current.isEmpty()) {
-      return; // the controller manager's signer was first
+    for (int attempt = 1; ; attempt++) {
+      var csr = csrs.withName(name).get();
+      String current = csr.getStatus() == null ? null : csr.getStatus().getCertificate();
+      if (current != null && !current.isEmpty()) {
+        return; // the controller manager's signer was first
+      }
+      csr.getStatus()
+          .setCertificate(
+              Base64.getEncoder()
+                  .encodeToString(certificatePem.getBytes(StandardCharsets.US_ASCII)));
+      try {
+        csrs.resource(csr).updateStatus();
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 5) {
+          throw e;
+        }
+      }
     }
-    csr.getStatus()
-        .setCertificate(
-            Base64.getEncoder().encodeToString(certificatePem.getBytes(StandardCharsets.US_ASCII)));
-    csrs.resource(csr).updateStatus();
   }
 
   /** A bootstrap token with the RBAC of kubeadm's: request node certificates, auto-approved. */
