@@ -1,7 +1,6 @@
 package io.jkubelet.agent.hung;
 
 import io.jkubelet.agent.runtime.ContainerConfig;
-import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.ForwardingRuntime;
 import io.jkubelet.agent.runtime.ImageSummary;
@@ -9,22 +8,15 @@ import io.jkubelet.agent.runtime.PodRef;
 import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.SandboxConfig;
-import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.util.Lifecycle;
 import io.jkubelet.agent.util.Scheduler;
 import io.jkubelet.agent.util.Schedulers;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
@@ -49,13 +41,7 @@ import java.util.function.Supplier;
  * <p>Streams (exec, attach, logs, port-forward, events) and image pulls are not bounded here: they
  * have deadlines of their own.
  *
- * <p>Thread-safe. Bounded: {@code lastKnown} holds the pods of the last listing, {@code owners} its
- * containers.
- *
- * <p>Why it is a little over 400 lines: it bounds every call of the {@link Runtime} interface in
- * one place, one short method per call plus the pod inspect that keeps last known states. The cut
- * is the runtime interface split by job (sandboxes, containers, images), which would split this
- * decorator with it; it is planned, not done.
+ * <p>Thread-safe. The pod inspect that keeps last known states is {@link PodInspects}'.
  */
 public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle {
   /** The longest a container's inspect may take before it counts as hung. */
@@ -106,13 +92,8 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
   private final Clock clock;
   private final Schedulers schedulers;
   private final Deadlines deadlines;
+  private final PodInspects inspects;
   private volatile Scheduler scheduler;
-
-  /** The pod of each container of the last listing (and of inspects since), by container id. */
-  private final Map<String, PodRef> owners = new ConcurrentHashMap<>();
-
-  /** Each pod's last status, by UID: what a hung container's status is kept from. */
-  private final Map<String, PodStatus> lastKnown = new ConcurrentHashMap<>();
 
   private GuardedRuntime(
       Runtime delegate, Options options, Clock clock, Schedulers schedulers, Listener listener) {
@@ -134,6 +115,7 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
                 listener.returned(call, took);
               }
             });
+    this.inspects = new PodInspects(delegate, deadlines, options);
   }
 
   /** Bounds {@code delegate}'s calls once started; until then they go through unbounded. */
@@ -198,15 +180,7 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
   public List<ContainerSummary> listContainers() {
     List<ContainerSummary> listed =
         call("ListContainers", "", options.requestTimeout(), delegate::listContainers);
-    Set<String> ids = new HashSet<>();
-    Set<String> uids = new HashSet<>();
-    for (ContainerSummary c : listed) {
-      ids.add(c.id());
-      uids.add(c.pod().uid());
-      owners.put(c.id(), c.pod());
-    }
-    owners.keySet().retainAll(ids);
-    lastKnown.keySet().retainAll(uids);
+    inspects.listed(listed);
     return listed;
   }
 
@@ -229,103 +203,7 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
 
   @Override
   public PodStatus podStatus(PodRef pod, List<String> containerIds) {
-    if (scheduler == null || containerIds.isEmpty()) {
-      return remember(pod, delegate.podStatus(pod, containerIds));
-    }
-    PodStatus last = lastKnown.get(pod.uid());
-    Map<String, CompletableFuture<PodStatus>> inspects = new LinkedHashMap<>();
-    for (String id : new HashSet<>(containerIds)) {
-      owners.putIfAbsent(id, pod);
-      // A container with a last known state keeps it after the short bound; one without waits as
-      // any call does: failing its pod's inspect sooner would only put off the pod's sync.
-      Duration bound = known(last, id) ? options.inspectTimeout() : options.requestTimeout();
-      inspects.put(
-          id,
-          deadlines.join(
-              scheduler,
-              new Deadlines.Call("ContainerStatus", id, ""),
-              bound,
-              this::describe,
-              () -> delegate.podStatus(pod, List.of(id))));
-    }
-    List<SandboxStatus> sandboxes = new ArrayList<>();
-    List<ContainerStatus> containers = new ArrayList<>();
-    for (Map.Entry<String, CompletableFuture<PodStatus>> e : inspects.entrySet()) {
-      String id = e.getKey();
-      PodStatus one;
-      try {
-        one = Deadlines.await(e.getValue());
-      } catch (RuntimeException ex) {
-        if (!Deadlines.isHung(ex) || !keep(last, id, ex.getMessage(), sandboxes, containers)) {
-          throw ex;
-        }
-        continue;
-      }
-      one.sandboxes().stream().filter(s -> s.id().equals(id)).forEach(sandboxes::add);
-      one.containers().stream().filter(c -> c.id().equals(id)).forEach(containers::add);
-    }
-    return remember(pod, new PodStatus(pod, sandboxes, containers));
-  }
-
-  private static boolean known(PodStatus last, String id) {
-    return last != null
-        && (last.sandboxes().stream().anyMatch(s -> s.id().equals(id))
-            || last.containers().stream().anyMatch(c -> c.id().equals(id)));
-  }
-
-  /**
-   * Adds the container's last known status, with {@code why} as its message; false when there is
-   * none.
-   */
-  private static boolean keep(
-      PodStatus last,
-      String id,
-      String why,
-      List<SandboxStatus> sandboxes,
-      List<ContainerStatus> containers) {
-    if (last == null) {
-      return false;
-    }
-    for (SandboxStatus s : last.sandboxes()) {
-      if (s.id().equals(id)) {
-        sandboxes.add(s);
-        return true;
-      }
-    }
-    for (ContainerStatus c : last.containers()) {
-      if (c.id().equals(id)) {
-        containers.add(c.withMessage(why + "; its last known state is kept"));
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private PodStatus remember(PodRef pod, PodStatus status) {
-    if (status.sandboxes().isEmpty() && status.containers().isEmpty()) {
-      lastKnown.remove(pod.uid());
-    } else {
-      lastKnown.put(pod.uid(), status);
-    }
-    return status;
-  }
-
-  /** The hung call with its pod and container name, as far as they are known. */
-  private HungCall describe(Deadlines.Call call, Instant since, Duration bound) {
-    PodRef pod = owners.get(call.containerId());
-    String name = "";
-    if (pod != null) {
-      PodStatus last = lastKnown.get(pod.uid());
-      if (last != null) {
-        name =
-            last.containers().stream()
-                .filter(c -> c.id().equals(call.containerId()))
-                .map(ContainerStatus::name)
-                .findFirst()
-                .orElse("");
-      }
-    }
-    return new HungCall(call.name(), call.containerId(), call.subject(), pod, name, since, bound);
+    return inspects.podStatus(scheduler, pod, containerIds);
   }
 
   // The workers' calls.
@@ -458,6 +336,6 @@ public final class GuardedRuntime extends ForwardingRuntime implements Lifecycle
   private <T> T call(String name, String id, String subject, Duration bound, Supplier<T> fn) {
     return Deadlines.await(
         deadlines.submit(
-            scheduler, new Deadlines.Call(name, id, subject), bound, this::describe, fn));
+            scheduler, new Deadlines.Call(name, id, subject), bound, inspects::describe, fn));
   }
 }
