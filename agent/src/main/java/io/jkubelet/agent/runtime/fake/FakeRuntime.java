@@ -2,7 +2,6 @@ package io.jkubelet.agent.runtime.fake;
 
 import io.jkubelet.agent.runtime.ContainerConfig;
 import io.jkubelet.agent.runtime.ContainerState;
-import io.jkubelet.agent.runtime.ContainerStatus;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.ExecResult;
 import io.jkubelet.agent.runtime.ImageSummary;
@@ -15,7 +14,6 @@ import io.jkubelet.agent.runtime.RegistryAuth;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.SandboxConfig;
-import io.jkubelet.agent.runtime.SandboxStatus;
 import io.jkubelet.agent.runtime.StreamHandle;
 import io.jkubelet.agent.runtime.StreamIo;
 import java.time.Clock;
@@ -23,21 +21,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An in-memory {@link Runtime}, in the manner of the kubelet's {@code FakeRuntime}: it records
  * every call, keeps containers as plain records ({@link FakeContainer}), and lets a test make
  * containers exit, images disappear and calls fail. Thread-safe: every method is synchronized, and
- * its parts by job ({@link FakeImages}, {@link FakeLogs}, {@link FakeStreams}: exec and the
- * streams) are guarded by this object's monitor, so that one lock keeps the contract's cross-call
- * rules (a name conflict, a removed sandbox's containers). The unit tests use it, and hollow nodes
- * ({@code io.jkubelet.agent.hollow}) run their pods on it ({@link #hollow}).
+ * its parts by job are guarded by this object's monitor, so that one lock keeps the contract's
+ * cross-call rules (a name conflict, a removed sandbox's containers). The unit tests use it, and
+ * hollow nodes ({@code io.jkubelet.agent.hollow}) run their pods on it ({@link #hollow}).
  *
  * <p>It honours the runtime contract ({@code RuntimeContract} in the tests) as {@code
  * DockerRuntime} does (see {@code FakeRuntimeContractTest}): names and labels as dockershim's,
@@ -45,16 +38,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@link #onExec}; a hook that steps the fake clock beyond the exec's timeout makes the exec time
  * out.
  *
- * <p>Over the house's 400 lines by the {@link Runtime}'s face alone: each call is recorded here and
- * carried out by the part for its job; the tests' controls stand beside them, and the event watch
- * (Docker's start, die and destroy) is told from the calls that change a container, under the same
- * lock. The next cut: the container table (create, start, stop, remove, exit and their events) into
- * a part of its own, as {@link FakeImages} holds the images.
+ * <p>Each call is recorded here and carried out by the part for its job: {@link FakeContainers}
+ * (the container table and the event watch), {@link FakeImages}, {@link FakeLogs} and {@link
+ * FakeStreams}; the tests' controls stand beside them.
  */
 public class FakeRuntime implements Runtime {
   private final Clock clock;
-  private final AtomicInteger ids = new AtomicInteger();
-  private final Map<String, FakeContainer> containers = new LinkedHashMap<>();
+  private final FakeContainers containers;
   private final FakeImages images;
   private final FakeLogs logs;
   private final FakeStreams streams;
@@ -65,15 +55,11 @@ public class FakeRuntime implements Runtime {
 
   private final Map<String, RuntimeError> failNext = new HashMap<>();
 
-  /** Told of every container that starts, dies or goes away ({@link #watchContainerEvents}). */
-  private final List<Runnable> watchers = new CopyOnWriteArrayList<>();
-
   private boolean down;
-  private Runnable onStop = () -> {};
 
   /** Runs during every stop, e.g. to step a fake clock as a slow runtime would take time. */
   public synchronized void onStop(Runnable r) {
-    onStop = r;
+    containers.onStop = r;
   }
 
   /** The most exec output kept, as {@code DockerRuntime} keeps: 10 KiB. */
@@ -83,6 +69,7 @@ public class FakeRuntime implements Runtime {
     this.clock = clock;
     this.images = new FakeImages(List.of(presentImages));
     this.logs = new FakeLogs(this, clock);
+    this.containers = new FakeContainers(this, clock, logs);
     this.streams = new FakeStreams(this, clock);
   }
 
@@ -140,39 +127,28 @@ public class FakeRuntime implements Runtime {
 
   /** Makes a running container exit with the code (and reason, e.g. OOMKilled). */
   public synchronized void exit(String id, int exitCode, String reason) {
-    FakeContainer f = containers.get(id);
-    f.state = ContainerState.EXITED;
-    f.exitCode = exitCode;
-    f.reason = reason;
-    f.finishedAt = clock.instant();
-    notifyAll(); // ends attaches
-    logs.end(id);
-    changed();
+    containers.exit(id, exitCode, reason);
   }
 
   public synchronized List<FakeContainer> all() {
-    return List.copyOf(containers.values());
+    return containers.all();
   }
 
   /** The containers (not sandboxes) of the pod with that spec name, newest last. */
   public synchronized List<FakeContainer> named(String podUid, String containerName) {
-    return containers.values().stream()
+    return containers.all().stream()
         .filter(f -> podUid.equals(f.labels.get(Labels.POD_UID)))
         .filter(f -> containerName.equals(f.labels.get(Labels.CONTAINER_NAME)))
         .toList();
   }
 
   public synchronized List<FakeContainer> running() {
-    return containers.values().stream().filter(f -> f.state == ContainerState.RUNNING).toList();
+    return containers.all().stream().filter(f -> f.state == ContainerState.RUNNING).toList();
   }
 
   /** Adds a container that jkubelet did not create (no pod labels). */
   public synchronized String addForeign(String name) {
-    String id = nextId();
-    FakeContainer f = FakeContainer.foreign(id, name, clock.instant());
-    f.state = ContainerState.RUNNING;
-    containers.put(id, f);
-    return id;
+    return containers.addForeign(name);
   }
 
   // --- Runtime ---
@@ -193,21 +169,12 @@ public class FakeRuntime implements Runtime {
 
   /** The container, or {@code NOT_FOUND}; with the lock held. */
   FakeContainer found(String containerId) {
-    FakeContainer c = containers.get(containerId);
-    if (c == null) {
-      throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such container: " + containerId);
-    }
-    return c;
+    return containers.found(containerId);
   }
 
   /** Whether the container exists and runs; with the lock held. */
   boolean runs(String containerId) {
-    FakeContainer c = containers.get(containerId);
-    return c != null && c.state == ContainerState.RUNNING;
-  }
-
-  private String nextId() {
-    return String.format("%064x", ids.incrementAndGet());
+    return containers.runs(containerId);
   }
 
   @Override
@@ -224,52 +191,25 @@ public class FakeRuntime implements Runtime {
   @Override
   public synchronized List<ContainerSummary> listContainers() {
     call("listContainers", "");
-    return containers.values().stream()
-        .map(FakeContainer::summary)
-        .flatMap(Optional::stream)
-        .toList();
+    return containers.summaries();
   }
 
   @Override
   public synchronized PodStatus podStatus(PodRef pod) {
     call("podStatus", pod.uid());
-    return statusOf(pod, id -> true);
+    return containers.statusOf(pod, id -> true);
   }
 
   @Override
   public synchronized PodStatus podStatus(PodRef pod, List<String> containerIds) {
     call("podStatus", pod.uid());
-    return statusOf(pod, containerIds::contains);
-  }
-
-  private PodStatus statusOf(PodRef pod, java.util.function.Predicate<String> listed) {
-    List<SandboxStatus> sandboxes = new ArrayList<>();
-    List<ContainerStatus> cs = new ArrayList<>();
-    for (FakeContainer f : containers.values()) {
-      if (!pod.uid().equals(f.labels.get(Labels.POD_UID)) || !listed.test(f.id)) {
-        continue;
-      }
-      if (f.sandbox) {
-        sandboxes.add(f.sandboxStatus());
-      } else {
-        cs.add(f.status());
-      }
-    }
-    return new PodStatus(pod, sandboxes, cs);
+    return containers.statusOf(pod, containerIds::contains);
   }
 
   @Override
   public synchronized String runPodSandbox(SandboxConfig config) {
     call("runPodSandbox", config.containerName());
-    // As Docker's runtime: a leftover container of the same name is removed first.
-    containers.values().removeIf(f -> f.name.equals(config.containerName()));
-    String id = nextId();
-    FakeContainer f = FakeContainer.sandbox(id, config, clock.instant());
-    f.state = ContainerState.RUNNING;
-    f.startedAt = clock.instant();
-    containers.put(id, f);
-    changed();
-    return id;
+    return containers.runSandbox(config);
   }
 
   @Override
@@ -277,15 +217,10 @@ public class FakeRuntime implements Runtime {
     stopContainer(sandboxId, grace);
   }
 
-  /** A running sandbox's namespace path names no real process: a fake pid past the kernel's. */
   @Override
   public synchronized String sandboxNetNs(String sandboxId) {
     call("sandboxNetNs", sandboxId);
-    FakeContainer f = containers.get(sandboxId);
-    if (f == null || f.state != ContainerState.RUNNING) {
-      return "";
-    }
-    return "/proc/" + (4_194_304 + Integer.parseInt(sandboxId.substring(56), 16)) + "/ns/net";
+    return containers.sandboxNetNs(sandboxId);
   }
 
   @Override
@@ -299,66 +234,25 @@ public class FakeRuntime implements Runtime {
     if (!images.present(config.image())) {
       throw new RuntimeError(RuntimeError.Kind.NOT_FOUND, "No such image: " + config.image());
     }
-    for (FakeContainer f : containers.values()) {
-      if (f.name.equals(config.name())) {
-        throw new RuntimeError(
-            RuntimeError.Kind.CREATE,
-            "Conflict. The container name \"/"
-                + config.name()
-                + "\" is already in use by container \""
-                + f.id
-                + "\".");
-      }
-    }
-    // As Docker's runtime: the sandbox's id and the container type join the labels.
-    Map<String, String> labels = new HashMap<>(config.labels());
-    labels.put(Labels.SANDBOX_ID, sandboxId);
-    labels.putIfAbsent(Labels.DOCKER_TYPE, Labels.TYPE_CONTAINER);
-    String id = nextId();
-    containers.put(id, FakeContainer.container(id, config, labels, clock.instant()));
-    return id;
+    return containers.create(sandboxId, config);
   }
 
   @Override
   public synchronized void startContainer(String containerId) {
     call("startContainer", containerId);
-    FakeContainer f = found(containerId);
-    if (f.state == ContainerState.RUNNING) {
-      return; // as Docker: starting a running container changes nothing
-    }
-    f.state = ContainerState.RUNNING;
-    f.finishedAt = null;
-    f.exitCode = 0;
-    f.reason = "";
-    f.startedAt = clock.instant();
-    changed();
+    containers.start(containerId);
   }
 
   @Override
   public synchronized void stopContainer(String containerId, Duration grace) {
     call("stopContainer", containerId);
-    FakeContainer f = containers.get(containerId);
-    if (f == null || f.state != ContainerState.RUNNING) {
-      return;
-    }
-    f.lastStopGrace = grace;
-    onStop.run();
-    f.state = ContainerState.EXITED;
-    f.exitCode = 143;
-    f.finishedAt = clock.instant();
-    notifyAll(); // ends attaches
-    logs.end(containerId);
-    changed();
+    containers.stop(containerId, grace);
   }
 
   @Override
   public synchronized void removeContainer(String containerId) {
     call("removeContainer", containerId);
-    if (containers.remove(containerId) != null) {
-      changed();
-    }
-    notifyAll(); // ends attaches
-    logs.forget(containerId);
+    containers.remove(containerId);
   }
 
   /**
@@ -368,14 +262,7 @@ public class FakeRuntime implements Runtime {
    */
   @Override
   public AutoCloseable watchContainerEvents(Runnable onChange) {
-    watchers.add(onChange);
-    return () -> watchers.remove(onChange);
-  }
-
-  private void changed() {
-    for (Runnable w : watchers) {
-      w.run();
-    }
+    return containers.watch(onChange);
   }
 
   // --- logs, exec and streams ({@link FakeLogs}, {@link FakeStreams}) ---
