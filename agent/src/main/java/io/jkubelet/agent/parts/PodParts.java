@@ -2,8 +2,6 @@ package io.jkubelet.agent.parts;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.jkubelet.agent.admission.PodAdmitter;
-import io.jkubelet.agent.dns.PodDns;
-import io.jkubelet.agent.env.NodeAllocatable;
 import io.jkubelet.agent.events.Refs;
 import io.jkubelet.agent.eviction.EvictionManager;
 import io.jkubelet.agent.gc.ContainerGc;
@@ -11,21 +9,15 @@ import io.jkubelet.agent.gc.ContainerGcPolicy;
 import io.jkubelet.agent.gc.Housekeeping;
 import io.jkubelet.agent.hung.GuardedRuntime;
 import io.jkubelet.agent.hung.HungCallEvents;
-import io.jkubelet.agent.kuberuntime.ImagePuller;
 import io.jkubelet.agent.kuberuntime.ImagePulls;
-import io.jkubelet.agent.kuberuntime.NodeContext;
 import io.jkubelet.agent.kuberuntime.OomEvents;
-import io.jkubelet.agent.kuberuntime.PullCredentials;
-import io.jkubelet.agent.kuberuntime.PullLimits;
 import io.jkubelet.agent.kuberuntime.RuntimeManager;
-import io.jkubelet.agent.lifecycle.HookRunner;
 import io.jkubelet.agent.logs.LogCollector;
 import io.jkubelet.agent.loop.LoopChannels;
 import io.jkubelet.agent.loop.SourcesReady;
 import io.jkubelet.agent.metrics.AgentDocuments;
 import io.jkubelet.agent.metrics.CacheBounds;
 import io.jkubelet.agent.metrics.ContainerGcCollector;
-import io.jkubelet.agent.metrics.ImagePullMetrics;
 import io.jkubelet.agent.metrics.InstrumentedPodSync;
 import io.jkubelet.agent.metrics.PlegMetrics;
 import io.jkubelet.agent.nodeshutdown.NodeShutdownManager;
@@ -46,8 +38,6 @@ import io.jkubelet.agent.terminating.StuckTerminations;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.Executors2;
 import io.jkubelet.agent.util.Lifecycle;
-import io.jkubelet.agent.volume.Mounter;
-import io.jkubelet.agent.volume.TokenSource;
 import io.jkubelet.agent.volume.VolumeManager;
 import io.jkubelet.agent.workers.PodWorkers;
 import io.jkubelet.agent.workers.WorkQueue;
@@ -72,10 +62,9 @@ import java.util.function.Predicate;
  * The fields are the parts, final and set by the constructor. This class only builds; the root
  * starts and stops, and builds the sync loop's handler on these parts.
  *
- * <p>A few lines over the house's 400: each part's construction is a block of its options, and the
- * watchers ({@link PodWatchers}) and pressure ({@link PressureParts}) are already cut out. The next
- * cut is the runtime stack (engine, in-flight calls, the hung-call guard, metrics) into a part of
- * its own; planned, not done.
+ * <p>Each part's construction is a block of its options; the watchers ({@link PodWatchers}), the
+ * node's readings ({@link PressureParts}) and what a sync asks of the engine through ({@link
+ * ContainerParts}) are built in parts of their own.
  */
 public final class PodParts {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PodParts.class);
@@ -113,8 +102,7 @@ public final class PodParts {
   public final AgentDocuments documents;
   public final PodAdmitter admitter;
   private final VolumeManager volumes;
-  private final Backoff crashBackoff;
-  private final Backoff pullBackoff;
+  private final List<Backoff> backoffs;
   public final ImagePulls imagePulls;
   private final RuntimeManager runtimeManager;
   public final WorkQueue workQueue;
@@ -143,7 +131,6 @@ public final class PodParts {
             clock,
             time.schedulers(),
             new HungCallEvents(recorder, clock, this::reinspect));
-    var machine = in.deps().host().machine();
     podConfig =
         new PodConfig(
             clock,
@@ -182,69 +169,11 @@ public final class PodParts {
                 time.schedulers(),
                 () -> ThreadLocalRandom.current().nextDouble()));
     logCollector = logCollector();
-    NodeAllocatable capacity =
-        new NodeAllocatable(
-            machine.cpus() * 1000L, machine.memoryBytes(), machine.ephemeralStorageBytes());
-    volumes =
-        VolumeManager.create(
-            new VolumeManager.Options(
-                in.options().rootDir(),
-                in.objects(),
-                in.apiClient() == null ? TokenSource.NONE : TokenSource.api(in.apiClient()),
-                Mounter.system(),
-                recorder,
-                clock,
-                capacity));
-    crashBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
-    pullBackoff = new Backoff(clock, Duration.ofSeconds(10), Duration.ofMinutes(5));
-    imagePulls =
-        new ImagePulls(
-            runtime,
-            recorder,
-            time,
-            config.images(),
-            new ImagePullMetrics(in.metrics()),
-            in.timelines());
-    runtimeManager =
-        new RuntimeManager(
-            new RuntimeManager.Deps(
-                runtime,
-                new ImagePuller(
-                    new ImagePuller.Deps(
-                        PullLimits.of(
-                            runtime,
-                            clock,
-                            config.runtime().registryPullQPS(),
-                            config.runtime().registryBurst(),
-                            config.runtime().serializeImagePulls()),
-                        recorder,
-                        clock,
-                        pullBackoff,
-                        null, // no limit, as upstream: the progress deadline stops a stalled pull
-                        PullCredentials.forNode(in.options().rootDir(), in.objects(), clock),
-                        imagePulls)),
-                volumes,
-                new HookRunner(runtime::exec, probes::httpClient, time.sleeper()),
-                in.objects(),
-                crashBackoff,
-                new RuntimeManager.Reports(recorder, in.timelines()),
-                clock),
-            new RuntimeManager.Options(
-                in.options().podInfraImage(),
-                config.pods().podInfraOomScoreAdj(),
-                new NodeContext(
-                    capacity,
-                    in.options().rootDir(),
-                    new PodDns(
-                        config.pods().dns().clusterDNS(),
-                        config.pods().dns().clusterDomain(),
-                        config.pods().dns().resolvConf(),
-                        () -> in.deps().host().nodeIp(),
-                        in.options().nodeName(),
-                        recorder),
-                    in.containerManager()::cgroupParent),
-                () -> in.deps().host().nodeIp()),
-            workerExecutor);
+    ContainerParts containerParts = new ContainerParts(in, runtime, probes, workerExecutor);
+    volumes = containerParts.volumes;
+    backoffs = containerParts.backoffs();
+    imagePulls = containerParts.imagePulls;
+    runtimeManager = containerParts.runtimeManager;
     workQueue = new WorkQueue(clock);
     // A changed secret or configMap syncs the pods that use it at once: they are due now, and a
     // tick is sent rather than waited for (up to a sync period; bench-secret-update.sh).
@@ -373,8 +302,7 @@ public final class PodParts {
                 activePods(),
                 sourcesReady,
                 in.mirrors()),
-            new Housekeeping.Forgetting(
-                reasons, probes, logCollector::removePodLogs, List.of(crashBackoff, pullBackoff)),
+            new Housekeeping.Forgetting(reasons, probes, logCollector::removePodLogs, backoffs),
             in.events().recorder(),
             in.deps().time().clock()),
         new Housekeeping.Options(
