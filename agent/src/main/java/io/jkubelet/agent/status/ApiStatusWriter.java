@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.jkubelet.agent.pod.PodPhases;
 import io.jkubelet.agent.podconfig.Annotations;
 import io.jkubelet.agent.podconfig.PodConfig;
-import io.jkubelet.agent.status.StatusSyncQueue.Attempt;
 import io.jkubelet.agent.util.ApiRequests;
 import io.jkubelet.agent.util.Errors;
 import io.jkubelet.agent.util.Sleeper;
@@ -94,7 +93,7 @@ final class ApiStatusWriter {
    *
    * @throws KubernetesClientException when the GET fails; see {@link #failed}
    */
-  StatusSyncResult sync(Attempt a) throws InterruptedException {
+  StatusSyncResult sync(SyncAttempt a) throws InterruptedException {
     Pod pod = a.pod();
     Pod api = deps.seen().apply(a.uid()).orElse(null);
     if (api == null) {
@@ -140,7 +139,7 @@ final class ApiStatusWriter {
   }
 
   /** Null when {@code api} is the object to write to; otherwise why there is none. */
-  private StatusSyncResult checkApiObject(Attempt a, Pod api) {
+  private StatusSyncResult checkApiObject(SyncAttempt a, Pod api) {
     Pod pod = a.pod();
     boolean isStatic = Annotations.isStatic(pod);
     if (api == null) {
@@ -175,7 +174,7 @@ final class ApiStatusWriter {
   }
 
   /** Patches the API object's status unless it has ours already or is terminal. */
-  private StatusSyncResult write(Attempt a, Pod api) throws InterruptedException {
+  private StatusSyncResult write(SyncAttempt a, Pod api) throws InterruptedException {
     PodStatus apiStatus = api.getStatus();
     String apiPhase = apiStatus == null ? null : apiStatus.getPhase();
     if (PodPhases.isTerminal(apiPhase) && !apiPhase.equals(a.status().getPhase())) {
@@ -202,7 +201,7 @@ final class ApiStatusWriter {
     return patch(a, api);
   }
 
-  private StatusSyncResult patch(Attempt a, Pod api) throws InterruptedException {
+  private StatusSyncResult patch(SyncAttempt a, Pod api) throws InterruptedException {
     Pod pod = a.pod();
     String json = StatusPatches.patch(api.getMetadata().getUid(), a.status());
     acquire();
@@ -264,7 +263,7 @@ final class ApiStatusWriter {
    * pod of the same name is never hit. fabric8's delete DSL cannot express a UID precondition, so
    * this is a plain DELETE with a body through the client's HTTP client.
    */
-  private StatusSyncResult delete(Attempt a, Pod api) throws InterruptedException {
+  private StatusSyncResult delete(SyncAttempt a, Pod api) throws InterruptedException {
     acquire();
     HttpResponse<String> response;
     try {
@@ -303,8 +302,8 @@ final class ApiStatusWriter {
         .build();
   }
 
-  /** {@link #failed(Attempt, String, int, Throwable)} with the API server's answer, if any. */
-  StatusSyncResult failed(Attempt a, String what, Throwable e) {
+  /** {@link #failed(SyncAttempt, String, int, Throwable)} with the API server's answer, if any. */
+  StatusSyncResult failed(SyncAttempt a, String what, Throwable e) {
     return failed(a, what, Errors.httpCode(e), e);
   }
 
@@ -315,7 +314,7 @@ final class ApiStatusWriter {
    *
    * @param code the HTTP status of the answer, 0 when there was none
    */
-  private StatusSyncResult failed(Attempt a, String what, int code, Throwable e) {
+  private StatusSyncResult failed(SyncAttempt a, String what, int code, Throwable e) {
     String retry = "will retry in " + a.nextRetry().toMillis() + "ms (attempt " + a.attempt() + ")";
     if (code == 409) {
       deps.counters().conflict();

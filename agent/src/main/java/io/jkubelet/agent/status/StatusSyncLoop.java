@@ -3,9 +3,8 @@ package io.jkubelet.agent.status;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.jkubelet.agent.podconfig.PodConfig;
-import io.jkubelet.agent.status.StatusSyncQueue.Attempt;
-import io.jkubelet.agent.status.StatusSyncQueue.Turn;
 import io.jkubelet.agent.status.StatusSyncQueue.Work;
+import io.jkubelet.agent.status.SyncAttempt.Turn;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import java.util.HashSet;
 import java.util.Optional;
@@ -198,8 +197,8 @@ final class StatusSyncLoop {
       return;
     }
     StatusCache.Cached c = cached.get();
-    Attempt a =
-        new Attempt(uid, c.pod(), c.status(), StatusPatches.semantic(c.status()), turn.get());
+    SyncAttempt a =
+        new SyncAttempt(uid, c.pod(), c.status(), StatusPatches.semantic(c.status()), turn.get());
     StatusSyncResult result;
     MDC.put("pod", PodConfig.fullName(a.pod()));
     MDC.put("podUid", uid);

@@ -1,10 +1,7 @@
 package io.jkubelet.agent.status;
 
-import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.podconfig.PodConfig;
 import io.jkubelet.agent.util.Backoff;
-import io.jkubelet.config.Nullable;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,9 +27,6 @@ import org.slf4j.LoggerFactory;
  * re-check. The sync thread waits here for work, and for the rate budget ({@link #pause}), and
  * {@link #close} wakes it from either.
  *
- * <p>A few lines over 400 since shutdown waits on it ({@link #awaitWritten}): the waits (for work,
- * the rate budget, the writes) would go together into a class of their own at the next addition.
- *
  * <p>Thread-safe: {@code lock} guards {@code states}, {@code dirty}, {@code closed} and {@code
  * nextFullSync}; {@code wake} is signalled on every change the sync thread may wait for.
  */
@@ -41,36 +35,6 @@ final class StatusSyncQueue {
 
   /** What the sync thread does next: the pods to sync, and whether this is a periodic re-check. */
   record Work(List<String> uids, boolean full) {}
-
-  /**
-   * One pod's turn, handed out by {@link #take}.
-   *
-   * @param attempt 1, or one more than the failed attempts in a row before it
-   * @param nextRetry when this attempt fails, the delay before the next
-   * @param keptTerminal whether an earlier sync already kept the API's terminal phase (and said so)
-   * @param written the semantic status the API was last seen to hold (written or confirmed), null
-   *     when none was
-   */
-  record Turn(
-      int attempt,
-      Duration nextRetry,
-      boolean keptTerminal,
-      @Nullable Map<String, Object> written) {}
-
-  /**
-   * What one sync works on: the turn and the cached status it writes.
-   *
-   * @param semantic the kubelet-owned part of {@code status} (see {@link StatusPatches#semantic})
-   */
-  record Attempt(String uid, Pod pod, PodStatus status, Map<String, Object> semantic, Turn turn) {
-    int attempt() {
-      return turn.attempt();
-    }
-
-    Duration nextRetry() {
-      return turn.nextRetry();
-    }
-  }
 
   /** One pod's sync state; guarded by {@code lock}. */
   private static final class State {
@@ -305,7 +269,7 @@ final class StatusSyncQueue {
   }
 
   /** Starts the pod's sync: it is no longer dirty. Empty when there is nothing to do for it. */
-  Optional<Turn> take(String uid) {
+  Optional<SyncAttempt.Turn> take(String uid) {
     lock.lock();
     try {
       State s = states.get(uid);
@@ -315,14 +279,15 @@ final class StatusSyncQueue {
       }
       s.deleteRequested = false; // this sync looks at the deletion
       return Optional.of(
-          new Turn(s.failuresInRow + 1, retries.next(s.retryDelay), s.keptTerminal, s.written));
+          new SyncAttempt.Turn(
+              s.failuresInRow + 1, retries.next(s.retryDelay), s.keptTerminal, s.written));
     } finally {
       lock.unlock();
     }
   }
 
   /** Applies how the pod's sync ended; true when the pod is now forgotten for good. */
-  boolean record(Attempt a, StatusSyncResult result) {
+  boolean record(SyncAttempt a, StatusSyncResult result) {
     lock.lock();
     try {
       settled.signalAll();
@@ -357,7 +322,7 @@ final class StatusSyncQueue {
   }
 
   /** Under {@code lock}. */
-  private void inSync(Attempt a, State s) {
+  private void inSync(SyncAttempt a, State s) {
     if (s.failuresInRow > 0) {
       log.info(
           "StatusManager: {} is in sync again after {} failed attempts",

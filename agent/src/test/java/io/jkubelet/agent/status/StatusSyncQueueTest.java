@@ -6,8 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatus;
 import io.jkubelet.agent.TestPods;
-import io.jkubelet.agent.status.StatusSyncQueue.Attempt;
-import io.jkubelet.agent.status.StatusSyncQueue.Turn;
+import io.jkubelet.agent.status.SyncAttempt.Turn;
 import io.jkubelet.agent.util.Backoff;
 import io.jkubelet.agent.util.FakeClock;
 import java.time.Duration;
@@ -34,9 +33,9 @@ class StatusSyncQueueTest {
     queue.changed(uid, ++version, semantic, false);
   }
 
-  private Attempt attempt(String uid, Map<String, Object> semantic) {
+  private SyncAttempt attempt(String uid, Map<String, Object> semantic) {
     Turn turn = queue.take(uid).orElseThrow();
-    return new Attempt(uid, pod, new PodStatus(), semantic, turn);
+    return new SyncAttempt(uid, pod, new PodStatus(), semantic, turn);
   }
 
   @Test
@@ -58,7 +57,7 @@ class StatusSyncQueueTest {
     change("u1", A);
     change("u2", A);
     assertThat(queue.awaitWritten(List.of("u1"), Duration.ofMillis(20))).isFalse();
-    Attempt a = attempt("u1", A);
+    SyncAttempt a = attempt("u1", A);
     Thread writer = Thread.ofVirtual().start(() -> queue.record(a, StatusSyncResult.WRITTEN));
 
     assertThat(queue.awaitWritten(List.of("u1", "never-set"), Duration.ofSeconds(5))).isTrue();
@@ -72,7 +71,7 @@ class StatusSyncQueueTest {
   @Test
   void aWriteInFlightIsNotWrittenYet() throws Exception {
     change("u1", A);
-    Attempt a = attempt("u1", A);
+    SyncAttempt a = attempt("u1", A);
 
     assertThat(queue.isDirty("u1")).isFalse();
     assertThat(queue.awaitWritten(List.of("u1"), Duration.ofMillis(20))).isFalse();
@@ -85,7 +84,7 @@ class StatusSyncQueueTest {
     change("u1", A);
     List<Duration> delays = new java.util.ArrayList<>();
     for (int i = 1; i <= 6; i++) {
-      Attempt a = attempt("u1", A);
+      SyncAttempt a = attempt("u1", A);
       assertThat(a.attempt()).isEqualTo(i);
       delays.add(a.nextRetry());
       queue.record(a, StatusSyncResult.RETRY);
@@ -163,11 +162,11 @@ class StatusSyncQueueTest {
   @Test
   void aStaticPodWithoutMirrorWaitsWithoutCountingAFailure() {
     change("u1", A);
-    Attempt first = attempt("u1", A);
+    SyncAttempt first = attempt("u1", A);
     queue.record(first, StatusSyncResult.NO_MIRROR);
     clock.step(first.nextRetry());
 
-    Attempt second = attempt("u1", A);
+    SyncAttempt second = attempt("u1", A);
     assertThat(second.attempt()).isEqualTo(1);
     assertThat(second.nextRetry()).isEqualTo(Duration.ofSeconds(2));
   }
