@@ -6,7 +6,6 @@ import io.jkubelet.agent.pleg.PodLifecycleEvent.ContainerStarted;
 import io.jkubelet.agent.runtime.ContainerState;
 import io.jkubelet.agent.runtime.ContainerSummary;
 import io.jkubelet.agent.runtime.PodRef;
-import io.jkubelet.agent.runtime.PodStatus;
 import io.jkubelet.agent.runtime.Runtime;
 import io.jkubelet.agent.util.Lifecycle.Health;
 import io.jkubelet.agent.util.OwnedScheduler;
@@ -17,17 +16,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -50,9 +45,7 @@ import org.slf4j.LoggerFactory;
  * <p>Relists run one at a time on a {@link Scheduler} from the injected {@link Schedulers} (so a
  * fake clock steps them); {@code containers} is only touched by a relist.
  *
- * <p>Two lines over the house's 400: the relist, its parallel inspects and the health check are one
- * job, as upstream's {@code generic.go}. The cut, if it grows, is the inspections of changed pods
- * into a class of their own.
+ * <p>The changed pods' inspections, several at a time, are {@link RelistInspects}'.
  */
 public final class GenericPleg implements Pleg {
   private static final Logger log = LoggerFactory.getLogger(GenericPleg.class);
@@ -65,14 +58,12 @@ public final class GenericPleg implements Pleg {
   private final Duration healthThreshold;
   private final Predicate<PodLifecycleEvent> sink;
   private final RelistListener listener;
+  private final RelistInspects inspects;
 
   /** How often at most a relist slower than its period is logged. */
   private static final Duration SLOW_REPORT = Duration.ofMinutes(1);
 
   private volatile Instant lastSlowReport;
-
-  /** How many changed pods one relist inspects at a time. */
-  static final int INSPECT_PARALLELISM = 4;
 
   /**
    * Told after every relist, for the relist duration and the running pods and containers (package
@@ -126,6 +117,7 @@ public final class GenericPleg implements Pleg {
     this.listener = listener;
     this.runtime = runtime;
     this.cache = cache;
+    this.inspects = new RelistInspects(runtime, cache);
     this.clock = clock;
     this.relists =
         new OwnedScheduler(
@@ -281,7 +273,7 @@ public final class GenericPleg implements Pleg {
       changedPods.putIfAbsent(pod.uid(), pod);
     }
 
-    Set<String> failed = inspect(changedPods.values(), idsByPod, timestamp);
+    Set<String> failed = inspects.inspect(changedPods.values(), idsByPod, timestamp);
     for (PodRef pod : changedPods.values()) {
       if (failed.contains(pod.uid())) {
         // No events for a pod we could not inspect; the next relist inspects it again.
@@ -303,66 +295,6 @@ public final class GenericPleg implements Pleg {
           changedPods.size(),
           Duration.between(timestamp, clock.instant()).toMillis());
     }
-  }
-
-  /**
-   * Inspects the changed pods and writes each one's status to the cache (a worker waiting for that
-   * pod goes on at once); returns the UIDs of the pods that could not be inspected. Several pods
-   * (all of them in the first relist after a restart) are inspected {@link #INSPECT_PARALLELISM} at
-   * a time, on virtual threads that end with the call.
-   */
-  private Set<String> inspect(
-      Collection<PodRef> changed, Map<String, List<String>> idsByPod, Instant timestamp) {
-    List<PodRef> todo = changed.stream().filter(p -> !observedSince(p.uid(), timestamp)).toList();
-    Set<String> failed = ConcurrentHashMap.newKeySet();
-    if (todo.size() <= 1) {
-      todo.forEach(pod -> inspect(pod, idsByPod, timestamp, failed));
-      return failed;
-    }
-    Semaphore permits = new Semaphore(INSPECT_PARALLELISM);
-    try (ExecutorService threads =
-        Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("pleg-inspect").factory())) {
-      for (PodRef pod : todo) {
-        permits.acquireUninterruptibly();
-        threads.execute(
-            () -> {
-              try {
-                inspect(pod, idsByPod, timestamp, failed);
-              } finally {
-                permits.release();
-              }
-            });
-      }
-    } // waits for every inspection
-    return failed;
-  }
-
-  /** Inspects the containers that the relist's listing named: no second listing per pod. */
-  private void inspect(
-      PodRef pod, Map<String, List<String>> idsByPod, Instant timestamp, Set<String> failed) {
-    try {
-      cache.set(
-          pod,
-          runtime.podStatus(pod, idsByPod.getOrDefault(pod.uid(), List.of())),
-          null,
-          timestamp);
-    } catch (RuntimeException e) {
-      log.warn("PLEG: cannot inspect pod {}: {}", pod, e.toString());
-      cache.set(pod, PodStatus.empty(pod), e, timestamp);
-      failed.add(pod.uid());
-    }
-  }
-
-  /**
-   * Whether the cache already holds an observation of the pod made after this relist listed the
-   * runtime: a worker re-inspects its pod right after acting on it, and inspecting again here would
-   * only add load on the engine while pods are starting.
-   */
-  private boolean observedSince(String uid, Instant listedAt) {
-    return cache
-        .get(uid)
-        .map(e -> e.error() == null && e.modified().isAfter(listedAt))
-        .orElse(false);
   }
 
   /**

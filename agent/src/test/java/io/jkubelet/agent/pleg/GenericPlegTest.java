@@ -100,7 +100,7 @@ class GenericPlegTest {
 
     parallel.relist();
 
-    assertThat(most.get()).as("inspections at once").isBetween(2, GenericPleg.INSPECT_PARALLELISM);
+    assertThat(most.get()).as("inspections at once").isBetween(2, RelistInspects.PARALLELISM);
     assertThat(events)
         .extracting(PodLifecycleEvent::podUid)
         .containsExactlyInAnyOrderElementsOf(pods.stream().map(PodRef::uid).toList());
