@@ -505,6 +505,18 @@ class Bench:
             self.record("logs.follow", vals, loads)
             self.delete("ticker")
 
+    def quiet(self, group):
+        """Waits until the machine's 1-minute load is at most QUIET_LOAD, for QUIET_WAIT s at most:
+        the agent measured before this one leaves the API server and the engine busy with its pods'
+        deletion for a minute or two, and the group measured first would inherit that load."""
+        limit, wait = self.c.get("quiet_load", 1.0), self.c.get("quiet_wait", 300)
+        t0 = time.monotonic()
+        while load1() > limit and time.monotonic() - t0 < wait:
+            time.sleep(5)
+        took, now = time.monotonic() - t0, load1()
+        if took >= 5 or now > limit:
+            say(f"{self.kind} {group}: waited {took:.0f} s for a quiet machine (load {now:.1f}, limit {limit})")
+
     def streams(self):
         self.up("web", pod(self.node, "web", WEB))
         if self.want("exec"):
@@ -803,22 +815,30 @@ class Bench:
         w = Watch(self.api, self.ns)
         try:
             if self.want(*GROUPS["podstart"]):
+                self.quiet("podstart")
                 self.podstart(w)
             if self.want("delete"):
+                self.quiet("delete")
                 self.deletion(w)
             if self.want(*GROUPS["logs"]):
+                self.quiet("logs")
                 self.logs()
             if self.want(*GROUPS["streams"]):
+                self.quiet("streams")
                 self.streams()
             if self.want(*GROUPS["scrapes"]):
+                self.quiet("scrapes")
                 self.scrapes()
             if self.want(*GROUPS["footprint"]):
+                self.quiet("footprint")
                 self.footprint()
             if self.want("fail.apiserver"):
+                self.quiet("fail.apiserver")
                 self.many()
                 self.fail_apiserver()
             if self.want("fail.docker"):
                 if self.c.get("docker_restart"):
+                    self.quiet("fail.docker")
                     self.many()
                     self.fail_docker()
                 else:

@@ -34,6 +34,10 @@
 #   SETTLE=20 WARMUP=20 IDLE=30
 #                          seconds the PODS pods run before the scrapes and each restart; seconds
 #                          after a restart before the idle CPU window; that window's length
+#   QUIET_LOAD=1.0 QUIET_WAIT=300
+#                          each group of rows starts once the 1-minute load average is at most
+#                          QUIET_LOAD (waiting QUIET_WAIT s at most): the agent measured before
+#                          leaves the machine busy with its pods' deletion for a minute or two
 #   APISERVER_DOWN=60      seconds the API server is down (only this control plane's, by its PID)
 #   DOCKER_RESTART=0       skip the row of the recovery from a restart of dockerd (the
 #                          benchmark's own engine, bench-engine.sh, so no one else's containers
@@ -159,6 +163,7 @@ json.dump({
     "pods": $PODS, "burst": $BURST, "log_mb": $LOG_MB, "cp_file": "$work/blob",
     "follow_lines": ${FOLLOW_LINES:-30}, "settle": ${SETTLE:-20}, "warmup": ${WARMUP:-20},
     "idle": ${IDLE:-30}, "apiserver_down": $APISERVER_DOWN,
+    "quiet_load": ${QUIET_LOAD:-1.0}, "quiet_wait": ${QUIET_WAIT:-300},
 }, open(sys.argv[1], "w"))
 PY
   # A row measured again replaces the earlier figures of the same agent.
