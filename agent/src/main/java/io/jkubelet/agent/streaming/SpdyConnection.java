@@ -1,6 +1,5 @@
 package io.jkubelet.agent.streaming;
 
-import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -156,7 +155,7 @@ final class SpdyConnection extends ChannelInboundHandlerAdapter {
       return; // a stream we refused or reset: drop, as spdystream does
     }
     if (data.content().isReadable()) {
-      s.input().offer(ByteBufUtil.getBytes(data.content()));
+      s.input().offer(data.content());
     }
     if (data.isLast()) {
       s.input().end();

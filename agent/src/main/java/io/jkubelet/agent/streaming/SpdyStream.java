@@ -1,6 +1,5 @@
 package io.jkubelet.agent.streaming;
 
-import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.spdy.DefaultSpdyDataFrame;
 import io.netty.handler.codec.spdy.DefaultSpdyRstStreamFrame;
@@ -30,7 +29,9 @@ final class SpdyStream {
     this.input = new InboundBytes(pause -> channel.config().setAutoRead(!pause));
     this.output =
         new FrameOutput(
-            channel, data -> new DefaultSpdyDataFrame(id, Unpooled.wrappedBuffer(data)));
+            channel,
+            (alloc, b, off, len) ->
+                new DefaultSpdyDataFrame(id, alloc.buffer(len).writeBytes(b, off, len)));
   }
 
   int id() {

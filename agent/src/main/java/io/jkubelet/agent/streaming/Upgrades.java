@@ -143,7 +143,8 @@ final class Upgrades {
   /**
    * Answers {@code 101} with {@code Upgrade: SPDY/3.1} and the negotiated protocol, then replaces
    * the HTTP codec, and every handler after it, with Netty's SPDY/3.1 frame codec and {@code
-   * handler}. Bytes the client sent after the request go to the SPDY codec.
+   * handler}, with a {@link ReadGate} before the codec. Bytes the client sent after the request go
+   * to the SPDY codec.
    */
   private static void toSpdy(ChannelHandlerContext ctx, String protocol, ChannelHandler handler) {
     FullHttpResponse ok =
@@ -156,6 +157,7 @@ final class Upgrades {
     String codec = httpCodec(p);
     List<String> after = namesAfter(p, codec);
     p.addAfter(codec, "spdy-codec", new SpdyFrameCodec(SpdyVersion.SPDY_3_1));
+    p.addBefore("spdy-codec", "spdy-read-gate", ReadGate.INSTANCE);
     // Written from just after the HTTP codec, on the event loop: encoded at once, before the codec
     // goes, and seen by no handler of the HTTP layer after it.
     p.context("spdy-codec").writeAndFlush(ok);

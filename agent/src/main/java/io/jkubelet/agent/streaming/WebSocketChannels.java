@@ -1,8 +1,9 @@
 package io.jkubelet.agent.streaming;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrame;
@@ -42,13 +43,23 @@ final class WebSocketChannels {
 
   /** The frame that carries {@code data} on {@code channel}. */
   static WebSocketFrame frame(int channel, byte[] data, boolean base64) {
+    return frame(UnpooledByteBufAllocator.DEFAULT, channel, data, 0, data.length, base64);
+  }
+
+  /**
+   * The frame that carries {@code len} bytes of {@code b} on {@code channel}, in {@code alloc}'s
+   * buffer.
+   */
+  static WebSocketFrame frame(
+      ByteBufAllocator alloc, int channel, byte[] b, int off, int len, boolean base64) {
     if (base64) {
       return new TextWebSocketFrame(
-          (char) ('0' + channel) + Base64.getEncoder().encodeToString(data));
+          (char) ('0' + channel)
+              + Base64.getEncoder().encodeToString(Arrays.copyOfRange(b, off, off + len)));
     }
-    ByteBuf buf = Unpooled.buffer(data.length + 1);
+    ByteBuf buf = alloc.buffer(len + 1);
     buf.writeByte(channel);
-    buf.writeBytes(data);
+    buf.writeBytes(b, off, len);
     return new BinaryWebSocketFrame(buf);
   }
 

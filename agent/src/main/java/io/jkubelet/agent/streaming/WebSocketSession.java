@@ -44,7 +44,9 @@ abstract class WebSocketSession extends ChannelInboundHandlerAdapter {
 
   /** The output stream of channel {@code number}. */
   final FrameOutput output(int number) {
-    return new FrameOutput(channel, data -> WebSocketChannels.frame(number, data, base64));
+    return new FrameOutput(
+        channel,
+        (alloc, b, off, len) -> WebSocketChannels.frame(alloc, number, b, off, len, base64));
   }
 
   /** Sends a normal close, then closes the connection. */

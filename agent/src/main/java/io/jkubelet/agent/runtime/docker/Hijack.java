@@ -3,6 +3,7 @@ package io.jkubelet.agent.runtime.docker;
 import io.jkubelet.agent.runtime.RuntimeError;
 import io.jkubelet.agent.runtime.RuntimeError.Kind;
 import io.jkubelet.agent.util.Errors;
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,6 +34,7 @@ import java.util.Locale;
  */
 final class Hijack implements AutoCloseable {
   private static final int MAX_HEADER_BYTES = 64 * 1024;
+  private static final int BUFFER = 8 * 1024;
 
   private final SocketChannel channel;
   private final InputStream in;
@@ -40,7 +42,9 @@ final class Hijack implements AutoCloseable {
 
   private Hijack(SocketChannel channel) {
     this.channel = channel;
-    this.in = Channels.newInputStream(channel);
+    // Buffered: the answer's head is read a byte at a time, which unbuffered is a read from the
+    // socket per byte; reads of a buffer's size or more still go to the socket directly.
+    this.in = new BufferedInputStream(Channels.newInputStream(channel), BUFFER);
     this.out = Channels.newOutputStream(channel);
   }
 
