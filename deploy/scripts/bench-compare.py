@@ -42,6 +42,7 @@ ROWS = [
     ("exec", "kubectl exec pod -- true", "ms", "lower"),
     ("portforward", "kubectl port-forward, to first byte", "ms", "lower"),
     ("cp", "kubectl cp, CP_MB MB", "s", "lower"),
+    ("cp.rss", "RSS after each kubectl cp", "MiB", "lower"),
     ("scrape.metrics", "GET /metrics at PODS pods", "ms", "lower"),
     ("scrape.cadvisor", "GET /metrics/cadvisor at PODS pods", "ms", "lower"),
     ("scrape.summary", "GET /stats/summary at PODS pods", "ms", "lower"),
@@ -57,7 +58,7 @@ GROUPS = {
     "podstart": ["podstart.one", "podstart.burst.p50", "podstart.burst.p99", "podstart.full"],
     "delete": ["delete"],
     "logs": ["logs.kubectl", "logs.api", "logs.follow"],
-    "streams": ["exec", "portforward", "cp"],
+    "streams": ["exec", "portforward", "cp", "cp.rss"],
     "scrapes": ["scrape.metrics", "scrape.cadvisor", "scrape.summary"],
     "footprint": ["footprint.rss", "footprint.cpu", "footprint.threads", "footprint.startup"],
     "failures": ["fail.docker", "fail.apiserver"],
@@ -539,10 +540,10 @@ class Bench:
             for _ in range(self.runs):
                 steps.append(self.port_forward(steps=True))
             self.record("portforward", vals[1:], loads, steps_note(steps, "the first byte"))
-        if self.want("cp"):
+        if self.want("cp", "cp.rss"):
             src = self.c["cp_file"]
             size = os.path.getsize(src)
-            vals, loads = [], []
+            vals, loads, rss = [], [], []
             for i in range(self.runs):
                 loads.append(load1())
                 t0 = time.monotonic()
@@ -551,7 +552,9 @@ class Bench:
                 got = self.run_kubectl("exec", "web", "--", "sh", "-c", "wc -c < /tmp/blob; rm -f /tmp/blob")
                 if int(got.split()[0]) != size:
                     raise RuntimeError(f"kubectl cp: {got!r} bytes arrived of {size}")
+                rss.append(self.status(self.agent.pid)["VmRSS"] / 1024)
             self.record("cp", vals, loads)
+            self.record("cp.rss", rss, loads)
         self.delete("web")
 
     def exec_steps(self):
