@@ -40,8 +40,10 @@ ROWS = [
     ("logs.api", "curl pods/log (API server), LOG_MB MB", "MB/s", "higher"),
     ("logs.follow", "kubectl logs -f, per line, p50", "ms", "lower"),
     ("exec", "kubectl exec pod -- true", "ms", "lower"),
+    ("exec.cpu", "agent CPU per kubectl exec, above idle", "ms", "lower"),
     ("portforward", "kubectl port-forward, to first byte", "ms", "lower"),
     ("cp", "kubectl cp, CP_MB MB", "s", "lower"),
+    ("cp.cpu", "agent CPU per kubectl cp, above idle", "ms", "lower"),
     ("cp.rss", "RSS after each kubectl cp", "MiB", "lower"),
     ("scrape.metrics", "GET /metrics at PODS pods", "ms", "lower"),
     ("scrape.cadvisor", "GET /metrics/cadvisor at PODS pods", "ms", "lower"),
@@ -58,7 +60,7 @@ GROUPS = {
     "podstart": ["podstart.one", "podstart.burst.p50", "podstart.burst.p99", "podstart.full"],
     "delete": ["delete"],
     "logs": ["logs.kubectl", "logs.api", "logs.follow"],
-    "streams": ["exec", "portforward", "cp", "cp.rss"],
+    "streams": ["exec", "exec.cpu", "portforward", "cp", "cp.cpu", "cp.rss"],
     "scrapes": ["scrape.metrics", "scrape.cadvisor", "scrape.summary"],
     "footprint": ["footprint.rss", "footprint.cpu", "footprint.threads", "footprint.startup"],
     "failures": ["fail.docker", "fail.apiserver"],
@@ -531,6 +533,11 @@ class Bench:
             for _ in range(self.runs):
                 steps.append(self.exec_steps())
             self.record("exec", vals, loads, steps_note(steps, "the process's end and kubectl's exit"))
+        if self.want("exec.cpu"):
+            self.run_kubectl("exec", "web", "--", "true")
+            loads = [load1()]
+            cpu = self.cpu_per_run(lambda: self.run_kubectl("exec", "web", "--", "true"), 4 * self.runs)
+            self.record("exec.cpu", [cpu], loads, f"{4 * self.runs} runs in a row")
         if self.want("portforward"):
             vals, loads, steps = [], [], []
             for i in range(self.runs + 1):
@@ -540,8 +547,8 @@ class Bench:
             for _ in range(self.runs):
                 steps.append(self.port_forward(steps=True))
             self.record("portforward", vals[1:], loads, steps_note(steps, "the first byte"))
+        src = self.c["cp_file"]
         if self.want("cp", "cp.rss"):
-            src = self.c["cp_file"]
             size = os.path.getsize(src)
             vals, loads, rss = [], [], []
             for i in range(self.runs):
@@ -555,7 +562,25 @@ class Bench:
                 rss.append(self.status(self.agent.pid)["VmRSS"] / 1024)
             self.record("cp", vals, loads)
             self.record("cp.rss", rss, loads)
+        if self.want("cp.cpu"):
+            loads = [load1()]
+            cpu = self.cpu_per_run(lambda: self.run_kubectl("cp", src, f"{self.ns}/web:/tmp/blob"), self.runs)
+            self.record("cp.cpu", [cpu], loads, f"{self.runs} runs in a row")
         self.delete("web")
+
+    def cpu_per_run(self, run, n, idle=10):
+        """The agent's CPU (ms) per call of run, n calls in a row, less what the agent takes at idle
+        (its rate over the idle seconds just before)."""
+        hz = os.sysconf("SC_CLK_TCK")
+        pid = self.agent.pid
+        c0, w0 = self.ticks(pid), time.monotonic()
+        time.sleep(idle)
+        c1, w1 = self.ticks(pid), time.monotonic()
+        rate = (c1 - c0) / (w1 - w0)
+        for _ in range(n):
+            run()
+        c2, w2 = self.ticks(pid), time.monotonic()
+        return max(0.0, (c2 - c1) - rate * (w2 - w1)) / hz * 1000 / n
 
     def exec_steps(self):
         """kubectl exec -- true in steps (ms), from kubectl's log (-v=7): see kubectl_steps."""
