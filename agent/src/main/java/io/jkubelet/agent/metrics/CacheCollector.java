@@ -1,8 +1,6 @@
 package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.events.EventCorrelator;
-import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,7 +24,7 @@ import java.util.regex.Pattern;
  * Thread-safe: the list is copy-on-write, and the suppliers are called on the scraping thread (they
  * must be cheap and thread-safe).
  */
-public final class CacheCollector implements MultiCollector {
+public final class CacheCollector implements Collector {
   private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]*");
 
   /**
@@ -95,7 +93,7 @@ public final class CacheCollector implements MultiCollector {
   }
 
   @Override
-  public MetricSnapshots collect() {
+  public List<Family> collect() {
     Family entries =
         Family.gauge(
             "jkubelet_cache_entries",
@@ -116,6 +114,6 @@ public final class CacheCollector implements MultiCollector {
         evictions.add(c.evictions().getAsLong(), "cache", c.name());
       }
     }
-    return MetricSnapshots.of(entries.build(), capacity.build(), evictions.build());
+    return List.of(entries, capacity, evictions);
   }
 }

@@ -1,8 +1,7 @@
 package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.gc.ContainerGc;
-import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -15,27 +14,24 @@ import java.util.function.Supplier;
  *   <li>{@code jkubelet_container_gc_failed_removals_total}: removals that failed.
  * </ul>
  */
-public record ContainerGcCollector(Supplier<ContainerGc.Stats> stats) implements MultiCollector {
+public record ContainerGcCollector(Supplier<ContainerGc.Stats> stats) implements Collector {
 
   @Override
-  public MetricSnapshots collect() {
+  public List<Family> collect() {
     ContainerGc.Stats s = stats.get();
-    return MetricSnapshots.of(
+    return List.of(
         Family.counter(
                 "jkubelet_container_gc_removed_containers_total",
                 "Dead containers removed by container GC.")
-            .add(s.removedContainers())
-            .build(),
+            .add(s.removedContainers()),
         Family.counter(
                 "jkubelet_container_gc_removed_sandboxes_total",
                 "Pod sandboxes removed by container GC.")
-            .add(s.removedSandboxes())
-            .build(),
+            .add(s.removedSandboxes()),
         Family.counter(
                 "jkubelet_container_gc_failed_removals_total",
                 "Container and sandbox removals by container GC that the engine refused or that"
                     + " failed.")
-            .add(s.failedRemovals())
-            .build());
+            .add(s.failedRemovals()));
   }
 }

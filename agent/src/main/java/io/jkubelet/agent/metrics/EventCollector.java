@@ -1,8 +1,7 @@
 package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.events.CorrelatorStats;
-import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -30,10 +29,10 @@ public record EventCollector(
     Supplier<Map<String, Map<String, Long>>> queueDrops,
     Supplier<CorrelatorStats> correlator,
     Supplier<Map<String, Long>> sinkResults)
-    implements MultiCollector {
+    implements Collector {
 
   @Override
-  public MetricSnapshots collect() {
+  public List<Family> collect() {
     Family rec =
         Family.counter("jkubelet_events_recorded_total", "Events recorded, by type and reason.");
     recorded
@@ -84,7 +83,6 @@ public record EventCollector(
           .filter(e -> !e.getKey().startsWith("dropped"))
           .forEach(e -> sink.add(e.getValue(), "sink", "api", "result", e.getKey()));
     }
-    return MetricSnapshots.of(
-        rec.build(), aggregated.build(), deduplicated.build(), dropped.build(), sink.build());
+    return List.of(rec, aggregated, deduplicated, dropped, sink);
   }
 }

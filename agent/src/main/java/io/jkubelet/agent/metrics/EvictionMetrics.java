@@ -2,11 +2,7 @@ package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.eviction.EvictionManager;
 import io.jkubelet.config.EvictionSettings.Signal;
-import io.prometheus.metrics.core.metrics.Histogram;
-import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.Labels;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
-import io.prometheus.metrics.model.snapshots.UnknownSnapshot;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -16,24 +12,21 @@ import java.util.concurrent.atomic.LongAdder;
  * signal, and the histogram {@code kubelet_eviction_stats_age_seconds{eviction_signal}}, the age of
  * the readings an eviction acted on.
  *
- * <p>NOTE: {@code kubelet_evictions} is upstream's name, without {@code _total}; the Java client
- * appends {@code _total} to every counter, so it is exposed untyped to keep the name.
+ * <p>NOTE: {@code kubelet_evictions} is upstream's name, without {@code _total}; a counter is
+ * exposed with {@code _total} (as the Prometheus Java client's are), so it is untyped to keep the
+ * name.
  *
  * <p>Thread-safe.
  */
-public final class EvictionMetrics implements EvictionManager.Listener, MultiCollector {
+public final class EvictionMetrics implements EvictionManager.Listener, Collector {
   private final Map<String, LongAdder> evictions = new ConcurrentHashMap<>();
   private final Histogram statsAge =
-      Histogram.builder()
-          .name("kubelet_eviction_stats_age_seconds")
-          .help(
-              "Time between when stats are collected, and when pod is evicted based on those"
-                  + " stats by eviction signal")
-          .classicOnly()
-          .withoutExemplars()
-          .classicUpperBounds(KubeletMetrics.DEF_BUCKETS)
-          .labelNames("eviction_signal")
-          .build();
+      Histogram.of(
+          "kubelet_eviction_stats_age_seconds",
+          "Time between when stats are collected, and when pod is evicted based on those stats by"
+              + " eviction signal",
+          KubeletMetrics.DEF_BUCKETS,
+          "eviction_signal");
 
   @Override
   public void evicted(String signal) {
@@ -46,18 +39,11 @@ public final class EvictionMetrics implements EvictionManager.Listener, MultiCol
   }
 
   @Override
-  public MetricSnapshots collect() {
-    UnknownSnapshot.Builder counts =
-        UnknownSnapshot.builder()
-            .name("kubelet_evictions")
-            .help("Cumulative number of pod evictions by eviction signal");
-    evictions.forEach(
-        (signal, n) ->
-            counts.dataPoint(
-                UnknownSnapshot.UnknownDataPointSnapshot.builder()
-                    .value(n.sum())
-                    .labels(Labels.of("eviction_signal", signal))
-                    .build()));
-    return MetricSnapshots.of(counts.build(), statsAge.collect());
+  public List<Family> collect() {
+    Family counts =
+        Family.untyped(
+            "kubelet_evictions", "Cumulative number of pod evictions by eviction signal");
+    evictions.forEach((signal, n) -> counts.add(n.sum(), "eviction_signal", signal));
+    return List.of(counts, statsAge.collect().getFirst());
   }
 }

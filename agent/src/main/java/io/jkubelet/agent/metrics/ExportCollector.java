@@ -3,8 +3,6 @@ package io.jkubelet.agent.metrics;
 import io.jkubelet.agent.export.BulkExporter;
 import io.jkubelet.agent.export.Exporter;
 import io.jkubelet.agent.export.SpoolStats;
-import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.List;
 
 /**
@@ -21,9 +19,9 @@ import java.util.List;
  *
  * @param exporters the export sink's exporters
  */
-public record ExportCollector(List<Exporter> exporters) implements MultiCollector {
+public record ExportCollector(List<Exporter> exporters) implements Collector {
   @Override
-  public MetricSnapshots collect() {
+  public List<Family> collect() {
     Family docs =
         Family.counter(
             "jkubelet_event_export_documents_total",
@@ -51,7 +49,6 @@ public record ExportCollector(List<Exporter> exporters) implements MultiCollecto
                         (reason, n) -> dropped.add(n, "type", type, "reason", reason)));
       }
     }
-    return MetricSnapshots.of(
-        docs.build(), bytes.build(), max.build(), events.build(), dropped.build());
+    return List.of(docs, bytes, max, events, dropped);
   }
 }

@@ -1,8 +1,7 @@
 package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.gc.ImageGcManager;
-import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -17,29 +16,25 @@ import java.util.function.Supplier;
  *       file system at or above the high threshold.
  * </ul>
  */
-public record ImageGcCollector(Supplier<ImageGcManager.Stats> stats) implements MultiCollector {
+public record ImageGcCollector(Supplier<ImageGcManager.Stats> stats) implements Collector {
 
   @Override
-  public MetricSnapshots collect() {
+  public List<Family> collect() {
     ImageGcManager.Stats s = stats.get();
-    return MetricSnapshots.of(
+    return List.of(
         Family.counter("jkubelet_image_gc_deleted_images_total", "Images deleted by image GC.")
-            .add(s.deletedImages())
-            .build(),
+            .add(s.deletedImages()),
         Family.counter(
                 "jkubelet_image_gc_freed_bytes_total",
                 "Bytes the images deleted by image GC took on disk.")
-            .add(s.freedBytes())
-            .build(),
+            .add(s.freedBytes()),
         Family.counter(
                 "jkubelet_image_gc_failed_deletions_total",
                 "Image deletions by image GC that the engine refused or that failed.")
-            .add(s.failedDeletions())
-            .build(),
+            .add(s.failedDeletions()),
         Family.counter(
                 "jkubelet_image_gc_runs_over_threshold_total",
                 "Image GC runs that found the image file system at or above the high threshold.")
-            .add(s.runsOverThreshold())
-            .build());
+            .add(s.runsOverThreshold()));
   }
 }

@@ -1,15 +1,10 @@
 package io.jkubelet.agent.metrics;
 
-import io.prometheus.metrics.config.EscapingScheme;
-import io.prometheus.metrics.core.metrics.Counter;
-import io.prometheus.metrics.core.metrics.Gauge;
-import io.prometheus.metrics.core.metrics.Histogram;
-import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
-import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The kubelet's metrics and the registries that serve them, as upstream's {@code
@@ -25,15 +20,16 @@ import java.time.Instant;
  *       them.
  * </ul>
  *
- * <p>No counter, gauge or histogram keeps exemplars, as upstream's do not: the client library's
- * sampler asks its own timer thread for every observation, and with no tracer there is never an
- * exemplar to keep.
+ * <p>The metrics are jkubelet's own ({@link Counter}, {@link Gauge}, {@link Histogram}), and a
+ * scrape writes each family's text straight from them and from the collectors, with no model of the
+ * scrape in between (performance.md: the Prometheus Java client's snapshots were most of a scrape's
+ * cost while the code was still interpreted, the first minutes or hours after a start).
  *
- * <p>Thread-safe: the client library's metrics are, and collectors run on the scraping thread.
+ * <p>Thread-safe: the metrics are, and collectors run on the scraping thread.
  */
 public final class KubeletMetrics {
   /** The text format's content type: {@code text/plain; version=0.0.4; charset=utf-8}. */
-  public static final String CONTENT_TYPE = PrometheusTextFormatWriter.CONTENT_TYPE;
+  public static final String CONTENT_TYPE = Exposition.CONTENT_TYPE;
 
   /** component-base's {@code DefBuckets} (the Prometheus Go client's). */
   static final double[] DEF_BUCKETS = {.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10};
@@ -68,9 +64,9 @@ public final class KubeletMetrics {
     }
   }
 
-  private final PrometheusRegistry main = new PrometheusRegistry();
-  private final PrometheusRegistry probes = new PrometheusRegistry();
-  private final PrometheusRegistry resource = new PrometheusRegistry();
+  private final List<Collector> main = new CopyOnWriteArrayList<>();
+  private final List<Collector> probes = new CopyOnWriteArrayList<>();
+  private final List<Collector> resource = new CopyOnWriteArrayList<>();
 
   final Counter runtimeOperations;
   final Counter runtimeErrors;
@@ -104,39 +100,34 @@ public final class KubeletMetrics {
             "operation_type");
     runtimeDuration =
         histogram(
-                "kubelet_runtime_operations_duration_seconds",
-                "Duration in seconds of runtime operations. Broken down by operation type.")
-            .classicExponentialUpperBounds(.005, 2.5, 14)
-            .labelNames("operation_type")
-            .register(main);
+            "kubelet_runtime_operations_duration_seconds",
+            "Duration in seconds of runtime operations. Broken down by operation type.",
+            Histogram.exponentialBounds(.005, 2.5, 14),
+            "operation_type");
     podWorkerDuration =
         histogram(
-                "kubelet_pod_worker_duration_seconds",
-                "Duration in seconds to sync a single pod. Broken down by operation type: create,"
-                    + " update, or sync")
-            .classicUpperBounds(DEF_BUCKETS)
-            .labelNames("operation_type")
-            .register(main);
+            "kubelet_pod_worker_duration_seconds",
+            "Duration in seconds to sync a single pod. Broken down by operation type: create,"
+                + " update, or sync",
+            DEF_BUCKETS,
+            "operation_type");
     podStartDuration =
         histogram(
-                "kubelet_pod_start_duration_seconds",
-                "Duration in seconds for a single pod to go from pending to running.")
-            .classicUpperBounds(DEF_BUCKETS)
-            .register(main);
+            "kubelet_pod_start_duration_seconds",
+            "Duration in seconds for a single pod to go from pending to running.",
+            DEF_BUCKETS);
     podStartPhaseDuration =
         histogram(
-                "kubelet_pod_start_phase_duration_seconds",
-                "Duration in seconds of each phase of a pod's start, from its start-up timeline."
-                    + " Broken down by phase.")
-            .classicUpperBounds(START_PHASE_BUCKETS)
-            .labelNames("phase")
-            .register(main);
+            "kubelet_pod_start_phase_duration_seconds",
+            "Duration in seconds of each phase of a pod's start, from its start-up timeline."
+                + " Broken down by phase.",
+            START_PHASE_BUCKETS,
+            "phase");
     plegRelistDuration =
         histogram(
-                "kubelet_pleg_relist_duration_seconds",
-                "Duration in seconds for relisting pods in PLEG.")
-            .classicUpperBounds(DEF_BUCKETS)
-            .register(main);
+            "kubelet_pleg_relist_duration_seconds",
+            "Duration in seconds for relisting pods in PLEG.",
+            DEF_BUCKETS);
     runningPods = gauge("kubelet_running_pods", "Number of pods currently running");
     runningContainers =
         gauge(
@@ -152,10 +143,9 @@ public final class KubeletMetrics {
             "host");
     imagePullDuration =
         histogram(
-                "kubelet_image_pull_duration_seconds",
-                "Duration in seconds of the engine's image pulls, whether they succeeded or not.")
-            .classicUpperBounds(IMAGE_PULL_BUCKETS)
-            .register(main);
+            "kubelet_image_pull_duration_seconds",
+            "Duration in seconds of the engine's image pulls, whether they succeeded or not.",
+            IMAGE_PULL_BUCKETS);
     imagePullBytes =
         counter(
             "kubelet_image_pull_bytes",
@@ -164,29 +154,24 @@ public final class KubeletMetrics {
         gauge(
             "kubelet_image_pull_in_flight",
             "Image pulls running on the engine; pods waiting on the same image share one.");
-    main.register(caches);
+    main.add(caches);
   }
 
   private Counter counter(String name, String help, String... labels) {
-    return Counter.builder()
-        .name(name)
-        .help(help)
-        .labelNames(labels)
-        .withoutExemplars()
-        .register(main);
+    return registered(Counter.of(name, help, labels));
   }
 
   private Gauge gauge(String name, String help, String... labels) {
-    return Gauge.builder()
-        .name(name)
-        .help(help)
-        .labelNames(labels)
-        .withoutExemplars()
-        .register(main);
+    return registered(Gauge.of(name, help, labels));
   }
 
-  private static Histogram.Builder histogram(String name, String help) {
-    return Histogram.builder().name(name).help(help).classicOnly().withoutExemplars();
+  private Histogram histogram(String name, String help, double[] bounds, String... labels) {
+    return registered(Histogram.of(name, help, bounds, labels));
+  }
+
+  private <M extends Collector> M registered(M metric) {
+    main.add(metric);
+    return metric;
   }
 
   /**
@@ -198,34 +183,33 @@ public final class KubeletMetrics {
   }
 
   /** Adds a collector to {@code /metrics}, read at every scrape. */
-  public void register(MultiCollector collector) {
-    main.register(collector);
+  public void register(Collector collector) {
+    main.add(collector);
   }
 
   /** Adds a collector to {@code /metrics/probes}. */
-  public void registerProbes(MultiCollector collector) {
-    probes.register(collector);
+  public void registerProbes(Collector collector) {
+    probes.add(collector);
   }
 
   /** Adds a collector to {@code /metrics/resource}. */
-  public void registerResource(MultiCollector collector) {
-    resource.register(collector);
+  public void registerResource(Collector collector) {
+    resource.add(collector);
   }
 
   /** One scrape of an endpoint, in the text format ({@link #CONTENT_TYPE}). */
   public byte[] scrape(Endpoint endpoint) {
-    return TextExposition.write(snapshots(endpoint), EscapingScheme.UNDERSCORE_ESCAPING);
-  }
-
-  /** What a scrape of an endpoint reads, before it is written. */
-  MetricSnapshots snapshots(Endpoint endpoint) {
-    PrometheusRegistry registry =
+    List<Collector> collectors =
         switch (endpoint) {
           case METRICS -> main;
           case PROBES -> probes;
           case RESOURCE -> resource;
         };
-    return registry.scrape();
+    List<Family> families = new ArrayList<>();
+    for (Collector c : collectors) {
+      families.addAll(c.collect());
+    }
+    return Exposition.write(families);
   }
 
   /** Seconds from {@code start} to {@code end}, never negative (a clock stepped back). */

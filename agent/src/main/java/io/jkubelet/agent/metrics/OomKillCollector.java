@@ -1,8 +1,6 @@
 package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.kuberuntime.OomEvents;
-import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -12,10 +10,10 @@ import java.util.function.Supplier;
  * OomEvents} at each scrape. Upstream v1.20 has no such series (cAdvisor's {@code
  * container_oom_events_total} came later, with other labels). A pod's series go when the pod does.
  */
-public record OomKillCollector(Supplier<List<OomEvents.Count>> kills) implements MultiCollector {
+public record OomKillCollector(Supplier<List<OomEvents.Count>> kills) implements Collector {
 
   @Override
-  public MetricSnapshots collect() {
+  public List<Family> collect() {
     Family f =
         Family.counter(
             "kubelet_container_oom_kills_total",
@@ -23,6 +21,6 @@ public record OomKillCollector(Supplier<List<OomEvents.Count>> kills) implements
     for (OomEvents.Count c : kills.get()) {
       f.add(c.kills(), "container", c.container(), "namespace", c.namespace(), "pod", c.pod());
     }
-    return MetricSnapshots.of(f.build());
+    return List.of(f);
   }
 }

@@ -3,8 +3,6 @@ package io.jkubelet.agent.metrics;
 import io.jkubelet.agent.prober.ProbeType;
 import io.jkubelet.agent.prober.ProbeWorker;
 import io.jkubelet.agent.runtime.PodRef;
-import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Optional;
@@ -24,7 +22,7 @@ public final class ProbeCollectors {
    * @param pods the pod of a UID, for its name and namespace; a worker of a pod that is gone is
    *     left out
    */
-  public static MultiCollector results(
+  public static Collector results(
       Supplier<List<ProbeWorker.ResultCounts>> counts, Function<String, Optional<PodRef>> pods) {
     return () -> {
       Family f =
@@ -41,7 +39,7 @@ public final class ProbeCollectors {
         add(f, c, "failed", c.failed(), pod.get());
         add(f, c, "unknown", c.unknown(), pod.get());
       }
-      return MetricSnapshots.of(f.build());
+      return List.of(f);
     };
   }
 
@@ -69,7 +67,7 @@ public final class ProbeCollectors {
    * attempt still running). NOTE: the counters are sums over the live workers, so they drop when a
    * worker stops; Prometheus reads a drop as a counter reset.
    */
-  public static MultiCollector attempts(Supplier<List<ProbeWorker.Stats>> stats) {
+  public static Collector attempts(Supplier<List<ProbeWorker.Stats>> stats) {
     return () -> {
       EnumMap<ProbeType, long[]> byType = new EnumMap<>(ProbeType.class);
       for (ProbeType t : ProbeType.values()) {
@@ -96,7 +94,7 @@ public final class ProbeCollectors {
             attempts.add(sums[1], "probe_type", t.label());
             skipped.add(sums[2], "probe_type", t.label());
           });
-      return MetricSnapshots.of(workers.build(), attempts.build(), skipped.build());
+      return List.of(workers, attempts, skipped);
     };
   }
 }

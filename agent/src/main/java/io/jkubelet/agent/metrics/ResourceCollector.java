@@ -1,9 +1,6 @@
 package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.stats.Summary;
-import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.MetricSnapshot;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Comparator;
@@ -22,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * {@code pod_cpu_usage_seconds_total} and {@code pod_memory_working_set_bytes}, each with the
  * sample's timestamp; and {@code scrape_error}, 1 when the summary could not be read.
  */
-public record ResourceCollector(Supplier<Summary> provider) implements MultiCollector {
+public record ResourceCollector(Supplier<Summary> provider) implements Collector {
   private static final Logger log = LoggerFactory.getLogger(ResourceCollector.class);
 
   /** By start time, RFC 3339 at second precision (so in string order); none first. */
@@ -53,7 +50,7 @@ public record ResourceCollector(Supplier<Summary> provider) implements MultiColl
   }
 
   @Override
-  public MetricSnapshots collect() {
+  public List<Family> collect() {
     Usage node = Usage.of("node");
     Usage container = Usage.of("container");
     Usage pod = Usage.of("pod");
@@ -70,27 +67,28 @@ public record ResourceCollector(Supplier<Summary> provider) implements MultiColl
         }
         pod.add(p.cpu(), p.memory(), "pod", name, "namespace", ns);
       }
-      // Built here, in the try: a family that cannot be built (a series given twice) is
-      // scrape_error 1, not a failed scrape.
-      return MetricSnapshots.of(
-          node.cpu().build(),
-          node.memory().build(),
-          container.cpu().build(),
-          container.memory().build(),
-          pod.cpu().build(),
-          pod.memory().build(),
-          scrapeError(0));
+      List<Family> out =
+          List.of(
+              node.cpu(),
+              node.memory(),
+              container.cpu(),
+              container.memory(),
+              pod.cpu(),
+              pod.memory(),
+              scrapeError(0));
+      // Checked here, in the try: a series given twice is scrape_error 1, not a failed scrape.
+      out.forEach(Family::samples);
+      return out;
     } catch (RuntimeException e) {
       log.warn("metrics: cannot read the summary for /metrics/resource: {}", e.toString());
-      return MetricSnapshots.of(scrapeError(1));
+      return List.of(scrapeError(1));
     }
   }
 
-  private static MetricSnapshot scrapeError(double value) {
+  private static Family scrapeError(double value) {
     return Family.gauge(
             "scrape_error", "1 if there was an error while getting container metrics, 0 otherwise")
-        .add(value)
-        .build();
+        .add(value);
   }
 
   /**

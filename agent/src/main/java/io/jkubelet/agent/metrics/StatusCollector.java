@@ -1,8 +1,7 @@
 package io.jkubelet.agent.metrics;
 
 import io.jkubelet.agent.status.ApiStatusManager;
-import io.prometheus.metrics.model.registry.MultiCollector;
-import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -11,31 +10,26 @@ import java.util.function.Supplier;
  * jkubelet_status_deletes_total}, {@code jkubelet_status_forgotten_total}, {@code
  * jkubelet_status_resyncs_total} and the gauge {@code jkubelet_status_pending}.
  */
-public record StatusCollector(Supplier<ApiStatusManager.Stats> stats) implements MultiCollector {
+public record StatusCollector(Supplier<ApiStatusManager.Stats> stats) implements Collector {
   @Override
-  public MetricSnapshots collect() {
+  public List<Family> collect() {
     ApiStatusManager.Stats s = stats.get();
-    return MetricSnapshots.of(
+    return List.of(
         Family.counter(
                 "jkubelet_status_writes_total", "Pod status syncs with the API server, by result.")
             .add(s.writes(), "result", "written")
             .add(s.skips(), "result", "skipped")
             .add(s.conflicts(), "result", "conflict")
-            .add(s.failures(), "result", "failed")
-            .build(),
+            .add(s.failures(), "result", "failed"),
         Family.counter("jkubelet_status_deletes_total", "Pods deleted from the API server.")
-            .add(s.deletes())
-            .build(),
+            .add(s.deletes()),
         Family.counter(
                 "jkubelet_status_forgotten_total",
                 "Pods gone from the API server whose status is no longer written.")
-            .add(s.forgotten())
-            .build(),
+            .add(s.forgotten()),
         Family.counter("jkubelet_status_resyncs_total", "Periodic re-checks of every pod's status.")
-            .add(s.syncs())
-            .build(),
+            .add(s.syncs()),
         Family.gauge("jkubelet_status_pending", "Pods with a status waiting to be written.")
-            .add(s.pending())
-            .build());
+            .add(s.pending()));
   }
 }
