@@ -29,7 +29,12 @@ public final class Counter extends Labelled<Counter.Child> {
   }
 
   private Counter(String name, String help, String[] labelNames) {
-    super(name.endsWith("_total") ? name : name + "_total", help, labelNames, Child::new);
+    super(
+        name.endsWith("_total") ? name : name + "_total",
+        help,
+        labelNames,
+        Family.Type.COUNTER,
+        Child::new);
   }
 
   static Counter of(String name, String help, String... labelNames) {
@@ -39,11 +44,6 @@ public final class Counter extends Labelled<Counter.Child> {
   /** Adds {@code n} to a counter without labels. */
   public void inc(double n) {
     unlabelled().inc(n);
-  }
-
-  @Override
-  Family.Type type() {
-    return Family.Type.COUNTER;
   }
 
   @Override

@@ -53,14 +53,7 @@ final class Exposition {
   private static void family(StringBuilder out, Family f) {
     if (f.help != null && !f.help.isEmpty()) {
       out.append("# HELP ").append(f.name).append(' ');
-      for (int i = 0; i < f.help.length(); i++) {
-        char c = f.help.charAt(i);
-        switch (c) {
-          case '\\' -> out.append("\\\\");
-          case '\n' -> out.append("\\n");
-          default -> out.append(c);
-        }
-      }
+      escaped(out, f.help, false);
       out.append('\n');
     }
     out.append("# TYPE ").append(f.name).append(' ').append(f.type.text).append('\n');
@@ -103,7 +96,7 @@ final class Exposition {
           out.append(',');
         }
         out.append(labels[i]).append("=\"");
-        escaped(out, labels[i + 1]);
+        escaped(out, labels[i + 1], true);
         out.append('"');
       }
       if (bucket) {
@@ -116,13 +109,16 @@ final class Exposition {
     out.append(' ');
   }
 
-  /** A label value with its backslashes, double quotes and newlines escaped. */
-  private static void escaped(StringBuilder out, String s) {
+  /**
+   * Help text or a label value with its backslashes and newlines escaped, and a label value's
+   * double quotes.
+   */
+  private static void escaped(StringBuilder out, String s, boolean quotes) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
       switch (c) {
         case '\\' -> out.append("\\\\");
-        case '"' -> out.append("\\\"");
+        case '"' -> out.append(quotes ? "\\\"" : "\"");
         case '\n' -> out.append("\\n");
         default -> out.append(c);
       }

@@ -34,7 +34,7 @@ public final class Gauge extends Labelled<Gauge.Child> {
   }
 
   private Gauge(String name, String help, String[] labelNames) {
-    super(name, help, labelNames, Child::new);
+    super(name, help, labelNames, Family.Type.GAUGE, Child::new);
   }
 
   static Gauge of(String name, String help, String... labelNames) {
@@ -52,11 +52,6 @@ public final class Gauge extends Labelled<Gauge.Child> {
 
   public void dec() {
     unlabelled().dec();
-  }
-
-  @Override
-  Family.Type type() {
-    return Family.Type.GAUGE;
   }
 
   @Override

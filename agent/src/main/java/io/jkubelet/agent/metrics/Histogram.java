@@ -43,7 +43,7 @@ public final class Histogram extends Labelled<Histogram.Child> {
   }
 
   private Histogram(String name, String help, double[] bounds, String[] labelNames) {
-    super(name, help, labelNames, () -> new Child(bounds));
+    super(name, help, labelNames, Family.Type.HISTOGRAM, () -> new Child(bounds));
   }
 
   /** A histogram with these upper bounds (ascending, without {@code +Inf}). */
@@ -72,11 +72,6 @@ public final class Histogram extends Labelled<Histogram.Child> {
   /** Counts an observation of a histogram without labels. */
   public void observe(double v) {
     unlabelled().observe(v);
-  }
-
-  @Override
-  Family.Type type() {
-    return Family.Type.HISTOGRAM;
   }
 
   @Override

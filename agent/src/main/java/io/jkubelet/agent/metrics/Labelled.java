@@ -17,14 +17,16 @@ import java.util.function.Supplier;
 abstract sealed class Labelled<C> implements Collector permits Counter, Gauge, Histogram {
   final String name;
   final String help;
+  private final Family.Type type;
   private final String[] labelNames;
   private final ConcurrentHashMap<List<String>, C> children = new ConcurrentHashMap<>();
   private final Supplier<C> newChild;
   private final C unlabelled;
 
-  Labelled(String name, String help, String[] labelNames, Supplier<C> newChild) {
+  Labelled(String name, String help, String[] labelNames, Family.Type type, Supplier<C> newChild) {
     this.name = name;
     this.help = help;
+    this.type = type;
     this.labelNames = labelNames.clone();
     this.newChild = newChild;
     Family.sortedPairs(pairs(labelNames)); // checks the names: no null, none twice
@@ -56,12 +58,10 @@ abstract sealed class Labelled<C> implements Collector permits Counter, Gauge, H
   /** The family, its series in any order ({@link Family#samples} sorts them). */
   @Override
   public final List<Family> collect() {
-    Family f = new Family(name, type(), help);
+    Family f = new Family(name, type, help);
     children.forEach((values, child) -> add(f, labels(values), child));
     return List.of(f);
   }
-
-  abstract Family.Type type();
 
   /** Adds the series of one child, whose labels are {@code labels}. */
   abstract void add(Family f, String[] labels, C child);
