@@ -46,7 +46,14 @@ public final class Family {
   private final List<Sample> samples = new ArrayList<>();
   private boolean sorted = true;
 
+  /**
+   * A family; its name in the text format's legacy character set ({@code
+   * [a-zA-Z_:][a-zA-Z0-9_:]*}), as jkubelet's names all are, so that the text never quotes one.
+   */
   Family(String name, Type type, String help) {
+    if (!validName(name)) {
+      throw new IllegalArgumentException("not a metric name: " + name);
+    }
     this.name = name;
     this.type = type;
     this.help = help;
@@ -125,6 +132,25 @@ public final class Family {
     return samples.isEmpty();
   }
 
+  private static boolean validName(String name) {
+    if (name == null || name.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      boolean ok =
+          c >= 'a' && c <= 'z'
+              || c >= 'A' && c <= 'Z'
+              || c == '_'
+              || c == ':'
+              || i > 0 && c >= '0' && c <= '9';
+      if (!ok) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Label pairs by name, then by value, as the Prometheus client orders a family's series. */
   private static int compare(String[] a, String[] b) {
     for (int i = 0; i < Math.min(a.length, b.length); i++) {
@@ -141,6 +167,12 @@ public final class Family {
     if (labels.length % 2 != 0) {
       throw new IllegalArgumentException("labels are name-value pairs: " + Arrays.toString(labels));
     }
+    for (String l : labels) {
+      if (l == null) {
+        throw new IllegalArgumentException(
+            "a null label name or value: " + Arrays.toString(labels));
+      }
+    }
     String[] out = labels.clone();
     for (int i = 2; i < out.length; i += 2) {
       String name = out[i];
@@ -154,9 +186,9 @@ public final class Family {
       out[j + 2] = name;
       out[j + 3] = value;
     }
-    for (int i = 0; i < out.length; i += 2) {
-      if (out[i] == null || out[i + 1] == null || (i > 0 && out[i].equals(out[i - 2]))) {
-        throw new IllegalArgumentException("bad label names or values: " + Arrays.toString(labels));
+    for (int i = 2; i < out.length; i += 2) {
+      if (out[i].equals(out[i - 2])) {
+        throw new IllegalArgumentException("a label name given twice: " + Arrays.toString(labels));
       }
     }
     return out;

@@ -222,5 +222,10 @@ class ExpositionTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Counter.of("c", "C.").inc(-1))
         .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Family.gauge("x", "X.").add(1, "k", null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Family.gauge("dotted.name", "X."))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a metric name");
   }
 }
