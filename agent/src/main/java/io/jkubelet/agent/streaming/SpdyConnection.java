@@ -64,6 +64,7 @@ final class SpdyConnection extends ChannelInboundHandlerAdapter {
 
   private final Acceptor acceptor;
   private final Map<Integer, SpdyStream> streams = new ConcurrentHashMap<>();
+  private ReadPauses pauses; // the connection's, made at its first stream (on its event loop)
 
   /** Streams refused on this connection (read and written on its event loop only). */
   private long refusals;
@@ -106,7 +107,10 @@ final class SpdyConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void open(ChannelHandlerContext ctx, SpdySynStreamFrame syn) {
-    SpdyStream stream = new SpdyStream(ctx.channel(), syn.streamId(), syn.headers());
+    if (pauses == null) {
+      pauses = new ReadPauses(ctx.channel());
+    }
+    SpdyStream stream = new SpdyStream(ctx.channel(), syn.streamId(), syn.headers(), pauses);
     String refused =
         streams.containsKey(syn.streamId())
             ? "stream id in use"

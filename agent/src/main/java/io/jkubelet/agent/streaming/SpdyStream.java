@@ -22,11 +22,14 @@ final class SpdyStream {
   private final FrameOutput output;
   private final AtomicBoolean finished = new AtomicBoolean();
 
-  SpdyStream(Channel channel, int id, SpdyHeaders headers) {
+  /**
+   * A stream of {@code channel}, whose reading every stream's input pauses through {@code pauses}.
+   */
+  SpdyStream(Channel channel, int id, SpdyHeaders headers, ReadPauses pauses) {
     this.channel = channel;
     this.id = id;
     this.headers = headers;
-    this.input = new InboundBytes(pause -> channel.config().setAutoRead(!pause));
+    this.input = new InboundBytes(pauses);
     this.output =
         new FrameOutput(
             channel,

@@ -30,8 +30,9 @@ final class WebSocketPortForward extends WebSocketSession {
     super(channel, protocol, "port-forward");
     this.target = target;
     this.ports = List.copyOf(ports);
+    ReadPauses pauses = new ReadPauses(channel);
     for (int i = 0; i < ports.size(); i++) {
-      inputs.add(new InboundBytes(p -> channel.config().setAutoRead(!p)));
+      inputs.add(new InboundBytes(pauses));
     }
   }
 

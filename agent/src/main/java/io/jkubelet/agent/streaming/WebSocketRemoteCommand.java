@@ -41,7 +41,7 @@ final class WebSocketRemoteCommand extends WebSocketSession implements RemoteCom
     super(channel, protocol, "connection");
     this.options = options;
     this.v4 = protocol != null && protocol.startsWith("v4.");
-    Consumer<Boolean> pause = p -> channel.config().setAutoRead(!p);
+    ReadPauses pause = new ReadPauses(channel);
     this.stdin = options.stdin() ? new InboundBytes(pause) : null;
     this.resize = new InboundBytes(pause);
     this.stdout = options.stdout() ? output(STDOUT) : null;
