@@ -483,9 +483,10 @@ class Bench:
             self.delete("biglog")
         if self.want("logs.follow"):
             # Each line is the time of day in microseconds, read from the kernel (one clock with the
-            # host's) just before the write.
-            stamp = ("while :; do adjtimex | awk '/tv_sec/ {s = $2} /tv_usec/ {printf \"%d%06d\\n\", s, $2}';"
-                     " sleep 0.1; done")
+            # host's) just before the write. With STA_NANO (0x2000) in the clock's status, set by a
+            # time daemon, the kernel's "tv_usec" holds nanoseconds.
+            stamp = ("while :; do adjtimex | awk '/status/ {n = int($2 / 8192) % 2} /tv_sec/ {s = $2}"
+                     " /tv_usec/ {printf \"%d%06d\\n\", s, n ? int($2 / 1000) : $2}'; sleep 0.1; done")
             self.up("ticker", pod(self.node, "ticker", ["sh", "-c", stamp]))
             lines = int(self.c["follow_lines"])
             vals, loads = [], []
@@ -500,7 +501,10 @@ class Bench:
                     l = p.stdout.readline()
                     if not l:
                         raise RuntimeError("kubectl logs -f ended")
-                    lat.append((time.time_ns() // 1000 - int(l.strip())) / 1000)
+                    ms = (time.time_ns() // 1000 - int(l.strip())) / 1000
+                    if not -1000 < ms < 60000:
+                        raise RuntimeError(f"logs.follow: the line {l.strip()!r} is not the time of day in microseconds")
+                    lat.append(ms)
                 p.kill()
                 p.wait()
                 if i:  # the first is a warm-up

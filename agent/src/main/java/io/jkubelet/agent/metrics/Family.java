@@ -45,13 +45,14 @@ public final class Family {
   final String help;
   private final List<Sample> samples = new ArrayList<>();
   private boolean sorted = true;
+  private boolean checked = true;
 
   /**
    * A family; its name in the text format's legacy character set ({@code
    * [a-zA-Z_:][a-zA-Z0-9_:]*}), as jkubelet's names all are, so that the text never quotes one.
    */
   Family(String name, Type type, String help) {
-    if (!validName(name)) {
+    if (!validName(name, true)) {
       throw new IllegalArgumentException("not a metric name: " + name);
     }
     this.name = name;
@@ -100,6 +101,7 @@ public final class Family {
     if (sorted && !samples.isEmpty() && compare(samples.getLast().labels(), s.labels()) >= 0) {
       sorted = false;
     }
+    checked = samples.isEmpty();
     samples.add(s);
     return this;
   }
@@ -115,6 +117,9 @@ public final class Family {
    * @throws IllegalArgumentException when two samples have the same labels (one series twice)
    */
   List<Sample> samples() {
+    if (checked) {
+      return samples;
+    }
     if (!sorted) {
       samples.sort((a, b) -> compare(a.labels(), b.labels()));
       sorted = true;
@@ -125,6 +130,7 @@ public final class Family {
             name + ": one series given twice: " + Arrays.toString(samples.get(i).labels()));
       }
     }
+    checked = true;
     return samples;
   }
 
@@ -132,7 +138,11 @@ public final class Family {
     return samples.isEmpty();
   }
 
-  private static boolean validName(String name) {
+  /**
+   * Whether {@code name} is in the text format's legacy set: {@code [a-zA-Z_:][a-zA-Z0-9_:]*} for a
+   * metric, the same without {@code :} for a label.
+   */
+  static boolean validName(String name, boolean metric) {
     if (name == null || name.isEmpty()) {
       return false;
     }
@@ -142,7 +152,7 @@ public final class Family {
           c >= 'a' && c <= 'z'
               || c >= 'A' && c <= 'Z'
               || c == '_'
-              || c == ':'
+              || metric && c == ':'
               || i > 0 && c >= '0' && c <= '9';
       if (!ok) {
         return false;

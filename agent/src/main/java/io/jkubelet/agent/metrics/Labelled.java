@@ -1,8 +1,9 @@
 package io.jkubelet.agent.metrics;
 
-import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -24,12 +25,15 @@ abstract sealed class Labelled<C> implements Collector permits Counter, Gauge, H
   private final C unlabelled;
 
   Labelled(String name, String help, String[] labelNames, Family.Type type, Supplier<C> newChild) {
+    if (!Family.validName(name, true)) {
+      throw new IllegalArgumentException("not a metric name: " + name);
+    }
+    checkLabelNames(name, labelNames);
     this.name = name;
     this.help = help;
     this.type = type;
     this.labelNames = labelNames.clone();
     this.newChild = newChild;
-    Family.sortedPairs(pairs(labelNames)); // checks the names: no null, none twice
     this.unlabelled = labelNames.length == 0 ? child(List.of()) : null;
   }
 
@@ -75,12 +79,18 @@ abstract sealed class Labelled<C> implements Collector permits Counter, Gauge, H
     return Family.sortedPairs(pairs);
   }
 
-  private static String[] pairs(String[] names) {
-    List<String> out = new ArrayList<>();
-    for (String n : names) {
-      out.add(n);
-      out.add("");
+  /** Label names in the text format's legacy set, none twice, none of the reserved {@code __}. */
+  private static void checkLabelNames(String name, String[] labelNames) {
+    Set<String> seen = new HashSet<>();
+    for (String l : labelNames) {
+      if (!Family.validName(l, false) || l.startsWith("__") || !seen.add(l)) {
+        throw new IllegalArgumentException(
+            name
+                + ": not a label name, or one given twice: "
+                + l
+                + " in "
+                + Arrays.toString(labelNames));
+      }
     }
-    return out.toArray(String[]::new);
   }
 }

@@ -210,6 +210,11 @@ class ExpositionTest {
     assertThatThrownBy(() -> ours(gauge, typed))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("two types");
+
+    Family readOnce = Family.gauge("x", "X.").add(1, "k", "a");
+    readOnce.samples();
+    readOnce.add(2, "k", "a");
+    assertThatThrownBy(readOnce::samples).hasMessageContaining("one series given twice");
   }
 
   @Test
@@ -227,5 +232,23 @@ class ExpositionTest {
     assertThatThrownBy(() -> Family.gauge("dotted.name", "X."))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("not a metric name");
+  }
+
+  @Test
+  void aMetricsNamesAreCheckedWhenItIsMade() {
+    assertThatThrownBy(() -> Gauge.of("dotted.name", "X."))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a metric name");
+    assertThatThrownBy(() -> Counter.of("c", "C.", "k", "k"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a label name, or one given twice: k");
+    assertThatThrownBy(() -> Histogram.of("h", "H.", new double[] {1}, "a:b"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("a:b");
+    assertThatThrownBy(() -> Gauge.of("g", "G.", "__name"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Gauge.of("g", "G.", (String) null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(Gauge.of("ns:g", "G.", "k_1").collect()).hasSize(1);
   }
 }
