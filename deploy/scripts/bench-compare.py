@@ -27,6 +27,9 @@ import time
 import urllib.error
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_audit  # noqa: E402
+
 IMAGE = "jkubelet/busybox:1.35"
 
 # id, label, unit, which is better ("lower" or "higher")
@@ -52,6 +55,8 @@ ROWS = [
     ("footprint.cpu", "idle CPU at PODS pods (% of a core)", "%", "lower"),
     ("footprint.threads", "threads at PODS pods", "", "lower"),
     ("footprint.startup", "start-up until PODS pods adopted", "s", "lower"),
+    ("api.idle", "node's API requests/min, idle at PODS pods", "/min", "lower"),
+    ("api.churn", "node's API requests/min, BURST pods churned", "/min", "lower"),
     ("fail.docker", "docker restart until all pods Running", "s", "lower"),
     ("fail.apiserver", "API server down APISERVER_DOWN s, to converged", "s", "lower"),
 ]
@@ -63,6 +68,7 @@ GROUPS = {
     "streams": ["exec", "exec.cpu", "portforward", "cp", "cp.cpu", "cp.rss"],
     "scrapes": ["scrape.metrics", "scrape.cadvisor", "scrape.summary"],
     "footprint": ["footprint.rss", "footprint.cpu", "footprint.threads", "footprint.startup"],
+    "api": ["api.idle", "api.churn"],
     "failures": ["fail.docker", "fail.apiserver"],
 }
 
@@ -380,12 +386,13 @@ class Bench:
                 self.delete(name)
                 self.gone([name])
             self.record("podstart.one", vals, loads)
-        if self.want("podstart.burst.p50", "podstart.burst.p99"):
-            p50, p99, loads = [], [], []
+        if self.want("podstart.burst.p50", "podstart.burst.p99", "api.churn"):
+            p50, p99, loads, churn = [], [], [], []
             n = int(self.c["burst"])
             for i in range(self.runs):
                 loads.append(load1())
                 names = [f"burst-{i}-{j}" for j in range(n)]
+                wall0 = time.time()
                 t0 = time.monotonic()
                 threads = [threading.Thread(target=self.create, args=(pod(self.node, m, SLEEPER),)) for m in names]
                 for t in threads:
@@ -399,8 +406,12 @@ class Bench:
                 for m in names:
                     self.delete(m)
                 self.gone(names)
-            self.record("podstart.burst.p50", p50, loads)
-            self.record("podstart.burst.p99", p99, loads)
+                churn.append((wall0, time.time()))
+            if self.want("podstart.burst.p50", "podstart.burst.p99"):
+                self.record("podstart.burst.p50", p50, loads)
+                self.record("podstart.burst.p99", p99, loads)
+            if self.want("api.churn"):
+                self.requests_row("api.churn", churn, loads, f"{n} pods created at once, Running, deleted, gone")
         if self.want("podstart.full"):
             self.api.call("POST", f"/api/v1/namespaces/{self.ns}/configmaps",
                           {"metadata": {"name": "cm"}, "data": {"k": "v"}})
@@ -660,6 +671,36 @@ class Bench:
     def many_running(self):
         return sum(1 for p in self.pods("bench-compare-many") if containers_running(p))
 
+    def api_idle(self):
+        """The node's own requests over RUNS windows of API_IDLE s with PODS pods running."""
+        self.many()
+        time.sleep(int(self.c["settle"]))
+        windows, loads = [], []
+        for i in range(self.runs):
+            loads.append(load1())
+            t0 = time.time()
+            time.sleep(int(self.c["api_idle"]))  # the window itself
+            windows.append((t0, time.time()))
+        self.requests_row("api.idle", windows, loads, f"windows of {self.c['api_idle']} s")
+
+    def requests_row(self, row, windows, loads, what):
+        """A row of the node's own API requests per minute in each window (start, end: seconds since
+        the epoch), from the control plane's audit log; the note has the four most frequent kinds."""
+        time.sleep(1)  # the API server writes a request's line once it has answered it
+        counts, vals, minutes = {}, [], 0.0
+        for start, end in windows:
+            got = bench_audit.node_requests(self.c["state"], start, end, "system:node:" + self.node)
+            if got is None:
+                self.record(row, [], loads, "no audit log: the control plane was started without JKUBELET_AUDIT_NODES=1")
+                return
+            vals.append(sum(got.values()) / ((end - start) / 60))
+            minutes += (end - start) / 60
+            for k, v in got.items():
+                counts[k] = counts.get(k, 0) + v
+        top = sorted(counts.items(), key=lambda kv: -kv[1])[:4]
+        self.record(row, vals, loads, f"{what}; per minute: " + ", ".join(
+            f"{v / minutes:.1f} {verb} {res}" for (verb, res), v in top))
+
     def scrapes(self):
         self.many()
         time.sleep(int(self.c["settle"]))
@@ -846,7 +887,7 @@ class Bench:
         self.until("the default service account", lambda: self.api.get(f"/api/v1/namespaces/{self.ns}/serviceaccounts/default"), 60, 0.2)
         w = Watch(self.api, self.ns)
         try:
-            if self.want(*GROUPS["podstart"]):
+            if self.want(*GROUPS["podstart"], "api.churn"):
                 self.quiet("podstart")
                 self.podstart(w)
             if self.want("delete"):
@@ -861,6 +902,9 @@ class Bench:
             if self.want(*GROUPS["scrapes"]):
                 self.quiet("scrapes")
                 self.scrapes()
+            if self.want("api.idle"):
+                self.quiet("api.idle")
+                self.api_idle()
             if self.want(*GROUPS["footprint"]):
                 self.quiet("footprint")
                 self.footprint()

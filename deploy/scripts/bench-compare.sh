@@ -24,16 +24,21 @@
 #                          commit before a change, to see what the change costs)
 #   ONLY=jkubelet|AGAINST  measure one agent; the table then also shows the other agent's rows
 #                          from RESULTS, if that file holds them from an earlier run
-#   ROWS=podstart,delete,logs,streams,scrapes,footprint,failures
-#                          groups of rows to run (or single rows by id, e.g. logs.follow,exec)
+#   ROWS=podstart,delete,logs,streams,scrapes,api,footprint,failures
+#                          groups of rows to run (or single rows by id, e.g. logs.follow,exec);
+#                          api: the node's own API requests per minute at idle and in a churn of
+#                          BURST pods, from the control plane's audit log of the nodes' requests
+#                          (k8s-up.sh's JKUBELET_AUDIT_NODES=1, set here for a control plane
+#                          started here)
 #   RESULTS=FILE           where the runs' figures go, one JSON line per row and agent (default a
 #                          temporary file); a row measured again replaces the earlier one
 #   PODS=110 BURST=30 LOG_MB=100 CP_MB=50 FOLLOW_LINES=30
 #                          pods for the scrape, footprint and failure rows; pods created at once;
 #                          the log's size; kubectl cp's file; lines per kubectl logs -f run
-#   SETTLE=20 WARMUP=20 IDLE=30
-#                          seconds the PODS pods run before the scrapes and each restart; seconds
-#                          after a restart before the idle CPU window; that window's length
+#   SETTLE=20 WARMUP=20 IDLE=30 API_IDLE=60
+#                          seconds the PODS pods run before the scrapes, the idle API windows and
+#                          each restart; seconds after a restart before the idle CPU window; that
+#                          window's length; the length of each idle window of the api.idle row
 #   QUIET_LOAD=1.0 QUIET_WAIT=300
 #                          each group of rows starts once the 1-minute load average is at most
 #                          QUIET_LOAD (waiting QUIET_WAIT s at most): the agent measured before
@@ -52,7 +57,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh"
 RUNS=${RUNS:-5}
-ROWS=${ROWS:-podstart,delete,logs,streams,scrapes,footprint,failures}
+ROWS=${ROWS:-podstart,delete,logs,streams,scrapes,api,footprint,failures}
 PODS=${PODS:-110}; BURST=${BURST:-30}; LOG_MB=${LOG_MB:-100}; CP_MB=${CP_MB:-50}
 APISERVER_DOWN=${APISERVER_DOWN:-60}
 AGAINST=${AGAINST:-kubelet}
@@ -84,7 +89,7 @@ fi
 if [ "$AGAINST" = kubelet ]; then "$bench_root/deploy/scripts/kubelet-ref.sh" >/dev/null; fi
 
 running "$state/apiserver.pid" || bench_k8s_started=1
-kubeconfig=$("$bench_root/deploy/scripts/k8s-up.sh" "$state")
+kubeconfig=$(JKUBELET_AUDIT_NODES=1 "$bench_root/deploy/scripts/k8s-up.sh" "$state")
 server=$(sed -n 's/.*server: "\([^"]*\)".*/\1/p' "$kubeconfig")
 work=$(mktemp -d /tmp/bench-compare.XXXXXX)
 # Both agents on one engine of the benchmark's own: an upstream kubelet kills the pods of any other
@@ -162,7 +167,7 @@ json.dump({
     "kubelet_port": ${KUBELET_PORT:-12350}, "kubelet_addr": "$node_ip", "runs": $RUNS, "rows": "$rows".split(","),
     "pods": $PODS, "burst": $BURST, "log_mb": $LOG_MB, "cp_file": "$work/blob",
     "follow_lines": ${FOLLOW_LINES:-30}, "settle": ${SETTLE:-20}, "warmup": ${WARMUP:-20},
-    "idle": ${IDLE:-30}, "apiserver_down": $APISERVER_DOWN,
+    "idle": ${IDLE:-30}, "api_idle": ${API_IDLE:-60}, "apiserver_down": $APISERVER_DOWN,
     "quiet_load": ${QUIET_LOAD:-1.0}, "quiet_wait": ${QUIET_WAIT:-300},
 }, open(sys.argv[1], "w"))
 PY

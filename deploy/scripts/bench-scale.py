@@ -15,7 +15,10 @@ creation to Running as a watch of the API sees them (p50, p99), from binding to 
 kubelet's share of it), the requests per node (all the API server's, and the nodes' own from its
 audit log of them, STATE/audit-nodes.log) and the hollow nodes' own CPU seconds during the
 churn. N may be a list ("10 50 100"): one baseline, then each N in turn, one table each."""
-import codecs, datetime, glob, json, os, re, subprocess, sys, threading, time
+import codecs, json, os, re, subprocess, sys, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_audit  # noqa: E402
 
 KUBECTL = os.environ["BENCH_KUBECTL"]
 KUBECONFIG = os.environ["BENCH_KUBECONFIG"]
@@ -286,35 +289,10 @@ def churn(prefix, procs):
 
 
 def nodes_own_requests(start, end, prefix):
-    """The requests the nodes named prefix* made from start to end (seconds since the epoch, the
-    times the API server received them), by verb and resource: {("requests", VERB,
-    "resource[/subresource]"): count}; None without an audit log. The rotated logs are read too: at
-    N = 100 one churn's requests pass 100 MB, where the API server starts a new file."""
-    logs = sorted(glob.glob(os.path.join(STATE, "audit-nodes*.log")))
-    if not logs:
-        return None
-    out = {}
-    user_prefix = "system:node:" + prefix
-    for log in logs:
-        if os.path.getmtime(log) < start:
-            continue  # rotated before the window began
-        with open(log, "rb") as f:
-            for line in f:
-                try:
-                    ev = json.loads(line)
-                except ValueError:
-                    continue  # a line the API server is still writing
-                if not ev.get("user", {}).get("username", "").startswith(user_prefix):
-                    continue
-                at = datetime.datetime.fromisoformat(
-                    ev.get("requestReceivedTimestamp", "").replace("Z", "+00:00")).timestamp()
-                if not start <= at <= end:
-                    continue
-                ref = ev.get("objectRef") or {}
-                res = ref.get("resource", "") + ("/" + ref["subresource"] if ref.get("subresource") else "")
-                key = ("requests", ev.get("verb", "").upper(), res)
-                out[key] = out.get(key, 0) + 1
-    return out
+    """The requests the nodes named prefix* made from start to end, by verb and resource:
+    {("requests", VERB, "resource[/subresource]"): count}; None without an audit log."""
+    got = bench_audit.node_requests(STATE, start, end, "system:node:" + prefix)
+    return None if got is None else {("requests",) + k: v for k, v in got.items()}
 
 
 def pct(xs, p):
