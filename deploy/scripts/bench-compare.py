@@ -411,7 +411,8 @@ class Bench:
                 self.record("podstart.burst.p50", p50, loads)
                 self.record("podstart.burst.p99", p99, loads)
             if self.want("api.churn"):
-                self.requests_row("api.churn", churn, loads, f"{n} pods created at once, Running, deleted, gone")
+                self.requests_row("api.churn", churn, loads, f"{n} pods created at once, Running, deleted, gone",
+                                  pods=n * len(churn))
         if self.want("podstart.full"):
             self.api.call("POST", f"/api/v1/namespaces/{self.ns}/configmaps",
                           {"metadata": {"name": "cm"}, "data": {"k": "v"}})
@@ -683,9 +684,10 @@ class Bench:
             windows.append((t0, time.time()))
         self.requests_row("api.idle", windows, loads, f"windows of {self.c['api_idle']} s")
 
-    def requests_row(self, row, windows, loads, what):
+    def requests_row(self, row, windows, loads, what, pods=0):
         """A row of the node's own API requests per minute in each window (start, end: seconds since
-        the epoch), from the control plane's audit log; the note has the four most frequent kinds."""
+        the epoch), from the control plane's audit log; the note has the four most frequent kinds, and
+        the requests in all per pod when the windows churned pods."""
         time.sleep(1)  # the API server writes a request's line once it has answered it
         counts, vals, minutes = {}, [], 0.0
         for start, end in windows:
@@ -698,6 +700,8 @@ class Bench:
             for k, v in got.items():
                 counts[k] = counts.get(k, 0) + v
         top = sorted(counts.items(), key=lambda kv: -kv[1])[:4]
+        if pods:
+            what += f"; {sum(counts.values()) / pods:.1f} requests per pod in all"
         self.record(row, vals, loads, f"{what}; per minute: " + ", ".join(
             f"{v / minutes:.1f} {verb} {res}" for (verb, res), v in top))
 
