@@ -495,8 +495,8 @@ class Bench:
             self.delete("biglog")
         if self.want("logs.follow"):
             # Each line is the time of day in microseconds, read from the kernel (one clock with the
-            # host's) just before the write. With STA_NANO (0x2000) in the clock's status, set by a
-            # time daemon, the kernel's "tv_usec" holds nanoseconds.
+            # host's) just before the write. With STA_NANO (0x2000) in the clock's status the
+            # kernel's "tv_usec" holds nanoseconds.
             stamp = ("while :; do adjtimex | awk '/status/ {n = int($2 / 8192) % 2} /tv_sec/ {s = $2}"
                      " /tv_usec/ {printf \"%d%06d\\n\", s, n ? int($2 / 1000) : $2}'; sleep 0.1; done")
             self.up("ticker", pod(self.node, "ticker", ["sh", "-c", stamp]))
