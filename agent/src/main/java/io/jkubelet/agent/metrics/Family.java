@@ -52,10 +52,7 @@ public final class Family {
    * [a-zA-Z_:][a-zA-Z0-9_:]*}), as jkubelet's names all are, so that the text never quotes one.
    */
   Family(String name, Type type, String help) {
-    if (!validName(name, true)) {
-      throw new IllegalArgumentException("not a metric name: " + name);
-    }
-    this.name = name;
+    this.name = requireMetricName(name);
     this.type = type;
     this.help = help;
   }
@@ -136,6 +133,14 @@ public final class Family {
 
   boolean isEmpty() {
     return samples.isEmpty();
+  }
+
+  /** {@code name}, when it is a metric name in the text format's legacy set. */
+  static String requireMetricName(String name) {
+    if (!validName(name, true)) {
+      throw new IllegalArgumentException("not a metric name: " + name);
+    }
+    return name;
   }
 
   /**

@@ -25,11 +25,8 @@ abstract sealed class Labelled<C> implements Collector permits Counter, Gauge, H
   private final C unlabelled;
 
   Labelled(String name, String help, String[] labelNames, Family.Type type, Supplier<C> newChild) {
-    if (!Family.validName(name, true)) {
-      throw new IllegalArgumentException("not a metric name: " + name);
-    }
     checkLabelNames(name, labelNames);
-    this.name = name;
+    this.name = Family.requireMetricName(name);
     this.help = help;
     this.type = type;
     this.labelNames = labelNames.clone();
