@@ -52,7 +52,8 @@ KCF
 # and an old DNAT for a host port comes before a new pod's and takes its connections.
 remove_portmap_rules() {
   local name=$1 num chain
-  iptables -w -t nat -L CNI-HOSTPORT-DNAT -n --line-numbers 2>/dev/null |
+  # No such chain on a machine where portmap never ran: nothing to remove.
+  { iptables -w -t nat -L CNI-HOSTPORT-DNAT -n --line-numbers 2>/dev/null || true; } |
     awk -v n="dnat name: \"$name\" " 'index($0, n) { print $1, $2 }' | sort -rn |
     while read -r num chain; do
       iptables -w -t nat -D CNI-HOSTPORT-DNAT "$num" &&

@@ -94,9 +94,15 @@ class MultiNodeE2EIT {
             .path("spec")
             .path("clusterIP")
             .asText();
+    // As an operator would: the Endpoints list both pods, and kube-proxy writes its rules for
+    // them a moment later (it syncs asynchronously), so a connection may time out until then.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> endpoints("web").containsAll(ipByNode.values()));
     Set<String> answered = new HashSet<>();
     await()
         .atMost(Duration.ofSeconds(60))
+        .ignoreExceptions()
         .until(
             () -> {
               answered.add(get(first, clusterIp, 80).strip());
@@ -177,6 +183,17 @@ class MultiNodeE2EIT {
         .map(p -> p.path("metadata").path("name").asText())
         .findFirst()
         .orElseThrow();
+  }
+
+  /** The ready addresses of a Service's Endpoints. */
+  private Set<String> endpoints(String service) throws Exception {
+    Set<String> out = new HashSet<>();
+    for (JsonNode subset :
+        JSON.readTree(Kubectl.run("-n", ns, "get", "endpoints", service, "-o", "json").ok().out())
+            .path("subsets")) {
+      subset.path("addresses").forEach(a -> out.add(a.path("ip").asText()));
+    }
+    return out;
   }
 
   private String podCidr(String node) throws Exception {
