@@ -80,13 +80,15 @@ abstract sealed class Labelled<C> implements Collector permits Counter, Gauge, H
   private static void checkLabelNames(String name, String[] labelNames) {
     Set<String> seen = new HashSet<>();
     for (String l : labelNames) {
-      if (!Family.validName(l, false) || l.startsWith("__") || !seen.add(l)) {
+      String fault =
+          !Family.validName(l, false)
+              ? "not a label name"
+              : l.startsWith("__")
+                  ? "a label name of the reserved __ prefix"
+                  : !seen.add(l) ? "a label name given twice" : null;
+      if (fault != null) {
         throw new IllegalArgumentException(
-            name
-                + ": not a label name, or one given twice: "
-                + l
-                + " in "
-                + Arrays.toString(labelNames));
+            name + ": " + fault + ": " + l + " in " + Arrays.toString(labelNames));
       }
     }
   }

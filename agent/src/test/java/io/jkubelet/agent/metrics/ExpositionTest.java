@@ -241,14 +241,16 @@ class ExpositionTest {
         .hasMessageContaining("not a metric name");
     assertThatThrownBy(() -> Counter.of("c", "C.", "k", "k"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("not a label name, or one given twice: k");
+        .hasMessageContaining("a label name given twice: k");
     assertThatThrownBy(() -> Histogram.of("h", "H.", new double[] {1}, "a:b"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("a:b");
+        .hasMessageContaining("not a label name: a:b");
     assertThatThrownBy(() -> Gauge.of("g", "G.", "__name"))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("reserved __ prefix: __name");
     assertThatThrownBy(() -> Gauge.of("g", "G.", (String) null))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("not a label name: null");
     assertThat(Gauge.of("ns:g", "G.", "k_1").collect()).hasSize(1);
   }
 }
