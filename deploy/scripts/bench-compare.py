@@ -668,6 +668,7 @@ class Bench:
         self.until(f"{n} pods running", lambda: self.many_running() >= n, 1800, 2)
         say(f"{self.kind}: {n} pods running after {time.monotonic() - t0:.0f} s")
         self.many_up = True
+        self.many_at = time.monotonic()
 
     def many_running(self):
         return sum(1 for p in self.pods("bench-compare-many") if containers_running(p))
@@ -675,7 +676,17 @@ class Bench:
     def api_idle(self):
         """The node's own requests over RUNS windows of API_IDLE s with PODS pods running."""
         self.many()
-        time.sleep(int(self.c["settle"]))
+        # Idle begins once the pods' start-up has been told: SETTLE s after they came up (not again
+        # after an earlier row's settle), then until the node has created no event for 20 s
+        # (jkubelet's StartupTimeline events, one per pod at its first Ready, go out at the node's
+        # client rate, and took the first minute after 110 pods started).
+        time.sleep(max(0.0, int(self.c["settle"]) - (time.monotonic() - self.many_at)))
+        user = "system:node:" + self.node
+        def no_event_created():
+            now = time.time()
+            got = bench_audit.node_requests(self.c["state"], now - 20, now, user) or {}
+            return got.get(("CREATE", "events"), 0) == 0
+        self.until("20 s without an event created by the node", no_event_created, 600, 5)
         windows, loads = [], []
         for i in range(self.runs):
             loads.append(load1())

@@ -36,8 +36,8 @@
 #                          pods for the scrape, footprint and failure rows; pods created at once;
 #                          the log's size; kubectl cp's file; lines per kubectl logs -f run
 #   SETTLE=20 WARMUP=20 IDLE=30 API_IDLE=60
-#                          seconds the PODS pods run before the scrapes, the idle API windows and
-#                          each restart; seconds after a restart before the idle CPU window; that
+#                          seconds the PODS pods run before the scrapes, the idle API windows (and
+#                          until the node created no event for 20 s) and each restart; seconds after a restart before the idle CPU window; that
 #                          window's length; the length of each idle window of the api.idle row
 #   QUIET_LOAD=1.0 QUIET_WAIT=300
 #                          each group of rows starts once the 1-minute load average is at most
