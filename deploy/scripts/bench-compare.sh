@@ -37,8 +37,9 @@
 #                          the log's size; kubectl cp's file; lines per kubectl logs -f run
 #   SETTLE=20 WARMUP=20 IDLE=30 API_IDLE=60
 #                          seconds the PODS pods run before the scrapes, the idle API windows (and
-#                          until the node created no event for 20 s) and each restart; seconds after a restart before the idle CPU window; that
-#                          window's length; the length of each idle window of the api.idle row
+#                          until the node created no event for 20 s) and each restart; seconds
+#                          after a restart before the idle CPU window; that window's length; the
+#                          length of each idle window of the api.idle row
 #   QUIET_LOAD=1.0 QUIET_WAIT=300
 #                          each group of rows starts once the 1-minute load average is at most
 #                          QUIET_LOAD (waiting QUIET_WAIT s at most): the agent measured before
