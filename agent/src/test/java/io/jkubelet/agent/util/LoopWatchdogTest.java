@@ -1,6 +1,8 @@
 package io.jkubelet.agent.util;
 
+import static java.lang.Thread.State.WAITING;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -8,9 +10,11 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.netty.channel.DefaultEventLoopGroup;
 import io.netty.channel.EventLoopGroup;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -73,8 +77,10 @@ class LoopWatchdogTest {
     drain(); // the first probe has run: the loop's thread is known from here on
     CountDownLatch release = new CountDownLatch(1);
     CountDownLatch blocking = new CountDownLatch(1);
+    AtomicReference<Thread> loopThread = new AtomicReference<>();
     loop.execute(
         () -> {
+          loopThread.set(Thread.currentThread());
           blocking.countDown();
           try {
             release.await();
@@ -83,6 +89,8 @@ class LoopWatchdogTest {
           }
         });
     assertThat(blocking.await(5, TimeUnit.SECONDS)).isTrue();
+    // Parked in the await, not still on its way out of countDown, when the stack is taken.
+    await().atMost(Duration.ofSeconds(5)).until(() -> loopThread.get().getState() == WAITING);
     schedulers.advance(LoopWatchdog.PERIOD); // the next probe now waits behind the blocking task
     schedulers.advance(LoopWatchdog.BLOCKED);
     assertThat(warnings()).as("waited exactly BLOCKED: not yet").isEmpty();
