@@ -265,6 +265,7 @@ class Bench:
     def __init__(self, c):
         self.c = c
         self.kind, self.node, self.ns = c["kind"], c["node"], c["namespace"]
+        self.user = "system:node:" + self.node  # the node's own user, as the audit log names it
         self.port = c["kubelet_port"]
         self.runs = int(c["runs"])
         self.api = Api(c)
@@ -681,10 +682,9 @@ class Bench:
         # (jkubelet's StartupTimeline events, one per pod at its first Ready, go out at the node's
         # client rate, and took the first minute after 110 pods started).
         time.sleep(max(0.0, int(self.c["settle"]) - (time.monotonic() - self.many_at)))
-        user = "system:node:" + self.node
         def no_event_created():
             now = time.time()
-            got = bench_audit.node_requests(self.c["state"], now - 20, now, user) or {}
+            got = bench_audit.node_requests(self.c["state"], now - 20, now, self.user) or {}
             return got.get(("CREATE", "events"), 0) == 0
         self.until("20 s without an event created by the node", no_event_created, 600, 5)
         windows, loads = [], []
@@ -700,7 +700,7 @@ class Bench:
         the epoch), from the control plane's audit log; the note has the four most frequent kinds, and
         the requests in all per pod when the windows churned pods."""
         time.sleep(1)  # the API server writes a request's line once it has answered it
-        per_window = bench_audit.node_requests_in(self.c["state"], windows, "system:node:" + self.node)
+        per_window = bench_audit.node_requests_in(self.c["state"], windows, self.user)
         if per_window is None:
             self.record(row, [], loads, "no audit log: the control plane was started without JKUBELET_AUDIT_NODES=1")
             return
